@@ -1,0 +1,39 @@
+# Shared compile settings: warnings, hidden visibility, sanitizers, CPU flags.
+set(LLAMA_SANITIZE_FLAGS "")
+if (LLAMA_SANITIZE_ADDRESS)
+    list(APPEND LLAMA_SANITIZE_FLAGS -fsanitize=address -fno-omit-frame-pointer)
+endif()
+if (LLAMA_SANITIZE_UNDEFINED)
+    list(APPEND LLAMA_SANITIZE_FLAGS -fsanitize=undefined -fno-sanitize-recover=undefined)
+endif()
+if (LLAMA_SANITIZE_THREAD)
+    list(APPEND LLAMA_SANITIZE_FLAGS -fsanitize=thread)
+endif()
+if (LLAMA_SANITIZE_FLAGS)
+    add_compile_options(${LLAMA_SANITIZE_FLAGS})
+    add_link_options(${LLAMA_SANITIZE_FLAGS})
+endif()
+
+# Threads are needed by the CPU backend's pool and by tests.
+find_package(Threads REQUIRED)
+
+# Applied to our own library targets: warnings on, symbols hidden unless exported.
+function(llama_target_options target)
+    target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wno-unused-parameter>
+        $<$<COMPILE_LANGUAGE:C>:-Wmissing-prototypes>)
+    set_target_properties(${target} PROPERTIES
+        C_VISIBILITY_PRESET hidden
+        CXX_VISIBILITY_PRESET hidden
+        VISIBILITY_INLINES_HIDDEN ON)
+    if (LLAMA_NATIVE)
+        target_compile_options(${target} PRIVATE -march=native)
+    endif()
+endfunction()
+
+function(llama_link_options target)
+    target_link_libraries(${target} PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+    if (NOT APPLE AND NOT WIN32)
+        target_link_libraries(${target} PRIVATE m)
+    endif()
+endfunction()

@@ -1,0 +1,37 @@
+/*
+ * ggml-cpu.h — the CPU backend: a persistent thread pool and a kernel for every op.
+ * Every op has a plain scalar implementation (the oracle for SIMD and GPU versions); faster
+ * versions are selected once at run time from CPUID.
+ */
+#pragma once
+
+#include "ggml-backend.h"
+#include "ggml.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A new CPU backend with its own thread pool (n_threads defaults to the number of cores, max 4...
+ * see ggml_backend_cpu_set_n_threads). NULL on failure. Free with ggml_backend_free. */
+GGML_API ggml_backend_t     ggml_backend_cpu_init(void);
+GGML_API bool               ggml_backend_is_cpu(ggml_backend_t backend);
+/* Threads used by the next graph computes (>= 1; values < 1 are clamped to 1). */
+GGML_API void               ggml_backend_cpu_set_n_threads(ggml_backend_t backend_cpu, int n_threads);
+/* Checked between nodes; returning true makes the compute return GGML_STATUS_ABORTED. */
+GGML_API void               ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu,
+                                                                ggml_abort_callback abort_callback,
+                                                                void * abort_callback_data);
+GGML_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
+
+/* CPU features detected at run time (for system info strings and tests). */
+GGML_API bool ggml_cpu_has_avx2(void);
+GGML_API bool ggml_cpu_has_fma(void);
+GGML_API bool ggml_cpu_has_f16c(void);
+GGML_API bool ggml_cpu_has_avx512(void);
+GGML_API bool ggml_cpu_has_avx512_vnni(void);
+GGML_API bool ggml_cpu_has_avx512_bf16(void);
+
+#ifdef __cplusplus
+}
+#endif

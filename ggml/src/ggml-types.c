@@ -1,0 +1,226 @@
+// Tensor type traits (the GGUF type table), half/bfloat16 conversion, and the log sink.
+#include "ggml-impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// ---------------------------------------------------------------------------------------------
+// type table: one row per GGUF type id; an empty name marks an id removed from the format.
+struct ggml_type_traits_row {
+    const char * name;
+    int64_t      blck_size;
+    size_t       type_size;
+    bool         quantized;
+};
+
+static const struct ggml_type_traits_row k_type_traits[GGML_TYPE_COUNT] = {
+    [GGML_TYPE_F32]     = {"f32", 1, 4, false},
+    [GGML_TYPE_F16]     = {"f16", 1, 2, false},
+    [GGML_TYPE_Q4_0]    = {"q4_0", 32, 2 + 16, true},
+    [GGML_TYPE_Q4_1]    = {"q4_1", 32, 2 + 2 + 16, true},
+    [GGML_TYPE_Q5_0]    = {"q5_0", 32, 2 + 4 + 16, true},
+    [GGML_TYPE_Q5_1]    = {"q5_1", 32, 2 + 2 + 4 + 16, true},
+    [GGML_TYPE_Q8_0]    = {"q8_0", 32, 2 + 32, true},
+    [GGML_TYPE_Q8_1]    = {"q8_1", 32, 2 + 2 + 32, true},
+    [GGML_TYPE_Q2_K]    = {"q2_K", 256, 16 + 64 + 2 + 2, true},
+    [GGML_TYPE_Q3_K]    = {"q3_K", 256, 32 + 64 + 12 + 2, true},
+    [GGML_TYPE_Q4_K]    = {"q4_K", 256, 2 + 2 + 12 + 128, true},
+    [GGML_TYPE_Q5_K]    = {"q5_K", 256, 2 + 2 + 12 + 32 + 128, true},
+    [GGML_TYPE_Q6_K]    = {"q6_K", 256, 128 + 64 + 16 + 2, true},
+    [GGML_TYPE_Q8_K]    = {"q8_K", 256, 4 + 256 + 2 * 16, true},
+    [GGML_TYPE_IQ2_XXS] = {"iq2_xxs", 256, 2 + 2 * 32, true},
+    [GGML_TYPE_IQ2_XS]  = {"iq2_xs", 256, 2 + 2 * 32 + 8, true},
+    [GGML_TYPE_IQ3_XXS] = {"iq3_xxs", 256, 2 + 96, true},
+    [GGML_TYPE_IQ1_S]   = {"iq1_s", 256, 2 + 32 + 2 * 8, true},
+    [GGML_TYPE_IQ4_NL]  = {"iq4_nl", 32, 2 + 16, true},
+    [GGML_TYPE_IQ3_S]   = {"iq3_s", 256, 2 + 64 + 8 + 32 + 4, true},
+    [GGML_TYPE_IQ2_S]   = {"iq2_s", 256, 2 + 64 + 8 + 8, true},
+    [GGML_TYPE_IQ4_XS]  = {"iq4_xs", 256, 2 + 2 + 4 + 128, true},
+    [GGML_TYPE_I8]      = {"i8", 1, 1, false},
+    [GGML_TYPE_I16]     = {"i16", 1, 2, false},
+    [GGML_TYPE_I32]     = {"i32", 1, 4, false},
+    [GGML_TYPE_I64]     = {"i64", 1, 8, false},
+    [GGML_TYPE_F64]     = {"f64", 1, 8, false},
+    [GGML_TYPE_IQ1_M]   = {"iq1_m", 256, 32 + 16 + 8, true},
+    [GGML_TYPE_BF16]    = {"bf16", 1, 2, false},
+    [GGML_TYPE_TQ1_0]   = {"tq1_0", 256, 48 + 4 + 2, true},
+    [GGML_TYPE_TQ2_0]   = {"tq2_0", 256, 64 + 2, true},
+    [GGML_TYPE_MXFP4]   = {"mxfp4", 32, 1 + 16, true},
+};
+
+bool ggml_type_is_valid(enum ggml_type type) {
+    return (int) type >= 0 && type < GGML_TYPE_COUNT && k_type_traits[type].name != NULL;
+}
+
+const char * ggml_type_name(enum ggml_type type) {
+    return ggml_type_is_valid(type) ? k_type_traits[type].name : "invalid";
+}
+
+int64_t ggml_blck_size(enum ggml_type type) {
+    return ggml_type_is_valid(type) ? k_type_traits[type].blck_size : 0;
+}
+
+size_t ggml_type_size(enum ggml_type type) {
+    return ggml_type_is_valid(type) ? k_type_traits[type].type_size : 0;
+}
+
+size_t ggml_row_size(enum ggml_type type, int64_t ne) {
+    const int64_t bs = ggml_blck_size(type);
+    return bs ? ggml_type_size(type) * (size_t) (ne / bs) : 0;
+}
+
+bool ggml_is_quantized(enum ggml_type type) {
+    return ggml_type_is_valid(type) && k_type_traits[type].quantized;
+}
+
+// ---------------------------------------------------------------------------------------------
+// half and bfloat16 conversion (bit manipulation; exact for every value, round to nearest even)
+static inline uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float bits_f32(uint32_t u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+float ggml_fp16_to_fp32(ggml_fp16_t h) {
+    const uint32_t sign = (uint32_t) (h & 0x8000) << 16;
+    const uint32_t exp  = (h >> 10) & 0x1f;
+    const uint32_t mant = h & 0x3ff;
+    if (exp == 0) {
+        // zero or subnormal: mant * 2^-24
+        const float v = (float) mant * 5.9604644775390625e-08f;
+        return bits_f32(f32_bits(v) | sign);
+    }
+    if (exp == 31) {
+        return bits_f32(sign | 0x7f800000u | (mant << 13));  // inf / nan
+    }
+    return bits_f32(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+ggml_fp16_t ggml_fp32_to_fp16(float f) {
+    const uint32_t x    = f32_bits(f);
+    const uint32_t sign = (x >> 16) & 0x8000;
+    const uint32_t ax   = x & 0x7fffffffu;
+    if (ax >= 0x7f800000u) {
+        // inf stays inf, nan stays a quiet nan
+        return (ggml_fp16_t) (sign | 0x7c00 | (ax > 0x7f800000u ? 0x200 : 0));
+    }
+    if (ax >= 0x477ff000u) {
+        return (ggml_fp16_t) (sign | 0x7c00);  // rounds to beyond max half: inf
+    }
+    if (ax < 0x38800000u) {
+        // subnormal half (or zero): scale so the integer part is the mantissa, round to even
+        const float    v = bits_f32(ax) * 16777216.0f;  // * 2^24
+        const uint32_t m = (uint32_t) lrintf(v);
+        return (ggml_fp16_t) (sign | m);
+    }
+    const uint32_t exp      = (ax >> 23) - 112;
+    uint32_t       mant     = ax & 0x7fffff;
+    uint32_t       h        = (exp << 10) | (mant >> 13);
+    const uint32_t rem      = mant & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) {
+        h++;  // carry into the exponent is correct rounding
+    }
+    return (ggml_fp16_t) (sign | h);
+}
+
+float ggml_bf16_to_fp32(ggml_bf16_t h) {
+    return bits_f32((uint32_t) h.bits << 16);
+}
+
+ggml_bf16_t ggml_fp32_to_bf16(float f) {
+    ggml_bf16_t    r;
+    const uint32_t u = f32_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        r.bits = (uint16_t) ((u >> 16) | 64);  // quiet nan
+        return r;
+    }
+    r.bits = (uint16_t) ((u + (0x7fff + ((u >> 16) & 1))) >> 16);
+    return r;
+}
+
+void ggml_fp16_to_fp32_row(const ggml_fp16_t * x, float * y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_fp16_to_fp32(x[i]);
+    }
+}
+void ggml_fp32_to_fp16_row(const float * x, ggml_fp16_t * y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_fp32_to_fp16(x[i]);
+    }
+}
+void ggml_bf16_to_fp32_row(const ggml_bf16_t * x, float * y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_bf16_to_fp32(x[i]);
+    }
+}
+void ggml_fp32_to_bf16_row(const float * x, ggml_bf16_t * y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_fp32_to_bf16(x[i]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// logging
+static void ggml_log_default(enum ggml_log_level level, const char * text, void * user_data) {
+    (void) level;
+    (void) user_data;
+    fputs(text, stderr);
+    fflush(stderr);
+}
+
+// Written rarely (ggml_log_set), read on every log call; a torn read is impossible for a
+// pointer-sized store on the platforms we support, and the pair is set together under C11 atomics.
+#include <stdatomic.h>
+struct ggml_log_sink {
+    ggml_log_callback cb;
+    void *            ud;
+};
+static _Atomic(struct ggml_log_sink *) g_log_sink;
+static struct ggml_log_sink            g_log_sinks[2];
+static atomic_int                      g_log_slot;
+
+void ggml_log_set(ggml_log_callback callback, void * user_data) {
+    // alternate between two slots so a reader never sees a half-written pair
+    const int slot          = atomic_fetch_add(&g_log_slot, 1) & 1;
+    g_log_sinks[slot].cb    = callback ? callback : ggml_log_default;
+    g_log_sinks[slot].ud    = callback ? user_data : NULL;
+    atomic_store(&g_log_sink, &g_log_sinks[slot]);
+}
+
+void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) {
+    struct ggml_log_sink * sink = atomic_load(&g_log_sink);
+    ggml_log_callback      cb   = sink ? sink->cb : ggml_log_default;
+    void *                 ud   = sink ? sink->ud : NULL;
+    char                   buf[1024];
+    va_list                args;
+    va_start(args, fmt);
+    int n = vsnprintf(buf, sizeof(buf), fmt, args);
+    va_end(args);
+    if (n < 0) {
+        return;
+    }
+    // messages end in a newline so sinks can print them as they come
+    size_t len = strlen(buf);
+    if (len + 1 < sizeof(buf) && (len == 0 || buf[len - 1] != '\n')) {
+        buf[len]     = '\n';
+        buf[len + 1] = 0;
+    }
+    cb(level, buf, ud);
+}
+
+void ggml_abort(const char * file, int line, const char * fmt, ...) {
+    char    buf[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, args);
+    va_end(args);
+    ggml_log_internal(GGML_LOG_LEVEL_ERROR, "%s:%d: internal error: %s", file, line, buf);
+    abort();
+}
