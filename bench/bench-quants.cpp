@@ -1,0 +1,284 @@
+// Quantized kernels against the machine's memory read bandwidth.
+//   ReadBandwidth/threads:T   streaming sum over 512 MiB (the ceiling for weight streaming)
+//   Gemv/<type>/<K>/<N>/<T>   N weight rows of K elements against one activation row, T threads;
+//                             "GBps" counts the weight bytes read (compare with ReadBandwidth)
+//   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), "GFLOPs" = 2*K*N*512 per run
+// The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
+// as decoding does with the weights of successive layers.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstring>
+#include <functional>
+#include <immintrin.h>
+#include <random>
+#include <thread>
+#include <vector>
+
+extern "C" {
+#include "ggml-quants.h"
+}
+#include "ggml-cpu/cpu-type-traits.h"
+
+namespace {
+
+// ---- a two-thread runner that stays alive between iterations (spawning costs more than a GEMV) ----
+class pair_runner {
+  public:
+    pair_runner() : worker_([this] { loop(); }) {}
+    ~pair_runner() {
+        stop_.store(true);
+        gen_.fetch_add(1);
+        worker_.join();
+    }
+    // runs f(0) here and f(1) on the worker, returns when both are done
+    template <typename F> void run(F && f) {
+        job_ = [&f](int i) { f(i); };
+        done_.store(false, std::memory_order_relaxed);
+        gen_.fetch_add(1, std::memory_order_release);
+        f(0);
+        while (!done_.load(std::memory_order_acquire)) {
+            _mm_pause();
+        }
+    }
+
+  private:
+    void loop() {
+        unsigned seen = 0;
+        for (;;) {
+            while (gen_.load(std::memory_order_acquire) == seen) {
+                _mm_pause();
+            }
+            seen++;
+            if (stop_.load()) {
+                return;
+            }
+            job_(1);
+            done_.store(true, std::memory_order_release);
+        }
+    }
+    std::function<void(int)> job_;
+    std::atomic<unsigned>    gen_{0};
+    std::atomic<bool>        done_{false};
+    std::atomic<bool>        stop_{false};
+    std::thread              worker_;
+};
+
+pair_runner & runner() {
+    static pair_runner r;
+    return r;
+}
+
+// ---- memory read bandwidth ----------------------------------------------------------------------
+__attribute__((target("avx2"))) uint64_t sum_avx2(const uint8_t * p, size_t n) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < n; i += 128) {
+        a0 = _mm256_add_epi64(a0, _mm256_load_si256((const __m256i *) (p + i)));
+        a1 = _mm256_add_epi64(a1, _mm256_load_si256((const __m256i *) (p + i + 32)));
+        a2 = _mm256_add_epi64(a2, _mm256_load_si256((const __m256i *) (p + i + 64)));
+        a3 = _mm256_add_epi64(a3, _mm256_load_si256((const __m256i *) (p + i + 96)));
+    }
+    a0 = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+    uint64_t r[4];
+    _mm256_storeu_si256((__m256i *) r, a0);
+    return r[0] + r[1] + r[2] + r[3];
+}
+
+uint64_t sum_scalar(const uint8_t * p, size_t n) {
+    const uint64_t * q = (const uint64_t *) p;
+    uint64_t         s = 0;
+    for (size_t i = 0; i < n / 8; i++) {
+        s += q[i];
+    }
+    return s;
+}
+
+uint64_t stream_sum(const uint8_t * p, size_t n) {
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    return avx2 ? sum_avx2(p, n) : sum_scalar(p, n);
+}
+
+void BM_ReadBandwidth(benchmark::State & state) {
+    const size_t bytes = (size_t) 512 << 20;
+    const int    nth   = (int) state.range(0);
+    uint8_t *    buf   = (uint8_t *) aligned_alloc(64, bytes);
+    memset(buf, 1, bytes);
+    uint64_t sink = 0;
+    for (auto _ : state) {
+        if (nth == 1) {
+            sink += stream_sum(buf, bytes);
+        } else {
+            uint64_t part[2];
+            runner().run([&](int i) { part[i] = stream_sum(buf + i * bytes / 2, bytes / 2); });
+            sink += part[0] + part[1];
+        }
+    }
+    benchmark::DoNotOptimize(sink);
+    state.counters["GBps"] =
+        benchmark::Counter((double) bytes * state.iterations(), benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+    free(buf);
+}
+BENCHMARK(BM_ReadBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- weights ----------------------------------------------------------------------------------
+// nrows rows of type t: 64 distinct quantized random rows, repeated (quantizing 65M values would
+// dominate the run; the access pattern is what matters)
+std::vector<uint8_t> make_weights(ggml_type t, int64_t k, int64_t nrows) {
+    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+    const size_t                 rs = ggml_row_size(t, k);
+    std::vector<uint8_t>         w(rs * nrows);
+    std::mt19937                 rng(42);
+    std::normal_distribution<float> nd(0.0f, 0.02f);
+    std::vector<float>           row(k);
+    const int64_t                distinct = nrows < 64 ? nrows : 64;
+    for (int64_t r = 0; r < distinct; r++) {
+        for (auto & v : row) {
+            v = nd(rng);
+        }
+        tr->from_float_ref(row.data(), w.data() + r * rs, k);
+    }
+    for (int64_t r = distinct; r < nrows; r++) {
+        memcpy(w.data() + r * rs, w.data() + (r % distinct) * rs, rs);
+    }
+    return w;
+}
+
+std::vector<uint8_t> make_activation(ggml_type t, int64_t k, int seed) {
+    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+    std::mt19937                 rng(seed);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float>           a(k);
+    for (auto & v : a) {
+        v = nd(rng);
+    }
+    std::vector<uint8_t> q(ggml_row_size(tr->vec_dot_type, k));
+    tr->from_float(a.data(), q.data(), k);
+    return q;
+}
+
+void BM_Gemv(benchmark::State & state) {
+    const ggml_type t     = (ggml_type) state.range(0);
+    const int64_t   k     = state.range(1);
+    const int64_t   nrows = state.range(2);
+    const int       nth   = (int) state.range(3);
+    const size_t    rs    = ggml_row_size(t, k);
+    const size_t    mbytes = rs * nrows;
+    const auto      one   = make_weights(t, k, nrows);
+    const size_t    ncopy = ((size_t) 256 << 20) / mbytes + 1;
+    std::vector<uint8_t> w(mbytes * ncopy);
+    for (size_t c = 0; c < ncopy; c++) {
+        memcpy(w.data() + c * mbytes, one.data(), mbytes);
+    }
+    const auto         y = make_activation(t, k, 3);
+    std::vector<float> out(nrows);
+    size_t             c = 0;
+    for (auto _ : state) {
+        const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
+        if (nth == 1) {
+            ggml_cpu_gemv(t, k, nrows, m, rs, y.data(), out.data());
+        } else {
+            const int64_t half = nrows / 2;
+            runner().run([&](int i) {
+                const int64_t r0 = i == 0 ? 0 : half, r1 = i == 0 ? half : nrows;
+                ggml_cpu_gemv(t, k, r1 - r0, m + r0 * rs, rs, y.data(), out.data() + r0);
+            });
+        }
+        benchmark::ClobberMemory();
+    }
+    state.counters["GBps"] = benchmark::Counter((double) mbytes * state.iterations(), benchmark::Counter::kIsRate,
+                                                benchmark::Counter::kIs1000);
+    state.SetLabel(std::string(ggml_type_name(t)) + " " + ggml_cpu_isa_name(ggml_cpu_best_isa()));
+}
+
+void BM_Gemm(benchmark::State & state) {
+    const ggml_type              t  = (ggml_type) state.range(0);
+    const int64_t                k  = state.range(1);
+    const int64_t                nrows = state.range(2);
+    const int64_t                m  = 512;
+    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+    const size_t                 rs = ggml_row_size(t, k);
+    const size_t                 as = ggml_row_size(tr->vec_dot_type, k);
+    const auto                   w  = make_weights(t, k, nrows);
+    std::vector<uint8_t>         a(as * m);
+    for (int64_t j = 0; j < 8; j++) {
+        const auto q = make_activation(t, k, (int) j);
+        for (int64_t r = j; r < m; r += 8) {
+            memcpy(a.data() + r * as, q.data(), as);
+        }
+    }
+    std::vector<float> out((size_t) m * nrows);
+    // blocks of 16 weight rows stay in L1/L2 while all activation rows pass by
+    for (auto _ : state) {
+        for (int64_t r0 = 0; r0 < nrows; r0 += 16) {
+            const int64_t r1 = r0 + 16 < nrows ? r0 + 16 : nrows;
+            for (int64_t j = 0; j < m; j++) {
+                ggml_cpu_gemv(t, k, r1 - r0, w.data() + r0 * rs, rs, a.data() + j * as, out.data() + j * nrows + r0);
+            }
+        }
+        benchmark::ClobberMemory();
+    }
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * k * nrows * m * state.iterations(),
+                                                  benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+    state.SetLabel(std::string(ggml_type_name(t)) + " " + ggml_cpu_isa_name(ggml_cpu_best_isa()));
+}
+
+const ggml_type k_bench_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                   GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS, GGML_TYPE_F16,  GGML_TYPE_BF16};
+
+void gemv_args(benchmark::internal::Benchmark * b) {
+    const int64_t shapes[][2] = {{2048, 2048}, {2048, 5632}, {5632, 2048}, {2048, 32000}};
+    for (ggml_type t : k_bench_types) {
+        for (const auto & s : shapes) {
+            b->Args({(int64_t) t, s[0], s[1], 1});
+        }
+        b->Args({(int64_t) t, 2048, 5632, 2});
+    }
+    b->ArgNames({"type", "K", "N", "threads"});
+}
+BENCHMARK(BM_Gemv)->Apply(gemv_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Compute speed without DRAM: 256 rows that stay in L2, GEMV entry vs a plain loop over vec_dot
+// (mode 0: vec_dot loop, 1: ggml_cpu_gemv). CPU time, so the rate is per busy core.
+void BM_GemvL2(benchmark::State & state) {
+    const ggml_type              t     = (ggml_type) state.range(0);
+    const int                    mode  = (int) state.range(1);
+    const int64_t                k     = 2048;
+    const int64_t                nrows = 256;
+    const ggml_cpu_type_traits * tr    = ggml_cpu_get_type_traits(t);
+    const size_t                 rs    = ggml_row_size(t, k);
+    const auto                   w     = make_weights(t, k, nrows);
+    const auto                   y     = make_activation(t, k, 3);
+    std::vector<float>           out(nrows);
+    for (auto _ : state) {
+        if (mode == 1) {
+            ggml_cpu_gemv(t, k, nrows, w.data(), rs, y.data(), out.data());
+        } else {
+            for (int64_t r = 0; r < nrows; r++) {
+                tr->vec_dot((int) k, &out[r], w.data() + r * rs, y.data());
+            }
+        }
+        benchmark::ClobberMemory();
+    }
+    state.counters["GBps"] = benchmark::Counter((double) rs * nrows * state.iterations(), benchmark::Counter::kIsRate,
+                                                benchmark::Counter::kIs1000);
+    state.SetLabel(std::string(ggml_type_name(t)) + (mode ? " gemv" : " vec_dot loop"));
+}
+
+void gemv_l2_args(benchmark::internal::Benchmark * b) {
+    for (ggml_type t : k_bench_types) {
+        b->Args({(int64_t) t, 0});
+        b->Args({(int64_t) t, 1});
+    }
+    b->ArgNames({"type", "mode"});
+}
+BENCHMARK(BM_GemvL2)->Apply(gemv_l2_args)->Unit(benchmark::kMicrosecond);
+
+void gemm_args(benchmark::internal::Benchmark * b) {
+    for (ggml_type t : k_bench_types) {
+        b->Args({(int64_t) t, 2048, 2048});
+    }
+    b->ArgNames({"type", "K", "N"});
+}
+BENCHMARK(BM_Gemm)->Apply(gemm_args)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

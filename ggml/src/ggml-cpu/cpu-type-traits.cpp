@@ -1,0 +1,179 @@
+// CPU type-traits tables: the scalar table (reference code from ggml-quants.h), the per-ISA tables
+// built once from it, and the CPUID check that picks the best one.
+#include "cpu-type-traits.h"
+
+extern "C" {
+#include "ggml-quants.h"
+}
+
+#include <cstring>
+
+namespace {
+
+// ---- F32 / F16 / BF16 rows (activations stay F32) -----------------------------------------------
+void from_float_copy(const float * x, void * y, int64_t n) {
+    std::memcpy(y, x, (size_t) n * sizeof(float));
+}
+void to_float_copy(const void * x, float * y, int64_t n) {
+    std::memcpy(y, x, (size_t) n * sizeof(float));
+}
+void from_float_f16(const float * x, void * y, int64_t n) {
+    ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
+}
+void to_float_f16(const void * x, float * y, int64_t n) {
+    ggml_fp16_to_fp32_row((const ggml_fp16_t *) x, y, n);
+}
+void from_float_bf16(const float * x, void * y, int64_t n) {
+    ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n);
+}
+void to_float_bf16(const void * x, float * y, int64_t n) {
+    ggml_bf16_to_fp32_row((const ggml_bf16_t *) x, y, n);
+}
+
+// float sums in double: the scalar oracle should be more accurate than the kernels it checks
+void vec_dot_f32(int n, float * s, const void * vx, const void * vy) {
+    const float * x   = (const float *) vx;
+    const float * y   = (const float *) vy;
+    double        sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) x[i] * (double) y[i];
+    }
+    *s = (float) sum;
+}
+void vec_dot_f16_f32(int n, float * s, const void * vx, const void * vy) {
+    const ggml_fp16_t * x   = (const ggml_fp16_t *) vx;
+    const float *       y   = (const float *) vy;
+    double              sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) ggml_fp16_to_fp32(x[i]) * (double) y[i];
+    }
+    *s = (float) sum;
+}
+void vec_dot_bf16_f32(int n, float * s, const void * vx, const void * vy) {
+    const ggml_bf16_t * x   = (const ggml_bf16_t *) vx;
+    const float *       y   = (const float *) vy;
+    double              sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) ggml_bf16_to_fp32(x[i]) * (double) y[i];
+    }
+    *s = (float) sum;
+}
+
+// casts a typed row function to the type-erased signature of the table
+template <typename B> ggml_from_float_t ff(void (*f)(const float *, B *, int64_t)) {
+    return (ggml_from_float_t) (void *) f;
+}
+template <typename B> ggml_to_float_t tf(void (*f)(const B *, float *, int64_t)) {
+    return (ggml_to_float_t) (void *) f;
+}
+
+struct tables {
+    ggml_cpu_type_traits t[GGML_CPU_ISA_COUNT][GGML_TYPE_COUNT];
+    bool                 has[GGML_CPU_ISA_COUNT];
+    ggml_cpu_isa         best;
+};
+
+void fill_scalar(ggml_cpu_type_traits * t) {
+    std::memset(t, 0, sizeof(ggml_cpu_type_traits) * GGML_TYPE_COUNT);
+    t[GGML_TYPE_F32]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f32, to_float_copy, from_float_copy, nullptr};
+    t[GGML_TYPE_F16]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f16_f32, to_float_f16, from_float_f16, nullptr};
+    t[GGML_TYPE_BF16] = {GGML_TYPE_F32, from_float_copy, vec_dot_bf16_f32, to_float_bf16, from_float_bf16, nullptr};
+
+#define ROW(T, t_, VT, vt_, dot)                                                                              \
+    t[GGML_TYPE_##T] = {GGML_TYPE_##VT, ff(quantize_row_##vt_##_ref), dot, tf(dequantize_row_##t_),           \
+                        ff(quantize_row_##t_##_ref), nullptr}
+    ROW(Q4_0, q4_0, Q8_0, q8_0, ggml_vec_dot_q4_0_q8_0_ref);
+    ROW(Q4_1, q4_1, Q8_1, q8_1, ggml_vec_dot_q4_1_q8_1_ref);
+    ROW(Q5_0, q5_0, Q8_0, q8_0, ggml_vec_dot_q5_0_q8_0_ref);
+    ROW(Q5_1, q5_1, Q8_1, q8_1, ggml_vec_dot_q5_1_q8_1_ref);
+    ROW(Q8_0, q8_0, Q8_0, q8_0, ggml_vec_dot_q8_0_q8_0_ref);
+    ROW(Q8_1, q8_1, Q8_1, q8_1, ggml_vec_dot_q8_1_q8_1_ref);
+    ROW(IQ4_NL, iq4_nl, Q8_0, q8_0, ggml_vec_dot_iq4_nl_q8_0_ref);
+    ROW(Q2_K, q2_K, Q8_K, q8_K, ggml_vec_dot_q2_K_q8_K_ref);
+    ROW(Q3_K, q3_K, Q8_K, q8_K, ggml_vec_dot_q3_K_q8_K_ref);
+    ROW(Q4_K, q4_K, Q8_K, q8_K, ggml_vec_dot_q4_K_q8_K_ref);
+    ROW(Q5_K, q5_K, Q8_K, q8_K, ggml_vec_dot_q5_K_q8_K_ref);
+    ROW(Q6_K, q6_K, Q8_K, q8_K, ggml_vec_dot_q6_K_q8_K_ref);
+    ROW(Q8_K, q8_K, Q8_K, q8_K, ggml_vec_dot_q8_K_q8_K_ref);
+    ROW(IQ4_XS, iq4_xs, Q8_K, q8_K, ggml_vec_dot_iq4_xs_q8_K_ref);
+#undef ROW
+}
+
+const tables & get_tables() {
+    static const tables tb = [] {
+        tables r{};
+        __builtin_cpu_init();
+        r.has[GGML_CPU_ISA_SCALAR] = true;
+        r.has[GGML_CPU_ISA_AVX2]   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        // F16C and BMI2 come with every AVX2 CPU we target; the compiler has no probe name for F16C.
+        r.has[GGML_CPU_ISA_AVX512] = r.has[GGML_CPU_ISA_AVX2] && __builtin_cpu_supports("avx512f") &&
+                                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni");
+        fill_scalar(r.t[GGML_CPU_ISA_SCALAR]);
+        std::memcpy(r.t[GGML_CPU_ISA_AVX2], r.t[GGML_CPU_ISA_SCALAR], sizeof(r.t[0]));
+        if (r.has[GGML_CPU_ISA_AVX2]) {
+            ggml_cpu_quants_fill_avx2(r.t[GGML_CPU_ISA_AVX2]);
+        }
+        std::memcpy(r.t[GGML_CPU_ISA_AVX512], r.t[GGML_CPU_ISA_AVX2], sizeof(r.t[0]));
+        if (r.has[GGML_CPU_ISA_AVX512]) {
+            ggml_cpu_quants_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
+        }
+        r.best = r.has[GGML_CPU_ISA_AVX512] ? GGML_CPU_ISA_AVX512 :
+                 r.has[GGML_CPU_ISA_AVX2]   ? GGML_CPU_ISA_AVX2 :
+                                              GGML_CPU_ISA_SCALAR;
+        return r;
+    }();
+    return tb;
+}
+
+}  // namespace
+
+extern "C" enum ggml_cpu_isa ggml_cpu_best_isa(void) {
+    return get_tables().best;
+}
+
+extern "C" const char * ggml_cpu_isa_name(enum ggml_cpu_isa isa) {
+    switch (isa) {
+        case GGML_CPU_ISA_SCALAR: return "scalar";
+        case GGML_CPU_ISA_AVX2: return "avx2";
+        case GGML_CPU_ISA_AVX512: return "avx512";
+        default: return "invalid";
+    }
+}
+
+extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits_isa(enum ggml_type type,
+                                                                              enum ggml_cpu_isa isa) {
+    if ((int) type < 0 || type >= GGML_TYPE_COUNT || (int) isa < 0 || isa >= GGML_CPU_ISA_COUNT) {
+        return nullptr;
+    }
+    const tables & tb = get_tables();
+    if (!tb.has[isa] || !tb.t[isa][type].vec_dot) {
+        return nullptr;
+    }
+    return &tb.t[isa][type];
+}
+
+extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits(enum ggml_type type) {
+    return ggml_cpu_get_type_traits_isa(type, get_tables().best);
+}
+
+extern "C" void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows,
+                                  const void * w, size_t w_row_stride, const void * y_q, float * out) {
+    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits_isa(type, isa);
+    if (!tr) {
+        return;
+    }
+    if (tr->gemv) {
+        tr->gemv((int) n, (int) nrows, w, w_row_stride, y_q, out);
+        return;
+    }
+    const char * row = (const char *) w;
+    for (int64_t r = 0; r < nrows; r++, row += w_row_stride) {
+        tr->vec_dot((int) n, &out[r], row, y_q);
+    }
+}
+
+extern "C" void ggml_cpu_gemv(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride,
+                              const void * y_q, float * out) {
+    ggml_cpu_gemv_isa(type, get_tables().best, n, nrows, w, w_row_stride, y_q, out);
+}
