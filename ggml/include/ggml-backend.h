@@ -15,7 +15,7 @@
  *               a backend, splits the graph where the backend changes, copies inputs between them.
  *
  * Error policy: functions that can fail return NULL/false/an error status and log the reason.
- * Ownership: *_free releases what *_init/*_new/*_alloc returned; devices, registries and buffer
+ * Ownership: *_free releases what *_init, *_new, *_alloc returned; devices, registries and buffer
  * types are owned by the library and live until process exit.
  */
 #pragma once

@@ -526,6 +526,24 @@ GGML_API struct ggml_tensor * ggml_graph_get_tensor(const struct ggml_cgraph * g
 /* Forgets all nodes and leafs (the tensors themselves stay in their context). */
 GGML_API void                 ggml_graph_clear(struct ggml_cgraph * gf);
 
+/* ------------------------------------------------------------------------------------------
+ * Row quantization (added for llama_model_quantize and the tools; implemented in ggml-quantize.c)
+ * ---------------------------------------------------------------------------------------- */
+
+/* Converts nrows rows of n_per_row floats, starting at element `start` of src (a multiple of
+ * n_per_row), into dst at the byte offset of that row, with the reference quantizer of `type`
+ * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix
+ * (importance weights) is accepted for API compatibility and ignored. Returns the bytes written,
+ * or 0 (logged) for an unsupported type or bad arguments. Thread-safe: different row ranges may
+ * be converted concurrently. */
+GGML_API size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
+                                    int64_t n_per_row, const float * imatrix);
+/* True for types that cannot be quantized well without an importance matrix (none here). */
+GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
+/* (libllama) Converts n values of `type` (F32, F16, BF16 or a supported quantized type; n a
+ * multiple of its block size) to floats. False (logged) if unsupported. */
+GGML_API bool   ggml_dequantize_row(enum ggml_type type, const void * src, float * dst, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

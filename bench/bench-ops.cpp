@@ -1,0 +1,124 @@
+// CPU op micro-benchmarks: mul_mat GFLOP/s at LLM shapes, rms_norm / soft_max GB/s, and the thread
+// pool's per-graph overhead on a decode-sized graph of ~500 tiny nodes.
+//   ./bench-ops --benchmark_filter=MulMat
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+extern "C" void ggml_cpu_set_auto_threads(bool enable);  // internal (ggml-cpu.cpp)
+
+namespace {
+
+struct bench_graph {
+    ggml_backend_t        be  = nullptr;
+    ggml_context *        ctx = nullptr;
+    ggml_backend_buffer_t buf = nullptr;
+    ggml_cgraph *         gf  = nullptr;
+
+    bench_graph(const std::function<ggml_tensor *(ggml_context *)> & build, int n_threads) {
+        be = ggml_backend_cpu_init();
+        ggml_backend_cpu_set_n_threads(be, n_threads);
+        ggml_init_params ip{ggml_tensor_overhead() * 4096 + ggml_graph_overhead(), nullptr, true};
+        ctx = ggml_init(ip);
+        gf  = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, build(ctx));
+        buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+        std::mt19937                          rng(42);
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
+            if (t->op != GGML_OP_NONE || t->view_src) continue;
+            std::vector<float> f((size_t) ggml_nelements(t));
+            for (auto & x : f) x = u(rng);
+            std::vector<uint8_t> bytes(ggml_nbytes(t));
+            if (t->type == GGML_TYPE_F32) std::memcpy(bytes.data(), f.data(), bytes.size());
+            if (t->type == GGML_TYPE_F16) ggml_fp32_to_fp16_row(f.data(), (ggml_fp16_t *) bytes.data(), (int64_t) f.size());
+            ggml_backend_tensor_set(t, bytes.data(), 0, bytes.size());
+        }
+    }
+    ~bench_graph() {
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+        ggml_backend_free(be);
+    }
+    bool run() { return ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS; }
+};
+
+// args: type (0 f32, 1 f16), M, N, threads; K = 2048
+void BM_MulMat(benchmark::State & st) {
+    const ggml_type t = st.range(0) ? GGML_TYPE_F16 : GGML_TYPE_F32;
+    const int64_t   K = 2048, M = st.range(1), N = st.range(2);
+    bench_graph     g(
+        [&](ggml_context * ctx) {
+            return ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, t, K, M), ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N));
+        },
+        (int) st.range(3));
+    for (auto _ : st) {
+        if (!g.run()) st.SkipWithError("compute failed");
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * K * M * N * st.iterations() / 1e9, benchmark::Counter::kIsRate);
+    st.SetLabel(std::string(ggml_type_name(t)) + " K=2048 M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                " threads=" + std::to_string(st.range(3)));
+}
+BENCHMARK(BM_MulMat)
+    ->ArgsProduct({{0, 1}, {2048, 5632}, {1, 512}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// rows of 4096 (a 4096-wide model) x 512 tokens; bytes = read + write
+void BM_RowOp(benchmark::State & st, int which) {
+    const int64_t n = 4096, rows = 512;
+    bench_graph   g(
+        [&](ggml_context * ctx) {
+            ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, rows);
+            return which == 0 ? ggml_rms_norm(ctx, a, 1e-5f) : ggml_soft_max_ext(ctx, a, nullptr, 0.125f, 0.0f);
+        },
+        (int) st.range(0));
+    for (auto _ : st) {
+        if (!g.run()) st.SkipWithError("compute failed");
+    }
+    st.SetBytesProcessed((int64_t) st.iterations() * n * rows * 4 * 2);
+    st.SetLabel("threads=" + std::to_string(st.range(0)));
+}
+void BM_RmsNorm(benchmark::State & st) { BM_RowOp(st, 0); }
+void BM_SoftMax(benchmark::State & st) { BM_RowOp(st, 1); }
+BENCHMARK(BM_RmsNorm)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SoftMax)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// ~500 tiny nodes like one decode step of a small model: per layer rms_norm, mul, mul_mat, add.
+// arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them
+void BM_GraphOverhead(benchmark::State & st) {
+    ggml_cpu_set_auto_threads(st.range(1) != 0);
+    const int n_layers = 125;
+    bench_graph g(
+        [&](ggml_context * ctx) {
+            ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 1);
+            ggml_tensor * w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 64);
+            ggml_tensor * s = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+            for (int i = 0; i < n_layers; ++i) {
+                ggml_tensor * h = ggml_mul(ctx, ggml_rms_norm(ctx, x, 1e-5f), s);
+                x               = ggml_add(ctx, ggml_mul_mat(ctx, w, h), x);
+            }
+            return x;
+        },
+        (int) st.range(0));
+    const int n_nodes = ggml_graph_n_nodes(g.gf);
+    for (auto _ : st) {
+        if (!g.run()) st.SkipWithError("compute failed");
+    }
+    st.counters["nodes"]    = n_nodes;
+    st.counters["per_node"] = benchmark::Counter((double) st.iterations() * n_nodes,
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);  // seconds
+    st.SetLabel("threads=" + std::to_string(st.range(0)) + (st.range(1) ? " auto" : " forced"));
+    ggml_cpu_set_auto_threads(true);
+}
+BENCHMARK(BM_GraphOverhead)->Args({1, 1})->Args({2, 1})->Args({2, 0})->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+}  // namespace

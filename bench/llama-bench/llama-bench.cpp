@@ -1,0 +1,760 @@
+// llama-bench: measures prompt processing (pp N), generation (tg N) and both (pg: pp N + tg M) in
+// tokens/s over repetitions, for every combination of the parameter lists, on the public llama.h only.
+// Output as llama.cpp's llama-bench (md, csv, json, jsonl) plus our column: generation speed as a
+// percentage of the read-bandwidth roofline (bandwidth measured in-process / model weight bytes).
+#include "llama.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <strings.h>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// ---- parameters ---------------------------------------------------------------------------------
+
+struct cmd_params {
+    std::vector<std::string>         model;
+    std::vector<int>                 n_prompt  = { 512 };
+    std::vector<int>                 n_gen     = { 128 };
+    std::vector<std::pair<int, int>> n_pg      = {};
+    std::vector<int>                 n_batch   = { 2048 };
+    std::vector<int>                 n_ubatch  = { 512 };
+    std::vector<int>                 n_threads = { 0 }; // 0: resolved to the core count
+    std::vector<int>                 n_gpu_layers = { 99 };
+    std::vector<ggml_type>           type_k    = { GGML_TYPE_F16 };
+    std::vector<ggml_type>           type_v    = { GGML_TYPE_F16 };
+    std::vector<int>                 flash_attn = { 0 };
+    int                              reps      = 5;
+    bool                             warmup    = true;
+    bool                             verbose   = false;
+    bool                             progress  = false;
+    size_t                           bw_mib    = 256;
+    std::string                      output    = "md";
+};
+
+struct instance {
+    std::string model;
+    int         n_prompt, n_gen, n_batch, n_ubatch, n_threads, n_gpu_layers, flash_attn;
+    ggml_type   type_k, type_v;
+};
+
+void print_usage(const char * argv0) {
+    const cmd_params d;
+    printf("usage: %s -m MODEL [options]\n\n"
+           "Every option taking values accepts a comma-separated list (and may be repeated); all\n"
+           "combinations are run.\n"
+           "  -m, --model FILE            model path (default: none)\n"
+           "  -p, --n-prompt N            prompt tokens, test ppN (default: 512; 0 = none)\n"
+           "  -n, --n-gen N               generated tokens, test tgN (default: 128; 0 = none)\n"
+           "  -pg PP,TG                   combined test ppPP+tgTG (default: none)\n"
+           "  -b, --batch-size N          n_batch (default: 2048)\n"
+           "  -ub, --ubatch-size N        n_ubatch (default: 512)\n"
+           "  -t, --threads N             threads (default: %u)\n"
+           "  -ngl, --n-gpu-layers N      layers on the GPU (default: 99)\n"
+           "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
+           "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
+           "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
+           "  -r, --repetitions N         repetitions per test (default: %d)\n"
+           "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
+           "  --bw-mib N                  buffer size of the bandwidth probe (default: 256)\n"
+           "  --no-warmup                 skip the warm-up run\n"
+           "  --progress                  progress on stderr\n"
+           "  -v, --verbose               show the library's log\n",
+           argv0, std::max(1u, std::thread::hardware_concurrency()), d.reps);
+}
+
+std::vector<std::string> split(const std::string & s, char sep) {
+    std::vector<std::string> out;
+    std::stringstream        ss(s);
+    std::string              item;
+    while (std::getline(ss, item, sep)) {
+        out.push_back(item);
+    }
+    return out;
+}
+
+bool parse_int_list(const std::string & s, std::vector<int> & out) {
+    for (const auto & x : split(s, ',')) {
+        char *     end = nullptr;
+        const long v   = strtol(x.c_str(), &end, 10);
+        if (x.empty() || *end != '\0') {
+            return false;
+        }
+        out.push_back((int) v);
+    }
+    return true;
+}
+
+bool parse_type_list(const std::string & s, std::vector<ggml_type> & out) {
+    for (const auto & x : split(s, ',')) {
+        bool found = false;
+        for (int t = 0; t < GGML_TYPE_COUNT && !found; t++) {
+            if (ggml_type_is_valid((ggml_type) t) && strcasecmp(x.c_str(), ggml_type_name((ggml_type) t)) == 0) {
+                out.push_back((ggml_type) t);
+                found = true;
+            }
+        }
+        if (!found) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool parse_args(int argc, char ** argv, cmd_params & p) {
+    cmd_params d; // lists given on the command line replace the defaults
+    std::map<std::string, bool> seen;
+    auto                        reset_once = [&](const std::string & key, auto & list) {
+        if (!seen[key]) {
+            list.clear();
+            seen[key] = true;
+        }
+    };
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        if (a == "-h" || a == "--help") {
+            print_usage(argv[0]);
+            exit(0);
+        }
+        if (a == "--no-warmup") {
+            p.warmup = false;
+            continue;
+        }
+        if (a == "-v" || a == "--verbose") {
+            p.verbose = true;
+            continue;
+        }
+        if (a == "--progress") {
+            p.progress = true;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "error: %s needs a value\n", a.c_str());
+            return false;
+        }
+        const std::string v  = argv[++i];
+        bool              ok = true;
+        if (a == "-m" || a == "--model") {
+            reset_once("m", p.model);
+            for (auto & m : split(v, ',')) {
+                p.model.push_back(m);
+            }
+        } else if (a == "-p" || a == "--n-prompt") {
+            reset_once("p", p.n_prompt), ok = parse_int_list(v, p.n_prompt);
+        } else if (a == "-n" || a == "--n-gen") {
+            reset_once("n", p.n_gen), ok = parse_int_list(v, p.n_gen);
+        } else if (a == "-pg") {
+            std::vector<int> xy;
+            ok = parse_int_list(v, xy) && xy.size() == 2;
+            if (ok) {
+                p.n_pg.emplace_back(xy[0], xy[1]);
+            }
+        } else if (a == "-b" || a == "--batch-size") {
+            reset_once("b", p.n_batch), ok = parse_int_list(v, p.n_batch);
+        } else if (a == "-ub" || a == "--ubatch-size") {
+            reset_once("ub", p.n_ubatch), ok = parse_int_list(v, p.n_ubatch);
+        } else if (a == "-t" || a == "--threads") {
+            reset_once("t", p.n_threads), ok = parse_int_list(v, p.n_threads);
+        } else if (a == "-ngl" || a == "--n-gpu-layers") {
+            reset_once("ngl", p.n_gpu_layers), ok = parse_int_list(v, p.n_gpu_layers);
+        } else if (a == "-ctk" || a == "--cache-type-k") {
+            reset_once("ctk", p.type_k), ok = parse_type_list(v, p.type_k);
+        } else if (a == "-ctv" || a == "--cache-type-v") {
+            reset_once("ctv", p.type_v), ok = parse_type_list(v, p.type_v);
+        } else if (a == "-fa" || a == "--flash-attn") {
+            reset_once("fa", p.flash_attn), ok = parse_int_list(v, p.flash_attn);
+        } else if (a == "-r" || a == "--repetitions") {
+            p.reps = atoi(v.c_str()), ok = p.reps > 0;
+        } else if (a == "-o" || a == "--output") {
+            p.output = v, ok = v == "md" || v == "csv" || v == "json" || v == "jsonl";
+        } else if (a == "--bw-mib") {
+            p.bw_mib = (size_t) atol(v.c_str()), ok = p.bw_mib > 0;
+        } else {
+            fprintf(stderr, "error: unknown argument %s\n", a.c_str());
+            return false;
+        }
+        if (!ok) {
+            fprintf(stderr, "error: bad value '%s' for %s\n", v.c_str(), a.c_str());
+            return false;
+        }
+    }
+    if (p.model.empty()) {
+        fprintf(stderr, "error: no model (-m)\n");
+        return false;
+    }
+    for (int & t : p.n_threads) {
+        t = t > 0 ? t : (int) std::max(1u, std::thread::hardware_concurrency());
+    }
+    return true;
+}
+
+std::vector<instance> make_instances(const cmd_params & p) {
+    std::vector<instance> out;
+    // model and ngl outermost so a loaded model is reused by consecutive instances
+    for (const auto & m : p.model)
+    for (int ngl : p.n_gpu_layers)
+    for (int nb : p.n_batch)
+    for (int nub : p.n_ubatch)
+    for (ggml_type tk : p.type_k)
+    for (ggml_type tv : p.type_v)
+    for (int fa : p.flash_attn)
+    for (int nt : p.n_threads) {
+        auto add = [&](int np, int ng) { out.push_back({ m, np, ng, nb, nub, nt, ngl, fa, tk, tv }); };
+        for (int np : p.n_prompt) {
+            if (np > 0) {
+                add(np, 0);
+            }
+        }
+        for (int ng : p.n_gen) {
+            if (ng > 0) {
+                add(0, ng);
+            }
+        }
+        for (const auto & pg : p.n_pg) {
+            if (pg.first > 0 || pg.second > 0) {
+                add(pg.first, pg.second);
+            }
+        }
+    }
+    return out;
+}
+
+// ---- memory bandwidth probe ---------------------------------------------------------------------
+
+// Sums a slice as 64-bit words with independent accumulators so the loads, not the adds, limit it.
+__attribute__((target_clones("avx2", "default"))) uint64_t sum_words(const uint64_t * p, size_t n) {
+    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+    size_t   i  = 0;
+    for (; i + 8 <= n; i += 8) {
+        a0 += p[i], a1 += p[i + 1], a2 += p[i + 2], a3 += p[i + 3];
+        a4 += p[i + 4], a5 += p[i + 5], a6 += p[i + 6], a7 += p[i + 7];
+    }
+    for (; i < n; i++) {
+        a0 += p[i];
+    }
+    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+// Best of several streaming reads of `mib` MiB split over n_threads threads, in bytes/s.
+double measure_read_bandwidth(int n_threads, size_t mib) {
+    const size_t          n_words = mib * 1024 * 1024 / sizeof(uint64_t);
+    std::vector<uint64_t> buf(n_words);
+    for (size_t i = 0; i < n_words; i++) {
+        buf[i] = i; // touch every page so the probe reads memory, not the zero page
+    }
+    double             best = 0;
+    volatile uint64_t  sink = 0;
+    for (int rep = 0; rep < 6; rep++) {
+        std::vector<uint64_t>    sums(n_threads);
+        std::vector<std::thread> th;
+        const auto               t0 = std::chrono::steady_clock::now();
+        for (int t = 0; t < n_threads; t++) {
+            th.emplace_back([&, t] {
+                const size_t b = n_words * t / n_threads, e = n_words * (t + 1) / n_threads;
+                sums[t]        = sum_words(buf.data() + b, e - b);
+            });
+        }
+        for (auto & x : th) {
+            x.join();
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (uint64_t v : sums) {
+            sink = sink + v;
+        }
+        best = std::max(best, (double) (n_words * sizeof(uint64_t)) / s);
+    }
+    (void) sink;
+    return best;
+}
+
+// ---- running a test -----------------------------------------------------------------------------
+
+struct result {
+    instance            inst;
+    std::string         model_desc;
+    uint64_t            model_size = 0, model_n_params = 0;
+    std::vector<double> samples_ns;
+    double              bw = 0; // bytes/s measured with the instance's thread count
+    std::string         test_time;
+    bool                ok = true;
+
+    double avg_ns() const {
+        double s = 0;
+        for (double x : samples_ns) {
+            s += x;
+        }
+        return samples_ns.empty() ? 0 : s / samples_ns.size();
+    }
+    double stddev_ns() const {
+        if (samples_ns.size() < 2) {
+            return 0;
+        }
+        const double m = avg_ns();
+        double       s = 0;
+        for (double x : samples_ns) {
+            s += (x - m) * (x - m);
+        }
+        return std::sqrt(s / (samples_ns.size() - 1));
+    }
+    std::vector<double> samples_ts() const {
+        std::vector<double> ts;
+        for (double x : samples_ns) {
+            ts.push_back(1e9 * (inst.n_prompt + inst.n_gen) / x);
+        }
+        return ts;
+    }
+    double avg_ts() const {
+        const auto ts = samples_ts();
+        double     s  = 0;
+        for (double x : ts) {
+            s += x;
+        }
+        return ts.empty() ? 0 : s / ts.size();
+    }
+    double stddev_ts() const {
+        const auto ts = samples_ts();
+        if (ts.size() < 2) {
+            return 0;
+        }
+        const double m = avg_ts();
+        double       s = 0;
+        for (double x : ts) {
+            s += (x - m) * (x - m);
+        }
+        return std::sqrt(s / (ts.size() - 1));
+    }
+    bool   is_tg() const { return inst.n_prompt == 0 && inst.n_gen > 0; }
+    // generation reads every weight once per token: tokens/s <= bandwidth / weight bytes
+    double roofline_ts() const { return model_size > 0 ? bw / (double) model_size : 0; }
+    double roofline_pct() const { return roofline_ts() > 0 ? 100.0 * avg_ts() / roofline_ts() : 0; }
+    std::string name() const {
+        if (inst.n_prompt > 0 && inst.n_gen == 0) {
+            return "pp" + std::to_string(inst.n_prompt);
+        }
+        if (inst.n_prompt == 0) {
+            return "tg" + std::to_string(inst.n_gen);
+        }
+        return "pp" + std::to_string(inst.n_prompt) + "+tg" + std::to_string(inst.n_gen);
+    }
+};
+
+bool decode_prompt(llama_context * ctx, int n_prompt, int n_batch, int n_vocab, llama_token bos, std::mt19937 & rng) {
+    std::vector<llama_token> tokens(n_batch);
+    for (int done = 0; done < n_prompt;) {
+        const int n = std::min(n_batch, n_prompt - done);
+        for (int i = 0; i < n; i++) {
+            tokens[i] = (done == 0 && i == 0 && bos != LLAMA_TOKEN_NULL) ? bos : (llama_token) (rng() % n_vocab);
+        }
+        if (llama_decode(ctx, llama_batch_get_one(tokens.data(), n)) != 0) {
+            fprintf(stderr, "llama-bench: decode failed: %s\n", llama_last_error());
+            return false;
+        }
+        done += n;
+    }
+    return true;
+}
+
+bool decode_gen(llama_context * ctx, int n_gen, int n_vocab, llama_token bos, std::mt19937 & rng) {
+    llama_token token = bos != LLAMA_TOKEN_NULL ? bos : 0;
+    for (int i = 0; i < n_gen; i++) {
+        if (llama_decode(ctx, llama_batch_get_one(&token, 1)) != 0) {
+            fprintf(stderr, "llama-bench: decode failed: %s\n", llama_last_error());
+            return false;
+        }
+        token = (llama_token) (rng() % n_vocab);
+    }
+    return true;
+}
+
+std::string now_iso8601() {
+    char       buf[32];
+    time_t     t = time(nullptr);
+    struct tm  tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string cpu_info() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string   line;
+    while (std::getline(f, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const size_t c = line.find(':');
+            return c == std::string::npos ? line : line.substr(c + 2);
+        }
+    }
+    return "unknown";
+}
+
+std::string backend_name(int n_gpu_layers) {
+    std::string out;
+    if (n_gpu_layers > 0 && llama_supports_gpu_offload()) {
+        for (size_t i = 0; i < ggml_backend_reg_count(); i++) {
+            const std::string n = ggml_backend_reg_name(ggml_backend_reg_get(i));
+            if (n != "CPU") {
+                out += (out.empty() ? "" : ",") + n;
+            }
+        }
+    }
+    return out.empty() ? "CPU" : out;
+}
+
+std::string gpu_info() {
+    std::string out;
+    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+        ggml_backend_dev_t d = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(d) != GGML_BACKEND_DEVICE_TYPE_CPU) {
+            out += (out.empty() ? "" : ", ") + std::string(ggml_backend_dev_description(d));
+        }
+    }
+    return out;
+}
+
+// ---- printers -----------------------------------------------------------------------------------
+
+struct printer {
+    virtual ~printer() = default;
+    virtual void header(const cmd_params &) {}
+    virtual void row(const result &) = 0;
+    virtual void footer() {}
+};
+
+std::string json_escape(const std::string & s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            o += '\\', o += c;
+        } else if ((unsigned char) c < 0x20) {
+            char b[8];
+            snprintf(b, sizeof(b), "\\u%04x", c);
+            o += b;
+        } else {
+            o += c;
+        }
+    }
+    return o;
+}
+
+std::string join(const std::vector<double> & v, const char * fmt) {
+    std::string o;
+    for (size_t i = 0; i < v.size(); i++) {
+        char b[64];
+        snprintf(b, sizeof(b), fmt, v[i]);
+        o += (i ? ", " : "") + std::string(b);
+    }
+    return o;
+}
+
+// (field, value, is_string) in llama.cpp's llama-bench order, then our roofline fields.
+std::vector<std::tuple<std::string, std::string, bool>> fields(const result & r) {
+    char   buf[64];
+    auto   num = [&](double x, const char * f) { snprintf(buf, sizeof(buf), f, x); return std::string(buf); };
+    const instance & i = r.inst;
+    std::vector<std::tuple<std::string, std::string, bool>> f = {
+        { "build_commit", "unknown", true },
+        { "build_number", "0", false },
+        { "lib_version", llama_version(), true },
+        { "cpu_info", cpu_info(), true },
+        { "gpu_info", gpu_info(), true },
+        { "backends", backend_name(i.n_gpu_layers), true },
+        { "model_filename", i.model, true },
+        { "model_type", r.model_desc, true },
+        { "model_size", std::to_string(r.model_size), false },
+        { "model_n_params", std::to_string(r.model_n_params), false },
+        { "n_batch", std::to_string(i.n_batch), false },
+        { "n_ubatch", std::to_string(i.n_ubatch), false },
+        { "n_threads", std::to_string(i.n_threads), false },
+        { "type_k", ggml_type_name(i.type_k), true },
+        { "type_v", ggml_type_name(i.type_v), true },
+        { "n_gpu_layers", std::to_string(i.n_gpu_layers), false },
+        { "flash_attn", i.flash_attn ? "true" : "false", false },
+        { "n_prompt", std::to_string(i.n_prompt), false },
+        { "n_gen", std::to_string(i.n_gen), false },
+        { "test_time", r.test_time, true },
+        { "avg_ns", num(r.avg_ns(), "%.0f"), false },
+        { "stddev_ns", num(r.stddev_ns(), "%.0f"), false },
+        { "avg_ts", num(r.avg_ts(), "%.6f"), false },
+        { "stddev_ts", num(r.stddev_ts(), "%.6f"), false },
+        { "mem_bw_gbs", num(r.bw / 1e9, "%.3f"), false },
+        { "roofline_ts", r.is_tg() ? num(r.roofline_ts(), "%.6f") : "null", false },
+        { "roofline_pct", r.is_tg() ? num(r.roofline_pct(), "%.2f") : "null", false },
+    };
+    return f;
+}
+
+struct csv_printer : printer {
+    bool first = true;
+    void row(const result & r) override {
+        const auto f = fields(r);
+        if (first) {
+            for (size_t k = 0; k < f.size(); k++) {
+                printf("%s%s", k ? "," : "", std::get<0>(f[k]).c_str());
+            }
+            printf(",samples_ns,samples_ts\n");
+            first = false;
+        }
+        for (size_t k = 0; k < f.size(); k++) {
+            std::string v = std::get<1>(f[k]) == "null" ? "" : std::get<1>(f[k]);
+            std::string q;
+            for (char c : v) {
+                q += c == '"' ? std::string("\"\"") : std::string(1, c);
+            }
+            printf("%s\"%s\"", k ? "," : "", q.c_str());
+        }
+        printf(",\"%s\",\"%s\"\n", join(r.samples_ns, "%.0f").c_str(), join(r.samples_ts(), "%.6f").c_str());
+        fflush(stdout);
+    }
+};
+
+std::string json_object(const result & r, bool pretty) {
+    const char * sep = pretty ? ",\n    " : ", ";
+    std::string  o   = pretty ? "  {\n    " : "{";
+    bool         first = true;
+    for (const auto & [k, v, is_str] : fields(r)) {
+        o += (first ? "" : sep) + std::string("\"") + k + "\": " + (is_str ? "\"" + json_escape(v) + "\"" : v);
+        first = false;
+    }
+    o += sep + std::string("\"samples_ns\": [") + join(r.samples_ns, "%.0f") + "]";
+    o += sep + std::string("\"samples_ts\": [") + join(r.samples_ts(), "%.6f") + "]";
+    o += pretty ? "\n  }" : "}";
+    return o;
+}
+
+struct json_printer : printer {
+    bool first = true;
+    void header(const cmd_params &) override { printf("[\n"); }
+    void row(const result & r) override {
+        printf("%s%s", first ? "" : ",\n", json_object(r, true).c_str());
+        first = false;
+        fflush(stdout);
+    }
+    void footer() override { printf("\n]\n"); }
+};
+
+struct jsonl_printer : printer {
+    void row(const result & r) override {
+        printf("%s\n", json_object(r, false).c_str());
+        fflush(stdout);
+    }
+};
+
+struct md_printer : printer {
+    std::vector<std::string> cols;
+
+    void header(const cmd_params & p) override {
+        const cmd_params d;
+        cols = { "model", "size", "params", "backend" };
+        if (llama_supports_gpu_offload()) {
+            cols.push_back("ngl");
+        }
+        cols.push_back("threads");
+        // like llama.cpp, parameters show only when they differ from the defaults
+        if (p.n_batch != d.n_batch) cols.push_back("n_batch");
+        if (p.n_ubatch != d.n_ubatch) cols.push_back("n_ubatch");
+        if (p.type_k != d.type_k) cols.push_back("type_k");
+        if (p.type_v != d.type_v) cols.push_back("type_v");
+        if (p.flash_attn != d.flash_attn) cols.push_back("fa");
+        cols.push_back("test");
+        cols.push_back("t/s");
+        cols.push_back("tg % roofline");
+        std::string h = "|", s = "|";
+        for (const auto & c : cols) {
+            const bool right = c != "model" && c != "backend" && c != "test";
+            h += " " + c + " |";
+            s += right ? std::string(std::max<size_t>(c.size(), 3) + 1, '-') + ":|" : " " + std::string(std::max<size_t>(c.size(), 3), '-') + " |";
+        }
+        printf("%s\n%s\n", h.c_str(), s.c_str());
+    }
+    void row(const result & r) override {
+        char        b[128];
+        std::string line = "|";
+        for (const auto & c : cols) {
+            std::string v;
+            if (c == "model") {
+                v = r.model_desc;
+            } else if (c == "size") {
+                const double gib = r.model_size / 1073741824.0;
+                snprintf(b, sizeof(b), gib >= 1 ? "%.2f GiB" : "%.2f MiB", gib >= 1 ? gib : gib * 1024), v = b;
+            } else if (c == "params") {
+                const double n = (double) r.model_n_params;
+                snprintf(b, sizeof(b), n >= 1e9 ? "%.2f B" : "%.2f M", n >= 1e9 ? n / 1e9 : n / 1e6), v = b;
+            } else if (c == "backend") {
+                v = backend_name(r.inst.n_gpu_layers);
+            } else if (c == "ngl") {
+                v = std::to_string(r.inst.n_gpu_layers);
+            } else if (c == "threads") {
+                v = std::to_string(r.inst.n_threads);
+            } else if (c == "n_batch") {
+                v = std::to_string(r.inst.n_batch);
+            } else if (c == "n_ubatch") {
+                v = std::to_string(r.inst.n_ubatch);
+            } else if (c == "type_k") {
+                v = ggml_type_name(r.inst.type_k);
+            } else if (c == "type_v") {
+                v = ggml_type_name(r.inst.type_v);
+            } else if (c == "fa") {
+                v = std::to_string(r.inst.flash_attn);
+            } else if (c == "test") {
+                v = r.name();
+            } else if (c == "t/s") {
+                snprintf(b, sizeof(b), "%.2f ± %.2f", r.avg_ts(), r.stddev_ts()), v = r.ok ? b : "failed";
+            } else if (c == "tg % roofline") {
+                if (r.is_tg() && r.ok) {
+                    snprintf(b, sizeof(b), "%.1f%% of %.1f (%.1f GB/s)", r.roofline_pct(), r.roofline_ts(), r.bw / 1e9);
+                    v = b;
+                } else {
+                    v = "-";
+                }
+            }
+            line += " " + v + " |";
+        }
+        printf("%s\n", line.c_str());
+        fflush(stdout);
+    }
+};
+
+void quiet_log(ggml_log_level level, const char * text, void *) {
+    if (level == GGML_LOG_LEVEL_ERROR) {
+        fputs(text, stderr);
+    }
+}
+
+} // namespace
+
+int main(int argc, char ** argv) {
+    cmd_params params;
+    if (!parse_args(argc, argv, params)) {
+        print_usage(argv[0]);
+        return 1;
+    }
+    if (!params.verbose) {
+        llama_log_set(quiet_log, nullptr);
+    }
+    llama_backend_init();
+
+    std::unique_ptr<printer> out;
+    if (params.output == "csv") {
+        out.reset(new csv_printer());
+    } else if (params.output == "json") {
+        out.reset(new json_printer());
+    } else if (params.output == "jsonl") {
+        out.reset(new jsonl_printer());
+    } else {
+        out.reset(new md_printer());
+    }
+
+    // the bandwidth roofline per thread count, measured before any model is in memory
+    std::map<int, double> bandwidth;
+    for (int t : params.n_threads) {
+        if (!bandwidth.count(t)) {
+            bandwidth[t] = measure_read_bandwidth(t, params.bw_mib);
+            if (params.progress) {
+                fprintf(stderr, "llama-bench: read bandwidth with %d threads: %.2f GB/s\n", t, bandwidth[t] / 1e9);
+            }
+        }
+    }
+
+    out->header(params);
+    const std::vector<instance> insts = make_instances(params);
+    llama_model *               model = nullptr;
+    std::string                 model_key;
+    int                         rc    = 0;
+    for (size_t k = 0; k < insts.size(); k++) {
+        const instance &  in  = insts[k];
+        const std::string key = in.model + "|" + std::to_string(in.n_gpu_layers);
+        if (!model || key != model_key) {
+            llama_model_free(model);
+            llama_model_params mp = llama_model_default_params();
+            mp.n_gpu_layers       = in.n_gpu_layers;
+            model                 = llama_model_load_from_file(in.model.c_str(), mp);
+            model_key             = key;
+            if (!model) {
+                fprintf(stderr, "llama-bench: failed to load %s: %s\n", in.model.c_str(), llama_last_error());
+                rc = 1;
+                continue;
+            }
+        }
+        if (params.progress) {
+            fprintf(stderr, "llama-bench: test %zu/%zu\n", k + 1, insts.size());
+        }
+        llama_context_params cp = llama_context_default_params();
+        cp.n_ctx                = (uint32_t) (in.n_prompt + in.n_gen);
+        cp.n_batch              = (uint32_t) in.n_batch;
+        cp.n_ubatch             = (uint32_t) in.n_ubatch;
+        cp.n_threads            = in.n_threads;
+        cp.n_threads_batch      = in.n_threads;
+        cp.type_k               = in.type_k;
+        cp.type_v               = in.type_v;
+        cp.flash_attn_type      = in.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+        cp.no_perf              = true;
+        llama_context * ctx     = llama_init_from_model(model, cp);
+        if (!ctx) {
+            fprintf(stderr, "llama-bench: failed to create a context: %s\n", llama_last_error());
+            rc = 1;
+            continue;
+        }
+        result r;
+        r.inst = in;
+        char desc[256];
+        llama_model_desc(model, desc, sizeof(desc));
+        r.model_desc     = desc;
+        r.model_size     = llama_model_size(model);
+        r.model_n_params = llama_model_n_params(model);
+        r.bw             = bandwidth[in.n_threads];
+        r.test_time      = now_iso8601();
+
+        const llama_vocab * vocab   = llama_model_get_vocab(model);
+        const int           n_vocab = llama_vocab_n_tokens(vocab);
+        const llama_token   bos     = llama_vocab_bos(vocab);
+        std::mt19937        rng(1234);
+        llama_memory_t      mem = llama_get_memory(ctx);
+        const int           n_batch = (int) std::min<uint32_t>(llama_n_batch(ctx), (uint32_t) in.n_batch);
+
+        if (params.warmup) {
+            if (in.n_prompt > 0) {
+                r.ok = r.ok && decode_prompt(ctx, in.n_prompt, n_batch, n_vocab, bos, rng);
+            }
+            if (in.n_gen > 0) {
+                r.ok = r.ok && decode_gen(ctx, 1, n_vocab, bos, rng);
+            }
+        }
+        for (int rep = 0; rep < params.reps && r.ok; rep++) {
+            llama_memory_clear(mem, false);
+            const auto t0 = std::chrono::steady_clock::now();
+            if (in.n_prompt > 0) {
+                r.ok = decode_prompt(ctx, in.n_prompt, n_batch, n_vocab, bos, rng);
+            }
+            if (r.ok && in.n_gen > 0) {
+                r.ok = decode_gen(ctx, in.n_gen, n_vocab, bos, rng);
+            }
+            const auto t1 = std::chrono::steady_clock::now();
+            if (r.ok) {
+                r.samples_ns.push_back((double) std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+            }
+        }
+        llama_free(ctx);
+        if (!r.ok) {
+            rc = 1;
+        }
+        out->row(r);
+    }
+    out->footer();
+    llama_model_free(model);
+    llama_backend_free();
+    return rc;
+}

@@ -1,0 +1,398 @@
+// Synthetic model generator: writes a GGUF model of a given architecture and shape with seeded
+// random weights, for tests and benchmarks (no trained model of realistic size is at hand).
+// Header-only on the public gguf.h / ggml.h so both llama-gguf-synth and the tests use it.
+//
+// Weights: matrices ~ N(0, std) (std 0.02; the residual projections attn_output / ffn_down scaled by
+// 1/sqrt(2 n_layer) as in GPT-2 so the residual stream stays O(1) in deep models), norms = 1,
+// biases ~ N(0, std). Every row has its own seed derived from (seed, tensor name, row), so the file is
+// the same whatever the thread count. Data is streamed tensor by tensor: a 1.1B model needs little RAM.
+#pragma once
+
+#include "ggml.h"
+#include "gguf.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace synth {
+
+struct params {
+    std::string arch      = "llama"; // llama, qwen2, phi3, gemma, gemma2
+    std::string name      = "";      // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;       // 0: the vocab file's size, or 512 with the built-in vocab
+    int64_t     n_embd    = 64;
+    int64_t     n_layer   = 2;
+    int64_t     n_ff      = 192;
+    int64_t     n_head    = 4;
+    int64_t     n_head_kv = 2;
+    int64_t     head_dim  = 0; // 0: n_embd / n_head
+    int64_t     n_ctx     = 4096;
+    float       rms_eps   = 0.0f; // 0: the architecture's usual value
+    float       rope_base = 10000.0f;
+    int64_t     n_swa     = 0; // sliding window (phi3, gemma2); 0: the architecture's default
+    bool        tied      = true; // no output.weight: the LM head is token_embd (phi3 always has one)
+    ggml_type   type      = GGML_TYPE_F16; // type of the weight matrices (1-D tensors are F32)
+    uint64_t    seed      = 42;
+    float       std       = 0.02f;
+    int         n_threads = 0; // 0: hardware concurrency
+    std::string vocab_path;    // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+};
+
+// Presets: "micro" (the layout of the shared synthetic micro models), "tiny" (256-wide, K-quant
+// friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B).
+inline bool apply_preset(const std::string & preset, params & p) {
+    auto set = [&](int64_t e, int64_t l, int64_t f, int64_t h, int64_t kv, int64_t v, int64_t ctx, bool tied) {
+        p.n_embd = e, p.n_layer = l, p.n_ff = f, p.n_head = h, p.n_head_kv = kv, p.n_vocab = v, p.n_ctx = ctx;
+        p.tied = tied;
+    };
+    if (preset == "micro") {
+        set(64, 2, 192, 4, 2, 0, 4096, true);
+    } else if (preset == "tiny") {
+        set(256, 4, 768, 8, 4, 0, 2048, false);
+    } else if (preset == "stories260k") {
+        set(64, 5, 172, 8, 4, 512, 2048, false);
+    } else if (preset == "tinyllama") {
+        set(2048, 22, 5632, 32, 4, 32000, 2048, false);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+// ---- deterministic random numbers ----------------------------------------------------------------
+inline uint64_t splitmix64(uint64_t & s) {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z          = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z          = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+inline uint64_t hash_str(const std::string & s) {
+    uint64_t h = 1469598103934665603ull; // FNV-1a
+    for (unsigned char c : s) {
+        h = (h ^ c) * 1099511628211ull;
+    }
+    return h;
+}
+
+// n normal values * stddev (Box-Muller on splitmix64).
+inline void fill_normal(float * out, int64_t n, uint64_t seed, float stddev) {
+    uint64_t s = seed;
+    for (int64_t i = 0; i < n; i += 2) {
+        const double u1 = ((splitmix64(s) >> 11) + 1.0) * (1.0 / 9007199254740993.0); // (0, 1]
+        const double u2 = (splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
+        const double r  = std::sqrt(-2.0 * std::log(u1));
+        out[i]          = (float) (r * std::cos(6.283185307179586 * u2)) * stddev;
+        if (i + 1 < n) {
+            out[i + 1] = (float) (r * std::sin(6.283185307179586 * u2)) * stddev;
+        }
+    }
+}
+
+// ---- model layout --------------------------------------------------------------------------------
+enum class init { normal, ones };
+
+struct tensor_desc {
+    std::string name;
+    int64_t     ne[2];
+    int         n_dims;
+    init        kind;
+    float       stddev;
+};
+
+inline int64_t head_dim_of(const params & p) {
+    return p.head_dim > 0 ? p.head_dim : p.n_embd / std::max<int64_t>(p.n_head, 1);
+}
+
+inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
+    const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p);
+    const int64_t nq = p.n_head * D, nkv = p.n_head_kv * D;
+    const float   sd = p.std, sd_res = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
+    const bool    untied = !p.tied || p.arch == "phi3";
+
+    std::vector<tensor_desc> t;
+    auto mat = [&](const std::string & n, int64_t a, int64_t b, float s) { t.push_back({ n, { a, b }, 2, init::normal, s }); };
+    auto vec = [&](const std::string & n, int64_t a, init k) { t.push_back({ n, { a, 1 }, 1, k, sd }); };
+
+    mat("token_embd.weight", E, n_vocab, sd);
+    vec("output_norm.weight", E, init::ones);
+    if (untied) {
+        mat("output.weight", E, n_vocab, sd);
+    }
+    for (int64_t il = 0; il < p.n_layer; il++) {
+        const std::string b = "blk." + std::to_string(il) + ".";
+        vec(b + "attn_norm.weight", E, init::ones);
+        if (p.arch == "phi3") {
+            mat(b + "attn_qkv.weight", E, nq + 2 * nkv, sd); // q, k, v fused in that order
+        } else {
+            mat(b + "attn_q.weight", E, nq, sd);
+            mat(b + "attn_k.weight", E, nkv, sd);
+            mat(b + "attn_v.weight", E, nkv, sd);
+            if (p.arch == "qwen2") {
+                vec(b + "attn_q.bias", nq, init::normal);
+                vec(b + "attn_k.bias", nkv, init::normal);
+                vec(b + "attn_v.bias", nkv, init::normal);
+            }
+        }
+        mat(b + "attn_output.weight", nq, E, sd_res);
+        if (p.arch == "gemma2") {
+            vec(b + "post_attention_norm.weight", E, init::ones);
+        }
+        vec(b + "ffn_norm.weight", E, init::ones);
+        if (p.arch == "phi3") {
+            mat(b + "ffn_up.weight", E, 2 * F, sd); // gate and up fused
+        } else {
+            mat(b + "ffn_gate.weight", E, F, sd);
+            mat(b + "ffn_up.weight", E, F, sd);
+        }
+        mat(b + "ffn_down.weight", F, E, sd_res);
+        if (p.arch == "gemma2") {
+            vec(b + "post_ffw_norm.weight", E, init::ones);
+        }
+    }
+    return t;
+}
+
+inline bool known_arch(const std::string & a) {
+    return a == "llama" || a == "qwen2" || a == "phi3" || a == "gemma" || a == "gemma2";
+}
+
+// general.file_type of a model whose matrices are `type` (llama_ftype values).
+inline uint32_t file_type_of(ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32:  return 0;
+        case GGML_TYPE_F16:  return 1;
+        case GGML_TYPE_Q4_0: return 2;
+        case GGML_TYPE_Q4_1: return 3;
+        case GGML_TYPE_Q8_0: return 7;
+        case GGML_TYPE_Q5_0: return 8;
+        case GGML_TYPE_Q5_1: return 9;
+        case GGML_TYPE_Q2_K: return 10;
+        case GGML_TYPE_Q3_K: return 12;
+        case GGML_TYPE_Q4_K: return 15;
+        case GGML_TYPE_Q5_K: return 17;
+        case GGML_TYPE_Q6_K: return 18;
+        case GGML_TYPE_BF16: return 32;
+        default:             return 1024; // guessed
+    }
+}
+
+struct gguf_free_t {
+    void operator()(gguf_context * c) const { gguf_free(c); }
+};
+using gguf_ptr = std::unique_ptr<gguf_context, gguf_free_t>;
+
+// A minimal SPM vocab: <unk> <s> </s>, the 256 byte tokens, then filler pieces "▁t<i>".
+inline void builtin_vocab(gguf_context * g, int64_t n_vocab) {
+    std::vector<std::string> toks;
+    std::vector<float>       scores;
+    std::vector<int32_t>     types;
+    const char *             special[3] = { "<unk>", "<s>", "</s>" };
+    for (int i = 0; i < 3; i++) {
+        toks.push_back(special[i]), scores.push_back(0.0f), types.push_back(i == 0 ? 2 : 3);
+    }
+    for (int b = 0; b < 256; b++) {
+        char buf[8];
+        snprintf(buf, sizeof(buf), "<0x%02X>", b);
+        toks.push_back(buf), scores.push_back(0.0f), types.push_back(6);
+    }
+    for (int64_t i = (int64_t) toks.size(); i < n_vocab; i++) {
+        toks.push_back("\xE2\x96\x81t" + std::to_string(i)), scores.push_back(-(float) i), types.push_back(1);
+    }
+    std::vector<const char *> ptrs;
+    for (auto & s : toks) {
+        ptrs.push_back(s.c_str());
+    }
+    gguf_set_val_str(g, "tokenizer.ggml.model", "llama");
+    gguf_set_val_str(g, "tokenizer.ggml.pre", "default");
+    gguf_set_arr_str(g, "tokenizer.ggml.tokens", ptrs.data(), ptrs.size());
+    gguf_set_arr_data(g, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores.data(), scores.size());
+    gguf_set_arr_data(g, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types.data(), types.size());
+    gguf_set_val_u32(g, "tokenizer.ggml.bos_token_id", 1);
+    gguf_set_val_u32(g, "tokenizer.ggml.eos_token_id", 2);
+    gguf_set_val_u32(g, "tokenizer.ggml.unknown_token_id", 0);
+    gguf_set_val_bool(g, "tokenizer.ggml.add_bos_token", true);
+    gguf_set_val_bool(g, "tokenizer.ggml.add_eos_token", false);
+}
+
+// Fills rows [r0, r1) of tensor t as `type` into dst (row-major, ggml_row_size bytes per row).
+inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, int64_t r0, int64_t r1, uint8_t * dst) {
+    const int64_t      n = t.ne[0];
+    std::vector<float> row(n);
+    const uint64_t     tseed = p.seed ^ hash_str(t.name);
+    for (int64_t r = r0; r < r1; r++) {
+        if (t.kind == init::ones) {
+            std::fill(row.begin(), row.end(), 1.0f);
+        } else {
+            uint64_t s = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
+            fill_normal(row.data(), n, splitmix64(s), t.stddev);
+        }
+        if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, nullptr) == 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Writes the model to path. False with a message in err on failure (the partial file is removed).
+inline bool write_model(const params & p, const std::string & path, std::string & err) {
+    if (!known_arch(p.arch)) {
+        err = "unknown architecture '" + p.arch + "' (llama, qwen2, phi3, gemma, gemma2)";
+        return false;
+    }
+    if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_ff <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 ||
+        p.n_head % p.n_head_kv != 0 || head_dim_of(p) <= 0 || head_dim_of(p) % 2 != 0) {
+        err = "bad shape: all dims > 0, n_head a multiple of n_head_kv, even head_dim";
+        return false;
+    }
+    gguf_ptr g(gguf_init_empty());
+    const std::string A = p.arch + ".";
+
+    gguf_set_val_str(g.get(), "general.architecture", p.arch.c_str());
+    gguf_set_val_str(g.get(), "general.name", (p.name.empty() ? "synthetic-" + p.arch : p.name).c_str());
+    gguf_set_val_u32(g.get(), (A + "context_length").c_str(), (uint32_t) p.n_ctx);
+    gguf_set_val_u32(g.get(), (A + "embedding_length").c_str(), (uint32_t) p.n_embd);
+    gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
+    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
+    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
+    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2";
+    const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : 1e-5f);
+    gguf_set_val_f32(g.get(), (A + "attention.layer_norm_rms_epsilon").c_str(), eps);
+    gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);
+    if (p.arch == "llama" || p.arch == "phi3") {
+        gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
+    }
+    if (p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) {
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) p.head_dim);
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.head_dim);
+    }
+    if (p.arch == "phi3") {
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx));
+    } else if (p.arch == "gemma2") {
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
+        gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), 50.0f);
+        gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), 30.0f);
+    }
+    gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
+
+    // tokenizer: the tokenizer.* keys of the vocab file, or the built-in byte vocab
+    int64_t n_vocab = p.n_vocab;
+    if (!p.vocab_path.empty()) {
+        gguf_ptr v(gguf_init_from_file(p.vocab_path.c_str(), { true }));
+        if (!v) {
+            err = "cannot read vocab file " + p.vocab_path;
+            return false;
+        }
+        gguf_ptr tok(gguf_init_empty());
+        gguf_set_kv(tok.get(), v.get());
+        for (int64_t i = gguf_get_n_kv(tok.get()) - 1; i >= 0; i--) {
+            const std::string key = gguf_get_key(tok.get(), i);
+            if (key.rfind("tokenizer.", 0) != 0) {
+                gguf_remove_key(tok.get(), key.c_str());
+            }
+        }
+        const int64_t id = gguf_find_key(tok.get(), "tokenizer.ggml.tokens");
+        if (id < 0) {
+            err = "vocab file has no tokenizer.ggml.tokens";
+            return false;
+        }
+        const int64_t nv = (int64_t) gguf_get_arr_n(tok.get(), id);
+        if (n_vocab != 0 && n_vocab != nv) {
+            err = "n_vocab " + std::to_string(n_vocab) + " differs from the vocab file's " + std::to_string(nv);
+            return false;
+        }
+        n_vocab = nv;
+        gguf_set_kv(g.get(), tok.get());
+    } else {
+        n_vocab = n_vocab ? n_vocab : 512;
+        if (n_vocab < 259) {
+            err = "the built-in vocab needs n_vocab >= 259";
+            return false;
+        }
+        builtin_vocab(g.get(), n_vocab);
+    }
+
+    const std::vector<tensor_desc> tensors = layout(p, n_vocab);
+    for (const auto & t : tensors) {
+        const ggml_type ty = t.n_dims == 1 ? GGML_TYPE_F32 : p.type;
+        if (t.ne[0] % ggml_blck_size(ty) != 0) {
+            err = t.name + ": rows of " + std::to_string(t.ne[0]) + " do not fit " + ggml_type_name(ty) + " blocks";
+            return false;
+        }
+        if (!gguf_add_tensor_info(g.get(), t.name.c_str(), ty, t.n_dims, t.ne, nullptr)) {
+            err = "cannot add tensor " + t.name;
+            return false;
+        }
+    }
+
+    FILE * f = fopen(path.c_str(), "wb");
+    if (!f) {
+        err = "cannot create " + path;
+        return false;
+    }
+    auto fail = [&](const std::string & msg) {
+        fclose(f);
+        remove(path.c_str());
+        err = msg;
+        return false;
+    };
+    std::vector<uint8_t> meta(gguf_get_meta_size(g.get()));
+    gguf_get_meta_data(g.get(), meta.data());
+    if (fwrite(meta.data(), 1, meta.size(), f) != meta.size()) {
+        return fail("write failed");
+    }
+    const int nt = p.n_threads > 0 ? p.n_threads : (int) std::max(1u, std::thread::hardware_concurrency());
+    size_t    pos = 0;
+    std::vector<uint8_t> buf;
+    for (const auto & t : tensors) {
+        const ggml_type ty   = t.n_dims == 1 ? GGML_TYPE_F32 : p.type;
+        const int64_t   id   = gguf_find_tensor(g.get(), t.name.c_str());
+        const size_t    off  = gguf_get_tensor_offset(g.get(), id);
+        const size_t    size = gguf_get_tensor_size(g.get(), id);
+        const size_t    rs   = ggml_row_size(ty, t.ne[0]);
+        buf.assign(off - pos, 0); // alignment padding
+        if (!buf.empty() && fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
+            return fail("write failed");
+        }
+        buf.resize(size);
+        const int64_t            nrows = t.ne[1];
+        const int                n     = (int) std::min<int64_t>(nt, std::max<int64_t>(1, nrows * t.ne[0] / 65536));
+        std::vector<char>        ok(n, 1);
+        std::vector<std::thread> th;
+        for (int i = 0; i < n; i++) {
+            const int64_t r0 = nrows * i / n, r1 = nrows * (i + 1) / n;
+            auto job = [&, i, r0, r1] { ok[i] = gen_rows(p, t, ty, r0, r1, buf.data() + (size_t) r0 * rs); };
+            if (i + 1 < n) {
+                th.emplace_back(job);
+            } else {
+                job();
+            }
+        }
+        for (auto & x : th) {
+            x.join();
+        }
+        if (std::find(ok.begin(), ok.end(), 0) != ok.end()) {
+            return fail("cannot convert " + t.name + " to " + ggml_type_name(ty));
+        }
+        if (fwrite(buf.data(), 1, size, f) != size) {
+            return fail("write failed");
+        }
+        pos = off + size;
+    }
+    if (fclose(f) != 0) {
+        remove(path.c_str());
+        err = "write failed";
+        return false;
+    }
+    return true;
+}
+
+} // namespace synth

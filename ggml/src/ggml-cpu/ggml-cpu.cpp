@@ -1,0 +1,354 @@
+// The CPU graph compute loop (every thread walks the node list, a barrier after each node), the
+// exact supports_op answer, and the helpers every op family shares (scratch sizing, row conversion).
+#include "ggml-cpu-impl.h"
+#include "threadpool.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "cpu-type-traits.h"
+
+float ggml_cpu_f16_table[1 << 16];
+
+namespace {
+struct f16_table_init {
+    f16_table_init() {
+        for (uint32_t i = 0; i < (1u << 16); ++i) {
+            ggml_cpu_f16_table[i] = ggml_fp16_to_fp32((ggml_fp16_t) i);
+        }
+    }
+} g_f16_table_init;
+
+std::atomic<int> g_scalar{-1};  // -1: GGML_CPU_SCALAR not read yet
+}  // namespace
+
+bool ggml_cpu_use_scalar() {
+    int s = g_scalar.load(std::memory_order_relaxed);
+    if (s < 0) {
+        const char * env = std::getenv("GGML_CPU_SCALAR");
+        s                = (env && env[0] == '1') ? 1 : 0;
+        g_scalar.store(s, std::memory_order_relaxed);
+    }
+    return s == 1;
+}
+
+extern "C" void ggml_cpu_set_scalar(bool scalar) { g_scalar.store(scalar ? 1 : 0, std::memory_order_relaxed); }
+
+namespace {
+std::atomic<int> g_auto_threads{-1};  // -1: GGML_CPU_AUTO_THREADS not read yet
+
+bool auto_threads() {
+    int s = g_auto_threads.load(std::memory_order_relaxed);
+    if (s < 0) {
+        const char * env = std::getenv("GGML_CPU_AUTO_THREADS");
+        s                = (env && env[0] == '0') ? 0 : 1;
+        g_auto_threads.store(s, std::memory_order_relaxed);
+    }
+    return s == 1;
+}
+
+// Rough multiply-add count of a node, to decide whether extra threads pay for their barriers.
+double node_work(const ggml_tensor * t) {
+    const double n = (double) cpu_nelements(t);
+    switch (t->op) {
+        case GGML_OP_MUL_MAT: return n * (double) t->src[0]->ne[0];
+        case GGML_OP_MUL_MAT_ID: return n * (double) t->src[0]->ne[0];
+        case GGML_OP_FLASH_ATTN_EXT:
+            return (double) cpu_nrows(t->src[0]) * (double) t->src[1]->ne[1] * (double) (t->src[0]->ne[0] + t->src[2]->ne[0]);
+        case GGML_OP_SOFT_MAX:
+        case GGML_OP_ROPE:
+        case GGML_OP_UNARY:
+        case GGML_OP_GLU: return 8 * n;
+        default: return 2 * n;
+    }
+}
+}  // namespace
+
+extern "C" void ggml_cpu_set_auto_threads(bool enable) { g_auto_threads.store(enable ? 1 : 0, std::memory_order_relaxed); }
+
+void ggml_cpu_barrier(const ggml_cpu_params * p) { p->tp->barrier(p->nth); }
+
+void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
+    int expected = 0;
+    if (!p->failed->compare_exchange_strong(expected, 1)) {
+        return;  // another thread already reported this node
+    }
+    char    buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    GGML_LOG_ERROR("%s\n", buf);
+}
+
+// ---- row conversion (float-like types here, quantized ones through the CPU type traits) -------
+
+bool ggml_cpu_can_from_float(ggml_type t) {
+    if (cpu_is_float_type(t)) {
+        return true;
+    }
+    if (ggml_is_quantized(t)) {
+        const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+        return tr && (tr->from_float_ref || (tr->from_float && tr->vec_dot_type == t));
+    }
+    return false;
+}
+
+bool ggml_cpu_can_to_float(ggml_type t) {
+    if (cpu_is_float_type(t)) {
+        return true;
+    }
+    if (ggml_is_quantized(t)) {
+        const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+        return tr && tr->to_float;
+    }
+    return false;
+}
+
+bool ggml_cpu_from_float_row(ggml_type t, const float * x, void * y, int64_t n) {
+    switch (t) {
+        case GGML_TYPE_F32: std::memcpy(y, x, (size_t) n * 4); return true;
+        case GGML_TYPE_F16: ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n); return true;
+        case GGML_TYPE_BF16: ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n); return true;
+        default: break;
+    }
+    if (ggml_is_quantized(t)) {
+        // from_float targets the type's vec_dot_type; it is this type's quantizer only when they agree
+        const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+        if (tr && tr->from_float && tr->vec_dot_type == t) {
+            tr->from_float(x, y, n);
+            return true;
+        }
+        if (tr && tr->from_float_ref) {
+            tr->from_float_ref(x, y, n);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool ggml_cpu_to_float_row(ggml_type t, const void * x, float * y, int64_t n) {
+    switch (t) {
+        case GGML_TYPE_F32: std::memcpy(y, x, (size_t) n * 4); return true;
+        case GGML_TYPE_F16: {
+            const uint16_t * h = (const uint16_t *) x;
+            for (int64_t i = 0; i < n; ++i) {
+                y[i] = cpu_f16_to_f32(h[i]);
+            }
+            return true;
+        }
+        case GGML_TYPE_BF16: {
+            const uint16_t * h = (const uint16_t *) x;
+            for (int64_t i = 0; i < n; ++i) {
+                y[i] = cpu_bf16_to_f32(h[i]);
+            }
+            return true;
+        }
+        default: break;
+    }
+    if (ggml_is_quantized(t)) {
+        const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
+        if (tr && tr->to_float) {
+            tr->to_float(x, y, n);
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- scratch sizing ----------------------------------------------------------------------------
+
+size_t ggml_cpu_work_size(const ggml_tensor * node, int nth) {
+    switch (node->op) {
+        case GGML_OP_MUL_MAT: return ggml_cpu_mul_mat_work_size(node, nth);
+        case GGML_OP_MUL_MAT_ID: return ggml_cpu_mul_mat_id_work_size(node, nth);
+        case GGML_OP_FLASH_ATTN_EXT: return ggml_cpu_flash_attn_work_size(node, nth);
+        case GGML_OP_DUP:
+        case GGML_OP_CONT:
+        case GGML_OP_CPY: return ggml_cpu_copy_work_size(node, nth);
+        case GGML_OP_SET_ROWS: return ggml_cpu_set_rows_work_size(node, nth);
+        case GGML_OP_GET_ROWS: return ggml_cpu_get_rows_work_size(node, nth);
+        default: return 0;
+    }
+}
+
+// ---- graph compute -------------------------------------------------------------------------------
+
+namespace {
+
+bool is_noop(const ggml_tensor * t) {
+    switch (t->op) {
+        case GGML_OP_NONE:
+        case GGML_OP_VIEW:
+        case GGML_OP_RESHAPE:
+        case GGML_OP_PERMUTE:
+        case GGML_OP_TRANSPOSE: return true;
+        default: return cpu_nelements(t) == 0;
+    }
+}
+
+void compute_node(const ggml_cpu_params * p, ggml_tensor * t) {
+    switch (t->op) {
+        case GGML_OP_DUP:
+        case GGML_OP_CONT:
+        case GGML_OP_CPY: ggml_cpu_op_dup(p, t); break;
+        case GGML_OP_CONCAT: ggml_cpu_op_concat(p, t); break;
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV: ggml_cpu_op_binary(p, t); break;
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_UNARY: ggml_cpu_op_unary(p, t); break;
+        case GGML_OP_GLU: ggml_cpu_op_glu(p, t); break;
+        case GGML_OP_SUM_ROWS:
+        case GGML_OP_MEAN:
+        case GGML_OP_ARGMAX: ggml_cpu_op_reduce(p, t); break;
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM: ggml_cpu_op_norm(p, t); break;
+        case GGML_OP_MUL_MAT: ggml_cpu_op_mul_mat(p, t); break;
+        case GGML_OP_MUL_MAT_ID: ggml_cpu_op_mul_mat_id(p, t); break;
+        case GGML_OP_GET_ROWS: ggml_cpu_op_get_rows(p, t); break;
+        case GGML_OP_SET_ROWS: ggml_cpu_op_set_rows(p, t); break;
+        case GGML_OP_ROPE: ggml_cpu_op_rope(p, t); break;
+        case GGML_OP_SOFT_MAX: ggml_cpu_op_soft_max(p, t); break;
+        case GGML_OP_FLASH_ATTN_EXT: ggml_cpu_op_flash_attn(p, t); break;
+        case GGML_OP_ARGSORT: ggml_cpu_op_argsort(p, t); break;
+        default: ggml_cpu_fail(p, "ggml_cpu: op %s is not supported", ggml_op_name(t->op)); break;
+    }
+}
+
+struct graph_job {
+    ggml_tensor * const * nodes;
+    int                   n_nodes;
+    ggml_abort_callback   abort_cb;
+    void *                abort_data;
+    ggml_cpu_threadpool * tp;
+    void *                wdata;
+    size_t                wsize;
+    std::atomic<int>      failed{0};
+    std::atomic<int>      aborted{0};
+};
+
+void graph_job_fn(int ith, int nth, void * arg) {
+    graph_job *     job = (graph_job *) arg;
+    ggml_cpu_params p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed};
+    for (int i = 0; i < job->n_nodes; ++i) {
+        ggml_tensor * t = job->nodes[i];
+        if (is_noop(t)) {
+            continue;
+        }
+        compute_node(&p, t);
+        // thread 0 polls the abort callback; the barrier publishes its answer to the others
+        if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
+            job->aborted.store(1, std::memory_order_relaxed);
+        }
+        job->tp->barrier(nth);
+        if (job->failed.load(std::memory_order_relaxed) || job->aborted.load(std::memory_order_relaxed)) {
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+extern "C" ggml_cpu_threadpool * ggml_cpu_threadpool_new(int n_threads) {
+    if (n_threads < 1) {
+        n_threads = 1;
+    }
+    try {
+        auto * tp = new ggml_cpu_threadpool(n_threads);
+        if (tp->size() < n_threads) {
+            GGML_LOG_WARN("ggml_cpu: started only %d of %d threads\n", tp->size(), n_threads);
+        }
+        return tp;
+    } catch (...) {
+        GGML_LOG_ERROR("ggml_cpu: cannot create a thread pool of %d threads\n", n_threads);
+        return nullptr;
+    }
+}
+
+extern "C" void ggml_cpu_threadpool_free(ggml_cpu_threadpool * tp) { delete tp; }
+
+extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggml_cgraph * gf, int n_threads,
+                                                   ggml_abort_callback abort_cb, void * abort_data) {
+    if (!tp || !gf) {
+        GGML_LOG_ERROR("ggml_cpu_graph_compute: NULL thread pool or graph\n");
+        return GGML_STATUS_FAILED;
+    }
+    if (n_threads < 1) {
+        n_threads = 1;
+    }
+    if (n_threads > tp->size()) {
+        tp->reserve(n_threads);
+        n_threads = std::min(n_threads, tp->size());
+    }
+    const int n_nodes = ggml_graph_n_nodes(gf);
+    if (n_nodes <= 0) {
+        return GGML_STATUS_SUCCESS;
+    }
+    thread_local std::vector<ggml_tensor *> nodes;  // reused: no allocation per graph in steady state
+    nodes.resize((size_t) n_nodes);
+    size_t wsize = 0;
+    double work  = 0;
+    int    n_run = 0;
+    for (int i = 0; i < n_nodes; ++i) {
+        ggml_tensor * t = ggml_graph_node(gf, i);
+        nodes[(size_t) i] = t;
+        if (!is_noop(t)) {
+            if (!t->data) {
+                GGML_LOG_ERROR("ggml_cpu_graph_compute: node %d (%s, %s) has no data\n", i, t->name,
+                               ggml_op_name(t->op));
+                return GGML_STATUS_FAILED;
+            }
+            work += node_work(t);
+            ++n_run;
+        }
+    }
+    // Each extra thread costs a barrier per node; on a tiny graph (a small model's decode step) that
+    // exceeds the work it takes over, and on a busy machine a descheduled thread stalls every node.
+    // Require ~16K multiply-adds per node and thread before adding a thread.
+    if (n_threads > 1 && auto_threads()) {
+        const double per_thread = 16384.0 * (double) std::max(n_run, 1);
+        n_threads = (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
+    }
+    for (int i = 0; i < n_nodes; ++i) {
+        const ggml_tensor * t = nodes[(size_t) i];
+        if (!is_noop(t)) {
+            wsize = std::max(wsize, ggml_cpu_work_size(t, n_threads));
+        }
+    }
+    void * wdata = nullptr;
+    if (wsize > 0) {
+        wdata = tp->work_data(wsize);
+        if (!wdata) {
+            GGML_LOG_ERROR("ggml_cpu_graph_compute: cannot allocate %zu bytes of scratch\n", wsize);
+            return GGML_STATUS_ALLOC_FAILED;
+        }
+    }
+    if (abort_cb && abort_cb(abort_data)) {
+        return GGML_STATUS_ABORTED;
+    }
+    graph_job job;
+    job.nodes      = nodes.data();
+    job.n_nodes    = n_nodes;
+    job.abort_cb   = abort_cb;
+    job.abort_data = abort_data;
+    job.tp         = tp;
+    job.wdata      = wdata;
+    job.wsize      = wsize;
+    tp->run(graph_job_fn, &job, n_threads);
+    if (job.failed.load()) {
+        return GGML_STATUS_FAILED;
+    }
+    if (job.aborted.load()) {
+        return GGML_STATUS_ABORTED;
+    }
+    return GGML_STATUS_SUCCESS;
+}

@@ -1,0 +1,96 @@
+// AVX-512 mul_mat micro-kernels (16 lanes; masked loads for the tail of K).
+#include "matmul-kernels.h"
+
+#include <immintrin.h>
+
+// GCC 12's AVX-512 headers build casts from a self-initialized "undefined" vector, which
+// -Wuninitialized reports at every inlined use; the value is never read.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace {
+
+template <int T> inline __m512 load_a(const char * row, int64_t k, __mmask16 m, bool tail) {
+    if (T == GGML_TYPE_F32) {
+        const float * p = (const float *) row + k;
+        return tail ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
+    }
+    const uint16_t * p = (const uint16_t *) row + k;
+    const __m256i    h = tail ? _mm256_maskz_loadu_epi16(m, p) : _mm256_loadu_si256((const __m256i *) p);
+    if (T == GGML_TYPE_F16) {
+        return _mm512_cvtph_ps(h);
+    }
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // bf16: high half of f32
+}
+
+// fixed-order horizontal sum (the header's _mm512_reduce_add_ps trips a GCC 12 warning)
+inline float hsum(__m512 v) {
+    const __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+    __m128       s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s              = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s              = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+template <int T, int RM, int RN>
+void kernel(int64_t K, const char * a, size_t lda, const float * const * b, float * const * out) {
+    __m512 acc[RM][RN];
+    for (int r = 0; r < RM; ++r)
+        for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_setzero_ps();
+    int64_t k = 0;
+    for (; k + 16 <= K; k += 16) {
+        __m512 vb[RN];
+        for (int c = 0; c < RN; ++c) vb[c] = _mm512_loadu_ps(b[c] + k);
+        for (int r = 0; r < RM; ++r) {
+            const __m512 va = load_a<T>(a + r * lda, k, 0, false);
+            for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
+        }
+    }
+    if (k < K) {
+        const __mmask16 m = (__mmask16) ((1u << (K - k)) - 1);
+        __m512          vb[RN];
+        for (int c = 0; c < RN; ++c) vb[c] = _mm512_maskz_loadu_ps(m, b[c] + k);
+        for (int r = 0; r < RM; ++r) {
+            const __m512 va = load_a<T>(a + r * lda, k, m, true);
+            for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
+        }
+    }
+    for (int r = 0; r < RM; ++r)
+        for (int c = 0; c < RN; ++c) out[c][r] = hsum(acc[r][c]);
+}
+
+constexpr int RM = 4, RN = 4, RM1 = 8;
+
+#define ROW4(T, rn) {kernel<T, 1, rn>, kernel<T, 2, rn>, kernel<T, 3, rn>, kernel<T, 4, rn>}
+#define TABLE(T)                                                                                            \
+    template <> struct tables<T> {                                                                          \
+        static constexpr ggml_cpu_mm_kernel one[RM1] = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>,  \
+                                                        kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>,  \
+                                                        kernel<T, 7, 1>, kernel<T, 8, 1>};                  \
+        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {ROW4(T, 2), ROW4(T, 3), ROW4(T, 4)};        \
+    };
+
+template <int T> struct tables;
+TABLE(GGML_TYPE_F32)
+TABLE(GGML_TYPE_F16)
+TABLE(GGML_TYPE_BF16)
+
+template <int T> ggml_cpu_mm_kernel pick(int rm, int rn) {
+    if (rn == 1) return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
+    return rm >= 1 && rm <= RM && rn <= RN ? tables<T>::many[rn - 2][rm - 1] : nullptr;
+}
+
+ggml_cpu_mm_kernel get(ggml_type t, int rm, int rn) {
+    switch (t) {
+        case GGML_TYPE_F32: return pick<GGML_TYPE_F32>(rm, rn);
+        case GGML_TYPE_F16: return pick<GGML_TYPE_F16>(rm, rn);
+        case GGML_TYPE_BF16: return pick<GGML_TYPE_BF16>(rm, rn);
+        default: return nullptr;
+    }
+}
+
+const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get};
+
+}  // namespace
+
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx512() { return &k_isa; }

@@ -1,0 +1,26 @@
+// Register-blocked dot-product micro-kernels for mul_mat with F32/F16/BF16 weights and F32
+// activations, one set per instruction set (matmul-kernels.avx2.cpp, matmul-kernels.avx512.cpp).
+// A kernel computes out[c][r] = dot(weight row r, activation row c) for r < RM, c < RN.
+// Every (RM, RN) variant accumulates each dot product in exactly the same order, so results do
+// not depend on how the rows were blocked (nor on the thread count).
+#pragma once
+
+#include "ggml.h"
+
+#include <cstddef>
+#include <cstdint>
+
+typedef void (*ggml_cpu_mm_kernel)(int64_t K, const char * a, size_t lda, const float * const * b,
+                                   float * const * out);
+
+// Block sizes the kernels provide: any rm <= RM with rn in [2, RN], and rm <= RM1 with rn == 1.
+struct ggml_cpu_mm_isa {
+    int RM, RN, RM1;
+    // NULL when the weight type has no kernel here
+    ggml_cpu_mm_kernel (*get)(ggml_type t, int rm, int rn);
+};
+
+// Compiled with -mavx512f...; call only after checking the CPU (see ggml_cpu_mm_select_isa).
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx512();
+// Compiled with -mavx2 -mfma -mf16c.
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx2();

@@ -1,0 +1,153 @@
+// DUP / CONT / CPY (element order preserved between any two layouts; F32/F16/BF16 converted in any
+// combination, same-type copies of any type, F32 -> quantized through the type traits) and CONCAT.
+#include "ggml-cpu-impl.h"
+
+#include <vector>
+
+namespace {
+
+// Walks the elements of t in logical (row-major over ne) order starting from a flat index.
+struct elem_walker {
+    const ggml_tensor * t;
+    int64_t             i0, i1, i2, i3;
+
+    elem_walker(const ggml_tensor * t_, int64_t flat) : t(t_) {
+        i0 = flat % t->ne[0];
+        flat /= t->ne[0];
+        i1 = flat % t->ne[1];
+        flat /= t->ne[1];
+        i2 = flat % t->ne[2];
+        i3 = flat / t->ne[2];
+    }
+    const char * ptr() const { return cpu_ptr(t, i0, i1, i2, i3); }
+    void         next() {
+        if (++i0 < t->ne[0]) return;
+        i0 = 0;
+        if (++i1 < t->ne[1]) return;
+        i1 = 0;
+        if (++i2 < t->ne[2]) return;
+        i2 = 0;
+        ++i3;
+    }
+};
+
+bool same_shape(const ggml_tensor * a, const ggml_tensor * b) {
+    return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+bool contiguous(const ggml_tensor * t) {
+    size_t expect = ggml_type_size(t->type);
+    if (t->nb[0] != expect) return false;
+    expect = ggml_row_size(t->type, t->ne[0]);
+    for (int d = 1; d < 4; ++d) {
+        if (t->ne[d] > 1 && t->nb[d] != expect) return false;
+        expect *= (size_t) t->ne[d];
+    }
+    return true;
+}
+
+}  // namespace
+
+size_t ggml_cpu_copy_work_size(const ggml_tensor * dst, int nth) {
+    if (!ggml_is_quantized(dst->type) || dst->src[0]->type == dst->type) {
+        return 0;
+    }
+    return (size_t) nth * ((size_t) dst->ne[0] * sizeof(float) + 64);
+}
+
+void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * src = dst->src[0];
+    const int64_t       ne0 = dst->ne[0];
+
+    // same type, both contiguous: one memcpy split in byte ranges
+    if (src->type == dst->type && contiguous(src) && contiguous(dst)) {
+        const size_t total = ggml_row_size(dst->type, ne0) * (size_t) cpu_nrows(dst);
+        int64_t      b0, b1;
+        cpu_split((int64_t) total, p->ith, p->nth, b0, b1);
+        if (b1 > b0) std::memcpy((char *) dst->data + b0, (const char *) src->data + b0, (size_t) (b1 - b0));
+        return;
+    }
+
+    int64_t r0, r1;
+    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    if (r0 >= r1) return;
+
+    if (ggml_is_quantized(dst->type)) {
+        // gather each destination row as floats, then quantize it in one call
+        float * buf = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) ne0 * sizeof(float) + 64));
+        elem_walker w(src, r0 * ne0);
+        for (int64_t r = r0; r < r1; ++r) {
+            for (int64_t i = 0; i < ne0; ++i, w.next()) buf[i] = cpu_load_f(src->type, w.ptr());
+            int64_t i1, i2, i3;
+            cpu_row_index(dst, r, i1, i2, i3);
+            ggml_cpu_from_float_row(dst->type, buf, cpu_ptr(dst, 0, i1, i2, i3), ne0);
+        }
+        return;
+    }
+
+    const bool   same  = src->type == dst->type;
+    const size_t esize = ggml_type_size(dst->type);
+    const bool   fast  = !ggml_cpu_use_scalar() && same_shape(src, dst) && src->nb[0] == ggml_type_size(src->type) &&
+                      dst->nb[0] == esize;
+    if (fast) {
+        // row by row with unit strides (the common case: cont of a permute whose rows stay intact)
+        for (int64_t r = r0; r < r1; ++r) {
+            int64_t i1, i2, i3;
+            cpu_row_index(dst, r, i1, i2, i3);
+            const char * x = cpu_ptr(src, 0, i1, i2, i3);
+            char *       d = cpu_ptr(dst, 0, i1, i2, i3);
+            if (same) {
+                std::memcpy(d, x, (size_t) ne0 * esize);
+            } else if (src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F16) {
+                ggml_fp32_to_fp16_row((const float *) x, (ggml_fp16_t *) d, ne0);
+            } else if (src->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_BF16) {
+                ggml_fp32_to_bf16_row((const float *) x, (ggml_bf16_t *) d, ne0);
+            } else if (dst->type == GGML_TYPE_F32) {
+                ggml_cpu_to_float_row(src->type, x, (float *) d, ne0);
+            } else {
+                for (int64_t i = 0; i < ne0; ++i) {
+                    cpu_store_f(dst->type, d + i * dst->nb[0], cpu_load_f(src->type, x + i * src->nb[0]));
+                }
+            }
+        }
+        return;
+    }
+
+    elem_walker w(src, r0 * ne0);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i1, i2, i3;
+        cpu_row_index(dst, r, i1, i2, i3);
+        char * d = cpu_ptr(dst, 0, i1, i2, i3);
+        for (int64_t i = 0; i < ne0; ++i, w.next()) {
+            if (same) {
+                std::memcpy(d + i * dst->nb[0], w.ptr(), esize);
+            } else {
+                cpu_store_f(dst->type, d + i * dst->nb[0], cpu_load_f(src->type, w.ptr()));
+            }
+        }
+    }
+}
+
+void ggml_cpu_op_concat(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * a     = dst->src[0];
+    const ggml_tensor * b     = dst->src[1];
+    const int           dim   = ggml_get_op_params_i32(dst, 0);
+    const size_t        esize = ggml_type_size(dst->type);
+    int64_t             r0, r1;
+    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t idx[4];
+        cpu_row_index(dst, r, idx[1], idx[2], idx[3]);
+        char * d = cpu_ptr(dst, 0, idx[1], idx[2], idx[3]);
+        for (int64_t i0 = 0; i0 < dst->ne[0]; ++i0) {
+            idx[0] = i0;
+            const ggml_tensor * s = a;
+            int64_t             j[4] = {idx[0], idx[1], idx[2], idx[3]};
+            if (j[dim] >= a->ne[dim]) {
+                s = b;
+                j[dim] -= a->ne[dim];
+            }
+            std::memcpy(d + i0 * dst->nb[0], cpu_ptr(s, j[0], j[1], j[2], j[3]), esize);
+        }
+    }
+}

@@ -1,0 +1,120 @@
+// Elementwise ops: UNARY activations, SQR, SQRT, SCALE, CLAMP, and the gated GLU family.
+// Any strides, F32/F16/BF16; threads split rows of the result.
+#include "ggml-cpu-impl.h"
+
+#include <cmath>
+
+namespace {
+
+constexpr float k_sqrt_2_over_pi = 0.79788456080286535588f;
+constexpr float k_gelu_coef      = 0.044715f;
+constexpr float k_sqrt1_2        = 0.70710678118654752440f;
+
+inline float gelu_tanh(float x) {
+    return 0.5f * x * (1.0f + std::tanh(k_sqrt_2_over_pi * x * (1.0f + k_gelu_coef * x * x)));
+}
+inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * k_sqrt1_2)); }
+inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+
+struct unary_fn {
+    int   op;     // ggml_op
+    int   uop;    // ggml_unary_op when op == UNARY
+    float p0, p1; // scale/bias or lo/hi
+
+    float operator()(float x) const {
+        switch (op) {
+            case GGML_OP_SQR: return x * x;
+            case GGML_OP_SQRT: return std::sqrt(x);
+            case GGML_OP_SCALE: return x * p0 + p1;
+            case GGML_OP_CLAMP: return x < p0 ? p0 : (x > p1 ? p1 : x);
+            default: break;
+        }
+        switch (uop) {
+            case GGML_UNARY_OP_RELU: return x > 0.0f ? x : 0.0f;
+            case GGML_UNARY_OP_TANH: return std::tanh(x);
+            case GGML_UNARY_OP_SIGMOID: return 1.0f / (1.0f + std::exp(-x));
+            case GGML_UNARY_OP_SILU: return silu(x);
+            case GGML_UNARY_OP_GELU: return gelu_tanh(x);
+            case GGML_UNARY_OP_GELU_ERF: return gelu_erf(x);
+            case GGML_UNARY_OP_NEG: return -x;
+            case GGML_UNARY_OP_EXP: return std::exp(x);
+            default: return x;
+        }
+    }
+};
+
+inline float glu_act(int gop, float x) {
+    switch (gop) {
+        case GGML_GLU_OP_SWIGLU: return silu(x);
+        case GGML_GLU_OP_GEGLU: return gelu_tanh(x);
+        default: return gelu_erf(x);
+    }
+}
+
+}  // namespace
+
+void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * a = dst->src[0];
+    unary_fn            f{dst->op, 0, 0.0f, 0.0f};
+    if (dst->op == GGML_OP_UNARY) {
+        f.uop = ggml_get_unary_op(dst);
+    } else if (dst->op == GGML_OP_SCALE || dst->op == GGML_OP_CLAMP) {
+        f.p0 = ggml_get_op_params_f32(dst, 0);
+        f.p1 = ggml_get_op_params_f32(dst, 1);
+    }
+    const int64_t n    = dst->ne[0];
+    const bool    fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 &&
+                      a->nb[0] == 4 && dst->nb[0] == 4;
+    int64_t r0, r1;
+    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i1, i2, i3;
+        cpu_row_index(dst, r, i1, i2, i3);
+        char *       d = cpu_ptr(dst, 0, i1, i2, i3);
+        const char * x = cpu_ptr(a, 0, i1, i2, i3);
+        if (fast) {
+            float *       df = (float *) d;
+            const float * xf = (const float *) x;
+            for (int64_t i = 0; i < n; ++i) df[i] = f(xf[i]);
+            continue;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            cpu_store_f(dst->type, d + i * dst->nb[0], f(cpu_load_f(a->type, x + i * a->nb[0])));
+        }
+    }
+}
+
+void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * a       = dst->src[0];
+    const ggml_tensor * b       = dst->src[1];
+    const int           gop     = ggml_get_op_params_i32(dst, 0);
+    const bool          swapped = ggml_get_op_params_i32(dst, 1) != 0;
+    const int64_t       n       = dst->ne[0];
+    int64_t             r0, r1;
+    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i1, i2, i3;
+        cpu_row_index(dst, r, i1, i2, i3);
+        char *       d = cpu_ptr(dst, 0, i1, i2, i3);
+        const char * x = cpu_ptr(a, 0, i1, i2, i3);
+        const char * g;  // the gate (not activated) half
+        ggml_type    gt;
+        size_t       gs;
+        if (b) {
+            g  = cpu_ptr(b, 0, i1, i2, i3);
+            gt = b->type;
+            gs = b->nb[0];
+        } else {
+            // fused: [x | g] in one row, or [g | x] when swapped
+            g  = x + (swapped ? 0 : n * a->nb[0]);
+            x  = x + (swapped ? n * a->nb[0] : 0);
+            gt = a->type;
+            gs = a->nb[0];
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            const float xv = cpu_load_f(a->type, x + i * a->nb[0]);
+            const float gv = cpu_load_f(gt, g + i * gs);
+            cpu_store_f(dst->type, d + i * dst->nb[0], glu_act(gop, xv) * gv);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+// Public row (de)quantization entry points over the reference quantizers of ggml-quants.h, for
+// llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+
+#include <stdint.h>
+
+typedef void (*quantize_row_fn)(const float * x, void * y, int64_t n);
+typedef void (*dequantize_row_fn)(const void * x, float * y, int64_t n);
+
+// Adapters with a common signature (the typed prototypes differ only in the block pointer type).
+#define QROW(t)                                                                \
+    static void q_##t(const float * x, void * y, int64_t n) {                  \
+        quantize_row_##t##_ref(x, (block_##t *) y, n);                         \
+    }                                                                          \
+    static void dq_##t(const void * x, float * y, int64_t n) {                 \
+        dequantize_row_##t((const block_##t *) x, y, n);                       \
+    }
+QROW(q4_0)
+QROW(q4_1)
+QROW(q5_0)
+QROW(q5_1)
+QROW(q8_0)
+QROW(iq4_nl)
+QROW(q2_K)
+QROW(q3_K)
+QROW(q4_K)
+QROW(q5_K)
+QROW(q6_K)
+QROW(iq4_xs)
+#undef QROW
+
+static void q_f32(const float * x, void * y, int64_t n) {
+    memcpy(y, x, (size_t) n * sizeof(float));
+}
+static void dq_f32(const void * x, float * y, int64_t n) {
+    memcpy(y, x, (size_t) n * sizeof(float));
+}
+static void q_f16(const float * x, void * y, int64_t n) {
+    ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
+}
+static void dq_f16(const void * x, float * y, int64_t n) {
+    ggml_fp16_to_fp32_row((const ggml_fp16_t *) x, y, n);
+}
+static void q_bf16(const float * x, void * y, int64_t n) {
+    ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n);
+}
+static void dq_bf16(const void * x, float * y, int64_t n) {
+    ggml_bf16_to_fp32_row((const ggml_bf16_t *) x, y, n);
+}
+
+static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn * dq) {
+    switch (type) {
+        case GGML_TYPE_F32:    *q = q_f32;    *dq = dq_f32;    return true;
+        case GGML_TYPE_F16:    *q = q_f16;    *dq = dq_f16;    return true;
+        case GGML_TYPE_BF16:   *q = q_bf16;   *dq = dq_bf16;   return true;
+        case GGML_TYPE_Q4_0:   *q = q_q4_0;   *dq = dq_q4_0;   return true;
+        case GGML_TYPE_Q4_1:   *q = q_q4_1;   *dq = dq_q4_1;   return true;
+        case GGML_TYPE_Q5_0:   *q = q_q5_0;   *dq = dq_q5_0;   return true;
+        case GGML_TYPE_Q5_1:   *q = q_q5_1;   *dq = dq_q5_1;   return true;
+        case GGML_TYPE_Q8_0:   *q = q_q8_0;   *dq = dq_q8_0;   return true;
+        case GGML_TYPE_IQ4_NL: *q = q_iq4_nl; *dq = dq_iq4_nl; return true;
+        case GGML_TYPE_Q2_K:   *q = q_q2_K;   *dq = dq_q2_K;   return true;
+        case GGML_TYPE_Q3_K:   *q = q_q3_K;   *dq = dq_q3_K;   return true;
+        case GGML_TYPE_Q4_K:   *q = q_q4_K;   *dq = dq_q4_K;   return true;
+        case GGML_TYPE_Q5_K:   *q = q_q5_K;   *dq = dq_q5_K;   return true;
+        case GGML_TYPE_Q6_K:   *q = q_q6_K;   *dq = dq_q6_K;   return true;
+        case GGML_TYPE_IQ4_XS: *q = q_iq4_xs; *dq = dq_iq4_xs; return true;
+        default: return false;
+    }
+}
+
+size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
+                           int64_t n_per_row, const float * imatrix) {
+    (void) imatrix; // no importance-weighted search: the reference quantizers minimize plain error
+    quantize_row_fn   q  = NULL;
+    dequantize_row_fn dq = NULL;
+    if (!row_fns(type, &q, &dq)) {
+        GGML_LOG_ERROR("%s: unsupported type %s\n", __func__, ggml_type_name(type));
+        return 0;
+    }
+    const int64_t blck = ggml_blck_size(type);
+    if (!src || !dst || n_per_row <= 0 || nrows < 0 || start < 0 || n_per_row % blck != 0 || start % n_per_row != 0) {
+        GGML_LOG_ERROR("%s: bad arguments (type %s, start %lld, nrows %lld, n_per_row %lld)\n", __func__,
+                       ggml_type_name(type), (long long) start, (long long) nrows, (long long) n_per_row);
+        return 0;
+    }
+    const size_t  row_size  = ggml_row_size(type, n_per_row);
+    const int64_t start_row = start / n_per_row;
+    for (int64_t r = 0; r < nrows; r++) {
+        q(src + start + r * n_per_row, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row);
+    }
+    return (size_t) nrows * row_size;
+}
+
+bool ggml_quantize_requires_imatrix(enum ggml_type type) {
+    (void) type;
+    return false;
+}
+
+bool ggml_dequantize_row(enum ggml_type type, const void * src, float * dst, int64_t n) {
+    quantize_row_fn   q  = NULL;
+    dequantize_row_fn dq = NULL;
+    if (!row_fns(type, &q, &dq) || !src || !dst || n < 0 || n % ggml_blck_size(type) != 0) {
+        GGML_LOG_ERROR("%s: unsupported type %s or bad arguments (n %lld)\n", __func__, ggml_type_name(type),
+                       (long long) n);
+        return false;
+    }
+    dq(src, dst, n);
+    return true;
+}

@@ -1,0 +1,514 @@
+// vk-ops.cpp — which ops the Vulkan backend runs (supports_op, exact) and how each is dispatched:
+// the shader variant, the tensors bound to bindings 0..3 and the push constants (shapes, strides and
+// offsets in the shader's element units). The shaders live in shaders/*.comp.
+#include "vk-context.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace {
+
+// ---- support checks ---------------------------------------------------------------------------
+
+bool is_f32(const ggml_tensor * t) { return t->type == GGML_TYPE_F32; }
+bool is_f32_or_f16(const ggml_tensor * t) { return t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16; }
+
+// Strides and view offset are whole multiples of `unit` bytes (the shaders index in those units),
+// and every element index fits in 32 bits.
+bool addressable(const ggml_tensor * t, size_t unit) {
+    if (t->view_offs % unit != 0) {
+        return false;
+    }
+    size_t extent = ggml_type_size(t->type);
+    for (int i = 0; i < GGML_MAX_DIMS; i++) {
+        if (t->nb[i] % unit != 0) {
+            return false;
+        }
+        extent += (size_t) (t->ne[i] - 1) * t->nb[i];
+    }
+    return extent / unit < UINT32_MAX / 2 && (uint64_t) ggml_nelements(t) < UINT32_MAX / 2;
+}
+bool addressable_elems(const ggml_tensor * t) { return addressable(t, ggml_type_size(t->type)); }
+bool rows_contiguous(const ggml_tensor * t) { return t->nb[0] == ggml_type_size(t->type); }
+
+bool supports_matmul_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_K: return true;
+        default: return false;
+    }
+}
+
+bool supports_get_rows_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_I32:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q8_0: return true;
+        default: return false;
+    }
+}
+
+// quantized tensors are addressed in 16-bit words
+size_t addr_unit(const ggml_tensor * t) { return ggml_is_quantized(t->type) ? 2 : ggml_type_size(t->type); }
+
+// ---- dispatch helpers --------------------------------------------------------------------------
+
+struct bound {
+    VkBuffer     buffer = VK_NULL_HANDLE;
+    VkDeviceSize offset = 0;  // aligned to minStorageBufferOffsetAlignment
+    VkDeviceSize range  = 0;
+    size_t       rem    = 0;  // bytes from offset to the tensor's data
+};
+
+bool bind(const vk_device * dev, const ggml_tensor * t, bound * out) {
+    vk_buffer * b   = nullptr;
+    size_t      off = 0;
+    if (!ggml_vk_tensor_location(t, &b, &off) || b->dev != dev) {
+        GGML_LOG_ERROR("ggml-vulkan: tensor '%s' is not in a buffer of %s\n", t->name, dev->name.c_str());
+        return false;
+    }
+    const size_t align = dev->props.limits.minStorageBufferOffsetAlignment;
+    out->buffer        = b->buffer;
+    out->offset        = off - off % align;
+    out->rem           = off - out->offset;
+    const size_t avail = ((b->size + 15) & ~size_t(15)) - out->offset;
+    out->range         = std::min<size_t>(avail, dev->props.limits.maxStorageBufferRange);
+    return true;
+}
+
+// Push-constant builder: a flat list of 32-bit words.
+struct pc_words {
+    uint32_t w[VK_PUSH_WORDS] = {};
+    uint32_t n                = 0;
+    pc_words & u(uint64_t v) {
+        if (n < VK_PUSH_WORDS) w[n] = (uint32_t) v;
+        n++;
+        return *this;
+    }
+    pc_words & f(float v) {
+        uint32_t x;
+        std::memcpy(&x, &v, 4);
+        return u(x);
+    }
+    // the tensor's offset within its binding and its 4 strides, in units of `unit` bytes
+    pc_words & strides(const bound & b, const ggml_tensor * t, size_t unit, bool with_nb0 = true) {
+        u(b.rem / unit);
+        for (int i = with_nb0 ? 0 : 1; i < 4; i++) u(t->nb[i] / unit);
+        return *this;
+    }
+    pc_words & ne(const ggml_tensor * t) { return u(t->ne[0]).u(t->ne[1]).u(t->ne[2]).u(t->ne[3]); }
+};
+
+// Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches gx*gy*gz
+// workgroups, then a barrier so the next node sees the writes.
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
+    if (pc.n > VK_PUSH_WORDS) {
+        GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", shader, pc.n, VK_PUSH_WORDS);
+        return false;
+    }
+    VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
+    if (!pipe) {
+        return false;
+    }
+    bound b[VK_N_BINDINGS];
+    for (uint32_t i = 0; i < VK_N_BINDINGS; i++) {
+        const ggml_tensor * src = i < 3 ? srcs[i] : (i == 4 ? srcs[3] : nullptr);
+        const ggml_tensor * t   = src ? src : dst;
+        if (!bind(dev, t, &b[i])) {
+            return false;
+        }
+    }
+    VkDescriptorBufferInfo info[VK_N_BINDINGS];
+    VkWriteDescriptorSet   w[VK_N_BINDINGS];
+    for (uint32_t i = 0; i < VK_N_BINDINGS; i++) {
+        info[i]              = {b[i].buffer, b[i].offset, b[i].range};
+        w[i] = vk_init<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        w[i].dstBinding      = i;
+        w[i].descriptorCount = 1;
+        w[i].descriptorType  = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        w[i].pBufferInfo     = &info[i];
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
+    dev->push_descriptor(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, dev->layout, 0, VK_N_BINDINGS, w);
+    vkCmdPushConstants(cmd, dev->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_WORDS * 4, pc.w);
+    vkCmdDispatch(cmd, gx, gy, gz);
+    VkMemoryBarrier mb = vk_init<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
+                         0, nullptr, 0, nullptr);
+    return true;
+}
+
+// The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
+void grid(uint64_t n_groups, uint32_t * gx, uint32_t * gy) {
+    const uint64_t max_x = 65535;
+    *gx = (uint32_t) std::min<uint64_t>(std::max<uint64_t>(n_groups, 1), max_x);
+    *gy = (uint32_t) ((n_groups + *gx - 1) / *gx);
+}
+
+bool dispatch_flat(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+                   const ggml_tensor * dst, const pc_words & pc, uint64_t n_threads, uint32_t wg = 256) {
+    uint32_t gx, gy;
+    grid((n_threads + wg - 1) / wg, &gx, &gy);
+    return dispatch(dev, cmd, shader, srcs, dst, pc, gx, gy, 1);
+}
+
+const char * tname(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_F32: return "f32";
+        case GGML_TYPE_F16: return "f16";
+        case GGML_TYPE_BF16: return "bf16";
+        case GGML_TYPE_I32: return "i32";
+        case GGML_TYPE_Q4_0: return "q4_0";
+        case GGML_TYPE_Q8_0: return "q8_0";
+        case GGML_TYPE_Q4_K: return "q4_k";
+        default: return "?";
+    }
+}
+
+bool unit_ok(const bound & b, size_t unit) { return b.rem % unit == 0; }
+
+// ---- encoders ----------------------------------------------------------------------------------
+
+struct enc {
+    vk_device *     dev;
+    VkCommandBuffer cmd;
+    ggml_tensor *   node;
+};
+
+// Offsets of every bound tensor must be whole units; checked once per node.
+bool offsets_ok(const enc & e, const ggml_tensor * t, size_t unit, bound * b) {
+    if (!bind(e.dev, t, b)) return false;
+    if (!unit_ok(*b, unit)) {
+        GGML_LOG_ERROR("ggml-vulkan: tensor '%s' is not %zu-byte aligned\n", t->name, unit);
+        return false;
+    }
+    return true;
+}
+
+bool enc_binary(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       ua = ggml_type_size(a->type);
+    bound              ba, bb, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, ua, &bd)) return false;
+    pc_words pc;
+    pc.ne(d).strides(ba, a, ua).u(bb.rem / 4).ne(b).u(b->nb[0] / 4).u(b->nb[1] / 4).u(b->nb[2] / 4).u(b->nb[3] / 4);
+    pc.strides(bd, d, ua).u(e.node->op - GGML_OP_ADD);
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, a->type == GGML_TYPE_F16 ? "binary_f16" : "binary_f32", s, d, pc,
+                         ggml_nelements(d));
+}
+
+bool enc_unary(const enc & e, uint32_t op, float f0, float f1) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    const size_t       ua = ggml_type_size(a->type);
+    bound              ba, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ua, &bd)) return false;
+    pc_words pc;
+    pc.ne(d).strides(ba, a, ua).strides(bd, d, ua).u(op).f(f0).f(f1);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, a->type == GGML_TYPE_F16 ? "unary_f16" : "unary_f32", s, d, pc,
+                         ggml_nelements(d));
+}
+
+bool enc_glu(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const bool         swapped = ggml_get_op_params_i32(d, 1) != 0;
+    bound              ba, bb, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    pc_words pc;
+    pc.ne(d);
+    if (b) {
+        if (!offsets_ok(e, b, 4, &bb)) return false;
+        pc.strides(ba, a, 4).strides(bb, b, 4);
+    } else {  // the two halves of a's rows
+        const uint64_t half = (uint64_t) d->ne[0] * (a->nb[0] / 4);
+        const uint64_t x0 = ba.rem / 4 + (swapped ? half : 0), y0 = ba.rem / 4 + (swapped ? 0 : half);
+        pc.u(x0).u(a->nb[0] / 4).u(a->nb[1] / 4).u(a->nb[2] / 4).u(a->nb[3] / 4);
+        pc.u(y0).u(a->nb[0] / 4).u(a->nb[1] / 4).u(a->nb[2] / 4).u(a->nb[3] / 4);
+    }
+    pc.strides(bd, d, 4).u(ggml_get_op_params_i32(d, 0));
+    const ggml_tensor * s[4] = {a, b ? b : a, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, "glu_f32", s, d, pc, ggml_nelements(d));
+}
+
+bool enc_norm(const enc & e, uint32_t op, float eps) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    bound              ba, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    pc_words pc;
+    pc.ne(a).strides(ba, a, 4).strides(bd, d, 4).u(op).f(eps);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    uint32_t            gx, gy;
+    grid((uint64_t) a->ne[1] * a->ne[2] * a->ne[3], &gx, &gy);
+    return dispatch(e.dev, e.cmd, "norm_f32", s, d, pc, gx, gy, 1);
+}
+
+bool enc_get_rows(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *ids = e.node->src[1], *d = e.node;
+    const size_t       ua = addr_unit(a);
+    bound              ba, bi, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, 4, &bd)) return false;
+    pc_words pc;
+    pc.ne(d).strides(ba, a, ua, false).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
+    pc.strides(bd, d, 4, false);
+    const ggml_tensor * s[4] = {a, ids, nullptr, nullptr};
+    const std::string   sh   = std::string("get_rows_") + tname(a->type);
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
+}
+
+bool enc_cpy(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    const size_t       ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
+    bound              ba, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd)) return false;
+    pc_words pc;
+    pc.ne(a).strides(ba, a, ua).ne(d).strides(bd, d, ud);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    const std::string   sh   = std::string("cpy_") + tname(a->type) + "_" + tname(d->type);
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
+}
+
+bool enc_set_rows(const enc & e) {
+    const ggml_tensor *src = e.node->src[0], *ids = e.node->src[1], *d = e.node;
+    const size_t       ud = ggml_type_size(d->type);
+    bound              bs, bi, bd;
+    if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd)) return false;
+    pc_words pc;
+    pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
+    pc.strides(bd, d, ud);
+    const ggml_tensor * s[4] = {src, ids, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, d->type == GGML_TYPE_F16 ? "set_rows_f16" : "set_rows_f32", s, d, pc,
+                         ggml_nelements(src));
+}
+
+bool enc_mul_mat(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       ua = addr_unit(a);
+    bound              ba, bb, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd)) return false;
+    const std::string   sh   = std::string("mul_mat_") + tname(a->type);
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
+    const uint32_t      gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    for (uint32_t m0 = 0; m0 < M; m0 += 65535) {  // workgroup counts are limited to 65535 per dimension
+        pc_words pc;
+        pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
+        pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+        if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, std::min<uint32_t>(65535, M - m0), gy, gz)) return false;
+    }
+    return true;
+}
+
+double yarn_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
+    return n_dims * std::log(n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * std::log(base));
+}
+
+bool enc_rope(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *pos = e.node->src[1], *ff = e.node->src[2], *d = e.node;
+    const int          n_dims = ggml_get_op_params_i32(d, 1), mode = ggml_get_op_params_i32(d, 2);
+    const int          n_ctx_orig = ggml_get_op_params_i32(d, 4);
+    const float        base = ggml_get_op_params_f32(d, 5), fscale = ggml_get_op_params_f32(d, 6);
+    const float        ext = ggml_get_op_params_f32(d, 7), attn = ggml_get_op_params_f32(d, 8);
+    const float        bfast = ggml_get_op_params_f32(d, 9), bslow = ggml_get_op_params_f32(d, 10);
+    const size_t       ua = ggml_type_size(a->type);
+    bound              ba, bp, bf, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, pos, 4, &bp) || !offsets_ok(e, d, ua, &bd)) return false;
+    if (ff && !offsets_ok(e, ff, 4, &bf)) return false;
+    double corr0 = 0, corr1 = 0;
+    if (ext != 0.0f) {
+        corr0 = std::max(0.0, std::floor(yarn_corr_dim(n_dims, n_ctx_orig, bfast, base)));
+        corr1 = std::min((double) n_dims - 1, std::ceil(yarn_corr_dim(n_dims, n_ctx_orig, bslow, base)));
+    }
+    const double ts = std::pow((double) base, -2.0 / n_dims);
+    uint32_t     tsw[2];
+    std::memcpy(tsw, &ts, 8);
+    pc_words pc;
+    pc.ne(a).strides(ba, a, ua, false).strides(bd, d, ua, false).u(bp.rem / 4).u(ff ? bf.rem / 4 : 0).u(ff ? 1 : 0);
+    pc.u(n_dims).u((mode & GGML_ROPE_TYPE_NEOX) ? 1 : 0).u(tsw[0]).u(tsw[1]);
+    pc.f(fscale).f(ext).f(attn).f((float) corr0).f((float) corr1).f(ext != 0.0f ? 1.0f + 0.1f * std::log(1.0f / fscale) : 1.0f);
+    const ggml_tensor * s[4] = {a, pos, ff, nullptr};
+    return dispatch_flat(e.dev, e.cmd, a->type == GGML_TYPE_F16 ? "rope_f16" : "rope_f32", s, d, pc,
+                         (uint64_t) ggml_nelements(a) / 2);
+}
+
+bool enc_soft_max(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *m = e.node->src[1], *d = e.node;
+    const float        scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
+    bound              ba, bm, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    const size_t um = m ? ggml_type_size(m->type) : 4;
+    if (m && !offsets_ok(e, m, um, &bm)) return false;
+    const uint32_t n_head = (uint32_t) a->ne[2];
+    const uint32_t n2     = 1u << (uint32_t) std::floor(std::log2((double) std::max<uint32_t>(n_head, 1)));
+    const float    m0     = std::pow(2.0f, -max_bias / n2);
+    const float    m1     = std::pow(2.0f, -(max_bias / 2.0f) / n2);
+    pc_words       pc;
+    pc.ne(a).strides(ba, a, 4, false);
+    if (m) {
+        pc.u(bm.rem / um).u(m->nb[1] / um).u(m->nb[2] / um).u(m->nb[3] / um).u(m->ne[2]).u(m->ne[3]);
+        pc.u(m->type == GGML_TYPE_F16 ? 2 : 1);
+    } else {
+        pc.u(0).u(0).u(0).u(0).u(1).u(1).u(0);
+    }
+    pc.strides(bd, d, 4, false).f(scale).f(max_bias).f(m0).f(m1).u(n2);
+    const ggml_tensor * s[4] = {a, m, nullptr, nullptr};
+    uint32_t            gx, gy;
+    grid((uint64_t) a->ne[1] * a->ne[2] * a->ne[3], &gx, &gy);
+    return dispatch(e.dev, e.cmd, "soft_max_f32", s, d, pc, gx, gy, 1);
+}
+
+// ALiBi slope bases for n_head heads (1, 1 without bias: every slope is then 1).
+void alibi_params(float max_bias, uint32_t n_head, float * m0, float * m1, uint32_t * n2) {
+    *n2 = 1u << (uint32_t) std::floor(std::log2((double) std::max<uint32_t>(n_head, 1)));
+    *m0 = max_bias > 0 ? std::pow(2.0f, -max_bias / *n2) : 1.0f;
+    *m1 = max_bias > 0 ? std::pow(2.0f, -(max_bias / 2.0f) / *n2) : 1.0f;
+}
+
+bool enc_flash_attn(const enc & e) {
+    const ggml_tensor *q = e.node->src[0], *k = e.node->src[1], *v = e.node->src[2], *m = e.node->src[3];
+    const ggml_tensor *d = e.node;
+    const float        scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
+    const float        softcap = ggml_get_op_params_f32(d, 2);
+    const size_t       ukv = ggml_type_size(k->type), um = m ? ggml_type_size(m->type) : 4;
+    bound              bq, bk, bv, bm, bd;
+    if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, ukv, &bk) || !offsets_ok(e, v, ukv, &bv) ||
+        !offsets_ok(e, d, 4, &bd) || (m && !offsets_ok(e, m, um, &bm))) {
+        return false;
+    }
+    float    m0, m1;
+    uint32_t n2;
+    alibi_params(max_bias, (uint32_t) q->ne[2], &m0, &m1, &n2);
+    pc_words pc;
+    pc.u(q->ne[0]).u(v->ne[0]).u(q->ne[1]).u(k->ne[1]).u(q->ne[2]).u(q->ne[2] / k->ne[2]);
+    pc.strides(bq, q, 4, false).strides(bk, k, ukv, false).strides(bv, v, ukv, false);
+    if (m) {
+        pc.u(bm.rem / um).u(m->nb[1] / um).u(m->ne[2] > 1 ? m->nb[2] / um : 0).u(m->ne[3] > 1 ? m->nb[3] / um : 0);
+        pc.u(m->type == GGML_TYPE_F16 ? 2 : 1);
+    } else {
+        pc.u(0).u(0).u(0).u(0).u(0);
+    }
+    pc.strides(bd, d, 4, false).f(scale).f(softcap).f(m0).f(m1).u(n2);
+    const ggml_tensor * s[4] = {q, k, v, m};
+    return dispatch(e.dev, e.cmd, k->type == GGML_TYPE_F16 ? "flash_attn_f16" : "flash_attn_f32", s, d, pc,
+                    (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
+}
+
+}  // namespace
+
+bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
+    const ggml_tensor * a = op->src[0];
+    const ggml_tensor * b = op->src[1];
+    switch (op->op) {
+        case GGML_OP_NONE:
+        case GGML_OP_VIEW:
+        case GGML_OP_RESHAPE:
+        case GGML_OP_PERMUTE:
+        case GGML_OP_TRANSPOSE: return true;
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV:
+            return (is_f32(a) || (op->op == GGML_OP_ADD && a->type == GGML_TYPE_F16)) && is_f32(b) &&
+                   op->type == a->type && addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
+        case GGML_OP_UNARY:
+            return is_f32_or_f16(a) && op->type == a->type && ggml_get_unary_op(op) < GGML_UNARY_OP_COUNT &&
+                   addressable_elems(a) && addressable_elems(op);
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_SUM_ROWS:
+        case GGML_OP_MEAN:
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM: return is_f32(a) && is_f32(op) && addressable_elems(a) && addressable_elems(op);
+        case GGML_OP_GLU:
+            return is_f32(a) && is_f32(op) && (!b || is_f32(b)) && ggml_get_glu_op(op) < GGML_GLU_OP_COUNT &&
+                   addressable_elems(a) && (!b || addressable_elems(b)) && addressable_elems(op);
+        case GGML_OP_GET_ROWS:
+            return supports_get_rows_type(a->type) && rows_contiguous(a) && b->type == GGML_TYPE_I32 &&
+                   addressable(a, addr_unit(a)) && addressable_elems(b) && rows_contiguous(op) &&
+                   addressable_elems(op);
+        case GGML_OP_CPY:
+        case GGML_OP_CONT:
+        case GGML_OP_DUP: {
+            const ggml_type s = a->type, d = op->type;
+            const bool      ok = (is_f32_or_f16(a) && is_f32_or_f16(op)) || (s == GGML_TYPE_I32 && d == s);
+            return ok && addressable_elems(a) && addressable_elems(op);
+        }
+        case GGML_OP_SET_ROWS:
+            return is_f32_or_f16(op) && is_f32(a) && (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) &&
+                   a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) &&
+                   addressable_elems(op);
+        case GGML_OP_MUL_MAT:
+            return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
+                   rows_contiguous(op) && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
+                   (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
+                   addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
+        case GGML_OP_ROPE: {
+            const int  mode = ggml_get_op_params_i32(op, 2);
+            const bool mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+            const ggml_tensor * ff = op->src[2];
+            return dev->fp64 && mode_ok && is_f32_or_f16(a) && op->type == a->type && rows_contiguous(a) &&
+                   rows_contiguous(op) && a->ne[0] % 2 == 0 && b->type == GGML_TYPE_I32 && ggml_is_contiguous(b) &&
+                   (!ff || (is_f32(ff) && ggml_is_contiguous(ff))) && addressable_elems(a) && addressable_elems(op);
+        }
+        case GGML_OP_SOFT_MAX:
+            return is_f32(a) && is_f32(op) && rows_contiguous(a) && rows_contiguous(op) &&
+                   (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
+                   addressable_elems(op);
+        case GGML_OP_FLASH_ATTN_EXT: {
+            const ggml_tensor *k = op->src[1], *v = op->src[2], *m = op->src[3];
+            return is_f32(a) && is_f32_or_f16(k) && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
+                   rows_contiguous(v) && rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] &&
+                   a->ne[1] <= 65535 && a->ne[2] <= 65535 && a->ne[3] <= 65535 &&
+                   (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
+                   addressable_elems(a) && addressable_elems(k) && addressable_elems(v) && addressable_elems(op);
+        }
+        default: return false;
+    }
+}
+
+bool ggml_vk_encode_op(vk_device * dev, VkCommandBuffer cmd, ggml_tensor * node) {
+    if (!ggml_vk_supports_op(dev, node)) {
+        return false;
+    }
+    const enc e{dev, cmd, node};
+    switch (node->op) {
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV: return enc_binary(e);
+        case GGML_OP_UNARY: return enc_unary(e, (uint32_t) ggml_get_unary_op(node), 0, 0);
+        case GGML_OP_SQR: return enc_unary(e, 100, 0, 0);
+        case GGML_OP_SQRT: return enc_unary(e, 101, 0, 0);
+        case GGML_OP_SCALE:
+            return enc_unary(e, 102, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
+        case GGML_OP_CLAMP:
+            return enc_unary(e, 103, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
+        case GGML_OP_GLU: return enc_glu(e);
+        case GGML_OP_SUM_ROWS: return enc_norm(e, 0, 0);
+        case GGML_OP_MEAN: return enc_norm(e, 1, 0);
+        case GGML_OP_NORM: return enc_norm(e, 2, ggml_get_op_params_f32(node, 0));
+        case GGML_OP_RMS_NORM: return enc_norm(e, 3, ggml_get_op_params_f32(node, 0));
+        case GGML_OP_GET_ROWS: return enc_get_rows(e);
+        case GGML_OP_CPY:
+        case GGML_OP_CONT:
+        case GGML_OP_DUP: return enc_cpy(e);
+        case GGML_OP_SET_ROWS: return enc_set_rows(e);
+        case GGML_OP_MUL_MAT: return enc_mul_mat(e);
+        case GGML_OP_ROPE: return enc_rope(e);
+        case GGML_OP_SOFT_MAX: return enc_soft_max(e);
+        case GGML_OP_FLASH_ATTN_EXT: return enc_flash_attn(e);
+        default: return false;
+    }
+}

@@ -1,0 +1,876 @@
+/*
+ * llama.h — the public C API of libllama.
+ *
+ * libllama loads a GGUF language model and runs it: tokenize text, decode batches of tokens into
+ * logits, sample the next token, turn tokens back into text. This header is the whole contract;
+ * it is plain C99 so any language can bind it.
+ *
+ * Compatibility: the names, signatures, struct fields and enum values below follow llama.cpp's
+ * llama.h for everything they have in common, so programs written against its core (the calls of
+ * its examples/simple and examples/simple-chat) compile unchanged. Additions of ours are marked
+ * "(libllama)".
+ *
+ * Conventions
+ *  - Errors: no function aborts or throws. A failing call returns NULL, false or a documented
+ *    error code, sends the reason to the log callback (llama_log_set) and stores it in a
+ *    thread-local string readable with llama_last_error().
+ *  - Ownership: objects come in pairs (*_init / *_load_* with *_free). Pointers returned by
+ *    query functions are owned by the object they were queried from and live as long as it.
+ *  - Threads: a loaded model is immutable and may be shared by many contexts on many threads.
+ *    A context (and the samplers used with it) must be used by one thread at a time.
+ *  - ABI: structs only grow at the end; enum values never change. Always start from the
+ *    *_default_params() functions so new fields get their defaults.
+ *
+ * Typical use (see examples/simple):
+ *   llama_backend_init();
+ *   model = llama_model_load_from_file(path, llama_model_default_params());
+ *   ctx   = llama_init_from_model(model, llama_context_default_params());
+ *   n     = llama_tokenize(llama_model_get_vocab(model), text, len, toks, max, true, true);
+ *   llama_decode(ctx, llama_batch_get_one(toks, n));
+ *   tok   = llama_sampler_sample(sampler, ctx, -1);   ... feed tok back, repeat ...
+ *   llama_free(ctx); llama_model_free(model); llama_backend_free();
+ */
+#ifndef LLAMA_H
+#define LLAMA_H
+
+#include "ggml.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#    if defined(LLAMA_BUILD)
+#        define LLAMA_API __declspec(dllexport)
+#    else
+#        define LLAMA_API
+#    endif
+#else
+/* the library is compiled with hidden visibility: only LLAMA_API symbols are exported */
+#    define LLAMA_API __attribute__((visibility("default")))
+#endif
+
+#if defined(__GNUC__)
+#    define LLAMA_DEPRECATED(func, hint) func __attribute__((deprecated(hint)))
+#else
+#    define LLAMA_DEPRECATED(func, hint) func
+#endif
+
+/* (libllama) version of this header; llama_version() gives the library's at run time */
+#define LLAMA_VERSION_MAJOR 0
+#define LLAMA_VERSION_MINOR 1
+#define LLAMA_VERSION_PATCH 0
+/* (libllama) bumped whenever a change breaks binary compatibility */
+#define LLAMA_ABI_VERSION 1
+
+#define LLAMA_DEFAULT_SEED 0xFFFFFFFF
+#define LLAMA_TOKEN_NULL   -1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ============================================================================================
+ * Opaque objects and scalar types
+ * ========================================================================================== */
+
+struct llama_vocab;   /* the tokenizer of a model; owned by the model */
+struct llama_model;   /* weights + hyperparameters + vocab; immutable after load */
+struct llama_context; /* per-session state: KV cache, compute buffers, outputs */
+struct llama_sampler; /* a token sampler (see the sampler section) */
+
+/* The memory of a context (its KV cache); owned by the context. */
+typedef struct llama_memory_i * llama_memory_t;
+
+typedef int32_t llama_pos;    /* position of a token in its sequence */
+typedef int32_t llama_token;  /* token id, in [0, llama_vocab_n_tokens) */
+typedef int32_t llama_seq_id; /* sequence id, in [0, n_seq_max) */
+
+/* ============================================================================================
+ * Enums
+ * ========================================================================================== */
+
+enum llama_vocab_type {
+    LLAMA_VOCAB_TYPE_NONE = 0, /* no vocab */
+    LLAMA_VOCAB_TYPE_SPM  = 1, /* SentencePiece BPE with byte fallback (llama) */
+    LLAMA_VOCAB_TYPE_BPE  = 2, /* byte-level BPE (GPT-2) */
+    LLAMA_VOCAB_TYPE_WPM  = 3, /* WordPiece (BERT) */
+    LLAMA_VOCAB_TYPE_UGM  = 4, /* Unigram (T5) */
+    LLAMA_VOCAB_TYPE_RWKV = 5, /* greedy trie (RWKV) */
+};
+
+/* How positions are rotated into q and k (a property of the architecture). */
+enum llama_rope_type {
+    LLAMA_ROPE_TYPE_NONE = -1,
+    LLAMA_ROPE_TYPE_NORM = 0,
+    LLAMA_ROPE_TYPE_NEOX = GGML_ROPE_TYPE_NEOX,
+};
+
+/* The values of the GGUF key tokenizer.ggml.token_type. */
+enum llama_token_type {
+    LLAMA_TOKEN_TYPE_UNDEFINED    = 0,
+    LLAMA_TOKEN_TYPE_NORMAL       = 1,
+    LLAMA_TOKEN_TYPE_UNKNOWN      = 2,
+    LLAMA_TOKEN_TYPE_CONTROL      = 3,
+    LLAMA_TOKEN_TYPE_USER_DEFINED = 4,
+    LLAMA_TOKEN_TYPE_UNUSED       = 5,
+    LLAMA_TOKEN_TYPE_BYTE         = 6,
+};
+
+/* Per-token attributes (bit flags), derived from the token type and the special-token lists. */
+enum llama_token_attr {
+    LLAMA_TOKEN_ATTR_UNDEFINED    = 0,
+    LLAMA_TOKEN_ATTR_UNKNOWN      = 1 << 0,
+    LLAMA_TOKEN_ATTR_UNUSED       = 1 << 1,
+    LLAMA_TOKEN_ATTR_NORMAL       = 1 << 2,
+    LLAMA_TOKEN_ATTR_CONTROL      = 1 << 3,
+    LLAMA_TOKEN_ATTR_USER_DEFINED = 1 << 4,
+    LLAMA_TOKEN_ATTR_BYTE         = 1 << 5,
+    LLAMA_TOKEN_ATTR_NORMALIZED   = 1 << 6,
+    LLAMA_TOKEN_ATTR_LSTRIP       = 1 << 7,
+    LLAMA_TOKEN_ATTR_RSTRIP       = 1 << 8,
+    LLAMA_TOKEN_ATTR_SINGLE_WORD  = 1 << 9,
+};
+
+/* The weight type of a model file (GGUF key general.file_type). */
+enum llama_ftype {
+    LLAMA_FTYPE_ALL_F32       = 0,
+    LLAMA_FTYPE_MOSTLY_F16    = 1,
+    LLAMA_FTYPE_MOSTLY_Q4_0   = 2,
+    LLAMA_FTYPE_MOSTLY_Q4_1   = 3,
+    LLAMA_FTYPE_MOSTLY_Q8_0   = 7,
+    LLAMA_FTYPE_MOSTLY_Q5_0   = 8,
+    LLAMA_FTYPE_MOSTLY_Q5_1   = 9,
+    LLAMA_FTYPE_MOSTLY_Q2_K   = 10,
+    LLAMA_FTYPE_MOSTLY_Q3_K_S = 11,
+    LLAMA_FTYPE_MOSTLY_Q3_K_M = 12,
+    LLAMA_FTYPE_MOSTLY_Q3_K_L = 13,
+    LLAMA_FTYPE_MOSTLY_Q4_K_S = 14,
+    LLAMA_FTYPE_MOSTLY_Q4_K_M = 15,
+    LLAMA_FTYPE_MOSTLY_Q5_K_S = 16,
+    LLAMA_FTYPE_MOSTLY_Q5_K_M = 17,
+    LLAMA_FTYPE_MOSTLY_Q6_K   = 18,
+    LLAMA_FTYPE_MOSTLY_IQ4_NL = 25,
+    LLAMA_FTYPE_MOSTLY_IQ4_XS = 30,
+    LLAMA_FTYPE_MOSTLY_BF16   = 32,
+    LLAMA_FTYPE_MOSTLY_TQ1_0  = 36,
+    LLAMA_FTYPE_MOSTLY_TQ2_0  = 37,
+
+    LLAMA_FTYPE_GUESSED = 1024, /* not in the file: guessed from the tensor types */
+};
+
+enum llama_rope_scaling_type {
+    LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED = -1, /* use the model's */
+    LLAMA_ROPE_SCALING_TYPE_NONE        = 0,
+    LLAMA_ROPE_SCALING_TYPE_LINEAR      = 1,
+    LLAMA_ROPE_SCALING_TYPE_YARN        = 2,
+    LLAMA_ROPE_SCALING_TYPE_LONGROPE    = 3,
+    LLAMA_ROPE_SCALING_TYPE_MAX_VALUE   = LLAMA_ROPE_SCALING_TYPE_LONGROPE,
+};
+
+/* How per-token embeddings are pooled into one per sequence (embeddings mode). */
+enum llama_pooling_type {
+    LLAMA_POOLING_TYPE_UNSPECIFIED = -1, /* use the model's */
+    LLAMA_POOLING_TYPE_NONE        = 0,
+    LLAMA_POOLING_TYPE_MEAN        = 1,
+    LLAMA_POOLING_TYPE_CLS         = 2,
+    LLAMA_POOLING_TYPE_LAST        = 3,
+    LLAMA_POOLING_TYPE_RANK        = 4,
+};
+
+enum llama_attention_type {
+    LLAMA_ATTENTION_TYPE_UNSPECIFIED = -1, /* use the model's (causal for generative models) */
+    LLAMA_ATTENTION_TYPE_CAUSAL      = 0,
+    LLAMA_ATTENTION_TYPE_NON_CAUSAL  = 1,
+};
+
+enum llama_flash_attn_type {
+    LLAMA_FLASH_ATTN_TYPE_AUTO     = -1, /* enabled where every backend supports it */
+    LLAMA_FLASH_ATTN_TYPE_DISABLED = 0,
+    LLAMA_FLASH_ATTN_TYPE_ENABLED  = 1,
+};
+
+/* How a model is spread over several GPUs. */
+enum llama_split_mode {
+    LLAMA_SPLIT_MODE_NONE  = 0, /* everything on main_gpu */
+    LLAMA_SPLIT_MODE_LAYER = 1, /* whole layers per GPU, in the tensor_split proportions */
+    LLAMA_SPLIT_MODE_ROW   = 2, /* rows of each weight split across GPUs (if supported) */
+};
+
+/* (libllama) How the weights get from the file into memory. */
+enum llama_load_mode {
+    LLAMA_LOAD_MODE_AUTO       = 0, /* decided by use_mmap/use_mlock (mmap by default), falling back
+                                       to plain reads where mmap is unavailable or fails */
+    LLAMA_LOAD_MODE_NONE       = 1, /* plain reads into an allocated buffer */
+    LLAMA_LOAD_MODE_MMAP       = 2, /* map the file; weights are used in place (fails if mmap does) */
+    LLAMA_LOAD_MODE_MLOCK      = 3, /* plain reads, then lock the buffer in RAM */
+    LLAMA_LOAD_MODE_MMAP_MLOCK = 4, /* map the file and lock the mapping in RAM */
+    LLAMA_LOAD_MODE_DIO        = 5, /* direct I/O reads bypassing the page cache (best effort:
+                                       falls back to plain reads where unsupported) */
+};
+
+/* ============================================================================================
+ * Token data, batches, parameters
+ * ========================================================================================== */
+
+/* One candidate token: id, raw logit and (after a softmax) probability p. */
+typedef struct llama_token_data {
+    llama_token id;
+    float       logit;
+    float       p;
+} llama_token_data;
+
+/* The candidates a sampler works on. `selected` is the index in data of the chosen token (-1 if
+ * none); `sorted` says whether data is sorted by decreasing logit. The caller owns data. */
+typedef struct llama_token_data_array {
+    llama_token_data * data;
+    size_t             size;
+    int64_t            selected;
+    bool               sorted;
+} llama_token_data_array;
+
+/* Called during model load with progress in [0, 1]; return false to cancel the load (the load
+ * function then returns NULL). */
+typedef bool (*llama_progress_callback)(float progress, void * user_data);
+
+/*
+ * Input of llama_decode: n_tokens tokens (or embedding vectors), each with
+ *   token[i]     the token id (when embd is NULL)
+ *   embd[i*n_embd ...] the input embedding (when token is NULL)
+ *   pos[i]       its position in its sequence(s)              — NULL: filled automatically
+ *   n_seq_id[i], seq_id[i][0..n_seq_id[i]) the sequences it belongs to — NULL: sequence 0
+ *   logits[i]    non-zero to get its logits (or embeddings)   — NULL: only the last token
+ * When pos is NULL, each token continues its sequence after the last position stored in the
+ * context's memory (or 0 for an empty sequence).
+ */
+typedef struct llama_batch {
+    int32_t n_tokens;
+
+    llama_token *   token;
+    float *         embd;
+    llama_pos *     pos;
+    int32_t *       n_seq_id;
+    llama_seq_id ** seq_id;
+    int8_t *        logits; /* named "logits" for compatibility: marks outputs (logits or embeddings) */
+} llama_batch;
+
+enum llama_model_kv_override_type {
+    LLAMA_KV_OVERRIDE_TYPE_INT,
+    LLAMA_KV_OVERRIDE_TYPE_FLOAT,
+    LLAMA_KV_OVERRIDE_TYPE_BOOL,
+    LLAMA_KV_OVERRIDE_TYPE_STR,
+};
+
+/* Replaces a metadata value of the model file at load time. An array of these ends with an
+ * element whose key is the empty string. */
+struct llama_model_kv_override {
+    enum llama_model_kv_override_type tag;
+
+    char key[128];
+
+    /* anonymous for source compatibility with llama.cpp; __extension__ keeps C99 -pedantic quiet */
+#if defined(__GNUC__)
+    __extension__
+#endif
+    union {
+        int64_t val_i64;
+        double  val_f64;
+        bool    val_bool;
+        char    val_str[128];
+    };
+};
+
+/* Places tensors whose name matches pattern (a regular expression) in buffer type buft. */
+struct llama_model_tensor_buft_override {
+    const char *               pattern;
+    ggml_backend_buffer_type_t buft;
+};
+
+struct llama_model_params {
+    /* devices to use, NULL-terminated; NULL = every GPU device found (none: CPU only) */
+    ggml_backend_dev_t * devices;
+
+    /* NULL-terminated list of buffer-type overrides (pattern NULL ends it); NULL = none */
+    const struct llama_model_tensor_buft_override * tensor_buft_overrides;
+
+    int32_t               n_gpu_layers; /* layers to store in GPU memory (<0 or > n_layer: all) */
+    enum llama_split_mode split_mode;   /* how to split the model across several GPUs */
+
+    /* the GPU used for the whole model when split_mode is LLAMA_SPLIT_MODE_NONE */
+    int32_t main_gpu;
+
+    /* proportion of the model (layers or rows) per GPU; NULL = proportional to free memory */
+    const float * tensor_split;
+
+    /* called with progress in [0, 1]; returning false cancels the load */
+    llama_progress_callback progress_callback;
+    void *                  progress_callback_user_data;
+
+    /* metadata overrides, terminated by an element with an empty key; NULL = none */
+    const struct llama_model_kv_override * kv_overrides;
+
+    bool vocab_only;      /* load only the vocabulary, no weights */
+    bool use_mmap;        /* map the file if possible (used when load_mode is AUTO) */
+    bool use_mlock;       /* keep the weights in RAM (used when load_mode is AUTO) */
+    bool check_tensors;   /* validate the weight data (NaN/Inf in float tensors) */
+    bool use_extra_bufts; /* use extra (repacking) buffer types if available */
+
+    /* (libllama) how weights are loaded. Precedence: any value other than LLAMA_LOAD_MODE_AUTO
+     * wins and use_mmap/use_mlock are ignored; with AUTO (the default) use_mmap and use_mlock
+     * decide, as in llama.cpp. */
+    enum llama_load_mode load_mode;
+};
+
+struct llama_context_params {
+    uint32_t n_ctx;           /* context size in tokens; 0 = the model's training length */
+    uint32_t n_batch;         /* max tokens in one llama_decode call */
+    uint32_t n_ubatch;        /* max tokens computed at once (a batch is split into ubatches) */
+    uint32_t n_seq_max;       /* max distinct sequences (seq ids in [0, n_seq_max)) */
+    int32_t  n_threads;       /* threads for single-token decodes (generation) */
+    int32_t  n_threads_batch; /* threads for multi-token decodes (prompt processing) */
+
+    enum llama_rope_scaling_type rope_scaling_type; /* UNSPECIFIED = the model's */
+    enum llama_pooling_type      pooling_type;      /* embeddings pooling; UNSPECIFIED = the model's */
+    enum llama_attention_type    attention_type;    /* UNSPECIFIED = the model's */
+    enum llama_flash_attn_type   flash_attn_type;   /* fused attention kernel */
+
+    /* RoPE and YaRN overrides; 0 (or < 0 where noted) = the model's value */
+    float    rope_freq_base;
+    float    rope_freq_scale;
+    float    yarn_ext_factor;  /* < 0 = from the scaling type (1 for YaRN, else 0) */
+    float    yarn_attn_factor; /* < 0 = the model's (1) */
+    float    yarn_beta_fast;   /* < 0 = the model's (32) */
+    float    yarn_beta_slow;   /* < 0 = the model's (1) */
+    uint32_t yarn_orig_ctx;    /* 0 = the training context length */
+    float    defrag_thold;     /* accepted and ignored (no defragmentation is needed) */
+
+    /* called for every graph node during compute (debugging dumps); see ggml-backend.h */
+    ggml_backend_sched_eval_callback cb_eval;
+    void *                           cb_eval_user_data;
+
+    enum ggml_type type_k; /* KV cache types (F16 default; F32, BF16, Q8_0 ... where supported) */
+    enum ggml_type type_v;
+
+    /* polled during decode; returning true aborts it (llama_decode returns 2) */
+    ggml_abort_callback abort_callback;
+    void *              abort_callback_data;
+
+    bool embeddings;  /* also extract embeddings (llama_get_embeddings*) */
+    bool offload_kqv; /* keep the KV cache and attention on the GPU */
+    bool no_perf;     /* do not measure timings */
+    bool op_offload;  /* let GPU backends take host-weight ops for large batches */
+    bool swa_full;    /* accepted for compatibility (no sliding-window cache yet) */
+    bool kv_unified;  /* accepted for compatibility: one cache shared by all sequences (always) */
+};
+
+/* One chat turn for llama_chat_apply_template. */
+typedef struct llama_chat_message {
+    const char * role;
+    const char * content;
+} llama_chat_message;
+
+typedef struct llama_logit_bias {
+    llama_token token;
+    float       bias;
+} llama_logit_bias;
+
+typedef struct llama_sampler_chain_params {
+    bool no_perf; /* do not measure sampling time */
+} llama_sampler_chain_params;
+
+/* ============================================================================================
+ * Defaults, backend, process-wide queries
+ * ========================================================================================== */
+
+/* Default parameters. Start from these and change only what you need. */
+LLAMA_API struct llama_model_params         llama_model_default_params(void);
+LLAMA_API struct llama_context_params       llama_context_default_params(void);
+LLAMA_API struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
+
+/* Initializes the backends (registers the compute devices). Call once before anything else;
+ * calling it again is harmless. */
+LLAMA_API void llama_backend_init(void);
+/* Releases process-wide resources. Call once at the end, after freeing every model/context. */
+LLAMA_API void llama_backend_free(void);
+
+/* Microseconds from an arbitrary, fixed origin (monotonic). */
+LLAMA_API int64_t llama_time_us(void);
+
+LLAMA_API size_t llama_max_devices(void);            /* max GPU devices a model can use */
+LLAMA_API size_t llama_max_parallel_sequences(void); /* max n_seq_max of a context */
+
+LLAMA_API bool llama_supports_mmap(void);        /* mapping model files is available */
+LLAMA_API bool llama_supports_mlock(void);       /* locking memory is available */
+LLAMA_API bool llama_supports_gpu_offload(void); /* a GPU device is registered */
+LLAMA_API bool llama_supports_rpc(void);         /* always false: no RPC backend */
+
+/* A one-line description of the build and the CPU features in use. Owned by the library. */
+LLAMA_API const char * llama_print_system_info(void);
+
+/* Installs the log callback for libllama AND ggml (NULL restores the default, which writes to
+ * stderr). Thread-safe. The text passed to the callback usually ends with a newline. */
+LLAMA_API void llama_log_set(ggml_log_callback log_callback, void * user_data);
+
+/* (libllama) The library version "MAJOR.MINOR.PATCH", and the ABI version (LLAMA_ABI_VERSION of
+ * the built library; compare with the header's to detect a mismatched shared library). */
+LLAMA_API const char * llama_version(void);
+LLAMA_API int32_t      llama_abi_version(void);
+
+/* (libllama) The reason of the last failed call on this thread ("" if none failed yet). The
+ * string is owned by the library and valid until the next failing call on the same thread. */
+LLAMA_API const char * llama_last_error(void);
+
+/* ============================================================================================
+ * Model
+ * ========================================================================================== */
+
+/* Loads a model from a GGUF file (the first split of a split model also works: the other parts
+ * are found by their names, name-0000K-of-0000N.gguf). Returns NULL on failure (missing or corrupt
+ * file, unknown architecture, missing tensor, wrong shape, out of memory, cancelled by the
+ * progress callback) with the reason in llama_last_error(). Free with llama_model_free. */
+LLAMA_API struct llama_model * llama_model_load_from_file(const char * path_model, struct llama_model_params params);
+
+/* Loads a model split over several files, given in order. NULL on failure, as above. */
+LLAMA_API struct llama_model * llama_model_load_from_splits(const char ** paths, size_t n_paths,
+                                                           struct llama_model_params params);
+
+/* Frees a model (NULL is a no-op). Every context created from it must be freed first. */
+LLAMA_API void llama_model_free(struct llama_model * model);
+
+/* The model's vocabulary, owned by the model. */
+LLAMA_API const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);
+LLAMA_API enum llama_rope_type       llama_model_rope_type(const struct llama_model * model);
+
+LLAMA_API int32_t llama_model_n_ctx_train(const struct llama_model * model); /* training context length */
+LLAMA_API int32_t llama_model_n_embd(const struct llama_model * model);      /* hidden size */
+LLAMA_API int32_t llama_model_n_layer(const struct llama_model * model);     /* transformer blocks */
+LLAMA_API int32_t llama_model_n_head(const struct llama_model * model);      /* attention heads */
+LLAMA_API int32_t llama_model_n_head_kv(const struct llama_model * model);   /* K/V heads (GQA) */
+LLAMA_API int32_t llama_model_n_swa(const struct llama_model * model);       /* sliding window, 0 = none */
+
+/* The RoPE frequency scale the model was trained with. */
+LLAMA_API float llama_model_rope_freq_scale_train(const struct llama_model * model);
+
+/* Metadata of the model file (after kv overrides). Values are formatted as strings (arrays as
+ * "[a, b, ...]", truncated). The *_val_str / key functions copy into buf like snprintf: they
+ * return the length of the full string (excluding the NUL), or -1 if the key/index does not
+ * exist (buf then holds ""). */
+LLAMA_API int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf,
+                                           size_t buf_size);
+LLAMA_API int32_t llama_model_meta_count(const struct llama_model * model);
+LLAMA_API int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf,
+                                                size_t buf_size);
+LLAMA_API int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf,
+                                                    size_t buf_size);
+
+/* A short description, e.g. "llama 260K F32"; snprintf semantics, returns the full length. */
+LLAMA_API int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size);
+
+LLAMA_API uint64_t llama_model_size(const struct llama_model * model);     /* bytes of all weights */
+LLAMA_API uint64_t llama_model_n_params(const struct llama_model * model); /* number of weights */
+
+/* The chat template stored in the model (name NULL = the default one, else
+ * tokenizer.chat_template.<name>), or NULL if it has none. Owned by the model. */
+LLAMA_API const char * llama_model_chat_template(const struct llama_model * model, const char * name);
+
+LLAMA_API bool        llama_model_has_encoder(const struct llama_model * model); /* encoder-decoder */
+LLAMA_API bool        llama_model_has_decoder(const struct llama_model * model);
+/* For encoder-decoder models, the token that starts decoding; LLAMA_TOKEN_NULL otherwise. */
+LLAMA_API llama_token llama_model_decoder_start_token(const struct llama_model * model);
+LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model);
+
+/* Builds the path of split number split_no (0-based) of split_count: "<prefix>-%05d-of-%05d.gguf".
+ * snprintf semantics; returns the length written, or 0 on bad arguments. */
+LLAMA_API int32_t llama_split_path(char * split_path, size_t maxlen, const char * path_prefix, int32_t split_no,
+                                   int32_t split_count);
+/* Extracts the prefix from a split path if it matches split_no/split_count; returns its length,
+ * or 0 if it does not match. */
+LLAMA_API int32_t llama_split_prefix(char * split_prefix, size_t maxlen, const char * split_path, int32_t split_no,
+                                     int32_t split_count);
+
+/* ============================================================================================
+ * Context
+ * ========================================================================================== */
+
+/* Creates a context for a model: resolves the parameters (n_ctx 0 = training length, rounded up
+ * to a multiple of 256; n_batch and n_ubatch clamped), allocates the KV cache and reserves the
+ * compute buffers for the worst-case batch. NULL on failure (reason in llama_last_error()).
+ * The model must outlive the context. Free with llama_free. */
+LLAMA_API struct llama_context * llama_init_from_model(struct llama_model * model, struct llama_context_params params);
+
+LLAMA_API void llama_free(struct llama_context * ctx); /* NULL is a no-op */
+
+LLAMA_API uint32_t llama_n_ctx(const struct llama_context * ctx);     /* resolved context size */
+LLAMA_API uint32_t llama_n_batch(const struct llama_context * ctx);   /* resolved max batch */
+LLAMA_API uint32_t llama_n_ubatch(const struct llama_context * ctx);  /* resolved max ubatch */
+LLAMA_API uint32_t llama_n_seq_max(const struct llama_context * ctx); /* max sequences */
+
+LLAMA_API const struct llama_model * llama_get_model(const struct llama_context * ctx);
+LLAMA_API enum llama_pooling_type    llama_pooling_type(const struct llama_context * ctx);
+
+/* The context's memory (KV cache), owned by the context. */
+LLAMA_API llama_memory_t llama_get_memory(const struct llama_context * ctx);
+
+/* Threads used for single-token decodes (n_threads) and multi-token ones (n_threads_batch);
+ * values < 1 become 1. */
+LLAMA_API void    llama_set_n_threads(struct llama_context * ctx, int32_t n_threads, int32_t n_threads_batch);
+LLAMA_API int32_t llama_n_threads(struct llama_context * ctx);
+LLAMA_API int32_t llama_n_threads_batch(struct llama_context * ctx);
+
+/* Extract embeddings too (or not) from now on. */
+LLAMA_API void llama_set_embeddings(struct llama_context * ctx, bool embeddings);
+/* Causal (true, default for generative models) or bidirectional attention from now on. */
+LLAMA_API void llama_set_causal_attn(struct llama_context * ctx, bool causal_attn);
+/* Marks warm-up runs (accepted; no effect on results). */
+LLAMA_API void llama_set_warmup(struct llama_context * ctx, bool warmup);
+
+/* The abort callback is polled during llama_decode; returning true aborts it (return code 2). */
+LLAMA_API void llama_set_abort_callback(struct llama_context * ctx, ggml_abort_callback abort_callback,
+                                        void * abort_callback_data);
+
+/* Waits for pending computation to finish (llama_decode is synchronous here; this is a no-op
+ * kept for compatibility). */
+LLAMA_API void llama_synchronize(struct llama_context * ctx);
+
+/* ============================================================================================
+ * Memory (KV cache)
+ *
+ * A cell of the cache holds one token's K and V, its position and the set of sequences it belongs
+ * to. Position ranges are half-open [p0, p1); p0 < 0 means 0 and p1 < 0 means infinity.
+ * seq_id < 0 means every sequence where stated. mem may be NULL (every call is then a no-op
+ * returning false/-1).
+ * ========================================================================================== */
+
+/* Removes every cell; data == true also zeroes the K/V buffers. */
+LLAMA_API void llama_memory_clear(llama_memory_t mem, bool data);
+
+/* Removes sequence seq_id (any if < 0) from the cells with positions in [p0, p1). Returns false
+ * only if a partial removal is impossible (never for this cache), true otherwise. */
+LLAMA_API bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1);
+
+/* Adds seq_id_dst to the cells of seq_id_src with positions in [p0, p1) (they are shared, not
+ * copied). */
+LLAMA_API void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst,
+                                   llama_pos p0, llama_pos p1);
+
+/* Removes every sequence except seq_id. */
+LLAMA_API void llama_memory_seq_keep(llama_memory_t mem, llama_seq_id seq_id);
+
+/* Adds delta to the positions of seq_id's cells in [p0, p1) (the K rotations are updated before
+ * the next decode). Cells whose position becomes negative are removed. */
+LLAMA_API void llama_memory_seq_add(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1,
+                                    llama_pos delta);
+
+/* Divides the positions of seq_id's cells in [p0, p1) by d (> 1), rounding down. */
+LLAMA_API void llama_memory_seq_div(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d);
+
+/* Smallest / largest position stored for seq_id; -1 if the sequence is empty. */
+LLAMA_API llama_pos llama_memory_seq_pos_min(llama_memory_t mem, llama_seq_id seq_id);
+LLAMA_API llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);
+
+/* Whether positions can be shifted with seq_add/seq_div. */
+LLAMA_API bool llama_memory_can_shift(llama_memory_t mem);
+
+/* ============================================================================================
+ * Batches and decoding
+ * ========================================================================================== */
+
+/* A batch viewing the caller's tokens (not copied, not owned: do NOT llama_batch_free it):
+ * sequence 0, positions continuing the sequence, logits for the last token only. */
+LLAMA_API struct llama_batch llama_batch_get_one(llama_token * tokens, int32_t n_tokens);
+
+/* Allocates a batch with room for n_tokens tokens (embd == 0) or n_tokens embeddings of embd
+ * floats each (embd > 0), each token in up to n_seq_max sequences. n_tokens of the result is 0:
+ * fill the arrays and set it. Free with llama_batch_free. On allocation failure every pointer
+ * is NULL. */
+LLAMA_API struct llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, int32_t n_seq_max);
+
+/* Frees a batch from llama_batch_init (not one from llama_batch_get_one). */
+LLAMA_API void llama_batch_free(struct llama_batch batch);
+
+/* Runs the encoder of an encoder-decoder model. Returns -1: no such model here. */
+LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch batch);
+
+/*
+ * Processes a batch: appends its tokens to the context's memory and computes the requested
+ * outputs. The batch is validated first (token ids in range, seq ids in [0, n_seq_max), positions
+ * consistent with each sequence, n_tokens in [1, n_batch]), then split into ubatches of at most
+ * n_ubatch tokens; cache slots are reserved for all of them before any is computed.
+ * Returns
+ *    0  success
+ *    1  no room in the KV cache for the batch: the cache is left exactly as before the call
+ *       (try a smaller batch or a larger context)
+ *    2  aborted by the abort callback (the ubatches already computed stay in the cache)
+ *   -1  invalid batch (nothing was changed)
+ *  < -1 fatal error (allocation or compute failure); the context's memory may be inconsistent
+ * On error the reason is in llama_last_error().
+ */
+LLAMA_API int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch);
+
+/* The logits of the last llama_decode: one row of n_vocab floats per output token, in batch
+ * order. Owned by the context, valid until the next decode. NULL if there were no outputs. */
+LLAMA_API float * llama_get_logits(struct llama_context * ctx);
+
+/* The logits row of batch token i of the last decode; negative i counts output rows from the end
+ * (-1 is the last output). Returns NULL (reason in llama_last_error()) if i is out of range or
+ * token i did not request logits. */
+LLAMA_API float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
+
+/* Embeddings (contexts with embeddings enabled): all output rows of n_embd floats, the row of
+ * batch token i (negative: from the end), or the pooled embedding of a sequence (pooling other
+ * than NONE). NULL where not available. Owned by the context. */
+LLAMA_API float * llama_get_embeddings(struct llama_context * ctx);
+LLAMA_API float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
+
+/* ============================================================================================
+ * Vocabulary and tokenization
+ * ========================================================================================== */
+
+LLAMA_API enum llama_vocab_type llama_vocab_type(const struct llama_vocab * vocab);
+LLAMA_API int32_t               llama_vocab_n_tokens(const struct llama_vocab * vocab);
+
+/* The stored text of a token (SPM uses "▁" for spaces), its score and attributes. Owned by the
+ * vocab. Out-of-range tokens give NULL / 0 / LLAMA_TOKEN_ATTR_UNDEFINED. */
+LLAMA_API const char *          llama_vocab_get_text(const struct llama_vocab * vocab, llama_token token);
+LLAMA_API float                 llama_vocab_get_score(const struct llama_vocab * vocab, llama_token token);
+LLAMA_API enum llama_token_attr llama_vocab_get_attr(const struct llama_vocab * vocab, llama_token token);
+
+/* End of generation: EOS, EOT or another token marked as ending a turn. */
+LLAMA_API bool llama_vocab_is_eog(const struct llama_vocab * vocab, llama_token token);
+/* A control token (BOS, EOS, ... — not text). */
+LLAMA_API bool llama_vocab_is_control(const struct llama_vocab * vocab, llama_token token);
+
+/* Special tokens; LLAMA_TOKEN_NULL where the vocab has none. */
+LLAMA_API llama_token llama_vocab_bos(const struct llama_vocab * vocab); /* beginning of sentence */
+LLAMA_API llama_token llama_vocab_eos(const struct llama_vocab * vocab); /* end of sentence */
+LLAMA_API llama_token llama_vocab_eot(const struct llama_vocab * vocab); /* end of turn */
+LLAMA_API llama_token llama_vocab_sep(const struct llama_vocab * vocab); /* sentence separator */
+LLAMA_API llama_token llama_vocab_nl(const struct llama_vocab * vocab);  /* newline */
+LLAMA_API llama_token llama_vocab_pad(const struct llama_vocab * vocab); /* padding */
+LLAMA_API llama_token llama_vocab_mask(const struct llama_vocab * vocab);
+
+/* Whether tokenizing with add_special adds BOS / EOS / SEP. */
+LLAMA_API bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
+LLAMA_API bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
+LLAMA_API bool llama_vocab_get_add_sep(const struct llama_vocab * vocab);
+
+/* Fill-in-the-middle tokens; LLAMA_TOKEN_NULL where absent. */
+LLAMA_API llama_token llama_vocab_fim_pre(const struct llama_vocab * vocab);
+LLAMA_API llama_token llama_vocab_fim_suf(const struct llama_vocab * vocab);
+LLAMA_API llama_token llama_vocab_fim_mid(const struct llama_vocab * vocab);
+LLAMA_API llama_token llama_vocab_fim_pad(const struct llama_vocab * vocab);
+LLAMA_API llama_token llama_vocab_fim_rep(const struct llama_vocab * vocab);
+LLAMA_API llama_token llama_vocab_fim_sep(const struct llama_vocab * vocab);
+
+/*
+ * Converts text (text_len bytes, need not be NUL-terminated) into tokens.
+ *   add_special:   add BOS/EOS as the vocab specifies
+ *   parse_special: match control/user-defined tokens written in the text (e.g. "<s>"); when false
+ *                  they are tokenized as plain text
+ * Returns the number of tokens written, or, if more than n_tokens_max are needed, the negative of
+ * the number needed (nothing useful is written; call again with a larger array). Returns
+ * INT32_MIN on overflow or invalid arguments.
+ */
+LLAMA_API int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int32_t text_len,
+                                 llama_token * tokens, int32_t n_tokens_max, bool add_special, bool parse_special);
+
+/*
+ * Writes the text of one token into buf (not NUL-terminated).
+ *   lstrip:  remove up to this many leading spaces
+ *   special: render control tokens (e.g. "</s>") instead of writing nothing for them
+ * Returns the number of bytes written, or the negative of the length needed if buf is too small.
+ */
+LLAMA_API int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf,
+                                       int32_t length, int32_t lstrip, bool special);
+
+/*
+ * Converts tokens back into text (the inverse of llama_tokenize).
+ *   remove_special:  drop a leading BOS / trailing EOS that add_special would have added
+ *   unparse_special: render control tokens as text
+ * Returns the number of bytes written (not NUL-terminated), or the negative of the length needed
+ * if text_len_max is too small.
+ */
+LLAMA_API int32_t llama_detokenize(const struct llama_vocab * vocab, const llama_token * tokens, int32_t n_tokens,
+                                   char * text, int32_t text_len_max, bool remove_special, bool unparse_special);
+
+/* ============================================================================================
+ * Chat templates
+ * ========================================================================================== */
+
+/*
+ * Formats a conversation with a chat template.
+ *   tmpl:    a template string (Jinja source as stored in GGUF files) or the name of a built-in
+ *            template (see llama_chat_builtin_templates); NULL = "chatml"
+ *   add_ass: end with the prefix of an assistant turn
+ * Writes at most length bytes to buf (NUL-terminated if room) and returns the full length of the
+ * formatted text: if it is larger than length, call again with a larger buffer. Returns -1 if the
+ * template is not supported.
+ */
+LLAMA_API int32_t llama_chat_apply_template(const char * tmpl, const struct llama_chat_message * chat, size_t n_msg,
+                                            bool add_ass, char * buf, int32_t length);
+
+/* Fills output with up to len names of the built-in templates (owned by the library) and returns
+ * the total number of built-in templates. */
+LLAMA_API int32_t llama_chat_builtin_templates(const char ** output, size_t len);
+
+/* ============================================================================================
+ * Sampling
+ *
+ * A sampler transforms a llama_token_data_array (filtering, rescaling logits) and/or selects a
+ * token in it. A chain applies its samplers in order. Custom samplers implement llama_sampler_i.
+ *
+ *   struct llama_sampler * smpl = llama_sampler_chain_init(llama_sampler_chain_default_params());
+ *   llama_sampler_chain_add(smpl, llama_sampler_init_top_k(40));
+ *   llama_sampler_chain_add(smpl, llama_sampler_init_temp(0.8f));
+ *   llama_sampler_chain_add(smpl, llama_sampler_init_dist(seed));
+ *   ... llama_token tok = llama_sampler_sample(smpl, ctx, -1); ...
+ *   llama_sampler_free(smpl);   // frees the samplers added to it too
+ * ========================================================================================== */
+
+typedef void * llama_sampler_context_t;
+
+/* The interface of a sampler. Every member may be NULL except apply. */
+struct llama_sampler_i {
+    const char * (*name)(const struct llama_sampler * smpl);                /* static string */
+    void (*accept)(struct llama_sampler * smpl, llama_token token);         /* a token was chosen */
+    void (*apply)(struct llama_sampler * smpl, llama_token_data_array * cur_p);
+    void (*reset)(struct llama_sampler * smpl);                             /* forget history */
+    struct llama_sampler * (*clone)(const struct llama_sampler * smpl);    /* deep copy */
+    void (*free)(struct llama_sampler * smpl);                              /* free ctx only */
+};
+
+struct llama_sampler {
+    const struct llama_sampler_i * iface;
+    llama_sampler_context_t        ctx;
+};
+
+/* Wraps a custom implementation; the returned sampler is freed with llama_sampler_free (which
+ * calls iface->free to release ctx). NULL on allocation failure. */
+LLAMA_API struct llama_sampler * llama_sampler_init(const struct llama_sampler_i * iface, llama_sampler_context_t ctx);
+
+LLAMA_API const char * llama_sampler_name(const struct llama_sampler * smpl);
+LLAMA_API void         llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
+LLAMA_API void         llama_sampler_apply(struct llama_sampler * smpl, llama_token_data_array * cur_p);
+LLAMA_API void         llama_sampler_reset(struct llama_sampler * smpl);
+/* A deep copy (with its state), or NULL if the sampler cannot be cloned. */
+LLAMA_API struct llama_sampler * llama_sampler_clone(const struct llama_sampler * smpl);
+/* Frees the sampler (NULL is a no-op). Do not free a sampler that is part of a chain. */
+LLAMA_API void                   llama_sampler_free(struct llama_sampler * smpl);
+
+/* A chain applies its samplers in order. It takes ownership of the samplers added to it. */
+LLAMA_API struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);
+LLAMA_API void                   llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl);
+/* The i-th sampler (still owned by the chain), or NULL if out of range. */
+LLAMA_API struct llama_sampler * llama_sampler_chain_get(const struct llama_sampler * chain, int32_t i);
+LLAMA_API int                    llama_sampler_chain_n(const struct llama_sampler * chain);
+/* Removes the i-th sampler and returns it (ownership passes to the caller); NULL if out of range. */
+LLAMA_API struct llama_sampler * llama_sampler_chain_remove(struct llama_sampler * chain, int32_t i);
+
+/* Selects the token with the largest logit. */
+LLAMA_API struct llama_sampler * llama_sampler_init_greedy(void);
+/* Selects a token at random from the softmax of the logits. seed LLAMA_DEFAULT_SEED = random. */
+LLAMA_API struct llama_sampler * llama_sampler_init_dist(uint32_t seed);
+/* Keeps the k most likely tokens (k <= 0: no-op). */
+LLAMA_API struct llama_sampler * llama_sampler_init_top_k(int32_t k);
+/* Nucleus: keeps the most likely tokens whose probabilities sum to >= p (at least min_keep). */
+LLAMA_API struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep);
+/* Keeps tokens with probability >= p * the largest probability (at least min_keep). */
+LLAMA_API struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep);
+/* Locally typical sampling (at least min_keep tokens). */
+LLAMA_API struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep);
+/* Divides logits by t (t <= 0: keep only the most likely token). */
+LLAMA_API struct llama_sampler * llama_sampler_init_temp(float t);
+/* Dynamic temperature in [t - delta, t + delta] driven by the entropy, with exponent. */
+LLAMA_API struct llama_sampler * llama_sampler_init_temp_ext(float t, float delta, float exponent);
+/* Repetition penalties over the last penalty_last_n accepted tokens (0: disabled, -1: context). */
+LLAMA_API struct llama_sampler * llama_sampler_init_penalties(int32_t penalty_last_n, float penalty_repeat,
+                                                              float penalty_freq, float penalty_present);
+/* Adds a fixed bias to the logits of chosen tokens (the array is copied). */
+LLAMA_API struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias,
+                                                               const llama_logit_bias * logit_bias);
+
+/* The seed used by a dist sampler (or the first one in a chain); LLAMA_DEFAULT_SEED if none. */
+LLAMA_API uint32_t llama_sampler_get_seed(const struct llama_sampler * smpl);
+
+/* Samples from the logits of output idx of the last decode (negative: from the end), then
+ * accepts the token. Returns the token, or LLAMA_TOKEN_NULL if there are no such logits. */
+LLAMA_API llama_token llama_sampler_sample(struct llama_sampler * smpl, struct llama_context * ctx, int32_t idx);
+
+/* ============================================================================================
+ * Performance counters (not measured when no_perf is set)
+ * ========================================================================================== */
+
+struct llama_perf_context_data {
+    double t_start_ms;  /* creation time of the context */
+    double t_load_ms;   /* model load time */
+    double t_p_eval_ms; /* time spent in multi-token decodes (prompt processing) */
+    double t_eval_ms;   /* time spent in single-token decodes (generation) */
+
+    int32_t n_p_eval; /* tokens processed by multi-token decodes */
+    int32_t n_eval;   /* single-token decodes */
+    int32_t n_reused; /* ubatches that reused the previous graph instead of building one */
+};
+
+struct llama_perf_sampler_data {
+    double  t_sample_ms;
+    int32_t n_sample;
+};
+
+LLAMA_API struct llama_perf_context_data llama_perf_context(const struct llama_context * ctx);
+/* Writes a summary through the log callback (INFO level). */
+LLAMA_API void                           llama_perf_context_print(const struct llama_context * ctx);
+LLAMA_API void                           llama_perf_context_reset(struct llama_context * ctx);
+
+/* Only for chains (llama_sampler_chain_init); zeros for other samplers. */
+LLAMA_API struct llama_perf_sampler_data llama_perf_sampler(const struct llama_sampler * chain);
+LLAMA_API void                           llama_perf_sampler_print(const struct llama_sampler * chain);
+LLAMA_API void                           llama_perf_sampler_reset(struct llama_sampler * chain);
+
+/* ============================================================================================
+ * Model quantization (implemented in src/llama-quant.cpp)
+ * ========================================================================================== */
+
+struct llama_model_quantize_params {
+    int32_t          nthread; /* threads for the conversion; <= 0: std::thread::hardware_concurrency() */
+    enum llama_ftype ftype;   /* the target mix (LLAMA_FTYPE_MOSTLY_Q4_K_M, ...) */
+
+    /* type of output.weight / token_embd.weight; GGML_TYPE_COUNT = chosen by the ftype's recipe */
+    enum ggml_type output_tensor_type;
+    enum ggml_type token_embedding_type;
+
+    bool allow_requantize;       /* accept already-quantized input tensors (dequantized first) */
+    bool quantize_output_tensor; /* false: output.weight keeps its input type */
+    bool only_copy;              /* copy every tensor unchanged (metadata overrides still apply) */
+    bool pure;                   /* every 2-D weight gets the ftype's base type, no per-tensor recipe */
+    bool keep_split;             /* accepted; split input is not supported (one output file) */
+
+    void * imatrix;      /* accepted and ignored (no importance-weighted quantization) */
+    /* metadata to set in the output: a pointer to an array of struct llama_model_kv_override
+     * ending with an element whose key is empty; NULL = none */
+    void * kv_overrides;
+    void * tensor_types; /* accepted; must be NULL (per-tensor type overrides are not supported) */
+    void * prune_layers; /* accepted; must be NULL (layer pruning is not supported) */
+};
+
+LLAMA_API struct llama_model_quantize_params llama_model_quantize_default_params(void);
+
+/*
+ * Converts the GGUF model fname_inp into fname_out with the weight types of params->ftype: 2-D
+ * weights are quantized with the ftype's per-tensor recipe (e.g. Q4_K_M keeps attn_v and ffn_down
+ * of some layers and output.weight at Q6_K), 1-D tensors (norms, biases) stay F32, and a tensor
+ * whose rows are not a multiple of its type's block size falls back to a type whose block fits
+ * (Q5_0, Q5_1, Q8_0, IQ4_NL, then F16). All metadata is copied; general.file_type and
+ * general.quantization_version are set. Progress goes to the log callback (INFO).
+ * Returns 0 on success, non-zero on failure (reason in llama_last_error(); no output file is left).
+ */
+LLAMA_API uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out,
+                                        const struct llama_model_quantize_params * params);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LLAMA_H */

@@ -1,0 +1,155 @@
+#include "llama-arch.h"
+
+#include "llama-impl.h"
+
+#include <cstring>
+
+namespace {
+
+struct arch_row {
+    llm_arch     arch;
+    const char * name; // general.architecture in GGUF files
+};
+
+// One row per architecture, in enum order (checked at start-up by llm_arch_name).
+constexpr arch_row LLM_ARCH_TABLE[] = {
+    { LLM_ARCH_LLAMA, "llama" },
+};
+static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
+              "every llm_arch needs a row in LLM_ARCH_TABLE");
+
+struct kv_row {
+    llm_kv       kv;
+    const char * name;
+};
+
+constexpr kv_row LLM_KV_TABLE[] = {
+    { LLM_KV_GENERAL_ARCHITECTURE, "general.architecture" },
+    { LLM_KV_GENERAL_NAME, "general.name" },
+    { LLM_KV_GENERAL_FILE_TYPE, "general.file_type" },
+    { LLM_KV_GENERAL_ALIGNMENT, "general.alignment" },
+
+    { LLM_KV_VOCAB_SIZE, "%s.vocab_size" },
+    { LLM_KV_CONTEXT_LENGTH, "%s.context_length" },
+    { LLM_KV_EMBEDDING_LENGTH, "%s.embedding_length" },
+    { LLM_KV_BLOCK_COUNT, "%s.block_count" },
+    { LLM_KV_FEED_FORWARD_LENGTH, "%s.feed_forward_length" },
+    { LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual" },
+    { LLM_KV_EXPERT_COUNT, "%s.expert_count" },
+    { LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count" },
+
+    { LLM_KV_ATTENTION_HEAD_COUNT, "%s.attention.head_count" },
+    { LLM_KV_ATTENTION_HEAD_COUNT_KV, "%s.attention.head_count_kv" },
+    { LLM_KV_ATTENTION_KEY_LENGTH, "%s.attention.key_length" },
+    { LLM_KV_ATTENTION_VALUE_LENGTH, "%s.attention.value_length" },
+    { LLM_KV_ATTENTION_LAYERNORM_EPS, "%s.attention.layer_norm_epsilon" },
+    { LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, "%s.attention.layer_norm_rms_epsilon" },
+    { LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal" },
+    { LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window" },
+
+    { LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count" },
+    { LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base" },
+    { LLM_KV_ROPE_SCALE_LINEAR, "%s.rope.scale_linear" },
+    { LLM_KV_ROPE_SCALING_TYPE, "%s.rope.scaling.type" },
+    { LLM_KV_ROPE_SCALING_FACTOR, "%s.rope.scaling.factor" },
+    { LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, "%s.rope.scaling.original_context_length" },
+    { LLM_KV_ROPE_SCALING_FINETUNED, "%s.rope.scaling.finetuned" },
+
+    { LLM_KV_SPLIT_NO, "split.no" },
+    { LLM_KV_SPLIT_COUNT, "split.count" },
+    { LLM_KV_SPLIT_TENSORS_COUNT, "split.tensors.count" },
+
+    { LLM_KV_TOKENIZER_CHAT_TEMPLATE, "tokenizer.chat_template" },
+    { LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, "tokenizer.chat_template.%s" },
+};
+static_assert(sizeof(LLM_KV_TABLE) / sizeof(LLM_KV_TABLE[0]) == LLM_KV_COUNT, "every llm_kv needs a row");
+
+struct tensor_row {
+    llm_tensor   t;
+    const char * name;
+};
+
+constexpr tensor_row LLM_TENSOR_TABLE[] = {
+    { LLM_TENSOR_TOKEN_EMBD, "token_embd" },
+    { LLM_TENSOR_OUTPUT_NORM, "output_norm" },
+    { LLM_TENSOR_OUTPUT, "output" },
+    { LLM_TENSOR_ROPE_FREQS, "rope_freqs" },
+    { LLM_TENSOR_ATTN_NORM, "blk.%d.attn_norm" },
+    { LLM_TENSOR_ATTN_Q, "blk.%d.attn_q" },
+    { LLM_TENSOR_ATTN_K, "blk.%d.attn_k" },
+    { LLM_TENSOR_ATTN_V, "blk.%d.attn_v" },
+    { LLM_TENSOR_ATTN_QKV, "blk.%d.attn_qkv" },
+    { LLM_TENSOR_ATTN_OUT, "blk.%d.attn_output" },
+    { LLM_TENSOR_ATTN_Q_NORM, "blk.%d.attn_q_norm" },
+    { LLM_TENSOR_ATTN_K_NORM, "blk.%d.attn_k_norm" },
+    { LLM_TENSOR_ATTN_POST_NORM, "blk.%d.post_attention_norm" },
+    { LLM_TENSOR_FFN_NORM, "blk.%d.ffn_norm" },
+    { LLM_TENSOR_FFN_POST_NORM, "blk.%d.post_ffw_norm" },
+    { LLM_TENSOR_FFN_GATE, "blk.%d.ffn_gate" },
+    { LLM_TENSOR_FFN_UP, "blk.%d.ffn_up" },
+    { LLM_TENSOR_FFN_DOWN, "blk.%d.ffn_down" },
+};
+static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
+              "every llm_tensor needs a row");
+
+// The tables are indexed by enum value; verify the rows are in order once.
+constexpr bool tables_in_order() {
+    for (int i = 0; i < LLM_ARCH_COUNT; i++) {
+        if (LLM_ARCH_TABLE[i].arch != i) {
+            return false;
+        }
+    }
+    for (int i = 0; i < LLM_KV_COUNT; i++) {
+        if (LLM_KV_TABLE[i].kv != i) {
+            return false;
+        }
+    }
+    for (int i = 0; i < LLM_TENSOR_COUNT; i++) {
+        if (LLM_TENSOR_TABLE[i].t != i) {
+            return false;
+        }
+    }
+    return true;
+}
+static_assert(tables_in_order(), "arch/kv/tensor table rows must follow enum order");
+
+} // namespace
+
+const char * llm_arch_name(llm_arch arch) {
+    if (arch < 0 || arch >= LLM_ARCH_COUNT) {
+        return "(unknown)";
+    }
+    return LLM_ARCH_TABLE[arch].name;
+}
+
+llm_arch llm_arch_from_string(const std::string & name) {
+    for (const auto & row : LLM_ARCH_TABLE) {
+        if (name == row.name) {
+            return row.arch;
+        }
+    }
+    return LLM_ARCH_UNKNOWN;
+}
+
+std::string llm_kv_name(llm_kv kv, llm_arch arch) {
+    const char * tmpl = LLM_KV_TABLE[kv].name;
+    if (strstr(tmpl, "%s") == nullptr) {
+        return tmpl;
+    }
+    std::string out = tmpl;
+    out.replace(out.find("%s"), 2, llm_arch_name(arch));
+    return out;
+}
+
+std::string llm_tensor_name(llm_tensor t, const char * suffix, int layer) {
+    std::string name = LLM_TENSOR_TABLE[t].name;
+    const auto  pos  = name.find("%d");
+    if (pos != std::string::npos) {
+        name.replace(pos, 2, std::to_string(layer));
+    }
+    if (suffix) {
+        name += '.';
+        name += suffix;
+    }
+    return name;
+}

@@ -1,0 +1,91 @@
+// Architecture registry: the enum of model architectures and their GGUF names, the GGUF metadata
+// key templates, and the tensor-name table. Table-driven so a missing row breaks the build.
+#pragma once
+
+#include <string>
+
+// Model architectures. Adding one: a value here, a row in LLM_ARCH_TABLE (llama-arch.cpp) and its
+// implementation file in src/models/.
+enum llm_arch {
+    LLM_ARCH_LLAMA,
+    LLM_ARCH_COUNT,
+    LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
+};
+
+// "llama", ...; "(unknown)" for LLM_ARCH_UNKNOWN.
+const char * llm_arch_name(llm_arch arch);
+// LLM_ARCH_UNKNOWN if the name is not registered.
+llm_arch     llm_arch_from_string(const std::string & name);
+
+// GGUF metadata keys. Names containing "%s" are templated with the architecture name.
+enum llm_kv {
+    LLM_KV_GENERAL_ARCHITECTURE,
+    LLM_KV_GENERAL_NAME,
+    LLM_KV_GENERAL_FILE_TYPE,
+    LLM_KV_GENERAL_ALIGNMENT,
+
+    LLM_KV_VOCAB_SIZE,
+    LLM_KV_CONTEXT_LENGTH,
+    LLM_KV_EMBEDDING_LENGTH,
+    LLM_KV_BLOCK_COUNT,
+    LLM_KV_FEED_FORWARD_LENGTH,
+    LLM_KV_USE_PARALLEL_RESIDUAL,
+    LLM_KV_EXPERT_COUNT,
+    LLM_KV_EXPERT_USED_COUNT,
+
+    LLM_KV_ATTENTION_HEAD_COUNT,
+    LLM_KV_ATTENTION_HEAD_COUNT_KV,
+    LLM_KV_ATTENTION_KEY_LENGTH,
+    LLM_KV_ATTENTION_VALUE_LENGTH,
+    LLM_KV_ATTENTION_LAYERNORM_EPS,
+    LLM_KV_ATTENTION_LAYERNORM_RMS_EPS,
+    LLM_KV_ATTENTION_CAUSAL,
+    LLM_KV_ATTENTION_SLIDING_WINDOW,
+
+    LLM_KV_ROPE_DIMENSION_COUNT,
+    LLM_KV_ROPE_FREQ_BASE,
+    LLM_KV_ROPE_SCALE_LINEAR,
+    LLM_KV_ROPE_SCALING_TYPE,
+    LLM_KV_ROPE_SCALING_FACTOR,
+    LLM_KV_ROPE_SCALING_ORIG_CTX_LEN,
+    LLM_KV_ROPE_SCALING_FINETUNED,
+
+    LLM_KV_SPLIT_NO,
+    LLM_KV_SPLIT_COUNT,
+    LLM_KV_SPLIT_TENSORS_COUNT,
+
+    LLM_KV_TOKENIZER_CHAT_TEMPLATE,
+    LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, // "tokenizer.chat_template.%s" with a template name
+
+    LLM_KV_COUNT,
+};
+
+// The full key for the architecture: LLM_KV_CONTEXT_LENGTH + llama -> "llama.context_length".
+std::string llm_kv_name(llm_kv kv, llm_arch arch);
+
+// Weight tensors. Names containing "%d" are per layer ("blk.%d.attn_q").
+enum llm_tensor {
+    LLM_TENSOR_TOKEN_EMBD,
+    LLM_TENSOR_OUTPUT_NORM,
+    LLM_TENSOR_OUTPUT,
+    LLM_TENSOR_ROPE_FREQS,
+    LLM_TENSOR_ATTN_NORM,
+    LLM_TENSOR_ATTN_Q,
+    LLM_TENSOR_ATTN_K,
+    LLM_TENSOR_ATTN_V,
+    LLM_TENSOR_ATTN_QKV,
+    LLM_TENSOR_ATTN_OUT,
+    LLM_TENSOR_ATTN_Q_NORM,
+    LLM_TENSOR_ATTN_K_NORM,
+    LLM_TENSOR_ATTN_POST_NORM,
+    LLM_TENSOR_FFN_NORM,
+    LLM_TENSOR_FFN_POST_NORM,
+    LLM_TENSOR_FFN_GATE,
+    LLM_TENSOR_FFN_UP,
+    LLM_TENSOR_FFN_DOWN,
+    LLM_TENSOR_COUNT,
+};
+
+// Full tensor name: ("blk.%d.attn_q", suffix "weight", layer 3) -> "blk.3.attn_q.weight".
+// suffix may be nullptr (no suffix); layer is ignored for global tensors.
+std::string llm_tensor_name(llm_tensor t, const char * suffix = "weight", int layer = -1);

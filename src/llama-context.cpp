@@ -1,0 +1,598 @@
+#include "llama-context.h"
+
+#include "llama-impl.h"
+#include "llama-model.h"
+
+#include "ggml-cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+static uint32_t pad_up(uint32_t x, uint32_t n) {
+    return (x + n - 1) / n * n;
+}
+
+// ---- creation ----------------------------------------------------------------------------------
+
+llama_context::llama_context(const llama_model & model, const llama_context_params & params) : model(model) {
+    t_start_us = llama_time_us();
+    const llama_hparams & hp = model.hparams;
+    if (model.params.vocab_only || model.layers.empty()) {
+        throw llama_error("the model was loaded with vocab_only: it has no weights to run");
+    }
+
+    llama_cparams & cp = cparams;
+    if (params.n_seq_max == 0 || params.n_seq_max > LLAMA_MAX_SEQ) {
+        throw llama_error(llama_format("n_seq_max = %u is out of range [1, %d]", params.n_seq_max, LLAMA_MAX_SEQ));
+    }
+    cp.n_seq_max = params.n_seq_max;
+
+    uint32_t n_ctx = params.n_ctx == 0 ? hp.n_ctx_train : params.n_ctx;
+    if (n_ctx == 0) {
+        throw llama_error("n_ctx is 0 and the model has no training context length");
+    }
+    if (n_ctx > (1u << 24)) {
+        throw llama_error(llama_format("n_ctx = %u is too large", n_ctx));
+    }
+    cp.n_ctx     = pad_up(n_ctx, 256);
+    cp.n_batch   = std::max<uint32_t>(1, std::min(cp.n_ctx, params.n_batch ? params.n_batch : cp.n_ctx));
+    cp.n_ubatch  = std::max<uint32_t>(1, std::min(cp.n_batch, params.n_ubatch ? params.n_ubatch : cp.n_batch));
+
+    const int32_t n_hw = (int32_t) std::max(1u, std::thread::hardware_concurrency());
+    cp.n_threads       = params.n_threads > 0 ? params.n_threads : std::min(4, n_hw);
+    cp.n_threads_batch = params.n_threads_batch > 0 ? params.n_threads_batch : cp.n_threads;
+
+    llama_rope_scaling_type scaling = params.rope_scaling_type == LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED
+                                          ? hp.rope_scaling_type_train
+                                          : params.rope_scaling_type;
+    cp.rope_freq_base  = params.rope_freq_base != 0.0f ? params.rope_freq_base : hp.rope_freq_base_train;
+    cp.rope_freq_scale = params.rope_freq_scale != 0.0f ? params.rope_freq_scale : hp.rope_freq_scale_train;
+    if (scaling == LLAMA_ROPE_SCALING_TYPE_NONE) {
+        cp.rope_freq_scale = 1.0f;
+    }
+    cp.n_ctx_orig_yarn  = params.yarn_orig_ctx ? params.yarn_orig_ctx
+                        : hp.n_ctx_orig_yarn   ? hp.n_ctx_orig_yarn
+                                               : hp.n_ctx_train;
+    cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor
+                        : (scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f);
+    cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : 1.0f;
+    cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : 32.0f;
+    cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : 1.0f;
+
+    cp.embeddings  = params.embeddings;
+    cp.causal_attn = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
+                         ? hp.causal_attn
+                         : params.attention_type == LLAMA_ATTENTION_TYPE_CAUSAL;
+    cp.offload_kqv = params.offload_kqv;
+    cp.no_perf     = params.no_perf;
+    cp.warmup      = false;
+    cp.pooling_type = params.pooling_type == LLAMA_POOLING_TYPE_UNSPECIFIED ? hp.pooling_type : params.pooling_type;
+    if (cp.pooling_type != LLAMA_POOLING_TYPE_NONE) {
+        LLAMA_LOG_WARN("%s: pooling is not implemented; embeddings are per token\n", __func__);
+        cp.pooling_type = LLAMA_POOLING_TYPE_NONE;
+    }
+    cp.cb_eval           = params.cb_eval;
+    cp.cb_eval_user_data = params.cb_eval_user_data;
+
+    // flash attention: AUTO takes the fused kernel (faster on the CPU, and needed for a quantized V)
+    switch (params.flash_attn_type) {
+        case LLAMA_FLASH_ATTN_TYPE_ENABLED: cp.flash_attn = true; break;
+        case LLAMA_FLASH_ATTN_TYPE_DISABLED: cp.flash_attn = false; break;
+        default: cp.flash_attn = true; break;
+    }
+    if (!ggml_type_is_valid(params.type_k) || !ggml_type_is_valid(params.type_v)) {
+        throw llama_error("invalid KV cache type");
+    }
+
+    kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max));
+
+    backend_cpu = ggml_backend_cpu_init();
+    if (!backend_cpu) {
+        throw llama_error("cannot initialize the CPU backend");
+    }
+    abort_cb      = params.abort_callback;
+    abort_cb_data = params.abort_callback_data;
+
+    // nodes per layer are a few dozen; weights give a generous bound for every architecture
+    max_nodes = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
+    ggml_backend_t backends[1] = { backend_cpu };
+    sched = ggml_backend_sched_new(backends, nullptr, 1, max_nodes, false, params.op_offload);
+    if (!sched) {
+        throw llama_error("cannot create the scheduler");
+    }
+    ggml_backend_sched_set_abort_callback(sched, abort_cb, abort_cb_data);
+    if (cp.cb_eval) {
+        ggml_backend_sched_set_eval_callback(sched, cp.cb_eval, cp.cb_eval_user_data);
+    }
+    gres.reset(new llm_graph_result(max_nodes));
+
+    // reserve the compute buffers for the worst cases: a single token, then a full ubatch
+    // attending over the whole cache (the largest graph)
+    for (uint32_t n_tok : { 1u, cp.n_ubatch }) {
+        llm_graph_params p;
+        p.n_tokens   = n_tok;
+        p.n_outputs  = n_tok;
+        p.n_kv       = cp.n_ctx;
+        p.causal     = cp.causal_attn;
+        p.flash_attn = cp.flash_attn;
+        build_graph(p);
+        if (!ggml_backend_sched_reserve(sched, gres->gf)) {
+            throw llama_error(llama_format("cannot reserve compute buffers for %u tokens", n_tok));
+        }
+        gres->valid = false; // a reserve graph is never computed
+    }
+    ggml_backend_sched_reset(sched);
+
+    output_ids.reserve(cp.n_batch);
+    LLAMA_LOG_INFO("%s: n_ctx %u, n_batch %u, n_ubatch %u, n_seq_max %u, flash_attn %d, compute buffer %.2f MiB\n",
+                   __func__, cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.flash_attn,
+                   ggml_backend_sched_get_buffer_size(sched, backend_cpu) / 1024.0 / 1024.0);
+}
+
+llama_context::~llama_context() {
+    gres.reset();
+    ggml_backend_sched_free(sched);
+    ggml_backend_free(backend_cpu);
+}
+
+// ---- graph -------------------------------------------------------------------------------------
+
+llm_graph_params llama_context::graph_params(const llama_ubatch & ub, uint32_t n_kv) const {
+    llm_graph_params p;
+    p.n_tokens   = ub.n_tokens;
+    p.n_outputs  = ub.n_outputs;
+    p.n_kv       = n_kv;
+    p.embd_input = ub.token == nullptr;
+    p.causal     = cparams.causal_attn;
+    p.flash_attn = cparams.flash_attn;
+    return p;
+}
+
+void llama_context::build_graph(const llm_graph_params & p) {
+    gres->reset();
+    gres->params = p;
+    llm_graph_context g(model, cparams, *kv, p, *gres);
+    model.ops->build_graph(g);
+    if (!ggml_graph_is_ok(gres->gf) || !gres->t_logits) {
+        throw llama_error("failed to build the graph (see the log)");
+    }
+}
+
+void llama_context::set_threads_for(uint32_t n_tokens) {
+    const int32_t n = n_tokens == 1 ? cparams.n_threads : cparams.n_threads_batch;
+    if (n != n_threads_cur) {
+        ggml_backend_cpu_set_n_threads(backend_cpu, n);
+        n_threads_cur = n;
+    }
+}
+
+bool llama_context::apply_k_shift(std::string & err) {
+    // rotate every cached K by its cell's accumulated position delta: rope is additive in the angle
+    const llama_hparams & hp   = model.hparams;
+    const uint32_t        size = kv->size();
+    gres->reset();
+    ggml_context * ctx0  = gres->ctx;
+    ggml_tensor *  shift = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, size);
+    ggml_set_input(shift);
+    for (uint32_t il = 0; il < hp.n_layer; il++) {
+        ggml_tensor * k   = kv->get_k(ctx0, (int) il, size); // [d, n_head_kv, size]
+        ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
+        tmp = ggml_rope_ext(ctx0, tmp, shift, model.layers[il].rope_freqs, (int) hp.n_rot, (int) hp.rope_type,
+                            (int) cparams.n_ctx_orig_yarn, cparams.rope_freq_base, cparams.rope_freq_scale,
+                            cparams.yarn_ext_factor, cparams.yarn_attn_factor, cparams.yarn_beta_fast,
+                            cparams.yarn_beta_slow);
+        ggml_build_forward_expand(gres->gf, ggml_cpy(ctx0, tmp, k));
+    }
+    if (!ggml_graph_is_ok(gres->gf)) {
+        err = "failed to build the K-shift graph";
+        return false;
+    }
+    ggml_backend_sched_reset(sched);
+    if (!ggml_backend_sched_alloc_graph(sched, gres->gf)) {
+        err = "cannot allocate the K-shift graph";
+        return false;
+    }
+    std::vector<int32_t> deltas(size);
+    kv->take_shifts(deltas.data());
+    ggml_backend_tensor_set(shift, deltas.data(), 0, size * sizeof(int32_t));
+    set_threads_for(2);
+    const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
+    ggml_backend_sched_reset(sched);
+    gres->valid = false;
+    if (st != GGML_STATUS_SUCCESS) {
+        err = llama_format("K-shift compute failed: %s", ggml_status_to_string(st));
+        return false;
+    }
+    return true;
+}
+
+// ---- decode ------------------------------------------------------------------------------------
+
+int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
+    const int64_t t0 = cparams.no_perf ? 0 : llama_time_us();
+    const int32_t n_vocab = (int32_t) model.hparams.n_vocab;
+    const int32_t n_embd  = (int32_t) model.hparams.n_embd;
+
+    if (batch.n_tokens <= 0) {
+        err = llama_format("n_tokens = %d: a batch needs at least one token", batch.n_tokens);
+        return -1;
+    }
+    if ((uint32_t) batch.n_tokens > cparams.n_batch) {
+        err = llama_format("n_tokens = %d exceeds n_batch = %u", batch.n_tokens, cparams.n_batch);
+        return -1;
+    }
+    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, kv.get(), cparams.embeddings, err)) {
+        return -1;
+    }
+    if (kv->has_shift() && !apply_k_shift(err)) {
+        return -3;
+    }
+
+    const std::vector<llama_ubatch> ubatches = balloc.split(cparams.n_ubatch);
+    std::vector<llama_kv_slot>      slots;
+    if (!kv->prepare(ubatches, slots)) {
+        err = llama_format("no KV cache slot for %d tokens (%u of %u cells used); the cache is unchanged",
+                           batch.n_tokens, kv->n_used(), kv->size());
+        return 1;
+    }
+
+    // outputs of this decode replace the previous ones
+    n_outputs = (int32_t) balloc.n_outputs();
+    output_ids = balloc.output_ids();
+    logits.resize((size_t) n_outputs * n_vocab);
+    if (cparams.embeddings) {
+        embd.resize((size_t) n_outputs * n_embd);
+    } else {
+        embd.clear();
+    }
+
+    set_threads_for(batch.n_tokens == 1 ? 1 : 2);
+    int32_t n_out_done = 0;
+    for (size_t u = 0; u < ubatches.size(); u++) {
+        const llama_ubatch & ub = ubatches[u];
+        kv->apply(ub, slots[u]);
+
+        const llm_graph_params p = graph_params(ub, slots[u].n_kv);
+        if (gres->valid && gres->params == p) {
+            n_reused++;
+        } else {
+            ggml_backend_sched_reset(sched);
+            try {
+                build_graph(p);
+            } catch (const std::exception & e) {
+                err = e.what();
+                return -3;
+            }
+            if (!ggml_backend_sched_alloc_graph(sched, gres->gf)) {
+                err = "cannot allocate the compute graph";
+                return -3;
+            }
+            gres->valid = true;
+        }
+        gres->set_inputs(ub, slots[u], *kv, n_embd);
+
+        const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
+        if (st != GGML_STATUS_SUCCESS) {
+            kv->release(slots[u]); // this ubatch's K/V were not (fully) written
+        }
+        if (st == GGML_STATUS_ABORTED) {
+            err = "decode aborted by the abort callback";
+            n_outputs = n_out_done;
+            for (int32_t & id : output_ids) {
+                id = id >= n_out_done ? -1 : id; // rows never computed
+            }
+            return 2;
+        }
+        if (st != GGML_STATUS_SUCCESS) {
+            gres->valid = false;
+            err = llama_format("graph compute failed: %s", ggml_status_to_string(st));
+            return -3;
+        }
+        if (ub.n_outputs > 0) {
+            ggml_backend_tensor_get(gres->t_logits, logits.data() + (size_t) n_out_done * n_vocab, 0,
+                                    (size_t) ub.n_outputs * n_vocab * sizeof(float));
+            if (cparams.embeddings && gres->t_embd) {
+                ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_embd, 0,
+                                        (size_t) ub.n_outputs * n_embd * sizeof(float));
+            }
+        }
+        n_out_done += (int32_t) ub.n_outputs;
+    }
+
+    if (!cparams.no_perf) {
+        const int64_t dt = llama_time_us() - t0;
+        if (batch.n_tokens == 1) {
+            t_eval_us += dt;
+            n_eval++;
+        } else {
+            t_p_eval_us += dt;
+            n_p_eval += batch.n_tokens;
+        }
+    }
+    return 0;
+}
+
+// ---- outputs -----------------------------------------------------------------------------------
+
+static int32_t output_row(int32_t i, int32_t n_outputs, const std::vector<int32_t> & output_ids, std::string & err) {
+    if (n_outputs == 0) {
+        err = "the last decode produced no outputs";
+        return -1;
+    }
+    if (i < 0) {
+        const int32_t j = n_outputs + i;
+        if (j < 0) {
+            err = llama_format("invalid output index %d (%d outputs)", i, n_outputs);
+            return -1;
+        }
+        return j;
+    }
+    if ((size_t) i >= output_ids.size()) {
+        err = llama_format("invalid batch index %d (the last batch had %zu tokens)", i, output_ids.size());
+        return -1;
+    }
+    if (output_ids[i] < 0) {
+        err = llama_format("batch token %d did not request logits (set batch.logits[%d])", i, i);
+        return -1;
+    }
+    return output_ids[i];
+}
+
+float * llama_context::logits_ith(int32_t i, std::string & err) {
+    const int32_t j = output_row(i, n_outputs, output_ids, err);
+    return j < 0 ? nullptr : logits.data() + (size_t) j * model.hparams.n_vocab;
+}
+
+float * llama_context::embd_ith(int32_t i, std::string & err) {
+    if (embd.empty()) {
+        err = "embeddings are not enabled (llama_set_embeddings)";
+        return nullptr;
+    }
+    const int32_t j = output_row(i, n_outputs, output_ids, err);
+    return j < 0 ? nullptr : embd.data() + (size_t) j * model.hparams.n_embd;
+}
+
+void llama_context::set_n_threads(int32_t n_threads, int32_t n_threads_batch) {
+    cparams.n_threads       = std::max(1, n_threads);
+    cparams.n_threads_batch = std::max(1, n_threads_batch);
+}
+
+void llama_context::set_abort_callback(ggml_abort_callback cb, void * data) {
+    abort_cb      = cb;
+    abort_cb_data = data;
+    ggml_backend_sched_set_abort_callback(sched, cb, data);
+}
+
+llama_perf_context_data llama_context::perf() const {
+    llama_perf_context_data d = {};
+    d.t_start_ms  = t_start_us / 1000.0;
+    d.t_load_ms   = model.t_load_us / 1000.0;
+    d.t_p_eval_ms = t_p_eval_us / 1000.0;
+    d.t_eval_ms   = t_eval_us / 1000.0;
+    d.n_p_eval    = std::max(0, n_p_eval);
+    d.n_eval      = std::max(0, n_eval);
+    d.n_reused    = std::max(0, n_reused);
+    return d;
+}
+
+void llama_context::perf_reset() {
+    t_start_us  = llama_time_us();
+    t_p_eval_us = t_eval_us = 0;
+    n_p_eval = n_eval = n_reused = 0;
+}
+
+// ---- C API: context ----------------------------------------------------------------------------
+
+struct llama_context * llama_init_from_model(struct llama_model * model, struct llama_context_params params) {
+    return llama_api_guard(__func__, (llama_context *) nullptr, [&]() -> llama_context * {
+        if (!model) {
+            throw llama_error("model is NULL");
+        }
+        return new llama_context(*model, params);
+    });
+}
+
+void llama_free(struct llama_context * ctx) {
+    delete ctx;
+}
+
+uint32_t llama_n_ctx(const struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_ctx : 0;
+}
+uint32_t llama_n_batch(const struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_batch : 0;
+}
+uint32_t llama_n_ubatch(const struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_ubatch : 0;
+}
+uint32_t llama_n_seq_max(const struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_seq_max : 0;
+}
+
+const struct llama_model * llama_get_model(const struct llama_context * ctx) {
+    return ctx ? &ctx->model : nullptr;
+}
+
+enum llama_pooling_type llama_pooling_type(const struct llama_context * ctx) {
+    return ctx ? ctx->cparams.pooling_type : LLAMA_POOLING_TYPE_UNSPECIFIED;
+}
+
+llama_memory_t llama_get_memory(const struct llama_context * ctx) {
+    return ctx ? ctx->memory() : nullptr;
+}
+
+void llama_set_n_threads(struct llama_context * ctx, int32_t n_threads, int32_t n_threads_batch) {
+    if (ctx) {
+        ctx->set_n_threads(n_threads, n_threads_batch);
+    }
+}
+int32_t llama_n_threads(struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_threads : 0;
+}
+int32_t llama_n_threads_batch(struct llama_context * ctx) {
+    return ctx ? ctx->cparams.n_threads_batch : 0;
+}
+
+void llama_set_embeddings(struct llama_context * ctx, bool embeddings) {
+    if (ctx) {
+        ctx->cparams.embeddings = embeddings;
+    }
+}
+void llama_set_causal_attn(struct llama_context * ctx, bool causal_attn) {
+    if (ctx) {
+        ctx->cparams.causal_attn = causal_attn;
+    }
+}
+void llama_set_warmup(struct llama_context * ctx, bool warmup) {
+    if (ctx) {
+        ctx->cparams.warmup = warmup;
+    }
+}
+
+void llama_set_abort_callback(struct llama_context * ctx, ggml_abort_callback cb, void * data) {
+    if (ctx) {
+        ctx->set_abort_callback(cb, data);
+    }
+}
+
+void llama_synchronize(struct llama_context * ctx) {
+    (void) ctx; // decode is synchronous
+}
+
+int32_t llama_encode(struct llama_context * ctx, struct llama_batch batch) {
+    (void) ctx;
+    (void) batch;
+    llama_report_error(__func__, "the model has no encoder");
+    return -1;
+}
+
+int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch) {
+    return llama_api_guard(__func__, (int32_t) -3, [&]() -> int32_t {
+        if (!ctx) {
+            throw llama_error("ctx is NULL");
+        }
+        std::string   err;
+        const int32_t rc = ctx->decode(batch, err);
+        if (rc != 0) {
+            llama_set_last_error(llama_format("llama_decode: %s", err.c_str()));
+            if (rc == 1 || rc == 2) {
+                LLAMA_LOG_WARN("llama_decode: %s\n", err.c_str());
+            } else {
+                LLAMA_LOG_ERROR("llama_decode: %s\n", err.c_str());
+            }
+        }
+        return rc;
+    });
+}
+
+float * llama_get_logits(struct llama_context * ctx) {
+    return ctx ? ctx->logits_all() : nullptr;
+}
+
+float * llama_get_logits_ith(struct llama_context * ctx, int32_t i) {
+    return llama_api_guard(__func__, (float *) nullptr, [&]() -> float * {
+        if (!ctx) {
+            throw llama_error("ctx is NULL");
+        }
+        std::string err;
+        float *     row = ctx->logits_ith(i, err);
+        if (!row) {
+            throw llama_error(err);
+        }
+        return row;
+    });
+}
+
+float * llama_get_embeddings(struct llama_context * ctx) {
+    return ctx ? ctx->embd_all() : nullptr;
+}
+
+float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i) {
+    return llama_api_guard(__func__, (float *) nullptr, [&]() -> float * {
+        if (!ctx) {
+            throw llama_error("ctx is NULL");
+        }
+        std::string err;
+        float *     row = ctx->embd_ith(i, err);
+        if (!row) {
+            throw llama_error(err);
+        }
+        return row;
+    });
+}
+
+float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id) {
+    (void) ctx;
+    (void) seq_id;
+    return nullptr; // no pooling yet
+}
+
+// ---- C API: memory -----------------------------------------------------------------------------
+
+void llama_memory_clear(llama_memory_t mem, bool data) {
+    if (mem) {
+        mem->clear(data);
+    }
+}
+bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1) {
+    return mem ? mem->seq_rm(seq_id, p0, p1) : false;
+}
+void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {
+    if (mem) {
+        mem->seq_cp(src, dst, p0, p1);
+    }
+}
+void llama_memory_seq_keep(llama_memory_t mem, llama_seq_id seq_id) {
+    if (mem) {
+        mem->seq_keep(seq_id);
+    }
+}
+void llama_memory_seq_add(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) {
+    if (mem) {
+        mem->seq_add(seq_id, p0, p1, delta);
+    }
+}
+void llama_memory_seq_div(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) {
+    if (mem) {
+        mem->seq_div(seq_id, p0, p1, d);
+    }
+}
+llama_pos llama_memory_seq_pos_min(llama_memory_t mem, llama_seq_id seq_id) {
+    return mem ? mem->seq_pos_min(seq_id) : -1;
+}
+llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id) {
+    return mem ? mem->seq_pos_max(seq_id) : -1;
+}
+bool llama_memory_can_shift(llama_memory_t mem) {
+    return mem ? mem->can_shift() : false;
+}
+
+// ---- C API: perf -------------------------------------------------------------------------------
+
+struct llama_perf_context_data llama_perf_context(const struct llama_context * ctx) {
+    return ctx ? ctx->perf() : llama_perf_context_data{};
+}
+
+void llama_perf_context_print(const struct llama_context * ctx) {
+    if (!ctx) {
+        return;
+    }
+    const llama_perf_context_data d = ctx->perf();
+    LLAMA_LOG_INFO("%s:        load time = %10.2f ms\n", __func__, d.t_load_ms);
+    LLAMA_LOG_INFO("%s: prompt eval time = %10.2f ms / %5d tokens (%8.2f ms per token, %8.2f tokens per second)\n",
+                   __func__, d.t_p_eval_ms, d.n_p_eval, d.t_p_eval_ms / std::max(1, d.n_p_eval),
+                   1e3 / d.t_p_eval_ms * d.n_p_eval);
+    LLAMA_LOG_INFO("%s:        eval time = %10.2f ms / %5d runs   (%8.2f ms per token, %8.2f tokens per second)\n",
+                   __func__, d.t_eval_ms, d.n_eval, d.t_eval_ms / std::max(1, d.n_eval), 1e3 / d.t_eval_ms * d.n_eval);
+    LLAMA_LOG_INFO("%s:       total time = %10.2f ms / %5d tokens\n", __func__,
+                   (llama_time_us() / 1000.0 - d.t_start_ms), d.n_p_eval + d.n_eval);
+    LLAMA_LOG_INFO("%s:    graphs reused = %10d\n", __func__, d.n_reused);
+}
+
+void llama_perf_context_reset(struct llama_context * ctx) {
+    if (ctx) {
+        ctx->perf_reset();
+    }
+}

@@ -1,0 +1,79 @@
+// The context: resolved parameters, the KV cache, the backends and scheduler, llama_decode and
+// its outputs (logits/embeddings rows), perf counters.
+#pragma once
+
+#include "llama-batch.h"
+#include "llama-cparams.h"
+#include "llama-graph.h"
+#include "llama-kv-cache.h"
+#include "llama.h"
+
+#include "ggml-backend.h"
+
+#include <memory>
+#include <vector>
+
+struct llama_model;
+
+struct llama_context {
+    // Throws llama_error on invalid parameters or allocation failure.
+    llama_context(const llama_model & model, const llama_context_params & params);
+    ~llama_context();
+    llama_context(const llama_context &)             = delete;
+    llama_context & operator=(const llama_context &) = delete;
+
+    const llama_model & model;
+    llama_cparams       cparams;
+
+    // Returns the llama_decode codes (0, 1, 2, -1, < -1); the reason of a failure is in err.
+    int32_t decode(const llama_batch & batch, std::string & err);
+
+    // Output row of batch index i (negative: from the end), or nullptr with the reason in err.
+    float * logits_ith(int32_t i, std::string & err);
+    float * embd_ith(int32_t i, std::string & err);
+    float * logits_all() { return n_outputs > 0 ? logits.data() : nullptr; }
+    float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
+
+    void set_n_threads(int32_t n_threads, int32_t n_threads_batch);
+    void set_abort_callback(ggml_abort_callback cb, void * data);
+
+    llama_kv_cache * memory() const { return kv.get(); }
+
+    llama_perf_context_data perf() const;
+    void                    perf_reset();
+
+  private:
+    std::unique_ptr<llama_kv_cache> kv;
+
+    ggml_backend_t       backend_cpu = nullptr;
+    ggml_backend_sched_t sched       = nullptr;
+    size_t               max_nodes   = 0;
+
+    std::unique_ptr<llm_graph_result> gres; // the graph of the last ubatch (reused when possible)
+    llama_batch_allocr                balloc;
+
+    ggml_abort_callback abort_cb      = nullptr;
+    void *              abort_cb_data = nullptr;
+    int32_t             n_threads_cur = 0;
+
+    // outputs of the last decode
+    std::vector<float>   logits;     // [n_outputs][n_vocab]
+    std::vector<float>   embd;       // [n_outputs][n_embd] when embeddings are on
+    std::vector<int32_t> output_ids; // batch index -> row, -1 when none
+    int32_t              n_outputs = 0;
+
+    // perf
+    int64_t t_start_us  = 0;
+    int64_t t_p_eval_us = 0;
+    int64_t t_eval_us   = 0;
+    int32_t n_p_eval    = 0;
+    int32_t n_eval      = 0;
+    int32_t n_reused    = 0;
+
+    llm_graph_params graph_params(const llama_ubatch & ub, uint32_t n_kv) const;
+    // Builds the graph for params into gres (not allocated). Throws on failure.
+    void build_graph(const llm_graph_params & p);
+    // Applies pending position shifts to the cached K (seq_add/seq_div). False on failure.
+    bool apply_k_shift(std::string & err);
+    void set_threads_for(uint32_t n_tokens);
+};

@@ -1,0 +1,264 @@
+#include "llama-graph.h"
+
+#include "llama-impl.h"
+#include "llama-model.h"
+
+#include "ggml-backend.h"
+
+#include <cmath>
+#include <cstring>
+
+// ---- llm_graph_result --------------------------------------------------------------------------
+
+llm_graph_result::llm_graph_result(size_t max_nodes) : max_nodes(max_nodes) {
+    meta.resize(ggml_tensor_overhead() * max_nodes + ggml_graph_overhead_custom(max_nodes, false));
+}
+
+llm_graph_result::~llm_graph_result() {
+    ggml_free(ctx);
+}
+
+void llm_graph_result::reset() {
+    ggml_free(ctx);
+    ggml_init_params ip = { meta.size(), meta.data(), true };
+    ctx = ggml_init(ip);
+    if (!ctx) {
+        throw llama_error("cannot create the graph context");
+    }
+    gf = ggml_new_graph_custom(ctx, max_nodes, false);
+    if (!gf) {
+        throw llama_error("cannot create the graph");
+    }
+    inp      = llm_graph_inputs();
+    t_logits = nullptr;
+    t_embd   = nullptr;
+    valid    = false;
+    mask_pad_done = false;
+}
+
+void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv,
+                                  int32_t n_embd) {
+    const uint32_t n = ub.n_tokens;
+    if (inp.tokens) {
+        ggml_backend_tensor_set(inp.tokens, ub.token, 0, n * sizeof(int32_t));
+    }
+    if (inp.embd) {
+        ggml_backend_tensor_set(inp.embd, ub.embd + (size_t) ub.i_begin * n_embd, 0, (size_t) n * n_embd * sizeof(float));
+    }
+    if (inp.pos) {
+        ggml_backend_tensor_set(inp.pos, ub.pos, 0, n * sizeof(int32_t));
+    }
+    if (inp.out_ids) {
+        s_i32.clear();
+        for (uint32_t i = 0; i < n; i++) {
+            if (ub.output[i]) {
+                s_i32.push_back((int32_t) i);
+            }
+        }
+        ggml_backend_tensor_set(inp.out_ids, s_i32.data(), 0, s_i32.size() * sizeof(int32_t));
+    }
+    if (inp.k_idxs) {
+        s_i64.resize(ggml_nelements(inp.k_idxs));
+        kv.fill_k_idxs(s_i64.data(), slot);
+        ggml_backend_tensor_set(inp.k_idxs, s_i64.data(), 0, ggml_nbytes(inp.k_idxs));
+    }
+    if (inp.v_idxs) {
+        s_i64.resize(ggml_nelements(inp.v_idxs));
+        kv.fill_v_idxs(s_i64.data(), slot);
+        ggml_backend_tensor_set(inp.v_idxs, s_i64.data(), 0, ggml_nbytes(inp.v_idxs));
+    }
+    if (inp.kq_mask) {
+        // the padding rows never change: they are written once per built graph, the token rows
+        // on every call
+        const int64_t n_rows = mask_pad_done ? (int64_t) n : inp.kq_mask->ne[1];
+        s_f32.resize((size_t) n_rows * inp.kq_mask->ne[0]);
+        kv.fill_kq_mask(s_f32.data(), n_rows, ub, (uint32_t) inp.kq_mask->ne[0], params.causal);
+        ggml_backend_tensor_set(inp.kq_mask, s_f32.data(), 0, s_f32.size() * sizeof(float));
+        mask_pad_done = true;
+    }
+}
+
+// ---- llm_graph_context -------------------------------------------------------------------------
+
+llm_graph_context::llm_graph_context(const llama_model & model, const llama_cparams & cparams,
+                                     const llama_kv_cache & kv, const llm_graph_params & params,
+                                     llm_graph_result & res) :
+    model(model),
+    hparams(model.hparams),
+    cparams(cparams),
+    kv(kv),
+    params(params),
+    res(res),
+    ctx0(res.ctx),
+    gf(res.gf),
+    n_tokens(params.n_tokens),
+    n_outputs(params.n_outputs),
+    n_kv(params.n_kv) {}
+
+void llm_graph_context::cb(ggml_tensor * t, const char * name, int il) const {
+    if (!t) {
+        return;
+    }
+    if (il >= 0) {
+        ggml_format_name(t, "%s-%d", name, il);
+    } else {
+        ggml_set_name(t, name);
+    }
+}
+
+ggml_tensor * llm_graph_context::build_inp_embd(ggml_tensor * tok_embd) {
+    ggml_tensor * cur;
+    if (params.embd_input) {
+        res.inp.embd = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, hparams.n_embd, n_tokens);
+        ggml_set_input(res.inp.embd);
+        cur = res.inp.embd;
+    } else {
+        res.inp.tokens = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, n_tokens);
+        ggml_set_input(res.inp.tokens);
+        cb(res.inp.tokens, "inp_tokens", -1);
+        cur = ggml_get_rows(ctx0, tok_embd, res.inp.tokens);
+    }
+    cb(cur, "inp_embd", -1);
+    return cur;
+}
+
+ggml_tensor * llm_graph_context::build_inp_pos() {
+    res.inp.pos = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, n_tokens);
+    ggml_set_input(res.inp.pos);
+    cb(res.inp.pos, "inp_pos", -1);
+    return res.inp.pos;
+}
+
+ggml_tensor * llm_graph_context::build_inp_out_ids() {
+    if (n_outputs == n_tokens) {
+        return nullptr;
+    }
+    res.inp.out_ids = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, n_outputs);
+    ggml_set_input(res.inp.out_ids);
+    cb(res.inp.out_ids, "inp_out_ids", -1);
+    return res.inp.out_ids;
+}
+
+void llm_graph_context::build_attn_inp() {
+    const int64_t n_rows = (n_tokens + GGML_KQ_MASK_PAD - 1) / GGML_KQ_MASK_PAD * GGML_KQ_MASK_PAD;
+    res.inp.kq_mask      = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, n_kv, n_rows);
+    ggml_set_input(res.inp.kq_mask);
+    cb(res.inp.kq_mask, "kq_mask", -1);
+
+    res.inp.k_idxs = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, n_tokens);
+    ggml_set_input(res.inp.k_idxs);
+    cb(res.inp.k_idxs, "k_idxs", -1);
+
+    const int64_t nv = kv.v_trans() ? n_tokens * (int64_t) hparams.n_embd_v_gqa() : n_tokens;
+    res.inp.v_idxs   = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
+    ggml_set_input(res.inp.v_idxs);
+    cb(res.inp.v_idxs, "v_idxs", -1);
+}
+
+ggml_tensor * llm_graph_context::build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type,
+                                            int il) const {
+    cur = type == LLM_NORM_RMS ? ggml_rms_norm(ctx0, cur, hparams.f_norm_rms_eps)
+                               : ggml_norm(ctx0, cur, hparams.f_norm_eps);
+    if (w) {
+        cb(cur, "norm", il);
+        cur = ggml_mul(ctx0, cur, w);
+    }
+    if (b) {
+        cb(cur, "norm_w", il);
+        cur = ggml_add(ctx0, cur, b);
+    }
+    return cur;
+}
+
+ggml_tensor * llm_graph_context::build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors) const {
+    return ggml_rope_ext(ctx0, x, pos, freq_factors, (int) hparams.n_rot, (int) hparams.rope_type,
+                         (int) cparams.n_ctx_orig_yarn, cparams.rope_freq_base, cparams.rope_freq_scale,
+                         cparams.yarn_ext_factor, cparams.yarn_attn_factor, cparams.yarn_beta_fast,
+                         cparams.yarn_beta_slow);
+}
+
+ggml_tensor * llm_graph_context::build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b) const {
+    cur = ggml_mul_mat(ctx0, w, cur);
+    if (b) {
+        cur = ggml_add(ctx0, cur, b);
+    }
+    return cur;
+}
+
+ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b,
+                                           ggml_tensor * gate, ggml_tensor * gate_b, ggml_tensor * down,
+                                           ggml_tensor * down_b, llm_ffn_op op, llm_ffn_gate gate_type,
+                                           int il) const {
+    ggml_tensor * tmp = up ? build_lora_mm(up, cur, up_b) : cur;
+    cb(tmp, "ffn_up", il);
+    if (gate) {
+        ggml_tensor * g = build_lora_mm(gate, gate_type == LLM_FFN_SEQ ? tmp : cur, gate_b);
+        cb(g, "ffn_gate", il);
+        switch (op) {
+            case LLM_FFN_SILU: cur = ggml_swiglu_split(ctx0, g, tmp); break;
+            case LLM_FFN_GELU: cur = ggml_geglu_split(ctx0, g, tmp); break;
+            case LLM_FFN_RELU: cur = ggml_mul(ctx0, ggml_relu(ctx0, g), tmp); break;
+        }
+        cb(cur, "ffn_act", il);
+    } else {
+        switch (op) {
+            case LLM_FFN_SILU: cur = ggml_silu(ctx0, tmp); break;
+            case LLM_FFN_GELU: cur = ggml_gelu(ctx0, tmp); break;
+            case LLM_FFN_RELU: cur = ggml_relu(ctx0, tmp); break;
+        }
+        cb(cur, "ffn_act", il);
+    }
+    cur = build_lora_mm(down, cur, down_b);
+    cb(cur, "ffn_out", il);
+    return cur;
+}
+
+ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
+                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale,
+                                            int il) const {
+    // store this ubatch's K and V first: the attention below reads them back from the cache
+    ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
+    ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, res.inp.k_idxs, il));
+    ggml_build_forward_expand(gf, kv.cpy_v(ctx0, v_cur, res.inp.v_idxs, il));
+
+    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                            // [d, n_tokens, n_head]
+    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3); // [d, n_kv, n_head_kv]
+    ggml_tensor * cur;
+
+    if (params.flash_attn) {
+        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3); // [dv, n_kv, n_head_kv]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, res.inp.kq_mask, kq_scale, 0.0f, 0.0f);      // [dv, n_head, n_tokens]
+        cb(cur, "fattn", il);
+        cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
+    } else {
+        ggml_tensor * kq = ggml_mul_mat(ctx0, k, q); // [n_kv, n_tokens, n_head]
+        cb(kq, "kq", il);
+        kq = ggml_soft_max_ext(ctx0, kq, res.inp.kq_mask, kq_scale, 0.0f);
+        cb(kq, "kq_soft_max", il);
+        ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv); // [n_kv, dv, n_head_kv]
+        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);           // [dv, n_tokens, n_head]
+        cb(kqv, "kqv", il);
+        cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3); // [dv, n_head, n_tokens]
+        cur = ggml_cont_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
+    }
+    cb(cur, "kqv_out", il);
+
+    if (wo) {
+        cur = build_lora_mm(wo, cur, wo_b);
+        cb(cur, "attn_out", il);
+    }
+    return cur;
+}
+
+void llm_graph_context::set_result(ggml_tensor * embd, ggml_tensor * logits) {
+    res.t_embd   = embd;
+    res.t_logits = logits;
+    if (embd) {
+        ggml_set_output(embd);
+        ggml_build_forward_expand(gf, embd);
+    }
+    if (logits) {
+        ggml_set_output(logits);
+        ggml_build_forward_expand(gf, logits);
+    }
+}

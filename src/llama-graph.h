@@ -1,0 +1,125 @@
+// Graph building shared by all architectures: the graph inputs (tokens, positions, KQ mask,
+// output ids, KV write indices), the common blocks (norm, rope, attention, feed-forward) and the
+// built graph with what decides whether it can be reused for the next ubatch.
+#pragma once
+
+#include "llama-batch.h"
+#include "llama-cparams.h"
+#include "llama-hparams.h"
+#include "llama-kv-cache.h"
+
+#include "ggml.h"
+
+#include <cstdint>
+#include <vector>
+
+struct llama_model;
+
+// Everything that fixes the topology of a graph: equal params -> the graph can be reused with new
+// input values.
+struct llm_graph_params {
+    uint32_t n_tokens   = 0;
+    uint32_t n_outputs  = 0;
+    uint32_t n_kv       = 0;
+    bool     embd_input = false; // the batch carries embeddings instead of tokens
+    bool     causal     = true;
+    bool     flash_attn = false;
+
+    bool operator==(const llm_graph_params & o) const {
+        return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && embd_input == o.embd_input &&
+               causal == o.causal && flash_attn == o.flash_attn;
+    }
+};
+
+// The input tensors of a graph (nullptr where the graph has none).
+struct llm_graph_inputs {
+    ggml_tensor * tokens  = nullptr; // I32 [n_tokens]
+    ggml_tensor * embd    = nullptr; // F32 [n_embd, n_tokens]
+    ggml_tensor * pos     = nullptr; // I32 [n_tokens]
+    ggml_tensor * kq_mask = nullptr; // F32 [n_kv, n_tokens padded to GGML_KQ_MASK_PAD]
+    ggml_tensor * out_ids = nullptr; // I32 [n_outputs]
+    ggml_tensor * k_idxs  = nullptr; // I64 [n_tokens]
+    ggml_tensor * v_idxs  = nullptr; // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
+};
+
+enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
+enum llm_ffn_op { LLM_FFN_SILU, LLM_FFN_GELU, LLM_FFN_RELU };
+enum llm_ffn_gate { LLM_FFN_SEQ, LLM_FFN_PAR }; // gate applied to up's output or to the same input
+
+// A built graph: owns the ggml context that holds its node metadata.
+struct llm_graph_result {
+    llm_graph_result(size_t max_nodes);
+    ~llm_graph_result();
+    llm_graph_result(const llm_graph_result &)             = delete;
+    llm_graph_result & operator=(const llm_graph_result &) = delete;
+
+    // Forgets the previous graph and prepares an empty one.
+    void reset();
+
+    ggml_context *    ctx = nullptr;
+    ggml_cgraph *     gf  = nullptr;
+    llm_graph_inputs  inp;
+    llm_graph_params  params;
+    ggml_tensor *     t_logits = nullptr; // [n_vocab, n_outputs]
+    ggml_tensor *     t_embd   = nullptr; // [n_embd, n_outputs] (final norm output)
+    bool              valid    = false;
+
+    // Copies the ubatch's values into the input tensors.
+    void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv, int32_t n_embd);
+
+  private:
+    size_t               max_nodes;
+    std::vector<uint8_t> meta; // arena of ctx
+    bool                 mask_pad_done = false;
+    // scratch reused across decodes (no allocation per token)
+    std::vector<int32_t> s_i32;
+    std::vector<int64_t> s_i64;
+    std::vector<float>   s_f32;
+};
+
+// What an architecture's build_graph works with.
+struct llm_graph_context {
+    const llama_model &    model;
+    const llama_hparams &  hparams;
+    const llama_cparams &  cparams;
+    const llama_kv_cache & kv;
+    const llm_graph_params params;
+    llm_graph_result &     res;
+
+    ggml_context * ctx0;
+    ggml_cgraph *  gf;
+
+    const int64_t n_tokens;
+    const int64_t n_outputs;
+    const int64_t n_kv;
+
+    llm_graph_context(const llama_model & model, const llama_cparams & cparams, const llama_kv_cache & kv,
+                      const llm_graph_params & params, llm_graph_result & res);
+
+    // Names a node "<name>-<il>" (or "<name>" for il < 0) so eval callbacks can identify it.
+    void cb(ggml_tensor * t, const char * name, int il) const;
+
+    // ---- inputs ----
+    ggml_tensor * build_inp_embd(ggml_tensor * tok_embd); // [n_embd, n_tokens]
+    ggml_tensor * build_inp_pos();
+    // nullptr when every token is an output (no gathering needed)
+    ggml_tensor * build_inp_out_ids();
+    void          build_attn_inp(); // mask and KV write indices
+
+    // ---- blocks ----
+    ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;
+    // x [head_dim, n_heads, n_tokens]
+    ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors) const;
+    ggml_tensor * build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
+                            ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b, llm_ffn_op op,
+                            llm_ffn_gate gate_type, int il) const;
+    // Stores k_cur/v_cur in the cache and attends over it; then the output projection.
+    //   q_cur [head_dim, n_head, n_tokens], k_cur [head_dim, n_head_kv, n_tokens], v_cur [n_embd_v_gqa, n_tokens]
+    ggml_tensor * build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur, ggml_tensor * k_cur,
+                             ggml_tensor * v_cur, float kq_scale, int il) const;
+    // Projection with optional bias.
+    ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;
+
+    // Final results: marks them as outputs.
+    void set_result(ggml_tensor * embd, ggml_tensor * logits);
+};

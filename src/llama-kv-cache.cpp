@@ -1,0 +1,424 @@
+#include "llama-kv-cache.h"
+
+#include "llama-impl.h"
+#include "llama-model.h"
+
+#include "ggml-cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+// The graph attends over the first n_kv cells; padding n_kv keeps its value (and so the graph
+// topology) stable across many consecutive decodes.
+static constexpr uint32_t KV_PAD = 256;
+
+static uint32_t pad_to(uint32_t x, uint32_t n) {
+    return (x + n - 1) / n * n;
+}
+
+llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
+                               bool v_trans, uint32_t n_seq_max) :
+    model(model), cells(kv_size), v_trans_(v_trans), n_seq_max(n_seq_max), seq_pos(LLAMA_MAX_SEQ) {
+    const llama_hparams & hp = model.hparams;
+    const int n_layer = (int) hp.n_layer;
+
+    if (v_trans && (ggml_is_quantized(type_v))) {
+        throw llama_error(llama_format("a quantized V cache (%s) needs flash attention", ggml_type_name(type_v)));
+    }
+    if (hp.n_embd_k_gqa() % ggml_blck_size(type_k) != 0 || hp.n_embd_v_gqa() % ggml_blck_size(type_v) != 0) {
+        throw llama_error("the KV cache type's block size does not divide the K/V row size");
+    }
+
+    ggml_init_params ip = { (size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true };
+    ctx = ggml_init(ip);
+    if (!ctx) {
+        throw llama_error("cannot create the KV cache context");
+    }
+    for (int il = 0; il < n_layer; il++) {
+        ggml_tensor * k = ggml_new_tensor_2d(ctx, type_k, hp.n_embd_k_gqa(), kv_size);
+        ggml_tensor * v = v_trans ? ggml_new_tensor_2d(ctx, type_v, kv_size, hp.n_embd_v_gqa())
+                                  : ggml_new_tensor_2d(ctx, type_v, hp.n_embd_v_gqa(), kv_size);
+        if (!k || !v) {
+            throw llama_error("cannot create the KV cache tensors");
+        }
+        ggml_format_name(k, "cache_k_l%d", il);
+        ggml_format_name(v, "cache_v_l%d", il);
+        k_l.push_back(k);
+        v_l.push_back(v);
+    }
+    buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+    if (!buf) {
+        throw llama_error("cannot allocate the KV cache buffer");
+    }
+    // zeroed so that never-written cells hold finite values (they are masked, but 0 * NaN is NaN)
+    ggml_backend_buffer_clear(buf, 0);
+    LLAMA_LOG_INFO("%s: %u cells, %d layers, K %s, V %s%s, %.2f MiB\n", __func__, kv_size, n_layer,
+                   ggml_type_name(type_k), ggml_type_name(type_v), v_trans ? " (transposed)" : "",
+                   ggml_backend_buffer_get_size(buf) / 1024.0 / 1024.0);
+}
+
+llama_kv_cache::~llama_kv_cache() {
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+}
+
+// ---- cell bookkeeping --------------------------------------------------------------------------
+
+void llama_kv_cache::cell_seq_rm(uint32_t i, llama_seq_id s) {
+    cell & c = cells[i];
+    if (!c.seq.test(s)) {
+        return;
+    }
+    auto & m  = seq_pos[s];
+    auto   it = m.find(c.pos);
+    if (it != m.end() && --it->second == 0) {
+        m.erase(it);
+    }
+    c.seq.reset(s);
+    if (c.empty()) {
+        c.pos   = -1;
+        c.shift = 0;
+        used--;
+    }
+}
+
+void llama_kv_cache::cell_seq_add(uint32_t i, llama_seq_id s) {
+    cell & c = cells[i];
+    if (c.seq.test(s)) {
+        return;
+    }
+    if (c.empty()) {
+        used++;
+    }
+    c.seq.set(s);
+    seq_pos[s][c.pos]++;
+}
+
+void llama_kv_cache::cell_pos_set(uint32_t i, llama_pos p) {
+    cell & c = cells[i];
+    for (uint32_t s = 0; s < LLAMA_MAX_SEQ; s++) {
+        if (c.seq.test(s)) {
+            auto & m  = seq_pos[s];
+            auto   it = m.find(c.pos);
+            if (it != m.end() && --it->second == 0) {
+                m.erase(it);
+            }
+            m[p]++;
+        }
+    }
+    c.pos = p;
+}
+
+void llama_kv_cache::cell_set(uint32_t i, const cell & nc) {
+    for (uint32_t s = 0; s < LLAMA_MAX_SEQ; s++) {
+        cell_seq_rm(i, (llama_seq_id) s);
+    }
+    cells[i].pos   = nc.pos;
+    cells[i].shift = nc.shift;
+    for (uint32_t s = 0; s < LLAMA_MAX_SEQ; s++) {
+        if (nc.seq.test(s)) {
+            cell_seq_add(i, (llama_seq_id) s);
+        }
+    }
+}
+
+uint32_t llama_kv_cache::used_max_p1() const {
+    for (uint32_t i = (uint32_t) cells.size(); i > 0; i--) {
+        if (!cells[i - 1].empty()) {
+            return i;
+        }
+    }
+    return 0;
+}
+
+// ---- memory interface --------------------------------------------------------------------------
+
+void llama_kv_cache::clear(bool data) {
+    for (auto & c : cells) {
+        c = cell();
+    }
+    for (auto & m : seq_pos) {
+        m.clear();
+    }
+    used          = 0;
+    head          = 0;
+    shift_pending = false;
+    if (data) {
+        ggml_backend_buffer_clear(buf, 0);
+    }
+}
+
+static bool in_range(llama_pos p, llama_pos p0, llama_pos p1) {
+    return p >= p0 && p < p1;
+}
+
+static void norm_range(llama_pos & p0, llama_pos & p1) {
+    if (p0 < 0) {
+        p0 = 0;
+    }
+    if (p1 < 0) {
+        p1 = INT32_MAX;
+    }
+}
+
+static bool seq_ok(llama_seq_id s) {
+    return s >= 0 && s < LLAMA_MAX_SEQ;
+}
+
+bool llama_kv_cache::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) {
+    norm_range(p0, p1);
+    if (seq_id >= LLAMA_MAX_SEQ) {
+        return false;
+    }
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        if (cells[i].empty() || !in_range(cells[i].pos, p0, p1)) {
+            continue;
+        }
+        if (seq_id < 0) {
+            cell_set(i, cell());
+        } else {
+            cell_seq_rm(i, seq_id);
+        }
+        if (cells[i].empty() && i < head) {
+            head = i; // reuse freed cells first
+        }
+    }
+    return true;
+}
+
+void llama_kv_cache::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {
+    if (!seq_ok(src) || !seq_ok(dst) || src == dst) {
+        return;
+    }
+    norm_range(p0, p1);
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        if (cells[i].seq.test(src) && in_range(cells[i].pos, p0, p1)) {
+            cell_seq_add(i, dst);
+        }
+    }
+}
+
+void llama_kv_cache::seq_keep(llama_seq_id seq_id) {
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        if (cells[i].empty()) {
+            continue;
+        }
+        if (seq_ok(seq_id) && cells[i].seq.test(seq_id)) {
+            cell nc = cells[i];
+            nc.seq.reset();
+            nc.seq.set(seq_id);
+            cell_set(i, nc);
+        } else {
+            cell_set(i, cell());
+        }
+    }
+    head = 0;
+}
+
+void llama_kv_cache::seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) {
+    if (!seq_ok(seq_id) || delta == 0) {
+        return;
+    }
+    norm_range(p0, p1);
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        cell & c = cells[i];
+        if (!c.seq.test(seq_id) || !in_range(c.pos, p0, p1)) {
+            continue;
+        }
+        c.shift += delta;
+        shift_pending = true;
+        const llama_pos np = c.pos + delta;
+        if (np < 0) {
+            cell_set(i, cell());
+            head = std::min(head, i);
+        } else {
+            cell_pos_set(i, np);
+        }
+    }
+}
+
+void llama_kv_cache::seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) {
+    if (!seq_ok(seq_id) || d <= 1) {
+        return;
+    }
+    norm_range(p0, p1);
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        cell & c = cells[i];
+        if (!c.seq.test(seq_id) || !in_range(c.pos, p0, p1)) {
+            continue;
+        }
+        const llama_pos np = c.pos / d;
+        c.shift += np - c.pos;
+        shift_pending = true;
+        cell_pos_set(i, np);
+    }
+}
+
+llama_pos llama_kv_cache::seq_pos_min(llama_seq_id seq_id) const {
+    if (!seq_ok(seq_id) || seq_pos[seq_id].empty()) {
+        return -1;
+    }
+    return seq_pos[seq_id].begin()->first;
+}
+
+llama_pos llama_kv_cache::seq_pos_max(llama_seq_id seq_id) const {
+    if (!seq_ok(seq_id) || seq_pos[seq_id].empty()) {
+        return -1;
+    }
+    return seq_pos[seq_id].rbegin()->first;
+}
+
+void llama_kv_cache::take_shifts(int32_t * dst) {
+    for (uint32_t i = 0; i < cells.size(); i++) {
+        dst[i]         = cells[i].empty() ? 0 : cells[i].shift;
+        cells[i].shift = 0;
+    }
+    shift_pending = false;
+}
+
+// ---- slots -------------------------------------------------------------------------------------
+
+bool llama_kv_cache::find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const {
+    const uint32_t n = (uint32_t) cells.size();
+    if (ub.n_tokens > n - used) {
+        return false;
+    }
+    // first empty cells from head (wrapping); they need not be contiguous since K/V are written
+    // by index (set_rows)
+    slot.idxs.clear();
+    for (uint32_t k = 0; k < n && slot.idxs.size() < ub.n_tokens; k++) {
+        const uint32_t i = (head + k) % n;
+        if (cells[i].empty()) {
+            slot.idxs.push_back(i);
+        }
+    }
+    return slot.idxs.size() == ub.n_tokens;
+}
+
+void llama_kv_cache::apply(const llama_ubatch & ub, const llama_kv_slot & slot) {
+    for (uint32_t t = 0; t < ub.n_tokens; t++) {
+        const uint32_t i = slot.idxs[t];
+        cell           nc;
+        nc.pos = ub.pos[t];
+        for (int32_t s = 0; s < ub.n_seq_id[t]; s++) {
+            nc.seq.set(ub.seq_id[t][s]);
+        }
+        cell_set(i, nc);
+    }
+    if (!slot.idxs.empty()) {
+        head = (slot.idxs.back() + 1) % (uint32_t) cells.size();
+    }
+}
+
+void llama_kv_cache::release(const llama_kv_slot & slot) {
+    for (uint32_t i : slot.idxs) {
+        cell_set(i, cell());
+        head = std::min(head, i);
+    }
+}
+
+bool llama_kv_cache::prepare(const std::vector<llama_ubatch> & ubatches, std::vector<llama_kv_slot> & slots) {
+    // simulate storing every ubatch, recording the previous state of each touched cell, then undo:
+    // the cache is left exactly as it was whatever the outcome
+    struct saved {
+        uint32_t idx;
+        cell     c;
+    };
+    std::vector<saved> undo;
+    const uint32_t     head_old = head;
+    bool               ok       = true;
+    slots.clear();
+    for (const auto & ub : ubatches) {
+        llama_kv_slot slot;
+        if (!find_slot(ub, slot)) {
+            ok = false;
+            break;
+        }
+        for (uint32_t i : slot.idxs) {
+            undo.push_back({ i, cells[i] });
+        }
+        apply(ub, slot);
+        slot.n_kv = std::min<uint32_t>((uint32_t) cells.size(), pad_to(used_max_p1(), KV_PAD));
+        slots.push_back(std::move(slot));
+    }
+    for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+        cell_set(it->idx, it->c);
+    }
+    head = head_old;
+    return ok;
+}
+
+// ---- graph helpers -----------------------------------------------------------------------------
+
+ggml_tensor * llama_kv_cache::get_k(ggml_context * c, int il, uint32_t n_kv) const {
+    const llama_hparams & hp = model.hparams;
+    ggml_tensor *         k  = k_l[il];
+    return ggml_view_3d(c, k, hp.n_embd_head_k, hp.n_head_kv, n_kv, ggml_row_size(k->type, hp.n_embd_head_k),
+                        ggml_row_size(k->type, hp.n_embd_k_gqa()), 0);
+}
+
+ggml_tensor * llama_kv_cache::get_v(ggml_context * c, int il, uint32_t n_kv) const {
+    const llama_hparams & hp = model.hparams;
+    ggml_tensor *         v  = v_l[il];
+    if (v_trans_) {
+        const size_t es = ggml_element_size(v);
+        return ggml_view_3d(c, v, n_kv, hp.n_embd_head_v, hp.n_head_kv, es * cells.size(),
+                            es * cells.size() * hp.n_embd_head_v, 0);
+    }
+    return ggml_view_3d(c, v, hp.n_embd_head_v, hp.n_head_kv, n_kv, ggml_row_size(v->type, hp.n_embd_head_v),
+                        ggml_row_size(v->type, hp.n_embd_v_gqa()), 0);
+}
+
+ggml_tensor * llama_kv_cache::cpy_k(ggml_context * c, ggml_tensor * k_cur, ggml_tensor * k_idxs, int il) const {
+    return ggml_set_rows(c, k_l[il], k_cur, k_idxs);
+}
+
+ggml_tensor * llama_kv_cache::cpy_v(ggml_context * c, ggml_tensor * v_cur, ggml_tensor * v_idxs, int il) const {
+    ggml_tensor * v = v_l[il];
+    if (!v_trans_) {
+        return ggml_set_rows(c, v, v_cur, v_idxs);
+    }
+    // transposed storage: every element is a row of one value at channel * size + cell
+    ggml_tensor * dst = ggml_reshape_2d(c, v, 1, ggml_nelements(v));
+    ggml_tensor * src = ggml_reshape_2d(c, v_cur, 1, ggml_nelements(v_cur));
+    return ggml_set_rows(c, dst, src, v_idxs);
+}
+
+void llama_kv_cache::fill_k_idxs(int64_t * dst, const llama_kv_slot & slot) const {
+    for (size_t t = 0; t < slot.idxs.size(); t++) {
+        dst[t] = slot.idxs[t];
+    }
+}
+
+void llama_kv_cache::fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) const {
+    if (!v_trans_) {
+        fill_k_idxs(dst, slot);
+        return;
+    }
+    const int64_t n_embd_v = model.hparams.n_embd_v_gqa();
+    const int64_t size     = (int64_t) cells.size();
+    for (size_t t = 0; t < slot.idxs.size(); t++) {
+        for (int64_t ch = 0; ch < n_embd_v; ch++) {
+            dst[t * n_embd_v + ch] = ch * size + slot.idxs[t];
+        }
+    }
+}
+
+void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv,
+                                  bool causal) const {
+    for (int64_t r = 0; r < n_rows; r++) {
+        float * row = dst + r * n_kv;
+        if (r >= ub.n_tokens) {
+            std::fill(row, row + n_kv, -INFINITY); // padding rows
+            continue;
+        }
+        // like llama.cpp, a token sees the cells of its first sequence
+        const llama_seq_id s = ub.seq_id[r][0];
+        const llama_pos    p = ub.pos[r];
+        for (uint32_t j = 0; j < n_kv; j++) {
+            const cell & c = cells[j];
+            row[j] = (c.seq.test(s) && (!causal || c.pos <= p)) ? 0.0f : -INFINITY;
+        }
+    }
+}

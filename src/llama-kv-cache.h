@@ -1,0 +1,108 @@
+// The KV cache: cells holding a position and a set of sequences, K/V tensors per layer, slot
+// search for whole batches with rollback, and the graph-side helpers (views, writes, mask).
+#pragma once
+
+#include "llama-batch.h"
+#include "llama-cparams.h"
+#include "llama-memory.h"
+
+#include "ggml-backend.h"
+
+#include <bitset>
+#include <map>
+#include <vector>
+
+struct llama_model;
+
+// Where the tokens of one ubatch go: a cell index per token.
+struct llama_kv_slot {
+    std::vector<uint32_t> idxs;
+    uint32_t              n_kv = 0; // cells the graph must attend over (padded)
+};
+
+class llama_kv_cache : public llama_memory_i {
+  public:
+    // v_trans: store V transposed (rows = channels) for the plain attention path.
+    llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
+                   uint32_t n_seq_max);
+    ~llama_kv_cache() override;
+
+    // ---- llama_memory_i ----
+    void      clear(bool data) override;
+    bool      seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
+    void      seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
+    void      seq_keep(llama_seq_id seq_id) override;
+    void      seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
+    void      seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
+    llama_pos seq_pos_min(llama_seq_id seq_id) const override;
+    llama_pos seq_pos_max(llama_seq_id seq_id) const override;
+    bool      can_shift() const override { return true; }
+
+    // ---- decode support ----
+    // Finds a slot for every ubatch (in order, as if each were stored) without changing the cache.
+    // False if they do not all fit.
+    bool prepare(const std::vector<llama_ubatch> & ubatches, std::vector<llama_kv_slot> & slots);
+    // Stores the ubatch's tokens in its slot (positions and sequences; K/V are written by the graph).
+    void apply(const llama_ubatch & ub, const llama_kv_slot & slot);
+    // Undoes apply() for a ubatch whose compute did not complete (the slot's cells were empty).
+    void release(const llama_kv_slot & slot);
+
+    uint32_t size() const { return (uint32_t) cells.size(); }
+    uint32_t n_used() const { return used; }
+    bool     v_trans() const { return v_trans_; }
+
+    // Pending position shifts (seq_add/seq_div) to rotate into K before the next decode.
+    bool has_shift() const { return shift_pending; }
+    // Fills dst (I32 [size]) with the per-cell shift deltas and clears them.
+    void take_shifts(int32_t * dst);
+
+    // ---- graph helpers ----
+    ggml_tensor * k_layer(int il) const { return k_l[il]; }
+    ggml_tensor * v_layer(int il) const { return v_l[il]; }
+    // K of the first n_kv cells as [head_dim, n_head_kv, n_kv].
+    ggml_tensor * get_k(ggml_context * ctx, int il, uint32_t n_kv) const;
+    // V as [n_kv, head_dim, n_head_kv] (transposed storage) or [head_dim, n_head_kv, n_kv].
+    ggml_tensor * get_v(ggml_context * ctx, int il, uint32_t n_kv) const;
+    // Writes k_cur [n_embd_k_gqa, n_tokens] / v_cur [n_embd_v_gqa, n_tokens] into the slot's cells.
+    ggml_tensor * cpy_k(ggml_context * ctx, ggml_tensor * k_cur, ggml_tensor * k_idxs, int il) const;
+    ggml_tensor * cpy_v(ggml_context * ctx, ggml_tensor * v_cur, ggml_tensor * v_idxs, int il) const;
+
+    // Input fillers: k_idxs I64 [n_tokens]; v_idxs I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
+    // (transposed V is written element by element); mask F32 [n_kv, n_tokens padded].
+    void fill_k_idxs(int64_t * dst, const llama_kv_slot & slot) const;
+    void fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) const;
+    void fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal) const;
+
+  private:
+    struct cell {
+        llama_pos                  pos   = -1;
+        llama_pos                  shift = 0;
+        std::bitset<LLAMA_MAX_SEQ> seq;
+        bool                       empty() const { return seq.none(); }
+    };
+
+    const llama_model & model;
+    std::vector<cell>   cells;
+    uint32_t            head = 0; // where the next slot search starts
+    uint32_t            used = 0; // non-empty cells
+    bool                v_trans_;
+    bool                shift_pending = false;
+    uint32_t            n_seq_max;
+
+    // per sequence: position -> number of cells holding it (for O(log n) pos_min/max)
+    std::vector<std::map<llama_pos, int>> seq_pos;
+
+    ggml_context *              ctx = nullptr;
+    ggml_backend_buffer_t       buf = nullptr;
+    std::vector<ggml_tensor *>  k_l;
+    std::vector<ggml_tensor *>  v_l;
+
+    // cell mutation helpers that keep used/seq_pos in sync
+    void cell_set(uint32_t i, const cell & c);
+    void cell_seq_rm(uint32_t i, llama_seq_id s);
+    void cell_seq_add(uint32_t i, llama_seq_id s);
+    void cell_pos_set(uint32_t i, llama_pos p);
+
+    bool find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const;
+    uint32_t used_max_p1() const;
+};

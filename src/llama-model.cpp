@@ -1,0 +1,365 @@
+#include "llama-model.h"
+
+#include "llama-impl.h"
+#include "llama-model-loader.h"
+#include "models/models.h"
+
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+
+#include <algorithm>
+#include <cstring>
+
+// ---- the architecture registry -------------------------------------------------------------------
+
+static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
+    &llm_ops_llama,
+};
+
+const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
+    for (const llm_arch_ops * ops : LLM_ARCH_REGISTRY) {
+        if (ops->arch == arch) {
+            return ops;
+        }
+    }
+    return nullptr;
+}
+
+// ---- tensor creation -----------------------------------------------------------------------------
+
+ggml_tensor * llama_tensor_creator::create(llm_tensor t, const std::vector<int64_t> & ne, int flags, int layer,
+                                           const char * suffix) {
+    return ml.create_tensor(ctx, llm_tensor_name(t, suffix, layer), ne, flags);
+}
+
+// ---- llama_model ---------------------------------------------------------------------------------
+
+llama_model::~llama_model() {
+    for (ggml_backend_buffer_t b : bufs) {
+        ggml_backend_buffer_free(b);
+    }
+    ggml_free(ctx_w);
+}
+
+static const char * ftype_name(llama_ftype ft) {
+    switch (ft) {
+        case LLAMA_FTYPE_ALL_F32: return "F32";
+        case LLAMA_FTYPE_MOSTLY_F16: return "F16";
+        case LLAMA_FTYPE_MOSTLY_BF16: return "BF16";
+        case LLAMA_FTYPE_MOSTLY_Q4_0: return "Q4_0";
+        case LLAMA_FTYPE_MOSTLY_Q4_1: return "Q4_1";
+        case LLAMA_FTYPE_MOSTLY_Q5_0: return "Q5_0";
+        case LLAMA_FTYPE_MOSTLY_Q5_1: return "Q5_1";
+        case LLAMA_FTYPE_MOSTLY_Q8_0: return "Q8_0";
+        case LLAMA_FTYPE_MOSTLY_Q2_K: return "Q2_K";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_S: return "Q3_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_M: return "Q3_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return "Q3_K - Large";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_S: return "Q4_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return "Q4_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_S: return "Q5_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return "Q5_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q6_K: return "Q6_K";
+        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return "IQ4_NL";
+        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return "IQ4_XS";
+        case LLAMA_FTYPE_MOSTLY_TQ1_0: return "TQ1_0";
+        case LLAMA_FTYPE_MOSTLY_TQ2_0: return "TQ2_0";
+        default: return "unknown";
+    }
+}
+
+void llama_model::load_hparams(llama_model_loader & ml) {
+    arch = ml.arch;
+    ops  = llm_arch_get_ops(arch);
+    if (!ops) {
+        throw llama_error(llama_format("architecture '%s' is not implemented", llm_arch_name(arch)));
+    }
+    ml.get_key(LLM_KV_GENERAL_NAME, name, false);
+    uint32_t ft = 0;
+    if (ml.get_key(LLM_KV_GENERAL_FILE_TYPE, ft, false)) {
+        ftype = (llama_ftype) ft;
+    } else {
+        ftype = LLAMA_FTYPE_GUESSED;
+    }
+    gguf_kv = ml.metadata_strings();
+
+    if (params.vocab_only) {
+        return; // hparams are not needed without weights
+    }
+    llama_hparams & hp = hparams;
+    ml.get_key(LLM_KV_CONTEXT_LENGTH, hp.n_ctx_train);
+    ml.get_key(LLM_KV_EMBEDDING_LENGTH, hp.n_embd);
+    ml.get_key(LLM_KV_BLOCK_COUNT, hp.n_layer);
+    ml.get_key(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff, false);
+    ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
+    hp.n_head_kv = hp.n_head;
+    ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT_KV, hp.n_head_kv, false);
+    if (hp.n_embd == 0 || hp.n_layer == 0 || hp.n_head == 0 || hp.n_head_kv == 0 || hp.n_head % hp.n_head_kv != 0 ||
+        hp.n_layer > 4096) {
+        throw llama_error(llama_format("invalid hyperparameters: n_embd %u, n_layer %u, n_head %u, n_head_kv %u",
+                                       hp.n_embd, hp.n_layer, hp.n_head, hp.n_head_kv));
+    }
+    hp.n_embd_head_k = hp.n_embd % hp.n_head == 0 ? hp.n_embd / hp.n_head : 0;
+    ml.get_key(LLM_KV_ATTENTION_KEY_LENGTH, hp.n_embd_head_k, false);
+    hp.n_embd_head_v = hp.n_embd_head_k;
+    ml.get_key(LLM_KV_ATTENTION_VALUE_LENGTH, hp.n_embd_head_v, false);
+    if (hp.n_embd_head_k == 0 || hp.n_embd_head_v == 0) {
+        throw llama_error("invalid head size (n_embd is not a multiple of n_head and no key_length is given)");
+    }
+    hp.n_rot = hp.n_embd_head_k;
+    ml.get_key(LLM_KV_ROPE_DIMENSION_COUNT, hp.n_rot, false);
+    if (hp.n_rot > hp.n_embd_head_k || hp.n_rot % 2 != 0) {
+        throw llama_error(llama_format("invalid rope.dimension_count %u (head size %u)", hp.n_rot, hp.n_embd_head_k));
+    }
+
+    ml.get_key(LLM_KV_ROPE_FREQ_BASE, hp.rope_freq_base_train, false);
+    // the scale factor is stored as its inverse (linear scaling factor); 0 = none
+    float ropescale = 0.0f;
+    if (!ml.get_key(LLM_KV_ROPE_SCALING_FACTOR, ropescale, false)) {
+        ml.get_key(LLM_KV_ROPE_SCALE_LINEAR, ropescale, false);
+    }
+    hp.rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
+    std::string scaling;
+    if (ml.get_key(LLM_KV_ROPE_SCALING_TYPE, scaling, false)) {
+        hp.rope_scaling_type_train = scaling == "linear" ? LLAMA_ROPE_SCALING_TYPE_LINEAR
+                                   : scaling == "yarn"   ? LLAMA_ROPE_SCALING_TYPE_YARN
+                                   : scaling == "longrope" ? LLAMA_ROPE_SCALING_TYPE_LONGROPE
+                                                           : LLAMA_ROPE_SCALING_TYPE_NONE;
+    } else if (ropescale != 0.0f) {
+        hp.rope_scaling_type_train = LLAMA_ROPE_SCALING_TYPE_LINEAR;
+    }
+    hp.n_ctx_orig_yarn = hp.n_ctx_train;
+    ml.get_key(LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, hp.n_ctx_orig_yarn, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_FINETUNED, hp.rope_finetuned, false);
+    ml.get_key(LLM_KV_ATTENTION_CAUSAL, hp.causal_attn, false);
+
+    ops->load_hparams(ml, hp);
+}
+
+void llama_model::load_vocab(llama_model_loader & ml) {
+    vocab.load(ml.meta);
+    hparams.n_vocab = (uint32_t) vocab.n_tokens();
+    uint32_t n_vocab_kv = 0;
+    if (ml.get_key(LLM_KV_VOCAB_SIZE, n_vocab_kv, false) && n_vocab_kv != 0 && !params.vocab_only) {
+        hparams.n_vocab = n_vocab_kv;
+    }
+}
+
+void llama_model::load_tensors(llama_model_loader & ml) {
+    if (params.vocab_only) {
+        return;
+    }
+    dev_cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+
+    const size_t     n_max = ml.weights_map.size() + 1;
+    ggml_init_params ip    = { n_max * ggml_tensor_overhead(), nullptr, true };
+    ctx_w                  = ggml_init(ip);
+    if (!ctx_w) {
+        throw llama_error("cannot create the weights context");
+    }
+    llama_tensor_creator tc{ ml, ctx_w };
+    ops->load_tensors(*this, tc);
+    if (ml.n_created != (int) ml.weights_map.size()) {
+        LLAMA_LOG_WARN("%s: the file has %zu tensors, the model uses %d\n", __func__, ml.weights_map.size(),
+                       ml.n_created);
+    }
+
+    ml.load_all_data(ctx_w, bufs, params.progress_callback, params.progress_callback_user_data);
+    keep_storage(ml);
+
+    int type_count[GGML_TYPE_COUNT] = {};
+    for (ggml_tensor * t = ggml_get_first_tensor(ctx_w); t; t = ggml_get_next_tensor(ctx_w, t)) {
+        n_elements += (uint64_t) ggml_nelements(t);
+        n_bytes += ggml_nbytes(t);
+        if (ggml_n_dims(t) >= 2) {
+            type_count[t->type]++;
+        }
+    }
+    if (ftype == LLAMA_FTYPE_GUESSED) {
+        // no general.file_type: name the model after its most common matrix type
+        const int best = (int) (std::max_element(type_count, type_count + GGML_TYPE_COUNT) - type_count);
+        switch ((ggml_type) best) {
+            case GGML_TYPE_F32: ftype = LLAMA_FTYPE_ALL_F32; break;
+            case GGML_TYPE_F16: ftype = LLAMA_FTYPE_MOSTLY_F16; break;
+            case GGML_TYPE_BF16: ftype = LLAMA_FTYPE_MOSTLY_BF16; break;
+            case GGML_TYPE_Q4_0: ftype = LLAMA_FTYPE_MOSTLY_Q4_0; break;
+            case GGML_TYPE_Q4_1: ftype = LLAMA_FTYPE_MOSTLY_Q4_1; break;
+            case GGML_TYPE_Q5_0: ftype = LLAMA_FTYPE_MOSTLY_Q5_0; break;
+            case GGML_TYPE_Q5_1: ftype = LLAMA_FTYPE_MOSTLY_Q5_1; break;
+            case GGML_TYPE_Q8_0: ftype = LLAMA_FTYPE_MOSTLY_Q8_0; break;
+            case GGML_TYPE_Q2_K: ftype = LLAMA_FTYPE_MOSTLY_Q2_K; break;
+            case GGML_TYPE_Q3_K: ftype = LLAMA_FTYPE_MOSTLY_Q3_K_M; break;
+            case GGML_TYPE_Q4_K: ftype = LLAMA_FTYPE_MOSTLY_Q4_K_M; break;
+            case GGML_TYPE_Q5_K: ftype = LLAMA_FTYPE_MOSTLY_Q5_K_M; break;
+            case GGML_TYPE_Q6_K: ftype = LLAMA_FTYPE_MOSTLY_Q6_K; break;
+            default: break;
+        }
+    }
+}
+
+void llama_model::keep_storage(llama_model_loader & ml) {
+    for (auto & m : ml.mappings) {
+        mappings.push_back(std::move(m));
+    }
+    for (auto & l : ml.mlocks) {
+        mlocks.push_back(std::move(l));
+    }
+    ml.mappings.clear();
+    ml.mlocks.clear();
+}
+
+std::string llama_model::desc() const {
+    const double n = (double) n_elements;
+    std::string  size;
+    if (n >= 1e9) {
+        size = llama_format("%.1fB", n / 1e9);
+    } else if (n >= 1e6) {
+        size = llama_format("%.0fM", n / 1e6);
+    } else {
+        size = llama_format("%.0fK", n / 1e3);
+    }
+    return llama_format("%s %s %s", llm_arch_name(arch), size.c_str(), ftype_name(ftype));
+}
+
+const char * llama_model::meta_value(const std::string & key) const {
+    for (const auto & kv : gguf_kv) {
+        if (kv.first == key) {
+            return kv.second.c_str();
+        }
+    }
+    return nullptr;
+}
+
+llama_model * llama_model_load_impl(const std::vector<std::string> & paths, const llama_model_params & params) {
+    const int64_t t_start = llama_time_us();
+    std::unique_ptr<llama_model> model(new llama_model());
+    model->params = params;
+    model->t_start_us = t_start;
+
+    llama_model_loader ml(paths, params);
+    model->load_hparams(ml);
+    model->load_vocab(ml);
+    model->load_tensors(ml);
+    if (params.progress_callback && !params.progress_callback(1.0f, params.progress_callback_user_data)) {
+        throw llama_load_cancelled();
+    }
+    model->t_load_us = llama_time_us() - t_start;
+    LLAMA_LOG_INFO("%s: loaded %s (%s, %.2f MiB, %s) in %.1f ms\n", __func__, model->desc().c_str(),
+                   model->name.c_str(), model->n_bytes / 1024.0 / 1024.0, ml.use_mmap ? "mmap" : "read",
+                   model->t_load_us / 1000.0);
+    return model.release();
+}
+
+// ---- C API: model queries --------------------------------------------------------------------------
+
+static int32_t copy_str(char * buf, size_t buf_size, const std::string & s) {
+    if (buf && buf_size > 0) {
+        snprintf(buf, buf_size, "%s", s.c_str());
+    }
+    return (int32_t) s.size();
+}
+
+const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model) {
+    return model ? &model->vocab : nullptr;
+}
+
+enum llama_rope_type llama_model_rope_type(const struct llama_model * model) {
+    return model ? model->hparams.rope_type : LLAMA_ROPE_TYPE_NONE;
+}
+
+int32_t llama_model_n_ctx_train(const struct llama_model * model) {
+    return model ? (int32_t) model->hparams.n_ctx_train : 0;
+}
+int32_t llama_model_n_embd(const struct llama_model * model) {
+    return model ? (int32_t) model->hparams.n_embd : 0;
+}
+int32_t llama_model_n_layer(const struct llama_model * model) {
+    return model ? (int32_t) model->hparams.n_layer : 0;
+}
+int32_t llama_model_n_head(const struct llama_model * model) {
+    return model ? (int32_t) model->hparams.n_head : 0;
+}
+int32_t llama_model_n_head_kv(const struct llama_model * model) {
+    return model ? (int32_t) model->hparams.n_head_kv : 0;
+}
+int32_t llama_model_n_swa(const struct llama_model * model) {
+    (void) model;
+    return 0;
+}
+float llama_model_rope_freq_scale_train(const struct llama_model * model) {
+    return model ? model->hparams.rope_freq_scale_train : 1.0f;
+}
+
+int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf, size_t buf_size) {
+    const char * v = model && key ? model->meta_value(key) : nullptr;
+    if (!v) {
+        if (buf && buf_size > 0) {
+            buf[0] = '\0';
+        }
+        return -1;
+    }
+    return copy_str(buf, buf_size, v);
+}
+
+int32_t llama_model_meta_count(const struct llama_model * model) {
+    return model ? (int32_t) model->gguf_kv.size() : 0;
+}
+
+int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size) {
+    if (!model || i < 0 || i >= (int32_t) model->gguf_kv.size()) {
+        if (buf && buf_size > 0) {
+            buf[0] = '\0';
+        }
+        return -1;
+    }
+    return copy_str(buf, buf_size, model->gguf_kv[i].first);
+}
+
+int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf, size_t buf_size) {
+    if (!model || i < 0 || i >= (int32_t) model->gguf_kv.size()) {
+        if (buf && buf_size > 0) {
+            buf[0] = '\0';
+        }
+        return -1;
+    }
+    return copy_str(buf, buf_size, model->gguf_kv[i].second);
+}
+
+int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size) {
+    return model ? copy_str(buf, buf_size, model->desc()) : -1;
+}
+
+uint64_t llama_model_size(const struct llama_model * model) {
+    return model ? model->n_bytes : 0;
+}
+
+uint64_t llama_model_n_params(const struct llama_model * model) {
+    return model ? model->n_elements : 0;
+}
+
+const char * llama_model_chat_template(const struct llama_model * model, const char * name) {
+    if (!model) {
+        return nullptr;
+    }
+    const std::string key = name ? llama_format("tokenizer.chat_template.%s", name) : "tokenizer.chat_template";
+    return model->meta_value(key);
+}
+
+bool llama_model_has_encoder(const struct llama_model * model) {
+    (void) model;
+    return false;
+}
+
+bool llama_model_has_decoder(const struct llama_model * model) {
+    return model != nullptr;
+}
+
+llama_token llama_model_decoder_start_token(const struct llama_model * model) {
+    (void) model;
+    return LLAMA_TOKEN_NULL;
+}
+
+bool llama_model_is_recurrent(const struct llama_model * model) {
+    (void) model;
+    return false;
+}

@@ -1,0 +1,126 @@
+// The model: hyperparameters, vocab and weights, plus the architecture registry that supplies
+// each architecture's hparams loader, tensor list and graph builder (src/models/<arch>.cpp).
+#pragma once
+
+#include "llama-arch.h"
+#include "llama-hparams.h"
+#include "llama-vocab.h"
+#include "llama.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct llama_model_loader;
+struct llm_graph_context;
+struct llama_model;
+
+// Weights of one transformer block. Architectures use the subset they need; absent ones are null.
+struct llama_layer {
+    ggml_tensor * attn_norm      = nullptr;
+    ggml_tensor * attn_norm_b    = nullptr;
+    ggml_tensor * wq             = nullptr;
+    ggml_tensor * wk             = nullptr;
+    ggml_tensor * wv             = nullptr;
+    ggml_tensor * wqkv           = nullptr;
+    ggml_tensor * wo             = nullptr;
+    ggml_tensor * bq             = nullptr;
+    ggml_tensor * bk             = nullptr;
+    ggml_tensor * bv             = nullptr;
+    ggml_tensor * bqkv           = nullptr;
+    ggml_tensor * bo             = nullptr;
+    ggml_tensor * attn_q_norm    = nullptr;
+    ggml_tensor * attn_k_norm    = nullptr;
+    ggml_tensor * attn_post_norm = nullptr;
+
+    ggml_tensor * ffn_norm      = nullptr;
+    ggml_tensor * ffn_norm_b    = nullptr;
+    ggml_tensor * ffn_post_norm = nullptr;
+    ggml_tensor * ffn_gate      = nullptr;
+    ggml_tensor * ffn_up        = nullptr;
+    ggml_tensor * ffn_down      = nullptr;
+    ggml_tensor * ffn_gate_b    = nullptr;
+    ggml_tensor * ffn_up_b      = nullptr;
+    ggml_tensor * ffn_down_b    = nullptr;
+
+    ggml_tensor * rope_freqs = nullptr; // per-pair frequency divisors (llama 3.1), may be shared
+};
+
+// Passed to an architecture's load_tensors: creates weights declaratively with shape checks.
+struct llama_tensor_creator {
+    llama_model_loader & ml;
+    ggml_context *       ctx;
+
+    // name template + layer -> the tensor, its shape checked; flags LLAMA_TENSOR_*.
+    ggml_tensor * create(llm_tensor t, const std::vector<int64_t> & ne, int flags = 0, int layer = -1,
+                         const char * suffix = "weight");
+};
+
+// What an architecture provides. One instance per architecture, registered in llama-model.cpp.
+struct llm_arch_ops {
+    llm_arch arch;
+    // Reads architecture-specific hparams (the common ones are read before).
+    void (*load_hparams)(llama_model_loader & ml, llama_hparams & hp);
+    // Creates the weights of `model` (hparams are known).
+    void (*load_tensors)(llama_model & model, llama_tensor_creator & tc);
+    // Builds the forward graph; returns the logits tensor (also stored in gctx).
+    void (*build_graph)(llm_graph_context & gctx);
+};
+
+// The registry: the ops of an architecture, or nullptr if none is implemented.
+const llm_arch_ops * llm_arch_get_ops(llm_arch arch);
+
+struct llama_model {
+    llm_arch             arch = LLM_ARCH_UNKNOWN;
+    const llm_arch_ops * ops  = nullptr;
+    std::string          name = "n/a";
+    llama_ftype          ftype = LLAMA_FTYPE_ALL_F32;
+
+    llama_hparams hparams;
+    llama_vocab   vocab;
+    llama_model_params params;
+
+    ggml_tensor * tok_embd    = nullptr;
+    ggml_tensor * output_norm = nullptr;
+    ggml_tensor * output_norm_b = nullptr;
+    ggml_tensor * output      = nullptr; // == tok_embd when the embeddings are tied
+    ggml_tensor * output_b    = nullptr;
+    std::vector<llama_layer> layers;
+
+    // every key/value of the file, as text (llama_model_meta_*)
+    std::vector<std::pair<std::string, std::string>> gguf_kv;
+
+    uint64_t n_elements = 0;
+    uint64_t n_bytes    = 0;
+    int64_t  t_load_us  = 0;
+    int64_t  t_start_us = 0;
+
+    // the CPU device that computes the model (GPU offload is added by the backend issues)
+    ggml_backend_dev_t dev_cpu = nullptr;
+
+    llama_model() = default;
+    ~llama_model();
+    llama_model(const llama_model &)             = delete;
+    llama_model & operator=(const llama_model &) = delete;
+
+    // The loading phases, in order (throw llama_error on failure).
+    void load_hparams(llama_model_loader & ml);
+    void load_vocab(llama_model_loader & ml);
+    void load_tensors(llama_model_loader & ml);
+
+    // Keeps the loader's mappings/locks alive as long as the model uses them.
+    void keep_storage(llama_model_loader & ml);
+
+    std::string desc() const;
+    const char * meta_value(const std::string & key) const; // nullptr if absent
+
+  private:
+    ggml_context *                     ctx_w = nullptr; // weight tensor metadata
+    std::vector<ggml_backend_buffer_t> bufs;            // weight buffers
+    std::vector<std::unique_ptr<struct llama_mmap>>  mappings;
+    std::vector<std::unique_ptr<struct llama_mlock>> mlocks;
+};
+
+// Loads a model from its file(s). Throws llama_error / llama_load_cancelled.
+llama_model * llama_model_load_impl(const std::vector<std::string> & paths, const llama_model_params & params);

@@ -1,0 +1,509 @@
+// llama_model_quantize: reads a GGUF model, converts its weight matrices to the types of an ftype mix
+// and writes a new GGUF. Tensors are streamed one at a time (input read with positioned reads,
+// output written in file order), so memory stays at about two tensors whatever the model size.
+#include "llama-quant.h"
+
+#include "gguf.h"
+#include "llama-impl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+// ---------------------------------------------------------------------------------------------
+// recipes
+
+ggml_type llama_quant_base_type(llama_ftype ftype) {
+    switch (ftype) {
+        case LLAMA_FTYPE_ALL_F32:       return GGML_TYPE_F32;
+        case LLAMA_FTYPE_MOSTLY_F16:    return GGML_TYPE_F16;
+        case LLAMA_FTYPE_MOSTLY_BF16:   return GGML_TYPE_BF16;
+        case LLAMA_FTYPE_MOSTLY_Q4_0:   return GGML_TYPE_Q4_0;
+        case LLAMA_FTYPE_MOSTLY_Q4_1:   return GGML_TYPE_Q4_1;
+        case LLAMA_FTYPE_MOSTLY_Q5_0:   return GGML_TYPE_Q5_0;
+        case LLAMA_FTYPE_MOSTLY_Q5_1:   return GGML_TYPE_Q5_1;
+        case LLAMA_FTYPE_MOSTLY_Q8_0:   return GGML_TYPE_Q8_0;
+        case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q2_K;
+        case LLAMA_FTYPE_MOSTLY_Q3_K_S:
+        case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q3_K;
+        case LLAMA_FTYPE_MOSTLY_Q4_K_S:
+        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return GGML_TYPE_Q4_K;
+        case LLAMA_FTYPE_MOSTLY_Q5_K_S:
+        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return GGML_TYPE_Q5_K;
+        case LLAMA_FTYPE_MOSTLY_Q6_K:   return GGML_TYPE_Q6_K;
+        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return GGML_TYPE_IQ4_NL;
+        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return GGML_TYPE_IQ4_XS;
+        default:                        return GGML_TYPE_COUNT;
+    }
+}
+
+const char * llama_quant_ftype_name(llama_ftype ftype) {
+    switch (ftype) {
+        case LLAMA_FTYPE_ALL_F32:       return "F32";
+        case LLAMA_FTYPE_MOSTLY_F16:    return "F16";
+        case LLAMA_FTYPE_MOSTLY_BF16:   return "BF16";
+        case LLAMA_FTYPE_MOSTLY_Q4_0:   return "Q4_0";
+        case LLAMA_FTYPE_MOSTLY_Q4_1:   return "Q4_1";
+        case LLAMA_FTYPE_MOSTLY_Q5_0:   return "Q5_0";
+        case LLAMA_FTYPE_MOSTLY_Q5_1:   return "Q5_1";
+        case LLAMA_FTYPE_MOSTLY_Q8_0:   return "Q8_0";
+        case LLAMA_FTYPE_MOSTLY_Q2_K:   return "Q2_K";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_S: return "Q3_K_S";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_M: return "Q3_K_M";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return "Q3_K_L";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_S: return "Q4_K_S";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return "Q4_K_M";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_S: return "Q5_K_S";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return "Q5_K_M";
+        case LLAMA_FTYPE_MOSTLY_Q6_K:   return "Q6_K";
+        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return "IQ4_NL";
+        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return "IQ4_XS";
+        default:                        return "?";
+    }
+}
+
+static bool ends_with(const std::string & s, const char * suffix) {
+    const size_t n = strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+bool llama_quant_is_weight_matrix(const std::string & name, int n_dims) {
+    if (n_dims < 2 || !ends_with(name, "weight")) {
+        return false;
+    }
+    // norms are vectors in practice; the name check also covers a [n, 1] shaped one
+    return name.find("_norm") == std::string::npos && name.find("ffn_gate_inp") == std::string::npos;
+}
+
+// Layer index of "blk.N.xxx", or -1.
+static int layer_of(const std::string & name) {
+    int il = -1;
+    return sscanf(name.c_str(), "blk.%d.", &il) == 1 ? il : -1;
+}
+
+// The layers that get more bits in the *_M mixes: the first and last eighth and every third between.
+static bool use_more_bits(int il, int n_layer) {
+    return il < n_layer / 8 || il >= 7 * n_layer / 8 || (il - n_layer / 8) % 3 == 2;
+}
+
+// Where the mix spends extra bits (modelled on llama.cpp's K-quant mixes): the LM head, attn_v and
+// ffn_down matter most for quality; the *_S mixes spend little, *_M some, *_L most.
+static ggml_type recipe_adjust(ggml_type type, const std::string & name, const llama_quant_model_info & info,
+                               llama_ftype ft) {
+    const int il      = layer_of(name);
+    const int n_layer = std::max(info.n_layer, 1);
+
+    const bool is_output = name == "output.weight" || (!info.has_output && name == "token_embd.weight");
+    if (is_output) {
+        return type == GGML_TYPE_Q8_0 ? type : GGML_TYPE_Q6_K;
+    }
+    if (name == "token_embd.weight") {
+        return type;
+    }
+    if (ends_with(name, "attn_v.weight")) {
+        switch (ft) {
+            case LLAMA_FTYPE_MOSTLY_Q2_K:   return info.n_gqa >= 4 ? GGML_TYPE_Q4_K : GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return il < 2 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_S: return il < 4 ? GGML_TYPE_Q5_K : type;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
+            default: break;
+        }
+        // grouped-query attention makes attn_v small: a few more bits cost little
+        if (info.n_gqa >= 4 && (ft == LLAMA_FTYPE_MOSTLY_Q3_K_S || ft == LLAMA_FTYPE_MOSTLY_IQ4_XS)) {
+            return ft == LLAMA_FTYPE_MOSTLY_IQ4_XS ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+        }
+        return type;
+    }
+    if (ends_with(name, "ffn_down.weight")) {
+        switch (ft) {
+            case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return il < n_layer / 16 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_S: return il < n_layer / 8 ? GGML_TYPE_Q5_K : type;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
+            default: return type;
+        }
+    }
+    if (ends_with(name, "attn_output.weight")) {
+        switch (ft) {
+            case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
+            default: return type;
+        }
+    }
+    if (ends_with(name, "attn_qkv.weight")) {
+        switch (ft) {
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_M: return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return GGML_TYPE_Q6_K;
+            default: return type;
+        }
+    }
+    return type;
+}
+
+ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_model_info & info,
+                                  const llama_model_quantize_params & params) {
+    const ggml_type base = llama_quant_base_type(params.ftype);
+    if (base == GGML_TYPE_COUNT) {
+        return base;
+    }
+    const bool is_output = name == "output.weight";
+    const bool is_embd   = name == "token_embd.weight";
+    const bool is_head   = is_output || (!info.has_output && is_embd);
+
+    // explicit user choices win over everything, even "pure"
+    if (is_output && params.output_tensor_type < GGML_TYPE_COUNT) {
+        return params.output_tensor_type;
+    }
+    if (is_embd && params.token_embedding_type < GGML_TYPE_COUNT) {
+        return params.token_embedding_type;
+    }
+    if (is_head && !params.quantize_output_tensor) {
+        return GGML_TYPE_COUNT; // keep the input type
+    }
+    if (params.pure || !ggml_is_quantized(base)) {
+        return base;
+    }
+    return recipe_adjust(base, name, info, params.ftype);
+}
+
+ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0) {
+    const int64_t blck = ggml_blck_size(type);
+    if (blck <= 0 || ne0 % blck == 0) {
+        return type;
+    }
+    ggml_type alt = GGML_TYPE_F16;
+    switch (type) {
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
+        case GGML_TYPE_IQ4_XS: alt = GGML_TYPE_IQ4_NL; break;
+        case GGML_TYPE_Q4_K:   alt = GGML_TYPE_Q5_0; break;
+        case GGML_TYPE_Q5_K:   alt = GGML_TYPE_Q5_1; break;
+        case GGML_TYPE_Q6_K:   alt = GGML_TYPE_Q8_0; break;
+        default: break;
+    }
+    return ne0 % ggml_blck_size(alt) == 0 ? alt : GGML_TYPE_F16;
+}
+
+// ---------------------------------------------------------------------------------------------
+// conversion
+
+namespace {
+
+struct gguf_deleter {
+    void operator()(gguf_context * c) const { gguf_free(c); }
+};
+using gguf_ptr = std::unique_ptr<gguf_context, gguf_deleter>;
+
+struct file_closer {
+    void operator()(FILE * f) const { fclose(f); }
+};
+using file_ptr = std::unique_ptr<FILE, file_closer>;
+
+// Reads a u32/i32 metadata value of any integer type; def if absent or not an integer.
+int64_t get_int(const gguf_context * g, const std::string & key, int64_t def) {
+    const int64_t id = gguf_find_key(g, key.c_str());
+    if (id < 0) {
+        return def;
+    }
+    switch (gguf_get_kv_type(g, id)) {
+        case GGUF_TYPE_UINT8:  return gguf_get_val_u8(g, id);
+        case GGUF_TYPE_INT8:   return gguf_get_val_i8(g, id);
+        case GGUF_TYPE_UINT16: return gguf_get_val_u16(g, id);
+        case GGUF_TYPE_INT16:  return gguf_get_val_i16(g, id);
+        case GGUF_TYPE_UINT32: return gguf_get_val_u32(g, id);
+        case GGUF_TYPE_INT32:  return gguf_get_val_i32(g, id);
+        case GGUF_TYPE_UINT64: return (int64_t) gguf_get_val_u64(g, id);
+        case GGUF_TYPE_INT64:  return gguf_get_val_i64(g, id);
+        default:               return def;
+    }
+}
+
+llama_quant_model_info model_info(const gguf_context * g) {
+    llama_quant_model_info info;
+    std::string            arch;
+    const int64_t          aid = gguf_find_key(g, "general.architecture");
+    if (aid >= 0 && gguf_get_kv_type(g, aid) == GGUF_TYPE_STRING) {
+        arch = gguf_get_val_str(g, aid);
+    }
+    int max_layer = -1;
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        const char * name = gguf_get_tensor_name(g, i);
+        max_layer         = std::max(max_layer, layer_of(name));
+        info.has_output   = info.has_output || strcmp(name, "output.weight") == 0;
+    }
+    info.n_layer         = (int32_t) get_int(g, arch + ".block_count", max_layer + 1);
+    const int64_t n_head = get_int(g, arch + ".attention.head_count", 1);
+    const int64_t n_kv   = get_int(g, arch + ".attention.head_count_kv", n_head);
+    info.n_gqa           = n_kv > 0 && n_head % n_kv == 0 ? (int32_t) (n_head / n_kv) : 1;
+    return info;
+}
+
+void apply_overrides(gguf_context * out, const llama_model_kv_override * kv) {
+    for (; kv && kv->key[0] != '\0'; kv++) {
+        char key[sizeof(kv->key) + 1];
+        memcpy(key, kv->key, sizeof(kv->key));
+        key[sizeof(kv->key)] = '\0';
+        switch (kv->tag) {
+            case LLAMA_KV_OVERRIDE_TYPE_INT:   gguf_set_val_i32(out, key, (int32_t) kv->val_i64); break;
+            case LLAMA_KV_OVERRIDE_TYPE_FLOAT: gguf_set_val_f32(out, key, (float) kv->val_f64); break;
+            case LLAMA_KV_OVERRIDE_TYPE_BOOL:  gguf_set_val_bool(out, key, kv->val_bool); break;
+            case LLAMA_KV_OVERRIDE_TYPE_STR: {
+                char val[sizeof(kv->val_str) + 1];
+                memcpy(val, kv->val_str, sizeof(kv->val_str));
+                val[sizeof(kv->val_str)] = '\0';
+                gguf_set_val_str(out, key, val);
+                break;
+            }
+            default: throw llama_error(llama_format("kv override '%s': invalid type %d", key, (int) kv->tag));
+        }
+    }
+}
+
+// Converts nrows rows of n_per_row values of type `src_t` to `dst_t`, splitting rows over threads.
+void convert_rows(ggml_type src_t, const uint8_t * src, ggml_type dst_t, uint8_t * dst, int64_t nrows,
+                  int64_t n_per_row, int nthread) {
+    const size_t src_row = ggml_row_size(src_t, n_per_row);
+    const size_t dst_row = ggml_row_size(dst_t, n_per_row);
+    // a thread needs enough work to pay for its start (~64k values)
+    const int64_t max_threads = std::max<int64_t>(1, nrows * n_per_row / 65536);
+    const int     nt          = (int) std::min<int64_t>({ (int64_t) nthread, nrows, max_threads });
+
+    std::vector<char> failed(nt, 0);
+    auto              work = [&](int ith) {
+        const int64_t r0 = nrows * ith / nt;
+        const int64_t r1 = nrows * (ith + 1) / nt;
+        const int64_t chunk = std::max<int64_t>(1, 65536 / n_per_row);
+        std::vector<float> buf;
+        for (int64_t r = r0; r < r1; r += chunk) {
+            const int64_t n = std::min(chunk, r1 - r);
+            buf.resize((size_t) (n * n_per_row));
+            for (int64_t k = 0; k < n; k++) {
+                if (!ggml_dequantize_row(src_t, src + (size_t) (r + k) * src_row, buf.data() + k * n_per_row,
+                                         n_per_row)) {
+                    failed[ith] = 1;
+                    return;
+                }
+            }
+            if (ggml_quantize_chunk(dst_t, buf.data(), dst + (size_t) r * dst_row, 0, n, n_per_row, nullptr) == 0) {
+                failed[ith] = 1;
+                return;
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int i = 1; i < nt; i++) {
+        threads.emplace_back(work, i);
+    }
+    work(0);
+    for (auto & t : threads) {
+        t.join();
+    }
+    if (std::find(failed.begin(), failed.end(), 1) != failed.end()) {
+        throw llama_error(llama_format("conversion from %s to %s failed", ggml_type_name(src_t), ggml_type_name(dst_t)));
+    }
+}
+
+void write_zeros(FILE * f, size_t n) {
+    static const char zeros[64] = {};
+    while (n > 0) {
+        const size_t k = std::min(n, sizeof(zeros));
+        if (fwrite(zeros, 1, k, f) != k) {
+            throw llama_error("write failed");
+        }
+        n -= k;
+    }
+}
+
+struct tensor_plan {
+    int64_t   id;
+    ggml_type src_type;
+    ggml_type dst_type;
+    int       n_dims;
+    int64_t   ne[4];
+};
+
+void quantize_impl(const char * fname_inp, const char * fname_out, const llama_model_quantize_params & params,
+                   bool & created) {
+    if (!fname_inp || !fname_out) {
+        throw llama_error("input and output paths are required");
+    }
+    if (strcmp(fname_inp, fname_out) == 0) {
+        throw llama_error("the output file must differ from the input file");
+    }
+    if (params.tensor_types || params.prune_layers) {
+        throw llama_error("tensor_types and prune_layers are not supported (must be NULL)");
+    }
+    if (params.imatrix) {
+        LLAMA_LOG_WARN("%s: imatrix given but not supported: quantizing without importance weights\n", __func__);
+    }
+    gguf_ptr in(gguf_init_from_file(fname_inp, { /*no_alloc =*/true }));
+    if (!in) {
+        throw llama_error(llama_format("failed to read GGUF file '%s'", fname_inp));
+    }
+    file_ptr fin(fopen(fname_inp, "rb"));
+    if (!fin) {
+        throw llama_error(llama_format("failed to open '%s'", fname_inp));
+    }
+    if (get_int(in.get(), "split.count", 1) > 1) {
+        throw llama_error("split models are not supported; merge the splits first");
+    }
+
+    llama_ftype ftype = params.ftype;
+    if (params.only_copy) {
+        ftype = (llama_ftype) get_int(in.get(), "general.file_type", LLAMA_FTYPE_ALL_F32);
+    } else if (llama_quant_base_type(ftype) == GGML_TYPE_COUNT) {
+        throw llama_error(llama_format("unsupported ftype %d", (int) ftype));
+    }
+    const int nthread = params.nthread > 0 ? params.nthread : (int) std::max(1u, std::thread::hardware_concurrency());
+    const llama_quant_model_info info = model_info(in.get());
+
+    // plan every tensor's type first: the output header (with offsets) precedes the data
+    gguf_ptr out(gguf_init_empty());
+    if (!out || !gguf_set_kv(out.get(), in.get())) {
+        throw llama_error("failed to copy the metadata");
+    }
+    gguf_set_val_u32(out.get(), "general.quantization_version", 2);
+    gguf_set_val_u32(out.get(), "general.file_type", (uint32_t) ftype);
+    apply_overrides(out.get(), (const llama_model_kv_override *) params.kv_overrides);
+
+    std::vector<tensor_plan> plan;
+    int                      n_fallback = 0;
+    for (int64_t i = 0; i < gguf_get_n_tensors(in.get()); i++) {
+        tensor_plan p{};
+        p.id       = i;
+        p.src_type = gguf_get_tensor_type(in.get(), i);
+        p.n_dims   = (int) gguf_get_tensor_n_dims(in.get(), i);
+        gguf_get_tensor_shape(in.get(), i, p.ne);
+        p.dst_type = p.src_type;
+
+        const std::string name = gguf_get_tensor_name(in.get(), i);
+        int               eff_dims = p.n_dims; // trailing 1s do not make a matrix
+        while (eff_dims > 1 && p.ne[eff_dims - 1] == 1) {
+            eff_dims--;
+        }
+        if (!params.only_copy && llama_quant_is_weight_matrix(name, eff_dims)) {
+            ggml_type t = llama_quant_recipe_type(name, info, params);
+            if (t != GGML_TYPE_COUNT) {
+                const ggml_type fb = llama_quant_fallback_type(t, p.ne[0]);
+                if (fb != t) {
+                    LLAMA_LOG_WARN("%s: %s has rows of %lld, not a multiple of %lld: %s instead of %s\n", __func__,
+                                   name.c_str(), (long long) p.ne[0], (long long) ggml_blck_size(t),
+                                   ggml_type_name(fb), ggml_type_name(t));
+                    n_fallback++;
+                }
+                p.dst_type = fb;
+            }
+        } else if (!params.only_copy && ftype == LLAMA_FTYPE_ALL_F32 &&
+                   (p.src_type == GGML_TYPE_F16 || p.src_type == GGML_TYPE_BF16)) {
+            p.dst_type = GGML_TYPE_F32;
+        }
+        if (p.dst_type != p.src_type && ggml_is_quantized(p.src_type) && !params.allow_requantize) {
+            throw llama_error(llama_format("tensor %s is already %s: requantizing is disabled (allow_requantize)",
+                                           name.c_str(), ggml_type_name(p.src_type)));
+        }
+        if (!gguf_add_tensor_info(out.get(), name.c_str(), p.dst_type, p.n_dims, p.ne, nullptr)) {
+            throw llama_error(llama_format("failed to add tensor %s", name.c_str()));
+        }
+        plan.push_back(p);
+    }
+
+    file_ptr fout(fopen(fname_out, "wb"));
+    if (!fout) {
+        throw llama_error(llama_format("failed to create '%s'", fname_out));
+    }
+    created = true;
+    const size_t         meta_size = gguf_get_meta_size(out.get());
+    std::vector<uint8_t> meta(meta_size);
+    gguf_get_meta_data(out.get(), meta.data());
+    if (fwrite(meta.data(), 1, meta_size, fout.get()) != meta_size) {
+        throw llama_error("write failed");
+    }
+
+    LLAMA_LOG_INFO("%s: %s -> %s as %s, %d threads, %zu tensors\n", __func__, fname_inp, fname_out,
+                   llama_quant_ftype_name(ftype), nthread, plan.size());
+    const size_t         data_in = gguf_get_data_offset(in.get());
+    size_t               pos     = 0; // relative to the output data section
+    size_t               total_in = 0, total_out = 0;
+    std::vector<uint8_t> src, dst;
+    const int64_t        t_start = llama_time_us();
+    for (size_t k = 0; k < plan.size(); k++) {
+        const tensor_plan & p    = plan[k];
+        const char *        name = gguf_get_tensor_name(in.get(), p.id);
+        const size_t        n_in = gguf_get_tensor_size(in.get(), p.id);
+        src.resize(n_in);
+        if (fseeko(fin.get(), (off_t) (data_in + gguf_get_tensor_offset(in.get(), p.id)), SEEK_SET) != 0 ||
+            fread(src.data(), 1, n_in, fin.get()) != n_in) {
+            throw llama_error(llama_format("failed to read the data of %s", name));
+        }
+        const int64_t id_out = gguf_find_tensor(out.get(), name);
+        const size_t  off    = gguf_get_tensor_offset(out.get(), id_out);
+        const size_t  n_out  = gguf_get_tensor_size(out.get(), id_out);
+        write_zeros(fout.get(), off - pos); // alignment padding
+
+        const uint8_t * data = src.data();
+        if (p.dst_type != p.src_type) {
+            dst.resize(n_out);
+            convert_rows(p.src_type, src.data(), p.dst_type, dst.data(), p.ne[1] * p.ne[2] * p.ne[3], p.ne[0], nthread);
+            data = dst.data();
+        }
+        if (fwrite(data, 1, n_out, fout.get()) != n_out) {
+            throw llama_error(llama_format("failed to write the data of %s", name));
+        }
+        pos = off + n_out;
+        total_in += n_in;
+        total_out += n_out;
+        LLAMA_LOG_INFO("[%4zu/%4zu] %-36s %-22s %6s -> %-6s %9.2f MiB -> %9.2f MiB\n", k + 1, plan.size(), name,
+                       llama_format_shape(p.ne, p.n_dims).c_str(), ggml_type_name(p.src_type),
+                       ggml_type_name(p.dst_type), n_in / 1048576.0, n_out / 1048576.0);
+    }
+    if (fflush(fout.get()) != 0 || ferror(fout.get())) {
+        throw llama_error("write failed");
+    }
+    LLAMA_LOG_INFO("%s: model size %.2f MiB -> %.2f MiB (%d fallback tensors) in %.1f s\n", __func__,
+                   total_in / 1048576.0, total_out / 1048576.0, n_fallback, (llama_time_us() - t_start) / 1e6);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// C API
+
+struct llama_model_quantize_params llama_model_quantize_default_params(void) {
+    llama_model_quantize_params p;
+    memset(&p, 0, sizeof(p));
+    p.nthread                = 0;
+    p.ftype                  = LLAMA_FTYPE_MOSTLY_Q5_1;
+    p.output_tensor_type     = GGML_TYPE_COUNT;
+    p.token_embedding_type   = GGML_TYPE_COUNT;
+    p.allow_requantize       = false;
+    p.quantize_output_tensor = true;
+    p.only_copy              = false;
+    p.pure                   = false;
+    p.keep_split             = false;
+    return p;
+}
+
+uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out,
+                              const struct llama_model_quantize_params * params) {
+    const llama_model_quantize_params p = params ? *params : llama_model_quantize_default_params();
+    bool           created = false;
+    const uint32_t rc      = llama_api_guard(__func__, (uint32_t) 1, [&]() -> uint32_t {
+        quantize_impl(fname_inp, fname_out, p, created);
+        return 0;
+    });
+    if (rc != 0 && created) {
+        remove(fname_out); // never leave a truncated model behind
+    }
+    return rc;
+}

@@ -1,0 +1,36 @@
+// Model quantization (llama_model_quantize): the per-tensor type recipes of each llama_ftype mix and
+// the GGUF-to-GGUF conversion. The recipe functions are exposed here so tests can check them alone.
+#pragma once
+
+#include "llama.h"
+
+#include <cstdint>
+#include <string>
+
+// What the recipe needs to know about the model as a whole.
+struct llama_quant_model_info {
+    int32_t n_layer = 0; // transformer blocks (max "blk.N." index + 1 when the key is absent)
+    int32_t n_gqa   = 1; // n_head / n_head_kv
+    bool    has_output = false; // output.weight exists (otherwise token_embd is the tied LM head)
+};
+
+// The base weight type of a mix (Q4_K for Q4_K_M, F16 for MOSTLY_F16, ...); GGML_TYPE_COUNT if the
+// ftype is not supported by the quantizer.
+ggml_type llama_quant_base_type(llama_ftype ftype);
+
+// Short name of a mix ("Q4_K_M", "F16", ...); "?" for an unknown value.
+const char * llama_quant_ftype_name(llama_ftype ftype);
+
+// Whether a tensor is a weight matrix that the mix converts (name ends in "weight", 2-D or more,
+// not a norm). Other tensors are copied with their input type.
+bool llama_quant_is_weight_matrix(const std::string & name, int n_dims);
+
+// The type a weight matrix gets under the mix: the base type adjusted by the recipe (unless pure)
+// and the output/token-embedding overrides, before the block-size fallback.
+ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_model_info & info,
+                                  const llama_model_quantize_params & params);
+
+// The block-size fallback: `type` if ne0 is a multiple of its block size, otherwise the type the
+// quantizer uses instead (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS -> IQ4_NL,
+// then F16 when even 32-element blocks do not fit).
+ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0);

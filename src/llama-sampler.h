@@ -1,0 +1,49 @@
+// Sampler chain and the built-in samplers (internal view).
+//
+// A sampler is a C vtable (llama_sampler_i) plus an opaque ctx, exactly as in llama.h, so user
+// samplers and built-in ones mix freely in a chain. The code is split in three files:
+//   llama-sampler.cpp          the generic calls, the chain, perf counters, greedy and dist
+//   llama-sampler-filters.cpp  top-k, top-p, min-p, typical, temp, temp-ext, penalties, logit-bias
+//   llama-sampler-sample.cpp   llama_sampler_sample (the only part that needs a llama_context)
+// The helpers below are shared by those files and reachable by tests through llama-internal.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "llama-impl.h"
+#include "llama.h"
+
+// A failed call: sets the last-error string and logs "<function>: <message>" (no trailing newline).
+#define LLAMA_SAMPLER_FAIL(...) llama_report_error(__func__, llama_format(__VA_ARGS__).c_str())
+
+// The chain owns its members: it frees them when it is freed, and clones them when it is cloned.
+struct llama_sampler_chain {
+    llama_sampler_chain_params params;
+
+    std::vector<llama_sampler *> samplers;
+
+    // perf counters (kept only when !params.no_perf): time spent in apply/accept, and accepted tokens
+    int64_t t_sample_us = 0;
+    int32_t n_sample    = 0;
+};
+
+// True when smpl is a chain created by llama_sampler_chain_init.
+bool llama_sampler_is_chain(const llama_sampler * smpl);
+
+// Orders candidates by logit, highest first; NaN sorts as -inf and ties break on the lower token id,
+// so every sort in the samplers is a strict weak order and deterministic.
+bool llama_token_data_greater(const llama_token_data & a, const llama_token_data & b);
+
+// Fills p with softmax(logit); sorts first (highest logit first) when do_sort and not yet sorted.
+// NaN logits count as -inf; all -inf gives a uniform distribution; +inf logits share all the mass.
+void llama_sampler_softmax_impl(llama_token_data_array * cur_p, bool do_sort);
+
+// Index of the highest logit (first on ties, NaN never wins unless all are NaN); -1 if empty.
+int64_t llama_sampler_argmax_impl(const llama_token_data_array * cur_p);
+
+// temperature <= 0 (or NaN) keeps only the highest logit (the others become -inf); else logit /= t.
+void llama_sampler_temp_impl(llama_token_data_array * cur_p, float temp);
+
+// Microseconds from a monotonic clock (perf counters).
+int64_t llama_sampler_time_us();

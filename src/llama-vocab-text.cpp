@@ -1,0 +1,280 @@
+// llama_vocab text entry points: tokenize (special-token partition, BOS/EOS/SEP, per-type dispatch),
+// token_to_piece and detokenize, with llama.h's return conventions and argument checks.
+#include "llama-impl.h"
+#include "llama-vocab-impl.h"
+
+#include <climits>
+#include <cstring>
+
+namespace {
+
+struct fragment {
+    llama_token token;  // a matched special token, or LLAMA_TOKEN_NULL for raw text
+    size_t      offs;
+    size_t      len;
+};
+
+bool ascii_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+// Splits text at special tokens, leftmost first and longest at each position (as Hugging Face's
+// added-token matcher). Without parse_special only user-defined tokens are matched. LSTRIP/RSTRIP
+// tokens swallow the whitespace before/after them.
+void partition(const llama_vocab::impl & v, const char * text, size_t n, bool parse_special,
+               std::vector<fragment> & out) {
+    size_t raw = 0;
+    size_t i   = 0;
+    while (i < n) {
+        llama_token match = LLAMA_TOKEN_NULL;
+        for (llama_token id : v.special_by_byte[static_cast<uint8_t>(text[i])]) {
+            const auto & t = v.id_to_token[id];
+            if (!parse_special && (t.attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_UNKNOWN))) {
+                continue;
+            }
+            if (t.text.size() <= n - i && std::memcmp(text + i, t.text.data(), t.text.size()) == 0) {
+                match = id;
+                break;
+            }
+        }
+        if (match == LLAMA_TOKEN_NULL) {
+            ++i;
+            continue;
+        }
+        const auto & t   = v.id_to_token[match];
+        size_t       end = i;
+        if (t.attr & LLAMA_TOKEN_ATTR_LSTRIP) {
+            while (end > raw && ascii_space(text[end - 1])) {
+                --end;
+            }
+        }
+        if (end > raw) {
+            out.push_back({ LLAMA_TOKEN_NULL, raw, end - raw });
+        }
+        out.push_back({ match, i, t.text.size() });
+        i += t.text.size();
+        if (t.attr & LLAMA_TOKEN_ATTR_RSTRIP) {
+            while (i < n && ascii_space(text[i])) {
+                ++i;
+            }
+        }
+        raw = i;
+    }
+    if (raw < n) {
+        out.push_back({ LLAMA_TOKEN_NULL, raw, n - raw });
+    }
+}
+
+void tokenize_impl(const llama_vocab::impl & v, const char * text, size_t n, bool add_special, bool parse_special,
+                   std::vector<llama_token> & out) {
+    if (v.type == LLAMA_VOCAB_TYPE_NONE || !v.tokenizer) {
+        return;
+    }
+    std::vector<fragment> frags;
+    partition(v, text, n, parse_special, frags);
+
+    // a BOS already at the start of the text is not doubled
+    const bool has_bos = !frags.empty() && frags[0].token != LLAMA_TOKEN_NULL && frags[0].token == v.bos;
+    if (add_special && v.add_bos && v.bos != LLAMA_TOKEN_NULL && !has_bos) {
+        out.push_back(v.bos);
+    }
+    bool        prev_special = true;  // SPM: the space prefix goes at the start and after special tokens
+    std::string buf;
+    for (const auto & f : frags) {
+        if (f.token != LLAMA_TOKEN_NULL) {
+            out.push_back(f.token);
+            prev_special = true;
+            continue;
+        }
+        buf.clear();
+        if (v.type == LLAMA_VOCAB_TYPE_SPM) {
+            if (v.add_space_prefix && prev_special) {
+                buf += "\xE2\x96\x81";
+            }
+            for (size_t k = 0; k < f.len; ++k) {
+                const char c = text[f.offs + k];
+                if (c == ' ') {
+                    buf += "\xE2\x96\x81";
+                } else {
+                    buf.push_back(c);
+                }
+            }
+        } else {
+            buf.assign(text + f.offs, f.len);
+        }
+        v.tokenizer->tokenize(buf, out);
+        prev_special = false;
+    }
+    if (add_special) {
+        if (v.add_sep && v.sep != LLAMA_TOKEN_NULL) {
+            out.push_back(v.sep);
+        }
+        if (v.add_eos && v.eos != LLAMA_TOKEN_NULL) {
+            out.push_back(v.eos);
+        }
+    }
+}
+
+// Hugging Face's clean_up_tokenization: no space before . ? ! , and English contractions
+void clean_up_spaces(std::string & s) {
+    static const char * const from[] = { " .", " ?", " !", " ,", " ' ", " n't", " 'm", " 's", " 've", " 're" };
+    static const char * const to[]   = { ".", "?", "!", ",", "'", "n't", "'m", "'s", "'ve", "'re" };
+    for (size_t r = 0; r < sizeof(from) / sizeof(from[0]); ++r) {
+        const size_t fl = std::strlen(from[r]);
+        std::string  out;
+        out.reserve(s.size());
+        for (size_t i = 0; i < s.size();) {
+            if (s.compare(i, fl, from[r]) == 0) {
+                out += to[r];
+                i += fl;
+            } else {
+                out.push_back(s[i++]);
+            }
+        }
+        s.swap(out);
+    }
+}
+
+}  // namespace
+
+int32_t llama_vocab::tokenize(const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max,
+                              bool add_special, bool parse_special) const {
+    if (text_len < 0 || (text == nullptr && text_len > 0) || n_tokens_max < 0 ||
+        (tokens == nullptr && n_tokens_max > 0)) {
+        LLAMA_LOG_ERROR("%s: invalid arguments (text_len = %d, n_tokens_max = %d)\n", __func__, text_len,
+                        n_tokens_max);
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    std::vector<llama_token> out;
+    try {
+        tokenize_impl(*pimpl, text ? text : "", static_cast<size_t>(text_len), add_special, parse_special, out);
+    } catch (const std::exception & e) {
+        LLAMA_LOG_ERROR("%s: %s\n", __func__, e.what());
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    if (out.size() > static_cast<size_t>(INT32_MAX)) {
+        LLAMA_LOG_ERROR("%s: too many tokens\n", __func__);
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    const int32_t n = static_cast<int32_t>(out.size());
+    if (n > n_tokens_max) {
+        return -n;
+    }
+    if (n > 0) {
+        std::memcpy(tokens, out.data(), out.size() * sizeof(llama_token));
+    }
+    return n;
+}
+
+std::vector<llama_token> llama_vocab::tokenize(const std::string & text, bool add_special, bool parse_special) const {
+    std::vector<llama_token> out;
+    tokenize_impl(*pimpl, text.data(), text.size(), add_special, parse_special, out);
+    return out;
+}
+
+int32_t llama_vocab::token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip,
+                                    bool special) const {
+    if (!pimpl->valid(token) || length < 0 || (buf == nullptr && length > 0)) {
+        LLAMA_LOG_ERROR("%s: invalid arguments (token = %d, length = %d)\n", __func__, token, length);
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    const auto & t = pimpl->id_to_token[token];
+    if (!special && (t.attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_UNKNOWN))) {
+        return 0;
+    }
+    const std::string & piece = pimpl->pieces[token];
+    const char *        p     = piece.data();
+    size_t              size  = piece.size();
+    for (int32_t i = 0; i < lstrip && size > 0 && *p == ' '; ++i) {
+        ++p;
+        --size;
+    }
+    if (size > static_cast<size_t>(length)) {
+        return -static_cast<int32_t>(size);
+    }
+    if (size > 0) {
+        std::memcpy(buf, p, size);
+    }
+    return static_cast<int32_t>(size);
+}
+
+std::string llama_vocab::token_to_piece(llama_token token, bool special) const {
+    if (!pimpl->valid(token)) {
+        return "";
+    }
+    const auto & t = pimpl->id_to_token[token];
+    if (!special && (t.attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_UNKNOWN))) {
+        return "";
+    }
+    return pimpl->pieces[token];
+}
+
+std::string llama_vocab::detokenize(const std::vector<llama_token> & tokens, bool remove_special,
+                                    bool unparse_special) const {
+    const impl & v = *pimpl;
+    size_t       b = 0;
+    size_t       e = tokens.size();
+    // the space SPM prefixes to the text is not part of it (WordPiece: the first word's marker)
+    bool remove_space = v.add_space_prefix || v.type == LLAMA_VOCAB_TYPE_WPM;
+    if (remove_special && v.add_bos && b < e && tokens[b] == v.bos) {
+        ++b;
+        remove_space = v.add_space_prefix || v.type == LLAMA_VOCAB_TYPE_WPM;
+    }
+    if (remove_special && v.add_eos && b < e && tokens[e - 1] == v.eos) {
+        --e;
+    }
+    if (remove_special && v.add_sep && b < e && tokens[e - 1] == v.sep) {
+        --e;
+    }
+    std::string out;
+    for (size_t i = b; i < e; ++i) {
+        std::string piece = token_to_piece(tokens[i], unparse_special);
+        if (remove_space && !piece.empty() && piece[0] == ' ') {
+            piece.erase(0, 1);
+        }
+        // the tokenizer prefixes a space to the text after each special token too: undo it likewise
+        remove_space = v.add_space_prefix && v.has_attr(tokens[i], LLAMA_TOKEN_ATTR_CONTROL |
+                                                                      LLAMA_TOKEN_ATTR_USER_DEFINED |
+                                                                      LLAMA_TOKEN_ATTR_UNKNOWN);
+        out += piece;
+    }
+    if (v.clean_spaces) {
+        clean_up_spaces(out);
+    }
+    return out;
+}
+
+int32_t llama_vocab::detokenize(const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max,
+                                bool remove_special, bool unparse_special) const {
+    if (n_tokens < 0 || (tokens == nullptr && n_tokens > 0) || text_len_max < 0 ||
+        (text == nullptr && text_len_max > 0)) {
+        LLAMA_LOG_ERROR("%s: invalid arguments (n_tokens = %d, text_len_max = %d)\n", __func__, n_tokens,
+                        text_len_max);
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    for (int32_t i = 0; i < n_tokens; ++i) {
+        if (!pimpl->valid(tokens[i])) {
+            LLAMA_LOG_ERROR("%s: invalid token id %d at %d\n", __func__, tokens[i], i);
+            return LLAMA_VOCAB_ERR_INVALID;
+        }
+    }
+    std::string out;
+    try {
+        out = detokenize(std::vector<llama_token>(tokens, tokens + n_tokens), remove_special, unparse_special);
+    } catch (const std::exception & e) {
+        LLAMA_LOG_ERROR("%s: %s\n", __func__, e.what());
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    if (out.size() > static_cast<size_t>(INT32_MAX)) {
+        LLAMA_LOG_ERROR("%s: text too long\n", __func__);
+        return LLAMA_VOCAB_ERR_INVALID;
+    }
+    const int32_t n = static_cast<int32_t>(out.size());
+    if (n > text_len_max) {
+        return -n;
+    }
+    if (n > 0) {
+        std::memcpy(text, out.data(), out.size());
+    }
+    return n;
+}

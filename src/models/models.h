@@ -1,0 +1,7 @@
+// The architectures implemented in src/models/, one file each. Registering a new one: declare its
+// ops here and add a row to the registry in llama-model.cpp (plus its llm_arch value and name).
+#pragma once
+
+#include "llama-model.h"
+
+extern const llm_arch_ops llm_ops_llama;

@@ -1,0 +1,248 @@
+// The CPU compute engine itself: scalar oracle vs SIMD kernels, identical results for any thread
+// count, failure on bad row ids, the abort callback, and thread-pool reuse across many graphs.
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-cpu/ggml-cpu-compute.h"
+#include "ggml.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <vector>
+
+extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
+extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
+extern "C" void ggml_cpu_set_auto_threads(bool enable);
+
+namespace {
+
+struct graph_fixture {
+    ggml_context *        ctx = nullptr;
+    ggml_backend_buffer_t buf = nullptr;
+    ggml_cgraph *         gf  = nullptr;
+    ggml_tensor *         out = nullptr;
+
+    graph_fixture(const std::function<ggml_tensor *(ggml_context *)> & build, ggml_backend_t be, uint32_t seed = 1) {
+        ggml_init_params ip{ggml_tensor_overhead() * 2048 + ggml_graph_overhead(), nullptr, true};
+        ctx = ggml_init(ip);
+        out = build(ctx);
+        gf  = ggml_new_graph(ctx);
+        ggml_build_forward_expand(gf, out);
+        buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+        std::mt19937 rng(seed);
+        for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
+            if (t->op != GGML_OP_NONE || t->view_src) continue;
+            std::vector<uint8_t> bytes(ggml_nbytes(t));
+            if (t->type == GGML_TYPE_I32) {
+                // ids: small values, valid for every use below unless a test overwrites them
+                for (size_t i = 0; i < bytes.size() / 4; ++i) {
+                    const int32_t v = (int32_t) (rng() % 2);
+                    std::memcpy(bytes.data() + 4 * i, &v, 4);
+                }
+            } else if (t->type == GGML_TYPE_F32) {
+                std::uniform_real_distribution<float> u(-1, 1);
+                for (size_t i = 0; i < bytes.size() / 4; ++i) {
+                    const float v = u(rng);
+                    std::memcpy(bytes.data() + 4 * i, &v, 4);
+                }
+            } else if (t->type == GGML_TYPE_F16 || t->type == GGML_TYPE_BF16) {
+                std::uniform_real_distribution<float> u(-1, 1);
+                for (size_t i = 0; i < bytes.size() / 2; ++i) {
+                    uint16_t h = t->type == GGML_TYPE_F16 ? ggml_fp32_to_fp16(u(rng)) : ggml_fp32_to_bf16(u(rng)).bits;
+                    std::memcpy(bytes.data() + 2 * i, &h, 2);
+                }
+            } else {
+                for (auto & b : bytes) b = (uint8_t) (rng() & 0x77);  // quantized: arbitrary finite blocks
+            }
+            ggml_backend_tensor_set(t, bytes.data(), 0, bytes.size());
+        }
+    }
+    ~graph_fixture() {
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+    }
+    std::vector<float> result() const {
+        std::vector<float> v((size_t) ggml_nelements(out));
+        ggml_backend_tensor_get(out, v.data(), 0, v.size() * 4);
+        return v;
+    }
+};
+
+double nmse(const std::vector<float> & a, const std::vector<float> & b) {
+    double e = 0, n = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        e += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+        n += (double) b[i] * b[i];
+    }
+    return n > 0 ? e / n : e;
+}
+
+std::function<ggml_tensor *(ggml_context *)> mm_builder(ggml_type t, int64_t K, int64_t M, int64_t N, bool permuted_b) {
+    return [=](ggml_context * ctx) {
+        ggml_tensor * a = ggml_new_tensor_4d(ctx, t, K, M, 2, 1);
+        ggml_tensor * b = permuted_b ? ggml_transpose(ctx, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, N, K, 4, 1))
+                                     : ggml_new_tensor_4d(ctx, GGML_TYPE_F32, K, N, 4, 1);
+        return ggml_mul_mat(ctx, a, b);
+    };
+}
+
+struct CpuCompute : ::testing::Test {
+    ggml_backend_t be = nullptr;
+    void           SetUp() override {
+        // the failure tests provoke error logs on purpose
+        ggml_log_set([](ggml_log_level, const char *, void *) {}, nullptr);
+        ggml_cpu_set_auto_threads(false);  // these small graphs must really run on 2 and 3 threads
+        be = ggml_backend_cpu_init();
+        ASSERT_NE(be, nullptr);
+    }
+    void           TearDown() override {
+        ggml_cpu_set_scalar(false);
+        ggml_cpu_set_mm_isa(-1);
+        ggml_cpu_set_auto_threads(true);
+        ggml_backend_free(be);
+        ggml_log_set(nullptr, nullptr);
+    }
+};
+
+}  // namespace
+
+TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
+        for (int64_t K : {1, 15, 16, 17, 255, 4097})
+            for (int64_t N : {1, 3, 37})
+                for (bool perm : {false, true}) {
+                    graph_fixture g(mm_builder(t, K, 67, N, perm), be);
+                    ggml_cpu_set_scalar(true);
+                    ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+                    const std::vector<float> ref = g.result();
+                    ggml_cpu_set_scalar(false);
+                    for (int isa : {1, 2}) {  // AVX2 and AVX-512 (each capped at what this CPU has)
+                        ggml_cpu_set_mm_isa(isa);
+                        ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+                        EXPECT_LT(nmse(g.result(), ref), 1e-11)
+                            << ggml_type_name(t) << " K=" << K << " N=" << N << " perm=" << perm << " isa=" << isa;
+                    }
+                }
+}
+
+TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
+    std::vector<std::pair<std::string, std::function<ggml_tensor *(ggml_context *)>>> graphs = {
+        {"mul_mat f32", mm_builder(GGML_TYPE_F32, 300, 70, 40, false)},
+        {"mul_mat f16", mm_builder(GGML_TYPE_F16, 300, 70, 1, false)},
+        {"mul_mat bf16 permuted", mm_builder(GGML_TYPE_BF16, 64, 33, 9, true)},
+        {"mul_mat q8_0", mm_builder(GGML_TYPE_Q8_0, 256, 70, 40, false)},
+        {"mul_mat q4_K", mm_builder(GGML_TYPE_Q4_K, 256, 70, 3, false)},
+        {"rms_norm+softmax", [](ggml_context * ctx) {
+             ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 200, 17, 3);
+             return ggml_soft_max_ext(ctx, ggml_rms_norm(ctx, a, 1e-5f), nullptr, 0.5f, 0.0f);
+         }},
+        {"flash_attn", [](ggml_context * ctx) {
+             return ggml_flash_attn_ext(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 5, 4),
+                                        ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 40, 2),
+                                        ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 40, 2), nullptr, 0.125f, 0.0f, 0.0f);
+         }},
+    };
+    for (auto & [name, build] : graphs) {
+        graph_fixture      g(build, be);
+        std::vector<float> first;
+        for (int nt : {1, 2, 3}) {
+            ggml_backend_cpu_set_n_threads(be, nt);
+            ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << name;
+            const std::vector<float> r = g.result();
+            if (first.empty()) {
+                first = r;
+                continue;
+            }
+            EXPECT_EQ(0, std::memcmp(first.data(), r.data(), r.size() * 4)) << name << " with " << nt << " threads";
+        }
+    }
+}
+
+TEST_F(CpuCompute, OutOfRangeRowIdsFailTheCompute) {
+    for (int which = 0; which < 3; ++which) {
+        graph_fixture g(
+            [which](ggml_context * ctx) -> ggml_tensor * {
+                ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+                ggml_set_name(ids, "ids");
+                if (which == 0) return ggml_get_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 4), ids);
+                if (which == 1) {
+                    return ggml_set_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 4),
+                                         ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 3), ids);
+                }
+                ggml_tensor * eids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 3, 1);
+                ggml_set_name(eids, "ids");
+                return ggml_mul_mat_id(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 16, 5, 4),
+                                       ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 16, 1, 1), eids);
+            },
+            be);
+        ASSERT_NE(g.out, nullptr);
+        ggml_tensor * ids = ggml_graph_get_tensor(g.gf, "ids");
+        ASSERT_NE(ids, nullptr);
+        for (int32_t bad : {4, -1, 1 << 30}) {
+            const int32_t v[3] = {0, bad, 1};
+            ggml_backend_tensor_set(ids, v, 0, sizeof(v));
+            for (int nt : {1, 2}) {
+                ggml_backend_cpu_set_n_threads(be, nt);
+                EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_FAILED) << "op " << which << " id " << bad;
+            }
+        }
+        const int32_t ok[3] = {0, 3, 1};
+        ggml_backend_tensor_set(ids, ok, 0, sizeof(ok));
+        EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << "op " << which;
+    }
+}
+
+TEST_F(CpuCompute, AbortCallbackStopsBetweenNodes) {
+    graph_fixture g(
+        [](ggml_context * ctx) {
+            ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+            for (int i = 0; i < 50; ++i) x = ggml_scale(ctx, x, 1.0f);
+            return x;
+        },
+        be);
+    struct counter { int calls = 0; int stop_at = 0; } c;
+    c.stop_at = 5;
+    ggml_backend_cpu_set_abort_callback(be, [](void * d) {
+        auto * cc = (counter *) d;
+        return ++cc->calls >= cc->stop_at;
+    }, &c);
+    EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_ABORTED);
+    EXPECT_EQ(c.calls, 5);
+    c = counter{0, 1000};
+    EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+    ggml_backend_cpu_set_abort_callback(be, nullptr, nullptr);
+}
+
+TEST_F(CpuCompute, PoolSurvivesManyGraphsAndThreadChanges) {
+    // a decode-sized chain of small nodes, recomputed with varying thread counts (incl. growing the pool)
+    graph_fixture g(
+        [](ggml_context * ctx) {
+            ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2);
+            ggml_tensor * w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 64);
+            for (int i = 0; i < 100; ++i) x = ggml_rms_norm(ctx, ggml_add(ctx, ggml_mul_mat(ctx, w, x), x), 1e-5f);
+            return x;
+        },
+        be);
+    ggml_backend_cpu_set_n_threads(be, 1);
+    ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+    const std::vector<float> ref = g.result();
+    for (int iter = 0; iter < 40; ++iter) {
+        ggml_backend_cpu_set_n_threads(be, 1 + iter % 4);
+        ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+        if (iter % 8 == 0) {
+            EXPECT_EQ(0, std::memcmp(ref.data(), g.result().data(), ref.size() * 4)) << iter;
+        }
+    }
+}
+
+TEST(CpuComputeDirect, ThreadPoolApiWithoutBackend) {
+    ggml_cpu_threadpool * tp = ggml_cpu_threadpool_new(2);
+    ASSERT_NE(tp, nullptr);
+    EXPECT_EQ(ggml_cpu_graph_compute(tp, nullptr, 2, nullptr, nullptr), GGML_STATUS_FAILED);
+    ggml_cpu_threadpool_free(tp);
+    ggml_cpu_threadpool_free(nullptr);
+}

@@ -1,0 +1,276 @@
+// The Vulkan backend beyond the op harness: device enumeration, buffer transfers at odd offsets,
+// multi-node graphs (barriers between dependent dispatches), failure paths, and the scheduler
+// splitting a graph between Vulkan and the CPU. Skips when the build or machine has no Vulkan device.
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+ggml_backend_reg_t vk_reg() { return ggml_backend_reg_by_name("Vulkan"); }
+
+ggml_backend_dev_t vk_dev0() {
+    ggml_backend_reg_t reg = vk_reg();
+    return reg && ggml_backend_reg_dev_count(reg) > 0 ? ggml_backend_reg_dev_get(reg, 0) : nullptr;
+}
+
+// CI sets LLAMA_TEST_REQUIRE_VULKAN=1 (it installs lavapipe), so a missing device fails there
+// instead of silently skipping; elsewhere a machine without Vulkan skips.
+bool vulkan_required() {
+    const char * v = getenv("LLAMA_TEST_REQUIRE_VULKAN");
+    return v && v[0] == '1';
+}
+
+#define SKIP_WITHOUT_VULKAN()                                                       \
+    if (!vk_dev0()) {                                                               \
+        if (vulkan_required()) FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but no Vulkan device"; \
+        GTEST_SKIP() << "no Vulkan device (build without Vulkan or no driver)";     \
+    }
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+    std::mt19937                          rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float>                    v(n);
+    for (auto & x : v) x = u(rng);
+    return v;
+}
+
+struct ctx_holder {
+    ggml_context * ctx;
+    explicit ctx_holder(size_t n_tensors) {
+        ggml_init_params ip{ggml_tensor_overhead() * n_tensors + ggml_graph_overhead(), nullptr, true};
+        ctx = ggml_init(ip);
+    }
+    ~ctx_holder() { ggml_free(ctx); }
+};
+
+// A small attention-like chain: every node depends on the previous one.
+struct chain {
+    ggml_tensor *x, *w, *bias, *out;
+};
+chain build_chain(ggml_context * ctx) {
+    chain c;
+    c.x    = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 5);
+    c.w    = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 48);
+    c.bias = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 48);
+    ggml_set_name(c.x, "x");
+    ggml_set_name(c.w, "w");
+    ggml_set_name(c.bias, "bias");
+    ggml_tensor * h = ggml_rms_norm(ctx, c.x, 1e-5f);
+    h               = ggml_mul_mat(ctx, c.w, h);    // [48, 5]
+    h               = ggml_add(ctx, h, c.bias);
+    h               = ggml_scale(ctx, h, 0.5f);
+    h               = ggml_soft_max(ctx, h);
+    h               = ggml_silu(ctx, h);
+    c.out           = ggml_sum_rows(ctx, ggml_sqr(ctx, h));  // [1, 5]
+    return c;
+}
+
+void fill_chain(const chain & c) {
+    auto xs = random_floats(64 * 5, 1), bs = random_floats(48, 2), ws = random_floats(64 * 48, 3);
+    std::vector<ggml_fp16_t> wh(ws.size());
+    for (size_t i = 0; i < ws.size(); i++) wh[i] = ggml_fp32_to_fp16(ws[i]);
+    ggml_backend_tensor_set(c.x, xs.data(), 0, xs.size() * 4);
+    ggml_backend_tensor_set(c.bias, bs.data(), 0, bs.size() * 4);
+    ggml_backend_tensor_set(c.w, wh.data(), 0, wh.size() * 2);
+}
+
+std::vector<float> run_chain(ggml_backend_t be) {
+    ctx_holder h(32);
+    chain      c  = build_chain(h.ctx);
+    ggml_cgraph * gf = ggml_new_graph(h.ctx);
+    ggml_build_forward_expand(gf, c.out);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, be);
+    if (!buf) return {};
+    fill_chain(c);
+    std::vector<float> out(5, NAN);
+    if (ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS) {
+        ggml_backend_tensor_get(c.out, out.data(), 0, out.size() * 4);
+    }
+    ggml_backend_buffer_free(buf);
+    return out;
+}
+
+}  // namespace
+
+TEST(Vulkan, DevicesAreEnumerated) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_reg_t reg = vk_reg();
+    const size_t       n   = ggml_backend_reg_dev_count(reg);
+    EXPECT_EQ(ggml_backend_reg_dev_get(reg, n), nullptr);
+    for (size_t i = 0; i < n; i++) {
+        ggml_backend_dev_t dev = ggml_backend_reg_dev_get(reg, i);
+        ASSERT_NE(dev, nullptr);
+        EXPECT_EQ(std::string(ggml_backend_dev_name(dev)), "Vulkan" + std::to_string(i));
+        EXPECT_GT(std::strlen(ggml_backend_dev_description(dev)), 0u);
+        size_t free = 0, total = 0;
+        ggml_backend_dev_memory(dev, &free, &total);
+        EXPECT_GT(total, 0u);
+        EXPECT_LE(free, total);
+        const auto type = ggml_backend_dev_type(dev);
+        EXPECT_TRUE(type == GGML_BACKEND_DEVICE_TYPE_GPU || type == GGML_BACKEND_DEVICE_TYPE_IGPU);
+        EXPECT_EQ(ggml_backend_dev_backend_reg(dev), reg);
+        EXPECT_EQ(ggml_backend_dev_by_name(ggml_backend_dev_name(dev)), dev);
+        ggml_backend_buffer_type_t buft = ggml_backend_dev_buffer_type(dev);
+        ASSERT_NE(buft, nullptr);
+        EXPECT_TRUE(ggml_backend_dev_supports_buft(dev, buft));
+        EXPECT_FALSE(ggml_backend_buft_is_host(buft));
+        const size_t align = ggml_backend_buft_get_alignment(buft);
+        EXPECT_TRUE(align > 0 && (align & (align - 1)) == 0);
+        std::printf("%s: %s, %.0f MiB\n", ggml_backend_dev_name(dev), ggml_backend_dev_description(dev),
+                    total / 1048576.0);
+    }
+}
+
+TEST(Vulkan, BufferRoundTripAtOddOffsets) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_buffer_type_t buft = ggml_backend_dev_buffer_type(vk_dev0());
+    ctx_holder                 h(4);
+    ggml_tensor *              t = ggml_new_tensor_1d(h.ctx, GGML_TYPE_I8, 100003);
+    ggml_backend_buffer_t      buf = ggml_backend_alloc_ctx_tensors_from_buft(h.ctx, buft);
+    ASSERT_NE(buf, nullptr);
+    EXPECT_FALSE(ggml_backend_buffer_is_host(buf));
+
+    std::vector<uint8_t> data(100003);
+    for (size_t i = 0; i < data.size(); i++) data[i] = (uint8_t) (i * 131 + 7);
+    ggml_backend_tensor_set(t, data.data(), 0, data.size());
+    std::vector<uint8_t> back(data.size(), 0);
+    ggml_backend_tensor_get(t, back.data(), 0, back.size());
+    EXPECT_EQ(back, data);
+
+    // partial, unaligned ranges
+    const uint8_t patch[5] = {1, 2, 3, 4, 5};
+    ggml_backend_tensor_set(t, patch, 77777, 5);
+    uint8_t got[9] = {};
+    ggml_backend_tensor_get(t, got, 77775, 9);
+    EXPECT_EQ(got[0], data[77775]);
+    EXPECT_EQ(got[2], 1);
+    EXPECT_EQ(got[6], 5);
+    EXPECT_EQ(got[7], data[77782]);
+
+    ggml_backend_tensor_memset(t, 0xAB, 13, 3);
+    ggml_backend_tensor_get(t, got, 12, 5);
+    EXPECT_EQ(got[0], data[12]);
+    EXPECT_EQ(got[1], 0xAB);
+    EXPECT_EQ(got[3], 0xAB);
+    EXPECT_EQ(got[4], data[16]);
+
+    ggml_backend_buffer_clear(buf, 0x5A);
+    ggml_backend_tensor_get(t, back.data(), 0, back.size());
+    EXPECT_EQ(back, std::vector<uint8_t>(back.size(), 0x5A));
+    ggml_backend_buffer_free(buf);
+
+    // an empty allocation is valid too
+    ggml_backend_buffer_t empty = ggml_backend_buft_alloc_buffer(buft, 0);
+    ggml_backend_buffer_free(empty);
+}
+
+TEST(Vulkan, ChainedGraphMatchesCpu) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(vk, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    const std::vector<float> a = run_chain(vk), b = run_chain(cpu);
+    ASSERT_EQ(a.size(), 5u);
+    for (size_t i = 0; i < a.size(); i++) EXPECT_NEAR(a[i], b[i], 1e-5 * std::fabs(b[i]) + 1e-7) << i;
+    // repeated computes reuse the command buffer and fence
+    for (int r = 0; r < 3; r++) EXPECT_EQ(run_chain(vk), a);
+    ggml_backend_free(vk);
+    ggml_backend_free(cpu);
+}
+
+TEST(Vulkan, UnsupportedOpFailsCleanly) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_t vk = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ASSERT_NE(vk, nullptr);
+    ctx_holder    h(8);
+    ggml_tensor * x  = ggml_new_tensor_2d(h.ctx, GGML_TYPE_F32, 16, 3);
+    ggml_tensor * s  = ggml_argsort(h.ctx, x, GGML_SORT_ORDER_ASC);
+    EXPECT_FALSE(ggml_backend_supports_op(vk, s));
+    ggml_cgraph * gf = ggml_new_graph(h.ctx);
+    ggml_build_forward_expand(gf, s);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, vk);
+    ASSERT_NE(buf, nullptr);
+    EXPECT_EQ(ggml_backend_graph_compute(vk, gf), GGML_STATUS_FAILED);
+    ggml_backend_buffer_free(buf);
+    ggml_backend_free(vk);
+}
+
+// Weights on the Vulkan device, an op Vulkan lacks (argmax) in the middle: the scheduler must split
+// the graph, run the argmax on the CPU, and give the CPU-only answer.
+TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(vk, nullptr);
+    ASSERT_NE(cpu, nullptr);
+
+    ctx_holder    hw(4);
+    ggml_tensor * w = ggml_new_tensor_2d(hw.ctx, GGML_TYPE_F32, 32, 24);
+    ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors(hw.ctx, vk);
+    ASSERT_NE(wbuf, nullptr);
+    auto ws = random_floats(32 * 24, 9);
+    ggml_backend_tensor_set(w, ws.data(), 0, ws.size() * 4);
+
+    ctx_holder    hg(16);
+    ggml_tensor * x = ggml_new_tensor_2d(hg.ctx, GGML_TYPE_F32, 32, 6);
+    ggml_set_input(x);
+    ggml_tensor * y   = ggml_mul_mat(hg.ctx, w, x);                    // Vulkan (weights there)
+    ggml_tensor * am  = ggml_argmax(hg.ctx, y);                        // CPU only
+    ggml_tensor * f   = ggml_get_rows(hg.ctx, ggml_cont(hg.ctx, ggml_transpose(hg.ctx, y)), am);  // back to Vulkan
+    ggml_tensor * out = ggml_scale(hg.ctx, f, 2.0f);
+    ggml_set_output(out);
+    ggml_cgraph * gf = ggml_new_graph(hg.ctx);
+    ggml_build_forward_expand(gf, out);
+
+    ggml_backend_t        backends[2] = {vk, cpu};
+    ggml_backend_sched_t  sched = ggml_backend_sched_new(backends, nullptr, 2, 64, false, true);
+    ASSERT_NE(sched, nullptr);
+    ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
+    auto xs = random_floats(32 * 6, 10);
+    ggml_backend_tensor_set(x, xs.data(), 0, xs.size() * 4);
+    ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf), GGML_STATUS_SUCCESS);
+    EXPECT_GE(ggml_backend_sched_get_n_splits(sched), 2);
+    EXPECT_EQ(ggml_backend_sched_get_tensor_backend(sched, y), vk);
+    std::vector<float> got((size_t) ggml_nelements(out));
+    ggml_backend_tensor_get(out, got.data(), 0, got.size() * 4);
+
+    // reference on the host
+    std::vector<double> yr(24 * 6);
+    for (int n = 0; n < 6; n++)
+        for (int m = 0; m < 24; m++) {
+            double s = 0;
+            for (int k = 0; k < 32; k++) s += (double) ws[m * 32 + k] * xs[n * 32 + k];
+            yr[n * 24 + m] = s;
+        }
+    for (int n = 0; n < 6; n++) {
+        int best = 0;
+        for (int m = 1; m < 24; m++) if (yr[n * 24 + m] > yr[n * 24 + best]) best = m;
+        for (int c = 0; c < 6; c++) EXPECT_NEAR(got[n * 6 + c], 2 * yr[c * 24 + best], 1e-4) << n << "," << c;
+    }
+    ggml_backend_sched_free(sched);
+    ggml_backend_buffer_free(wbuf);
+    ggml_backend_free(vk);
+    ggml_backend_free(cpu);
+}
+
+TEST(Vulkan, OutOfRangeIndicesAreErrorsNotCrashes) {
+    ggml_backend_reg_t reg = vk_reg();
+    if (!reg) {
+        if (vulkan_required()) FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but built without Vulkan";
+        GTEST_SKIP() << "built without Vulkan";
+    }
+    EXPECT_EQ(ggml_backend_reg_dev_get(reg, 1000), nullptr);
+    EXPECT_EQ(ggml_backend_dev_by_name("Vulkan999"), nullptr);
+}

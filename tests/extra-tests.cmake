@@ -1,0 +1,27 @@
+# Tests that need more than one GoogleTest source (owned by the libllama engineer).
+
+if (TARGET llama)
+    # (a) llama.h is plain C99: a C file including it must compile with -pedantic -Werror
+    add_executable(test-llama-c99 ${CMAKE_CURRENT_SOURCE_DIR}/c99/llama-c99.c)
+    set_target_properties(test-llama-c99 PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    target_compile_options(test-llama-c99 PRIVATE -std=c99 -pedantic -Wall -Wextra -Werror)
+    target_link_libraries(test-llama-c99 PRIVATE llama)
+    add_test(NAME test-llama-c99 COMMAND test-llama-c99)
+    set_tests_properties(test-llama-c99 PROPERTIES LABELS unit)
+
+    # (b) ../shared/tools/probe.cpp, built UNCHANGED against the public library, must reproduce
+    # the reference engine's output on stories260K (tokens exactly, logits within 1% of row RMS)
+    if (EXISTS ${LLAMA_SHARED_DIR}/tools/probe.cpp)
+        add_executable(llama-probe ${LLAMA_SHARED_DIR}/tools/probe.cpp)
+        target_link_libraries(llama-probe PRIVATE llama)
+        add_executable(probe-compare ${CMAKE_CURRENT_SOURCE_DIR}/probe/probe-compare.cpp)
+        add_test(NAME test-probe-stories260K
+                 COMMAND ${CMAKE_COMMAND}
+                     -DPROBE=$<TARGET_FILE:llama-probe>
+                     -DCOMPARE=$<TARGET_FILE:probe-compare>
+                     -DSHARED=${LLAMA_SHARED_DIR}
+                     -DOUT=${CMAKE_CURRENT_BINARY_DIR}/probe-out
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/probe/run-probe.cmake)
+        set_tests_properties(test-probe-stories260K PROPERTIES LABELS model)
+    endif()
+endif()
