@@ -25,3 +25,14 @@ if (TARGET llama)
         set_tests_properties(test-probe-stories260K PROPERTIES LABELS model)
     endif()
 endif()
+
+if (TARGET llama)
+    # (c) a client written like llama.cpp's examples/simple and simple-chat compiles and runs unchanged
+    add_executable(llamacpp-style-simple ${CMAKE_CURRENT_SOURCE_DIR}/compat/llamacpp-style-simple.cpp)
+    target_link_libraries(llamacpp-style-simple PRIVATE llama)
+    target_compile_options(llamacpp-style-simple PRIVATE -Wall -Wextra -Werror)
+    add_test(NAME test-llamacpp-style-simple
+             COMMAND llamacpp-style-simple ${PROJECT_SOURCE_DIR}/models/stories260K.gguf)
+    set_tests_properties(test-llamacpp-style-simple PROPERTIES LABELS model
+        PASS_REGULAR_EXPRESSION "Once upon a time, there was a little girl")
+endif()

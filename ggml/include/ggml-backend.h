@@ -183,6 +183,12 @@ GGML_API ggml_backend_t ggml_backend_init_by_type(enum ggml_backend_dev_type typ
 /* The best available: a GPU if present, else the CPU. */
 GGML_API ggml_backend_t ggml_backend_init_best(void);
 
+/* Every backend family is compiled into libggml and registered on first use, so there is nothing to
+ * load: these are no-ops kept so programs written for llama.cpp (which loads backends as plugins)
+ * compile unchanged. */
+GGML_API void ggml_backend_load_all(void);
+GGML_API void ggml_backend_load_all_from_path(const char * dir_path);
+
 /* ---- scheduler ---- */
 typedef struct ggml_backend_sched * ggml_backend_sched_t;
 

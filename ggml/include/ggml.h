@@ -62,6 +62,21 @@ typedef void (*ggml_log_callback)(enum ggml_log_level level, const char * text, 
 /* Installs the log callback (NULL restores the default, which prints to stderr). Thread-safe. */
 GGML_API void ggml_log_set(ggml_log_callback callback, void * user_data);
 
+/* Logs "file:line: internal error: ..." and aborts the process. The library itself uses it only for
+ * broken internal invariants, never for input; it is public because applications written for
+ * llama.cpp call GGML_ABORT for their own fatal errors. */
+GGML_API void ggml_abort(const char * file, int line, const char * fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((noreturn, format(printf, 3, 4)))
+#endif
+    ;
+#define GGML_ABORT(...) ggml_abort(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Monotonic wall-clock time. ggml_time_init is a no-op kept for source compatibility. */
+GGML_API void    ggml_time_init(void);
+GGML_API int64_t ggml_time_ms(void);
+GGML_API int64_t ggml_time_us(void);
+
 /* ------------------------------------------------------------------------------------------
  * Scalar types
  * ---------------------------------------------------------------------------------------- */

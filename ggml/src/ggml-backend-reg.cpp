@@ -167,4 +167,10 @@ ggml_backend_t ggml_backend_init_best(void) {
     return ggml_backend_dev_init(dev, nullptr);
 }
 
+void ggml_backend_load_all(void) {}
+
+void ggml_backend_load_all_from_path(const char * dir_path) {
+    (void) dir_path;
+}
+
 }  // extern "C"

@@ -22,12 +22,8 @@ void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...)
 #define GGML_LOG_WARN(...)  ggml_log_internal(GGML_LOG_LEVEL_WARN, __VA_ARGS__)
 #define GGML_LOG_ERROR(...) ggml_log_internal(GGML_LOG_LEVEL_ERROR, __VA_ARGS__)
 
-// Broken internal invariants only (never input validation): log and abort.
-void ggml_abort(const char * file, int line, const char * fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((noreturn, format(printf, 3, 4)))
-#endif
-    ;
+// Broken internal invariants only (never input validation): GGML_ASSERT logs and aborts via
+// ggml_abort (declared in ggml.h).
 #define GGML_ASSERT(x) \
     do { \
         if (!(x)) ggml_abort(__FILE__, __LINE__, "GGML_ASSERT(%s) failed", #x); \

@@ -2,9 +2,11 @@
 #include "ggml-impl.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 // ---------------------------------------------------------------------------------------------
 // type table: one row per GGUF type id; an empty name marks an id removed from the format.
@@ -177,7 +179,6 @@ static void ggml_log_default(enum ggml_log_level level, const char * text, void 
 
 // Written rarely (ggml_log_set), read on every log call; a torn read is impossible for a
 // pointer-sized store on the platforms we support, and the pair is set together under C11 atomics.
-#include <stdatomic.h>
 struct ggml_log_sink {
     ggml_log_callback cb;
     void *            ud;
@@ -213,6 +214,20 @@ void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) {
         buf[len + 1] = 0;
     }
     cb(level, buf, ud);
+}
+
+// ---------------------------------------------------------------------------------------------
+// time
+void ggml_time_init(void) {}
+
+int64_t ggml_time_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t ggml_time_ms(void) {
+    return ggml_time_us() / 1000;
 }
 
 void ggml_abort(const char * file, int line, const char * fmt, ...) {
