@@ -37,3 +37,12 @@ function(llama_link_options target)
         target_link_libraries(${target} PRIVATE m)
     endif()
 endfunction()
+
+# Shared libraries export exactly their C API: hidden visibility covers our own code, and a linker
+# version script also keeps the C++ standard library's template instantiations out of the ABI.
+function(llama_export_map target map)
+    if (BUILD_SHARED_LIBS AND NOT APPLE AND NOT WIN32)
+        target_link_options(${target} PRIVATE "-Wl,--version-script=${map}")
+        set_target_properties(${target} PROPERTIES LINK_DEPENDS ${map})
+    endif()
+endfunction()

@@ -36,3 +36,12 @@ if (TARGET llama)
     set_tests_properties(test-llamacpp-style-simple PROPERTIES LABELS model
         PASS_REGULAR_EXPRESSION "Once upon a time, there was a little girl")
 endif()
+
+if (TARGET llama AND BUILD_SHARED_LIBS)
+    # (d) the shared libraries export their C API and nothing else
+    add_test(NAME test-exports-llama COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:llama> -DPREFIXES=llama_
+             -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
+    add_test(NAME test-exports-ggml COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:ggml> "-DPREFIXES=ggml_;gguf_"
+             -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
+    set_tests_properties(test-exports-llama test-exports-ggml PROPERTIES LABELS unit)
+endif()
