@@ -86,55 +86,85 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
         throw llama_error("invalid KV cache type");
     }
 
-    kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max));
+    kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
+                                cp.offload_kqv));
 
-    backend_cpu = ggml_backend_cpu_init();
-    if (!backend_cpu) {
-        throw llama_error("cannot initialize the CPU backend");
-    }
-    abort_cb      = params.abort_callback;
-    abort_cb_data = params.abort_callback_data;
-
-    // nodes per layer are a few dozen; weights give a generous bound for every architecture
-    max_nodes = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
-    ggml_backend_t backends[1] = { backend_cpu };
-    sched = ggml_backend_sched_new(backends, nullptr, 1, max_nodes, false, params.op_offload);
-    if (!sched) {
-        throw llama_error("cannot create the scheduler");
-    }
-    ggml_backend_sched_set_abort_callback(sched, abort_cb, abort_cb_data);
-    if (cp.cb_eval) {
-        ggml_backend_sched_set_eval_callback(sched, cp.cb_eval, cp.cb_eval_user_data);
-    }
-    gres.reset(new llm_graph_result(max_nodes));
-
-    // reserve the compute buffers for the worst cases: a single token, then a full ubatch
-    // attending over the whole cache (the largest graph)
-    for (uint32_t n_tok : { 1u, cp.n_ubatch }) {
-        llm_graph_params p;
-        p.n_tokens   = n_tok;
-        p.n_outputs  = n_tok;
-        p.n_kv       = cp.n_ctx;
-        p.causal     = cp.causal_attn;
-        p.flash_attn = cp.flash_attn;
-        build_graph(p);
-        if (!ggml_backend_sched_reserve(sched, gres->gf)) {
-            throw llama_error(llama_format("cannot reserve compute buffers for %u tokens", n_tok));
+    // a failure below frees what was made so far (the destructor does not run)
+    try {
+        // backends in the scheduler's priority order: each GPU device holding weights, then the CPU
+        for (ggml_backend_dev_t dev : model.devices) {
+            ggml_backend_t b = ggml_backend_dev_init(dev, nullptr);
+            if (!b) {
+                throw llama_error(llama_format("cannot initialize the backend of %s", ggml_backend_dev_name(dev)));
+            }
+            backends.push_back(b);
         }
-        gres->valid = false; // a reserve graph is never computed
+        backend_cpu = ggml_backend_cpu_init();
+        if (!backend_cpu) {
+            throw llama_error("cannot initialize the CPU backend");
+        }
+        backends.push_back(backend_cpu);
+        abort_cb      = params.abort_callback;
+        abort_cb_data = params.abort_callback_data;
+
+        // nodes per layer are a few dozen; weights give a generous bound for every architecture
+        max_nodes = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
+        sched = ggml_backend_sched_new(backends.data(), nullptr, (int) backends.size(), max_nodes, false,
+                                       params.op_offload);
+        if (!sched) {
+            throw llama_error("cannot create the scheduler");
+        }
+        ggml_backend_sched_set_abort_callback(sched, abort_cb, abort_cb_data);
+        if (cp.cb_eval) {
+            ggml_backend_sched_set_eval_callback(sched, cp.cb_eval, cp.cb_eval_user_data);
+        }
+        gres.reset(new llm_graph_result(max_nodes));
+
+        // reserve the compute buffers for the worst cases: a single token, then a full ubatch
+        // attending over the whole cache (the largest graph)
+        for (uint32_t n_tok : { 1u, cp.n_ubatch }) {
+            llm_graph_params p;
+            p.n_tokens   = n_tok;
+            p.n_outputs  = n_tok;
+            p.n_kv       = cp.n_ctx;
+            p.causal     = cp.causal_attn;
+            p.flash_attn = cp.flash_attn;
+            build_graph(p);
+            if (!ggml_backend_sched_reserve(sched, gres->gf)) {
+                throw llama_error(llama_format("cannot reserve compute buffers for %u tokens", n_tok));
+            }
+            gres->valid = false; // a reserve graph is never computed
+        }
+        ggml_backend_sched_reset(sched);
+    } catch (...) {
+        release();
+        throw;
     }
-    ggml_backend_sched_reset(sched);
 
     output_ids.reserve(cp.n_batch);
-    LLAMA_LOG_INFO("%s: n_ctx %u, n_batch %u, n_ubatch %u, n_seq_max %u, flash_attn %d, compute buffer %.2f MiB\n",
-                   __func__, cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.flash_attn,
-                   ggml_backend_sched_get_buffer_size(sched, backend_cpu) / 1024.0 / 1024.0);
+    LLAMA_LOG_INFO("%s: n_ctx %u, n_batch %u, n_ubatch %u, n_seq_max %u, flash_attn %d, offload_kqv %d, op_offload %d\n",
+                   __func__, cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.flash_attn, cp.offload_kqv,
+                   params.op_offload);
+    for (ggml_backend_t b : backends) {
+        LLAMA_LOG_INFO("%s: %10s compute buffer %.2f MiB\n", __func__, ggml_backend_name(b),
+                       ggml_backend_sched_get_buffer_size(sched, b) / 1024.0 / 1024.0);
+    }
 }
 
 llama_context::~llama_context() {
+    release();
+}
+
+void llama_context::release() {
     gres.reset();
     ggml_backend_sched_free(sched);
-    ggml_backend_free(backend_cpu);
+    sched = nullptr;
+    kv.reset(); // its buffers belong to the devices of the backends freed below
+    for (ggml_backend_t b : backends) {
+        ggml_backend_free(b);
+    }
+    backends.clear();
+    backend_cpu = nullptr;
 }
 
 // ---- graph -------------------------------------------------------------------------------------

@@ -39,12 +39,17 @@ struct llama_context {
 
     llama_kv_cache * memory() const { return kv.get(); }
 
+    // The scheduler and its backends ([GPU devices holding weights..., CPU]); for tests and tools.
+    ggml_backend_sched_t                 get_sched() const { return sched; }
+    const std::vector<ggml_backend_t> & get_backends() const { return backends; }
+
     llama_perf_context_data perf() const;
     void                    perf_reset();
 
   private:
     std::unique_ptr<llama_kv_cache> kv;
 
+    std::vector<ggml_backend_t> backends;      // owned; the last one is backend_cpu
     ggml_backend_t       backend_cpu = nullptr;
     ggml_backend_sched_t sched       = nullptr;
     size_t               max_nodes   = 0;
@@ -76,4 +81,6 @@ struct llama_context {
     // Applies pending position shifts to the cached K (seq_add/seq_div). False on failure.
     bool apply_k_shift(std::string & err);
     void set_threads_for(uint32_t n_tokens);
+    // Frees the graph, scheduler, KV cache and backends (destructor, failed construction).
+    void release();
 };

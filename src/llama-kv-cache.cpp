@@ -1,6 +1,7 @@
 #include "llama-kv-cache.h"
 
 #include "llama-impl.h"
+#include "llama-model-loader.h"
 #include "llama-model.h"
 
 #include "ggml-cpu.h"
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 // The graph attends over the first n_kv cells; padding n_kv keeps its value (and so the graph
 // topology) stable across many consecutive decodes.
@@ -17,8 +19,23 @@ static uint32_t pad_to(uint32_t x, uint32_t n) {
     return (x + n - 1) / n * n;
 }
 
+// Can dev write a cache of this type (set_rows of F32 rows, the graph's KV write)?
+static bool kv_type_supported(ggml_backend_dev_t dev, ggml_type type, int64_t n_embd, uint32_t kv_size) {
+    ggml_init_params ip  = { 4 * ggml_tensor_overhead(), nullptr, true };
+    ggml_context *   ctx = ggml_init(ip);
+    if (!ctx) {
+        return false;
+    }
+    ggml_tensor * dst = ggml_new_tensor_2d(ctx, type, n_embd, kv_size);
+    ggml_tensor * src = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n_embd, 1);
+    ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 1);
+    const bool    ok  = ggml_backend_dev_supports_op(dev, ggml_set_rows(ctx, dst, src, ids));
+    ggml_free(ctx);
+    return ok;
+}
+
 llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
-                               bool v_trans, uint32_t n_seq_max) :
+                               bool v_trans, uint32_t n_seq_max, bool offload) :
     model(model), cells(kv_size), v_trans_(v_trans), n_seq_max(n_seq_max), seq_pos(LLAMA_MAX_SEQ) {
     const llama_hparams & hp = model.hparams;
     const int n_layer = (int) hp.n_layer;
@@ -30,37 +47,81 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
         throw llama_error("the KV cache type's block size does not divide the K/V row size");
     }
 
-    ggml_init_params ip = { (size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true };
-    ctx = ggml_init(ip);
-    if (!ctx) {
-        throw llama_error("cannot create the KV cache context");
-    }
-    for (int il = 0; il < n_layer; il++) {
-        ggml_tensor * k = ggml_new_tensor_2d(ctx, type_k, hp.n_embd_k_gqa(), kv_size);
-        ggml_tensor * v = v_trans ? ggml_new_tensor_2d(ctx, type_v, kv_size, hp.n_embd_v_gqa())
-                                  : ggml_new_tensor_2d(ctx, type_v, hp.n_embd_v_gqa(), kv_size);
-        if (!k || !v) {
-            throw llama_error("cannot create the KV cache tensors");
+    try {
+        std::map<ggml_backend_dev_t, bool> dev_ok; // per device: can it hold this cache?
+        for (int il = 0; il < n_layer; il++) {
+            ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
+            ggml_backend_dev_t         dev  = model.layer_dev(il);
+            if (offload && dev && dev != model.dev_cpu) {
+                auto it = dev_ok.find(dev);
+                if (it == dev_ok.end()) {
+                    const bool ok = kv_type_supported(dev, type_k, hp.n_embd_k_gqa(), kv_size) &&
+                                    kv_type_supported(dev, type_v, hp.n_embd_v_gqa(), kv_size);
+                    if (!ok) {
+                        LLAMA_LOG_WARN("%s: %s cannot write a %s/%s cache; the KV cache stays on the CPU\n", __func__,
+                                       ggml_backend_dev_name(dev), ggml_type_name(type_k), ggml_type_name(type_v));
+                    }
+                    it = dev_ok.emplace(dev, ok).first;
+                }
+                if (it->second) {
+                    buft = ggml_backend_dev_buffer_type(dev);
+                }
+            }
+            ggml_context * ctx = nullptr;
+            for (const auto & c : ctxs) {
+                ctx = c.second == buft ? c.first : ctx;
+            }
+            if (!ctx) {
+                ggml_init_params ip = { (size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true };
+                ctx = ggml_init(ip);
+                if (!ctx) {
+                    throw llama_error("cannot create the KV cache context");
+                }
+                ctxs.emplace_back(ctx, buft);
+            }
+            ggml_tensor * k = ggml_new_tensor_2d(ctx, type_k, hp.n_embd_k_gqa(), kv_size);
+            ggml_tensor * v = v_trans ? ggml_new_tensor_2d(ctx, type_v, kv_size, hp.n_embd_v_gqa())
+                                      : ggml_new_tensor_2d(ctx, type_v, hp.n_embd_v_gqa(), kv_size);
+            if (!k || !v) {
+                throw llama_error("cannot create the KV cache tensors");
+            }
+            ggml_format_name(k, "cache_k_l%d", il);
+            ggml_format_name(v, "cache_v_l%d", il);
+            k_l.push_back(k);
+            v_l.push_back(v);
         }
-        ggml_format_name(k, "cache_k_l%d", il);
-        ggml_format_name(v, "cache_v_l%d", il);
-        k_l.push_back(k);
-        v_l.push_back(v);
+        for (const auto & c : ctxs) {
+            const size_t first = bufs.size();
+            llama_alloc_ctx_tensors_chunked(c.first, c.second, bufs, "KV cache");
+            size_t size = 0;
+            for (size_t i = first; i < bufs.size(); i++) {
+                // zeroed so that never-written cells hold finite values (they are masked, but 0 * NaN is NaN)
+                ggml_backend_buffer_clear(bufs[i], 0);
+                size += ggml_backend_buffer_get_size(bufs[i]);
+            }
+            LLAMA_LOG_INFO("%s: %u cells, K %s, V %s%s, %10s %.2f MiB\n", __func__, kv_size, ggml_type_name(type_k),
+                           ggml_type_name(type_v), v_trans ? " (transposed)" : "", ggml_backend_buft_name(c.second),
+                           size / 1024.0 / 1024.0);
+        }
+    } catch (...) {
+        free_storage();
+        throw;
     }
-    buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
-    if (!buf) {
-        throw llama_error("cannot allocate the KV cache buffer");
-    }
-    // zeroed so that never-written cells hold finite values (they are masked, but 0 * NaN is NaN)
-    ggml_backend_buffer_clear(buf, 0);
-    LLAMA_LOG_INFO("%s: %u cells, %d layers, K %s, V %s%s, %.2f MiB\n", __func__, kv_size, n_layer,
-                   ggml_type_name(type_k), ggml_type_name(type_v), v_trans ? " (transposed)" : "",
-                   ggml_backend_buffer_get_size(buf) / 1024.0 / 1024.0);
 }
 
 llama_kv_cache::~llama_kv_cache() {
-    ggml_backend_buffer_free(buf);
-    ggml_free(ctx);
+    free_storage();
+}
+
+void llama_kv_cache::free_storage() {
+    for (ggml_backend_buffer_t b : bufs) {
+        ggml_backend_buffer_free(b);
+    }
+    for (auto & c : ctxs) {
+        ggml_free(c.first);
+    }
+    bufs.clear();
+    ctxs.clear();
 }
 
 // ---- cell bookkeeping --------------------------------------------------------------------------
@@ -145,7 +206,9 @@ void llama_kv_cache::clear(bool data) {
     head          = 0;
     shift_pending = false;
     if (data) {
-        ggml_backend_buffer_clear(buf, 0);
+        for (ggml_backend_buffer_t b : bufs) {
+            ggml_backend_buffer_clear(b, 0);
+        }
     }
 }
 

@@ -23,8 +23,10 @@ struct llama_kv_slot {
 class llama_kv_cache : public llama_memory_i {
   public:
     // v_trans: store V transposed (rows = channels) for the plain attention path.
+    // offload: K/V of an offloaded layer live on that layer's device (offload_kqv) when the device
+    // can write the cache type; otherwise in CPU memory.
     llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
-                   uint32_t n_seq_max);
+                   uint32_t n_seq_max, bool offload = false);
     ~llama_kv_cache() override;
 
     // ---- llama_memory_i ----
@@ -92,8 +94,9 @@ class llama_kv_cache : public llama_memory_i {
     // per sequence: position -> number of cells holding it (for O(log n) pos_min/max)
     std::vector<std::map<llama_pos, int>> seq_pos;
 
-    ggml_context *              ctx = nullptr;
-    ggml_backend_buffer_t       buf = nullptr;
+    // one context per buffer type (CPU, each device holding layers); buffers split at the max size
+    std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> ctxs;
+    std::vector<ggml_backend_buffer_t>                                 bufs;
     std::vector<ggml_tensor *>  k_l;
     std::vector<ggml_tensor *>  v_l;
 
@@ -104,5 +107,6 @@ class llama_kv_cache : public llama_memory_i {
     void cell_pos_set(uint32_t i, llama_pos p);
 
     bool find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const;
+    void free_storage();
     uint32_t used_max_p1() const;
 };

@@ -2,12 +2,15 @@
 
 #include "llama-impl.h"
 
+#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 // ---- metadata as text --------------------------------------------------------------------------
@@ -441,16 +444,69 @@ static bool data_is_finite(ggml_type type, const void * data, size_t nbytes) {
     return true;
 }
 
-void llama_model_loader::load_all_data(ggml_context * ctx, std::vector<ggml_backend_buffer_t> & bufs,
-                                       llama_progress_callback progress_cb, void * progress_ud) {
-    size_t total = 0;
+void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_type_t buft,
+                                     std::vector<ggml_backend_buffer_t> & out, const char * what) {
+    const size_t align    = std::max<size_t>(1, ggml_backend_buft_get_alignment(buft));
+    size_t       max_size = ggml_backend_buft_get_max_size(buft);
+    if (max_size == 0) {
+        max_size = SIZE_MAX;
+    }
+    std::vector<ggml_tensor *> group;
+    size_t                     group_size = 0;
+    auto flush = [&]() {
+        if (group.empty()) {
+            return;
+        }
+        // one alignment of slack for a base address the allocator has to round up
+        const size_t          size = group_size > max_size - align ? max_size : group_size + align;
+        ggml_backend_buffer_t buf  = ggml_backend_buft_alloc_buffer(buft, size);
+        if (!buf) {
+            throw llama_error(llama_format("cannot allocate a %s buffer of %zu bytes for the %s",
+                                           ggml_backend_buft_name(buft), size, what));
+        }
+        out.push_back(buf);
+        ggml_tallocr talloc = ggml_tallocr_new(buf);
+        for (ggml_tensor * t : group) {
+            if (!ggml_tallocr_alloc(&talloc, t)) {
+                throw llama_error(llama_format("cannot place tensor '%s' in a %s buffer", t->name,
+                                               ggml_backend_buft_name(buft)));
+            }
+        }
+        group.clear();
+        group_size = 0;
+    };
     for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-        total += ggml_nbytes(t);
+        if (t->data || t->view_src) {
+            continue;
+        }
+        const size_t sz = (ggml_backend_buft_get_alloc_size(buft, t) + align - 1) / align * align;
+        if (sz > max_size) {
+            throw llama_error(llama_format("tensor '%s' (%zu bytes) is larger than the %s maximum buffer size (%zu)",
+                                           t->name, sz, ggml_backend_buft_name(buft), max_size));
+        }
+        if (group_size + sz > max_size - std::min(max_size, align) && !group.empty()) {
+            flush();
+        }
+        group.push_back(t);
+        group_size += sz;
+    }
+    flush();
+}
+
+void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> & ctxs,
+                                       std::vector<ggml_backend_buffer_t> & bufs, llama_progress_callback progress_cb,
+                                       void * progress_ud) {
+    ggml_backend_buffer_type_t buft_cpu = ggml_backend_cpu_buffer_type();
+    size_t total = 0;
+    for (const auto & c : ctxs) {
+        for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
+            total += ggml_nbytes(t);
+        }
     }
 
+    // mmap: CPU weights are used in place, one CPU buffer wraps each mapped file
     std::vector<ggml_backend_buffer_t> file_bufs(files.size(), nullptr);
     if (use_mmap) {
-        // weights are used in place: one CPU buffer wraps each mapped file
         for (size_t i = 0; i < mappings.size(); i++) {
             file_bufs[i] = ggml_backend_cpu_buffer_from_ptr(mappings[i]->addr(), mappings[i]->size());
             if (!file_bufs[i]) {
@@ -463,53 +519,65 @@ void llama_model_loader::load_all_data(ggml_context * ctx, std::vector<ggml_back
                 mlocks.back()->lock(mappings[i]->addr(), mappings[i]->size());
             }
         }
-    } else {
-        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
-        if (!buf) {
-            if (total == 0) {
-                return;
-            }
-            throw llama_error(llama_format("cannot allocate %zu bytes for the model weights", total));
+    }
+    // everything else (device weights, CPU weights when reading) gets buffers of its type
+    for (const auto & c : ctxs) {
+        if (use_mmap && c.second == buft_cpu) {
+            continue;
         }
-        ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
-        bufs.push_back(buf);
-        if (use_mlock) {
-            mlocks.emplace_back(new llama_mlock());
-            mlocks.back()->lock(ggml_backend_buffer_get_base(buf), ggml_backend_buffer_get_size(buf));
+        const size_t first = bufs.size();
+        llama_alloc_ctx_tensors_chunked(c.first, c.second, bufs, "model weights");
+        for (size_t i = first; i < bufs.size(); i++) {
+            ggml_backend_buffer_set_usage(bufs[i], GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+            if (use_mlock && ggml_backend_buffer_is_host(bufs[i])) {
+                mlocks.emplace_back(new llama_mlock());
+                mlocks.back()->lock(ggml_backend_buffer_get_base(bufs[i]), ggml_backend_buffer_get_size(bufs[i]));
+            }
         }
     }
 
     size_t done = 0;
     std::vector<uint8_t> staging;
-    for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-        const llama_tensor_weight * w = get_weight(ggml_get_name(t));
-        if (!w) {
-            continue; // not a file tensor
-        }
-        const size_t n = ggml_nbytes(t);
-        if (n != w->size) {
-            throw llama_error(llama_format("tensor '%s': size mismatch (%zu vs %zu bytes)", w->name.c_str(), n, w->size));
-        }
-        if (use_mmap) {
-            ggml_backend_buffer_t buf = file_bufs[w->idx];
-            t->buffer = buf;
-            t->data   = (uint8_t *) mappings[w->idx]->addr() + w->offs;
-            if (ggml_backend_buffer_init_tensor(buf, t) != GGML_STATUS_SUCCESS) {
-                throw llama_error(llama_format("cannot place tensor '%s'", w->name.c_str()));
+    for (const auto & c : ctxs) {
+        const bool in_place = use_mmap && c.second == buft_cpu;
+        for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
+            const llama_tensor_weight * w = get_weight(ggml_get_name(t));
+            if (!w) {
+                continue; // not a file tensor
             }
-        } else if (ggml_backend_buffer_is_host(t->buffer)) {
-            files[w->idx]->read_at(w->offs, t->data, n);
-        } else {
-            staging.resize(n);
-            files[w->idx]->read_at(w->offs, staging.data(), n);
-            ggml_backend_tensor_set(t, staging.data(), 0, n);
-        }
-        if (check_tensors && ggml_backend_buffer_is_host(t->buffer) && !data_is_finite(t->type, t->data, n)) {
-            throw llama_error(llama_format("tensor '%s' contains NaN or Inf values", w->name.c_str()));
-        }
-        done += n;
-        if (progress_cb && !progress_cb(total ? (float) done / (float) total : 1.0f, progress_ud)) {
-            throw llama_load_cancelled();
+            const size_t n = ggml_nbytes(t);
+            if (n != w->size) {
+                throw llama_error(
+                    llama_format("tensor '%s': size mismatch (%zu vs %zu bytes)", w->name.c_str(), n, w->size));
+            }
+            const void * src = nullptr; // the bytes as they are in the file
+            if (in_place) {
+                ggml_backend_buffer_t buf = file_bufs[w->idx];
+                t->buffer = buf;
+                t->data   = (uint8_t *) mappings[w->idx]->addr() + w->offs;
+                if (ggml_backend_buffer_init_tensor(buf, t) != GGML_STATUS_SUCCESS) {
+                    throw llama_error(llama_format("cannot place tensor '%s'", w->name.c_str()));
+                }
+                src = t->data;
+            } else if (use_mmap) {
+                src = (const uint8_t *) mappings[w->idx]->addr() + w->offs;
+                ggml_backend_tensor_set(t, src, 0, n);
+            } else if (ggml_backend_buffer_is_host(t->buffer)) {
+                files[w->idx]->read_at(w->offs, t->data, n);
+                src = t->data;
+            } else {
+                staging.resize(n);
+                files[w->idx]->read_at(w->offs, staging.data(), n);
+                ggml_backend_tensor_set(t, staging.data(), 0, n);
+                src = staging.data();
+            }
+            if (check_tensors && !data_is_finite(t->type, src, n)) {
+                throw llama_error(llama_format("tensor '%s' contains NaN or Inf values", w->name.c_str()));
+            }
+            done += n;
+            if (progress_cb && !progress_cb(total ? (float) done / (float) total : 1.0f, progress_ud)) {
+                throw llama_load_cancelled();
+            }
         }
     }
 }

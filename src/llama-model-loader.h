@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 // Where one weight lives on disk.
@@ -88,17 +89,26 @@ struct llama_model_loader {
                                 int flags = LLAMA_TENSOR_REQUIRED);
     int n_created = 0;
 
-    // Gives every tensor of ctx its data: points into the mapped files or reads into a CPU buffer
-    // allocated here (returned in bufs, owned by the caller). Reports progress per tensor; throws
+    // Gives every tensor of each context its data, in buffers of that context's buffer type (the
+    // buffers are returned in bufs, owned by the caller, marked USAGE_WEIGHTS). CPU tensors point
+    // into the mapped files (mmap) or are read into a CPU buffer; tensors of a device buffer type
+    // are uploaded from the mapping or through a staging read. Reports progress per tensor; throws
     // llama_load_cancelled if the callback returns false.
-    void load_all_data(ggml_context * ctx, std::vector<ggml_backend_buffer_t> & bufs,
-                       llama_progress_callback progress_cb, void * progress_ud);
+    void load_all_data(const std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> & ctxs,
+                       std::vector<ggml_backend_buffer_t> & bufs, llama_progress_callback progress_cb,
+                       void * progress_ud);
 
   private:
     void open_split(const std::string & path, uint16_t idx);
     void apply_overrides(const llama_model_kv_override * kvo);
     llama_load_mode mode = LLAMA_LOAD_MODE_AUTO;
 };
+
+// Allocates every unallocated tensor of ctx in buffers of buft, as few as the buffer type's max
+// size allows (a Vulkan buffer is limited to maxStorageBufferRange); appends them to out.
+// Throws llama_error (naming `what`) when a tensor does not fit or an allocation fails.
+void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_type_t buft,
+                                     std::vector<ggml_backend_buffer_t> & out, const char * what);
 
 // A GGUF value as text: numbers, strings as-is, arrays as "[a, b, ...]" (truncated).
 std::string llama_gguf_value_to_string(const gguf_context * ctx, int64_t key_id);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 // ---- the architecture registry -------------------------------------------------------------------
 
@@ -25,20 +26,15 @@ const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
     return nullptr;
 }
 
-// ---- tensor creation -----------------------------------------------------------------------------
-
-ggml_tensor * llama_tensor_creator::create(llm_tensor t, const std::vector<int64_t> & ne, int flags, int layer,
-                                           const char * suffix) {
-    return ml.create_tensor(ctx, llm_tensor_name(t, suffix, layer), ne, flags);
-}
-
 // ---- llama_model ---------------------------------------------------------------------------------
 
 llama_model::~llama_model() {
     for (ggml_backend_buffer_t b : bufs) {
         ggml_backend_buffer_free(b);
     }
-    ggml_free(ctx_w);
+    for (auto & c : ctxs_w) {
+        ggml_free(c.first);
+    }
 }
 
 static const char * ftype_name(llama_ftype ft) {
@@ -149,30 +145,45 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     if (params.vocab_only) {
         return;
     }
-    dev_cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    select_devices();
 
-    const size_t     n_max = ml.weights_map.size() + 1;
-    ggml_init_params ip    = { n_max * ggml_tensor_overhead(), nullptr, true };
-    ctx_w                  = ggml_init(ip);
-    if (!ctx_w) {
-        throw llama_error("cannot create the weights context");
-    }
-    llama_tensor_creator tc{ ml, ctx_w };
+    // room for every file tensor plus the per-device copies of shared weights
+    n_ctx_tensors = ml.weights_map.size() + hparams.n_layer + 8;
+    ctx_for_buft(ggml_backend_cpu_buffer_type()); // the CPU context first: it holds the inputs
+    llama_tensor_creator tc{ ml, *this };
     ops->load_tensors(*this, tc);
     if (ml.n_created != (int) ml.weights_map.size()) {
         LLAMA_LOG_WARN("%s: the file has %zu tensors, the model uses %d\n", __func__, ml.weights_map.size(),
                        ml.n_created);
     }
+    duplicate_shared_weights(ml);
+    if (n_kept_on_cpu > 0) {
+        LLAMA_LOG_INFO("%s: %d weights of offloaded layers stay on the CPU (their device does not support them)\n",
+                       __func__, n_kept_on_cpu);
+    }
 
-    ml.load_all_data(ctx_w, bufs, params.progress_callback, params.progress_callback_user_data);
+    ml.load_all_data(ctxs_w, bufs, params.progress_callback, params.progress_callback_user_data);
     keep_storage(ml);
 
-    int type_count[GGML_TYPE_COUNT] = {};
-    for (ggml_tensor * t = ggml_get_first_tensor(ctx_w); t; t = ggml_get_next_tensor(ctx_w, t)) {
-        n_elements += (uint64_t) ggml_nelements(t);
-        n_bytes += ggml_nbytes(t);
-        if (ggml_n_dims(t) >= 2) {
-            type_count[t->type]++;
+    // size and type statistics count each file tensor once (not the per-device copies)
+    int                   type_count[GGML_TYPE_COUNT] = {};
+    std::set<std::string> seen;
+    for (const auto & c : ctxs_w) {
+        size_t n_buft = 0;
+        for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
+            n_buft += ggml_nbytes(t);
+            if (!seen.insert(ggml_get_name(t)).second) {
+                continue;
+            }
+            n_elements += (uint64_t) ggml_nelements(t);
+            n_bytes += ggml_nbytes(t);
+            if (ggml_n_dims(t) >= 2) {
+                type_count[t->type]++;
+            }
+        }
+        if (n_buft > 0) {
+            LLAMA_LOG_INFO("%s: %10s weights %8.2f MiB\n", __func__, ggml_backend_buft_name(c.second),
+                           n_buft / 1024.0 / 1024.0);
         }
     }
     if (ftype == LLAMA_FTYPE_GUESSED) {

@@ -47,12 +47,14 @@ struct llama_layer {
     ggml_tensor * rope_freqs = nullptr; // per-pair frequency divisors (llama 3.1), may be shared
 };
 
-// Passed to an architecture's load_tensors: creates weights declaratively with shape checks.
+// Passed to an architecture's load_tensors: creates weights declaratively with shape checks, each
+// in the buffer type of the device its layer is placed on (llama_model::weight_ctx).
 struct llama_tensor_creator {
     llama_model_loader & ml;
-    ggml_context *       ctx;
+    llama_model &        model;
 
-    // name template + layer -> the tensor, its shape checked; flags LLAMA_TENSOR_*.
+    // name template + layer -> the tensor, its shape checked; flags LLAMA_TENSOR_*. layer < 0: a
+    // tensor outside the blocks (output/output_norm go with the output layer, the rest to the CPU).
     ggml_tensor * create(llm_tensor t, const std::vector<int64_t> & ne, int flags = 0, int layer = -1,
                          const char * suffix = "weight");
 };
@@ -96,8 +98,23 @@ struct llama_model {
     int64_t  t_load_us  = 0;
     int64_t  t_start_us = 0;
 
-    // the CPU device that computes the model (GPU offload is added by the backend issues)
-    ggml_backend_dev_t dev_cpu = nullptr;
+    // Placement (n_gpu_layers, split_mode, devices): the CPU device, the GPU devices that hold
+    // weights (in the order the context gives them to the scheduler), and per layer / for the output
+    // layer the device its weights and KV cache go to (dev_cpu when not offloaded). Token
+    // embeddings always stay on the CPU (get_rows on the host).
+    ggml_backend_dev_t              dev_cpu = nullptr;
+    std::vector<ggml_backend_dev_t> devices;
+    std::vector<ggml_backend_dev_t> dev_layer;
+    ggml_backend_dev_t              dev_output = nullptr;
+
+    ggml_backend_dev_t layer_dev(int il) const {
+        return il >= 0 && (size_t) il < dev_layer.size() ? dev_layer[il] : dev_cpu;
+    }
+    // Bytes of weights held in buffers of buft (llama_model_size counts them all).
+    size_t weights_size(ggml_backend_buffer_type_t buft) const;
+    // The weights context for a weight of kind t (of shape/type w) in `layer`: the device's buffer
+    // type when that device can run an op on it, else the CPU's.
+    ggml_context * weight_ctx(const struct llama_tensor_weight * w, llm_tensor t, int layer, const char * suffix);
 
     llama_model() = default;
     ~llama_model();
@@ -116,8 +133,16 @@ struct llama_model {
     const char * meta_value(const std::string & key) const; // nullptr if absent
 
   private:
-    ggml_context *                     ctx_w = nullptr; // weight tensor metadata
-    std::vector<ggml_backend_buffer_t> bufs;            // weight buffers
+    // weight tensor metadata, one context per buffer type (in creation order)
+    std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> ctxs_w;
+    std::vector<ggml_backend_buffer_t> bufs; // weight buffers
+    size_t                             n_ctx_tensors = 0; // capacity of each context in ctxs_w
+    int                                n_kept_on_cpu = 0; // weights of offloaded layers their device cannot use
+
+    void          select_devices();
+    ggml_context * ctx_for_buft(ggml_backend_buffer_type_t buft);
+    // Second copies of shared weights (tied output, shared rope_freqs) on the devices that use them.
+    void          duplicate_shared_weights(llama_model_loader & ml);
     std::vector<std::unique_ptr<struct llama_mmap>>  mappings;
     std::vector<std::unique_ptr<struct llama_mlock>> mlocks;
 };

@@ -7,9 +7,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 using namespace op_harness;
+
+// lavapipe (a CPU-type Vulkan device) is hidden unless asked for; the harness tests it as the Vulkan
+// device under test, so ask before anything touches the backend registry.
+namespace {
+const bool k_allow_cpu_vk = (setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0), true);
+}
 
 // The CPU would run these tiny cases on one thread; force its requested thread count so the
 // multi-threaded work splits are what gets checked (no effect on other backends).

@@ -17,6 +17,9 @@
 
 namespace {
 
+// lavapipe (a CPU-type Vulkan device) is hidden unless asked for: ask before the registry is touched.
+const bool k_allow_cpu_vk = (setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0), true);
+
 ggml_backend_reg_t vk_reg() { return ggml_backend_reg_by_name("Vulkan"); }
 
 ggml_backend_dev_t vk_dev0() {

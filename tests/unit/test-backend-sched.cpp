@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+// The GPU block test below runs on lavapipe when that is the only Vulkan device; CPU-type Vulkan
+// devices are hidden unless asked for before the registry is first touched.
+static const bool g_allow_cpu_vk = (setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0), true);
+
 // Counts C++ heap allocations, to check that the scheduler's steady state allocates nothing.
 #if defined(__GNUC__) && !defined(__clang__)
 #    pragma GCC diagnostic ignored "-Wmismatched-new-delete"
@@ -744,6 +748,30 @@ TEST_F(SchedTest, ImpossiblePlacementFailsCleanly) {
     const std::vector<float> vx = ramp(K * R, 0.5f, -3.0f);
     ggml_backend_tensor_set(x, vx.data(), 0, vx.size() * 4);
     ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf2), GGML_STATUS_SUCCESS);
+    const std::vector<float> want = expected(vx, R), got = get_f32(d);
+    for (size_t i = 0; i < want.size(); i++) {
+        EXPECT_FLOAT_EQ(got[i], want[i]) << i;
+    }
+    ggml_backend_sched_free(sched);
+}
+
+TEST_F(SchedTest, MultiBackendSteadyStateAllocatesNothing) {
+    ggml_backend_sched_t sched = new_sched();
+    ctx_guard            g(32);
+    ggml_cgraph *        gf = build(g.ctx, R);
+    const std::vector<float> vx = ramp(K * R, 0.5f, -3.0f);
+    for (int it = 0; it < 6; it++) {
+        const long n0 = g_n_new;
+        ggml_backend_sched_reset(sched);
+        ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
+        const long n_alloc = g_n_new - n0;
+        ggml_backend_tensor_set(x, vx.data(), 0, vx.size() * 4);
+        ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf), GGML_STATUS_SUCCESS);
+        EXPECT_EQ(ggml_backend_sched_get_n_splits(sched), 4);
+        if (it >= 2) {
+            EXPECT_EQ(n_alloc, 0) << it;
+        }
+    }
     const std::vector<float> want = expected(vx, R), got = get_f32(d);
     for (size_t i = 0; i < want.size(); i++) {
         EXPECT_FLOAT_EQ(got[i], want[i]) << i;

@@ -36,6 +36,12 @@ bool has_extension(VkPhysicalDevice phys, const char * name) {
     return false;
 }
 
+// True when the environment variable is set to anything but "" or "0".
+bool env_flag(const char * name) {
+    const char * e = std::getenv(name);
+    return e && *e && std::strcmp(e, "0") != 0;
+}
+
 // Fills dev from phys; false (with a log line) if the device cannot run our shaders.
 bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
     dev->phys = phys;
@@ -113,8 +119,9 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
             dev->mem_total += dev->mem_props.memoryHeaps[i].size;
         }
     }
-    // lavapipe reports CPU: we still call it a GPU so that n_gpu_layers and the scheduler use it
-    // (it is only ever picked because the user asked for Vulkan); integrated GPUs stay IGPU.
+    // A CPU-type device (lavapipe) is only enumerated when GGML_VK_ALLOW_CPU_DEVICES asks for it
+    // (see enumerate); then we call it a GPU so that n_gpu_layers and the scheduler use it.
+    // Integrated GPUs stay IGPU.
     dev->type = dev->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? GGML_BACKEND_DEVICE_TYPE_IGPU
                                                                                   : GGML_BACKEND_DEVICE_TYPE_GPU;
     return true;
@@ -123,7 +130,7 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
 std::vector<vk_device *> enumerate() {
     std::vector<vk_device *> out;
     // opt-out for builds with Vulkan on machines where only a slow driver (lavapipe) exists
-    if (const char * e = std::getenv("GGML_VK_DISABLE"); e && *e && std::strcmp(e, "0") != 0) {
+    if (env_flag("GGML_VK_DISABLE")) {
         GGML_LOG_INFO("ggml-vulkan: disabled by GGML_VK_DISABLE\n");
         return out;
     }
@@ -146,7 +153,17 @@ std::vector<vk_device *> enumerate() {
     if (vkEnumeratePhysicalDevices(g_instance, &n, phys.data()) != VK_SUCCESS) {
         return out;
     }
+    // Software rasterizers (lavapipe/llvmpipe) are hidden by default: on a CPU-only machine they
+    // would otherwise look like a GPU and n_gpu_layers would silently offload to a slower CPU path.
+    const bool allow_cpu = env_flag("GGML_VK_ALLOW_CPU_DEVICES");
     for (VkPhysicalDevice p : phys) {
+        VkPhysicalDeviceProperties props{};
+        vkGetPhysicalDeviceProperties(p, &props);
+        if (props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU && !allow_cpu) {
+            GGML_LOG_INFO("ggml-vulkan: %s is a CPU device; hidden (set GGML_VK_ALLOW_CPU_DEVICES=1 to use it)\n",
+                          props.deviceName);
+            continue;
+        }
         auto * dev = new vk_device();
         if (!probe_device(p, dev)) {
             delete dev;
