@@ -51,9 +51,10 @@ struct bench_graph {
     bool run() { return ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS; }
 };
 
-// args: type (0 f32, 1 f16), M, N, threads; K = 2048
+// args: type (0 f32, 1 f16, 2 q4_0, 3 q8_0, 4 q4_K; quantized weights are zero blocks), M, N, threads; K = 2048
 void BM_MulMat(benchmark::State & st) {
-    const ggml_type t = st.range(0) ? GGML_TYPE_F16 : GGML_TYPE_F32;
+    const ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K};
+    const ggml_type t       = types[st.range(0)];
     const int64_t   K = 2048, M = st.range(1), N = st.range(2);
     bench_graph     g(
         [&](ggml_context * ctx) {
@@ -69,6 +70,10 @@ void BM_MulMat(benchmark::State & st) {
 }
 BENCHMARK(BM_MulMat)
     ->ArgsProduct({{0, 1}, {2048, 5632}, {1, 512}, {1, 2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_MulMat)
+    ->ArgsProduct({{2, 3, 4}, {5632}, {1, 512}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

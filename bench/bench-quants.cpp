@@ -2,7 +2,7 @@
 //   ReadBandwidth/threads:T   streaming sum over 512 MiB (the ceiling for weight streaming)
 //   Gemv/<type>/<K>/<N>/<T>   N weight rows of K elements against one activation row, T threads;
 //                             "GBps" counts the weight bytes read (compare with ReadBandwidth)
-//   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), "GFLOPs" = 2*K*N*512 per run
+//   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), 1 thread, "GFLOPs" = 2*K*N*512 per run
 // The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
 // as decoding does with the weights of successive layers.
 #include <benchmark/benchmark.h>
@@ -207,12 +207,19 @@ void BM_Gemm(benchmark::State & state) {
         }
     }
     std::vector<float> out((size_t) m * nrows);
-    // blocks of 16 weight rows stay in L1/L2 while all activation rows pass by
+    // tiles of 32 weight rows x 32 activation rows (as mul_mat cuts them): the weight tile stays in
+    // L2 while its activation rows pass by; one thread (GFLOPs per core)
     for (auto _ : state) {
-        for (int64_t r0 = 0; r0 < nrows; r0 += 16) {
-            const int64_t r1 = r0 + 16 < nrows ? r0 + 16 : nrows;
-            for (int64_t j = 0; j < m; j++) {
-                ggml_cpu_gemv(t, k, r1 - r0, w.data() + r0 * rs, rs, a.data() + j * as, out.data() + j * nrows + r0);
+        for (int64_t r0 = 0; r0 < nrows; r0 += 32) {
+            const int64_t r1 = r0 + 32 < nrows ? r0 + 32 : nrows;
+            for (int64_t j0 = 0; j0 < m; j0 += 32) {
+                const void * ys[32];
+                float *      os[32];
+                for (int j = 0; j < 32; j++) {
+                    ys[j] = a.data() + (j0 + j) * as;
+                    os[j] = out.data() + (j0 + j) * nrows + r0;
+                }
+                ggml_cpu_gemm(t, k, r1 - r0, w.data() + r0 * rs, rs, 32, ys, os);
             }
         }
         benchmark::ClobberMemory();

@@ -136,6 +136,7 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
         {"mul_mat bf16 permuted", mm_builder(GGML_TYPE_BF16, 64, 33, 9, true)},
         {"mul_mat q8_0", mm_builder(GGML_TYPE_Q8_0, 256, 70, 40, false)},
         {"mul_mat q4_K", mm_builder(GGML_TYPE_Q4_K, 256, 70, 3, false)},
+        {"mul_mat q4_0 decode", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, false)},
         {"rms_norm+softmax", [](ggml_context * ctx) {
              ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 200, 17, 3);
              return ggml_soft_max_ext(ctx, ggml_rms_norm(ctx, a, 1e-5f), nullptr, 0.5f, 0.0f);

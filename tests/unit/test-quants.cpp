@@ -391,6 +391,7 @@ TEST_P(QuantsIsa, DotMatchesScalar) {
     }
 }
 
+// n covers K without a tail, and block counts that leave 1..3 blocks after the GEMM kernels' groups
 TEST_P(QuantsIsa, GemvOddRowCounts) {
     const ggml_cpu_isa isa = GetParam();
     if (!ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
@@ -399,23 +400,73 @@ TEST_P(QuantsIsa, GemvOddRowCounts) {
     for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
                         GGML_TYPE_IQ4_XS, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_F32}) {
         const ggml_cpu_type_traits * ref = scalar_traits(t);
-        const int                    n   = 512;
-        for (int nrows : {1, 3, 4, 7, 17}) {
-            const auto           w  = random_normal((size_t) n * nrows, 21 + nrows);
-            const size_t         rs = ggml_row_size(t, n);
-            std::vector<uint8_t> qw(rs * nrows);
-            for (int r = 0; r < nrows; r++) {
-                ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
+        const int                    bs  = (int) ggml_blck_size(t) < 32 ? 32 : (int) ggml_blck_size(t);
+        for (int n : {512, 7 * bs, 33 * bs}) {
+            for (int nrows : {1, 3, 4, 7, 8, 9, 17}) {
+                const auto           w  = random_normal((size_t) n * nrows, 21 + nrows);
+                const size_t         rs = ggml_row_size(t, n);
+                std::vector<uint8_t> qw(rs * nrows);
+                for (int r = 0; r < nrows; r++) {
+                    ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
+                }
+                const auto           a = random_normal(n, 5);
+                std::vector<uint8_t> qa(ggml_row_size(ref->vec_dot_type, n));
+                ref->from_float(a.data(), qa.data(), n);
+                std::vector<float> out(nrows, -1.0f), expect(nrows);
+                ggml_cpu_gemv_isa(t, isa, n, nrows, qw.data(), rs, qa.data(), out.data());
+                for (int r = 0; r < nrows; r++) {
+                    ref->vec_dot(n, &expect[r], qw.data() + r * rs, qa.data());
+                    EXPECT_NEAR(out[r], expect[r], 1e-4f * (1.0f + std::fabs(expect[r])))
+                        << ggml_type_name(t) << " n=" << n << " rows=" << nrows << " r=" << r;
+                }
             }
-            const auto           a = random_normal(n, 5);
-            std::vector<uint8_t> qa(ggml_row_size(ref->vec_dot_type, n));
-            ref->from_float(a.data(), qa.data(), n);
-            std::vector<float> out(nrows, -1.0f), expect(nrows);
-            ggml_cpu_gemv_isa(t, isa, n, nrows, qw.data(), rs, qa.data(), out.data());
-            for (int r = 0; r < nrows; r++) {
-                ref->vec_dot(n, &expect[r], qw.data() + r * rs, qa.data());
-                EXPECT_NEAR(out[r], expect[r], 1e-4f * (1.0f + std::fabs(expect[r])))
-                    << ggml_type_name(t) << " rows=" << nrows << " r=" << r;
+        }
+    }
+}
+
+// many activation rows at once (the prefill kernels), odd row and column counts, tail blocks; below
+// the kernels' chunk size every column must also equal the GEMV of that column exactly (same order)
+TEST_P(QuantsIsa, GemmMatchesScalar) {
+    const ggml_cpu_isa isa = GetParam();
+    if (!ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
+        GTEST_SKIP() << "CPU lacks " << ggml_cpu_isa_name(isa);
+    }
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_F16}) {
+        const ggml_cpu_type_traits * ref = scalar_traits(t);
+        const int                    bs  = (int) ggml_blck_size(t) < 32 ? 32 : (int) ggml_blck_size(t);
+        for (int n : {4 * bs, 5 * bs, 35 * bs}) {
+            for (int nrows : {1, 4, 6, 13}) {
+                for (int ncols : {1, 2, 3, 4, 5, 9}) {
+                    const auto           w  = random_normal((size_t) n * nrows, 41 + nrows);
+                    const size_t         rs = ggml_row_size(t, n);
+                    std::vector<uint8_t> qw(rs * nrows);
+                    for (int r = 0; r < nrows; r++) {
+                        ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
+                    }
+                    const size_t         as = ggml_row_size(ref->vec_dot_type, n);
+                    std::vector<uint8_t> qa(as * ncols);
+                    std::vector<const void *> ys(ncols);
+                    std::vector<float>        out((size_t) nrows * ncols, -1.0f);
+                    std::vector<float *>      outs(ncols);
+                    for (int c = 0; c < ncols; c++) {
+                        const auto a = random_normal(n, 7 + c, 2.0f);
+                        ref->from_float(a.data(), qa.data() + c * as, n);
+                        ys[c]   = qa.data() + c * as;
+                        outs[c] = out.data() + (size_t) c * nrows;
+                    }
+                    ggml_cpu_gemm_isa(t, isa, n, nrows, qw.data(), rs, ncols, ys.data(), outs.data());
+                    for (int c = 0; c < ncols; c++) {
+                        std::vector<float> gv(nrows);
+                        ggml_cpu_gemv_isa(t, isa, n, nrows, qw.data(), rs, ys[c], gv.data());
+                        for (int r = 0; r < nrows; r++) {
+                            float expect = 0;
+                            ref->vec_dot(n, &expect, qw.data() + r * rs, ys[c]);
+                            EXPECT_NEAR(outs[c][r], expect, 1e-4f * (1.0f + std::fabs(expect)))
+                                << ggml_type_name(t) << " n=" << n << " rows=" << nrows << " cols=" << ncols;
+                            EXPECT_EQ(outs[c][r], gv[r]) << ggml_type_name(t) << " gemm/gemv differ";
+                        }
+                    }
+                }
             }
         }
     }

@@ -75,13 +75,13 @@ struct tables {
 
 void fill_scalar(ggml_cpu_type_traits * t) {
     std::memset(t, 0, sizeof(ggml_cpu_type_traits) * GGML_TYPE_COUNT);
-    t[GGML_TYPE_F32]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f32, to_float_copy, from_float_copy, nullptr};
-    t[GGML_TYPE_F16]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f16_f32, to_float_f16, from_float_f16, nullptr};
-    t[GGML_TYPE_BF16] = {GGML_TYPE_F32, from_float_copy, vec_dot_bf16_f32, to_float_bf16, from_float_bf16, nullptr};
+    t[GGML_TYPE_F32]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f32, to_float_copy, from_float_copy, nullptr, nullptr};
+    t[GGML_TYPE_F16]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f16_f32, to_float_f16, from_float_f16, nullptr, nullptr};
+    t[GGML_TYPE_BF16] = {GGML_TYPE_F32, from_float_copy, vec_dot_bf16_f32, to_float_bf16, from_float_bf16, nullptr, nullptr};
 
 #define ROW(T, t_, VT, vt_, dot)                                                                              \
     t[GGML_TYPE_##T] = {GGML_TYPE_##VT, ff(quantize_row_##vt_##_ref), dot, tf(dequantize_row_##t_),           \
-                        ff(quantize_row_##t_##_ref), nullptr}
+                        ff(quantize_row_##t_##_ref), nullptr, nullptr}
     ROW(Q4_0, q4_0, Q8_0, q8_0, ggml_vec_dot_q4_0_q8_0_ref);
     ROW(Q4_1, q4_1, Q8_1, q8_1, ggml_vec_dot_q4_1_q8_1_ref);
     ROW(Q5_0, q5_0, Q8_0, q8_0, ggml_vec_dot_q5_0_q8_0_ref);
@@ -176,4 +176,24 @@ extern "C" void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, in
 extern "C" void ggml_cpu_gemv(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride,
                               const void * y_q, float * out) {
     ggml_cpu_gemv_isa(type, get_tables().best, n, nrows, w, w_row_stride, y_q, out);
+}
+
+extern "C" void ggml_cpu_gemm_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows, const void * w,
+                                  size_t w_row_stride, int64_t ncols, const void * const * y_q, float * const * out) {
+    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits_isa(type, isa);
+    if (!tr) {
+        return;
+    }
+    if (tr->gemm) {
+        tr->gemm((int) n, (int) nrows, w, w_row_stride, (int) ncols, y_q, out);
+        return;
+    }
+    for (int64_t c = 0; c < ncols; c++) {
+        ggml_cpu_gemv_isa(type, isa, n, nrows, w, w_row_stride, y_q[c], out[c]);
+    }
+}
+
+extern "C" void ggml_cpu_gemm(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride,
+                              int64_t ncols, const void * const * y_q, float * const * out) {
+    ggml_cpu_gemm_isa(type, get_tables().best, n, nrows, w, w_row_stride, ncols, y_q, out);
 }

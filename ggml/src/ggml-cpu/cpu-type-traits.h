@@ -28,6 +28,10 @@ typedef void (*ggml_to_float_t)(const void * x, float * y, int64_t n);
 typedef void (*ggml_vec_dot_t)(int n, float * s, const void * x, const void * y);
 // out[r] = dot(row r of w, y) for r < nrows; rows are w_row_stride bytes apart
 typedef void (*ggml_gemv_t)(int n, int nrows, const void * w, size_t w_row_stride, const void * y, float * out);
+// out[c][r] = dot(row r of w, y[c]) for r < nrows, c < ncols: each weight block is decoded once for
+// several activation rows (prompt processing)
+typedef void (*ggml_gemm_t)(int n, int nrows, const void * w, size_t w_row_stride, int ncols, const void * const * y,
+                            float * const * out);
 
 struct ggml_cpu_type_traits {
     enum ggml_type    vec_dot_type;    // type the activation row must be converted to
@@ -36,6 +40,7 @@ struct ggml_cpu_type_traits {
     ggml_to_float_t   to_float;        // dequantize (get_rows, cpy)
     ggml_from_float_t from_float_ref;  // reference quantizer of this type (cpy F32->type, set_rows)
     ggml_gemv_t       gemv;            // many rows against one activation row; NULL: loop over vec_dot
+    ggml_gemm_t       gemm;            // many rows against several activation rows; NULL: gemv per row
 };
 
 enum ggml_cpu_isa {
@@ -64,6 +69,15 @@ void ggml_cpu_gemv(enum ggml_type type, int64_t n, int64_t nrows, const void * w
 // Same with a forced instruction set (returns without writing when unsupported).
 void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows, const void * w,
                        size_t w_row_stride, const void * y_q, float * out);
+
+// out[c][r] for ncols converted activation rows y_q[c] (GEMM kernel when the type has one, else one
+// GEMV per activation row).
+void ggml_cpu_gemm(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride, int64_t ncols,
+                   const void * const * y_q, float * const * out);
+
+// Same with a forced instruction set (returns without writing when unsupported).
+void ggml_cpu_gemm_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows, const void * w,
+                       size_t w_row_stride, int64_t ncols, const void * const * y_q, float * const * out);
 
 #ifdef __cplusplus
 }

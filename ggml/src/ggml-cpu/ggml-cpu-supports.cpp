@@ -8,16 +8,6 @@ bool is_f(const ggml_tensor * t) { return t && cpu_is_float_type(t->type); }
 bool unit_stride(const ggml_tensor * t) { return t->nb[0] == ggml_type_size(t->type); }
 bool is_idx(const ggml_tensor * t) { return t && (t->type == GGML_TYPE_I32 || t->type == GGML_TYPE_I64); }
 
-bool contiguous(const ggml_tensor * t) {
-    size_t expect = ggml_type_size(t->type);
-    if (t->nb[0] != expect) return false;
-    expect = ggml_row_size(t->type, t->ne[0]);
-    for (int d = 1; d < 4; ++d) {
-        if (t->ne[d] > 1 && t->nb[d] != expect) return false;
-        expect *= (size_t) t->ne[d];
-    }
-    return true;
-}
 
 bool quant_rows_ok(const ggml_tensor * t) {
     return unit_stride(t) && t->ne[0] % ggml_blck_size(t->type) == 0;
@@ -28,7 +18,7 @@ bool supports_copy(const ggml_tensor * op) {
     if (!src) return false;
     if (src->type == op->type) {
         // any plain type copies elementwise; quantized blocks only as one contiguous memcpy
-        return !ggml_is_quantized(op->type) || (contiguous(src) && contiguous(op));
+        return !ggml_is_quantized(op->type) || (ggml_is_contiguous(src) && ggml_is_contiguous(op));
     }
     if (!is_f(src)) return false;
     if (is_f(op)) return true;

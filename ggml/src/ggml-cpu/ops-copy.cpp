@@ -35,16 +35,6 @@ bool same_shape(const ggml_tensor * a, const ggml_tensor * b) {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
 }
 
-bool contiguous(const ggml_tensor * t) {
-    size_t expect = ggml_type_size(t->type);
-    if (t->nb[0] != expect) return false;
-    expect = ggml_row_size(t->type, t->ne[0]);
-    for (int d = 1; d < 4; ++d) {
-        if (t->ne[d] > 1 && t->nb[d] != expect) return false;
-        expect *= (size_t) t->ne[d];
-    }
-    return true;
-}
 
 }  // namespace
 
@@ -60,7 +50,7 @@ void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t       ne0 = dst->ne[0];
 
     // same type, both contiguous: one memcpy split in byte ranges
-    if (src->type == dst->type && contiguous(src) && contiguous(dst)) {
+    if (src->type == dst->type && ggml_is_contiguous(src) && ggml_is_contiguous(dst)) {
         const size_t total = ggml_row_size(dst->type, ne0) * (size_t) cpu_nrows(dst);
         int64_t      b0, b1;
         cpu_split((int64_t) total, p->ith, p->nth, b0, b1);

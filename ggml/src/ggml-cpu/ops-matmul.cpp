@@ -166,15 +166,18 @@ struct block_runner {
     const ggml_cpu_type_traits * tr = nullptr;
 
     int rm_max(int rn) const {
-        if (ggml_is_quantized(wt)) return (int) BM;  // one gemv per activation row streams the tile
+        if (ggml_is_quantized(wt)) return (int) BM;  // the GEMM kernel blocks rows and columns itself
         if (!isa) return 4;
         return rn == 1 ? isa->RM1 : isa->RM;
     }
-    int rn_max() const { return isa && !ggml_is_quantized(wt) ? isa->RN : 4; }
+    int rn_max() const {
+        if (ggml_is_quantized(wt)) return (int) BN;  // whole tile: activations are repacked once per tile
+        return isa ? isa->RN : 4;
+    }
 
     void run(const char * a, size_t lda, int rm, const char * const * brows, int rn, float * const * out) const {
         if (ggml_is_quantized(wt)) {
-            for (int c = 0; c < rn; ++c) ggml_cpu_gemv(wt, K, rm, a, lda, brows[c], out[c]);
+            ggml_cpu_gemm(wt, K, rm, a, lda, rn, (const void * const *) brows, out);
             return;
         }
         const float * const * b = (const float * const *) brows;
@@ -199,8 +202,8 @@ block_runner make_runner(ggml_type wt, int64_t K) {
 template <typename RowFn, typename OutFn>
 void run_tile(const block_runner & R, const char * a_slice, size_t lda, int64_t m0, int64_t m1, int64_t n0,
               int64_t n1, RowFn row, OutFn outp) {
-    const char * brows[8];
-    float *      outs[8];
+    const char * brows[BN];
+    float *      outs[BN];
     for (int64_t n = n0; n < n1;) {
         const int rn = (int) std::min<int64_t>(R.rn_max(), n1 - n);
         for (int c = 0; c < rn; ++c) brows[c] = row(n + c);
@@ -241,6 +244,21 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
 
     const int64_t M = a->ne[1], N = b->ne[1], B2 = b->ne[2], B3 = b->ne[3];
     const int64_t r2 = B2 / a->ne[2], r3 = B3 / a->ne[3];  // broadcast ratios over dims 2, 3
+    if (N == 1 && ggml_is_quantized(a->type) && dst->nb[0] == sizeof(float)) {
+        // decode: each thread streams one contiguous slice of weight rows (multiple of 4 rows, the
+        // GEMV's row group) through the multi-row GEMV. A row's result does not depend on the slice.
+        const int64_t per = (M / p->nth + 3) / 4 * 4;
+        const int64_t m0 = std::min(M, per * p->ith), m1 = p->ith == p->nth - 1 ? M : std::min(M, m0 + per);
+        if (m0 >= m1) return;
+        for (int64_t i3 = 0; i3 < B3; ++i3) {
+            for (int64_t i2 = 0; i2 < B2; ++i2) {
+                const char * as = cpu_ptr(a, 0, m0, i2 / r2, i3 / r3);
+                ggml_cpu_gemv(a->type, a->ne[0], m1 - m0, as, a->nb[1], L.row(0, i2, i3),
+                              (float *) cpu_ptr(dst, m0, 0, i2, i3));
+            }
+        }
+        return;
+    }
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
     const int64_t n_tiles = mb * nb * B2 * B3;
     for (int64_t t = p->ith; t < n_tiles; t += p->nth) {

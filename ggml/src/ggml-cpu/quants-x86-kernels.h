@@ -590,135 +590,228 @@ void vec_dot_q8_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
 }
 
 
-// ---- multi-row GEMV (AVX-512 VNNI): 4 weight rows per step share the activation loads and the
-// per-block offset terms, which are computed once per call. Rows beyond a multiple of 4 use vec_dot.
+// ---- multi-row / multi-column products (AVX-512 VNNI) -------------------------------------------
+// out[c][r] = dot(weight row r, activation row c) for Q4_0 / Q8_0 weights against Q8_0 activations.
+// The activation rows are first repacked per group of blocks into the exact vectors the inner loop
+// needs (quants in lane order, the -8 / -128 offset term per int32 lane, dy per lane), so the inner
+// loop per weight row and group is: two loads, two word permutes (quants and fp16 scales, no scalar
+// fp16 conversions), the nibble split, vpdpbusd, and one FMA per activation row into a 16-lane
+// accumulator that is reduced once per row. Up to 4 weight rows x 4 activation rows share each
+// decoded weight vector and each packed activation vector (GEMM); the GEMV is the 1-column case.
+// A (row, column) result depends only on K and the column-group size, never on the row grouping.
 #if QK_HAVE_VNNI && defined(__AVX512F__)
-constexpr int k_gemv_chunk = 256;  // blocks per chunk: the per-block tables stay on the stack (5 KiB)
+constexpr int k_mm_pack_bytes = 64 * 1024;  // packed activations per chunk, on the stack
 
-// the 4 fp16 scales at p0..p3 (stride rs), times dy, spread to the lanes given by idx
-inline __m512 gemv_scales4(const uint8_t * p, size_t rs, float dy, __m512i idx) {
-    uint16_t d0, d1, d2, d3;
-    memcpy(&d0, p, 2);
-    memcpy(&d1, p + rs, 2);
-    memcpy(&d2, p + 2 * rs, 2);
-    memcpy(&d3, p + 3 * rs, 2);
-    const __m128i dd = _mm_setr_epi16((short) d0, (short) d1, (short) d2, (short) d3, 0, 0, 0, 0);
-    const __m128  df = _mm_mul_ps(_mm_cvtph_ps(dd), _mm_set1_ps(dy));
-    return _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(df));
-}
-
-// sums of each 128-bit lane of v -> out[0..3]
-inline void store_lane_sums(__m512 v, float * out) {
-    alignas(64) float t[16];
-    _mm512_store_ps(t, v);
-    for (int r = 0; r < 4; r++) {
-        out[r] = (t[4 * r] + t[4 * r + 1]) + (t[4 * r + 2] + t[4 * r + 3]);
-    }
-}
-
-void gemv_q4_0_avx512(int n, int nrows, const void * vw, size_t rs, const void * vy, float * out) {
-    const block_q8_0 * y    = (const block_q8_0 *) vy;
-    const uint8_t *    w    = (const uint8_t *) vw;
-    const int          nb   = n / QK8_0;
-    const int          nr4  = nrows & ~3;
-    const __m512i      m4   = _mm512_set1_epi8(0x0F);
-    const __m512i      lane = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
-    __m128i            corr[k_gemv_chunk];
-    float              dy[k_gemv_chunk];
-    for (int r = 0; r < nr4; r++) {
-        out[r] = 0.0f;
-    }
-    for (int b0 = 0; b0 < nb; b0 += k_gemv_chunk) {
-        const int nbc = nb - b0 < k_gemv_chunk ? nb - b0 : k_gemv_chunk;
-        // codes are nibble - 8: start each block's integer sum at -8 * (its activation sums per lane)
-        for (int b = 0; b < nbc; b++) {
-            const __m128i lo = _mm_loadu_si128((const __m128i *) y[b0 + b].qs);
-            const __m128i hi = _mm_loadu_si128((const __m128i *) (y[b0 + b].qs + 16));
-            const __m128i e8 = _mm_set1_epi8(8);
-            const __m128i s  = _mm_dpbusd_epi32(_mm_dpbusd_epi32(_mm_setzero_si128(), e8, lo), e8, hi);
-            corr[b]          = _mm_sub_epi32(_mm_setzero_si128(), s);
-            dy[b]            = fp16_to_f32(y[b0 + b].d);
+// Q4_0: a group is 4 blocks (72 bytes); lane j of the vectors holds block j
+struct mm_q4_0 {
+    static constexpr int    blocks = 4;
+    static constexpr size_t bytes  = 4 * sizeof(block_q4_0);
+    struct act {
+        __m512i lo, hi, corr;  // quants 0..15 and 16..31 of each block; -8 * (lo + hi sums) per lane
+        __m512  dy;
+    };
+    struct wv {
+        __m512i lo, hi;  // unsigned nibbles
+        __m512  d;       // fp16 scale of the block, per lane
+    };
+    static void pack(const block_q8_0 * y, act * a) {
+        alignas(64) float dy[16];
+        __m512i           lo = _mm512_setzero_si512(), hi = lo;
+        for (int j = 0; j < 4; j++) {
+            lo = _mm512_mask_broadcast_i32x4(lo, (__mmask16) (0xF << (4 * j)), _mm_loadu_si128((const __m128i *) y[j].qs));
+            hi = _mm512_mask_broadcast_i32x4(hi, (__mmask16) (0xF << (4 * j)),
+                                             _mm_loadu_si128((const __m128i *) (y[j].qs + 16)));
+            const float d = fp16_to_f32(y[j].d);
+            dy[4 * j] = dy[4 * j + 1] = dy[4 * j + 2] = dy[4 * j + 3] = d;
         }
-        for (int r = 0; r < nr4; r += 4) {
-            const uint8_t * p   = w + (size_t) r * rs + (size_t) b0 * sizeof(block_q4_0);
-            __m512          acc = _mm512_setzero_ps();
-            for (int b = 0; b < nbc; b++, p += sizeof(block_q4_0)) {
-                __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *) (p + 2)));
-                v         = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *) (p + rs + 2)), 1);
-                v         = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *) (p + 2 * rs + 2)), 2);
-                v         = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *) (p + 3 * rs + 2)), 3);
-                const __m512i lo = _mm512_and_si512(v, m4);
-                const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
-                const __m512i yl = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) y[b0 + b].qs));
-                const __m512i yh = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *) (y[b0 + b].qs + 16)));
-                __m512i       s  = _mm512_dpbusd_epi32(_mm512_broadcast_i32x4(corr[b]), lo, yl);
-                s                = _mm512_dpbusd_epi32(s, hi, yh);
-                acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), gemv_scales4(p, rs, dy[b], lane), acc);
+        const __m512i e8 = _mm512_set1_epi8(8);
+        const __m512i s  = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), e8, lo), e8, hi);
+        a->lo            = lo;
+        a->hi            = hi;
+        a->corr          = _mm512_sub_epi32(_mm512_setzero_si512(), s);
+        a->dy            = _mm512_load_ps(dy);
+    }
+    // p: 4 consecutive blocks. Block j's fp16 d is word 9j, its quants words 9j+1..9j+8; the second
+    // load starts 8 bytes in so that nothing past the group is read.
+    static wv load(const uint8_t * p) {
+        const __m512i a  = _mm512_loadu_si512((const void *) p);
+        const __m512i b  = _mm512_loadu_si512((const void *) (p + 8));  // words 4..35
+        const __m512i iq = _mm512_setr_epi32(0x00020001, 0x00040003, 0x00060005, 0x00080007,   // block 0: 1..8
+                                             0x000B000A, 0x000D000C, 0x000F000E, 0x00110010,   // block 1: 10..17
+                                             0x00140013, 0x00160015, 0x00180017, 0x001A0019,   // block 2: 19..26
+                                             0x001D001C, 0x001F001E, 0x003D003C, 0x003F003E);  // 28..31, b 28..31
+        const __m512i id = _mm512_setr_epi32(0, 0, 0x00090009, 0x00090009, 0x00120012, 0x00120012, 0x001B001B,
+                                             0x001B001B, 0, 0, 0, 0, 0, 0, 0, 0);
+        const __m512i q  = _mm512_permutex2var_epi16(a, iq, b);
+        const __m512i m4 = _mm512_set1_epi8(0x0F);
+        wv            w;
+        w.lo = _mm512_and_si512(q, m4);
+        w.hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+        w.d  = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(id, a)));
+        return w;
+    }
+    static __m512i dot(const wv & w, const act & a) {
+        return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(a.corr, w.lo, a.lo), w.hi, a.hi);
+    }
+    // one block the groups did not cover
+    static float tail(const uint8_t * p, const block_q8_0 * y) {
+        const block_q4_0 * x = (const block_q4_0 *) p;
+        int                s = 0;
+        for (int i = 0; i < 16; i++) {
+            s += ((x->qs[i] & 0xF) - 8) * y->qs[i] + ((x->qs[i] >> 4) - 8) * y->qs[i + 16];
+        }
+        return fp16_to_f32(x->d) * fp16_to_f32(y->d) * (float) s;
+    }
+};
+
+// Q8_0: a group is 2 blocks (68 bytes); the low 256 bits hold block 0. Codes x + 128 are unsigned,
+// the offset term is -128 * sum(y).
+struct mm_q8_0 {
+    static constexpr int    blocks = 2;
+    static constexpr size_t bytes  = 2 * sizeof(block_q8_0);
+    struct act {
+        __m512i q, corr;
+        __m512  dy;
+    };
+    struct wv {
+        __m512i q;
+        __m512  d;
+    };
+    static void pack(const block_q8_0 * y, act * a) {
+        const __m512i q = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) y[0].qs)),
+                                             _mm256_loadu_si256((const __m256i *) y[1].qs), 1);
+        const __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8((char) 0x80), q);
+        a->q            = q;
+        a->corr         = _mm512_sub_epi32(_mm512_setzero_si512(), s);
+        a->dy           = _mm512_insertf32x8(_mm512_set1_ps(fp16_to_f32(y[0].d)), _mm256_set1_ps(fp16_to_f32(y[1].d)), 1);
+    }
+    // block 0: d word 0, quants words 1..16; block 1: d word 17, quants words 18..33 (32, 33 from b)
+    static wv load(const uint8_t * p) {
+        const __m512i a  = _mm512_loadu_si512((const void *) p);
+        const __m512i b  = _mm512_loadu_si512((const void *) (p + 4));  // words 2..33
+        const __m512i iq = _mm512_setr_epi32(0x00020001, 0x00040003, 0x00060005, 0x00080007, 0x000A0009, 0x000C000B,
+                                             0x000E000D, 0x0010000F, 0x00130012, 0x00150014, 0x00170016, 0x00190018,
+                                             0x001B001A, 0x001D001C, 0x001F001E, 0x003F003E);
+        const __m512i id = _mm512_setr_epi32(0, 0, 0, 0, 0x00110011, 0x00110011, 0x00110011, 0x00110011, 0, 0, 0, 0, 0,
+                                             0, 0, 0);
+        wv w;
+        w.q = _mm512_xor_si512(_mm512_permutex2var_epi16(a, iq, b), _mm512_set1_epi8((char) 0x80));
+        w.d = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(id, a)));
+        return w;
+    }
+    static __m512i dot(const wv & w, const act & a) { return _mm512_dpbusd_epi32(a.corr, w.q, a.q); }
+    static float   tail(const uint8_t * p, const block_q8_0 * y) {
+        const block_q8_0 * x = (const block_q8_0 *) p;
+        int                s = 0;
+        for (int i = 0; i < 32; i++) {
+            s += x->qs[i] * y->qs[i];
+        }
+        return fp16_to_f32(x->d) * fp16_to_f32(y->d) * (float) s;
+    }
+};
+
+// RM weight rows x RN activation columns over groups [0, ng) of one chunk; adds to out[c][r].
+// PF: prefetch the next RM rows at the same offset (streaming GEMV).
+template <typename F, int RM, int RN, bool PF>
+inline void mm_block(int ng, const uint8_t * w, size_t rs, const typename F::act * const * a, float * const * out,
+                     int r) {
+    __m512 acc[RM][RN];
+    for (int i = 0; i < RM; i++) {
+        for (int c = 0; c < RN; c++) {
+            acc[i][c] = _mm512_setzero_ps();
+        }
+    }
+    for (int g = 0; g < ng; g++, w += F::bytes) {
+        typename F::wv x[RM];
+        for (int i = 0; i < RM; i++) {
+            if (PF) {
+                _mm_prefetch((const char *) (w + (RM + i) * rs), _MM_HINT_T0);
             }
-            float part[4];
-            store_lane_sums(acc, part);
-            for (int i = 0; i < 4; i++) {
-                out[r + i] += part[i];
+            x[i] = F::load(w + i * rs);
+        }
+        for (int c = 0; c < RN; c++) {
+            const typename F::act & y = a[c][g];
+            for (int i = 0; i < RM; i++) {
+                acc[i][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(F::dot(x[i], y)), _mm512_mul_ps(x[i].d, y.dy), acc[i][c]);
             }
         }
     }
-    for (int r = nr4; r < nrows; r++) {
-        vec_dot_q4_0_q8_0_simd(n, &out[r], w + (size_t) r * rs, vy);
+    for (int i = 0; i < RM; i++) {
+        for (int c = 0; c < RN; c++) {
+            out[c][r + i] += _mm512_reduce_add_ps(acc[i][c]);
+        }
     }
 }
 
-// q8_0: codes x + 128 are unsigned; start each integer sum at -128 * (activation sums per lane)
-void gemv_q8_0_avx512(int n, int nrows, const void * vw, size_t rs, const void * vy, float * out) {
-    const block_q8_0 * y    = (const block_q8_0 *) vy;
-    const uint8_t *    w    = (const uint8_t *) vw;
-    const int          nb   = n / QK8_0;
-    const int          nr4  = nrows & ~3;
-    const __m512i      flip = _mm512_set1_epi8((char) 0x80);
-    const __m512i      l01  = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
-    const __m512i      l23  = _mm512_setr_epi32(2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
-    __m256i            corr[k_gemv_chunk];
-    float              dy[k_gemv_chunk];
-    for (int r = 0; r < nr4; r++) {
-        out[r] = 0.0f;
-    }
-    for (int b0 = 0; b0 < nb; b0 += k_gemv_chunk) {
-        const int nbc = nb - b0 < k_gemv_chunk ? nb - b0 : k_gemv_chunk;
-        for (int b = 0; b < nbc; b++) {
-            const __m256i yy = _mm256_loadu_si256((const __m256i *) y[b0 + b].qs);
-            const __m256i s  = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8((char) 0x80), yy);
-            corr[b]          = _mm256_sub_epi32(_mm256_setzero_si256(), s);
-            dy[b]            = fp16_to_f32(y[b0 + b].d);
+template <typename F, int RN>
+inline void mm_rows(int ng, int nrows, const uint8_t * w, size_t rs, const typename F::act * const * a,
+                    float * const * out) {
+    int r = 0;
+    if (RN == 1) {
+        // GEMV from DRAM: one row at a time is one long sequential stream (4 interleaved short row
+        // streams ran at a third of the bandwidth here), and the next row is prefetched at the same
+        // offset. The last row has no successor to prefetch.
+        for (; r + 1 < nrows; r++) {
+            mm_block<F, 1, RN, true>(ng, w + r * rs, rs, a, out, r);
         }
-        for (int r = 0; r < nr4; r += 4) {
-            const uint8_t * p    = w + (size_t) r * rs + (size_t) b0 * sizeof(block_q8_0);
-            __m512          acc0 = _mm512_setzero_ps(), acc1 = acc0;
-            for (int b = 0; b < nbc; b++, p += sizeof(block_q8_0)) {
-                const __m512i yy = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *) y[b0 + b].qs));
-                const __m512i c  = _mm512_broadcast_i64x4(corr[b]);
-                __m512i       v01 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) (p + 2)));
-                v01 = _mm512_inserti64x4(v01, _mm256_loadu_si256((const __m256i *) (p + rs + 2)), 1);
-                __m512i v23 = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *) (p + 2 * rs + 2)));
-                v23 = _mm512_inserti64x4(v23, _mm256_loadu_si256((const __m256i *) (p + 3 * rs + 2)), 1);
-                const __m512i s01 = _mm512_dpbusd_epi32(c, _mm512_xor_si512(v01, flip), yy);
-                const __m512i s23 = _mm512_dpbusd_epi32(c, _mm512_xor_si512(v23, flip), yy);
-                uint16_t      d[4];
-                for (int i = 0; i < 4; i++) {
-                    memcpy(&d[i], p + i * rs, 2);
+    }
+    for (; r + 4 <= nrows; r += 4) {
+        mm_block<F, 4, RN, false>(ng, w + r * rs, rs, a, out, r);
+    }
+    for (; r < nrows; r++) {
+        mm_block<F, 1, RN, false>(ng, w + r * rs, rs, a, out, r);
+    }
+}
+
+template <typename F>
+void gemm_avx512(int n, int nrows, const void * vw, size_t rs, int ncols, const void * const * vy, float * const * out) {
+    typedef typename F::act act;
+    const uint8_t *         w      = (const uint8_t *) vw;
+    const int               nb     = n / QK8_0;
+    const int               ng     = nb / F::blocks;
+    alignas(64) act         buf[k_mm_pack_bytes / sizeof(act)];
+    for (int c = 0; c < ncols; c++) {
+        for (int r = 0; r < nrows; r++) {
+            out[c][r] = 0.0f;
+        }
+    }
+    for (int c0 = 0; c0 < ncols; c0 += 4) {
+        const int rn    = ncols - c0 < 4 ? ncols - c0 : 4;
+        const int chunk = (int) (sizeof(buf) / sizeof(act)) / (ncols == 1 ? 1 : 4);  // groups per chunk
+        for (int g0 = 0; g0 < ng; g0 += chunk) {
+            const int   gc = ng - g0 < chunk ? ng - g0 : chunk;
+            const act * a[4];
+            for (int c = 0; c < rn; c++) {
+                act *              dst = buf + c * chunk;
+                const block_q8_0 * y   = (const block_q8_0 *) vy[c0 + c] + (size_t) g0 * F::blocks;
+                for (int g = 0; g < gc; g++) {
+                    F::pack(y + g * F::blocks, dst + g);
                 }
-                const __m128i dd = _mm_setr_epi16((short) d[0], (short) d[1], (short) d[2], (short) d[3], 0, 0, 0, 0);
-                const __m512  df = _mm512_castps128_ps512(_mm_mul_ps(_mm_cvtph_ps(dd), _mm_set1_ps(dy[b])));
-                acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s01), _mm512_permutexvar_ps(l01, df), acc0);
-                acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s23), _mm512_permutexvar_ps(l23, df), acc1);
+                a[c] = dst;
             }
-            out[r]     += hsum_f32_8(_mm512_castps512_ps256(acc0));
-            out[r + 1] += hsum_f32_8(_mm512_extractf32x8_ps(acc0, 1));
-            out[r + 2] += hsum_f32_8(_mm512_castps512_ps256(acc1));
-            out[r + 3] += hsum_f32_8(_mm512_extractf32x8_ps(acc1, 1));
+            const uint8_t * wg = w + (size_t) g0 * F::bytes;
+            float * const * o  = out + c0;
+            switch (rn) {
+                case 1: mm_rows<F, 1>(gc, nrows, wg, rs, a, o); break;
+                case 2: mm_rows<F, 2>(gc, nrows, wg, rs, a, o); break;
+                case 3: mm_rows<F, 3>(gc, nrows, wg, rs, a, o); break;
+                default: mm_rows<F, 4>(gc, nrows, wg, rs, a, o); break;
+            }
+        }
+        // blocks after the last full group
+        for (int b = ng * F::blocks; b < nb; b++) {
+            for (int c = 0; c < rn; c++) {
+                const block_q8_0 * y = (const block_q8_0 *) vy[c0 + c] + b;
+                for (int r = 0; r < nrows; r++) {
+                    out[c0 + c][r] += F::tail(w + r * rs + (size_t) b * (F::bytes / F::blocks), y);
+                }
+            }
         }
     }
-    for (int r = nr4; r < nrows; r++) {
-        vec_dot_q8_0_q8_0_simd(n, &out[r], w + (size_t) r * rs, vy);
-    }
+}
+
+template <typename F> void gemv_avx512(int n, int nrows, const void * w, size_t rs, const void * y, float * out) {
+    gemm_avx512<F>(n, nrows, w, rs, 1, &y, &out);
 }
 #endif
 
@@ -751,8 +844,10 @@ inline void fill_x86_table(ggml_cpu_type_traits * t) {
     t[GGML_TYPE_Q8_K].vec_dot   = vec_dot_q8_K_q8_K_simd;
     t[GGML_TYPE_IQ4_XS].vec_dot = vec_dot_iq4_xs_q8_K_simd;
 #if QK_HAVE_VNNI && defined(__AVX512F__)
-    t[GGML_TYPE_Q4_0].gemv = gemv_q4_0_avx512;
-    t[GGML_TYPE_Q8_0].gemv = gemv_q8_0_avx512;
+    t[GGML_TYPE_Q4_0].gemv = gemv_avx512<mm_q4_0>;
+    t[GGML_TYPE_Q8_0].gemv = gemv_avx512<mm_q8_0>;
+    t[GGML_TYPE_Q4_0].gemm = gemm_avx512<mm_q4_0>;
+    t[GGML_TYPE_Q8_0].gemm = gemm_avx512<mm_q8_0>;
 #endif
 }
 
