@@ -14,6 +14,10 @@ struct arch_row {
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
     { LLM_ARCH_LLAMA, "llama" },
+    { LLM_ARCH_QWEN2, "qwen2" },
+    { LLM_ARCH_PHI3, "phi3" },
+    { LLM_ARCH_GEMMA, "gemma" },
+    { LLM_ARCH_GEMMA2, "gemma2" },
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -37,6 +41,8 @@ constexpr kv_row LLM_KV_TABLE[] = {
     { LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual" },
     { LLM_KV_EXPERT_COUNT, "%s.expert_count" },
     { LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count" },
+    { LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping" },
+    { LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping" },
 
     { LLM_KV_ATTENTION_HEAD_COUNT, "%s.attention.head_count" },
     { LLM_KV_ATTENTION_HEAD_COUNT_KV, "%s.attention.head_count_kv" },
@@ -88,6 +94,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     { LLM_TENSOR_FFN_GATE, "blk.%d.ffn_gate" },
     { LLM_TENSOR_FFN_UP, "blk.%d.ffn_up" },
     { LLM_TENSOR_FFN_DOWN, "blk.%d.ffn_down" },
+    { LLM_TENSOR_ROPE_FACTORS_LONG, "rope_factors_long" },
+    { LLM_TENSOR_ROPE_FACTORS_SHORT, "rope_factors_short" },
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -33,6 +33,11 @@ struct llama_hparams {
 
     bool causal_attn = true;
 
+    // gemma2: tanh soft-capping of attention scores and final logits (0 = off)
+    float    f_attn_logit_softcapping  = 0.0f;
+    float    f_final_logit_softcapping = 0.0f;
+    uint32_t n_swa                     = 0; // sliding attention window (0 = full attention)
+
     // K/V row width for all KV heads of a layer
     uint32_t n_embd_k_gqa() const { return n_embd_head_k * n_head_kv; }
     uint32_t n_embd_v_gqa() const { return n_embd_head_v * n_head_kv; }

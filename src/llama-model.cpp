@@ -15,6 +15,10 @@
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
     &llm_ops_llama,
+    &llm_ops_qwen2,
+    &llm_ops_phi3,
+    &llm_ops_gemma,
+    &llm_ops_gemma2,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {

@@ -5,3 +5,7 @@
 #include "llama-model.h"
 
 extern const llm_arch_ops llm_ops_llama;
+extern const llm_arch_ops llm_ops_qwen2;
+extern const llm_arch_ops llm_ops_phi3;
+extern const llm_arch_ops llm_ops_gemma;
+extern const llm_arch_ops llm_ops_gemma2;
