@@ -41,7 +41,7 @@ llama_model::~llama_model() {
     }
 }
 
-static const char * ftype_name(llama_ftype ft) {
+const char * llama_model_ftype_name(llama_ftype ft) {
     switch (ft) {
         case LLAMA_FTYPE_ALL_F32: return "F32";
         case LLAMA_FTYPE_MOSTLY_F16: return "F16";
@@ -233,7 +233,7 @@ std::string llama_model::desc() const {
     } else {
         size = llama_format("%.0fK", n / 1e3);
     }
-    return llama_format("%s %s %s", llm_arch_name(arch), size.c_str(), ftype_name(ftype));
+    return llama_format("%s %s %s", llm_arch_name(arch), size.c_str(), llama_model_ftype_name(ftype));
 }
 
 const char * llama_model::meta_value(const std::string & key) const {

@@ -16,6 +16,9 @@ struct llama_model_loader;
 struct llm_graph_context;
 struct llama_model;
 
+// "Q4_K - Medium", "F16", ...: the file type as llama.cpp names it in model descriptions and logs.
+const char * llama_model_ftype_name(llama_ftype ftype);
+
 // Weights of one transformer block. Architectures use the subset they need; absent ones are null.
 struct llama_layer {
     ggml_tensor * attn_norm      = nullptr;

@@ -5,6 +5,7 @@
 
 #include "gguf.h"
 #include "llama-impl.h"
+#include "llama-model.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -38,31 +39,6 @@ ggml_type llama_quant_base_type(llama_ftype ftype) {
         case LLAMA_FTYPE_MOSTLY_IQ4_NL: return GGML_TYPE_IQ4_NL;
         case LLAMA_FTYPE_MOSTLY_IQ4_XS: return GGML_TYPE_IQ4_XS;
         default:                        return GGML_TYPE_COUNT;
-    }
-}
-
-const char * llama_quant_ftype_name(llama_ftype ftype) {
-    switch (ftype) {
-        case LLAMA_FTYPE_ALL_F32:       return "F32";
-        case LLAMA_FTYPE_MOSTLY_F16:    return "F16";
-        case LLAMA_FTYPE_MOSTLY_BF16:   return "BF16";
-        case LLAMA_FTYPE_MOSTLY_Q4_0:   return "Q4_0";
-        case LLAMA_FTYPE_MOSTLY_Q4_1:   return "Q4_1";
-        case LLAMA_FTYPE_MOSTLY_Q5_0:   return "Q5_0";
-        case LLAMA_FTYPE_MOSTLY_Q5_1:   return "Q5_1";
-        case LLAMA_FTYPE_MOSTLY_Q8_0:   return "Q8_0";
-        case LLAMA_FTYPE_MOSTLY_Q2_K:   return "Q2_K";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_S: return "Q3_K_S";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_M: return "Q3_K_M";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return "Q3_K_L";
-        case LLAMA_FTYPE_MOSTLY_Q4_K_S: return "Q4_K_S";
-        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return "Q4_K_M";
-        case LLAMA_FTYPE_MOSTLY_Q5_K_S: return "Q5_K_S";
-        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return "Q5_K_M";
-        case LLAMA_FTYPE_MOSTLY_Q6_K:   return "Q6_K";
-        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return "IQ4_NL";
-        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return "IQ4_XS";
-        default:                        return "?";
     }
 }
 
@@ -431,7 +407,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     }
 
     LLAMA_LOG_INFO("%s: %s -> %s as %s, %d threads, %zu tensors\n", __func__, fname_inp, fname_out,
-                   llama_quant_ftype_name(ftype), nthread, plan.size());
+                   llama_model_ftype_name(ftype), nthread, plan.size());
     const size_t         data_in = gguf_get_data_offset(in.get());
     size_t               pos     = 0; // relative to the output data section
     size_t               total_in = 0, total_out = 0;

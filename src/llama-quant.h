@@ -18,9 +18,6 @@ struct llama_quant_model_info {
 // ftype is not supported by the quantizer.
 ggml_type llama_quant_base_type(llama_ftype ftype);
 
-// Short name of a mix ("Q4_K_M", "F16", ...); "?" for an unknown value.
-const char * llama_quant_ftype_name(llama_ftype ftype);
-
 // Whether a tensor is a weight matrix that the mix converts (name ends in "weight", 2-D or more,
 // not a norm). Other tensors are copied with their input type.
 bool llama_quant_is_weight_matrix(const std::string & name, int n_dims);

@@ -4,6 +4,7 @@
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "ggml.h"
 #include "gguf.h"
+#include "llama-model.h"
 #include "llama-quant.h"
 #include "llama.h"
 #include "test-common.h"
@@ -216,7 +217,7 @@ TEST_F(QuantizeTest, MixesRoundTripWithinBounds) {
     const llama_ftype mixes[] = { LLAMA_FTYPE_MOSTLY_Q8_0, LLAMA_FTYPE_MOSTLY_Q4_0, LLAMA_FTYPE_MOSTLY_Q4_K_M,
                                   LLAMA_FTYPE_MOSTLY_F16 };
     for (llama_ftype ft : mixes) {
-        SCOPED_TRACE(llama_quant_ftype_name(ft));
+        SCOPED_TRACE(llama_model_ftype_name(ft));
         const std::string dst = temp("q.gguf");
         const auto        p   = qparams(ft);
         ASSERT_EQ(llama_model_quantize(src.c_str(), dst.c_str(), &p), 0u) << llama_last_error();
