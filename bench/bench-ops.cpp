@@ -34,12 +34,16 @@ struct bench_graph {
         std::mt19937                          rng(42);
         std::uniform_real_distribution<float> u(-1, 1);
         for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-            if (t->op != GGML_OP_NONE || t->view_src) continue;
+            if (t->op != GGML_OP_NONE || t->view_src)
+                continue;
             std::vector<float> f((size_t) ggml_nelements(t));
-            for (auto & x : f) x = u(rng);
+            for (auto & x : f)
+                x = u(rng);
             std::vector<uint8_t> bytes(ggml_nbytes(t));
-            if (t->type == GGML_TYPE_F32) std::memcpy(bytes.data(), f.data(), bytes.size());
-            if (t->type == GGML_TYPE_F16) ggml_fp32_to_fp16_row(f.data(), (ggml_fp16_t *) bytes.data(), (int64_t) f.size());
+            if (t->type == GGML_TYPE_F32)
+                std::memcpy(bytes.data(), f.data(), bytes.size());
+            if (t->type == GGML_TYPE_F16)
+                ggml_fp32_to_fp16_row(f.data(), (ggml_fp16_t *) bytes.data(), (int64_t) f.size());
             ggml_backend_tensor_set(t, bytes.data(), 0, bytes.size());
         }
     }
@@ -62,7 +66,8 @@ void BM_MulMat(benchmark::State & st) {
         },
         (int) st.range(3));
     for (auto _ : st) {
-        if (!g.run()) st.SkipWithError("compute failed");
+        if (!g.run())
+            st.SkipWithError("compute failed");
     }
     st.counters["GFLOP/s"] = benchmark::Counter(2.0 * K * M * N * st.iterations() / 1e9, benchmark::Counter::kIsRate);
     st.SetLabel(std::string(ggml_type_name(t)) + " K=2048 M=" + std::to_string(M) + " N=" + std::to_string(N) +
@@ -72,10 +77,7 @@ BENCHMARK(BM_MulMat)
     ->ArgsProduct({{0, 1}, {2048, 5632}, {1, 512}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(BM_MulMat)
-    ->ArgsProduct({{2, 3, 4}, {5632}, {1, 512}, {1, 2}})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_MulMat)->ArgsProduct({{2, 3, 4}, {5632}, {1, 512}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // rows of 4096 (a 4096-wide model) x 512 tokens; bytes = read + write
 void BM_RowOp(benchmark::State & st, int which) {
@@ -87,13 +89,18 @@ void BM_RowOp(benchmark::State & st, int which) {
         },
         (int) st.range(0));
     for (auto _ : st) {
-        if (!g.run()) st.SkipWithError("compute failed");
+        if (!g.run())
+            st.SkipWithError("compute failed");
     }
     st.SetBytesProcessed((int64_t) st.iterations() * n * rows * 4 * 2);
     st.SetLabel("threads=" + std::to_string(st.range(0)));
 }
-void BM_RmsNorm(benchmark::State & st) { BM_RowOp(st, 0); }
-void BM_SoftMax(benchmark::State & st) { BM_RowOp(st, 1); }
+void BM_RmsNorm(benchmark::State & st) {
+    BM_RowOp(st, 0);
+}
+void BM_SoftMax(benchmark::State & st) {
+    BM_RowOp(st, 1);
+}
 BENCHMARK(BM_RmsNorm)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SoftMax)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -101,7 +108,7 @@ BENCHMARK(BM_SoftMax)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTim
 // arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them
 void BM_GraphOverhead(benchmark::State & st) {
     ggml_cpu_set_auto_threads(st.range(1) != 0);
-    const int n_layers = 125;
+    const int   n_layers = 125;
     bench_graph g(
         [&](ggml_context * ctx) {
             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 1);
@@ -116,7 +123,8 @@ void BM_GraphOverhead(benchmark::State & st) {
         (int) st.range(0));
     const int n_nodes = ggml_graph_n_nodes(g.gf);
     for (auto _ : st) {
-        if (!g.run()) st.SkipWithError("compute failed");
+        if (!g.run())
+            st.SkipWithError("compute failed");
     }
     st.counters["nodes"]    = n_nodes;
     st.counters["per_node"] = benchmark::Counter((double) st.iterations() * n_nodes,

@@ -24,7 +24,7 @@ namespace {
 
 // ---- a two-thread runner that stays alive between iterations (spawning costs more than a GEMV) ----
 class pair_runner {
-  public:
+public:
     pair_runner() : worker_([this] { loop(); }) {}
     ~pair_runner() {
         stop_.store(true);
@@ -32,7 +32,8 @@ class pair_runner {
         worker_.join();
     }
     // runs f(0) here and f(1) on the worker, returns when both are done
-    template <typename F> void run(F && f) {
+    template <typename F>
+    void run(F && f) {
         job_ = [&f](int i) { f(i); };
         done_.store(false, std::memory_order_relaxed);
         gen_.fetch_add(1, std::memory_order_release);
@@ -42,7 +43,7 @@ class pair_runner {
         }
     }
 
-  private:
+private:
     void loop() {
         unsigned seen = 0;
         for (;;) {
@@ -114,8 +115,8 @@ void BM_ReadBandwidth(benchmark::State & state) {
         }
     }
     benchmark::DoNotOptimize(sink);
-    state.counters["GBps"] =
-        benchmark::Counter((double) bytes * state.iterations(), benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+    state.counters["GBps"] = benchmark::Counter((double) bytes * state.iterations(), benchmark::Counter::kIsRate,
+                                                benchmark::Counter::kIs1000);
     free(buf);
 }
 BENCHMARK(BM_ReadBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -124,13 +125,13 @@ BENCHMARK(BM_ReadBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseR
 // nrows rows of type t: 64 distinct quantized random rows, repeated (quantizing 65M values would
 // dominate the run; the access pattern is what matters)
 std::vector<uint8_t> make_weights(ggml_type t, int64_t k, int64_t nrows) {
-    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
-    const size_t                 rs = ggml_row_size(t, k);
-    std::vector<uint8_t>         w(rs * nrows);
-    std::mt19937                 rng(42);
+    const ggml_cpu_type_traits *    tr = ggml_cpu_get_type_traits(t);
+    const size_t                    rs = ggml_row_size(t, k);
+    std::vector<uint8_t>            w(rs * nrows);
+    std::mt19937                    rng(42);
     std::normal_distribution<float> nd(0.0f, 0.02f);
-    std::vector<float>           row(k);
-    const int64_t                distinct = nrows < 64 ? nrows : 64;
+    std::vector<float>              row(k);
+    const int64_t                   distinct = nrows < 64 ? nrows : 64;
     for (int64_t r = 0; r < distinct; r++) {
         for (auto & v : row) {
             v = nd(rng);
@@ -144,10 +145,10 @@ std::vector<uint8_t> make_weights(ggml_type t, int64_t k, int64_t nrows) {
 }
 
 std::vector<uint8_t> make_activation(ggml_type t, int64_t k, int seed) {
-    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
-    std::mt19937                 rng(seed);
+    const ggml_cpu_type_traits *    tr = ggml_cpu_get_type_traits(t);
+    std::mt19937                    rng(seed);
     std::normal_distribution<float> nd(0.0f, 1.0f);
-    std::vector<float>           a(k);
+    std::vector<float>              a(k);
     for (auto & v : a) {
         v = nd(rng);
     }
@@ -157,14 +158,14 @@ std::vector<uint8_t> make_activation(ggml_type t, int64_t k, int seed) {
 }
 
 void BM_Gemv(benchmark::State & state) {
-    const ggml_type t     = (ggml_type) state.range(0);
-    const int64_t   k     = state.range(1);
-    const int64_t   nrows = state.range(2);
-    const int       nth   = (int) state.range(3);
-    const size_t    rs    = ggml_row_size(t, k);
-    const size_t    mbytes = rs * nrows;
-    const auto      one   = make_weights(t, k, nrows);
-    const size_t    ncopy = ((size_t) 256 << 20) / mbytes + 1;
+    const ggml_type      t      = (ggml_type) state.range(0);
+    const int64_t        k      = state.range(1);
+    const int64_t        nrows  = state.range(2);
+    const int            nth    = (int) state.range(3);
+    const size_t         rs     = ggml_row_size(t, k);
+    const size_t         mbytes = rs * nrows;
+    const auto           one    = make_weights(t, k, nrows);
+    const size_t         ncopy  = ((size_t) 256 << 20) / mbytes + 1;
     std::vector<uint8_t> w(mbytes * ncopy);
     for (size_t c = 0; c < ncopy; c++) {
         memcpy(w.data() + c * mbytes, one.data(), mbytes);
@@ -191,14 +192,14 @@ void BM_Gemv(benchmark::State & state) {
 }
 
 void BM_Gemm(benchmark::State & state) {
-    const ggml_type              t  = (ggml_type) state.range(0);
-    const int64_t                k  = state.range(1);
+    const ggml_type              t     = (ggml_type) state.range(0);
+    const int64_t                k     = state.range(1);
     const int64_t                nrows = state.range(2);
-    const int64_t                m  = 512;
-    const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
-    const size_t                 rs = ggml_row_size(t, k);
-    const size_t                 as = ggml_row_size(tr->vec_dot_type, k);
-    const auto                   w  = make_weights(t, k, nrows);
+    const int64_t                m     = 512;
+    const ggml_cpu_type_traits * tr    = ggml_cpu_get_type_traits(t);
+    const size_t                 rs    = ggml_row_size(t, k);
+    const size_t                 as    = ggml_row_size(tr->vec_dot_type, k);
+    const auto                   w     = make_weights(t, k, nrows);
     std::vector<uint8_t>         a(as * m);
     for (int64_t j = 0; j < 8; j++) {
         const auto q = make_activation(t, k, (int) j);
@@ -224,12 +225,12 @@ void BM_Gemm(benchmark::State & state) {
         }
         benchmark::ClobberMemory();
     }
-    state.counters["GFLOPs"] = benchmark::Counter(2.0 * k * nrows * m * state.iterations(),
-                                                  benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * k * nrows * m * state.iterations(), benchmark::Counter::kIsRate,
+                                                  benchmark::Counter::kIs1000);
     state.SetLabel(std::string(ggml_type_name(t)) + " " + ggml_cpu_isa_name(ggml_cpu_best_isa()));
 }
 
-const ggml_type k_bench_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+const ggml_type k_bench_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0,   GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
                                    GGML_TYPE_Q3_K, GGML_TYPE_IQ4_XS, GGML_TYPE_F16,  GGML_TYPE_BF16};
 
 void gemv_args(benchmark::internal::Benchmark * b) {

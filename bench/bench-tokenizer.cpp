@@ -15,13 +15,22 @@ namespace {
 
 std::string mixed_text() {
     static const char * const parts[] = {
-        "The quick brown fox jumps over the lazy dog. ", "It's 12:45 and we've got 3,141 items left! ",
+        "The quick brown fox jumps over the lazy dog. ",
+        "It's 12:45 and we've got 3,141 items left! ",
         "    for (int i = 0; i < n; ++i) {\n        sum += a[i] * b[i];\n    }\n",
-        "std::vector<std::string> words = split(text, ' ');\n", "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82, "
-        "\xD0\xBC\xD0\xB8\xD1\x80! ", "\xE4\xBD\xA0\xE5\xA5\xBD\xEF\xBC\x8C\xE4\xB8\x96\xE7\x95\x8C\xE3\x80\x82",
-        "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87 ", "\xF0\x9F\xA6\x99\xF0\x9F\x9A\x80 ",
-        "\n\n", "\t", "def f(x):\n    return x ** 2  # square\n", "Caf\xC3\xA9 na\xC3\xAFve r\xC3\xA9sum\xC3\xA9. ",
-        "https://example.com/path?q=1&r=2 ", "1234567890 ", "HELLO World hello WORLD ",
+        "std::vector<std::string> words = split(text, ' ');\n",
+        "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82, "
+        "\xD0\xBC\xD0\xB8\xD1\x80! ",
+        "\xE4\xBD\xA0\xE5\xA5\xBD\xEF\xBC\x8C\xE4\xB8\x96\xE7\x95\x8C\xE3\x80\x82",
+        "\xE0\xA4\xA8\xE0\xA4\xAE\xE0\xA4\xB8\xE0\xA5\x8D\xE0\xA4\xA4\xE0\xA5\x87 ",
+        "\xF0\x9F\xA6\x99\xF0\x9F\x9A\x80 ",
+        "\n\n",
+        "\t",
+        "def f(x):\n    return x ** 2  # square\n",
+        "Caf\xC3\xA9 na\xC3\xAFve r\xC3\xA9sum\xC3\xA9. ",
+        "https://example.com/path?q=1&r=2 ",
+        "1234567890 ",
+        "HELLO World hello WORLD ",
     };
     std::mt19937 rng(42);
     std::string  s;
@@ -43,10 +52,10 @@ std::string shared_dir() {
 
 const llama_vocab & vocab(const std::string & name) {
     static std::map<std::string, std::unique_ptr<llama_vocab>> cache;
-    auto & v = cache[name];
+    auto &                                                     v = cache[name];
     if (!v) {
         const std::string path = shared_dir() + "/vocab/ggml-vocab-" + name + ".gguf";
-        gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{ true });
+        gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{true});
         v                      = std::make_unique<llama_vocab>();
         if (g) {
             v->load(g);

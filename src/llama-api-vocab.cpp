@@ -34,9 +34,9 @@ bool llama_vocab_is_control(const struct llama_vocab * vocab, llama_token token)
     return vocab && vocab->is_control(token);
 }
 
-#define LLAMA_VOCAB_TOKEN_GETTER(name, method)                      \
-    llama_token name(const struct llama_vocab * vocab) {            \
-        return vocab ? vocab->method() : LLAMA_TOKEN_NULL;          \
+#define LLAMA_VOCAB_TOKEN_GETTER(name, method)             \
+    llama_token name(const struct llama_vocab * vocab) {   \
+        return vocab ? vocab->method() : LLAMA_TOKEN_NULL; \
     }
 
 LLAMA_VOCAB_TOKEN_GETTER(llama_vocab_bos, token_bos)

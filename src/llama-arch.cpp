@@ -8,16 +8,13 @@ namespace {
 
 struct arch_row {
     llm_arch     arch;
-    const char * name; // general.architecture in GGUF files
+    const char * name;  // general.architecture in GGUF files
 };
 
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
-    { LLM_ARCH_LLAMA, "llama" },
-    { LLM_ARCH_QWEN2, "qwen2" },
-    { LLM_ARCH_PHI3, "phi3" },
-    { LLM_ARCH_GEMMA, "gemma" },
-    { LLM_ARCH_GEMMA2, "gemma2" },
+    {LLM_ARCH_LLAMA, "llama"}, {LLM_ARCH_QWEN2, "qwen2"},   {LLM_ARCH_PHI3, "phi3"},
+    {LLM_ARCH_GEMMA, "gemma"}, {LLM_ARCH_GEMMA2, "gemma2"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -28,45 +25,45 @@ struct kv_row {
 };
 
 constexpr kv_row LLM_KV_TABLE[] = {
-    { LLM_KV_GENERAL_ARCHITECTURE, "general.architecture" },
-    { LLM_KV_GENERAL_NAME, "general.name" },
-    { LLM_KV_GENERAL_FILE_TYPE, "general.file_type" },
-    { LLM_KV_GENERAL_ALIGNMENT, "general.alignment" },
+    {LLM_KV_GENERAL_ARCHITECTURE, "general.architecture"},
+    {LLM_KV_GENERAL_NAME, "general.name"},
+    {LLM_KV_GENERAL_FILE_TYPE, "general.file_type"},
+    {LLM_KV_GENERAL_ALIGNMENT, "general.alignment"},
 
-    { LLM_KV_VOCAB_SIZE, "%s.vocab_size" },
-    { LLM_KV_CONTEXT_LENGTH, "%s.context_length" },
-    { LLM_KV_EMBEDDING_LENGTH, "%s.embedding_length" },
-    { LLM_KV_BLOCK_COUNT, "%s.block_count" },
-    { LLM_KV_FEED_FORWARD_LENGTH, "%s.feed_forward_length" },
-    { LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual" },
-    { LLM_KV_EXPERT_COUNT, "%s.expert_count" },
-    { LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count" },
-    { LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping" },
-    { LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping" },
+    {LLM_KV_VOCAB_SIZE, "%s.vocab_size"},
+    {LLM_KV_CONTEXT_LENGTH, "%s.context_length"},
+    {LLM_KV_EMBEDDING_LENGTH, "%s.embedding_length"},
+    {LLM_KV_BLOCK_COUNT, "%s.block_count"},
+    {LLM_KV_FEED_FORWARD_LENGTH, "%s.feed_forward_length"},
+    {LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual"},
+    {LLM_KV_EXPERT_COUNT, "%s.expert_count"},
+    {LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count"},
+    {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
+    {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
 
-    { LLM_KV_ATTENTION_HEAD_COUNT, "%s.attention.head_count" },
-    { LLM_KV_ATTENTION_HEAD_COUNT_KV, "%s.attention.head_count_kv" },
-    { LLM_KV_ATTENTION_KEY_LENGTH, "%s.attention.key_length" },
-    { LLM_KV_ATTENTION_VALUE_LENGTH, "%s.attention.value_length" },
-    { LLM_KV_ATTENTION_LAYERNORM_EPS, "%s.attention.layer_norm_epsilon" },
-    { LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, "%s.attention.layer_norm_rms_epsilon" },
-    { LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal" },
-    { LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window" },
+    {LLM_KV_ATTENTION_HEAD_COUNT, "%s.attention.head_count"},
+    {LLM_KV_ATTENTION_HEAD_COUNT_KV, "%s.attention.head_count_kv"},
+    {LLM_KV_ATTENTION_KEY_LENGTH, "%s.attention.key_length"},
+    {LLM_KV_ATTENTION_VALUE_LENGTH, "%s.attention.value_length"},
+    {LLM_KV_ATTENTION_LAYERNORM_EPS, "%s.attention.layer_norm_epsilon"},
+    {LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, "%s.attention.layer_norm_rms_epsilon"},
+    {LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal"},
+    {LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window"},
 
-    { LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count" },
-    { LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base" },
-    { LLM_KV_ROPE_SCALE_LINEAR, "%s.rope.scale_linear" },
-    { LLM_KV_ROPE_SCALING_TYPE, "%s.rope.scaling.type" },
-    { LLM_KV_ROPE_SCALING_FACTOR, "%s.rope.scaling.factor" },
-    { LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, "%s.rope.scaling.original_context_length" },
-    { LLM_KV_ROPE_SCALING_FINETUNED, "%s.rope.scaling.finetuned" },
+    {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
+    {LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base"},
+    {LLM_KV_ROPE_SCALE_LINEAR, "%s.rope.scale_linear"},
+    {LLM_KV_ROPE_SCALING_TYPE, "%s.rope.scaling.type"},
+    {LLM_KV_ROPE_SCALING_FACTOR, "%s.rope.scaling.factor"},
+    {LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, "%s.rope.scaling.original_context_length"},
+    {LLM_KV_ROPE_SCALING_FINETUNED, "%s.rope.scaling.finetuned"},
 
-    { LLM_KV_SPLIT_NO, "split.no" },
-    { LLM_KV_SPLIT_COUNT, "split.count" },
-    { LLM_KV_SPLIT_TENSORS_COUNT, "split.tensors.count" },
+    {LLM_KV_SPLIT_NO, "split.no"},
+    {LLM_KV_SPLIT_COUNT, "split.count"},
+    {LLM_KV_SPLIT_TENSORS_COUNT, "split.tensors.count"},
 
-    { LLM_KV_TOKENIZER_CHAT_TEMPLATE, "tokenizer.chat_template" },
-    { LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, "tokenizer.chat_template.%s" },
+    {LLM_KV_TOKENIZER_CHAT_TEMPLATE, "tokenizer.chat_template"},
+    {LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, "tokenizer.chat_template.%s"},
 };
 static_assert(sizeof(LLM_KV_TABLE) / sizeof(LLM_KV_TABLE[0]) == LLM_KV_COUNT, "every llm_kv needs a row");
 
@@ -76,26 +73,26 @@ struct tensor_row {
 };
 
 constexpr tensor_row LLM_TENSOR_TABLE[] = {
-    { LLM_TENSOR_TOKEN_EMBD, "token_embd" },
-    { LLM_TENSOR_OUTPUT_NORM, "output_norm" },
-    { LLM_TENSOR_OUTPUT, "output" },
-    { LLM_TENSOR_ROPE_FREQS, "rope_freqs" },
-    { LLM_TENSOR_ATTN_NORM, "blk.%d.attn_norm" },
-    { LLM_TENSOR_ATTN_Q, "blk.%d.attn_q" },
-    { LLM_TENSOR_ATTN_K, "blk.%d.attn_k" },
-    { LLM_TENSOR_ATTN_V, "blk.%d.attn_v" },
-    { LLM_TENSOR_ATTN_QKV, "blk.%d.attn_qkv" },
-    { LLM_TENSOR_ATTN_OUT, "blk.%d.attn_output" },
-    { LLM_TENSOR_ATTN_Q_NORM, "blk.%d.attn_q_norm" },
-    { LLM_TENSOR_ATTN_K_NORM, "blk.%d.attn_k_norm" },
-    { LLM_TENSOR_ATTN_POST_NORM, "blk.%d.post_attention_norm" },
-    { LLM_TENSOR_FFN_NORM, "blk.%d.ffn_norm" },
-    { LLM_TENSOR_FFN_POST_NORM, "blk.%d.post_ffw_norm" },
-    { LLM_TENSOR_FFN_GATE, "blk.%d.ffn_gate" },
-    { LLM_TENSOR_FFN_UP, "blk.%d.ffn_up" },
-    { LLM_TENSOR_FFN_DOWN, "blk.%d.ffn_down" },
-    { LLM_TENSOR_ROPE_FACTORS_LONG, "rope_factors_long" },
-    { LLM_TENSOR_ROPE_FACTORS_SHORT, "rope_factors_short" },
+    {LLM_TENSOR_TOKEN_EMBD, "token_embd"},
+    {LLM_TENSOR_OUTPUT_NORM, "output_norm"},
+    {LLM_TENSOR_OUTPUT, "output"},
+    {LLM_TENSOR_ROPE_FREQS, "rope_freqs"},
+    {LLM_TENSOR_ATTN_NORM, "blk.%d.attn_norm"},
+    {LLM_TENSOR_ATTN_Q, "blk.%d.attn_q"},
+    {LLM_TENSOR_ATTN_K, "blk.%d.attn_k"},
+    {LLM_TENSOR_ATTN_V, "blk.%d.attn_v"},
+    {LLM_TENSOR_ATTN_QKV, "blk.%d.attn_qkv"},
+    {LLM_TENSOR_ATTN_OUT, "blk.%d.attn_output"},
+    {LLM_TENSOR_ATTN_Q_NORM, "blk.%d.attn_q_norm"},
+    {LLM_TENSOR_ATTN_K_NORM, "blk.%d.attn_k_norm"},
+    {LLM_TENSOR_ATTN_POST_NORM, "blk.%d.post_attention_norm"},
+    {LLM_TENSOR_FFN_NORM, "blk.%d.ffn_norm"},
+    {LLM_TENSOR_FFN_POST_NORM, "blk.%d.post_ffw_norm"},
+    {LLM_TENSOR_FFN_GATE, "blk.%d.ffn_gate"},
+    {LLM_TENSOR_FFN_UP, "blk.%d.ffn_up"},
+    {LLM_TENSOR_FFN_DOWN, "blk.%d.ffn_down"},
+    {LLM_TENSOR_ROPE_FACTORS_LONG, "rope_factors_long"},
+    {LLM_TENSOR_ROPE_FACTORS_SHORT, "rope_factors_short"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");
@@ -121,7 +118,7 @@ constexpr bool tables_in_order() {
 }
 static_assert(tables_in_order(), "arch/kv/tensor table rows must follow enum order");
 
-} // namespace
+}  // namespace
 
 const char * llm_arch_name(llm_arch arch) {
     if (arch < 0 || arch >= LLM_ARCH_COUNT) {

@@ -19,7 +19,7 @@ enum llm_arch {
 // "llama", ...; "(unknown)" for LLM_ARCH_UNKNOWN.
 const char * llm_arch_name(llm_arch arch);
 // LLM_ARCH_UNKNOWN if the name is not registered.
-llm_arch     llm_arch_from_string(const std::string & name);
+llm_arch llm_arch_from_string(const std::string & name);
 
 // GGUF metadata keys. Names containing "%s" are templated with the architecture name.
 enum llm_kv {
@@ -61,7 +61,7 @@ enum llm_kv {
     LLM_KV_SPLIT_TENSORS_COUNT,
 
     LLM_KV_TOKENIZER_CHAT_TEMPLATE,
-    LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, // "tokenizer.chat_template.%s" with a template name
+    LLM_KV_TOKENIZER_CHAT_TEMPLATE_N,  // "tokenizer.chat_template.%s" with a template name
 
     LLM_KV_COUNT,
 };

@@ -46,7 +46,8 @@ bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_
             for (int32_t s = 0; s < ns; s++) {
                 const llama_seq_id id = batch.seq_id[i][s];
                 if (id < 0 || (uint32_t) id >= seq_limit) {
-                    err = llama_format("token %d: invalid seq_id = %d (must be in [0, %u), n_seq_max)", i, id, seq_limit);
+                    err =
+                        llama_format("token %d: invalid seq_id = %d (must be in [0, %u), n_seq_max)", i, id, seq_limit);
                     return false;
                 }
             }
@@ -99,9 +100,10 @@ bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_
         }
         const llama_pos last = mem ? mem->seq_pos_max((llama_seq_id) s) : -1;
         if (last >= 0 && pmin != last + 1) {
-            err = llama_format("sequence %u: the batch starts at position %d but the memory ends at %d; positions "
-                               "must continue the sequence (expected %d)",
-                               s, pmin, last, last + 1);
+            err = llama_format(
+                "sequence %u: the batch starts at position %d but the memory ends at %d; positions "
+                "must continue the sequence (expected %d)",
+                s, pmin, last, last + 1);
             return false;
         }
         if ((int64_t) pmax - pmin + 1 != count) {
@@ -139,7 +141,7 @@ std::vector<llama_ubatch> llama_batch_allocr::split(uint32_t n_ubatch) const {
         ub.i_begin  = b;
         ub.n_tokens = std::min<uint32_t>(n_ubatch, (uint32_t) n_tokens_ - b);
         ub.token    = token_ ? token_ + b : nullptr;
-        ub.embd     = embd_; // offset applied by the caller (it knows n_embd)
+        ub.embd     = embd_;  // offset applied by the caller (it knows n_embd)
         ub.pos      = pos_.data() + b;
         ub.n_seq_id = n_seq_id_.data() + b;
         ub.seq_id   = seq_id_.data() + b;
@@ -165,10 +167,11 @@ struct llama_batch llama_batch_init(int32_t n_tokens_alloc, int32_t embd, int32_
     llama_batch b = {};
     if (n_tokens_alloc <= 0 || embd < 0 || n_seq_max <= 0) {
         llama_report_error(__func__, llama_format("invalid arguments (n_tokens %d, embd %d, n_seq_max %d)",
-                                                  n_tokens_alloc, embd, n_seq_max).c_str());
+                                                  n_tokens_alloc, embd, n_seq_max)
+                                         .c_str());
         return b;
     }
-    const size_t n = (size_t) n_tokens_alloc;
+    const size_t n  = (size_t) n_tokens_alloc;
     bool         ok = true;
     if (embd) {
         b.embd = (float *) calloc(n * (size_t) embd, sizeof(float));
@@ -180,9 +183,9 @@ struct llama_batch llama_batch_init(int32_t n_tokens_alloc, int32_t embd, int32_
     b.pos      = (llama_pos *) calloc(n, sizeof(llama_pos));
     b.n_seq_id = (int32_t *) calloc(n, sizeof(int32_t));
     // one extra NULL entry marks the end, so llama_batch_free needs no count
-    b.seq_id   = (llama_seq_id **) calloc(n + 1, sizeof(llama_seq_id *));
-    b.logits   = (int8_t *) calloc(n, sizeof(int8_t));
-    ok         = ok && b.pos && b.n_seq_id && b.seq_id && b.logits;
+    b.seq_id = (llama_seq_id **) calloc(n + 1, sizeof(llama_seq_id *));
+    b.logits = (int8_t *) calloc(n, sizeof(int8_t));
+    ok       = ok && b.pos && b.n_seq_id && b.seq_id && b.logits;
     for (size_t i = 0; ok && i < n; i++) {
         b.seq_id[i] = (llama_seq_id *) calloc((size_t) n_seq_max, sizeof(llama_seq_id));
         ok          = b.seq_id[i] != nullptr;

@@ -15,20 +15,20 @@ struct llama_memory_i;
 struct llama_ubatch {
     uint32_t n_tokens = 0;
 
-    const llama_token *   token    = nullptr; // [n_tokens] or nullptr with embd
-    const float *         embd     = nullptr; // [n_embd * n_tokens] or nullptr
-    const llama_pos *     pos      = nullptr;
-    const int32_t *       n_seq_id = nullptr;
-    llama_seq_id * const * seq_id  = nullptr;
-    const int8_t *        output   = nullptr;
+    const llama_token *    token    = nullptr;  // [n_tokens] or nullptr with embd
+    const float *          embd     = nullptr;  // [n_embd * n_tokens] or nullptr
+    const llama_pos *      pos      = nullptr;
+    const int32_t *        n_seq_id = nullptr;
+    llama_seq_id * const * seq_id   = nullptr;
+    const int8_t *         output   = nullptr;
 
-    uint32_t n_outputs = 0; // tokens with output[i] != 0
-    uint32_t i_begin   = 0; // index of the first token in the batch
+    uint32_t n_outputs = 0;  // tokens with output[i] != 0
+    uint32_t i_begin   = 0;  // index of the first token in the batch
 };
 
 // Validates a llama_batch and fills what the caller left NULL, exactly as llama.h documents.
 class llama_batch_allocr {
-  public:
+public:
     // Returns false with the reason in `err` if the batch is invalid. n_vocab bounds token ids,
     // n_embd sizes embeddings, mem gives the positions to continue from (may be nullptr),
     // output_all: every token outputs (embeddings without pooling).
@@ -44,15 +44,15 @@ class llama_batch_allocr {
     // For each batch index, its output row (in batch order), or -1.
     const std::vector<int32_t> & output_ids() const { return out_ids_; }
 
-  private:
-    int32_t n_tokens_ = 0;
-    const llama_token * token_ = nullptr;
-    const float *       embd_  = nullptr;
+private:
+    int32_t             n_tokens_ = 0;
+    const llama_token * token_    = nullptr;
+    const float *       embd_     = nullptr;
 
     std::vector<llama_pos>      pos_;
     std::vector<int32_t>        n_seq_id_;
     std::vector<llama_seq_id *> seq_id_;
-    std::vector<llama_seq_id>   seq_id_zero_; // storage for default seq 0
+    std::vector<llama_seq_id>   seq_id_zero_;  // storage for default seq 0
     std::vector<int8_t>         output_;
     std::vector<int32_t>        out_ids_;
     uint32_t                    n_outputs_ = 0;

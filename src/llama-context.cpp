@@ -17,7 +17,7 @@ static uint32_t pad_up(uint32_t x, uint32_t n) {
 // ---- creation ----------------------------------------------------------------------------------
 
 llama_context::llama_context(const llama_model & model, const llama_context_params & params) : model(model) {
-    t_start_us = llama_time_us();
+    t_start_us               = llama_time_us();
     const llama_hparams & hp = model.hparams;
     if (model.params.vocab_only || model.layers.empty()) {
         throw llama_error("the model was loaded with vocab_only: it has no weights to run");
@@ -36,9 +36,9 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     if (n_ctx > (1u << 24)) {
         throw llama_error(llama_format("n_ctx = %u is too large", n_ctx));
     }
-    cp.n_ctx     = pad_up(n_ctx, 256);
-    cp.n_batch   = std::max<uint32_t>(1, std::min(cp.n_ctx, params.n_batch ? params.n_batch : cp.n_ctx));
-    cp.n_ubatch  = std::max<uint32_t>(1, std::min(cp.n_batch, params.n_ubatch ? params.n_ubatch : cp.n_batch));
+    cp.n_ctx    = pad_up(n_ctx, 256);
+    cp.n_batch  = std::max<uint32_t>(1, std::min(cp.n_ctx, params.n_batch ? params.n_batch : cp.n_ctx));
+    cp.n_ubatch = std::max<uint32_t>(1, std::min(cp.n_batch, params.n_ubatch ? params.n_ubatch : cp.n_batch));
 
     const int32_t n_hw = (int32_t) std::max(1u, std::thread::hardware_concurrency());
     cp.n_threads       = params.n_threads > 0 ? params.n_threads : std::min(4, n_hw);
@@ -47,27 +47,27 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     llama_rope_scaling_type scaling = params.rope_scaling_type == LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED
                                           ? hp.rope_scaling_type_train
                                           : params.rope_scaling_type;
-    cp.rope_freq_base  = params.rope_freq_base != 0.0f ? params.rope_freq_base : hp.rope_freq_base_train;
+    cp.rope_freq_base               = params.rope_freq_base != 0.0f ? params.rope_freq_base : hp.rope_freq_base_train;
     cp.rope_freq_scale = params.rope_freq_scale != 0.0f ? params.rope_freq_scale : hp.rope_freq_scale_train;
     if (scaling == LLAMA_ROPE_SCALING_TYPE_NONE) {
         cp.rope_freq_scale = 1.0f;
     }
     cp.n_ctx_orig_yarn  = params.yarn_orig_ctx ? params.yarn_orig_ctx
-                        : hp.n_ctx_orig_yarn   ? hp.n_ctx_orig_yarn
+                          : hp.n_ctx_orig_yarn ? hp.n_ctx_orig_yarn
                                                : hp.n_ctx_train;
     cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor
-                        : (scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f);
+                                                         : (scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f);
     cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : 1.0f;
     cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : 32.0f;
     cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : 1.0f;
 
-    cp.embeddings  = params.embeddings;
-    cp.causal_attn = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
-                         ? hp.causal_attn
-                         : params.attention_type == LLAMA_ATTENTION_TYPE_CAUSAL;
-    cp.offload_kqv = params.offload_kqv;
-    cp.no_perf     = params.no_perf;
-    cp.warmup      = false;
+    cp.embeddings   = params.embeddings;
+    cp.causal_attn  = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
+                          ? hp.causal_attn
+                          : params.attention_type == LLAMA_ATTENTION_TYPE_CAUSAL;
+    cp.offload_kqv  = params.offload_kqv;
+    cp.no_perf      = params.no_perf;
+    cp.warmup       = false;
     cp.pooling_type = params.pooling_type == LLAMA_POOLING_TYPE_UNSPECIFIED ? hp.pooling_type : params.pooling_type;
     if (cp.pooling_type != LLAMA_POOLING_TYPE_NONE) {
         LLAMA_LOG_WARN("%s: pooling is not implemented; embeddings are per token\n", __func__);
@@ -78,9 +78,15 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
 
     // flash attention: AUTO takes the fused kernel (faster on the CPU, and needed for a quantized V)
     switch (params.flash_attn_type) {
-        case LLAMA_FLASH_ATTN_TYPE_ENABLED: cp.flash_attn = true; break;
-        case LLAMA_FLASH_ATTN_TYPE_DISABLED: cp.flash_attn = false; break;
-        default: cp.flash_attn = true; break;
+        case LLAMA_FLASH_ATTN_TYPE_ENABLED:
+            cp.flash_attn = true;
+            break;
+        case LLAMA_FLASH_ATTN_TYPE_DISABLED:
+            cp.flash_attn = false;
+            break;
+        default:
+            cp.flash_attn = true;
+            break;
     }
     if (!ggml_type_is_valid(params.type_k) || !ggml_type_is_valid(params.type_v)) {
         throw llama_error("invalid KV cache type");
@@ -109,8 +115,8 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
 
         // nodes per layer are a few dozen; weights give a generous bound for every architecture
         max_nodes = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
-        sched = ggml_backend_sched_new(backends.data(), nullptr, (int) backends.size(), max_nodes, false,
-                                       params.op_offload);
+        sched     = ggml_backend_sched_new(backends.data(), nullptr, (int) backends.size(), max_nodes, false,
+                                           params.op_offload);
         if (!sched) {
             throw llama_error("cannot create the scheduler");
         }
@@ -122,7 +128,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
 
         // reserve the compute buffers for the worst cases: a single token, then a full ubatch
         // attending over the whole cache (the largest graph)
-        for (uint32_t n_tok : { 1u, cp.n_ubatch }) {
+        for (uint32_t n_tok : {1u, cp.n_ubatch}) {
             llm_graph_params p;
             p.n_tokens   = n_tok;
             p.n_outputs  = n_tok;
@@ -133,7 +139,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             if (!ggml_backend_sched_reserve(sched, gres->gf)) {
                 throw llama_error(llama_format("cannot reserve compute buffers for %u tokens", n_tok));
             }
-            gres->valid = false; // a reserve graph is never computed
+            gres->valid = false;  // a reserve graph is never computed
         }
         ggml_backend_sched_reset(sched);
     } catch (...) {
@@ -142,9 +148,9 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     }
 
     output_ids.reserve(cp.n_batch);
-    LLAMA_LOG_INFO("%s: n_ctx %u, n_batch %u, n_ubatch %u, n_seq_max %u, flash_attn %d, offload_kqv %d, op_offload %d\n",
-                   __func__, cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.flash_attn, cp.offload_kqv,
-                   params.op_offload);
+    LLAMA_LOG_INFO(
+        "%s: n_ctx %u, n_batch %u, n_ubatch %u, n_seq_max %u, flash_attn %d, offload_kqv %d, op_offload %d\n", __func__,
+        cp.n_ctx, cp.n_batch, cp.n_ubatch, cp.n_seq_max, cp.flash_attn, cp.offload_kqv, params.op_offload);
     for (ggml_backend_t b : backends) {
         LLAMA_LOG_INFO("%s: %10s compute buffer %.2f MiB\n", __func__, ggml_backend_name(b),
                        ggml_backend_sched_get_buffer_size(sched, b) / 1024.0 / 1024.0);
@@ -159,7 +165,7 @@ void llama_context::release() {
     gres.reset();
     ggml_backend_sched_free(sched);
     sched = nullptr;
-    kv.reset(); // its buffers belong to the devices of the backends freed below
+    kv.reset();  // its buffers belong to the devices of the backends freed below
     for (ggml_backend_t b : backends) {
         ggml_backend_free(b);
     }
@@ -207,7 +213,7 @@ bool llama_context::apply_k_shift(std::string & err) {
     ggml_tensor *  shift = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, size);
     ggml_set_input(shift);
     for (uint32_t il = 0; il < hp.n_layer; il++) {
-        ggml_tensor * k   = kv->get_k(ctx0, (int) il, size); // [d, n_head_kv, size]
+        ggml_tensor * k   = kv->get_k(ctx0, (int) il, size);  // [d, n_head_kv, size]
         ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
         tmp = ggml_rope_ext(ctx0, tmp, shift, model.layers[il].rope_freqs, (int) hp.n_rot, (int) hp.rope_type,
                             (int) cparams.n_ctx_orig_yarn, cparams.rope_freq_base, cparams.rope_freq_scale,
@@ -241,7 +247,7 @@ bool llama_context::apply_k_shift(std::string & err) {
 // ---- decode ------------------------------------------------------------------------------------
 
 int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
-    const int64_t t0 = cparams.no_perf ? 0 : llama_time_us();
+    const int64_t t0      = cparams.no_perf ? 0 : llama_time_us();
     const int32_t n_vocab = (int32_t) model.hparams.n_vocab;
     const int32_t n_embd  = (int32_t) model.hparams.n_embd;
 
@@ -269,7 +275,7 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
     }
 
     // outputs of this decode replace the previous ones
-    n_outputs = (int32_t) balloc.n_outputs();
+    n_outputs  = (int32_t) balloc.n_outputs();
     output_ids = balloc.output_ids();
     logits.resize((size_t) n_outputs * n_vocab);
     if (cparams.embeddings) {
@@ -305,19 +311,19 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
 
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
         if (st != GGML_STATUS_SUCCESS) {
-            kv->release(slots[u]); // this ubatch's K/V were not (fully) written
+            kv->release(slots[u]);  // this ubatch's K/V were not (fully) written
         }
         if (st == GGML_STATUS_ABORTED) {
-            err = "decode aborted by the abort callback";
+            err       = "decode aborted by the abort callback";
             n_outputs = n_out_done;
             for (int32_t & id : output_ids) {
-                id = id >= n_out_done ? -1 : id; // rows never computed
+                id = id >= n_out_done ? -1 : id;  // rows never computed
             }
             return 2;
         }
         if (st != GGML_STATUS_SUCCESS) {
             gres->valid = false;
-            err = llama_format("graph compute failed: %s", ggml_status_to_string(st));
+            err         = llama_format("graph compute failed: %s", ggml_status_to_string(st));
             return -3;
         }
         if (ub.n_outputs > 0) {
@@ -397,13 +403,13 @@ void llama_context::set_abort_callback(ggml_abort_callback cb, void * data) {
 
 llama_perf_context_data llama_context::perf() const {
     llama_perf_context_data d = {};
-    d.t_start_ms  = t_start_us / 1000.0;
-    d.t_load_ms   = model.t_load_us / 1000.0;
-    d.t_p_eval_ms = t_p_eval_us / 1000.0;
-    d.t_eval_ms   = t_eval_us / 1000.0;
-    d.n_p_eval    = std::max(0, n_p_eval);
-    d.n_eval      = std::max(0, n_eval);
-    d.n_reused    = std::max(0, n_reused);
+    d.t_start_ms              = t_start_us / 1000.0;
+    d.t_load_ms               = model.t_load_us / 1000.0;
+    d.t_p_eval_ms             = t_p_eval_us / 1000.0;
+    d.t_eval_ms               = t_eval_us / 1000.0;
+    d.n_p_eval                = std::max(0, n_p_eval);
+    d.n_eval                  = std::max(0, n_eval);
+    d.n_reused                = std::max(0, n_reused);
     return d;
 }
 
@@ -488,7 +494,7 @@ void llama_set_abort_callback(struct llama_context * ctx, ggml_abort_callback cb
 }
 
 void llama_synchronize(struct llama_context * ctx) {
-    (void) ctx; // decode is synchronous
+    (void) ctx;  // decode is synchronous
 }
 
 int32_t llama_encode(struct llama_context * ctx, struct llama_batch batch) {
@@ -556,7 +562,7 @@ float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i) {
 float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id) {
     (void) ctx;
     (void) seq_id;
-    return nullptr; // no pooling yet
+    return nullptr;  // no pooling yet
 }
 
 // ---- C API: memory -----------------------------------------------------------------------------

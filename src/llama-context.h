@@ -40,21 +40,21 @@ struct llama_context {
     llama_kv_cache * memory() const { return kv.get(); }
 
     // The scheduler and its backends ([GPU devices holding weights..., CPU]); for tests and tools.
-    ggml_backend_sched_t                 get_sched() const { return sched; }
+    ggml_backend_sched_t                get_sched() const { return sched; }
     const std::vector<ggml_backend_t> & get_backends() const { return backends; }
 
     llama_perf_context_data perf() const;
     void                    perf_reset();
 
-  private:
+private:
     std::unique_ptr<llama_kv_cache> kv;
 
-    std::vector<ggml_backend_t> backends;      // owned; the last one is backend_cpu
-    ggml_backend_t       backend_cpu = nullptr;
-    ggml_backend_sched_t sched       = nullptr;
-    size_t               max_nodes   = 0;
+    std::vector<ggml_backend_t> backends;  // owned; the last one is backend_cpu
+    ggml_backend_t              backend_cpu = nullptr;
+    ggml_backend_sched_t        sched       = nullptr;
+    size_t                      max_nodes   = 0;
 
-    std::unique_ptr<llm_graph_result> gres; // the graph of the last ubatch (reused when possible)
+    std::unique_ptr<llm_graph_result> gres;  // the graph of the last ubatch (reused when possible)
     llama_batch_allocr                balloc;
 
     ggml_abort_callback abort_cb      = nullptr;
@@ -62,9 +62,9 @@ struct llama_context {
     int32_t             n_threads_cur = 0;
 
     // outputs of the last decode
-    std::vector<float>   logits;     // [n_outputs][n_vocab]
-    std::vector<float>   embd;       // [n_outputs][n_embd] when embeddings are on
-    std::vector<int32_t> output_ids; // batch index -> row, -1 when none
+    std::vector<float>   logits;      // [n_outputs][n_vocab]
+    std::vector<float>   embd;        // [n_outputs][n_embd] when embeddings are on
+    std::vector<int32_t> output_ids;  // batch index -> row, -1 when none
     int32_t              n_outputs = 0;
 
     // perf

@@ -9,12 +9,12 @@
 #define LLAMA_MAX_SEQ 64
 
 struct llama_cparams {
-    uint32_t n_ctx;     // KV cache size in cells (multiple of 256)
+    uint32_t n_ctx;  // KV cache size in cells (multiple of 256)
     uint32_t n_batch;
     uint32_t n_ubatch;
     uint32_t n_seq_max;
-    int32_t  n_threads;       // single-token decodes
-    int32_t  n_threads_batch; // multi-token decodes
+    int32_t  n_threads;        // single-token decodes
+    int32_t  n_threads_batch;  // multi-token decodes
 
     float    rope_freq_base;
     float    rope_freq_scale;

@@ -20,8 +20,8 @@ llm_graph_result::~llm_graph_result() {
 
 void llm_graph_result::reset() {
     ggml_free(ctx);
-    ggml_init_params ip = { meta.size(), meta.data(), true };
-    ctx = ggml_init(ip);
+    ggml_init_params ip = {meta.size(), meta.data(), true};
+    ctx                 = ggml_init(ip);
     if (!ctx) {
         throw llama_error("cannot create the graph context");
     }
@@ -29,10 +29,10 @@ void llm_graph_result::reset() {
     if (!gf) {
         throw llama_error("cannot create the graph");
     }
-    inp      = llm_graph_inputs();
-    t_logits = nullptr;
-    t_embd   = nullptr;
-    valid    = false;
+    inp           = llm_graph_inputs();
+    t_logits      = nullptr;
+    t_embd        = nullptr;
+    valid         = false;
     mask_pad_done = false;
 }
 
@@ -43,7 +43,8 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.tokens, ub.token, 0, n * sizeof(int32_t));
     }
     if (inp.embd) {
-        ggml_backend_tensor_set(inp.embd, ub.embd + (size_t) ub.i_begin * n_embd, 0, (size_t) n * n_embd * sizeof(float));
+        ggml_backend_tensor_set(inp.embd, ub.embd + (size_t) ub.i_begin * n_embd, 0,
+                                (size_t) n * n_embd * sizeof(float));
     }
     if (inp.pos) {
         ggml_backend_tensor_set(inp.pos, ub.pos, 0, n * sizeof(int32_t));
@@ -81,19 +82,18 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
 // ---- llm_graph_context -------------------------------------------------------------------------
 
 llm_graph_context::llm_graph_context(const llama_model & model, const llama_cparams & cparams,
-                                     const llama_kv_cache & kv, const llm_graph_params & params,
-                                     llm_graph_result & res) :
-    model(model),
-    hparams(model.hparams),
-    cparams(cparams),
-    kv(kv),
-    params(params),
-    res(res),
-    ctx0(res.ctx),
-    gf(res.gf),
-    n_tokens(params.n_tokens),
-    n_outputs(params.n_outputs),
-    n_kv(params.n_kv) {}
+                                     const llama_kv_cache & kv, const llm_graph_params & params, llm_graph_result & res)
+    : model(model),
+      hparams(model.hparams),
+      cparams(cparams),
+      kv(kv),
+      params(params),
+      res(res),
+      ctx0(res.ctx),
+      gf(res.gf),
+      n_tokens(params.n_tokens),
+      n_outputs(params.n_outputs),
+      n_kv(params.n_kv) {}
 
 void llm_graph_context::cb(ggml_tensor * t, const char * name, int il) const {
     if (!t) {
@@ -185,26 +185,55 @@ ggml_tensor * llm_graph_context::build_lora_mm(ggml_tensor * w, ggml_tensor * cu
     return cur;
 }
 
-ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b,
-                                           ggml_tensor * gate, ggml_tensor * gate_b, ggml_tensor * down,
-                                           ggml_tensor * down_b, llm_ffn_op op, llm_ffn_gate gate_type,
-                                           int il) const {
+void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos, int il,
+                                       ggml_tensor *& q, ggml_tensor *& k, ggml_tensor *& v) const {
+    const int64_t head_dim = hparams.n_embd_head_k;
+    q                      = build_lora_mm(l.wq, cur, l.bq);
+    cb(q, "Qcur", il);
+    k = build_lora_mm(l.wk, cur, l.bk);
+    cb(k, "Kcur", il);
+    v = build_lora_mm(l.wv, cur, l.bv);
+    cb(v, "Vcur", il);
+
+    q = ggml_reshape_3d(ctx0, q, head_dim, hparams.n_head, n_tokens);
+    k = ggml_reshape_3d(ctx0, k, head_dim, hparams.n_head_kv, n_tokens);
+    q = build_rope(q, inp_pos, l.rope_freqs);
+    cb(q, "Qcur_rope", il);
+    k = build_rope(k, inp_pos, l.rope_freqs);
+    cb(k, "Kcur_rope", il);
+}
+
+ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
+                                           ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b,
+                                           llm_ffn_op op, llm_ffn_gate gate_type, int il) const {
     ggml_tensor * tmp = up ? build_lora_mm(up, cur, up_b) : cur;
     cb(tmp, "ffn_up", il);
     if (gate) {
         ggml_tensor * g = build_lora_mm(gate, gate_type == LLM_FFN_SEQ ? tmp : cur, gate_b);
         cb(g, "ffn_gate", il);
         switch (op) {
-            case LLM_FFN_SILU: cur = ggml_swiglu_split(ctx0, g, tmp); break;
-            case LLM_FFN_GELU: cur = ggml_geglu_split(ctx0, g, tmp); break;
-            case LLM_FFN_RELU: cur = ggml_mul(ctx0, ggml_relu(ctx0, g), tmp); break;
+            case LLM_FFN_SILU:
+                cur = ggml_swiglu_split(ctx0, g, tmp);
+                break;
+            case LLM_FFN_GELU:
+                cur = ggml_geglu_split(ctx0, g, tmp);
+                break;
+            case LLM_FFN_RELU:
+                cur = ggml_mul(ctx0, ggml_relu(ctx0, g), tmp);
+                break;
         }
         cb(cur, "ffn_act", il);
     } else {
         switch (op) {
-            case LLM_FFN_SILU: cur = ggml_silu(ctx0, tmp); break;
-            case LLM_FFN_GELU: cur = ggml_gelu(ctx0, tmp); break;
-            case LLM_FFN_RELU: cur = ggml_relu(ctx0, tmp); break;
+            case LLM_FFN_SILU:
+                cur = ggml_silu(ctx0, tmp);
+                break;
+            case LLM_FFN_GELU:
+                cur = ggml_gelu(ctx0, tmp);
+                break;
+            case LLM_FFN_RELU:
+                cur = ggml_relu(ctx0, tmp);
+                break;
         }
         cb(cur, "ffn_act", il);
     }
@@ -214,31 +243,30 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
 }
 
 ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
-                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale,
-                                            int il) const {
+                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il) const {
     // store this ubatch's K and V first: the attention below reads them back from the cache
     ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
     ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, res.inp.k_idxs, il));
     ggml_build_forward_expand(gf, kv.cpy_v(ctx0, v_cur, res.inp.v_idxs, il));
 
-    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                            // [d, n_tokens, n_head]
-    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3); // [d, n_kv, n_head_kv]
+    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                                // [d, n_tokens, n_head]
+    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
     ggml_tensor * cur;
 
     if (params.flash_attn) {
-        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3); // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, res.inp.kq_mask, kq_scale, 0.0f, 0.0f);      // [dv, n_head, n_tokens]
+        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, res.inp.kq_mask, kq_scale, 0.0f, 0.0f);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
-        ggml_tensor * kq = ggml_mul_mat(ctx0, k, q); // [n_kv, n_tokens, n_head]
+        ggml_tensor * kq = ggml_mul_mat(ctx0, k, q);  // [n_kv, n_tokens, n_head]
         cb(kq, "kq", il);
         kq = ggml_soft_max_ext(ctx0, kq, res.inp.kq_mask, kq_scale, 0.0f);
         cb(kq, "kq_soft_max", il);
-        ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv); // [n_kv, dv, n_head_kv]
-        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);           // [dv, n_tokens, n_head]
+        ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
+        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);            // [dv, n_tokens, n_head]
         cb(kqv, "kqv", il);
-        cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3); // [dv, n_head, n_tokens]
+        cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3);  // [dv, n_head, n_tokens]
         cur = ggml_cont_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     }
     cb(cur, "kqv_out", il);

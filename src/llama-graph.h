@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+struct llama_layer;
+
 struct llama_model;
 
 // Everything that fixes the topology of a graph: equal params -> the graph can be reused with new
@@ -21,7 +23,7 @@ struct llm_graph_params {
     uint32_t n_tokens   = 0;
     uint32_t n_outputs  = 0;
     uint32_t n_kv       = 0;
-    bool     embd_input = false; // the batch carries embeddings instead of tokens
+    bool     embd_input = false;  // the batch carries embeddings instead of tokens
     bool     causal     = true;
     bool     flash_attn = false;
 
@@ -33,18 +35,18 @@ struct llm_graph_params {
 
 // The input tensors of a graph (nullptr where the graph has none).
 struct llm_graph_inputs {
-    ggml_tensor * tokens  = nullptr; // I32 [n_tokens]
-    ggml_tensor * embd    = nullptr; // F32 [n_embd, n_tokens]
-    ggml_tensor * pos     = nullptr; // I32 [n_tokens]
-    ggml_tensor * kq_mask = nullptr; // F32 [n_kv, n_tokens padded to GGML_KQ_MASK_PAD]
-    ggml_tensor * out_ids = nullptr; // I32 [n_outputs]
-    ggml_tensor * k_idxs  = nullptr; // I64 [n_tokens]
-    ggml_tensor * v_idxs  = nullptr; // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
+    ggml_tensor * tokens  = nullptr;  // I32 [n_tokens]
+    ggml_tensor * embd    = nullptr;  // F32 [n_embd, n_tokens]
+    ggml_tensor * pos     = nullptr;  // I32 [n_tokens]
+    ggml_tensor * kq_mask = nullptr;  // F32 [n_kv, n_tokens padded to GGML_KQ_MASK_PAD]
+    ggml_tensor * out_ids = nullptr;  // I32 [n_outputs]
+    ggml_tensor * k_idxs  = nullptr;  // I64 [n_tokens]
+    ggml_tensor * v_idxs  = nullptr;  // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
 enum llm_ffn_op { LLM_FFN_SILU, LLM_FFN_GELU, LLM_FFN_RELU };
-enum llm_ffn_gate { LLM_FFN_SEQ, LLM_FFN_PAR }; // gate applied to up's output or to the same input
+enum llm_ffn_gate { LLM_FFN_SEQ, LLM_FFN_PAR };  // gate applied to up's output or to the same input
 
 // A built graph: owns the ggml context that holds its node metadata.
 struct llm_graph_result {
@@ -56,20 +58,20 @@ struct llm_graph_result {
     // Forgets the previous graph and prepares an empty one.
     void reset();
 
-    ggml_context *    ctx = nullptr;
-    ggml_cgraph *     gf  = nullptr;
-    llm_graph_inputs  inp;
-    llm_graph_params  params;
-    ggml_tensor *     t_logits = nullptr; // [n_vocab, n_outputs]
-    ggml_tensor *     t_embd   = nullptr; // [n_embd, n_outputs] (final norm output)
-    bool              valid    = false;
+    ggml_context *   ctx = nullptr;
+    ggml_cgraph *    gf  = nullptr;
+    llm_graph_inputs inp;
+    llm_graph_params params;
+    ggml_tensor *    t_logits = nullptr;  // [n_vocab, n_outputs]
+    ggml_tensor *    t_embd   = nullptr;  // [n_embd, n_outputs] (final norm output)
+    bool             valid    = false;
 
     // Copies the ubatch's values into the input tensors.
     void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv, int32_t n_embd);
 
-  private:
+private:
     size_t               max_nodes;
-    std::vector<uint8_t> meta; // arena of ctx
+    std::vector<uint8_t> meta;  // arena of ctx
     bool                 mask_pad_done = false;
     // scratch reused across decodes (no allocation per token)
     std::vector<int32_t> s_i32;
@@ -100,11 +102,11 @@ struct llm_graph_context {
     void cb(ggml_tensor * t, const char * name, int il) const;
 
     // ---- inputs ----
-    ggml_tensor * build_inp_embd(ggml_tensor * tok_embd); // [n_embd, n_tokens]
+    ggml_tensor * build_inp_embd(ggml_tensor * tok_embd);  // [n_embd, n_tokens]
     ggml_tensor * build_inp_pos();
     // nullptr when every token is an output (no gathering needed)
     ggml_tensor * build_inp_out_ids();
-    void          build_attn_inp(); // mask and KV write indices
+    void          build_attn_inp();  // mask and KV write indices
 
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;
@@ -119,6 +121,11 @@ struct llm_graph_context {
                              ggml_tensor * v_cur, float kq_scale, int il) const;
     // Projection with optional bias.
     ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;
+    // The separate-projection attention input shared by most architectures: Q/K/V = W cur (+ bias when the
+    // layer has one), Q and K split into heads and rotated (with the layer's rope_freqs, if any).
+    //   q [head_dim, n_head, n_tokens], k [head_dim, n_head_kv, n_tokens], v [n_embd_v_gqa, n_tokens]
+    void build_qkv_rope(const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos, int il, ggml_tensor *& q,
+                        ggml_tensor *& k, ggml_tensor *& v) const;
 
     // Final results: marks them as outputs.
     void set_result(ggml_tensor * embd, ggml_tensor * logits);

@@ -6,21 +6,21 @@
 #include <cstdint>
 
 struct llama_hparams {
-    uint32_t n_ctx_train = 0; // training context length
-    uint32_t n_embd      = 0; // hidden size
-    uint32_t n_layer     = 0;
-    uint32_t n_head      = 0;
-    uint32_t n_head_kv   = 0; // < n_head: grouped-query attention
-    uint32_t n_ff        = 0; // feed-forward hidden size
-    uint32_t n_embd_head_k = 0; // per-head K size (default n_embd / n_head)
-    uint32_t n_embd_head_v = 0; // per-head V size
-    uint32_t n_rot       = 0; // rotated dims per head (default n_embd_head_k)
-    uint32_t n_vocab     = 0;
-    uint32_t n_expert    = 0;
+    uint32_t n_ctx_train   = 0;  // training context length
+    uint32_t n_embd        = 0;  // hidden size
+    uint32_t n_layer       = 0;
+    uint32_t n_head        = 0;
+    uint32_t n_head_kv     = 0;  // < n_head: grouped-query attention
+    uint32_t n_ff          = 0;  // feed-forward hidden size
+    uint32_t n_embd_head_k = 0;  // per-head K size (default n_embd / n_head)
+    uint32_t n_embd_head_v = 0;  // per-head V size
+    uint32_t n_rot         = 0;  // rotated dims per head (default n_embd_head_k)
+    uint32_t n_vocab       = 0;
+    uint32_t n_expert      = 0;
     uint32_t n_expert_used = 0;
 
-    float f_norm_eps     = 0.0f; // layer norm epsilon
-    float f_norm_rms_eps = 0.0f; // RMS norm epsilon
+    float f_norm_eps     = 0.0f;  // layer norm epsilon
+    float f_norm_rms_eps = 0.0f;  // RMS norm epsilon
 
     float    rope_freq_base_train  = 10000.0f;
     float    rope_freq_scale_train = 1.0f;
@@ -36,7 +36,7 @@ struct llama_hparams {
     // gemma2: tanh soft-capping of attention scores and final logits (0 = off)
     float    f_attn_logit_softcapping  = 0.0f;
     float    f_final_logit_softcapping = 0.0f;
-    uint32_t n_swa                     = 0; // sliding attention window (0 = full attention)
+    uint32_t n_swa                     = 0;  // sliding attention window (0 = full attention)
 
     // K/V row width for all KV heads of a layer
     uint32_t n_embd_k_gqa() const { return n_embd_head_k * n_head_kv; }

@@ -21,7 +21,7 @@ static uint32_t pad_to(uint32_t x, uint32_t n) {
 
 // Can dev write a cache of this type (set_rows of F32 rows, the graph's KV write)?
 static bool kv_type_supported(ggml_backend_dev_t dev, ggml_type type, int64_t n_embd, uint32_t kv_size) {
-    ggml_init_params ip  = { 4 * ggml_tensor_overhead(), nullptr, true };
+    ggml_init_params ip  = {4 * ggml_tensor_overhead(), nullptr, true};
     ggml_context *   ctx = ggml_init(ip);
     if (!ctx) {
         return false;
@@ -35,10 +35,10 @@ static bool kv_type_supported(ggml_backend_dev_t dev, ggml_type type, int64_t n_
 }
 
 llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
-                               bool v_trans, uint32_t n_seq_max, bool offload) :
-    model(model), cells(kv_size), v_trans_(v_trans), n_seq_max(n_seq_max), seq_pos(LLAMA_MAX_SEQ) {
-    const llama_hparams & hp = model.hparams;
-    const int n_layer = (int) hp.n_layer;
+                               bool v_trans, uint32_t n_seq_max, bool offload)
+    : model(model), cells(kv_size), v_trans_(v_trans), n_seq_max(n_seq_max), seq_pos(LLAMA_MAX_SEQ) {
+    const llama_hparams & hp      = model.hparams;
+    const int             n_layer = (int) hp.n_layer;
 
     if (v_trans && (ggml_is_quantized(type_v))) {
         throw llama_error(llama_format("a quantized V cache (%s) needs flash attention", ggml_type_name(type_v)));
@@ -48,7 +48,7 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
     }
 
     try {
-        std::map<ggml_backend_dev_t, bool> dev_ok; // per device: can it hold this cache?
+        std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
             ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
             ggml_backend_dev_t         dev  = model.layer_dev(il);
@@ -72,8 +72,8 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
                 ctx = c.second == buft ? c.first : ctx;
             }
             if (!ctx) {
-                ggml_init_params ip = { (size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true };
-                ctx = ggml_init(ip);
+                ggml_init_params ip = {(size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true};
+                ctx                 = ggml_init(ip);
                 if (!ctx) {
                     throw llama_error("cannot create the KV cache context");
                 }
@@ -244,7 +244,7 @@ bool llama_kv_cache::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) {
             cell_seq_rm(i, seq_id);
         }
         if (cells[i].empty() && i < head) {
-            head = i; // reuse freed cells first
+            head = i;  // reuse freed cells first
         }
     }
     return true;
@@ -290,7 +290,7 @@ void llama_kv_cache::seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, ll
             continue;
         }
         c.shift += delta;
-        shift_pending = true;
+        shift_pending      = true;
         const llama_pos np = c.pos + delta;
         if (np < 0) {
             cell_set(i, cell());
@@ -399,7 +399,7 @@ bool llama_kv_cache::prepare(const std::vector<llama_ubatch> & ubatches, std::ve
             break;
         }
         for (uint32_t i : slot.idxs) {
-            undo.push_back({ i, cells[i] });
+            undo.push_back({i, cells[i]});
         }
         apply(ub, slot);
         slot.n_kv = std::min<uint32_t>((uint32_t) cells.size(), pad_to(used_max_p1(), KV_PAD));
@@ -473,7 +473,7 @@ void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatc
     for (int64_t r = 0; r < n_rows; r++) {
         float * row = dst + r * n_kv;
         if (r >= ub.n_tokens) {
-            std::fill(row, row + n_kv, -INFINITY); // padding rows
+            std::fill(row, row + n_kv, -INFINITY);  // padding rows
             continue;
         }
         // like llama.cpp, a token sees the cells of its first sequence
@@ -481,7 +481,7 @@ void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatc
         const llama_pos    p = ub.pos[r];
         for (uint32_t j = 0; j < n_kv; j++) {
             const cell & c = cells[j];
-            row[j] = (c.seq.test(s) && (!causal || c.pos <= p)) ? 0.0f : -INFINITY;
+            row[j]         = (c.seq.test(s) && (!causal || c.pos <= p)) ? 0.0f : -INFINITY;
         }
     }
 }

@@ -17,11 +17,11 @@ struct llama_model;
 // Where the tokens of one ubatch go: a cell index per token.
 struct llama_kv_slot {
     std::vector<uint32_t> idxs;
-    uint32_t              n_kv = 0; // cells the graph must attend over (padded)
+    uint32_t              n_kv = 0;  // cells the graph must attend over (padded)
 };
 
 class llama_kv_cache : public llama_memory_i {
-  public:
+public:
     // v_trans: store V transposed (rows = channels) for the plain attention path.
     // offload: K/V of an offloaded layer live on that layer's device (offload_kqv) when the device
     // can write the cache type; otherwise in CPU memory.
@@ -75,7 +75,7 @@ class llama_kv_cache : public llama_memory_i {
     void fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) const;
     void fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal) const;
 
-  private:
+private:
     struct cell {
         llama_pos                  pos   = -1;
         llama_pos                  shift = 0;
@@ -85,8 +85,8 @@ class llama_kv_cache : public llama_memory_i {
 
     const llama_model & model;
     std::vector<cell>   cells;
-    uint32_t            head = 0; // where the next slot search starts
-    uint32_t            used = 0; // non-empty cells
+    uint32_t            head = 0;  // where the next slot search starts
+    uint32_t            used = 0;  // non-empty cells
     bool                v_trans_;
     bool                shift_pending = false;
     uint32_t            n_seq_max;
@@ -97,8 +97,8 @@ class llama_kv_cache : public llama_memory_i {
     // one context per buffer type (CPU, each device holding layers); buffers split at the max size
     std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> ctxs;
     std::vector<ggml_backend_buffer_t>                                 bufs;
-    std::vector<ggml_tensor *>  k_l;
-    std::vector<ggml_tensor *>  v_l;
+    std::vector<ggml_tensor *>                                         k_l;
+    std::vector<ggml_tensor *>                                         v_l;
 
     // cell mutation helpers that keep used/seq_pos in sync
     void cell_set(uint32_t i, const cell & c);
@@ -106,7 +106,7 @@ class llama_kv_cache : public llama_memory_i {
     void cell_seq_add(uint32_t i, llama_seq_id s);
     void cell_pos_set(uint32_t i, llama_pos p);
 
-    bool find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const;
-    void free_storage();
+    bool     find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const;
+    void     free_storage();
     uint32_t used_max_p1() const;
 };

@@ -66,8 +66,8 @@ static void read_full(int fd, size_t offset, uint8_t * dst, size_t n, const std:
 
 void llama_file::read_at(size_t offset, void * dst, size_t n) const {
     if (offset > size_ || n > size_ - offset) {
-        throw llama_error(llama_format("read of %zu bytes at offset %zu is past the end of '%s' (%zu bytes)", n,
-                                       offset, path_.c_str(), size_));
+        throw llama_error(llama_format("read of %zu bytes at offset %zu is past the end of '%s' (%zu bytes)", n, offset,
+                                       path_.c_str(), size_));
     }
     if (direct_ && n >= (1u << 20)) {
         // O_DIRECT wants block-aligned offsets, sizes and buffers: read the aligned span into a
@@ -77,7 +77,7 @@ void llama_file::read_at(size_t offset, void * dst, size_t n) const {
         size_t       end   = (offset + n + align - 1) & ~(align - 1);
         void *       tmp   = nullptr;
         if (posix_memalign(&tmp, align, end - begin) == 0) {
-            bool ok = true;
+            bool   ok  = true;
             size_t got = 0;
             while (got < end - begin) {
                 const ssize_t r = ::pread(fd_dio_, (uint8_t *) tmp + got, end - begin - got, (off_t) (begin + got));
@@ -85,7 +85,7 @@ void llama_file::read_at(size_t offset, void * dst, size_t n) const {
                     continue;
                 }
                 if (r <= 0) {
-                    break; // the tail of the file: r == 0 past EOF
+                    break;  // the tail of the file: r == 0 past EOF
                 }
                 got += (size_t) r;
             }
@@ -139,8 +139,8 @@ bool llama_mlock::supported() {
 
 bool llama_mlock::lock(void * addr, size_t size) {
     if (::mlock(addr, size) != 0) {
-        LLAMA_LOG_WARN("%s: mlock of %zu bytes failed: %s (raise RLIMIT_MEMLOCK, e.g. 'ulimit -l')\n", __func__,
-                       size, strerror(errno));
+        LLAMA_LOG_WARN("%s: mlock of %zu bytes failed: %s (raise RLIMIT_MEMLOCK, e.g. 'ulimit -l')\n", __func__, size,
+                       strerror(errno));
         return false;
     }
     addr_ = addr;

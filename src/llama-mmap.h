@@ -15,18 +15,18 @@ struct llama_file {
     llama_file(const llama_file &)             = delete;
     llama_file & operator=(const llama_file &) = delete;
 
-    size_t size() const { return size_; }
-    int    fd() const { return fd_; }
+    size_t              size() const { return size_; }
+    int                 fd() const { return fd_; }
     const std::string & path() const { return path_; }
-    bool   direct_io() const { return direct_; }
+    bool                direct_io() const { return direct_; }
 
     // Reads exactly n bytes at offset; throws on a short read or a range past the end.
     void read_at(size_t offset, void * dst, size_t n) const;
 
-  private:
+private:
     std::string path_;
     int         fd_     = -1;
-    int         fd_dio_ = -1; // O_DIRECT descriptor when available
+    int         fd_dio_ = -1;  // O_DIRECT descriptor when available
     size_t      size_   = 0;
     bool        direct_ = false;
 };
@@ -44,7 +44,7 @@ struct llama_mmap {
     void * addr() const { return addr_; }
     size_t size() const { return size_; }
 
-  private:
+private:
     void * addr_ = nullptr;
     size_t size_ = 0;
 };
@@ -61,11 +61,11 @@ struct llama_mlock {
     // Returns false (and logs why, e.g. RLIMIT_MEMLOCK) if the range could not be locked.
     bool lock(void * addr, size_t size);
 
-  private:
+private:
     void * addr_ = nullptr;
     size_t size_ = 0;
 };
 
-using llama_files   = std::vector<std::unique_ptr<llama_file>>;
-using llama_mmaps   = std::vector<std::unique_ptr<llama_mmap>>;
-using llama_mlocks  = std::vector<std::unique_ptr<llama_mlock>>;
+using llama_files  = std::vector<std::unique_ptr<llama_file>>;
+using llama_mmaps  = std::vector<std::unique_ptr<llama_mmap>>;
+using llama_mlocks = std::vector<std::unique_ptr<llama_mlock>>;

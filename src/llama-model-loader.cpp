@@ -17,18 +17,30 @@
 
 static std::string scalar_to_string(enum gguf_type type, const void * p) {
     switch (type) {
-        case GGUF_TYPE_UINT8: return std::to_string(*(const uint8_t *) p);
-        case GGUF_TYPE_INT8: return std::to_string(*(const int8_t *) p);
-        case GGUF_TYPE_UINT16: return std::to_string(*(const uint16_t *) p);
-        case GGUF_TYPE_INT16: return std::to_string(*(const int16_t *) p);
-        case GGUF_TYPE_UINT32: return std::to_string(*(const uint32_t *) p);
-        case GGUF_TYPE_INT32: return std::to_string(*(const int32_t *) p);
-        case GGUF_TYPE_UINT64: return std::to_string(*(const uint64_t *) p);
-        case GGUF_TYPE_INT64: return std::to_string(*(const int64_t *) p);
-        case GGUF_TYPE_FLOAT32: return llama_format("%g", (double) *(const float *) p);
-        case GGUF_TYPE_FLOAT64: return llama_format("%g", *(const double *) p);
-        case GGUF_TYPE_BOOL: return *(const bool *) p ? "true" : "false";
-        default: return "?";
+        case GGUF_TYPE_UINT8:
+            return std::to_string(*(const uint8_t *) p);
+        case GGUF_TYPE_INT8:
+            return std::to_string(*(const int8_t *) p);
+        case GGUF_TYPE_UINT16:
+            return std::to_string(*(const uint16_t *) p);
+        case GGUF_TYPE_INT16:
+            return std::to_string(*(const int16_t *) p);
+        case GGUF_TYPE_UINT32:
+            return std::to_string(*(const uint32_t *) p);
+        case GGUF_TYPE_INT32:
+            return std::to_string(*(const int32_t *) p);
+        case GGUF_TYPE_UINT64:
+            return std::to_string(*(const uint64_t *) p);
+        case GGUF_TYPE_INT64:
+            return std::to_string(*(const int64_t *) p);
+        case GGUF_TYPE_FLOAT32:
+            return llama_format("%g", (double) *(const float *) p);
+        case GGUF_TYPE_FLOAT64:
+            return llama_format("%g", *(const double *) p);
+        case GGUF_TYPE_BOOL:
+            return *(const bool *) p ? "true" : "false";
+        default:
+            return "?";
     }
 }
 
@@ -40,10 +52,10 @@ std::string llama_gguf_value_to_string(const gguf_context * ctx, int64_t id) {
     if (type != GGUF_TYPE_ARRAY) {
         return scalar_to_string(type, gguf_get_val_data(ctx, id));
     }
-    const enum gguf_type at = gguf_get_arr_type(ctx, id);
-    const size_t         n  = gguf_get_arr_n(ctx, id);
-    std::string          out = "[";
-    const size_t         shown = n < 8 ? n : 8; // the full token lists would be megabytes
+    const enum gguf_type at    = gguf_get_arr_type(ctx, id);
+    const size_t         n     = gguf_get_arr_n(ctx, id);
+    std::string          out   = "[";
+    const size_t         shown = n < 8 ? n : 8;  // the full token lists would be megabytes
     for (size_t i = 0; i < shown; i++) {
         if (i) {
             out += ", ";
@@ -72,7 +84,7 @@ static llama_load_mode resolve_mode(const llama_model_params & p) {
         return p.load_mode;
     }
     if (p.use_mmap) {
-        return p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_AUTO; // AUTO: mmap, reads as fallback
+        return p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_AUTO;  // AUTO: mmap, reads as fallback
     }
     return p.use_mlock ? LLAMA_LOAD_MODE_MLOCK : LLAMA_LOAD_MODE_NONE;
 }
@@ -106,8 +118,8 @@ llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, c
         uint32_t no = 0;
         get_key(llm_kv_name(LLM_KV_SPLIT_NO, LLM_ARCH_UNKNOWN), no, false);
         if (no != 0) {
-            throw llama_error(llama_format("'%s' is part %u of a split model; load the first part", paths[0].c_str(),
-                                           no + 1));
+            throw llama_error(
+                llama_format("'%s' is part %u of a split model; load the first part", paths[0].c_str(), no + 1));
         }
         if (n_split > UINT16_MAX) {
             throw llama_error(llama_format("invalid split.count %u", n_split));
@@ -117,9 +129,10 @@ llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, c
             for (uint32_t i = 1; i < n_split; i++) {
                 std::string p = split_sibling(paths[0], (int) i, (int) n_split);
                 if (p.empty()) {
-                    throw llama_error(llama_format("'%s' is a split model (%u parts) but its name does not follow "
-                                                   "<prefix>-00001-of-%05u.gguf",
-                                                   paths[0].c_str(), n_split, n_split));
+                    throw llama_error(
+                        llama_format("'%s' is a split model (%u parts) but its name does not follow "
+                                     "<prefix>-00001-of-%05u.gguf",
+                                     paths[0].c_str(), n_split, n_split));
                 }
                 parts.push_back(p);
             }
@@ -130,19 +143,20 @@ llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, c
         for (uint32_t i = 1; i < n_split; i++) {
             open_split(parts[i], (uint16_t) i);
             const int64_t kid = gguf_find_key(splits[i], "split.no");
-            uint32_t sno = UINT32_MAX;
+            uint32_t      sno = UINT32_MAX;
             if (kid >= 0) {
                 const enum gguf_type t = gguf_get_kv_type(splits[i], kid);
-                sno = t == GGUF_TYPE_UINT16 ? gguf_get_val_u16(splits[i], kid)
-                    : t == GGUF_TYPE_UINT32 ? gguf_get_val_u32(splits[i], kid)
-                                            : UINT32_MAX;
+                sno                    = t == GGUF_TYPE_UINT16   ? gguf_get_val_u16(splits[i], kid)
+                                         : t == GGUF_TYPE_UINT32 ? gguf_get_val_u32(splits[i], kid)
+                                                                 : UINT32_MAX;
             }
             if (sno != i) {
                 throw llama_error(llama_format("'%s' is not part %u of the split model", parts[i].c_str(), i + 1));
             }
         }
     } else if (paths.size() > 1) {
-        throw llama_error(llama_format("%zu paths given but '%s' is not a split model", paths.size(), paths[0].c_str()));
+        throw llama_error(
+            llama_format("%zu paths given but '%s' is not a split model", paths.size(), paths[0].c_str()));
     }
 
     apply_overrides(params.kv_overrides);
@@ -157,8 +171,8 @@ llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, c
     }
 
     // open the weights: mmap as asked, with plain reads as the fallback of AUTO
-    const bool want_mmap = mode == LLAMA_LOAD_MODE_AUTO || mode == LLAMA_LOAD_MODE_MMAP ||
-                           mode == LLAMA_LOAD_MODE_MMAP_MLOCK;
+    const bool want_mmap =
+        mode == LLAMA_LOAD_MODE_AUTO || mode == LLAMA_LOAD_MODE_MMAP || mode == LLAMA_LOAD_MODE_MMAP_MLOCK;
     use_mlock = mode == LLAMA_LOAD_MODE_MLOCK || mode == LLAMA_LOAD_MODE_MMAP_MLOCK;
     if (want_mmap && !params.vocab_only) {
         try {
@@ -180,15 +194,15 @@ void llama_model_loader::open_split(const std::string & path, uint16_t idx) {
     files.emplace_back(new llama_file(path, mode == LLAMA_LOAD_MODE_DIO));
     const llama_file & file = *files.back();
 
-    gguf_init_params gp = { /*no_alloc =*/true };
+    gguf_init_params gp = {/*no_alloc =*/true};
     gguf_context *   g  = gguf_init_from_file(path.c_str(), gp);
     if (!g) {
-        throw llama_error(llama_format("'%s' is not a valid GGUF file (corrupt or truncated; see the log)",
-                                       path.c_str()));
+        throw llama_error(
+            llama_format("'%s' is not a valid GGUF file (corrupt or truncated; see the log)", path.c_str()));
     }
     splits.push_back(g);
 
-    const size_t data_offs = gguf_get_data_offset(g);
+    const size_t  data_offs = gguf_get_data_offset(g);
     const int64_t n_tensors = gguf_get_n_tensors(g);
     for (int64_t i = 0; i < n_tensors; i++) {
         llama_tensor_weight w;
@@ -201,9 +215,10 @@ void llama_model_loader::open_split(const std::string & path, uint16_t idx) {
         w.offs = data_offs + gguf_get_tensor_offset(g, i);
         // never trust the file: the data must lie inside it
         if (w.offs < data_offs || w.offs > file.size() || w.size > file.size() - w.offs) {
-            throw llama_error(llama_format("tensor '%s' data is outside the file (offset %zu + %zu bytes > file size "
-                                           "%zu): '%s' is truncated or corrupt",
-                                           w.name.c_str(), w.offs, w.size, file.size(), path.c_str()));
+            throw llama_error(
+                llama_format("tensor '%s' data is outside the file (offset %zu + %zu bytes > file size "
+                             "%zu): '%s' is truncated or corrupt",
+                             w.name.c_str(), w.offs, w.size, file.size(), path.c_str()));
         }
         if (weights_map.count(w.name)) {
             throw llama_error(llama_format("tensor '%s' appears twice in the model files", w.name.c_str()));
@@ -232,16 +247,33 @@ void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
             case LLAMA_KV_OVERRIDE_TYPE_INT: {
                 const int64_t v = kvo->val_i64;
                 switch (type) {
-                    case GGUF_TYPE_UINT8: ok = v >= 0 && v <= UINT8_MAX && gguf_set_val_u8(meta, key.c_str(), (uint8_t) v); break;
-                    case GGUF_TYPE_INT8: ok = v >= INT8_MIN && v <= INT8_MAX && gguf_set_val_i8(meta, key.c_str(), (int8_t) v); break;
-                    case GGUF_TYPE_UINT16: ok = v >= 0 && v <= UINT16_MAX && gguf_set_val_u16(meta, key.c_str(), (uint16_t) v); break;
-                    case GGUF_TYPE_INT16: ok = v >= INT16_MIN && v <= INT16_MAX && gguf_set_val_i16(meta, key.c_str(), (int16_t) v); break;
-                    case GGUF_TYPE_UINT32: ok = v >= 0 && v <= UINT32_MAX && gguf_set_val_u32(meta, key.c_str(), (uint32_t) v); break;
-                    case GGUF_TYPE_INT32: ok = v >= INT32_MIN && v <= INT32_MAX && gguf_set_val_i32(meta, key.c_str(), (int32_t) v); break;
-                    case GGUF_TYPE_UINT64: ok = v >= 0 && gguf_set_val_u64(meta, key.c_str(), (uint64_t) v); break;
+                    case GGUF_TYPE_UINT8:
+                        ok = v >= 0 && v <= UINT8_MAX && gguf_set_val_u8(meta, key.c_str(), (uint8_t) v);
+                        break;
+                    case GGUF_TYPE_INT8:
+                        ok = v >= INT8_MIN && v <= INT8_MAX && gguf_set_val_i8(meta, key.c_str(), (int8_t) v);
+                        break;
+                    case GGUF_TYPE_UINT16:
+                        ok = v >= 0 && v <= UINT16_MAX && gguf_set_val_u16(meta, key.c_str(), (uint16_t) v);
+                        break;
+                    case GGUF_TYPE_INT16:
+                        ok = v >= INT16_MIN && v <= INT16_MAX && gguf_set_val_i16(meta, key.c_str(), (int16_t) v);
+                        break;
+                    case GGUF_TYPE_UINT32:
+                        ok = v >= 0 && v <= UINT32_MAX && gguf_set_val_u32(meta, key.c_str(), (uint32_t) v);
+                        break;
+                    case GGUF_TYPE_INT32:
+                        ok = v >= INT32_MIN && v <= INT32_MAX && gguf_set_val_i32(meta, key.c_str(), (int32_t) v);
+                        break;
+                    case GGUF_TYPE_UINT64:
+                        ok = v >= 0 && gguf_set_val_u64(meta, key.c_str(), (uint64_t) v);
+                        break;
                     case GGUF_TYPE_INT64:
-                    case GGUF_TYPE_COUNT: ok = gguf_set_val_i64(meta, key.c_str(), v); break;
-                    default: ok = false;
+                    case GGUF_TYPE_COUNT:
+                        ok = gguf_set_val_i64(meta, key.c_str(), v);
+                        break;
+                    default:
+                        ok = false;
                 }
                 break;
             }
@@ -255,14 +287,17 @@ void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
                 }
                 break;
             case LLAMA_KV_OVERRIDE_TYPE_BOOL:
-                ok = (type == GGUF_TYPE_BOOL || type == GGUF_TYPE_COUNT) && gguf_set_val_bool(meta, key.c_str(), kvo->val_bool);
+                ok = (type == GGUF_TYPE_BOOL || type == GGUF_TYPE_COUNT) &&
+                     gguf_set_val_bool(meta, key.c_str(), kvo->val_bool);
                 break;
             case LLAMA_KV_OVERRIDE_TYPE_STR: {
                 const std::string v(kvo->val_str, strnlen(kvo->val_str, sizeof(kvo->val_str)));
-                ok = (type == GGUF_TYPE_STRING || type == GGUF_TYPE_COUNT) && gguf_set_val_str(meta, key.c_str(), v.c_str());
+                ok = (type == GGUF_TYPE_STRING || type == GGUF_TYPE_COUNT) &&
+                     gguf_set_val_str(meta, key.c_str(), v.c_str());
                 break;
             }
-            default: ok = false;
+            default:
+                ok = false;
         }
         if (!ok) {
             throw llama_error(llama_format("kv override '%s': value does not fit the key's type %s", key.c_str(),
@@ -277,19 +312,34 @@ void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
 // Reads any integer key as int64 (u64 values above INT64_MAX are rejected).
 static bool read_int(const gguf_context * g, int64_t id, int64_t & out) {
     switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8: out = gguf_get_val_u8(g, id); return true;
-        case GGUF_TYPE_INT8: out = gguf_get_val_i8(g, id); return true;
-        case GGUF_TYPE_UINT16: out = gguf_get_val_u16(g, id); return true;
-        case GGUF_TYPE_INT16: out = gguf_get_val_i16(g, id); return true;
-        case GGUF_TYPE_UINT32: out = gguf_get_val_u32(g, id); return true;
-        case GGUF_TYPE_INT32: out = gguf_get_val_i32(g, id); return true;
-        case GGUF_TYPE_INT64: out = gguf_get_val_i64(g, id); return true;
+        case GGUF_TYPE_UINT8:
+            out = gguf_get_val_u8(g, id);
+            return true;
+        case GGUF_TYPE_INT8:
+            out = gguf_get_val_i8(g, id);
+            return true;
+        case GGUF_TYPE_UINT16:
+            out = gguf_get_val_u16(g, id);
+            return true;
+        case GGUF_TYPE_INT16:
+            out = gguf_get_val_i16(g, id);
+            return true;
+        case GGUF_TYPE_UINT32:
+            out = gguf_get_val_u32(g, id);
+            return true;
+        case GGUF_TYPE_INT32:
+            out = gguf_get_val_i32(g, id);
+            return true;
+        case GGUF_TYPE_INT64:
+            out = gguf_get_val_i64(g, id);
+            return true;
         case GGUF_TYPE_UINT64: {
             const uint64_t v = gguf_get_val_u64(g, id);
-            out = (int64_t) v;
+            out              = (int64_t) v;
             return v <= (uint64_t) INT64_MAX;
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -302,8 +352,8 @@ static int64_t find_or_throw(const gguf_context * g, const std::string & key, bo
 }
 
 [[noreturn]] static void bad_type(const gguf_context * g, int64_t id, const std::string & key, const char * want) {
-    throw llama_error(llama_format("key '%s' has type %s, expected %s", key.c_str(),
-                                   gguf_type_name(gguf_get_kv_type(g, id)), want));
+    throw llama_error(
+        llama_format("key '%s' has type %s, expected %s", key.c_str(), gguf_type_name(gguf_get_kv_type(g, id)), want));
 }
 
 bool llama_model_loader::get_key(const std::string & key, uint32_t & out, bool required) const {
@@ -337,7 +387,7 @@ bool llama_model_loader::get_key(const std::string & key, float & out, bool requ
     if (id < 0) {
         return false;
     }
-    const gguf_type t = gguf_get_kv_type(meta, id);
+    const gguf_type t  = gguf_get_kv_type(meta, id);
     int64_t         iv = 0;
     if (t == GGUF_TYPE_FLOAT32) {
         out = gguf_get_val_f32(meta, id);
@@ -377,7 +427,7 @@ bool llama_model_loader::get_key(const std::string & key, std::string & out, boo
 
 std::vector<std::pair<std::string, std::string>> llama_model_loader::metadata_strings() const {
     std::vector<std::pair<std::string, std::string>> out;
-    const int64_t n = gguf_get_n_kv(meta);
+    const int64_t                                    n = gguf_get_n_kv(meta);
     for (int64_t i = 0; i < n; i++) {
         out.emplace_back(gguf_get_key(meta, i), llama_gguf_value_to_string(meta, i));
     }
@@ -453,7 +503,7 @@ void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_typ
     }
     std::vector<ggml_tensor *> group;
     size_t                     group_size = 0;
-    auto flush = [&]() {
+    auto                       flush      = [&]() {
         if (group.empty()) {
             return;
         }
@@ -462,14 +512,14 @@ void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_typ
         ggml_backend_buffer_t buf  = ggml_backend_buft_alloc_buffer(buft, size);
         if (!buf) {
             throw llama_error(llama_format("cannot allocate a %s buffer of %zu bytes for the %s",
-                                           ggml_backend_buft_name(buft), size, what));
+                                                                      ggml_backend_buft_name(buft), size, what));
         }
         out.push_back(buf);
         ggml_tallocr talloc = ggml_tallocr_new(buf);
         for (ggml_tensor * t : group) {
             if (!ggml_tallocr_alloc(&talloc, t)) {
-                throw llama_error(llama_format("cannot place tensor '%s' in a %s buffer", t->name,
-                                               ggml_backend_buft_name(buft)));
+                throw llama_error(
+                                               llama_format("cannot place tensor '%s' in a %s buffer", t->name, ggml_backend_buft_name(buft)));
             }
         }
         group.clear();
@@ -497,7 +547,7 @@ void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context 
                                        std::vector<ggml_backend_buffer_t> & bufs, llama_progress_callback progress_cb,
                                        void * progress_ud) {
     ggml_backend_buffer_type_t buft_cpu = ggml_backend_cpu_buffer_type();
-    size_t total = 0;
+    size_t                     total    = 0;
     for (const auto & c : ctxs) {
         for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
             total += ggml_nbytes(t);
@@ -536,25 +586,25 @@ void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context 
         }
     }
 
-    size_t done = 0;
+    size_t               done = 0;
     std::vector<uint8_t> staging;
     for (const auto & c : ctxs) {
         const bool in_place = use_mmap && c.second == buft_cpu;
         for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
             const llama_tensor_weight * w = get_weight(ggml_get_name(t));
             if (!w) {
-                continue; // not a file tensor
+                continue;  // not a file tensor
             }
             const size_t n = ggml_nbytes(t);
             if (n != w->size) {
                 throw llama_error(
                     llama_format("tensor '%s': size mismatch (%zu vs %zu bytes)", w->name.c_str(), n, w->size));
             }
-            const void * src = nullptr; // the bytes as they are in the file
+            const void * src = nullptr;  // the bytes as they are in the file
             if (in_place) {
                 ggml_backend_buffer_t buf = file_bufs[w->idx];
-                t->buffer = buf;
-                t->data   = (uint8_t *) mappings[w->idx]->addr() + w->offs;
+                t->buffer                 = buf;
+                t->data                   = (uint8_t *) mappings[w->idx]->addr() + w->offs;
                 if (ggml_backend_buffer_init_tensor(buf, t) != GGML_STATUS_SUCCESS) {
                     throw llama_error(llama_format("cannot place tensor '%s'", w->name.c_str()));
                 }

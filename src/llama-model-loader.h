@@ -21,16 +21,16 @@ struct llama_tensor_weight {
     ggml_type   type;
     int64_t     ne[4];
     uint32_t    n_dims;
-    uint16_t    idx;  // index of the (split) file
-    size_t      offs; // absolute byte offset of the data in that file
-    size_t      size; // bytes
+    uint16_t    idx;   // index of the (split) file
+    size_t      offs;  // absolute byte offset of the data in that file
+    size_t      size;  // bytes
 };
 
 // Flags of create_tensor.
 enum llama_tensor_flags {
     LLAMA_TENSOR_REQUIRED     = 0,
-    LLAMA_TENSOR_NOT_REQUIRED = 1 << 0, // absent -> nullptr instead of an error
-    LLAMA_TENSOR_DUPLICATED   = 1 << 1, // the same weight created a second time (not counted again)
+    LLAMA_TENSOR_NOT_REQUIRED = 1 << 0,  // absent -> nullptr instead of an error
+    LLAMA_TENSOR_DUPLICATED   = 1 << 1,  // the same weight created a second time (not counted again)
 };
 
 // Thrown when the progress callback asks to stop.
@@ -49,19 +49,19 @@ struct llama_model_loader {
     llm_arch    arch = LLM_ARCH_UNKNOWN;
     std::string arch_name;
 
-    gguf_context *              meta = nullptr; // the first file, kv overrides applied
-    std::vector<gguf_context *> splits;         // splits[0] == meta; owned
+    gguf_context *              meta = nullptr;  // the first file, kv overrides applied
+    std::vector<gguf_context *> splits;          // splits[0] == meta; owned
 
     llama_files  files;
-    llama_mmaps  mappings; // one per file when mapping
+    llama_mmaps  mappings;  // one per file when mapping
     llama_mlocks mlocks;
-    bool         use_mmap  = false;
-    bool         use_mlock = false;
+    bool         use_mmap      = false;
+    bool         use_mlock     = false;
     bool         check_tensors = false;
 
     std::map<std::string, llama_tensor_weight> weights_map;
-    size_t n_elements = 0; // of all weights in the files
-    size_t n_bytes    = 0;
+    size_t                                     n_elements = 0;  // of all weights in the files
+    size_t                                     n_bytes    = 0;
 
     // ---- metadata ----
     std::string kv_name(llm_kv kv) const { return llm_kv_name(kv, arch); }
@@ -73,7 +73,8 @@ struct llama_model_loader {
     bool get_key(const std::string & key, float & out, bool required = true) const;
     bool get_key(const std::string & key, bool & out, bool required = true) const;
     bool get_key(const std::string & key, std::string & out, bool required = true) const;
-    template <typename T> bool get_key(llm_kv kv, T & out, bool required = true) const {
+    template <typename T>
+    bool get_key(llm_kv kv, T & out, bool required = true) const {
         return get_key(kv_name(kv), out, required);
     }
 
@@ -87,7 +88,7 @@ struct llama_model_loader {
     // (dims not given must be 1). Missing: nullptr with NOT_REQUIRED, else throws.
     ggml_tensor * create_tensor(ggml_context * ctx, const std::string & name, const std::vector<int64_t> & ne,
                                 int flags = LLAMA_TENSOR_REQUIRED);
-    int n_created = 0;
+    int           n_created = 0;
 
     // Gives every tensor of each context its data, in buffers of that context's buffer type (the
     // buffers are returned in bufs, owned by the caller, marked USAGE_WEIGHTS). CPU tensors point
@@ -98,9 +99,9 @@ struct llama_model_loader {
                        std::vector<ggml_backend_buffer_t> & bufs, llama_progress_callback progress_cb,
                        void * progress_ud);
 
-  private:
-    void open_split(const std::string & path, uint16_t idx);
-    void apply_overrides(const llama_model_kv_override * kvo);
+private:
+    void            open_split(const std::string & path, uint16_t idx);
+    void            apply_overrides(const llama_model_kv_override * kvo);
     llama_load_mode mode = LLAMA_LOAD_MODE_AUTO;
 };
 

@@ -14,11 +14,7 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama,
-    &llm_ops_qwen2,
-    &llm_ops_phi3,
-    &llm_ops_gemma,
-    &llm_ops_gemma2,
+    &llm_ops_llama, &llm_ops_qwen2, &llm_ops_phi3, &llm_ops_gemma, &llm_ops_gemma2,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -43,28 +39,50 @@ llama_model::~llama_model() {
 
 const char * llama_model_ftype_name(llama_ftype ft) {
     switch (ft) {
-        case LLAMA_FTYPE_ALL_F32: return "F32";
-        case LLAMA_FTYPE_MOSTLY_F16: return "F16";
-        case LLAMA_FTYPE_MOSTLY_BF16: return "BF16";
-        case LLAMA_FTYPE_MOSTLY_Q4_0: return "Q4_0";
-        case LLAMA_FTYPE_MOSTLY_Q4_1: return "Q4_1";
-        case LLAMA_FTYPE_MOSTLY_Q5_0: return "Q5_0";
-        case LLAMA_FTYPE_MOSTLY_Q5_1: return "Q5_1";
-        case LLAMA_FTYPE_MOSTLY_Q8_0: return "Q8_0";
-        case LLAMA_FTYPE_MOSTLY_Q2_K: return "Q2_K";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_S: return "Q3_K - Small";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_M: return "Q3_K - Medium";
-        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return "Q3_K - Large";
-        case LLAMA_FTYPE_MOSTLY_Q4_K_S: return "Q4_K - Small";
-        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return "Q4_K - Medium";
-        case LLAMA_FTYPE_MOSTLY_Q5_K_S: return "Q5_K - Small";
-        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return "Q5_K - Medium";
-        case LLAMA_FTYPE_MOSTLY_Q6_K: return "Q6_K";
-        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return "IQ4_NL";
-        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return "IQ4_XS";
-        case LLAMA_FTYPE_MOSTLY_TQ1_0: return "TQ1_0";
-        case LLAMA_FTYPE_MOSTLY_TQ2_0: return "TQ2_0";
-        default: return "unknown";
+        case LLAMA_FTYPE_ALL_F32:
+            return "F32";
+        case LLAMA_FTYPE_MOSTLY_F16:
+            return "F16";
+        case LLAMA_FTYPE_MOSTLY_BF16:
+            return "BF16";
+        case LLAMA_FTYPE_MOSTLY_Q4_0:
+            return "Q4_0";
+        case LLAMA_FTYPE_MOSTLY_Q4_1:
+            return "Q4_1";
+        case LLAMA_FTYPE_MOSTLY_Q5_0:
+            return "Q5_0";
+        case LLAMA_FTYPE_MOSTLY_Q5_1:
+            return "Q5_1";
+        case LLAMA_FTYPE_MOSTLY_Q8_0:
+            return "Q8_0";
+        case LLAMA_FTYPE_MOSTLY_Q2_K:
+            return "Q2_K";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_S:
+            return "Q3_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+            return "Q3_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+            return "Q3_K - Large";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_S:
+            return "Q4_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q4_K_M:
+            return "Q4_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_S:
+            return "Q5_K - Small";
+        case LLAMA_FTYPE_MOSTLY_Q5_K_M:
+            return "Q5_K - Medium";
+        case LLAMA_FTYPE_MOSTLY_Q6_K:
+            return "Q6_K";
+        case LLAMA_FTYPE_MOSTLY_IQ4_NL:
+            return "IQ4_NL";
+        case LLAMA_FTYPE_MOSTLY_IQ4_XS:
+            return "IQ4_XS";
+        case LLAMA_FTYPE_MOSTLY_TQ1_0:
+            return "TQ1_0";
+        case LLAMA_FTYPE_MOSTLY_TQ2_0:
+            return "TQ2_0";
+        default:
+            return "unknown";
     }
 }
 
@@ -84,7 +102,7 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     gguf_kv = ml.metadata_strings();
 
     if (params.vocab_only) {
-        return; // hparams are not needed without weights
+        return;  // hparams are not needed without weights
     }
     llama_hparams & hp = hparams;
     ml.get_key(LLM_KV_CONTEXT_LENGTH, hp.n_ctx_train);
@@ -121,10 +139,10 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     hp.rope_freq_scale_train = ropescale == 0.0f ? 1.0f : 1.0f / ropescale;
     std::string scaling;
     if (ml.get_key(LLM_KV_ROPE_SCALING_TYPE, scaling, false)) {
-        hp.rope_scaling_type_train = scaling == "linear" ? LLAMA_ROPE_SCALING_TYPE_LINEAR
-                                   : scaling == "yarn"   ? LLAMA_ROPE_SCALING_TYPE_YARN
-                                   : scaling == "longrope" ? LLAMA_ROPE_SCALING_TYPE_LONGROPE
-                                                           : LLAMA_ROPE_SCALING_TYPE_NONE;
+        hp.rope_scaling_type_train = scaling == "linear"     ? LLAMA_ROPE_SCALING_TYPE_LINEAR
+                                     : scaling == "yarn"     ? LLAMA_ROPE_SCALING_TYPE_YARN
+                                     : scaling == "longrope" ? LLAMA_ROPE_SCALING_TYPE_LONGROPE
+                                                             : LLAMA_ROPE_SCALING_TYPE_NONE;
     } else if (ropescale != 0.0f) {
         hp.rope_scaling_type_train = LLAMA_ROPE_SCALING_TYPE_LINEAR;
     }
@@ -138,7 +156,7 @@ void llama_model::load_hparams(llama_model_loader & ml) {
 
 void llama_model::load_vocab(llama_model_loader & ml) {
     vocab.load(ml.meta);
-    hparams.n_vocab = (uint32_t) vocab.n_tokens();
+    hparams.n_vocab     = (uint32_t) vocab.n_tokens();
     uint32_t n_vocab_kv = 0;
     if (ml.get_key(LLM_KV_VOCAB_SIZE, n_vocab_kv, false) && n_vocab_kv != 0 && !params.vocab_only) {
         hparams.n_vocab = n_vocab_kv;
@@ -153,8 +171,8 @@ void llama_model::load_tensors(llama_model_loader & ml) {
 
     // room for every file tensor plus the per-device copies of shared weights
     n_ctx_tensors = ml.weights_map.size() + hparams.n_layer + 8;
-    ctx_for_buft(ggml_backend_cpu_buffer_type()); // the CPU context first: it holds the inputs
-    llama_tensor_creator tc{ ml, *this };
+    ctx_for_buft(ggml_backend_cpu_buffer_type());  // the CPU context first: it holds the inputs
+    llama_tensor_creator tc{ml, *this};
     ops->load_tensors(*this, tc);
     if (ml.n_created != (int) ml.weights_map.size()) {
         LLAMA_LOG_WARN("%s: the file has %zu tensors, the model uses %d\n", __func__, ml.weights_map.size(),
@@ -194,20 +212,47 @@ void llama_model::load_tensors(llama_model_loader & ml) {
         // no general.file_type: name the model after its most common matrix type
         const int best = (int) (std::max_element(type_count, type_count + GGML_TYPE_COUNT) - type_count);
         switch ((ggml_type) best) {
-            case GGML_TYPE_F32: ftype = LLAMA_FTYPE_ALL_F32; break;
-            case GGML_TYPE_F16: ftype = LLAMA_FTYPE_MOSTLY_F16; break;
-            case GGML_TYPE_BF16: ftype = LLAMA_FTYPE_MOSTLY_BF16; break;
-            case GGML_TYPE_Q4_0: ftype = LLAMA_FTYPE_MOSTLY_Q4_0; break;
-            case GGML_TYPE_Q4_1: ftype = LLAMA_FTYPE_MOSTLY_Q4_1; break;
-            case GGML_TYPE_Q5_0: ftype = LLAMA_FTYPE_MOSTLY_Q5_0; break;
-            case GGML_TYPE_Q5_1: ftype = LLAMA_FTYPE_MOSTLY_Q5_1; break;
-            case GGML_TYPE_Q8_0: ftype = LLAMA_FTYPE_MOSTLY_Q8_0; break;
-            case GGML_TYPE_Q2_K: ftype = LLAMA_FTYPE_MOSTLY_Q2_K; break;
-            case GGML_TYPE_Q3_K: ftype = LLAMA_FTYPE_MOSTLY_Q3_K_M; break;
-            case GGML_TYPE_Q4_K: ftype = LLAMA_FTYPE_MOSTLY_Q4_K_M; break;
-            case GGML_TYPE_Q5_K: ftype = LLAMA_FTYPE_MOSTLY_Q5_K_M; break;
-            case GGML_TYPE_Q6_K: ftype = LLAMA_FTYPE_MOSTLY_Q6_K; break;
-            default: break;
+            case GGML_TYPE_F32:
+                ftype = LLAMA_FTYPE_ALL_F32;
+                break;
+            case GGML_TYPE_F16:
+                ftype = LLAMA_FTYPE_MOSTLY_F16;
+                break;
+            case GGML_TYPE_BF16:
+                ftype = LLAMA_FTYPE_MOSTLY_BF16;
+                break;
+            case GGML_TYPE_Q4_0:
+                ftype = LLAMA_FTYPE_MOSTLY_Q4_0;
+                break;
+            case GGML_TYPE_Q4_1:
+                ftype = LLAMA_FTYPE_MOSTLY_Q4_1;
+                break;
+            case GGML_TYPE_Q5_0:
+                ftype = LLAMA_FTYPE_MOSTLY_Q5_0;
+                break;
+            case GGML_TYPE_Q5_1:
+                ftype = LLAMA_FTYPE_MOSTLY_Q5_1;
+                break;
+            case GGML_TYPE_Q8_0:
+                ftype = LLAMA_FTYPE_MOSTLY_Q8_0;
+                break;
+            case GGML_TYPE_Q2_K:
+                ftype = LLAMA_FTYPE_MOSTLY_Q2_K;
+                break;
+            case GGML_TYPE_Q3_K:
+                ftype = LLAMA_FTYPE_MOSTLY_Q3_K_M;
+                break;
+            case GGML_TYPE_Q4_K:
+                ftype = LLAMA_FTYPE_MOSTLY_Q4_K_M;
+                break;
+            case GGML_TYPE_Q5_K:
+                ftype = LLAMA_FTYPE_MOSTLY_Q5_K_M;
+                break;
+            case GGML_TYPE_Q6_K:
+                ftype = LLAMA_FTYPE_MOSTLY_Q6_K;
+                break;
+            default:
+                break;
         }
     }
 }
@@ -246,9 +291,9 @@ const char * llama_model::meta_value(const std::string & key) const {
 }
 
 llama_model * llama_model_load_impl(const std::vector<std::string> & paths, const llama_model_params & params) {
-    const int64_t t_start = llama_time_us();
+    const int64_t                t_start = llama_time_us();
     std::unique_ptr<llama_model> model(new llama_model());
-    model->params = params;
+    model->params     = params;
     model->t_start_us = t_start;
 
     llama_model_loader ml(paths, params);

@@ -47,7 +47,7 @@ struct llama_layer {
     ggml_tensor * ffn_up_b      = nullptr;
     ggml_tensor * ffn_down_b    = nullptr;
 
-    ggml_tensor * rope_freqs = nullptr; // per-pair frequency divisors (llama 3.1), may be shared
+    ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
 };
 
 // Passed to an architecture's load_tensors: creates weights declaratively with shape checks, each
@@ -77,20 +77,20 @@ struct llm_arch_ops {
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch);
 
 struct llama_model {
-    llm_arch             arch = LLM_ARCH_UNKNOWN;
-    const llm_arch_ops * ops  = nullptr;
-    std::string          name = "n/a";
+    llm_arch             arch  = LLM_ARCH_UNKNOWN;
+    const llm_arch_ops * ops   = nullptr;
+    std::string          name  = "n/a";
     llama_ftype          ftype = LLAMA_FTYPE_ALL_F32;
 
-    llama_hparams hparams;
-    llama_vocab   vocab;
+    llama_hparams      hparams;
+    llama_vocab        vocab;
     llama_model_params params;
 
-    ggml_tensor * tok_embd    = nullptr;
-    ggml_tensor * output_norm = nullptr;
-    ggml_tensor * output_norm_b = nullptr;
-    ggml_tensor * output      = nullptr; // == tok_embd when the embeddings are tied
-    ggml_tensor * output_b    = nullptr;
+    ggml_tensor *            tok_embd      = nullptr;
+    ggml_tensor *            output_norm   = nullptr;
+    ggml_tensor *            output_norm_b = nullptr;
+    ggml_tensor *            output        = nullptr;  // == tok_embd when the embeddings are tied
+    ggml_tensor *            output_b      = nullptr;
     std::vector<llama_layer> layers;
 
     // every key/value of the file, as text (llama_model_meta_*)
@@ -132,20 +132,20 @@ struct llama_model {
     // Keeps the loader's mappings/locks alive as long as the model uses them.
     void keep_storage(llama_model_loader & ml);
 
-    std::string desc() const;
-    const char * meta_value(const std::string & key) const; // nullptr if absent
+    std::string  desc() const;
+    const char * meta_value(const std::string & key) const;  // nullptr if absent
 
-  private:
+private:
     // weight tensor metadata, one context per buffer type (in creation order)
     std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> ctxs_w;
-    std::vector<ggml_backend_buffer_t> bufs; // weight buffers
-    size_t                             n_ctx_tensors = 0; // capacity of each context in ctxs_w
-    int                                n_kept_on_cpu = 0; // weights of offloaded layers their device cannot use
+    std::vector<ggml_backend_buffer_t>                                 bufs;  // weight buffers
+    size_t n_ctx_tensors = 0;                                                 // capacity of each context in ctxs_w
+    int    n_kept_on_cpu = 0;  // weights of offloaded layers their device cannot use
 
-    void          select_devices();
+    void           select_devices();
     ggml_context * ctx_for_buft(ggml_backend_buffer_type_t buft);
     // Second copies of shared weights (tied output, shared rope_freqs) on the devices that use them.
-    void          duplicate_shared_weights(llama_model_loader & ml);
+    void                                             duplicate_shared_weights(llama_model_loader & ml);
     std::vector<std::unique_ptr<struct llama_mmap>>  mappings;
     std::vector<std::unique_ptr<struct llama_mlock>> mlocks;
 };

@@ -19,26 +19,42 @@
 
 ggml_type llama_quant_base_type(llama_ftype ftype) {
     switch (ftype) {
-        case LLAMA_FTYPE_ALL_F32:       return GGML_TYPE_F32;
-        case LLAMA_FTYPE_MOSTLY_F16:    return GGML_TYPE_F16;
-        case LLAMA_FTYPE_MOSTLY_BF16:   return GGML_TYPE_BF16;
-        case LLAMA_FTYPE_MOSTLY_Q4_0:   return GGML_TYPE_Q4_0;
-        case LLAMA_FTYPE_MOSTLY_Q4_1:   return GGML_TYPE_Q4_1;
-        case LLAMA_FTYPE_MOSTLY_Q5_0:   return GGML_TYPE_Q5_0;
-        case LLAMA_FTYPE_MOSTLY_Q5_1:   return GGML_TYPE_Q5_1;
-        case LLAMA_FTYPE_MOSTLY_Q8_0:   return GGML_TYPE_Q8_0;
-        case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q2_K;
+        case LLAMA_FTYPE_ALL_F32:
+            return GGML_TYPE_F32;
+        case LLAMA_FTYPE_MOSTLY_F16:
+            return GGML_TYPE_F16;
+        case LLAMA_FTYPE_MOSTLY_BF16:
+            return GGML_TYPE_BF16;
+        case LLAMA_FTYPE_MOSTLY_Q4_0:
+            return GGML_TYPE_Q4_0;
+        case LLAMA_FTYPE_MOSTLY_Q4_1:
+            return GGML_TYPE_Q4_1;
+        case LLAMA_FTYPE_MOSTLY_Q5_0:
+            return GGML_TYPE_Q5_0;
+        case LLAMA_FTYPE_MOSTLY_Q5_1:
+            return GGML_TYPE_Q5_1;
+        case LLAMA_FTYPE_MOSTLY_Q8_0:
+            return GGML_TYPE_Q8_0;
+        case LLAMA_FTYPE_MOSTLY_Q2_K:
+            return GGML_TYPE_Q2_K;
         case LLAMA_FTYPE_MOSTLY_Q3_K_S:
         case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-        case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q3_K;
+        case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+            return GGML_TYPE_Q3_K;
         case LLAMA_FTYPE_MOSTLY_Q4_K_S:
-        case LLAMA_FTYPE_MOSTLY_Q4_K_M: return GGML_TYPE_Q4_K;
+        case LLAMA_FTYPE_MOSTLY_Q4_K_M:
+            return GGML_TYPE_Q4_K;
         case LLAMA_FTYPE_MOSTLY_Q5_K_S:
-        case LLAMA_FTYPE_MOSTLY_Q5_K_M: return GGML_TYPE_Q5_K;
-        case LLAMA_FTYPE_MOSTLY_Q6_K:   return GGML_TYPE_Q6_K;
-        case LLAMA_FTYPE_MOSTLY_IQ4_NL: return GGML_TYPE_IQ4_NL;
-        case LLAMA_FTYPE_MOSTLY_IQ4_XS: return GGML_TYPE_IQ4_XS;
-        default:                        return GGML_TYPE_COUNT;
+        case LLAMA_FTYPE_MOSTLY_Q5_K_M:
+            return GGML_TYPE_Q5_K;
+        case LLAMA_FTYPE_MOSTLY_Q6_K:
+            return GGML_TYPE_Q6_K;
+        case LLAMA_FTYPE_MOSTLY_IQ4_NL:
+            return GGML_TYPE_IQ4_NL;
+        case LLAMA_FTYPE_MOSTLY_IQ4_XS:
+            return GGML_TYPE_IQ4_XS;
+        default:
+            return GGML_TYPE_COUNT;
     }
 }
 
@@ -82,13 +98,19 @@ static ggml_type recipe_adjust(ggml_type type, const std::string & name, const l
     }
     if (ends_with(name, "attn_v.weight")) {
         switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:   return info.n_gqa >= 4 ? GGML_TYPE_Q4_K : GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return il < 2 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_S: return il < 4 ? GGML_TYPE_Q5_K : type;
+            case LLAMA_FTYPE_MOSTLY_Q2_K:
+                return info.n_gqa >= 4 ? GGML_TYPE_Q4_K : GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+                return il < 2 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+                return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_S:
+                return il < 4 ? GGML_TYPE_Q5_K : type;
             case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
-            default: break;
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
+                return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
+            default:
+                break;
         }
         // grouped-query attention makes attn_v small: a few more bits cost little
         if (info.n_gqa >= 4 && (ft == LLAMA_FTYPE_MOSTLY_Q3_K_S || ft == LLAMA_FTYPE_MOSTLY_IQ4_XS)) {
@@ -98,30 +120,44 @@ static ggml_type recipe_adjust(ggml_type type, const std::string & name, const l
     }
     if (ends_with(name, "ffn_down.weight")) {
         switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return il < n_layer / 16 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_S: return il < n_layer / 8 ? GGML_TYPE_Q5_K : type;
+            case LLAMA_FTYPE_MOSTLY_Q2_K:
+                return GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+                return il < n_layer / 16 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+                return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_S:
+                return il < n_layer / 8 ? GGML_TYPE_Q5_K : type;
             case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
-            default: return type;
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
+                return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
+            default:
+                return type;
         }
     }
     if (ends_with(name, "attn_output.weight")) {
         switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:   return GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M: return GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q5_K;
-            default: return type;
+            case LLAMA_FTYPE_MOSTLY_Q2_K:
+                return GGML_TYPE_Q3_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
+                return GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+                return GGML_TYPE_Q5_K;
+            default:
+                return type;
         }
     }
     if (ends_with(name, "attn_qkv.weight")) {
         switch (ft) {
             case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L: return GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_M: return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M: return GGML_TYPE_Q6_K;
-            default: return type;
+            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
+                return GGML_TYPE_Q4_K;
+            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
+                return GGML_TYPE_Q5_K;
+            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
+                return GGML_TYPE_Q6_K;
+            default:
+                return type;
         }
     }
     return type;
@@ -145,7 +181,7 @@ ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_mo
         return params.token_embedding_type;
     }
     if (is_head && !params.quantize_output_tensor) {
-        return GGML_TYPE_COUNT; // keep the input type
+        return GGML_TYPE_COUNT;  // keep the input type
     }
     if (params.pure || !ggml_is_quantized(base)) {
         return base;
@@ -162,11 +198,20 @@ ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0) {
     switch (type) {
         case GGML_TYPE_Q2_K:
         case GGML_TYPE_Q3_K:
-        case GGML_TYPE_IQ4_XS: alt = GGML_TYPE_IQ4_NL; break;
-        case GGML_TYPE_Q4_K:   alt = GGML_TYPE_Q5_0; break;
-        case GGML_TYPE_Q5_K:   alt = GGML_TYPE_Q5_1; break;
-        case GGML_TYPE_Q6_K:   alt = GGML_TYPE_Q8_0; break;
-        default: break;
+        case GGML_TYPE_IQ4_XS:
+            alt = GGML_TYPE_IQ4_NL;
+            break;
+        case GGML_TYPE_Q4_K:
+            alt = GGML_TYPE_Q5_0;
+            break;
+        case GGML_TYPE_Q5_K:
+            alt = GGML_TYPE_Q5_1;
+            break;
+        case GGML_TYPE_Q6_K:
+            alt = GGML_TYPE_Q8_0;
+            break;
+        default:
+            break;
     }
     return ne0 % ggml_blck_size(alt) == 0 ? alt : GGML_TYPE_F16;
 }
@@ -193,15 +238,24 @@ int64_t get_int(const gguf_context * g, const std::string & key, int64_t def) {
         return def;
     }
     switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8:  return gguf_get_val_u8(g, id);
-        case GGUF_TYPE_INT8:   return gguf_get_val_i8(g, id);
-        case GGUF_TYPE_UINT16: return gguf_get_val_u16(g, id);
-        case GGUF_TYPE_INT16:  return gguf_get_val_i16(g, id);
-        case GGUF_TYPE_UINT32: return gguf_get_val_u32(g, id);
-        case GGUF_TYPE_INT32:  return gguf_get_val_i32(g, id);
-        case GGUF_TYPE_UINT64: return (int64_t) gguf_get_val_u64(g, id);
-        case GGUF_TYPE_INT64:  return gguf_get_val_i64(g, id);
-        default:               return def;
+        case GGUF_TYPE_UINT8:
+            return gguf_get_val_u8(g, id);
+        case GGUF_TYPE_INT8:
+            return gguf_get_val_i8(g, id);
+        case GGUF_TYPE_UINT16:
+            return gguf_get_val_u16(g, id);
+        case GGUF_TYPE_INT16:
+            return gguf_get_val_i16(g, id);
+        case GGUF_TYPE_UINT32:
+            return gguf_get_val_u32(g, id);
+        case GGUF_TYPE_INT32:
+            return gguf_get_val_i32(g, id);
+        case GGUF_TYPE_UINT64:
+            return (int64_t) gguf_get_val_u64(g, id);
+        case GGUF_TYPE_INT64:
+            return gguf_get_val_i64(g, id);
+        default:
+            return def;
     }
 }
 
@@ -231,9 +285,15 @@ void apply_overrides(gguf_context * out, const llama_model_kv_override * kv) {
         memcpy(key, kv->key, sizeof(kv->key));
         key[sizeof(kv->key)] = '\0';
         switch (kv->tag) {
-            case LLAMA_KV_OVERRIDE_TYPE_INT:   gguf_set_val_i32(out, key, (int32_t) kv->val_i64); break;
-            case LLAMA_KV_OVERRIDE_TYPE_FLOAT: gguf_set_val_f32(out, key, (float) kv->val_f64); break;
-            case LLAMA_KV_OVERRIDE_TYPE_BOOL:  gguf_set_val_bool(out, key, kv->val_bool); break;
+            case LLAMA_KV_OVERRIDE_TYPE_INT:
+                gguf_set_val_i32(out, key, (int32_t) kv->val_i64);
+                break;
+            case LLAMA_KV_OVERRIDE_TYPE_FLOAT:
+                gguf_set_val_f32(out, key, (float) kv->val_f64);
+                break;
+            case LLAMA_KV_OVERRIDE_TYPE_BOOL:
+                gguf_set_val_bool(out, key, kv->val_bool);
+                break;
             case LLAMA_KV_OVERRIDE_TYPE_STR: {
                 char val[sizeof(kv->val_str) + 1];
                 memcpy(val, kv->val_str, sizeof(kv->val_str));
@@ -241,7 +301,8 @@ void apply_overrides(gguf_context * out, const llama_model_kv_override * kv) {
                 gguf_set_val_str(out, key, val);
                 break;
             }
-            default: throw llama_error(llama_format("kv override '%s': invalid type %d", key, (int) kv->tag));
+            default:
+                throw llama_error(llama_format("kv override '%s': invalid type %d", key, (int) kv->tag));
         }
     }
 }
@@ -253,20 +314,20 @@ void convert_rows(ggml_type src_t, const uint8_t * src, ggml_type dst_t, uint8_t
     const size_t dst_row = ggml_row_size(dst_t, n_per_row);
     // a thread needs enough work to pay for its start (~64k values)
     const int64_t max_threads = std::max<int64_t>(1, nrows * n_per_row / 65536);
-    const int     nt          = (int) std::min<int64_t>({ (int64_t) nthread, nrows, max_threads });
+    const int     nt          = (int) std::min<int64_t>({(int64_t) nthread, nrows, max_threads});
 
     std::vector<char> failed(nt, 0);
     auto              work = [&](int ith) {
-        const int64_t r0 = nrows * ith / nt;
-        const int64_t r1 = nrows * (ith + 1) / nt;
-        const int64_t chunk = std::max<int64_t>(1, 65536 / n_per_row);
+        const int64_t      r0    = nrows * ith / nt;
+        const int64_t      r1    = nrows * (ith + 1) / nt;
+        const int64_t      chunk = std::max<int64_t>(1, 65536 / n_per_row);
         std::vector<float> buf;
         for (int64_t r = r0; r < r1; r += chunk) {
             const int64_t n = std::min(chunk, r1 - r);
             buf.resize((size_t) (n * n_per_row));
             for (int64_t k = 0; k < n; k++) {
                 if (!ggml_dequantize_row(src_t, src + (size_t) (r + k) * src_row, buf.data() + k * n_per_row,
-                                         n_per_row)) {
+                                                      n_per_row)) {
                     failed[ith] = 1;
                     return;
                 }
@@ -286,7 +347,8 @@ void convert_rows(ggml_type src_t, const uint8_t * src, ggml_type dst_t, uint8_t
         t.join();
     }
     if (std::find(failed.begin(), failed.end(), 1) != failed.end()) {
-        throw llama_error(llama_format("conversion from %s to %s failed", ggml_type_name(src_t), ggml_type_name(dst_t)));
+        throw llama_error(
+            llama_format("conversion from %s to %s failed", ggml_type_name(src_t), ggml_type_name(dst_t)));
     }
 }
 
@@ -323,7 +385,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (params.imatrix) {
         LLAMA_LOG_WARN("%s: imatrix given but not supported: quantizing without importance weights\n", __func__);
     }
-    gguf_ptr in(gguf_init_from_file(fname_inp, { /*no_alloc =*/true }));
+    gguf_ptr in(gguf_init_from_file(fname_inp, {/*no_alloc =*/true}));
     if (!in) {
         throw llama_error(llama_format("failed to read GGUF file '%s'", fname_inp));
     }
@@ -363,8 +425,8 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         gguf_get_tensor_shape(in.get(), i, p.ne);
         p.dst_type = p.src_type;
 
-        const std::string name = gguf_get_tensor_name(in.get(), i);
-        int               eff_dims = p.n_dims; // trailing 1s do not make a matrix
+        const std::string name     = gguf_get_tensor_name(in.get(), i);
+        int               eff_dims = p.n_dims;  // trailing 1s do not make a matrix
         while (eff_dims > 1 && p.ne[eff_dims - 1] == 1) {
             eff_dims--;
         }
@@ -374,8 +436,8 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
                 const ggml_type fb = llama_quant_fallback_type(t, p.ne[0]);
                 if (fb != t) {
                     LLAMA_LOG_WARN("%s: %s has rows of %lld, not a multiple of %lld: %s instead of %s\n", __func__,
-                                   name.c_str(), (long long) p.ne[0], (long long) ggml_blck_size(t),
-                                   ggml_type_name(fb), ggml_type_name(t));
+                                   name.c_str(), (long long) p.ne[0], (long long) ggml_blck_size(t), ggml_type_name(fb),
+                                   ggml_type_name(t));
                     n_fallback++;
                 }
                 p.dst_type = fb;
@@ -398,7 +460,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (!fout) {
         throw llama_error(llama_format("failed to create '%s'", fname_out));
     }
-    created = true;
+    created                        = true;
     const size_t         meta_size = gguf_get_meta_size(out.get());
     std::vector<uint8_t> meta(meta_size);
     gguf_get_meta_data(out.get(), meta.data());
@@ -408,8 +470,8 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
 
     LLAMA_LOG_INFO("%s: %s -> %s as %s, %d threads, %zu tensors\n", __func__, fname_inp, fname_out,
                    llama_model_ftype_name(ftype), nthread, plan.size());
-    const size_t         data_in = gguf_get_data_offset(in.get());
-    size_t               pos     = 0; // relative to the output data section
+    const size_t         data_in  = gguf_get_data_offset(in.get());
+    size_t               pos      = 0;  // relative to the output data section
     size_t               total_in = 0, total_out = 0;
     std::vector<uint8_t> src, dst;
     const int64_t        t_start = llama_time_us();
@@ -425,7 +487,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         const int64_t id_out = gguf_find_tensor(out.get(), name);
         const size_t  off    = gguf_get_tensor_offset(out.get(), id_out);
         const size_t  n_out  = gguf_get_tensor_size(out.get(), id_out);
-        write_zeros(fout.get(), off - pos); // alignment padding
+        write_zeros(fout.get(), off - pos);  // alignment padding
 
         const uint8_t * data = src.data();
         if (p.dst_type != p.src_type) {
@@ -450,7 +512,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
                    total_in / 1048576.0, total_out / 1048576.0, n_fallback, (llama_time_us() - t_start) / 1e6);
 }
 
-} // namespace
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // C API
@@ -472,14 +534,14 @@ struct llama_model_quantize_params llama_model_quantize_default_params(void) {
 
 uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out,
                               const struct llama_model_quantize_params * params) {
-    const llama_model_quantize_params p = params ? *params : llama_model_quantize_default_params();
-    bool           created = false;
-    const uint32_t rc      = llama_api_guard(__func__, (uint32_t) 1, [&]() -> uint32_t {
+    const llama_model_quantize_params p       = params ? *params : llama_model_quantize_default_params();
+    bool                              created = false;
+    const uint32_t                    rc      = llama_api_guard(__func__, (uint32_t) 1, [&]() -> uint32_t {
         quantize_impl(fname_inp, fname_out, p, created);
         return 0;
     });
     if (rc != 0 && created) {
-        remove(fname_out); // never leave a truncated model behind
+        remove(fname_out);  // never leave a truncated model behind
     }
     return rc;
 }

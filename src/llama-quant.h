@@ -9,9 +9,9 @@
 
 // What the recipe needs to know about the model as a whole.
 struct llama_quant_model_info {
-    int32_t n_layer = 0; // transformer blocks (max "blk.N." index + 1 when the key is absent)
-    int32_t n_gqa   = 1; // n_head / n_head_kv
-    bool    has_output = false; // output.weight exists (otherwise token_embd is the tied LM head)
+    int32_t n_layer    = 0;      // transformer blocks (max "blk.N." index + 1 when the key is absent)
+    int32_t n_gqa      = 1;      // n_head / n_head_kv
+    bool    has_output = false;  // output.weight exists (otherwise token_embd is the tied LM head)
 };
 
 // The base weight type of a mix (Q4_K for Q4_K_M, F16 for MOSTLY_F16, ...); GGML_TYPE_COUNT if the

@@ -7,13 +7,13 @@
 #include <unordered_map>
 
 size_t llama_unicode_len_utf8(char lead) {
-    static const uint8_t lookup[16] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4 };
+    static const uint8_t lookup[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
     return lookup[static_cast<uint8_t>(lead) >> 4];
 }
 
 uint32_t llama_unicode_decode(const char * s, size_t n, size_t & len, bool * valid) {
-    const auto * u = reinterpret_cast<const uint8_t *>(s);
-    auto fail = [&]() {
+    const auto * u    = reinterpret_cast<const uint8_t *>(s);
+    auto         fail = [&]() {
         len = 1;
         if (valid) {
             *valid = false;
@@ -32,11 +32,17 @@ uint32_t llama_unicode_decode(const char * s, size_t n, size_t & len, bool * val
     uint32_t cpt;
     uint32_t min;
     if ((b0 & 0xE0) == 0xC0) {
-        need = 2; cpt = b0 & 0x1F; min = 0x80;
+        need = 2;
+        cpt  = b0 & 0x1F;
+        min  = 0x80;
     } else if ((b0 & 0xF0) == 0xE0) {
-        need = 3; cpt = b0 & 0x0F; min = 0x800;
+        need = 3;
+        cpt  = b0 & 0x0F;
+        min  = 0x800;
     } else if ((b0 & 0xF8) == 0xF0) {
-        need = 4; cpt = b0 & 0x07; min = 0x10000;
+        need = 4;
+        cpt  = b0 & 0x07;
+        min  = 0x10000;
     } else {
         return fail();
     }
@@ -115,7 +121,7 @@ uint16_t llama_unicode_flags(uint32_t cpt) {
     // the BMP is looked up directly: pre-tokenizers ask for every code point of the input
     static const std::vector<uint16_t> bmp = [] {
         std::vector<uint16_t> t(0x10000);
-        size_t run = 0;
+        size_t                run = 0;
         for (uint32_t c = 0; c < 0x10000; ++c) {
             while (run + 1 < llama_unicode_n_flag_runs && llama_unicode_flag_runs[run + 1].first <= c) {
                 ++run;
@@ -144,7 +150,7 @@ uint32_t llama_unicode_tolower(uint32_t cpt) {
             const auto & r = llama_unicode_lower_runs[i];
             for (int32_t k = 0; k < r.count; ++k) {
                 const uint32_t c = r.first + static_cast<uint32_t>(k * r.stride);
-                m[c] = static_cast<uint32_t>(static_cast<int64_t>(c) + r.delta);
+                m[c]             = static_cast<uint32_t>(static_cast<int64_t>(c) + r.delta);
             }
         }
         return m;
@@ -168,8 +174,8 @@ void llama_unicode_nfd_append(uint32_t cpt, std::vector<uint32_t> & out) {
     }
     const auto * begin = llama_unicode_decomps;
     const auto * end   = llama_unicode_decomps + llama_unicode_n_decomps;
-    const auto * it    = std::lower_bound(begin, end, cpt,
-                                          [](const llama_unicode_decomp & d, uint32_t c) { return d.cpt < c; });
+    const auto * it =
+        std::lower_bound(begin, end, cpt, [](const llama_unicode_decomp & d, uint32_t c) { return d.cpt < c; });
     if (it == end || it->cpt != cpt) {
         out.push_back(cpt);
         return;
@@ -190,10 +196,10 @@ struct byte_alphabet {
         // printable Latin-1 bytes stand for themselves; the rest are shifted to 256 + n in byte order
         uint32_t next = 256;
         for (int b = 0; b < 256; ++b) {
-            const bool printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-            const uint32_t cpt = printable ? static_cast<uint32_t>(b) : next++;
-            to_utf8[b] = llama_unicode_cpt_to_utf8(cpt);
-            from_cpt[cpt] = static_cast<int16_t>(b);
+            const bool     printable = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            const uint32_t cpt       = printable ? static_cast<uint32_t>(b) : next++;
+            to_utf8[b]               = llama_unicode_cpt_to_utf8(cpt);
+            from_cpt[cpt]            = static_cast<int16_t>(b);
         }
     }
 };

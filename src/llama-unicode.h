@@ -10,16 +10,16 @@
 
 // general-category groups (one of the first seven) plus properties
 enum : uint16_t {
-    LLAMA_UNICODE_NUMBER      = 0x0001,  // N*
-    LLAMA_UNICODE_LETTER      = 0x0002,  // L*
-    LLAMA_UNICODE_SEPARATOR   = 0x0004,  // Z*
-    LLAMA_UNICODE_MARK        = 0x0008,  // M*
-    LLAMA_UNICODE_PUNCTUATION = 0x0010,  // P*
-    LLAMA_UNICODE_SYMBOL      = 0x0020,  // S*
-    LLAMA_UNICODE_CONTROL     = 0x0040,  // C* (also unassigned code points)
-    LLAMA_UNICODE_WHITESPACE  = 0x0080,  // White_Space property: what regex \s matches
+    LLAMA_UNICODE_NUMBER          = 0x0001,  // N*
+    LLAMA_UNICODE_LETTER          = 0x0002,  // L*
+    LLAMA_UNICODE_SEPARATOR       = 0x0004,  // Z*
+    LLAMA_UNICODE_MARK            = 0x0008,  // M*
+    LLAMA_UNICODE_PUNCTUATION     = 0x0010,  // P*
+    LLAMA_UNICODE_SYMBOL          = 0x0020,  // S*
+    LLAMA_UNICODE_CONTROL         = 0x0040,  // C* (also unassigned code points)
+    LLAMA_UNICODE_WHITESPACE      = 0x0080,  // White_Space property: what regex \s matches
     LLAMA_UNICODE_MARK_NONSPACING = 0x0100,  // Mn: what accent stripping removes
-    LLAMA_UNICODE_CC_OR_CF    = 0x0200,  // Cc or Cf
+    LLAMA_UNICODE_CC_OR_CF        = 0x0200,  // Cc or Cf
 };
 
 // A code point that is not valid UTF-8 decodes to this (one byte consumed).

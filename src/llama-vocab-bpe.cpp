@@ -13,8 +13,8 @@ namespace {
 struct bpe_symbol {
     int     prev;
     int     next;
-    int32_t id;   // interned string id (a token id when < n_tokens)
-    size_t  offs; // bytes [offs, offs + n) of the original piece; n == 0 once merged away
+    int32_t id;    // interned string id (a token id when < n_tokens)
+    size_t  offs;  // bytes [offs, offs + n) of the original piece; n == 0 once merged away
     size_t  n;
 };
 
@@ -36,11 +36,11 @@ struct merge_result {
 };
 
 struct llama_tokenizer_bpe : llama_tokenizer {
-    const llama_vocab::impl &                      vocab;
-    std::vector<std::string>                       extra;       // interned non-token strings
-    std::unordered_map<std::string, int32_t>       extra_ids;
-    std::unordered_map<uint64_t, merge_result>     merges;      // (left id, right id) -> rank, result id
-    std::array<int32_t, 256>                       byte_ids{};  // interned id of each byte's alphabet char
+    const llama_vocab::impl &                  vocab;
+    std::vector<std::string>                   extra;  // interned non-token strings
+    std::unordered_map<std::string, int32_t>   extra_ids;
+    std::unordered_map<uint64_t, merge_result> merges;      // (left id, right id) -> rank, result id
+    std::array<int32_t, 256>                   byte_ids{};  // interned id of each byte's alphabet char
 
     explicit llama_tokenizer_bpe(const llama_vocab::impl & v) : vocab(v) {
         merges.reserve(v.merges.size() * 2);
@@ -50,11 +50,11 @@ struct llama_tokenizer_bpe : llama_tokenizer {
             if (pos == std::string::npos) {
                 throw std::runtime_error("invalid BPE merge '" + m + "' (expected 'left right')");
             }
-            const int32_t l = intern(m.substr(0, pos));
-            const int32_t r = intern(m.substr(pos + 1));
+            const int32_t l   = intern(m.substr(0, pos));
+            const int32_t r   = intern(m.substr(pos + 1));
             const int32_t res = intern(m.substr(0, pos) + m.substr(pos + 1));
             // the first (lowest-rank) occurrence of a pair wins
-            merges.emplace(key(l, r), merge_result{ static_cast<int32_t>(rank), res });
+            merges.emplace(key(l, r), merge_result{static_cast<int32_t>(rank), res});
         }
         for (int b = 0; b < 256; ++b) {
             byte_ids[b] = intern(llama_unicode_byte_to_utf8(static_cast<uint8_t>(b)));
@@ -106,10 +106,10 @@ struct llama_tokenizer_bpe : llama_tokenizer {
         symbols.clear();
         for (size_t i = 0; i < n; ++i) {
             const int k = static_cast<int>(i);
-            symbols.push_back({ k - 1, i + 1 == n ? -1 : k + 1, byte_ids[static_cast<uint8_t>(s[i])], i, 1 });
+            symbols.push_back({k - 1, i + 1 == n ? -1 : k + 1, byte_ids[static_cast<uint8_t>(s[i])], i, 1});
         }
         std::priority_queue<bpe_bigram> queue;
-        auto try_add = [&](int left, int right) {
+        auto                            try_add = [&](int left, int right) {
             if (left < 0 || right < 0) {
                 return;
             }
@@ -117,7 +117,7 @@ struct llama_tokenizer_bpe : llama_tokenizer {
             if (it == merges.end()) {
                 return;
             }
-            queue.push({ it->second.rank, left, right, symbols[left].id, symbols[right].id });
+            queue.push({it->second.rank, left, right, symbols[left].id, symbols[right].id});
         };
         for (int i = 1; i < static_cast<int>(symbols.size()); ++i) {
             try_add(i - 1, i);

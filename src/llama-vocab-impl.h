@@ -12,7 +12,7 @@
 // One tokenizer algorithm, built once per vocab from its tables. tokenize() appends the tokens of a
 // piece of plain text (no special tokens in it) and must be const: vocabs are shared across threads.
 struct llama_tokenizer {
-    virtual ~llama_tokenizer() = default;
+    virtual ~llama_tokenizer()                                                            = default;
     virtual void tokenize(const std::string & text, std::vector<llama_token> & out) const = 0;
 };
 
@@ -23,9 +23,9 @@ struct llama_vocab::impl {
         llama_token_attr attr;
     };
 
-    enum llama_vocab_type type = LLAMA_VOCAB_TYPE_NONE;
-    llama_pretok_type pre_type = llama_pretok_type::DEFAULT;
-    std::string       pre_name;
+    enum llama_vocab_type type     = LLAMA_VOCAB_TYPE_NONE;
+    llama_pretok_type     pre_type = llama_pretok_type::DEFAULT;
+    std::string           pre_name;
 
     std::vector<token_data>                           id_to_token;
     std::unordered_map<std::string_view, llama_token> token_to_id;  // views into id_to_token texts

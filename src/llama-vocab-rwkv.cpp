@@ -8,9 +8,12 @@ std::string llama_rwkv_unescape(const std::string & escaped) {
     std::string out;
     out.reserve(escaped.size());
     auto hex = [](char c) -> int {
-        if (c >= '0' && c <= '9') return c - '0';
-        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        if (c >= 'a' && c <= 'f')
+            return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+            return c - 'A' + 10;
         return -1;
     };
     for (size_t i = 0; i < escaped.size(); ++i) {
@@ -21,9 +24,15 @@ std::string llama_rwkv_unescape(const std::string & escaped) {
         }
         const char e = escaped[++i];
         switch (e) {
-            case 't': out.push_back('\t'); break;
-            case 'n': out.push_back('\n'); break;
-            case 'r': out.push_back('\r'); break;
+            case 't':
+                out.push_back('\t');
+                break;
+            case 'n':
+                out.push_back('\n');
+                break;
+            case 'r':
+                out.push_back('\r');
+                break;
             case 'x': {
                 const int h = i + 1 < escaped.size() ? hex(escaped[i + 1]) : -1;
                 const int l = i + 2 < escaped.size() ? hex(escaped[i + 2]) : -1;
@@ -35,7 +44,9 @@ std::string llama_rwkv_unescape(const std::string & escaped) {
                 }
                 break;
             }
-            default: out.push_back(e); break;  // \\ \' \" and anything else: the character itself
+            default:
+                out.push_back(e);
+                break;  // \\ \' \" and anything else: the character itself
         }
     }
     return out;

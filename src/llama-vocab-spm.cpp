@@ -42,22 +42,22 @@ struct llama_tokenizer_spm : llama_tokenizer {
             // invalid UTF-8 makes one-byte symbols, so a bad lead byte cannot swallow the next character
             size_t n = 1;
             llama_unicode_decode(text.data() + offs, text.size() - offs, n);
-            const int    id = static_cast<int>(symbols.size());
-            symbols.push_back({ id - 1, offs + n == text.size() ? -1 : id + 1, offs, n });
+            const int id = static_cast<int>(symbols.size());
+            symbols.push_back({id - 1, offs + n == text.size() ? -1 : id + 1, offs, n});
             offs += n;
         }
 
         std::priority_queue<spm_bigram> queue;
-        auto try_add = [&](int left, int right) {
+        auto                            try_add = [&](int left, int right) {
             if (left < 0 || right < 0) {
                 return;
             }
             const size_t      size = symbols[left].n + symbols[right].n;
-            const llama_token id   = vocab.find(std::string_view(text.data() + symbols[left].offs, size));
+            const llama_token id = vocab.find(std::string_view(text.data() + symbols[left].offs, size));
             if (id == LLAMA_TOKEN_NULL) {
                 return;
             }
-            queue.push({ vocab.id_to_token[id].score, left, right, size });
+            queue.push({vocab.id_to_token[id].score, left, right, size});
         };
         for (int i = 1; i < static_cast<int>(symbols.size()); ++i) {
             try_add(i - 1, i);

@@ -49,9 +49,9 @@ void partition(const llama_vocab::impl & v, const char * text, size_t n, bool pa
             }
         }
         if (end > raw) {
-            out.push_back({ LLAMA_TOKEN_NULL, raw, end - raw });
+            out.push_back({LLAMA_TOKEN_NULL, raw, end - raw});
         }
-        out.push_back({ match, i, t.text.size() });
+        out.push_back({match, i, t.text.size()});
         i += t.text.size();
         if (t.attr & LLAMA_TOKEN_ATTR_RSTRIP) {
             while (i < n && ascii_space(text[i])) {
@@ -61,7 +61,7 @@ void partition(const llama_vocab::impl & v, const char * text, size_t n, bool pa
         raw = i;
     }
     if (raw < n) {
-        out.push_back({ LLAMA_TOKEN_NULL, raw, n - raw });
+        out.push_back({LLAMA_TOKEN_NULL, raw, n - raw});
     }
 }
 
@@ -117,8 +117,8 @@ void tokenize_impl(const llama_vocab::impl & v, const char * text, size_t n, boo
 
 // Hugging Face's clean_up_tokenization: no space before . ? ! , and English contractions
 void clean_up_spaces(std::string & s) {
-    static const char * const from[] = { " .", " ?", " !", " ,", " ' ", " n't", " 'm", " 's", " 've", " 're" };
-    static const char * const to[]   = { ".", "?", "!", ",", "'", "n't", "'m", "'s", "'ve", "'re" };
+    static const char * const from[] = {" .", " ?", " !", " ,", " ' ", " n't", " 'm", " 's", " 've", " 're"};
+    static const char * const to[]   = {".", "?", "!", ",", "'", "n't", "'m", "'s", "'ve", "'re"};
     for (size_t r = 0; r < sizeof(from) / sizeof(from[0]); ++r) {
         const size_t fl = std::strlen(from[r]);
         std::string  out;
@@ -141,8 +141,7 @@ int32_t llama_vocab::tokenize(const char * text, int32_t text_len, llama_token *
                               bool add_special, bool parse_special) const {
     if (text_len < 0 || (text == nullptr && text_len > 0) || n_tokens_max < 0 ||
         (tokens == nullptr && n_tokens_max > 0)) {
-        LLAMA_LOG_ERROR("%s: invalid arguments (text_len = %d, n_tokens_max = %d)\n", __func__, text_len,
-                        n_tokens_max);
+        LLAMA_LOG_ERROR("%s: invalid arguments (text_len = %d, n_tokens_max = %d)\n", __func__, text_len, n_tokens_max);
         return LLAMA_VOCAB_ERR_INVALID;
     }
     std::vector<llama_token> out;
@@ -172,8 +171,7 @@ std::vector<llama_token> llama_vocab::tokenize(const std::string & text, bool ad
     return out;
 }
 
-int32_t llama_vocab::token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip,
-                                    bool special) const {
+int32_t llama_vocab::token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip, bool special) const {
     if (!pimpl->valid(token) || length < 0 || (buf == nullptr && length > 0)) {
         LLAMA_LOG_ERROR("%s: invalid arguments (token = %d, length = %d)\n", __func__, token, length);
         return LLAMA_VOCAB_ERR_INVALID;
@@ -233,9 +231,9 @@ std::string llama_vocab::detokenize(const std::vector<llama_token> & tokens, boo
             piece.erase(0, 1);
         }
         // the tokenizer prefixes a space to the text after each special token too: undo it likewise
-        remove_space = v.add_space_prefix && v.has_attr(tokens[i], LLAMA_TOKEN_ATTR_CONTROL |
-                                                                      LLAMA_TOKEN_ATTR_USER_DEFINED |
-                                                                      LLAMA_TOKEN_ATTR_UNKNOWN);
+        remove_space =
+            v.add_space_prefix &&
+            v.has_attr(tokens[i], LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_USER_DEFINED | LLAMA_TOKEN_ATTR_UNKNOWN);
         out += piece;
     }
     if (v.clean_spaces) {
@@ -248,8 +246,7 @@ int32_t llama_vocab::detokenize(const llama_token * tokens, int32_t n_tokens, ch
                                 bool remove_special, bool unparse_special) const {
     if (n_tokens < 0 || (tokens == nullptr && n_tokens > 0) || text_len_max < 0 ||
         (text == nullptr && text_len_max > 0)) {
-        LLAMA_LOG_ERROR("%s: invalid arguments (n_tokens = %d, text_len_max = %d)\n", __func__, n_tokens,
-                        text_len_max);
+        LLAMA_LOG_ERROR("%s: invalid arguments (n_tokens = %d, text_len_max = %d)\n", __func__, n_tokens, text_len_max);
         return LLAMA_VOCAB_ERR_INVALID;
     }
     for (int32_t i = 0; i < n_tokens; ++i) {

@@ -62,10 +62,10 @@ struct llama_tokenizer_ugm : llama_tokenizer {
     double                    unk_score = 0.0;
     // precompiled charsmap: a darts-clone double array (XCDA) over input bytes, then the
     // NUL-terminated replacement strings it points into
-    const uint32_t *          xcda = nullptr;
-    size_t                    xcda_size = 0;
-    const char *              replacements = nullptr;
-    size_t                    replacements_size = 0;
+    const uint32_t * xcda              = nullptr;
+    size_t           xcda_size         = 0;
+    const char *     replacements      = nullptr;
+    size_t           replacements_size = 0;
 
     explicit llama_tokenizer_ugm(const llama_vocab::impl & v) : vocab(v) {
         if (!v.charsmap.empty()) {
@@ -107,7 +107,7 @@ struct llama_tokenizer_ugm : llama_tokenizer {
         if (!xcda_size) {
             return 0;
         }
-        auto base = [](uint32_t u) { return (u >> 10) << ((u & (1U << 9)) >> 6); };
+        auto   base = [](uint32_t u) { return (u >> 10) << ((u & (1U << 9)) >> 6); };
         size_t best = 0;
         size_t idx  = base(xcda_node(0));
         for (size_t i = 0; i < n; ++i) {
@@ -142,7 +142,7 @@ struct llama_tokenizer_ugm : llama_tokenizer {
         const bool        merge_ws  = vocab.remove_extra_ws;
         bool              prepended = false;
         bool              in_word   = false;
-        auto emit = [&](const char * s, size_t n) {
+        auto              emit      = [&](const char * s, size_t n) {
             for (size_t i = 0; i < n; ++i) {
                 if (s[i] != ' ') {
                     if (!in_word) {
@@ -203,8 +203,8 @@ struct llama_tokenizer_ugm : llama_tokenizer {
             size_t      from;
             double      score;
         };
-        std::vector<best> dp(n + 1, { vocab.unk, 0, -DBL_MAX });
-        dp[0] = { vocab.unk, 0, 0.0 };
+        std::vector<best> dp(n + 1, {vocab.unk, 0, -DBL_MAX});
+        dp[0] = {vocab.unk, 0, 0.0};
         for (size_t i = 0; i < n;) {
             const size_t char_len = std::min(llama_unicode_len_utf8(norm[i]), n - i);
             if (dp[i].score == -DBL_MAX) {
@@ -226,17 +226,17 @@ struct llama_tokenizer_ugm : llama_tokenizer {
                     whole_char = true;
                 }
                 // user-defined tokens score 0 so they win over normal tokens (log probabilities, < 0)
-                const double s = dp[i].score +
-                                 ((vocab.id_to_token[id].attr & LLAMA_TOKEN_ATTR_USER_DEFINED) ? 0.0
-                                                                                             : vocab.id_to_token[id].score);
+                const double s =
+                    dp[i].score +
+                    ((vocab.id_to_token[id].attr & LLAMA_TOKEN_ATTR_USER_DEFINED) ? 0.0 : vocab.id_to_token[id].score);
                 if (s > dp[j + 1].score) {
-                    dp[j + 1] = { id, i, s };
+                    dp[j + 1] = {id, i, s};
                 }
             }
             if (!whole_char) {
                 const double s = dp[i].score + unk_score;
                 if (s > dp[i + char_len].score) {
-                    dp[i + char_len] = { vocab.unk, i, s };
+                    dp[i + char_len] = {vocab.unk, i, s};
                 }
             }
             i += char_len;

@@ -11,8 +11,8 @@ namespace {
 constexpr size_t wpm_max_word_chars = 100;  // longer words are [UNK], as in BERT
 
 bool bert_punct(uint32_t c, uint16_t flags) {
-    const bool ascii_punct = (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
-                             (c >= 123 && c <= 126);
+    const bool ascii_punct =
+        (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126);
     return ascii_punct || (flags & LLAMA_UNICODE_PUNCTUATION);
 }
 
@@ -34,8 +34,8 @@ struct llama_tokenizer_wpm : llama_tokenizer {
             size_t         len = 1;
             const uint32_t c   = llama_unicode_decode(text.data() + i, text.size() - i, len);
             i += len;
-            const uint16_t f = llama_unicode_flags(c);
-            const bool is_ws = c == '\t' || c == '\n' || c == '\r' || c == ' ' || (f & LLAMA_UNICODE_SEPARATOR);
+            const uint16_t f     = llama_unicode_flags(c);
+            const bool     is_ws = c == '\t' || c == '\n' || c == '\r' || c == ' ' || (f & LLAMA_UNICODE_SEPARATOR);
             if (c == 0 || c == LLAMA_UNICODE_REPLACEMENT || (!is_ws && (f & LLAMA_UNICODE_CONTROL))) {
                 continue;
             }

@@ -22,15 +22,32 @@ std::runtime_error vocab_error(const std::string & msg) {
 
 bool gguf_int(const gguf_context * g, int64_t k, int64_t & out) {
     switch (gguf_get_kv_type(g, k)) {
-        case GGUF_TYPE_UINT8: out = gguf_get_val_u8(g, k); return true;
-        case GGUF_TYPE_INT8: out = gguf_get_val_i8(g, k); return true;
-        case GGUF_TYPE_UINT16: out = gguf_get_val_u16(g, k); return true;
-        case GGUF_TYPE_INT16: out = gguf_get_val_i16(g, k); return true;
-        case GGUF_TYPE_UINT32: out = gguf_get_val_u32(g, k); return true;
-        case GGUF_TYPE_INT32: out = gguf_get_val_i32(g, k); return true;
-        case GGUF_TYPE_UINT64: out = static_cast<int64_t>(std::min<uint64_t>(gguf_get_val_u64(g, k), INT64_MAX)); return true;
-        case GGUF_TYPE_INT64: out = gguf_get_val_i64(g, k); return true;
-        default: return false;
+        case GGUF_TYPE_UINT8:
+            out = gguf_get_val_u8(g, k);
+            return true;
+        case GGUF_TYPE_INT8:
+            out = gguf_get_val_i8(g, k);
+            return true;
+        case GGUF_TYPE_UINT16:
+            out = gguf_get_val_u16(g, k);
+            return true;
+        case GGUF_TYPE_INT16:
+            out = gguf_get_val_i16(g, k);
+            return true;
+        case GGUF_TYPE_UINT32:
+            out = gguf_get_val_u32(g, k);
+            return true;
+        case GGUF_TYPE_INT32:
+            out = gguf_get_val_i32(g, k);
+            return true;
+        case GGUF_TYPE_UINT64:
+            out = static_cast<int64_t>(std::min<uint64_t>(gguf_get_val_u64(g, k), INT64_MAX));
+            return true;
+        case GGUF_TYPE_INT64:
+            out = gguf_get_val_i64(g, k);
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -84,7 +101,7 @@ int64_t find_array(const gguf_context * g, const char * key, std::initializer_li
 
 std::vector<std::string> read_str_array(const gguf_context * g, const char * key) {
     std::vector<std::string> out;
-    const int64_t            k = find_array(g, key, { GGUF_TYPE_STRING });
+    const int64_t            k = find_array(g, key, {GGUF_TYPE_STRING});
     if (k < 0) {
         return out;
     }
@@ -106,24 +123,37 @@ bool contains_ci(std::string hay, const char * needle) {
 
 const char * type_name_of(enum llama_vocab_type t) {
     switch (t) {
-        case LLAMA_VOCAB_TYPE_SPM: return "SPM";
-        case LLAMA_VOCAB_TYPE_BPE: return "BPE";
-        case LLAMA_VOCAB_TYPE_WPM: return "WPM";
-        case LLAMA_VOCAB_TYPE_UGM: return "UGM";
-        case LLAMA_VOCAB_TYPE_RWKV: return "RWKV";
-        default: return "NONE";
+        case LLAMA_VOCAB_TYPE_SPM:
+            return "SPM";
+        case LLAMA_VOCAB_TYPE_BPE:
+            return "BPE";
+        case LLAMA_VOCAB_TYPE_WPM:
+            return "WPM";
+        case LLAMA_VOCAB_TYPE_UGM:
+            return "UGM";
+        case LLAMA_VOCAB_TYPE_RWKV:
+            return "RWKV";
+        default:
+            return "NONE";
     }
 }
 
 llama_token_attr attr_of_type(int32_t type) {
     switch (type) {
-        case LLAMA_TOKEN_TYPE_UNKNOWN: return LLAMA_TOKEN_ATTR_UNKNOWN;
-        case LLAMA_TOKEN_TYPE_UNUSED: return LLAMA_TOKEN_ATTR_UNUSED;
-        case LLAMA_TOKEN_TYPE_NORMAL: return LLAMA_TOKEN_ATTR_NORMAL;
-        case LLAMA_TOKEN_TYPE_CONTROL: return LLAMA_TOKEN_ATTR_CONTROL;
-        case LLAMA_TOKEN_TYPE_USER_DEFINED: return LLAMA_TOKEN_ATTR_USER_DEFINED;
-        case LLAMA_TOKEN_TYPE_BYTE: return LLAMA_TOKEN_ATTR_BYTE;
-        default: return LLAMA_TOKEN_ATTR_UNDEFINED;
+        case LLAMA_TOKEN_TYPE_UNKNOWN:
+            return LLAMA_TOKEN_ATTR_UNKNOWN;
+        case LLAMA_TOKEN_TYPE_UNUSED:
+            return LLAMA_TOKEN_ATTR_UNUSED;
+        case LLAMA_TOKEN_TYPE_NORMAL:
+            return LLAMA_TOKEN_ATTR_NORMAL;
+        case LLAMA_TOKEN_TYPE_CONTROL:
+            return LLAMA_TOKEN_ATTR_CONTROL;
+        case LLAMA_TOKEN_TYPE_USER_DEFINED:
+            return LLAMA_TOKEN_ATTR_USER_DEFINED;
+        case LLAMA_TOKEN_TYPE_BYTE:
+            return LLAMA_TOKEN_ATTR_BYTE;
+        default:
+            return LLAMA_TOKEN_ATTR_UNDEFINED;
     }
 }
 
@@ -160,15 +190,15 @@ llama_vocab_data llama_vocab::read_gguf(const gguf_context * g) {
     d.name   = read_str(g, "general.name");
     d.tokens = read_str_array(g, "tokenizer.ggml.tokens");
     d.merges = read_str_array(g, "tokenizer.ggml.merges");
-    if (int64_t k = find_array(g, "tokenizer.ggml.scores", { GGUF_TYPE_FLOAT32 }); k >= 0) {
+    if (int64_t k = find_array(g, "tokenizer.ggml.scores", {GGUF_TYPE_FLOAT32}); k >= 0) {
         const auto * p = static_cast<const float *>(gguf_get_arr_data(g, k));
         d.scores.assign(p, p + gguf_get_arr_n(g, k));
     }
-    if (int64_t k = find_array(g, "tokenizer.ggml.token_type", { GGUF_TYPE_INT32, GGUF_TYPE_UINT32 }); k >= 0) {
+    if (int64_t k = find_array(g, "tokenizer.ggml.token_type", {GGUF_TYPE_INT32, GGUF_TYPE_UINT32}); k >= 0) {
         const auto * p = static_cast<const int32_t *>(gguf_get_arr_data(g, k));
         d.token_types.assign(p, p + gguf_get_arr_n(g, k));
     }
-    if (int64_t k = find_array(g, "tokenizer.ggml.precompiled_charsmap", { GGUF_TYPE_UINT8, GGUF_TYPE_INT8 }); k >= 0) {
+    if (int64_t k = find_array(g, "tokenizer.ggml.precompiled_charsmap", {GGUF_TYPE_UINT8, GGUF_TYPE_INT8}); k >= 0) {
         const auto * p = static_cast<const uint8_t *>(gguf_get_arr_data(g, k));
         d.precompiled_charsmap.assign(p, p + gguf_get_arr_n(g, k));
     }
@@ -188,9 +218,12 @@ llama_vocab_data llama_vocab::read_gguf(const gguf_context * g) {
     d.fim_rep = read_id(g, "tokenizer.ggml.fim_rep_token_id");
     d.fim_sep = read_id(g, "tokenizer.ggml.fim_sep_token_id");
     // older names of the first three FIM tokens
-    if (!d.fim_pre) d.fim_pre = read_id(g, "tokenizer.ggml.prefix_token_id");
-    if (!d.fim_suf) d.fim_suf = read_id(g, "tokenizer.ggml.suffix_token_id");
-    if (!d.fim_mid) d.fim_mid = read_id(g, "tokenizer.ggml.middle_token_id");
+    if (!d.fim_pre)
+        d.fim_pre = read_id(g, "tokenizer.ggml.prefix_token_id");
+    if (!d.fim_suf)
+        d.fim_suf = read_id(g, "tokenizer.ggml.suffix_token_id");
+    if (!d.fim_mid)
+        d.fim_mid = read_id(g, "tokenizer.ggml.middle_token_id");
     d.add_bos                  = read_bool(g, "tokenizer.ggml.add_bos_token");
     d.add_eos                  = read_bool(g, "tokenizer.ggml.add_eos_token");
     d.add_sep                  = read_bool(g, "tokenizer.ggml.add_sep_token");
@@ -211,12 +244,16 @@ void llama_vocab::load(const llama_vocab_data & d) {
     if (d.model.empty() || d.model == "no_vocab" || d.model == "none") {
         s.type = LLAMA_VOCAB_TYPE_NONE;
     } else if (d.model == "llama") {
-        s.type = LLAMA_VOCAB_TYPE_SPM;
-        s.bos = 1; s.eos = 2; s.unk = 0;
-        s.add_bos = true; s.add_space_prefix = true;
+        s.type             = LLAMA_VOCAB_TYPE_SPM;
+        s.bos              = 1;
+        s.eos              = 2;
+        s.unk              = 0;
+        s.add_bos          = true;
+        s.add_space_prefix = true;
     } else if (d.model == "gpt2") {
-        s.type = LLAMA_VOCAB_TYPE_BPE;
-        s.bos = 11; s.eos = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
+        s.type     = LLAMA_VOCAB_TYPE_BPE;
+        s.bos      = 11;
+        s.eos      = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
         s.pre_name = d.pre.empty() ? "default" : d.pre;
         if (!llama_pretok_from_name(s.pre_name, s.pre_type)) {
             throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (tokenizer.ggml.pre)");
@@ -226,13 +263,24 @@ void llama_vocab::load(const llama_vocab_data & d) {
             s.add_bos       = true;
         }
     } else if (d.model == "bert") {
-        s.type = LLAMA_VOCAB_TYPE_WPM;
-        s.bos = 101; s.unk = 100; s.sep = 102; s.pad = 0; s.cls = 101; s.mask = 103;
-        s.add_bos = true; s.add_sep = true; s.clean_spaces = true;
+        s.type         = LLAMA_VOCAB_TYPE_WPM;
+        s.bos          = 101;
+        s.unk          = 100;
+        s.sep          = 102;
+        s.pad          = 0;
+        s.cls          = 101;
+        s.mask         = 103;
+        s.add_bos      = true;
+        s.add_sep      = true;
+        s.clean_spaces = true;
     } else if (d.model == "t5") {
-        s.type = LLAMA_VOCAB_TYPE_UGM;
-        s.eos = 1; s.unk = 2; s.pad = 0;
-        s.add_eos = true; s.add_space_prefix = true; s.remove_extra_ws = true;
+        s.type             = LLAMA_VOCAB_TYPE_UGM;
+        s.eos              = 1;
+        s.unk              = 2;
+        s.pad              = 0;
+        s.add_eos          = true;
+        s.add_space_prefix = true;
+        s.remove_extra_ws  = true;
     } else if (d.model == "rwkv") {
         s.type = LLAMA_VOCAB_TYPE_RWKV;
     } else {
@@ -255,15 +303,15 @@ void llama_vocab::load(const llama_vocab_data & d) {
                           std::to_string(n) + " tokens");
     }
     if (!d.token_types.empty() && d.token_types.size() != n) {
-        throw vocab_error("tokenizer.ggml.token_type has " + std::to_string(d.token_types.size()) +
-                          " entries for " + std::to_string(n) + " tokens");
+        throw vocab_error("tokenizer.ggml.token_type has " + std::to_string(d.token_types.size()) + " entries for " +
+                          std::to_string(n) + " tokens");
     }
     s.id_to_token.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        auto & t = s.id_to_token[i];
-        t.text   = d.tokens[i];
-        t.score  = d.scores.empty() ? 0.0f : d.scores[i];
-        t.attr   = d.token_types.empty() ? LLAMA_TOKEN_ATTR_NORMAL : attr_of_type(d.token_types[i]);
+        auto & t        = s.id_to_token[i];
+        t.text          = d.tokens[i];
+        t.score         = d.scores.empty() ? 0.0f : d.scores[i];
+        t.attr          = d.token_types.empty() ? LLAMA_TOKEN_ATTR_NORMAL : attr_of_type(d.token_types[i]);
         s.max_token_len = std::max(s.max_token_len, t.text.size());
     }
     s.token_to_id.reserve(n);
@@ -312,11 +360,16 @@ void llama_vocab::load(const llama_vocab_data & d) {
     if (s.type == LLAMA_VOCAB_TYPE_WPM && d.cls && !d.bos) {
         s.bos = s.cls;  // BERT's sequence start is [CLS]
     }
-    if (d.add_bos) s.add_bos = *d.add_bos;
-    if (d.add_eos) s.add_eos = *d.add_eos;
-    if (d.add_sep) s.add_sep = *d.add_sep;
-    if (d.add_space_prefix) s.add_space_prefix = *d.add_space_prefix;
-    if (d.remove_extra_whitespaces) s.remove_extra_ws = *d.remove_extra_whitespaces;
+    if (d.add_bos)
+        s.add_bos = *d.add_bos;
+    if (d.add_eos)
+        s.add_eos = *d.add_eos;
+    if (d.add_sep)
+        s.add_sep = *d.add_sep;
+    if (d.add_space_prefix)
+        s.add_space_prefix = *d.add_space_prefix;
+    if (d.remove_extra_whitespaces)
+        s.remove_extra_ws = *d.remove_extra_whitespaces;
 
     // tokens recognised by their text when the file does not name them
     auto detect = [&](llama_token & dst, std::initializer_list<const char *> texts) {
@@ -325,30 +378,32 @@ void llama_vocab::load(const llama_vocab_data & d) {
         }
         for (const char * t : texts) {
             const llama_token id = s.find(t);
-            if (id != LLAMA_TOKEN_NULL && (s.id_to_token[id].attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_USER_DEFINED))) {
+            if (id != LLAMA_TOKEN_NULL &&
+                (s.id_to_token[id].attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_USER_DEFINED))) {
                 dst = id;
                 return;
             }
         }
     };
-    detect(s.eot, { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>", "_<EOT>",
-                    "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>" });
-    detect(s.eom, { "<|eom_id|>" });
-    detect(s.fim_pre, { "<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>", "\xE2\x96\x81<PRE>" });
-    detect(s.fim_suf, { "<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>", "\xE2\x96\x81<SUF>" });
-    detect(s.fim_mid, { "<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>", "\xE2\x96\x81<MID>" });
-    detect(s.fim_pad, { "<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>" });
-    detect(s.fim_rep, { "<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>" });
-    detect(s.fim_sep, { "<|file_sep|>", "<file_sep>", "<fim-sep>" });
+    detect(s.eot, {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<EOT>", "_<EOT>",
+                   "<\xEF\xBD\x9C"
+                   "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"});
+    detect(s.eom, {"<|eom_id|>"});
+    detect(s.fim_pre, {"<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<PRE>", "\xE2\x96\x81<PRE>"});
+    detect(s.fim_suf, {"<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<SUF>", "\xE2\x96\x81<SUF>"});
+    detect(s.fim_mid, {"<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<MID>", "\xE2\x96\x81<MID>"});
+    detect(s.fim_pad, {"<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>"});
+    detect(s.fim_rep, {"<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"});
+    detect(s.fim_sep, {"<|file_sep|>", "<file_sep>", "<fim-sep>"});
 
     // end of generation: EOS/EOT/EOM, FIM pad/rep/sep, and well-known end markers among control tokens
-    for (llama_token id : { s.eos, s.eot, s.eom, s.fim_pad, s.fim_rep, s.fim_sep }) {
+    for (llama_token id : {s.eos, s.eot, s.eom, s.fim_pad, s.fim_rep, s.fim_sep}) {
         if (id != LLAMA_TOKEN_NULL) {
             s.eog.insert(id);
         }
     }
-    for (const char * t : { "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
-                            "<EOT>", "_<EOT>", "<|end_of_text|>" }) {
+    for (const char * t : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
+                           "<EOT>", "_<EOT>", "<|end_of_text|>"}) {
         const llama_token id = s.find(t);
         if (id != LLAMA_TOKEN_NULL && (s.id_to_token[id].attr & LLAMA_TOKEN_ATTR_CONTROL)) {
             s.eog.insert(id);
@@ -396,12 +451,23 @@ void llama_vocab::load(const llama_vocab_data & d) {
     }
 
     switch (s.type) {
-        case LLAMA_VOCAB_TYPE_SPM: s.tokenizer = llama_tokenizer_spm_init(s); break;
-        case LLAMA_VOCAB_TYPE_BPE: s.tokenizer = llama_tokenizer_bpe_init(s); break;
-        case LLAMA_VOCAB_TYPE_WPM: s.tokenizer = llama_tokenizer_wpm_init(s); break;
-        case LLAMA_VOCAB_TYPE_UGM: s.tokenizer = llama_tokenizer_ugm_init(s); break;
-        case LLAMA_VOCAB_TYPE_RWKV: s.tokenizer = llama_tokenizer_rwkv_init(s); break;
-        default: break;
+        case LLAMA_VOCAB_TYPE_SPM:
+            s.tokenizer = llama_tokenizer_spm_init(s);
+            break;
+        case LLAMA_VOCAB_TYPE_BPE:
+            s.tokenizer = llama_tokenizer_bpe_init(s);
+            break;
+        case LLAMA_VOCAB_TYPE_WPM:
+            s.tokenizer = llama_tokenizer_wpm_init(s);
+            break;
+        case LLAMA_VOCAB_TYPE_UGM:
+            s.tokenizer = llama_tokenizer_ugm_init(s);
+            break;
+        case LLAMA_VOCAB_TYPE_RWKV:
+            s.tokenizer = llama_tokenizer_rwkv_init(s);
+            break;
+        default:
+            break;
     }
 
     // newline token
@@ -416,7 +482,7 @@ void llama_vocab::load(const llama_vocab_data & d) {
     // pieces for token_to_piece (as with special = true)
     s.pieces.resize(n);
     for (size_t i = 0; i < n; ++i) {
-        const auto & t     = s.id_to_token[i];
+        const auto & t = s.id_to_token[i];
         std::string  piece;
         if (t.attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_UNKNOWN | LLAMA_TOKEN_ATTR_USER_DEFINED)) {
             piece = t.text;
@@ -456,10 +522,18 @@ void llama_vocab::load(const llama_vocab_data & d) {
 
 // ---- queries ------------------------------------------------------------------------------------
 
-enum llama_vocab_type llama_vocab::get_type() const { return pimpl->type; }
-std::string llama_vocab::type_name() const { return type_name_of(pimpl->type); }
-std::string llama_vocab::pre_name() const { return pimpl->pre_name; }
-int32_t llama_vocab::n_tokens() const { return static_cast<int32_t>(pimpl->id_to_token.size()); }
+enum llama_vocab_type llama_vocab::get_type() const {
+    return pimpl->type;
+}
+std::string llama_vocab::type_name() const {
+    return type_name_of(pimpl->type);
+}
+std::string llama_vocab::pre_name() const {
+    return pimpl->pre_name;
+}
+int32_t llama_vocab::n_tokens() const {
+    return static_cast<int32_t>(pimpl->id_to_token.size());
+}
 
 const char * llama_vocab::token_get_text(llama_token id) const {
     if (!pimpl->valid(id)) {
@@ -485,32 +559,78 @@ llama_token_attr llama_vocab::token_get_attr(llama_token id) const {
     return pimpl->id_to_token[id].attr;
 }
 
-llama_token llama_vocab::text_to_token(const std::string & text) const { return pimpl->find(text); }
+llama_token llama_vocab::text_to_token(const std::string & text) const {
+    return pimpl->find(text);
+}
 
-llama_token llama_vocab::token_bos() const { return pimpl->bos; }
-llama_token llama_vocab::token_eos() const { return pimpl->eos; }
-llama_token llama_vocab::token_eot() const { return pimpl->eot; }
-llama_token llama_vocab::token_eom() const { return pimpl->eom; }
-llama_token llama_vocab::token_unk() const { return pimpl->unk; }
-llama_token llama_vocab::token_sep() const { return pimpl->sep; }
-llama_token llama_vocab::token_nl() const { return pimpl->nl; }
-llama_token llama_vocab::token_pad() const { return pimpl->pad; }
-llama_token llama_vocab::token_cls() const { return pimpl->cls; }
-llama_token llama_vocab::token_mask() const { return pimpl->mask; }
-llama_token llama_vocab::token_fim_pre() const { return pimpl->fim_pre; }
-llama_token llama_vocab::token_fim_suf() const { return pimpl->fim_suf; }
-llama_token llama_vocab::token_fim_mid() const { return pimpl->fim_mid; }
-llama_token llama_vocab::token_fim_pad() const { return pimpl->fim_pad; }
-llama_token llama_vocab::token_fim_rep() const { return pimpl->fim_rep; }
-llama_token llama_vocab::token_fim_sep() const { return pimpl->fim_sep; }
+llama_token llama_vocab::token_bos() const {
+    return pimpl->bos;
+}
+llama_token llama_vocab::token_eos() const {
+    return pimpl->eos;
+}
+llama_token llama_vocab::token_eot() const {
+    return pimpl->eot;
+}
+llama_token llama_vocab::token_eom() const {
+    return pimpl->eom;
+}
+llama_token llama_vocab::token_unk() const {
+    return pimpl->unk;
+}
+llama_token llama_vocab::token_sep() const {
+    return pimpl->sep;
+}
+llama_token llama_vocab::token_nl() const {
+    return pimpl->nl;
+}
+llama_token llama_vocab::token_pad() const {
+    return pimpl->pad;
+}
+llama_token llama_vocab::token_cls() const {
+    return pimpl->cls;
+}
+llama_token llama_vocab::token_mask() const {
+    return pimpl->mask;
+}
+llama_token llama_vocab::token_fim_pre() const {
+    return pimpl->fim_pre;
+}
+llama_token llama_vocab::token_fim_suf() const {
+    return pimpl->fim_suf;
+}
+llama_token llama_vocab::token_fim_mid() const {
+    return pimpl->fim_mid;
+}
+llama_token llama_vocab::token_fim_pad() const {
+    return pimpl->fim_pad;
+}
+llama_token llama_vocab::token_fim_rep() const {
+    return pimpl->fim_rep;
+}
+llama_token llama_vocab::token_fim_sep() const {
+    return pimpl->fim_sep;
+}
 
-bool llama_vocab::get_add_bos() const { return pimpl->add_bos; }
-bool llama_vocab::get_add_eos() const { return pimpl->add_eos; }
-bool llama_vocab::get_add_sep() const { return pimpl->add_sep; }
-bool llama_vocab::get_add_space_prefix() const { return pimpl->add_space_prefix; }
+bool llama_vocab::get_add_bos() const {
+    return pimpl->add_bos;
+}
+bool llama_vocab::get_add_eos() const {
+    return pimpl->add_eos;
+}
+bool llama_vocab::get_add_sep() const {
+    return pimpl->add_sep;
+}
+bool llama_vocab::get_add_space_prefix() const {
+    return pimpl->add_space_prefix;
+}
 
 bool llama_vocab::is_eog(llama_token id) const {
     return id != LLAMA_TOKEN_NULL && pimpl->eog.count(id) > 0;
 }
-bool llama_vocab::is_control(llama_token id) const { return pimpl->has_attr(id, LLAMA_TOKEN_ATTR_CONTROL); }
-bool llama_vocab::is_byte(llama_token id) const { return pimpl->has_attr(id, LLAMA_TOKEN_ATTR_BYTE); }
+bool llama_vocab::is_control(llama_token id) const {
+    return pimpl->has_attr(id, LLAMA_TOKEN_ATTR_CONTROL);
+}
+bool llama_vocab::is_byte(llama_token id) const {
+    return pimpl->has_attr(id, LLAMA_TOKEN_ATTR_BYTE);
+}

@@ -30,9 +30,9 @@ struct llama_vocab_data {
     std::string              pre;    // tokenizer.ggml.pre ("" = absent)
     std::string              name;   // general.name (a few vocabs need per-model token attributes)
     std::vector<std::string> tokens;
-    std::vector<float>       scores;       // empty = all 0
-    std::vector<int32_t>     token_types;  // llama_token_type values; empty = all NORMAL
-    std::vector<std::string> merges;       // "left right", BPE only
+    std::vector<float>       scores;                // empty = all 0
+    std::vector<int32_t>     token_types;           // llama_token_type values; empty = all NORMAL
+    std::vector<std::string> merges;                // "left right", BPE only
     std::vector<uint8_t>     precompiled_charsmap;  // UGM only
 
     std::optional<int64_t> bos, eos, eot, eom, unk, sep, pad, cls, mask;
@@ -63,21 +63,21 @@ struct llama_vocab {
 
     // llama_tokenize: number of tokens written, or -(required count) when n_tokens_max is too small;
     // LLAMA_VOCAB_ERR_INVALID for invalid arguments. Never throws.
-    int32_t tokenize(const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max,
-                     bool add_special, bool parse_special) const;
+    int32_t tokenize(const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max, bool add_special,
+                     bool parse_special) const;
     std::vector<llama_token> tokenize(const std::string & text, bool add_special, bool parse_special) const;
 
     // llama_token_to_piece: bytes written (no terminator), or -(required size) when length is too small;
     // LLAMA_VOCAB_ERR_INVALID for an invalid token or buffer. Skips up to lstrip leading spaces.
     // special: render control/unknown tokens as their text (otherwise they render as nothing).
-    int32_t token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip, bool special) const;
+    int32_t     token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip, bool special) const;
     std::string token_to_piece(llama_token token, bool special = true) const;
 
     // llama_detokenize: bytes written, or -(required size); LLAMA_VOCAB_ERR_INVALID for invalid arguments.
     // remove_special drops a leading BOS / trailing EOS the vocab would add; unparse_special renders
     // control tokens as text. SPM: the space the tokenizer prefixed to the text is removed again.
-    int32_t detokenize(const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max,
-                       bool remove_special, bool unparse_special) const;
+    int32_t     detokenize(const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max,
+                           bool remove_special, bool unparse_special) const;
     std::string detokenize(const std::vector<llama_token> & tokens, bool remove_special, bool unparse_special) const;
 
     // out-of-range ids give NULL / 0 / LLAMA_TOKEN_ATTR_UNDEFINED (logged)
@@ -115,6 +115,6 @@ struct llama_vocab {
 
     const impl & get_impl() const { return *pimpl; }
 
-  private:
+private:
     std::unique_ptr<impl> pimpl;
 };

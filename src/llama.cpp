@@ -40,7 +40,7 @@ log_state & log_get() {
 
 thread_local std::string g_last_error;
 
-} // namespace
+}  // namespace
 
 void llama_log_internal(ggml_log_level level, const char * fmt, ...) {
     char    stack[512];
@@ -50,7 +50,7 @@ void llama_log_internal(ggml_log_level level, const char * fmt, ...) {
     va_copy(copy, args);
     const int n = vsnprintf(stack, sizeof(stack), fmt, args);
     va_end(args);
-    std::string heap;
+    std::string  heap;
     const char * text = stack;
     if (n >= (int) sizeof(stack)) {
         heap.resize((size_t) n + 1);
@@ -120,58 +120,58 @@ void llama_log_set(ggml_log_callback log_callback, void * user_data) {
 // ---- defaults ----------------------------------------------------------------------------------
 
 struct llama_model_params llama_model_default_params(void) {
-    llama_model_params p = {};
-    p.devices               = nullptr;
-    p.tensor_buft_overrides = nullptr;
-    p.n_gpu_layers          = 999;
-    p.split_mode            = LLAMA_SPLIT_MODE_LAYER;
-    p.main_gpu              = 0;
-    p.tensor_split          = nullptr;
-    p.progress_callback     = nullptr;
+    llama_model_params p          = {};
+    p.devices                     = nullptr;
+    p.tensor_buft_overrides       = nullptr;
+    p.n_gpu_layers                = 999;
+    p.split_mode                  = LLAMA_SPLIT_MODE_LAYER;
+    p.main_gpu                    = 0;
+    p.tensor_split                = nullptr;
+    p.progress_callback           = nullptr;
     p.progress_callback_user_data = nullptr;
-    p.kv_overrides          = nullptr;
-    p.vocab_only            = false;
-    p.use_mmap              = true;
-    p.use_mlock             = false;
-    p.check_tensors         = false;
-    p.use_extra_bufts       = true;
-    p.load_mode             = LLAMA_LOAD_MODE_AUTO;
+    p.kv_overrides                = nullptr;
+    p.vocab_only                  = false;
+    p.use_mmap                    = true;
+    p.use_mlock                   = false;
+    p.check_tensors               = false;
+    p.use_extra_bufts             = true;
+    p.load_mode                   = LLAMA_LOAD_MODE_AUTO;
     return p;
 }
 
 struct llama_context_params llama_context_default_params(void) {
     const int32_t        n_threads = (int32_t) std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
     llama_context_params p         = {};
-    p.n_ctx             = 512;
-    p.n_batch           = 2048;
-    p.n_ubatch          = 512;
-    p.n_seq_max         = 1;
-    p.n_threads         = n_threads;
-    p.n_threads_batch   = n_threads;
-    p.rope_scaling_type = LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED;
-    p.pooling_type      = LLAMA_POOLING_TYPE_UNSPECIFIED;
-    p.attention_type    = LLAMA_ATTENTION_TYPE_UNSPECIFIED;
-    p.flash_attn_type   = LLAMA_FLASH_ATTN_TYPE_AUTO;
-    p.rope_freq_base    = 0.0f;
-    p.rope_freq_scale   = 0.0f;
-    p.yarn_ext_factor   = -1.0f;
-    p.yarn_attn_factor  = -1.0f;
-    p.yarn_beta_fast    = -1.0f;
-    p.yarn_beta_slow    = -1.0f;
-    p.yarn_orig_ctx     = 0;
-    p.defrag_thold      = -1.0f;
-    p.cb_eval           = nullptr;
-    p.cb_eval_user_data = nullptr;
-    p.type_k            = GGML_TYPE_F16;
-    p.type_v            = GGML_TYPE_F16;
-    p.abort_callback    = nullptr;
-    p.abort_callback_data = nullptr;
-    p.embeddings        = false;
-    p.offload_kqv       = true;
-    p.no_perf           = true;
-    p.op_offload        = true;
-    p.swa_full          = true;
-    p.kv_unified        = false;
+    p.n_ctx                        = 512;
+    p.n_batch                      = 2048;
+    p.n_ubatch                     = 512;
+    p.n_seq_max                    = 1;
+    p.n_threads                    = n_threads;
+    p.n_threads_batch              = n_threads;
+    p.rope_scaling_type            = LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED;
+    p.pooling_type                 = LLAMA_POOLING_TYPE_UNSPECIFIED;
+    p.attention_type               = LLAMA_ATTENTION_TYPE_UNSPECIFIED;
+    p.flash_attn_type              = LLAMA_FLASH_ATTN_TYPE_AUTO;
+    p.rope_freq_base               = 0.0f;
+    p.rope_freq_scale              = 0.0f;
+    p.yarn_ext_factor              = -1.0f;
+    p.yarn_attn_factor             = -1.0f;
+    p.yarn_beta_fast               = -1.0f;
+    p.yarn_beta_slow               = -1.0f;
+    p.yarn_orig_ctx                = 0;
+    p.defrag_thold                 = -1.0f;
+    p.cb_eval                      = nullptr;
+    p.cb_eval_user_data            = nullptr;
+    p.type_k                       = GGML_TYPE_F16;
+    p.type_v                       = GGML_TYPE_F16;
+    p.abort_callback               = nullptr;
+    p.abort_callback_data          = nullptr;
+    p.embeddings                   = false;
+    p.offload_kqv                  = true;
+    p.no_perf                      = true;
+    p.op_offload                   = true;
+    p.swa_full                     = true;
+    p.kv_unified                   = false;
     return p;
 }
 
@@ -222,11 +222,11 @@ bool llama_supports_rpc(void) {
 
 const char * llama_print_system_info(void) {
     static std::string s;
-    s = llama_format("libllama %s | CPU : AVX2 = %d | FMA = %d | F16C = %d | AVX512 = %d | AVX512_VNNI = %d | "
-                     "AVX512_BF16 = %d | threads = %u | backends =",
-                     llama_version(), ggml_cpu_has_avx2(), ggml_cpu_has_fma(), ggml_cpu_has_f16c(),
-                     ggml_cpu_has_avx512(), ggml_cpu_has_avx512_vnni(), ggml_cpu_has_avx512_bf16(),
-                     std::thread::hardware_concurrency());
+    s = llama_format(
+        "libllama %s | CPU : AVX2 = %d | FMA = %d | F16C = %d | AVX512 = %d | AVX512_VNNI = %d | "
+        "AVX512_BF16 = %d | threads = %u | backends =",
+        llama_version(), ggml_cpu_has_avx2(), ggml_cpu_has_fma(), ggml_cpu_has_f16c(), ggml_cpu_has_avx512(),
+        ggml_cpu_has_avx512_vnni(), ggml_cpu_has_avx512_bf16(), std::thread::hardware_concurrency());
     for (size_t i = 0; i < ggml_backend_reg_count(); i++) {
         s += " ";
         s += ggml_backend_reg_name(ggml_backend_reg_get(i));
@@ -249,9 +249,8 @@ int32_t llama_abi_version(void) {
 
 static llama_model * load_guarded(const char * fn, const std::vector<std::string> & paths,
                                   const llama_model_params & params) {
-    return llama_api_guard(fn, (llama_model *) nullptr, [&]() -> llama_model * {
-        return llama_model_load_impl(paths, params);
-    });
+    return llama_api_guard(fn, (llama_model *) nullptr,
+                           [&]() -> llama_model * { return llama_model_load_impl(paths, params); });
 }
 
 struct llama_model * llama_model_load_from_file(const char * path_model, struct llama_model_params params) {
@@ -259,7 +258,7 @@ struct llama_model * llama_model_load_from_file(const char * path_model, struct 
         llama_report_error(__func__, "path is NULL");
         return nullptr;
     }
-    return load_guarded(__func__, { path_model }, params);
+    return load_guarded(__func__, {path_model}, params);
 }
 
 struct llama_model * llama_model_load_from_splits(const char ** paths, size_t n_paths,

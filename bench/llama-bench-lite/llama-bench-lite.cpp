@@ -15,11 +15,11 @@ int main(int argc, char ** argv) {
         fprintf(stderr, "usage: %s MODEL [N_THREADS] [N_PROMPT] [N_GEN] [REPS]\n", argv[0]);
         return 2;
     }
-    const int n_threads = argc > 2 ? atoi(argv[2]) : 2;
-    const int n_prompt  = argc > 3 ? atoi(argv[3]) : 128;
-    const int n_gen     = argc > 4 ? atoi(argv[4]) : 128;
-    const int reps      = argc > 5 ? atoi(argv[5]) : 5;
-    const bool fa       = argc > 6 && atoi(argv[6]) != 0;
+    const int  n_threads = argc > 2 ? atoi(argv[2]) : 2;
+    const int  n_prompt  = argc > 3 ? atoi(argv[3]) : 128;
+    const int  n_gen     = argc > 4 ? atoi(argv[4]) : 128;
+    const int  reps      = argc > 5 ? atoi(argv[5]) : 5;
+    const bool fa        = argc > 6 && atoi(argv[6]) != 0;
     llama_log_set(quiet, nullptr);
     llama_backend_init();
 
@@ -29,18 +29,18 @@ int main(int argc, char ** argv) {
         return 1;
     }
     llama_context_params cp = llama_context_default_params();
-    cp.n_ctx           = (uint32_t) (n_prompt + n_gen + 16);
-    cp.n_batch         = (uint32_t) std::max(n_prompt, 1);
-    cp.n_ubatch        = cp.n_batch;
-    cp.n_threads       = n_threads;
-    cp.n_threads_batch = n_threads;
-    cp.flash_attn_type = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
-    llama_context * ctx = llama_init_from_model(model, cp);
+    cp.n_ctx                = (uint32_t) (n_prompt + n_gen + 16);
+    cp.n_batch              = (uint32_t) std::max(n_prompt, 1);
+    cp.n_ubatch             = cp.n_batch;
+    cp.n_threads            = n_threads;
+    cp.n_threads_batch      = n_threads;
+    cp.flash_attn_type      = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    llama_context * ctx     = llama_init_from_model(model, cp);
     if (!ctx) {
         fprintf(stderr, "context failed: %s\n", llama_last_error());
         return 1;
     }
-    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    const int                n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
     std::vector<llama_token> toks(n_prompt);
     for (int i = 0; i < n_prompt; i++) {
         toks[i] = (llama_token) (1 + (i * 7919) % (n_vocab - 1));

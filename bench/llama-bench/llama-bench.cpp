@@ -28,22 +28,22 @@ namespace {
 
 struct cmd_params {
     std::vector<std::string>         model;
-    std::vector<int>                 n_prompt  = { 512 };
-    std::vector<int>                 n_gen     = { 128 };
-    std::vector<std::pair<int, int>> n_pg      = {};
-    std::vector<int>                 n_batch   = { 2048 };
-    std::vector<int>                 n_ubatch  = { 512 };
-    std::vector<int>                 n_threads = { 0 }; // 0: resolved to the core count
-    std::vector<int>                 n_gpu_layers = { 99 };
-    std::vector<ggml_type>           type_k    = { GGML_TYPE_F16 };
-    std::vector<ggml_type>           type_v    = { GGML_TYPE_F16 };
-    std::vector<int>                 flash_attn = { 0 };
-    int                              reps      = 5;
-    bool                             warmup    = true;
-    bool                             verbose   = false;
-    bool                             progress  = false;
-    size_t                           bw_mib    = 256;
-    std::string                      output    = "md";
+    std::vector<int>                 n_prompt     = {512};
+    std::vector<int>                 n_gen        = {128};
+    std::vector<std::pair<int, int>> n_pg         = {};
+    std::vector<int>                 n_batch      = {2048};
+    std::vector<int>                 n_ubatch     = {512};
+    std::vector<int>                 n_threads    = {0};  // 0: resolved to the core count
+    std::vector<int>                 n_gpu_layers = {99};
+    std::vector<ggml_type>           type_k       = {GGML_TYPE_F16};
+    std::vector<ggml_type>           type_v       = {GGML_TYPE_F16};
+    std::vector<int>                 flash_attn   = {0};
+    int                              reps         = 5;
+    bool                             warmup       = true;
+    bool                             verbose      = false;
+    bool                             progress     = false;
+    size_t                           bw_mib       = 256;
+    std::string                      output       = "md";
 };
 
 struct instance {
@@ -54,27 +54,28 @@ struct instance {
 
 void print_usage(const char * argv0) {
     const cmd_params d;
-    printf("usage: %s -m MODEL [options]\n\n"
-           "Every option taking values accepts a comma-separated list (and may be repeated); all\n"
-           "combinations are run.\n"
-           "  -m, --model FILE            model path (default: none)\n"
-           "  -p, --n-prompt N            prompt tokens, test ppN (default: 512; 0 = none)\n"
-           "  -n, --n-gen N               generated tokens, test tgN (default: 128; 0 = none)\n"
-           "  -pg PP,TG                   combined test ppPP+tgTG (default: none)\n"
-           "  -b, --batch-size N          n_batch (default: 2048)\n"
-           "  -ub, --ubatch-size N        n_ubatch (default: 512)\n"
-           "  -t, --threads N             threads (default: %u)\n"
-           "  -ngl, --n-gpu-layers N      layers on the GPU (default: 99)\n"
-           "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
-           "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
-           "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
-           "  -r, --repetitions N         repetitions per test (default: %d)\n"
-           "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
-           "  --bw-mib N                  buffer size of the bandwidth probe (default: 256)\n"
-           "  --no-warmup                 skip the warm-up run\n"
-           "  --progress                  progress on stderr\n"
-           "  -v, --verbose               show the library's log\n",
-           argv0, std::max(1u, std::thread::hardware_concurrency()), d.reps);
+    printf(
+        "usage: %s -m MODEL [options]\n\n"
+        "Every option taking values accepts a comma-separated list (and may be repeated); all\n"
+        "combinations are run.\n"
+        "  -m, --model FILE            model path (default: none)\n"
+        "  -p, --n-prompt N            prompt tokens, test ppN (default: 512; 0 = none)\n"
+        "  -n, --n-gen N               generated tokens, test tgN (default: 128; 0 = none)\n"
+        "  -pg PP,TG                   combined test ppPP+tgTG (default: none)\n"
+        "  -b, --batch-size N          n_batch (default: 2048)\n"
+        "  -ub, --ubatch-size N        n_ubatch (default: 512)\n"
+        "  -t, --threads N             threads (default: %u)\n"
+        "  -ngl, --n-gpu-layers N      layers on the GPU (default: 99)\n"
+        "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
+        "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
+        "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
+        "  -r, --repetitions N         repetitions per test (default: %d)\n"
+        "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
+        "  --bw-mib N                  buffer size of the bandwidth probe (default: 256)\n"
+        "  --no-warmup                 skip the warm-up run\n"
+        "  --progress                  progress on stderr\n"
+        "  -v, --verbose               show the library's log\n",
+        argv0, std::max(1u, std::thread::hardware_concurrency()), d.reps);
 }
 
 std::vector<std::string> split(const std::string & s, char sep) {
@@ -116,7 +117,7 @@ bool parse_type_list(const std::string & s, std::vector<ggml_type> & out) {
 }
 
 bool parse_args(int argc, char ** argv, cmd_params & p) {
-    cmd_params d; // lists given on the command line replace the defaults
+    cmd_params                  d;  // lists given on the command line replace the defaults
     std::map<std::string, bool> seen;
     auto                        reset_once = [&](const std::string & key, auto & list) {
         if (!seen[key]) {
@@ -206,30 +207,32 @@ std::vector<instance> make_instances(const cmd_params & p) {
     std::vector<instance> out;
     // model and ngl outermost so a loaded model is reused by consecutive instances
     for (const auto & m : p.model)
-    for (int ngl : p.n_gpu_layers)
-    for (int nb : p.n_batch)
-    for (int nub : p.n_ubatch)
-    for (ggml_type tk : p.type_k)
-    for (ggml_type tv : p.type_v)
-    for (int fa : p.flash_attn)
-    for (int nt : p.n_threads) {
-        auto add = [&](int np, int ng) { out.push_back({ m, np, ng, nb, nub, nt, ngl, fa, tk, tv }); };
-        for (int np : p.n_prompt) {
-            if (np > 0) {
-                add(np, 0);
-            }
-        }
-        for (int ng : p.n_gen) {
-            if (ng > 0) {
-                add(0, ng);
-            }
-        }
-        for (const auto & pg : p.n_pg) {
-            if (pg.first > 0 || pg.second > 0) {
-                add(pg.first, pg.second);
-            }
-        }
-    }
+        for (int ngl : p.n_gpu_layers)
+            for (int nb : p.n_batch)
+                for (int nub : p.n_ubatch)
+                    for (ggml_type tk : p.type_k)
+                        for (ggml_type tv : p.type_v)
+                            for (int fa : p.flash_attn)
+                                for (int nt : p.n_threads) {
+                                    auto add = [&](int np, int ng) {
+                                        out.push_back({m, np, ng, nb, nub, nt, ngl, fa, tk, tv});
+                                    };
+                                    for (int np : p.n_prompt) {
+                                        if (np > 0) {
+                                            add(np, 0);
+                                        }
+                                    }
+                                    for (int ng : p.n_gen) {
+                                        if (ng > 0) {
+                                            add(0, ng);
+                                        }
+                                    }
+                                    for (const auto & pg : p.n_pg) {
+                                        if (pg.first > 0 || pg.second > 0) {
+                                            add(pg.first, pg.second);
+                                        }
+                                    }
+                                }
     return out;
 }
 
@@ -238,7 +241,7 @@ std::vector<instance> make_instances(const cmd_params & p) {
 // Sums a slice as 64-bit words with independent accumulators so the loads, not the adds, limit it.
 __attribute__((target_clones("avx2", "default"))) uint64_t sum_words(const uint64_t * p, size_t n) {
     uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-    size_t   i  = 0;
+    size_t   i = 0;
     for (; i + 8 <= n; i += 8) {
         a0 += p[i], a1 += p[i + 1], a2 += p[i + 2], a3 += p[i + 3];
         a4 += p[i + 4], a5 += p[i + 5], a6 += p[i + 6], a7 += p[i + 7];
@@ -254,10 +257,10 @@ double measure_read_bandwidth(int n_threads, size_t mib) {
     const size_t          n_words = mib * 1024 * 1024 / sizeof(uint64_t);
     std::vector<uint64_t> buf(n_words);
     for (size_t i = 0; i < n_words; i++) {
-        buf[i] = i; // touch every page so the probe reads memory, not the zero page
+        buf[i] = i;  // touch every page so the probe reads memory, not the zero page
     }
-    double             best = 0;
-    volatile uint64_t  sink = 0;
+    double            best = 0;
+    volatile uint64_t sink = 0;
     for (int rep = 0; rep < 6; rep++) {
         std::vector<uint64_t>    sums(n_threads);
         std::vector<std::thread> th;
@@ -265,7 +268,7 @@ double measure_read_bandwidth(int n_threads, size_t mib) {
         for (int t = 0; t < n_threads; t++) {
             th.emplace_back([&, t] {
                 const size_t b = n_words * t / n_threads, e = n_words * (t + 1) / n_threads;
-                sums[t]        = sum_words(buf.data() + b, e - b);
+                sums[t] = sum_words(buf.data() + b, e - b);
             });
         }
         for (auto & x : th) {
@@ -288,7 +291,7 @@ struct result {
     std::string         model_desc;
     uint64_t            model_size = 0, model_n_params = 0;
     std::vector<double> samples_ns;
-    double              bw = 0; // bytes/s measured with the instance's thread count
+    double              bw = 0;  // bytes/s measured with the instance's thread count
     std::string         test_time;
     bool                ok = true;
 
@@ -337,10 +340,10 @@ struct result {
         }
         return std::sqrt(s / (ts.size() - 1));
     }
-    bool   is_tg() const { return inst.n_prompt == 0 && inst.n_gen > 0; }
+    bool is_tg() const { return inst.n_prompt == 0 && inst.n_gen > 0; }
     // generation reads every weight once per token: tokens/s <= bandwidth / weight bytes
-    double roofline_ts() const { return model_size > 0 ? bw / (double) model_size : 0; }
-    double roofline_pct() const { return roofline_ts() > 0 ? 100.0 * avg_ts() / roofline_ts() : 0; }
+    double      roofline_ts() const { return model_size > 0 ? bw / (double) model_size : 0; }
+    double      roofline_pct() const { return roofline_ts() > 0 ? 100.0 * avg_ts() / roofline_ts() : 0; }
     std::string name() const {
         if (inst.n_prompt > 0 && inst.n_gen == 0) {
             return "pp" + std::to_string(inst.n_prompt);
@@ -381,9 +384,9 @@ bool decode_gen(llama_context * ctx, int n_gen, int n_vocab, llama_token bos, st
 }
 
 std::string now_iso8601() {
-    char       buf[32];
-    time_t     t = time(nullptr);
-    struct tm  tm;
+    char      buf[32];
+    time_t    t = time(nullptr);
+    struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
@@ -462,37 +465,40 @@ std::string join(const std::vector<double> & v, const char * fmt) {
 
 // (field, value, is_string) in llama.cpp's llama-bench order, then our roofline fields.
 std::vector<std::tuple<std::string, std::string, bool>> fields(const result & r) {
-    char   buf[64];
-    auto   num = [&](double x, const char * f) { snprintf(buf, sizeof(buf), f, x); return std::string(buf); };
-    const instance & i = r.inst;
+    char buf[64];
+    auto num = [&](double x, const char * f) {
+        snprintf(buf, sizeof(buf), f, x);
+        return std::string(buf);
+    };
+    const instance &                                        i = r.inst;
     std::vector<std::tuple<std::string, std::string, bool>> f = {
-        { "build_commit", "unknown", true },
-        { "build_number", "0", false },
-        { "lib_version", llama_version(), true },
-        { "cpu_info", cpu_info(), true },
-        { "gpu_info", gpu_info(), true },
-        { "backends", backend_name(i.n_gpu_layers), true },
-        { "model_filename", i.model, true },
-        { "model_type", r.model_desc, true },
-        { "model_size", std::to_string(r.model_size), false },
-        { "model_n_params", std::to_string(r.model_n_params), false },
-        { "n_batch", std::to_string(i.n_batch), false },
-        { "n_ubatch", std::to_string(i.n_ubatch), false },
-        { "n_threads", std::to_string(i.n_threads), false },
-        { "type_k", ggml_type_name(i.type_k), true },
-        { "type_v", ggml_type_name(i.type_v), true },
-        { "n_gpu_layers", std::to_string(i.n_gpu_layers), false },
-        { "flash_attn", i.flash_attn ? "true" : "false", false },
-        { "n_prompt", std::to_string(i.n_prompt), false },
-        { "n_gen", std::to_string(i.n_gen), false },
-        { "test_time", r.test_time, true },
-        { "avg_ns", num(r.avg_ns(), "%.0f"), false },
-        { "stddev_ns", num(r.stddev_ns(), "%.0f"), false },
-        { "avg_ts", num(r.avg_ts(), "%.6f"), false },
-        { "stddev_ts", num(r.stddev_ts(), "%.6f"), false },
-        { "mem_bw_gbs", num(r.bw / 1e9, "%.3f"), false },
-        { "roofline_ts", r.is_tg() ? num(r.roofline_ts(), "%.6f") : "null", false },
-        { "roofline_pct", r.is_tg() ? num(r.roofline_pct(), "%.2f") : "null", false },
+        {"build_commit", "unknown", true},
+        {"build_number", "0", false},
+        {"lib_version", llama_version(), true},
+        {"cpu_info", cpu_info(), true},
+        {"gpu_info", gpu_info(), true},
+        {"backends", backend_name(i.n_gpu_layers), true},
+        {"model_filename", i.model, true},
+        {"model_type", r.model_desc, true},
+        {"model_size", std::to_string(r.model_size), false},
+        {"model_n_params", std::to_string(r.model_n_params), false},
+        {"n_batch", std::to_string(i.n_batch), false},
+        {"n_ubatch", std::to_string(i.n_ubatch), false},
+        {"n_threads", std::to_string(i.n_threads), false},
+        {"type_k", ggml_type_name(i.type_k), true},
+        {"type_v", ggml_type_name(i.type_v), true},
+        {"n_gpu_layers", std::to_string(i.n_gpu_layers), false},
+        {"flash_attn", i.flash_attn ? "true" : "false", false},
+        {"n_prompt", std::to_string(i.n_prompt), false},
+        {"n_gen", std::to_string(i.n_gen), false},
+        {"test_time", r.test_time, true},
+        {"avg_ns", num(r.avg_ns(), "%.0f"), false},
+        {"stddev_ns", num(r.stddev_ns(), "%.0f"), false},
+        {"avg_ts", num(r.avg_ts(), "%.6f"), false},
+        {"stddev_ts", num(r.stddev_ts(), "%.6f"), false},
+        {"mem_bw_gbs", num(r.bw / 1e9, "%.3f"), false},
+        {"roofline_ts", r.is_tg() ? num(r.roofline_ts(), "%.6f") : "null", false},
+        {"roofline_pct", r.is_tg() ? num(r.roofline_pct(), "%.2f") : "null", false},
     };
     return f;
 }
@@ -522,8 +528,8 @@ struct csv_printer : printer {
 };
 
 std::string json_object(const result & r, bool pretty) {
-    const char * sep = pretty ? ",\n    " : ", ";
-    std::string  o   = pretty ? "  {\n    " : "{";
+    const char * sep   = pretty ? ",\n    " : ", ";
+    std::string  o     = pretty ? "  {\n    " : "{";
     bool         first = true;
     for (const auto & [k, v, is_str] : fields(r)) {
         o += (first ? "" : sep) + std::string("\"") + k + "\": " + (is_str ? "\"" + json_escape(v) + "\"" : v);
@@ -558,17 +564,22 @@ struct md_printer : printer {
 
     void header(const cmd_params & p) override {
         const cmd_params d;
-        cols = { "model", "size", "params", "backend" };
+        cols = {"model", "size", "params", "backend"};
         if (llama_supports_gpu_offload()) {
             cols.push_back("ngl");
         }
         cols.push_back("threads");
         // like llama.cpp, parameters show only when they differ from the defaults
-        if (p.n_batch != d.n_batch) cols.push_back("n_batch");
-        if (p.n_ubatch != d.n_ubatch) cols.push_back("n_ubatch");
-        if (p.type_k != d.type_k) cols.push_back("type_k");
-        if (p.type_v != d.type_v) cols.push_back("type_v");
-        if (p.flash_attn != d.flash_attn) cols.push_back("fa");
+        if (p.n_batch != d.n_batch)
+            cols.push_back("n_batch");
+        if (p.n_ubatch != d.n_ubatch)
+            cols.push_back("n_ubatch");
+        if (p.type_k != d.type_k)
+            cols.push_back("type_k");
+        if (p.type_v != d.type_v)
+            cols.push_back("type_v");
+        if (p.flash_attn != d.flash_attn)
+            cols.push_back("fa");
         cols.push_back("test");
         cols.push_back("t/s");
         cols.push_back("tg % roofline");
@@ -576,7 +587,8 @@ struct md_printer : printer {
         for (const auto & c : cols) {
             const bool right = c != "model" && c != "backend" && c != "test";
             h += " " + c + " |";
-            s += right ? std::string(std::max<size_t>(c.size(), 3) + 1, '-') + ":|" : " " + std::string(std::max<size_t>(c.size(), 3), '-') + " |";
+            s += right ? std::string(std::max<size_t>(c.size(), 3) + 1, '-') + ":|"
+                       : " " + std::string(std::max<size_t>(c.size(), 3), '-') + " |";
         }
         printf("%s\n%s\n", h.c_str(), s.c_str());
     }
@@ -634,7 +646,7 @@ void quiet_log(ggml_log_level level, const char * text, void *) {
     }
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char ** argv) {
     cmd_params params;
@@ -673,7 +685,7 @@ int main(int argc, char ** argv) {
     const std::vector<instance> insts = make_instances(params);
     llama_model *               model = nullptr;
     std::string                 model_key;
-    int                         rc    = 0;
+    int                         rc = 0;
     for (size_t k = 0; k < insts.size(); k++) {
         const instance &  in  = insts[k];
         const std::string key = in.model + "|" + std::to_string(in.n_gpu_layers);
@@ -722,7 +734,7 @@ int main(int argc, char ** argv) {
         const int           n_vocab = llama_vocab_n_tokens(vocab);
         const llama_token   bos     = llama_vocab_bos(vocab);
         std::mt19937        rng(1234);
-        llama_memory_t      mem = llama_get_memory(ctx);
+        llama_memory_t      mem     = llama_get_memory(ctx);
         const int           n_batch = (int) std::min<uint32_t>(llama_n_batch(ctx), (uint32_t) in.n_batch);
 
         if (params.warmup) {

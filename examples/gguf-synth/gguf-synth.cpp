@@ -33,8 +33,8 @@ int main(int argc, char ** argv) {
         }
     }
     for (int i = 1; i < argc; i++) {
-        const std::string a = argv[i];
-        auto need = [&]() -> const char * {
+        const std::string a    = argv[i];
+        auto              need = [&]() -> const char * {
             if (i + 1 >= argc) {
                 fprintf(stderr, "%s needs a value\n", a.c_str());
                 exit(1);

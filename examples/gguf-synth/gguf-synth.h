@@ -24,25 +24,25 @@
 namespace synth {
 
 struct params {
-    std::string arch      = "llama"; // llama, qwen2, phi3, gemma, gemma2
-    std::string name      = "";      // general.name ("synthetic-<arch>" if empty)
-    int64_t     n_vocab   = 0;       // 0: the vocab file's size, or 512 with the built-in vocab
+    std::string arch      = "llama";  // llama, qwen2, phi3, gemma, gemma2
+    std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
     int64_t     n_layer   = 2;
     int64_t     n_ff      = 192;
     int64_t     n_head    = 4;
     int64_t     n_head_kv = 2;
-    int64_t     head_dim  = 0; // 0: n_embd / n_head
+    int64_t     head_dim  = 0;  // 0: n_embd / n_head
     int64_t     n_ctx     = 4096;
-    float       rms_eps   = 0.0f; // 0: the architecture's usual value
+    float       rms_eps   = 0.0f;  // 0: the architecture's usual value
     float       rope_base = 10000.0f;
-    int64_t     n_swa     = 0; // sliding window (phi3, gemma2); 0: the architecture's default
-    bool        tied      = true; // no output.weight: the LM head is token_embd (phi3 always has one)
-    ggml_type   type      = GGML_TYPE_F16; // type of the weight matrices (1-D tensors are F32)
+    int64_t     n_swa     = 0;              // sliding window (phi3, gemma2); 0: the architecture's default
+    bool        tied      = true;           // no output.weight: the LM head is token_embd (phi3 always has one)
+    ggml_type   type      = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed      = 42;
     float       std       = 0.02f;
-    int         n_threads = 0; // 0: hardware concurrency
-    std::string vocab_path;    // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    int         n_threads = 0;  // 0: hardware concurrency
+    std::string vocab_path;     // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
 };
 
 // Presets: "micro" (the layout of the shared synthetic micro models), "tiny" (256-wide, K-quant
@@ -75,7 +75,7 @@ inline uint64_t splitmix64(uint64_t & s) {
 }
 
 inline uint64_t hash_str(const std::string & s) {
-    uint64_t h = 1469598103934665603ull; // FNV-1a
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
     for (unsigned char c : s) {
         h = (h ^ c) * 1099511628211ull;
     }
@@ -86,7 +86,7 @@ inline uint64_t hash_str(const std::string & s) {
 inline void fill_normal(float * out, int64_t n, uint64_t seed, float stddev) {
     uint64_t s = seed;
     for (int64_t i = 0; i < n; i += 2) {
-        const double u1 = ((splitmix64(s) >> 11) + 1.0) * (1.0 / 9007199254740993.0); // (0, 1]
+        const double u1 = ((splitmix64(s) >> 11) + 1.0) * (1.0 / 9007199254740993.0);  // (0, 1]
         const double u2 = (splitmix64(s) >> 11) * (1.0 / 9007199254740992.0);
         const double r  = std::sqrt(-2.0 * std::log(u1));
         out[i]          = (float) (r * std::cos(6.283185307179586 * u2)) * stddev;
@@ -118,8 +118,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     const bool    untied = !p.tied || p.arch == "phi3";
 
     std::vector<tensor_desc> t;
-    auto mat = [&](const std::string & n, int64_t a, int64_t b, float s) { t.push_back({ n, { a, b }, 2, init::normal, s }); };
-    auto vec = [&](const std::string & n, int64_t a, init k) { t.push_back({ n, { a, 1 }, 1, k, sd }); };
+    auto                     mat = [&](const std::string & n, int64_t a, int64_t b, float s) {
+        t.push_back({n, {a, b}, 2, init::normal, s});
+    };
+    auto vec = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1}, 1, k, sd}); };
 
     mat("token_embd.weight", E, n_vocab, sd);
     vec("output_norm.weight", E, init::ones);
@@ -130,7 +132,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         const std::string b = "blk." + std::to_string(il) + ".";
         vec(b + "attn_norm.weight", E, init::ones);
         if (p.arch == "phi3") {
-            mat(b + "attn_qkv.weight", E, nq + 2 * nkv, sd); // q, k, v fused in that order
+            mat(b + "attn_qkv.weight", E, nq + 2 * nkv, sd);  // q, k, v fused in that order
         } else {
             mat(b + "attn_q.weight", E, nq, sd);
             mat(b + "attn_k.weight", E, nkv, sd);
@@ -147,7 +149,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         }
         vec(b + "ffn_norm.weight", E, init::ones);
         if (p.arch == "phi3") {
-            mat(b + "ffn_up.weight", E, 2 * F, sd); // gate and up fused
+            mat(b + "ffn_up.weight", E, 2 * F, sd);  // gate and up fused
         } else {
             mat(b + "ffn_gate.weight", E, F, sd);
             mat(b + "ffn_up.weight", E, F, sd);
@@ -167,20 +169,34 @@ inline bool known_arch(const std::string & a) {
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
 inline uint32_t file_type_of(ggml_type type) {
     switch (type) {
-        case GGML_TYPE_F32:  return 0;
-        case GGML_TYPE_F16:  return 1;
-        case GGML_TYPE_Q4_0: return 2;
-        case GGML_TYPE_Q4_1: return 3;
-        case GGML_TYPE_Q8_0: return 7;
-        case GGML_TYPE_Q5_0: return 8;
-        case GGML_TYPE_Q5_1: return 9;
-        case GGML_TYPE_Q2_K: return 10;
-        case GGML_TYPE_Q3_K: return 12;
-        case GGML_TYPE_Q4_K: return 15;
-        case GGML_TYPE_Q5_K: return 17;
-        case GGML_TYPE_Q6_K: return 18;
-        case GGML_TYPE_BF16: return 32;
-        default:             return 1024; // guessed
+        case GGML_TYPE_F32:
+            return 0;
+        case GGML_TYPE_F16:
+            return 1;
+        case GGML_TYPE_Q4_0:
+            return 2;
+        case GGML_TYPE_Q4_1:
+            return 3;
+        case GGML_TYPE_Q8_0:
+            return 7;
+        case GGML_TYPE_Q5_0:
+            return 8;
+        case GGML_TYPE_Q5_1:
+            return 9;
+        case GGML_TYPE_Q2_K:
+            return 10;
+        case GGML_TYPE_Q3_K:
+            return 12;
+        case GGML_TYPE_Q4_K:
+            return 15;
+        case GGML_TYPE_Q5_K:
+            return 17;
+        case GGML_TYPE_Q6_K:
+            return 18;
+        case GGML_TYPE_BF16:
+            return 32;
+        default:
+            return 1024;  // guessed
     }
 }
 
@@ -194,7 +210,7 @@ inline void builtin_vocab(gguf_context * g, int64_t n_vocab) {
     std::vector<std::string> toks;
     std::vector<float>       scores;
     std::vector<int32_t>     types;
-    const char *             special[3] = { "<unk>", "<s>", "</s>" };
+    const char *             special[3] = {"<unk>", "<s>", "</s>"};
     for (int i = 0; i < 3; i++) {
         toks.push_back(special[i]), scores.push_back(0.0f), types.push_back(i == 0 ? 2 : 3);
     }
@@ -234,7 +250,8 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
             uint64_t s = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
             fill_normal(row.data(), n, splitmix64(s), t.stddev);
         }
-        if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, nullptr) == 0) {
+        if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, nullptr) ==
+            0) {
             return false;
         }
     }
@@ -252,7 +269,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         err = "bad shape: all dims > 0, n_head a multiple of n_head_kv, even head_dim";
         return false;
     }
-    gguf_ptr g(gguf_init_empty());
+    gguf_ptr          g(gguf_init_empty());
     const std::string A = p.arch + ".";
 
     gguf_set_val_str(g.get(), "general.architecture", p.arch.c_str());
@@ -277,7 +294,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     if (p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx));
     } else if (p.arch == "gemma2") {
-        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(),
+                         (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
         gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), 50.0f);
         gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), 30.0f);
     }
@@ -286,7 +304,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     // tokenizer: the tokenizer.* keys of the vocab file, or the built-in byte vocab
     int64_t n_vocab = p.n_vocab;
     if (!p.vocab_path.empty()) {
-        gguf_ptr v(gguf_init_from_file(p.vocab_path.c_str(), { true }));
+        gguf_ptr v(gguf_init_from_file(p.vocab_path.c_str(), {true}));
         if (!v) {
             err = "cannot read vocab file " + p.vocab_path;
             return false;
@@ -349,8 +367,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     if (fwrite(meta.data(), 1, meta.size(), f) != meta.size()) {
         return fail("write failed");
     }
-    const int nt = p.n_threads > 0 ? p.n_threads : (int) std::max(1u, std::thread::hardware_concurrency());
-    size_t    pos = 0;
+    const int            nt  = p.n_threads > 0 ? p.n_threads : (int) std::max(1u, std::thread::hardware_concurrency());
+    size_t               pos = 0;
     std::vector<uint8_t> buf;
     for (const auto & t : tensors) {
         const ggml_type ty   = t.n_dims == 1 ? GGML_TYPE_F32 : p.type;
@@ -358,7 +376,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         const size_t    off  = gguf_get_tensor_offset(g.get(), id);
         const size_t    size = gguf_get_tensor_size(g.get(), id);
         const size_t    rs   = ggml_row_size(ty, t.ne[0]);
-        buf.assign(off - pos, 0); // alignment padding
+        buf.assign(off - pos, 0);  // alignment padding
         if (!buf.empty() && fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
             return fail("write failed");
         }
@@ -369,7 +387,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         std::vector<std::thread> th;
         for (int i = 0; i < n; i++) {
             const int64_t r0 = nrows * i / n, r1 = nrows * (i + 1) / n;
-            auto job = [&, i, r0, r1] { ok[i] = gen_rows(p, t, ty, r0, r1, buf.data() + (size_t) r0 * rs); };
+            auto          job = [&, i, r0, r1] { ok[i] = gen_rows(p, t, ty, r0, r1, buf.data() + (size_t) r0 * rs); };
             if (i + 1 < n) {
                 th.emplace_back(job);
             } else {
@@ -395,4 +413,4 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     return true;
 }
 
-} // namespace synth
+}  // namespace synth

@@ -9,38 +9,38 @@
 #include <strings.h>
 
 struct ftype_name {
-    const char *     name;
-    llama_ftype      ftype;
-    const char *     desc;
+    const char * name;
+    llama_ftype  ftype;
+    const char * desc;
 };
 
 static const ftype_name k_ftypes[] = {
-    { "Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0, "4.5 bpw, 32-element blocks" },
-    { "Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1, "5.0 bpw, 32-element blocks with offset" },
-    { "Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0, "5.5 bpw" },
-    { "Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1, "6.0 bpw" },
-    { "Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0, "8.5 bpw" },
-    { "Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K, "K-quant mix, ~2.9 bpw" },
-    { "Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S, "K-quant mix, ~3.4 bpw" },
-    { "Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M, "K-quant mix, ~3.9 bpw" },
-    { "Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L, "K-quant mix, ~4.3 bpw" },
-    { "Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S, "K-quant mix, ~4.6 bpw" },
-    { "Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M, "K-quant mix, ~4.9 bpw (recommended)" },
-    { "Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S, "K-quant mix, ~5.5 bpw" },
-    { "Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M, "K-quant mix, ~5.7 bpw" },
-    { "Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K, "6.6 bpw" },
-    { "IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL, "4.5 bpw, non-linear codebook" },
-    { "IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS, "4.25 bpw, non-linear codebook" },
-    { "F16", LLAMA_FTYPE_MOSTLY_F16, "16-bit float" },
-    { "BF16", LLAMA_FTYPE_MOSTLY_BF16, "bfloat16" },
-    { "F32", LLAMA_FTYPE_ALL_F32, "32-bit float" },
+    {"Q4_0", LLAMA_FTYPE_MOSTLY_Q4_0, "4.5 bpw, 32-element blocks"},
+    {"Q4_1", LLAMA_FTYPE_MOSTLY_Q4_1, "5.0 bpw, 32-element blocks with offset"},
+    {"Q5_0", LLAMA_FTYPE_MOSTLY_Q5_0, "5.5 bpw"},
+    {"Q5_1", LLAMA_FTYPE_MOSTLY_Q5_1, "6.0 bpw"},
+    {"Q8_0", LLAMA_FTYPE_MOSTLY_Q8_0, "8.5 bpw"},
+    {"Q2_K", LLAMA_FTYPE_MOSTLY_Q2_K, "K-quant mix, ~2.9 bpw"},
+    {"Q3_K_S", LLAMA_FTYPE_MOSTLY_Q3_K_S, "K-quant mix, ~3.4 bpw"},
+    {"Q3_K_M", LLAMA_FTYPE_MOSTLY_Q3_K_M, "K-quant mix, ~3.9 bpw"},
+    {"Q3_K_L", LLAMA_FTYPE_MOSTLY_Q3_K_L, "K-quant mix, ~4.3 bpw"},
+    {"Q4_K_S", LLAMA_FTYPE_MOSTLY_Q4_K_S, "K-quant mix, ~4.6 bpw"},
+    {"Q4_K_M", LLAMA_FTYPE_MOSTLY_Q4_K_M, "K-quant mix, ~4.9 bpw (recommended)"},
+    {"Q5_K_S", LLAMA_FTYPE_MOSTLY_Q5_K_S, "K-quant mix, ~5.5 bpw"},
+    {"Q5_K_M", LLAMA_FTYPE_MOSTLY_Q5_K_M, "K-quant mix, ~5.7 bpw"},
+    {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K, "6.6 bpw"},
+    {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL, "4.5 bpw, non-linear codebook"},
+    {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS, "4.25 bpw, non-linear codebook"},
+    {"F16", LLAMA_FTYPE_MOSTLY_F16, "16-bit float"},
+    {"BF16", LLAMA_FTYPE_MOSTLY_BF16, "bfloat16"},
+    {"F32", LLAMA_FTYPE_ALL_F32, "32-bit float"},
 };
 
 // Aliases of the mixes by their base type, as llama.cpp accepts them.
 static const ftype_name k_aliases[] = {
-    { "Q3_K", LLAMA_FTYPE_MOSTLY_Q3_K_M, "" },
-    { "Q4_K", LLAMA_FTYPE_MOSTLY_Q4_K_M, "" },
-    { "Q5_K", LLAMA_FTYPE_MOSTLY_Q5_K_M, "" },
+    {"Q3_K", LLAMA_FTYPE_MOSTLY_Q3_K_M, ""},
+    {"Q4_K", LLAMA_FTYPE_MOSTLY_Q4_K_M, ""},
+    {"Q5_K", LLAMA_FTYPE_MOSTLY_Q5_K_M, ""},
 };
 
 static void usage(const char * argv0) {
@@ -130,7 +130,7 @@ static bool parse_override(const char * s, llama_model_kv_override & kv) {
 }
 
 int main(int argc, char ** argv) {
-    llama_model_quantize_params params = llama_model_quantize_default_params();
+    llama_model_quantize_params    params = llama_model_quantize_default_params();
     static llama_model_kv_override overrides[64];
     int                            n_overrides = 0;
 
@@ -181,7 +181,7 @@ int main(int argc, char ** argv) {
         params.nthread = atoi(argv[i + 3]);
     }
     if (n_overrides > 0) {
-        overrides[n_overrides].key[0] = '\0'; // terminator
+        overrides[n_overrides].key[0] = '\0';  // terminator
         params.kv_overrides           = overrides;
     }
 

@@ -79,8 +79,8 @@ int main(int argc, char ** argv) {
 
         const int n_prompt = -llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), NULL, 0, is_first, true);
         std::vector<llama_token> prompt_tokens(n_prompt);
-        if (llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), prompt_tokens.data(), n_prompt, is_first,
-                           true) < 0) {
+        if (llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), prompt_tokens.data(), n_prompt, is_first, true) <
+            0) {
             fprintf(stderr, "error: failed to tokenize the prompt\n");
             return response;
         }
@@ -117,10 +117,10 @@ int main(int argc, char ** argv) {
     };
 
     std::vector<llama_chat_message> messages;
-    std::vector<std::string>         contents; // owns the message strings
-    std::vector<char>                formatted(llama_n_ctx(ctx));
-    int                              prev_len = 0;
-    const char *                     tmpl     = llama_model_chat_template(model, nullptr);
+    std::vector<std::string>        contents;  // owns the message strings
+    std::vector<char>               formatted(llama_n_ctx(ctx));
+    int                             prev_len = 0;
+    const char *                    tmpl     = llama_model_chat_template(model, nullptr);
 
     auto apply = [&](bool add_ass) -> int {
         int len = llama_chat_apply_template(tmpl, messages.data(), messages.size(), add_ass, formatted.data(),
@@ -141,7 +141,7 @@ int main(int argc, char ** argv) {
             break;
         }
         contents.push_back(user);
-        messages.push_back({ "user", nullptr });
+        messages.push_back({"user", nullptr});
         for (size_t i = 0; i < messages.size(); i++) {
             messages[i].content = contents[i].c_str();
         }
@@ -157,7 +157,7 @@ int main(int argc, char ** argv) {
         printf("\n\033[0m");
 
         contents.push_back(response);
-        messages.push_back({ "assistant", nullptr });
+        messages.push_back({"assistant", nullptr});
         for (size_t i = 0; i < messages.size(); i++) {
             messages[i].content = contents[i].c_str();
         }

@@ -95,10 +95,10 @@ int main(int argc, char ** argv) {
         fwrite(buf, 1, (size_t) n, stdout);
     }
 
-    llama_batch batch = llama_batch_get_one(prompt_tokens.data(), (int) prompt_tokens.size());
-    const int64_t t_start = llama_time_us();
-    int n_decoded = 0;
-    llama_token new_token;
+    llama_batch   batch     = llama_batch_get_one(prompt_tokens.data(), (int) prompt_tokens.size());
+    const int64_t t_start   = llama_time_us();
+    int           n_decoded = 0;
+    llama_token   new_token;
     for (int n_pos = 0; n_pos + batch.n_tokens < n_prompt + n_predict;) {
         if (llama_decode(ctx, batch)) {
             fprintf(stderr, "error: decode failed: %s\n", llama_last_error());

@@ -125,7 +125,7 @@ struct ggml_backend_device_i {
     void (*get_memory)(ggml_backend_dev_t dev, size_t * free, size_t * total);
     enum ggml_backend_dev_type (*get_type)(ggml_backend_dev_t dev);
     void (*get_props)(ggml_backend_dev_t dev, struct ggml_backend_dev_props * props);  // optional: built
-                                                                                          // from the above
+                                                                                       // from the above
     // NULL on failure (logged). params: backend-specific, may be NULL.
     ggml_backend_t (*init_backend)(ggml_backend_dev_t dev, const char * params);
     ggml_backend_buffer_type_t (*get_buffer_type)(ggml_backend_dev_t dev);

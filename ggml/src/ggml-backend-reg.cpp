@@ -83,7 +83,7 @@ size_t ggml_backend_reg_count(void) {
 
 ggml_backend_reg_t ggml_backend_reg_get(size_t index) {
     std::lock_guard<std::mutex> lock(registry_mutex());
-    auto & r = registry();
+    auto &                      r = registry();
     return index < r.regs.size() ? r.regs[index] : nullptr;
 }
 
@@ -107,7 +107,7 @@ size_t ggml_backend_dev_count(void) {
 
 ggml_backend_dev_t ggml_backend_dev_get(size_t index) {
     std::lock_guard<std::mutex> lock(registry_mutex());
-    auto & r = registry();
+    auto &                      r = registry();
     return index < r.devs.size() ? r.devs[index] : nullptr;
 }
 

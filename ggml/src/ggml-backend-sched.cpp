@@ -37,7 +37,7 @@ constexpr int SCHED_MAX_BACKENDS = 16;
 // Open-addressing map from tensor pointer to its assignment. clear() is O(1) (a generation bump), so
 // the per-call reset costs nothing however large the graph.
 class tensor_map {
-  public:
+public:
     struct entry {
         const ggml_tensor * key;
         uint32_t            gen;
@@ -89,10 +89,8 @@ class tensor_map {
         return e ? e->backend : -1;
     }
 
-  private:
-    static size_t hash(const ggml_tensor * t) {
-        return (size_t) (((uintptr_t) t >> 4) * 0x9E3779B97F4A7C15ull >> 16);
-    }
+private:
+    static size_t hash(const ggml_tensor * t) { return (size_t) (((uintptr_t) t >> 4) * 0x9E3779B97F4A7C15ull >> 16); }
 
     void grow() {
         std::vector<entry> old;
@@ -126,8 +124,8 @@ struct sched_input {
 
 struct sched_split {
     int backend;
-    int c_start, c_end;          // node range in cur_graph that is computed (copies excluded)
-    int in_begin, in_end;        // range in sched->inputs
+    int c_start, c_end;    // node range in cur_graph that is computed (copies excluded)
+    int in_begin, in_end;  // range in sched->inputs
 };
 
 struct sched_subst {
@@ -148,22 +146,22 @@ struct ggml_backend_sched {
     size_t                     graph_size = 0;
     bool                       op_offload = false;
 
-    tensor_map                                    ids;   // tensor -> backend of the current graph
-    std::vector<std::pair<ggml_tensor *, int>>    pins;  // from set_tensor_backend, until reset
+    tensor_map                                 ids;   // tensor -> backend of the current graph
+    std::vector<std::pair<ggml_tensor *, int>> pins;  // from set_tensor_backend, until reset
 
     // per call state, vectors reused across calls
     std::vector<sched_split> splits;
     std::vector<sched_input> inputs;
     std::vector<sched_subst> substs;
-    std::vector<int>         node_ids, leaf_ids;        // per node/leaf of cur_graph
+    std::vector<int>         node_ids, leaf_ids;  // per node/leaf of cur_graph
     std::vector<int>         prev_node_ids, prev_leaf_ids;
 
-    ggml_context * ctx         = nullptr;  // copies and their dependency views (reset per split_graph)
-    size_t         ctx_tensors = 0;        // capacity of ctx in tensors
-    ggml_context * ctx_graph   = nullptr;  // holds graph_copy
-    ggml_cgraph *  graph_copy  = nullptr;
+    ggml_context * ctx            = nullptr;  // copies and their dependency views (reset per split_graph)
+    size_t         ctx_tensors    = 0;        // capacity of ctx in tensors
+    ggml_context * ctx_graph      = nullptr;  // holds graph_copy
+    ggml_cgraph *  graph_copy     = nullptr;
     int            graph_copy_cap = 0;
-    ggml_cgraph *  cur_graph   = nullptr;  // graph_copy, or the user's graph when there are no copies
+    ggml_cgraph *  cur_graph      = nullptr;  // graph_copy, or the user's graph when there are no copies
 
     bool is_alloc = false;
 
@@ -214,9 +212,10 @@ static int backend_from_cur(ggml_backend_sched * s, const ggml_tensor * t) {
     if (ggml_backend_buffer_t buf = ggml_backend_tensor_buffer(t)) {
         const int b = s->backend_for_buffer(buf, t);
         if (b < 0) {
-            GGML_LOG_ERROR("ggml_backend_sched: '%s' (%s) lives in buffer %s but no backend that can use it "
-                           "supports the op\n",
-                           t->name, ggml_op_name(t->op), ggml_backend_buffer_name(buf));
+            GGML_LOG_ERROR(
+                "ggml_backend_sched: '%s' (%s) lives in buffer %s but no backend that can use it "
+                "supports the op\n",
+                t->name, ggml_op_name(t->op), ggml_backend_buffer_name(buf));
             return -2;
         }
         return b;
@@ -344,7 +343,7 @@ bool ggml_backend_sched::assign_backends(ggml_cgraph * graph) {
         for (int j = 0; j < GGML_MAX_SRC; j++) {
             ggml_tensor * src = node->src[j];
             if (src && ids.backend(src) < 0) {
-                const int vb          = src->view_src ? ids.backend(src->view_src) : -1;
+                const int vb         = src->view_src ? ids.backend(src->view_src) : -1;
                 ids.get(src).backend = vb >= 0 ? vb : nb;
             }
         }
@@ -364,7 +363,7 @@ bool ggml_backend_sched::ensure_ctx(size_t n_tensors) {
         return true;
     }
     ggml_free(ctx);
-    ctx_tensors = std::max<size_t>(n_tensors, 2 * ctx_tensors + 64);
+    ctx_tensors        = std::max<size_t>(n_tensors, 2 * ctx_tensors + 64);
     ggml_init_params p = {ctx_tensors * ggml_tensor_overhead(), nullptr, true};
     ctx                = ggml_init(p);
     if (!ctx) {
@@ -380,8 +379,8 @@ bool ggml_backend_sched::ensure_graph_copy(int cap) {
         return true;
     }
     ggml_free(ctx_graph);
-    graph_copy     = nullptr;
-    graph_copy_cap = std::max(cap, graph_copy_cap * 2);
+    graph_copy         = nullptr;
+    graph_copy_cap     = std::max(cap, graph_copy_cap * 2);
     ggml_init_params p = {ggml_graph_overhead_custom((size_t) graph_copy_cap, false), nullptr, true};
     ctx_graph          = ggml_init(p);
     if (!ctx_graph) {
@@ -482,8 +481,8 @@ bool ggml_backend_sched::find_inputs_and_build(ggml_cgraph * graph) {
         return false;
     }
     for (sched_input & in : inputs) {
-        ggml_tensor * c = ggml_new_tensor_4d(ctx, in.src->type, in.src->ne[0], in.src->ne[1], in.src->ne[2],
-                                             in.src->ne[3]);
+        ggml_tensor * c =
+            ggml_new_tensor_4d(ctx, in.src->type, in.src->ne[0], in.src->ne[1], in.src->ne[2], in.src->ne[3]);
         ggml_tensor * d = ggml_view_tensor(ctx, in.src);
         if (!c || !d) {
             return false;
@@ -562,7 +561,7 @@ bool ggml_backend_sched::split_graph(ggml_cgraph * graph) {
             ids.get(graph->leafs[i]).backend = 0;
         }
         for (int i = 0; i < graph->n_nodes; i++) {
-            ggml_tensor * node = graph->nodes[i];
+            ggml_tensor * node    = graph->nodes[i];
             ids.get(node).backend = 0;
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 if (node->src[j]) {
@@ -746,8 +745,7 @@ bool ggml_backend_sched_reserve(ggml_backend_sched_t sched, struct ggml_cgraph *
             ggml_backend_synchronize(sched->backends[b]);
         }
         sched->apply_substs(true);
-        ok = ggml_gallocr_reserve_n(sched->galloc, sched->cur_graph, sched->node_ids.data(),
-                                    sched->leaf_ids.data());
+        ok = ggml_gallocr_reserve_n(sched->galloc, sched->cur_graph, sched->node_ids.data(), sched->leaf_ids.data());
         sched->apply_substs(false);
         if (!ok) {
             GGML_LOG_ERROR("%s: failed to reserve the compute buffers\n", __func__);
@@ -881,8 +879,7 @@ void ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backe
     }
 }
 
-void ggml_backend_sched_set_abort_callback(ggml_backend_sched_t sched, ggml_abort_callback callback,
-                                           void * user_data) {
+void ggml_backend_sched_set_abort_callback(ggml_backend_sched_t sched, ggml_abort_callback callback, void * user_data) {
     if (!sched) {
         return;
     }

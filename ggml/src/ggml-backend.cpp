@@ -18,10 +18,14 @@ extern "C" {
 
 const char * ggml_status_to_string(enum ggml_status status) {
     switch (status) {
-        case GGML_STATUS_ALLOC_FAILED: return "GGML status: error (failed to allocate memory)";
-        case GGML_STATUS_FAILED: return "GGML status: error (operation failed)";
-        case GGML_STATUS_SUCCESS: return "GGML status: success";
-        case GGML_STATUS_ABORTED: return "GGML status: warning (operation aborted)";
+        case GGML_STATUS_ALLOC_FAILED:
+            return "GGML status: error (failed to allocate memory)";
+        case GGML_STATUS_FAILED:
+            return "GGML status: error (operation failed)";
+        case GGML_STATUS_SUCCESS:
+            return "GGML status: success";
+        case GGML_STATUS_ABORTED:
+            return "GGML status: warning (operation aborted)";
     }
     return "GGML status: unknown";
 }
@@ -32,8 +36,10 @@ bool ggml_backend_op_is_noop(const struct ggml_tensor * t) {
         case GGML_OP_VIEW:
         case GGML_OP_RESHAPE:
         case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE: return true;
-        default: return false;
+        case GGML_OP_TRANSPOSE:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -43,8 +49,10 @@ const char * ggml_backend_buft_name(ggml_backend_buffer_type_t buft) {
     return buft ? buft->iface.get_name(buft) : "(null)";
 }
 
-static void empty_buffer_free(ggml_backend_buffer_t) {}
-static void * empty_buffer_get_base(ggml_backend_buffer_t) { return g_empty_base; }
+static void   empty_buffer_free(ggml_backend_buffer_t) {}
+static void * empty_buffer_get_base(ggml_backend_buffer_t) {
+    return g_empty_base;
+}
 static void empty_buffer_clear(ggml_backend_buffer_t, uint8_t) {}
 
 ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
@@ -55,9 +63,9 @@ ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t 
     if (size == 0) {
         // allocators may ask for nothing (a graph with only views); give a valid buffer that owns nothing
         ggml_backend_buffer_i iface = {};
-        iface.free_buffer = empty_buffer_free;
-        iface.get_base    = empty_buffer_get_base;
-        iface.clear       = empty_buffer_clear;
+        iface.free_buffer           = empty_buffer_free;
+        iface.get_base              = empty_buffer_get_base;
+        iface.clear                 = empty_buffer_clear;
         return ggml_backend_buffer_init(buft, iface, nullptr, 0);
     }
     if (size > ggml_backend_buft_get_max_size(buft)) {
@@ -202,12 +210,12 @@ enum ggml_status ggml_backend_tensor_alloc(ggml_backend_buffer_t buffer, struct 
         GGML_LOG_ERROR("%s: tensor '%s' is already allocated\n", __func__, t->name);
         return GGML_STATUS_FAILED;
     }
-    const auto base  = (uintptr_t) ggml_backend_buffer_get_base(buffer);
-    const auto a     = (uintptr_t) addr;
+    const auto   base = (uintptr_t) ggml_backend_buffer_get_base(buffer);
+    const auto   a    = (uintptr_t) addr;
     const size_t need = ggml_backend_buffer_get_alloc_size(buffer, t);
     if (a < base || a - base > buffer->size || need > buffer->size - (a - base)) {
-        GGML_LOG_ERROR("%s: tensor '%s' (%zu bytes at offset %zu) does not fit in buffer %s of %zu bytes\n",
-                       __func__, t->name, need, (size_t) (a - base), ggml_backend_buffer_name(buffer), buffer->size);
+        GGML_LOG_ERROR("%s: tensor '%s' (%zu bytes at offset %zu) does not fit in buffer %s of %zu bytes\n", __func__,
+                       t->name, need, (size_t) (a - base), ggml_backend_buffer_name(buffer), buffer->size);
         return GGML_STATUS_FAILED;
     }
     t->buffer = buffer;
@@ -251,8 +259,7 @@ static ggml_backend_buffer_t checked_tensor_buffer(const char * fn, const struct
     }
     const size_t nbytes = ggml_nbytes(t);
     if (offset > nbytes || size > nbytes - offset) {
-        GGML_LOG_ERROR("%s: range [%zu, +%zu) is outside tensor '%s' (%zu bytes)\n", fn, offset, size, t->name,
-                       nbytes);
+        GGML_LOG_ERROR("%s: range [%zu, +%zu) is outside tensor '%s' (%zu bytes)\n", fn, offset, size, t->name, nbytes);
         return nullptr;
     }
     return buf;
@@ -562,8 +569,8 @@ void * ggml_backend_reg_get_proc_address(ggml_backend_reg_t reg, const char * na
 namespace {
 // A duplicate of a graph's tensors (same layout, ops, sources) in another backend's buffer.
 struct graph_dup {
-    ggml_context *                                  ctx = nullptr;
-    ggml_backend_buffer_t                           buf = nullptr;
+    ggml_context *                                   ctx = nullptr;
+    ggml_backend_buffer_t                            buf = nullptr;
     std::unordered_map<ggml_tensor *, ggml_tensor *> map;
 
     ~graph_dup() {
@@ -606,13 +613,13 @@ bool ggml_backend_compare_graph_backend(ggml_backend_t backend1, ggml_backend_t 
         return false;
     }
     try {
-        const int  n_nodes = graph->n_nodes;
-        const int  n_leafs = graph->n_leafs;
-        graph_dup  g;
-        const size_t n_tensors = 2 * (size_t) (n_nodes + n_leafs) + 16;
+        const int        n_nodes = graph->n_nodes;
+        const int        n_leafs = graph->n_leafs;
+        graph_dup        g;
+        const size_t     n_tensors = 2 * (size_t) (n_nodes + n_leafs) + 16;
         ggml_init_params p = {n_tensors * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_nodes + 1, false),
                               nullptr, true};
-        g.ctx = ggml_init(p);
+        g.ctx              = ggml_init(p);
         if (!g.ctx) {
             return false;
         }

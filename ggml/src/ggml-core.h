@@ -63,7 +63,7 @@ struct ggml_tensor * ggml_new_op_result(struct ggml_context * ctx, enum ggml_typ
 struct ggml_tensor * ggml_make_view(struct ggml_context * ctx, struct ggml_tensor * a, const int64_t ne[4],
                                     const size_t nb[4], size_t offs, enum ggml_op op, const char * who);
 
-#define GGML_SHAPE_FMT "[%lld, %lld, %lld, %lld]"
+#define GGML_SHAPE_FMT    "[%lld, %lld, %lld, %lld]"
 #define GGML_SHAPE_ARG(t) (long long) (t)->ne[0], (long long) (t)->ne[1], (long long) (t)->ne[2], (long long) (t)->ne[3]
 
 // ---- graphs ----

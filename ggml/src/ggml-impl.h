@@ -24,9 +24,10 @@ void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...)
 
 // Broken internal invariants only (never input validation): GGML_ASSERT logs and aborts via
 // ggml_abort (declared in ggml.h).
-#define GGML_ASSERT(x) \
-    do { \
-        if (!(x)) ggml_abort(__FILE__, __LINE__, "GGML_ASSERT(%s) failed", #x); \
+#define GGML_ASSERT(x)                                                    \
+    do {                                                                  \
+        if (!(x))                                                         \
+            ggml_abort(__FILE__, __LINE__, "GGML_ASSERT(%s) failed", #x); \
     } while (0)
 
 static inline int32_t ggml_get_op_params_i32(const struct ggml_tensor * t, int i) {

@@ -9,12 +9,12 @@ typedef void (*quantize_row_fn)(const float * x, void * y, int64_t n);
 typedef void (*dequantize_row_fn)(const void * x, float * y, int64_t n);
 
 // Adapters with a common signature (the typed prototypes differ only in the block pointer type).
-#define QROW(t)                                                                \
-    static void q_##t(const float * x, void * y, int64_t n) {                  \
-        quantize_row_##t##_ref(x, (block_##t *) y, n);                         \
-    }                                                                          \
-    static void dq_##t(const void * x, float * y, int64_t n) {                 \
-        dequantize_row_##t((const block_##t *) x, y, n);                       \
+#define QROW(t)                                                \
+    static void q_##t(const float * x, void * y, int64_t n) {  \
+        quantize_row_##t##_ref(x, (block_##t *) y, n);         \
+    }                                                          \
+    static void dq_##t(const void * x, float * y, int64_t n) { \
+        dequantize_row_##t((const block_##t *) x, y, n);       \
     }
 QROW(q4_0)
 QROW(q4_1)
@@ -51,28 +51,74 @@ static void dq_bf16(const void * x, float * y, int64_t n) {
 
 static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn * dq) {
     switch (type) {
-        case GGML_TYPE_F32:    *q = q_f32;    *dq = dq_f32;    return true;
-        case GGML_TYPE_F16:    *q = q_f16;    *dq = dq_f16;    return true;
-        case GGML_TYPE_BF16:   *q = q_bf16;   *dq = dq_bf16;   return true;
-        case GGML_TYPE_Q4_0:   *q = q_q4_0;   *dq = dq_q4_0;   return true;
-        case GGML_TYPE_Q4_1:   *q = q_q4_1;   *dq = dq_q4_1;   return true;
-        case GGML_TYPE_Q5_0:   *q = q_q5_0;   *dq = dq_q5_0;   return true;
-        case GGML_TYPE_Q5_1:   *q = q_q5_1;   *dq = dq_q5_1;   return true;
-        case GGML_TYPE_Q8_0:   *q = q_q8_0;   *dq = dq_q8_0;   return true;
-        case GGML_TYPE_IQ4_NL: *q = q_iq4_nl; *dq = dq_iq4_nl; return true;
-        case GGML_TYPE_Q2_K:   *q = q_q2_K;   *dq = dq_q2_K;   return true;
-        case GGML_TYPE_Q3_K:   *q = q_q3_K;   *dq = dq_q3_K;   return true;
-        case GGML_TYPE_Q4_K:   *q = q_q4_K;   *dq = dq_q4_K;   return true;
-        case GGML_TYPE_Q5_K:   *q = q_q5_K;   *dq = dq_q5_K;   return true;
-        case GGML_TYPE_Q6_K:   *q = q_q6_K;   *dq = dq_q6_K;   return true;
-        case GGML_TYPE_IQ4_XS: *q = q_iq4_xs; *dq = dq_iq4_xs; return true;
-        default: return false;
+        case GGML_TYPE_F32:
+            *q  = q_f32;
+            *dq = dq_f32;
+            return true;
+        case GGML_TYPE_F16:
+            *q  = q_f16;
+            *dq = dq_f16;
+            return true;
+        case GGML_TYPE_BF16:
+            *q  = q_bf16;
+            *dq = dq_bf16;
+            return true;
+        case GGML_TYPE_Q4_0:
+            *q  = q_q4_0;
+            *dq = dq_q4_0;
+            return true;
+        case GGML_TYPE_Q4_1:
+            *q  = q_q4_1;
+            *dq = dq_q4_1;
+            return true;
+        case GGML_TYPE_Q5_0:
+            *q  = q_q5_0;
+            *dq = dq_q5_0;
+            return true;
+        case GGML_TYPE_Q5_1:
+            *q  = q_q5_1;
+            *dq = dq_q5_1;
+            return true;
+        case GGML_TYPE_Q8_0:
+            *q  = q_q8_0;
+            *dq = dq_q8_0;
+            return true;
+        case GGML_TYPE_IQ4_NL:
+            *q  = q_iq4_nl;
+            *dq = dq_iq4_nl;
+            return true;
+        case GGML_TYPE_Q2_K:
+            *q  = q_q2_K;
+            *dq = dq_q2_K;
+            return true;
+        case GGML_TYPE_Q3_K:
+            *q  = q_q3_K;
+            *dq = dq_q3_K;
+            return true;
+        case GGML_TYPE_Q4_K:
+            *q  = q_q4_K;
+            *dq = dq_q4_K;
+            return true;
+        case GGML_TYPE_Q5_K:
+            *q  = q_q5_K;
+            *dq = dq_q5_K;
+            return true;
+        case GGML_TYPE_Q6_K:
+            *q  = q_q6_K;
+            *dq = dq_q6_K;
+            return true;
+        case GGML_TYPE_IQ4_XS:
+            *q  = q_iq4_xs;
+            *dq = dq_iq4_xs;
+            return true;
+        default:
+            return false;
     }
 }
 
 size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                            int64_t n_per_row, const float * imatrix) {
-    (void) imatrix; // no importance-weighted search: the reference quantizers minimize plain error
+    (void) imatrix;  // no importance-weighted search: the reference quantizers minimize plain error
     quantize_row_fn   q  = NULL;
     dequantize_row_fn dq = NULL;
     if (!row_fns(type, &q, &dq)) {

@@ -64,9 +64,8 @@ static void quantize_superblock_affine(const float * x, int nsub, int sublen, in
 }
 
 // Symmetric sub-blocks (q3_K, q6_K, iq4_xs): x ~ (d*sc)*level(q), sc signed in [smin, smax].
-static void quantize_superblock_sym(const float * x, int nsub, int sublen, int qmin, int qmax,
-                                    const int8_t * levels, int nlev, int smin, int smax, int * sc, int * q,
-                                    ggml_fp16_t * d_out) {
+static void quantize_superblock_sym(const float * x, int nsub, int sublen, int qmin, int qmax, const int8_t * levels,
+                                    int nlev, int smin, int smax, int * sc, int * q, ggml_fp16_t * d_out) {
     float s[16];
     int   tmp[QK_K];
     float amax = 0.0f;
@@ -119,7 +118,7 @@ void quantize_row_q2_K_ref(const float * x, block_q2_K * y, int64_t n) {
 void dequantize_row_q2_K(const block_q2_K * x, float * y, int64_t n) {
     for (int64_t ib = 0; ib < n / QK_K; ib++) {
         const float     d = FP16_TO_FP32(x[ib].d), dmin = FP16_TO_FP32(x[ib].dmin);
-        const uint8_t * q = x[ib].qs;
+        const uint8_t * q  = x[ib].qs;
         int             is = 0;
         for (int h = 0; h < 2; h++, q += 32) {
             for (int j = 0; j < 4; j++) {

@@ -201,8 +201,8 @@ void ggml_qsearch_affine(int n, const float * x, int nmax, bool b_nonpos, float 
 // q4_0 / q5_0 / iq4_nl: symmetric, one fp16 scale per 32
 static float quantize_block_sym(const float * x, int qmin, int qmax, const int8_t * levels, int nlev, int * q,
                                 ggml_fp16_t * d_out) {
-    const float d   = ggml_qsearch_sym(32, x, qmin, qmax, levels, nlev, q);
-    *d_out          = FP32_TO_FP16(d);
+    const float d = ggml_qsearch_sym(32, x, qmin, qmax, levels, nlev, q);
+    *d_out        = FP32_TO_FP16(d);
     // the codes are re-chosen for the scale actually stored
     return ggml_qsearch_err_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, levels, nlev, q);
 }
@@ -224,7 +224,7 @@ void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
         uint32_t qh = 0;
         for (int j = 0; j < 16; j++) {
             const int u0 = q[j] + 16, u1 = q[j + 16] + 16;
-            y[ib].qs[j]  = (uint8_t) ((u0 & 0xF) | ((u1 & 0xF) << 4));
+            y[ib].qs[j] = (uint8_t) ((u0 & 0xF) | ((u1 & 0xF) << 4));
             qh |= (uint32_t) (u0 >> 4) << j;
             qh |= (uint32_t) (u1 >> 4) << (j + 16);
         }
@@ -339,8 +339,8 @@ void dequantize_row_q5_0(const block_q5_0 * x, float * y, int64_t n) {
         memcpy(&qh, x[ib].qh, 4);
         for (int j = 0; j < 16; j++) {
             const int h0 = (qh >> j) & 1, h1 = (qh >> (j + 16)) & 1;
-            y[j]         = d * (float) (((x[ib].qs[j] & 0xF) | (h0 << 4)) - 16);
-            y[j + 16]    = d * (float) (((x[ib].qs[j] >> 4) | (h1 << 4)) - 16);
+            y[j]      = d * (float) (((x[ib].qs[j] & 0xF) | (h0 << 4)) - 16);
+            y[j + 16] = d * (float) (((x[ib].qs[j] >> 4) | (h1 << 4)) - 16);
         }
     }
 }
@@ -352,8 +352,8 @@ void dequantize_row_q5_1(const block_q5_1 * x, float * y, int64_t n) {
         memcpy(&qh, x[ib].qh, 4);
         for (int j = 0; j < 16; j++) {
             const int h0 = (qh >> j) & 1, h1 = (qh >> (j + 16)) & 1;
-            y[j]         = d * (float) ((x[ib].qs[j] & 0xF) | (h0 << 4)) + m;
-            y[j + 16]    = d * (float) ((x[ib].qs[j] >> 4) | (h1 << 4)) + m;
+            y[j]      = d * (float) ((x[ib].qs[j] & 0xF) | (h0 << 4)) + m;
+            y[j + 16] = d * (float) ((x[ib].qs[j] >> 4) | (h1 << 4)) + m;
         }
     }
 }

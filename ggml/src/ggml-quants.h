@@ -13,14 +13,14 @@
 extern "C" {
 #endif
 
-#define QK4_0  32
-#define QK4_1  32
-#define QK5_0  32
-#define QK5_1  32
-#define QK8_0  32
-#define QK8_1  32
-#define QK4_NL 32
-#define QK_K   256
+#define QK4_0        32
+#define QK4_1        32
+#define QK5_0        32
+#define QK5_1        32
+#define QK8_0        32
+#define QK8_1        32
+#define QK4_NL       32
+#define QK_K         256
 #define K_SCALE_SIZE 12
 
 // ---- 32-element blocks --------------------------------------------------------------------------

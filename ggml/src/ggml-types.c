@@ -122,10 +122,10 @@ ggml_fp16_t ggml_fp32_to_fp16(float f) {
         const uint32_t m = (uint32_t) lrintf(v);
         return (ggml_fp16_t) (sign | m);
     }
-    const uint32_t exp      = (ax >> 23) - 112;
-    uint32_t       mant     = ax & 0x7fffff;
-    uint32_t       h        = (exp << 10) | (mant >> 13);
-    const uint32_t rem      = mant & 0x1fff;
+    const uint32_t exp  = (ax >> 23) - 112;
+    uint32_t       mant = ax & 0x7fffff;
+    uint32_t       h    = (exp << 10) | (mant >> 13);
+    const uint32_t rem  = mant & 0x1fff;
     if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) {
         h++;  // carry into the exponent is correct rounding
     }
@@ -189,9 +189,9 @@ static atomic_int                      g_log_slot;
 
 void ggml_log_set(ggml_log_callback callback, void * user_data) {
     // alternate between two slots so a reader never sees a half-written pair
-    const int slot          = atomic_fetch_add(&g_log_slot, 1) & 1;
-    g_log_sinks[slot].cb    = callback ? callback : ggml_log_default;
-    g_log_sinks[slot].ud    = callback ? user_data : NULL;
+    const int slot       = atomic_fetch_add(&g_log_slot, 1) & 1;
+    g_log_sinks[slot].cb = callback ? callback : ggml_log_default;
+    g_log_sinks[slot].ud = callback ? user_data : NULL;
     atomic_store(&g_log_sink, &g_log_sinks[slot]);
 }
 

@@ -16,7 +16,7 @@
 #include "gguf.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the GGUF library reads and writes raw little-endian values and needs a little-endian host"
+#    error "the GGUF library reads and writes raw little-endian values and needs a little-endian host"
 #endif
 
 struct gguf_kv {

@@ -106,7 +106,6 @@ static void gemma2_build_graph(llm_graph_context & g) {
     const llama_model &   model    = g.model;
     const llama_hparams & hp       = g.hparams;
     ggml_context *        ctx0     = g.ctx0;
-    const int64_t         n_tokens = g.n_tokens;
     const int64_t         head_dim = hp.n_embd_head_k;
 
     ggml_tensor * inpL = g.build_inp_embd(model.tok_embd);
@@ -122,19 +121,8 @@ static void gemma2_build_graph(llm_graph_context & g) {
         ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
 
-        ggml_tensor * q = g.build_lora_mm(l.wq, cur);
-        g.cb(q, "Qcur", il);
-        ggml_tensor * k = g.build_lora_mm(l.wk, cur);
-        g.cb(k, "Kcur", il);
-        ggml_tensor * v = g.build_lora_mm(l.wv, cur);
-        g.cb(v, "Vcur", il);
-
-        q = ggml_reshape_3d(ctx0, q, head_dim, hp.n_head, n_tokens);
-        k = ggml_reshape_3d(ctx0, k, head_dim, hp.n_head_kv, n_tokens);
-        q = g.build_rope(q, inp_pos, nullptr);
-        g.cb(q, "Qcur_rope", il);
-        k = g.build_rope(k, inp_pos, nullptr);
-        g.cb(k, "Kcur_rope", il);
+        ggml_tensor *q, *k, *v;
+        g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);
 
         cur = gemma2_attn(g, l, q, k, v, 1.0f / sqrtf((float) head_dim), il);
         cur = g.build_norm(cur, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);

@@ -24,43 +24,42 @@ static void llama_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     const int64_t         n_k     = hp.n_embd_k_gqa();
     const int64_t         n_v     = hp.n_embd_v_gqa();
 
-    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, { n_embd, n_vocab });      // (vocab, embd)
-    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, { n_embd });
-    model.output      = tc.create(LLM_TENSOR_OUTPUT, { n_embd, n_vocab }, LLAMA_TENSOR_NOT_REQUIRED);
+    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});  // (vocab, embd)
+    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
+    model.output      = tc.create(LLM_TENSOR_OUTPUT, {n_embd, n_vocab}, LLAMA_TENSOR_NOT_REQUIRED);
     if (!model.output) {
-        model.output = model.tok_embd; // tied embeddings
+        model.output = model.tok_embd;  // tied embeddings
     }
     // llama 3.1 style per-pair rope frequency factors, shared by every layer
-    ggml_tensor * rope_freqs = tc.create(LLM_TENSOR_ROPE_FREQS, { (int64_t) hp.n_rot / 2 }, LLAMA_TENSOR_NOT_REQUIRED);
+    ggml_tensor * rope_freqs = tc.create(LLM_TENSOR_ROPE_FREQS, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED);
 
     model.layers.resize(hp.n_layer);
     for (int il = 0; il < (int) hp.n_layer; il++) {
         llama_layer & l = model.layers[il];
-        l.attn_norm = tc.create(LLM_TENSOR_ATTN_NORM, { n_embd }, 0, il);
-        l.wq        = tc.create(LLM_TENSOR_ATTN_Q, { n_embd, n_q }, 0, il);   // (embd, n_head*head_dim)
-        l.wk        = tc.create(LLM_TENSOR_ATTN_K, { n_embd, n_k }, 0, il);   // (embd, n_head_kv*head_dim)
-        l.wv        = tc.create(LLM_TENSOR_ATTN_V, { n_embd, n_v }, 0, il);
-        l.wo        = tc.create(LLM_TENSOR_ATTN_OUT, { n_q, n_embd }, 0, il);
+        l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
+        l.wq            = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);  // (embd, n_head*head_dim)
+        l.wk            = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);  // (embd, n_head_kv*head_dim)
+        l.wv            = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
+        l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
         // optional biases (some llama-architecture finetunes carry them)
-        l.bq = tc.create(LLM_TENSOR_ATTN_Q, { n_q }, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
-        l.bk = tc.create(LLM_TENSOR_ATTN_K, { n_k }, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
-        l.bv = tc.create(LLM_TENSOR_ATTN_V, { n_v }, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
-        l.bo = tc.create(LLM_TENSOR_ATTN_OUT, { n_embd }, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
+        l.bq = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
+        l.bk = tc.create(LLM_TENSOR_ATTN_K, {n_k}, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
+        l.bv = tc.create(LLM_TENSOR_ATTN_V, {n_v}, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
+        l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
 
-        l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, { n_embd }, 0, il);
-        l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, { n_embd, n_ff }, 0, il); // (embd, ff)
-        l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, { n_embd, n_ff }, 0, il);
-        l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, { n_ff, n_embd }, 0, il);
+        l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, {n_embd}, 0, il);
+        l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);  // (embd, ff)
+        l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);
+        l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
 
         l.rope_freqs = rope_freqs;
     }
 }
 
 static void llama_build_graph(llm_graph_context & g) {
-    const llama_model &   model   = g.model;
-    const llama_hparams & hp      = g.hparams;
-    ggml_context *        ctx0    = g.ctx0;
-    const int64_t         n_tokens = g.n_tokens;
+    const llama_model &   model    = g.model;
+    const llama_hparams & hp       = g.hparams;
+    ggml_context *        ctx0     = g.ctx0;
     const int64_t         head_dim = hp.n_embd_head_k;
     const float           kq_scale = 1.0f / sqrtf((float) head_dim);
 
@@ -76,19 +75,8 @@ static void llama_build_graph(llm_graph_context & g) {
         ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
 
-        ggml_tensor * q = g.build_lora_mm(l.wq, cur, l.bq);
-        g.cb(q, "Qcur", il);
-        ggml_tensor * k = g.build_lora_mm(l.wk, cur, l.bk);
-        g.cb(k, "Kcur", il);
-        ggml_tensor * v = g.build_lora_mm(l.wv, cur, l.bv);
-        g.cb(v, "Vcur", il);
-
-        q = ggml_reshape_3d(ctx0, q, head_dim, hp.n_head, n_tokens);
-        k = ggml_reshape_3d(ctx0, k, head_dim, hp.n_head_kv, n_tokens);
-        q = g.build_rope(q, inp_pos, l.rope_freqs);
-        g.cb(q, "Qcur_rope", il);
-        k = g.build_rope(k, inp_pos, l.rope_freqs);
-        g.cb(k, "Kcur_rope", il);
+        ggml_tensor *q, *k, *v;
+        g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);
 
         cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il);
 

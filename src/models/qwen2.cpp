@@ -53,7 +53,6 @@ static void qwen2_build_graph(llm_graph_context & g) {
     const llama_model &   model    = g.model;
     const llama_hparams & hp       = g.hparams;
     ggml_context *        ctx0     = g.ctx0;
-    const int64_t         n_tokens = g.n_tokens;
     const int64_t         head_dim = hp.n_embd_head_k;
     const float           kq_scale = 1.0f / sqrtf((float) head_dim);
 
@@ -69,19 +68,8 @@ static void qwen2_build_graph(llm_graph_context & g) {
         ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
 
-        ggml_tensor * q = g.build_lora_mm(l.wq, cur, l.bq);
-        g.cb(q, "Qcur", il);
-        ggml_tensor * k = g.build_lora_mm(l.wk, cur, l.bk);
-        g.cb(k, "Kcur", il);
-        ggml_tensor * v = g.build_lora_mm(l.wv, cur, l.bv);
-        g.cb(v, "Vcur", il);
-
-        q = ggml_reshape_3d(ctx0, q, head_dim, hp.n_head, n_tokens);
-        k = ggml_reshape_3d(ctx0, k, head_dim, hp.n_head_kv, n_tokens);
-        q = g.build_rope(q, inp_pos, nullptr);
-        g.cb(q, "Qcur_rope", il);
-        k = g.build_rope(k, inp_pos, nullptr);
-        g.cb(k, "Kcur_rope", il);
+        ggml_tensor *q, *k, *v;
+        g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);
 
         cur = g.build_attn(l.wo, nullptr, q, k, v, kq_scale, il);
 

@@ -45,7 +45,7 @@ ggml_tensor * input(ggml_context * ctx, ggml_type t, const ne4 & ne, int layout 
     }
     if (layout == 1) {
         const int64_t pad = ggml_blck_size(t);  // keeps quantized rows whole
-        x = ggml_new_tensor_4d(ctx, t, ne[0] + pad, ne[1], ne[2], ne[3]);
+        x                 = ggml_new_tensor_4d(ctx, t, ne[0] + pad, ne[1], ne[2], ne[3]);
         ggml_set_name(x, name);
         return ggml_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3], 0);
     }
@@ -54,48 +54,62 @@ ggml_tensor * input(ggml_context * ctx, ggml_type t, const ne4 & ne, int layout 
     return ggml_transpose(ctx, x);
 }
 
-const char * layout_name(int l) { return l == 0 ? "contig" : (l == 1 ? "padded" : "transposed"); }
+const char * layout_name(int l) {
+    return l == 0 ? "contig" : (l == 1 ? "padded" : "transposed");
+}
 
-template <typename F> void for_each(const int64_t * ne, F f) {
+template <typename F>
+void for_each(const int64_t * ne, F f) {
     for (int64_t i3 = 0; i3 < ne[3]; ++i3)
         for (int64_t i2 = 0; i2 < ne[2]; ++i2)
             for (int64_t i1 = 0; i1 < ne[1]; ++i1)
-                for (int64_t i0 = 0; i0 < ne[0]; ++i0) f(i0, i1, i2, i3);
+                for (int64_t i0 = 0; i0 < ne[0]; ++i0)
+                    f(i0, i1, i2, i3);
 }
 
 double tol_for(ggml_type t, double f32_tol = 1e-10) {
     return t == GGML_TYPE_F16 ? 1e-5 : (t == GGML_TYPE_BF16 ? 3e-4 : f32_tol);
 }
 
-const std::vector<ne4> k_shapes = {{1, 1, 1, 1}, {7, 1, 1, 1}, {172, 3, 1, 1}, {4097, 2, 1, 1}, {7, 5, 3, 2}, {33, 4, 2, 1}};
+const std::vector<ne4> k_shapes = {{1, 1, 1, 1},    {7, 1, 1, 1}, {172, 3, 1, 1},
+                                   {4097, 2, 1, 1}, {7, 5, 3, 2}, {33, 4, 2, 1}};
 
 // ---- binary ----------------------------------------------------------------------------------
 std::vector<test_case> cases_binary() {
     std::vector<test_case> v;
-    const ggml_op ops[] = {GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV};
+    const ggml_op          ops[] = {GGML_OP_ADD, GGML_OP_SUB, GGML_OP_MUL, GGML_OP_DIV};
     for (ggml_op op : ops)
         for (const ne4 & ne : k_shapes)
             for (int bc = 0; bc < 5; ++bc)
                 for (int layout = 0; layout < 3; ++layout) {
                     ne4 nb = ne;
-                    if (bc == 1) nb = {1, 1, 1, 1};
-                    if (bc == 2) nb = {ne[0], 1, 1, 1};
-                    if (bc == 3) nb = {ne[0], 1, ne[2], 1};
-                    if (bc == 4) nb = {1, ne[1], 1, ne[3]};
+                    if (bc == 1)
+                        nb = {1, 1, 1, 1};
+                    if (bc == 2)
+                        nb = {ne[0], 1, 1, 1};
+                    if (bc == 3)
+                        nb = {ne[0], 1, ne[2], 1};
+                    if (bc == 4)
+                        nb = {1, ne[1], 1, ne[3]};
                     for (ggml_type at : {GGML_TYPE_F32, GGML_TYPE_F16}) {
-                        if (at == GGML_TYPE_F16 && (op != GGML_OP_ADD || layout == 2)) continue;
+                        if (at == GGML_TYPE_F16 && (op != GGML_OP_ADD || layout == 2))
+                            continue;
                         test_case tc;
-                        tc.desc     = std::string(ggml_op_name(op)) + " a=" + ggml_type_name(at) + shape_str(ne) + " " +
+                        tc.desc = std::string(ggml_op_name(op)) + " a=" + ggml_type_name(at) + shape_str(ne) + " " +
                                   layout_name(layout) + " b=" + shape_str(nb);
                         tc.max_nmse = tol_for(at);
                         tc.build    = [=](ggml_context * ctx) {
                             ggml_tensor * a = input(ctx, at, ne, layout, "a");
                             ggml_tensor * b = input(ctx, GGML_TYPE_F32, nb, 0, op == GGML_OP_DIV ? "nz" : "b");
                             switch (op) {
-                                case GGML_OP_ADD: return ggml_add(ctx, a, b);
-                                case GGML_OP_SUB: return ggml_sub(ctx, a, b);
-                                case GGML_OP_MUL: return ggml_mul(ctx, a, b);
-                                default: return ggml_div(ctx, a, b);
+                                case GGML_OP_ADD:
+                                    return ggml_add(ctx, a, b);
+                                case GGML_OP_SUB:
+                                    return ggml_sub(ctx, a, b);
+                                case GGML_OP_MUL:
+                                    return ggml_mul(ctx, a, b);
+                                default:
+                                    return ggml_div(ctx, a, b);
                             }
                         };
                         tc.ref = [=](const ggml_tensor * out, const std::vector<host_tensor> & s, const host_tensor &) {
@@ -103,7 +117,10 @@ std::vector<test_case> cases_binary() {
                             for_each(out->ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
                                 const double x = s[0](i0, i1, i2, i3);
                                 const double y = s[1](i0 % nb[0], i1 % nb[1], i2 % nb[2], i3 % nb[3]);
-                                r.push_back(op == GGML_OP_ADD ? x + y : op == GGML_OP_SUB ? x - y : op == GGML_OP_MUL ? x * y : x / y);
+                                r.push_back(op == GGML_OP_ADD   ? x + y
+                                            : op == GGML_OP_SUB ? x - y
+                                            : op == GGML_OP_MUL ? x * y
+                                                                : x / y);
                             });
                             return r;
                         };
@@ -116,15 +133,24 @@ std::vector<test_case> cases_binary() {
 // ---- unary, glu, scale, clamp, sqr, sqrt ------------------------------------------------------
 double ref_unary(int kind, double x) {
     switch (kind) {
-        case GGML_UNARY_OP_RELU: return x > 0 ? x : 0;
-        case GGML_UNARY_OP_TANH: return std::tanh(x);
-        case GGML_UNARY_OP_SIGMOID: return 1 / (1 + std::exp(-x));
-        case GGML_UNARY_OP_SILU: return x / (1 + std::exp(-x));
-        case GGML_UNARY_OP_GELU: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-        case GGML_UNARY_OP_GELU_ERF: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
-        case GGML_UNARY_OP_NEG: return -x;
-        case GGML_UNARY_OP_EXP: return std::exp(x);
-        default: return NAN;
+        case GGML_UNARY_OP_RELU:
+            return x > 0 ? x : 0;
+        case GGML_UNARY_OP_TANH:
+            return std::tanh(x);
+        case GGML_UNARY_OP_SIGMOID:
+            return 1 / (1 + std::exp(-x));
+        case GGML_UNARY_OP_SILU:
+            return x / (1 + std::exp(-x));
+        case GGML_UNARY_OP_GELU:
+            return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+        case GGML_UNARY_OP_GELU_ERF:
+            return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+        case GGML_UNARY_OP_NEG:
+            return -x;
+        case GGML_UNARY_OP_EXP:
+            return std::exp(x);
+        default:
+            return NAN;
     }
 }
 
@@ -132,28 +158,39 @@ std::vector<test_case> cases_unary() {
     std::vector<test_case> v;
     // kinds 0..7: unary ops; 100 sqr, 101 sqrt, 102 scale, 103 scale+bias, 104 clamp
     std::vector<int> kinds;
-    for (int k = 0; k < GGML_UNARY_OP_COUNT; ++k) kinds.push_back(k);
-    for (int k : {100, 101, 102, 103, 104}) kinds.push_back(k);
+    for (int k = 0; k < GGML_UNARY_OP_COUNT; ++k)
+        kinds.push_back(k);
+    for (int k : {100, 101, 102, 103, 104})
+        kinds.push_back(k);
     for (int kind : kinds)
         for (const ne4 & ne : k_shapes)
             for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16})
                 for (int layout : {0, 2}) {
-                    if (layout == 2 && ne[1] == 1) continue;
-                    if (t == GGML_TYPE_F16 && kind >= 100) continue;  // only UNARY takes F16 (ggml.h)
-                    test_case tc;
-                    const char * kname = kind < 100 ? ggml_unary_op_name((ggml_unary_op) kind)
-                                                    : (const char *[]){"sqr", "sqrt", "scale", "scale_bias", "clamp"}[kind - 100];
-                    tc.desc     = std::string(kname) + " " + ggml_type_name(t) + shape_str(ne) + " " + layout_name(layout);
+                    if (layout == 2 && ne[1] == 1)
+                        continue;
+                    if (t == GGML_TYPE_F16 && kind >= 100)
+                        continue;  // only UNARY takes F16 (ggml.h)
+                    test_case    tc;
+                    const char * kname =
+                        kind < 100 ? ggml_unary_op_name((ggml_unary_op) kind)
+                                   : (const char *[]){"sqr", "sqrt", "scale", "scale_bias", "clamp"}[kind - 100];
+                    tc.desc = std::string(kname) + " " + ggml_type_name(t) + shape_str(ne) + " " + layout_name(layout);
                     tc.max_nmse = tol_for(t, 1e-9);
                     tc.build    = [=](ggml_context * ctx) {
                         ggml_tensor * a = input(ctx, t, ne, layout, kind == 101 ? "pos+" : "a");
                         switch (kind) {
-                            case 100: return ggml_sqr(ctx, a);
-                            case 101: return ggml_sqrt(ctx, a);
-                            case 102: return ggml_scale(ctx, a, 0.37f);
-                            case 103: return ggml_scale_bias(ctx, a, -1.5f, 0.25f);
-                            case 104: return ggml_clamp(ctx, a, -0.3f, 0.6f);
-                            default: return ggml_unary(ctx, a, (ggml_unary_op) kind);
+                            case 100:
+                                return ggml_sqr(ctx, a);
+                            case 101:
+                                return ggml_sqrt(ctx, a);
+                            case 102:
+                                return ggml_scale(ctx, a, 0.37f);
+                            case 103:
+                                return ggml_scale_bias(ctx, a, -1.5f, 0.25f);
+                            case 104:
+                                return ggml_clamp(ctx, a, -0.3f, 0.6f);
+                            default:
+                                return ggml_unary(ctx, a, (ggml_unary_op) kind);
                         }
                     };
                     tc.ref = [=](const ggml_tensor *, const std::vector<host_tensor> & s, const host_tensor &) {
@@ -161,12 +198,23 @@ std::vector<test_case> cases_unary() {
                         for (double x : s[0].v) {
                             double y;
                             switch (kind) {
-                                case 100: y = x * x; break;
-                                case 101: y = std::sqrt(x); break;
-                                case 102: y = x * (double) 0.37f; break;
-                                case 103: y = x * -1.5 + 0.25; break;
-                                case 104: y = std::min(std::max(x, (double) -0.3f), (double) 0.6f); break;
-                                default: y = ref_unary(kind, x);
+                                case 100:
+                                    y = x * x;
+                                    break;
+                                case 101:
+                                    y = std::sqrt(x);
+                                    break;
+                                case 102:
+                                    y = x * (double) 0.37f;
+                                    break;
+                                case 103:
+                                    y = x * -1.5 + 0.25;
+                                    break;
+                                case 104:
+                                    y = std::min(std::max(x, (double) -0.3f), (double) 0.6f);
+                                    break;
+                                default:
+                                    y = ref_unary(kind, x);
                             }
                             r.push_back(y);
                         }
@@ -182,17 +230,24 @@ std::vector<test_case> cases_unary() {
                 for (ggml_type t : {GGML_TYPE_F32}) {
                     test_case tc;
                     tc.desc = std::string("glu ") + ggml_glu_op_name((ggml_glu_op) g) + " " +
-                              (form == 0 ? "fused" : form == 1 ? "swapped" : "split") + " " + ggml_type_name(t) + shape_str(ne);
+                              (form == 0   ? "fused"
+                               : form == 1 ? "swapped"
+                                           : "split") +
+                              " " + ggml_type_name(t) + shape_str(ne);
                     tc.max_nmse = tol_for(t, 1e-9);
                     tc.build    = [=](ggml_context * ctx) {
                         if (form == 2) {
-                            return ggml_glu_split(ctx, input(ctx, t, ne, 0, "a"), input(ctx, t, ne, 0, "b"), (ggml_glu_op) g);
+                            return ggml_glu_split(ctx, input(ctx, t, ne, 0, "a"), input(ctx, t, ne, 0, "b"),
+                                                     (ggml_glu_op) g);
                         }
-                        return ggml_glu(ctx, input(ctx, t, {2 * ne[0], ne[1], ne[2], ne[3]}, 0, "a"), (ggml_glu_op) g, form == 1);
+                        return ggml_glu(ctx, input(ctx, t, {2 * ne[0], ne[1], ne[2], ne[3]}, 0, "a"), (ggml_glu_op) g,
+                                           form == 1);
                     };
                     tc.ref = [=](const ggml_tensor * out, const std::vector<host_tensor> & s, const host_tensor &) {
                         std::vector<double> r;
-                        const int act = g == GGML_GLU_OP_SWIGLU ? GGML_UNARY_OP_SILU : g == GGML_GLU_OP_GEGLU ? GGML_UNARY_OP_GELU : GGML_UNARY_OP_GELU_ERF;
+                        const int           act = g == GGML_GLU_OP_SWIGLU  ? GGML_UNARY_OP_SILU
+                                                  : g == GGML_GLU_OP_GEGLU ? GGML_UNARY_OP_GELU
+                                                                           : GGML_UNARY_OP_GELU_ERF;
                         for_each(out->ne, [&](int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
                             double x, y;
                             if (form == 2) {
@@ -219,35 +274,49 @@ std::vector<test_case> cases_reduce_norm() {
             for (ggml_type t : {GGML_TYPE_F32})
                 for (int layout = 0; layout < 3; ++layout)
                     for (float eps : {1e-5f, 1e-1f}) {
-                        if (kind < 2 && eps != 1e-5f) continue;
+                        if (kind < 2 && eps != 1e-5f)
+                            continue;
                         const char * names[] = {"sum_rows", "mean", "norm", "rms_norm"};
                         test_case    tc;
-                        tc.desc = std::string(names[kind]) + " " + ggml_type_name(t) + shape_str(ne) + " " + layout_name(layout) +
-                                  " eps=" + std::to_string(eps);
+                        tc.desc = std::string(names[kind]) + " " + ggml_type_name(t) + shape_str(ne) + " " +
+                                  layout_name(layout) + " eps=" + std::to_string(eps);
                         tc.max_nmse = kind < 2 ? 1e-10 : tol_for(t, 1e-10);
                         tc.build    = [=](ggml_context * ctx) {
                             ggml_tensor * a = input(ctx, t, ne, layout, "a");
                             switch (kind) {
-                                case 0: return ggml_sum_rows(ctx, a);
-                                case 1: return ggml_mean(ctx, a);
-                                case 2: return ggml_norm(ctx, a, eps);
-                                default: return ggml_rms_norm(ctx, a, eps);
+                                case 0:
+                                    return ggml_sum_rows(ctx, a);
+                                case 1:
+                                    return ggml_mean(ctx, a);
+                                case 2:
+                                    return ggml_norm(ctx, a, eps);
+                                default:
+                                    return ggml_rms_norm(ctx, a, eps);
                             }
                         };
                         tc.ref = [=](const ggml_tensor *, const std::vector<host_tensor> & s, const host_tensor &) {
                             std::vector<double> r;
                             const host_tensor & a = s[0];
                             for (int64_t row = 0; row < a.n() / a.ne[0]; ++row) {
-                                const double * x = a.v.data() + row * a.ne[0];
-                                double sum = 0, ss = 0;
-                                for (int64_t i = 0; i < a.ne[0]; ++i) sum += x[i];
+                                const double * x   = a.v.data() + row * a.ne[0];
+                                double         sum = 0, ss = 0;
+                                for (int64_t i = 0; i < a.ne[0]; ++i)
+                                    sum += x[i];
                                 const double mean = sum / a.ne[0];
-                                if (kind == 0) { r.push_back(sum); continue; }
-                                if (kind == 1) { r.push_back(mean); continue; }
+                                if (kind == 0) {
+                                    r.push_back(sum);
+                                    continue;
+                                }
+                                if (kind == 1) {
+                                    r.push_back(mean);
+                                    continue;
+                                }
                                 const double c = kind == 2 ? mean : 0.0;
-                                for (int64_t i = 0; i < a.ne[0]; ++i) ss += (x[i] - c) * (x[i] - c);
+                                for (int64_t i = 0; i < a.ne[0]; ++i)
+                                    ss += (x[i] - c) * (x[i] - c);
                                 const double sc = 1 / std::sqrt(ss / a.ne[0] + (double) eps);
-                                for (int64_t i = 0; i < a.ne[0]; ++i) r.push_back((x[i] - c) * sc);
+                                for (int64_t i = 0; i < a.ne[0]; ++i)
+                                    r.push_back((x[i] - c) * sc);
                             }
                             return r;
                         };
@@ -263,7 +332,9 @@ std::vector<test_case> cases_reduce_norm() {
                 std::vector<double> r;
                 for (int64_t row = 0; row < ne[1]; ++row) {
                     int64_t best = 0;
-                    for (int64_t i = 1; i < ne[0]; ++i) if (s[0](i, row) > s[0](best, row)) best = i;
+                    for (int64_t i = 1; i < ne[0]; ++i)
+                        if (s[0](i, row) > s[0](best, row))
+                            best = i;
                     r.push_back((double) best);
                 }
                 return r;
@@ -283,18 +354,20 @@ std::vector<test_case> cases_attn();
 namespace {
 
 struct family {
-    const char *                          name;
+    const char *                            name;
     std::function<std::vector<test_case>()> make;
 };
 
 const family k_families[] = {
-    {"binary", cases_binary},       {"unary", cases_unary},        {"reduce_norm", cases_reduce_norm},
-    {"matmul", cases_matmul},       {"rows_copy", cases_rows_copy}, {"attn", cases_attn},
+    {"binary", cases_binary}, {"unary", cases_unary},         {"reduce_norm", cases_reduce_norm},
+    {"matmul", cases_matmul}, {"rows_copy", cases_rows_copy}, {"attn", cases_attn},
 };
 
 void run_family(const char * fam) {
     std::vector<test_case> cases;
-    for (const family & f : k_families) if (std::string(f.name) == fam) cases = f.make();
+    for (const family & f : k_families)
+        if (std::string(f.name) == fam)
+            cases = f.make();
     ASSERT_FALSE(cases.empty());
     ASSERT_GT(ggml_backend_dev_count(), 0u);
     for (size_t d = 0; d < ggml_backend_dev_count(); ++d) {
@@ -307,7 +380,8 @@ void run_family(const char * fam) {
             const result r = run_case(be, cases[i], (uint32_t) (i * 7919 + 17));
             if (!r.supported) {
                 ++n_skip;
-                if (is_cpu) ADD_FAILURE() << ggml_backend_dev_name(dev) << ": CPU does not support " << cases[i].desc;
+                if (is_cpu)
+                    ADD_FAILURE() << ggml_backend_dev_name(dev) << ": CPU does not support " << cases[i].desc;
                 continue;
             }
             if (r.ok) {
@@ -316,23 +390,37 @@ void run_family(const char * fam) {
                 ADD_FAILURE() << ggml_backend_dev_name(dev) << " [" << fam << "] " << cases[i].desc << ": " << r.msg;
             }
         }
-        std::printf("[ %s ] %s: %d/%zu passed, %d unsupported\n", ggml_backend_dev_name(dev), fam, n_ok, cases.size(), n_skip);
+        std::printf("[ %s ] %s: %d/%zu passed, %d unsupported\n", ggml_backend_dev_name(dev), fam, n_ok, cases.size(),
+                    n_skip);
         ggml_backend_free(be);
     }
 }
 
 }  // namespace
 
-TEST(BackendOps, Binary) { run_family("binary"); }
-TEST(BackendOps, Unary) { run_family("unary"); }
-TEST(BackendOps, ReduceNorm) { run_family("reduce_norm"); }
-TEST(BackendOps, MatMul) { run_family("matmul"); }
-TEST(BackendOps, RowsCopy) { run_family("rows_copy"); }
-TEST(BackendOps, Attention) { run_family("attn"); }
+TEST(BackendOps, Binary) {
+    run_family("binary");
+}
+TEST(BackendOps, Unary) {
+    run_family("unary");
+}
+TEST(BackendOps, ReduceNorm) {
+    run_family("reduce_norm");
+}
+TEST(BackendOps, MatMul) {
+    run_family("matmul");
+}
+TEST(BackendOps, RowsCopy) {
+    run_family("rows_copy");
+}
+TEST(BackendOps, Attention) {
+    run_family("attn");
+}
 
 TEST(BackendOps, AtLeastAThousandCases) {
     size_t n = 0;
-    for (const family & f : k_families) n += f.make().size();
+    for (const family & f : k_families)
+        n += f.make().size();
     std::printf("total cases: %zu\n", n);
     EXPECT_GE(n, 1000u);
 }

@@ -35,7 +35,8 @@ struct graph_fixture {
         buf = ggml_backend_alloc_ctx_tensors(ctx, be);
         std::mt19937 rng(seed);
         for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-            if (t->op != GGML_OP_NONE || t->view_src) continue;
+            if (t->op != GGML_OP_NONE || t->view_src)
+                continue;
             std::vector<uint8_t> bytes(ggml_nbytes(t));
             if (t->type == GGML_TYPE_I32) {
                 // ids: small values, valid for every use below unless a test overwrites them
@@ -56,7 +57,8 @@ struct graph_fixture {
                     std::memcpy(bytes.data() + 2 * i, &h, 2);
                 }
             } else {
-                for (auto & b : bytes) b = (uint8_t) (rng() & 0x77);  // quantized: arbitrary finite blocks
+                for (auto & b : bytes)
+                    b = (uint8_t) (rng() & 0x77);  // quantized: arbitrary finite blocks
             }
             ggml_backend_tensor_set(t, bytes.data(), 0, bytes.size());
         }
@@ -99,7 +101,7 @@ struct CpuCompute : ::testing::Test {
         be = ggml_backend_cpu_init();
         ASSERT_NE(be, nullptr);
     }
-    void           TearDown() override {
+    void TearDown() override {
         ggml_cpu_set_scalar(false);
         ggml_cpu_set_mm_isa(-1);
         ggml_cpu_set_auto_threads(true);
@@ -137,11 +139,13 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
         {"mul_mat q8_0", mm_builder(GGML_TYPE_Q8_0, 256, 70, 40, false)},
         {"mul_mat q4_K", mm_builder(GGML_TYPE_Q4_K, 256, 70, 3, false)},
         {"mul_mat q4_0 decode", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, false)},
-        {"rms_norm+softmax", [](ggml_context * ctx) {
+        {"rms_norm+softmax",
+         [](ggml_context * ctx) {
              ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 200, 17, 3);
              return ggml_soft_max_ext(ctx, ggml_rms_norm(ctx, a, 1e-5f), nullptr, 0.5f, 0.0f);
          }},
-        {"flash_attn", [](ggml_context * ctx) {
+        {"flash_attn",
+         [](ggml_context * ctx) {
              return ggml_flash_attn_ext(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 5, 4),
                                         ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 40, 2),
                                         ggml_new_tensor_3d(ctx, GGML_TYPE_F16, 64, 40, 2), nullptr, 0.125f, 0.0f, 0.0f);
@@ -169,7 +173,8 @@ TEST_F(CpuCompute, OutOfRangeRowIdsFailTheCompute) {
             [which](ggml_context * ctx) -> ggml_tensor * {
                 ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
                 ggml_set_name(ids, "ids");
-                if (which == 0) return ggml_get_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 4), ids);
+                if (which == 0)
+                    return ggml_get_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 4), ids);
                 if (which == 1) {
                     return ggml_set_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 4),
                                          ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 3), ids);
@@ -201,16 +206,23 @@ TEST_F(CpuCompute, AbortCallbackStopsBetweenNodes) {
     graph_fixture g(
         [](ggml_context * ctx) {
             ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
-            for (int i = 0; i < 50; ++i) x = ggml_scale(ctx, x, 1.0f);
+            for (int i = 0; i < 50; ++i)
+                x = ggml_scale(ctx, x, 1.0f);
             return x;
         },
         be);
-    struct counter { int calls = 0; int stop_at = 0; } c;
+    struct counter {
+        int calls   = 0;
+        int stop_at = 0;
+    } c;
     c.stop_at = 5;
-    ggml_backend_cpu_set_abort_callback(be, [](void * d) {
-        auto * cc = (counter *) d;
-        return ++cc->calls >= cc->stop_at;
-    }, &c);
+    ggml_backend_cpu_set_abort_callback(
+        be,
+        [](void * d) {
+            auto * cc = (counter *) d;
+            return ++cc->calls >= cc->stop_at;
+        },
+        &c);
     EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_ABORTED);
     EXPECT_EQ(c.calls, 5);
     c = counter{0, 1000};
@@ -224,7 +236,8 @@ TEST_F(CpuCompute, PoolSurvivesManyGraphsAndThreadChanges) {
         [](ggml_context * ctx) {
             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2);
             ggml_tensor * w = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 64);
-            for (int i = 0; i < 100; ++i) x = ggml_rms_norm(ctx, ggml_add(ctx, ggml_mul_mat(ctx, w, x), x), 1e-5f);
+            for (int i = 0; i < 100; ++i)
+                x = ggml_rms_norm(ctx, ggml_add(ctx, ggml_mul_mat(ctx, w, x), x), 1e-5f);
             return x;
         },
         be);

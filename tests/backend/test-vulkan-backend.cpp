@@ -20,7 +20,9 @@ namespace {
 // lavapipe (a CPU-type Vulkan device) is hidden unless asked for: ask before the registry is touched.
 const bool k_allow_cpu_vk = (setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0), true);
 
-ggml_backend_reg_t vk_reg() { return ggml_backend_reg_by_name("Vulkan"); }
+ggml_backend_reg_t vk_reg() {
+    return ggml_backend_reg_by_name("Vulkan");
+}
 
 ggml_backend_dev_t vk_dev0() {
     ggml_backend_reg_t reg = vk_reg();
@@ -34,17 +36,19 @@ bool vulkan_required() {
     return v && v[0] == '1';
 }
 
-#define SKIP_WITHOUT_VULKAN()                                                       \
-    if (!vk_dev0()) {                                                               \
-        if (vulkan_required()) FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but no Vulkan device"; \
-        GTEST_SKIP() << "no Vulkan device (build without Vulkan or no driver)";     \
+#define SKIP_WITHOUT_VULKAN()                                                   \
+    if (!vk_dev0()) {                                                           \
+        if (vulkan_required())                                                  \
+            FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but no Vulkan device";       \
+        GTEST_SKIP() << "no Vulkan device (build without Vulkan or no driver)"; \
     }
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
     std::mt19937                          rng(seed);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     std::vector<float>                    v(n);
-    for (auto & x : v) x = u(rng);
+    for (auto & x : v)
+        x = u(rng);
     return v;
 }
 
@@ -70,7 +74,7 @@ chain build_chain(ggml_context * ctx) {
     ggml_set_name(c.w, "w");
     ggml_set_name(c.bias, "bias");
     ggml_tensor * h = ggml_rms_norm(ctx, c.x, 1e-5f);
-    h               = ggml_mul_mat(ctx, c.w, h);    // [48, 5]
+    h               = ggml_mul_mat(ctx, c.w, h);  // [48, 5]
     h               = ggml_add(ctx, h, c.bias);
     h               = ggml_scale(ctx, h, 0.5f);
     h               = ggml_soft_max(ctx, h);
@@ -80,21 +84,23 @@ chain build_chain(ggml_context * ctx) {
 }
 
 void fill_chain(const chain & c) {
-    auto xs = random_floats(64 * 5, 1), bs = random_floats(48, 2), ws = random_floats(64 * 48, 3);
+    auto                     xs = random_floats(64 * 5, 1), bs = random_floats(48, 2), ws = random_floats(64 * 48, 3);
     std::vector<ggml_fp16_t> wh(ws.size());
-    for (size_t i = 0; i < ws.size(); i++) wh[i] = ggml_fp32_to_fp16(ws[i]);
+    for (size_t i = 0; i < ws.size(); i++)
+        wh[i] = ggml_fp32_to_fp16(ws[i]);
     ggml_backend_tensor_set(c.x, xs.data(), 0, xs.size() * 4);
     ggml_backend_tensor_set(c.bias, bs.data(), 0, bs.size() * 4);
     ggml_backend_tensor_set(c.w, wh.data(), 0, wh.size() * 2);
 }
 
 std::vector<float> run_chain(ggml_backend_t be) {
-    ctx_holder h(32);
-    chain      c  = build_chain(h.ctx);
+    ctx_holder    h(32);
+    chain         c  = build_chain(h.ctx);
     ggml_cgraph * gf = ggml_new_graph(h.ctx);
     ggml_build_forward_expand(gf, c.out);
     ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, be);
-    if (!buf) return {};
+    if (!buf)
+        return {};
     fill_chain(c);
     std::vector<float> out(5, NAN);
     if (ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS) {
@@ -139,13 +145,14 @@ TEST(Vulkan, BufferRoundTripAtOddOffsets) {
     SKIP_WITHOUT_VULKAN();
     ggml_backend_buffer_type_t buft = ggml_backend_dev_buffer_type(vk_dev0());
     ctx_holder                 h(4);
-    ggml_tensor *              t = ggml_new_tensor_1d(h.ctx, GGML_TYPE_I8, 100003);
+    ggml_tensor *              t   = ggml_new_tensor_1d(h.ctx, GGML_TYPE_I8, 100003);
     ggml_backend_buffer_t      buf = ggml_backend_alloc_ctx_tensors_from_buft(h.ctx, buft);
     ASSERT_NE(buf, nullptr);
     EXPECT_FALSE(ggml_backend_buffer_is_host(buf));
 
     std::vector<uint8_t> data(100003);
-    for (size_t i = 0; i < data.size(); i++) data[i] = (uint8_t) (i * 131 + 7);
+    for (size_t i = 0; i < data.size(); i++)
+        data[i] = (uint8_t) (i * 131 + 7);
     ggml_backend_tensor_set(t, data.data(), 0, data.size());
     std::vector<uint8_t> back(data.size(), 0);
     ggml_backend_tensor_get(t, back.data(), 0, back.size());
@@ -186,9 +193,11 @@ TEST(Vulkan, ChainedGraphMatchesCpu) {
     ASSERT_NE(cpu, nullptr);
     const std::vector<float> a = run_chain(vk), b = run_chain(cpu);
     ASSERT_EQ(a.size(), 5u);
-    for (size_t i = 0; i < a.size(); i++) EXPECT_NEAR(a[i], b[i], 1e-5 * std::fabs(b[i]) + 1e-7) << i;
+    for (size_t i = 0; i < a.size(); i++)
+        EXPECT_NEAR(a[i], b[i], 1e-5 * std::fabs(b[i]) + 1e-7) << i;
     // repeated computes reuse the command buffer and fence
-    for (int r = 0; r < 3; r++) EXPECT_EQ(run_chain(vk), a);
+    for (int r = 0; r < 3; r++)
+        EXPECT_EQ(run_chain(vk), a);
     ggml_backend_free(vk);
     ggml_backend_free(cpu);
 }
@@ -198,8 +207,8 @@ TEST(Vulkan, UnsupportedOpFailsCleanly) {
     ggml_backend_t vk = ggml_backend_dev_init(vk_dev0(), nullptr);
     ASSERT_NE(vk, nullptr);
     ctx_holder    h(8);
-    ggml_tensor * x  = ggml_new_tensor_2d(h.ctx, GGML_TYPE_F32, 16, 3);
-    ggml_tensor * s  = ggml_argsort(h.ctx, x, GGML_SORT_ORDER_ASC);
+    ggml_tensor * x = ggml_new_tensor_2d(h.ctx, GGML_TYPE_F32, 16, 3);
+    ggml_tensor * s = ggml_argsort(h.ctx, x, GGML_SORT_ORDER_ASC);
     EXPECT_FALSE(ggml_backend_supports_op(vk, s));
     ggml_cgraph * gf = ggml_new_graph(h.ctx);
     ggml_build_forward_expand(gf, s);
@@ -219,8 +228,8 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     ASSERT_NE(vk, nullptr);
     ASSERT_NE(cpu, nullptr);
 
-    ctx_holder    hw(4);
-    ggml_tensor * w = ggml_new_tensor_2d(hw.ctx, GGML_TYPE_F32, 32, 24);
+    ctx_holder            hw(4);
+    ggml_tensor *         w    = ggml_new_tensor_2d(hw.ctx, GGML_TYPE_F32, 32, 24);
     ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors(hw.ctx, vk);
     ASSERT_NE(wbuf, nullptr);
     auto ws = random_floats(32 * 24, 9);
@@ -229,16 +238,16 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     ctx_holder    hg(16);
     ggml_tensor * x = ggml_new_tensor_2d(hg.ctx, GGML_TYPE_F32, 32, 6);
     ggml_set_input(x);
-    ggml_tensor * y   = ggml_mul_mat(hg.ctx, w, x);                    // Vulkan (weights there)
-    ggml_tensor * am  = ggml_argmax(hg.ctx, y);                        // CPU only
+    ggml_tensor * y   = ggml_mul_mat(hg.ctx, w, x);  // Vulkan (weights there)
+    ggml_tensor * am  = ggml_argmax(hg.ctx, y);      // CPU only
     ggml_tensor * f   = ggml_get_rows(hg.ctx, ggml_cont(hg.ctx, ggml_transpose(hg.ctx, y)), am);  // back to Vulkan
     ggml_tensor * out = ggml_scale(hg.ctx, f, 2.0f);
     ggml_set_output(out);
     ggml_cgraph * gf = ggml_new_graph(hg.ctx);
     ggml_build_forward_expand(gf, out);
 
-    ggml_backend_t        backends[2] = {vk, cpu};
-    ggml_backend_sched_t  sched = ggml_backend_sched_new(backends, nullptr, 2, 64, false, true);
+    ggml_backend_t       backends[2] = {vk, cpu};
+    ggml_backend_sched_t sched       = ggml_backend_sched_new(backends, nullptr, 2, 64, false, true);
     ASSERT_NE(sched, nullptr);
     ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
     auto xs = random_floats(32 * 6, 10);
@@ -254,13 +263,17 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     for (int n = 0; n < 6; n++)
         for (int m = 0; m < 24; m++) {
             double s = 0;
-            for (int k = 0; k < 32; k++) s += (double) ws[m * 32 + k] * xs[n * 32 + k];
+            for (int k = 0; k < 32; k++)
+                s += (double) ws[m * 32 + k] * xs[n * 32 + k];
             yr[n * 24 + m] = s;
         }
     for (int n = 0; n < 6; n++) {
         int best = 0;
-        for (int m = 1; m < 24; m++) if (yr[n * 24 + m] > yr[n * 24 + best]) best = m;
-        for (int c = 0; c < 6; c++) EXPECT_NEAR(got[n * 6 + c], 2 * yr[c * 24 + best], 1e-4) << n << "," << c;
+        for (int m = 1; m < 24; m++)
+            if (yr[n * 24 + m] > yr[n * 24 + best])
+                best = m;
+        for (int c = 0; c < 6; c++)
+            EXPECT_NEAR(got[n * 6 + c], 2 * yr[c * 24 + best], 1e-4) << n << "," << c;
     }
     ggml_backend_sched_free(sched);
     ggml_backend_buffer_free(wbuf);
@@ -271,7 +284,8 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
 TEST(Vulkan, OutOfRangeIndicesAreErrorsNotCrashes) {
     ggml_backend_reg_t reg = vk_reg();
     if (!reg) {
-        if (vulkan_required()) FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but built without Vulkan";
+        if (vulkan_required())
+            FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but built without Vulkan";
         GTEST_SKIP() << "built without Vulkan";
     }
     EXPECT_EQ(ggml_backend_reg_dev_get(reg, 1000), nullptr);

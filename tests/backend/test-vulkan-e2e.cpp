@@ -214,7 +214,7 @@ bool check_model(const case_model & c, std::string & skip_reason, int n_steps) {
     }
     const int n_layer = llama_model_n_layer(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << c.path;
-    EXPECT_TRUE(on_cpu(m_cpu->layers[n_layer - 1].wo)) << c.path; // wo: every arch has it (phi3 fuses wq)
+    EXPECT_TRUE(on_cpu(m_cpu->layers[n_layer - 1].wo)) << c.path;  // wo: every arch has it (phi3 fuses wq)
     const run_result cpu = run_greedy(m_cpu.get(), c.prompt, n_steps);
     EXPECT_EQ(cpu.n_backends, 1u);
     EXPECT_EQ(cpu.n_vk_nodes, 0);

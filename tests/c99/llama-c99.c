@@ -9,10 +9,10 @@ static bool on_progress(float progress, void * user_data) {
 }
 
 int main(void) {
-    struct llama_model_params   mp = llama_model_default_params();
-    struct llama_context_params cp = llama_context_default_params();
-    struct llama_model_kv_override kvo;
-    llama_token_data_array      arr;
+    struct llama_model_params         mp = llama_model_default_params();
+    struct llama_context_params       cp = llama_context_default_params();
+    struct llama_model_kv_override    kvo;
+    llama_token_data_array            arr;
     struct llama_sampler_chain_params sp = llama_sampler_chain_default_params();
 
     mp.progress_callback = on_progress;

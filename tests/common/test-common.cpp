@@ -8,9 +8,13 @@
 
 namespace testing_util {
 
-std::string shared_path(const std::string & rel) { return std::string(LLAMA_SHARED_DIR) + "/" + rel; }
+std::string shared_path(const std::string & rel) {
+    return std::string(LLAMA_SHARED_DIR) + "/" + rel;
+}
 
-std::string source_path(const std::string & rel) { return std::string(LLAMA_SOURCE_DIR) + "/" + rel; }
+std::string source_path(const std::string & rel) {
+    return std::string(LLAMA_SOURCE_DIR) + "/" + rel;
+}
 
 std::vector<uint8_t> read_file(const std::string & path) {
     std::ifstream f(path, std::ios::binary);
@@ -22,8 +26,8 @@ std::vector<uint8_t> read_file(const std::string & path) {
 
 std::string write_temp_file(const std::string & stem, const std::vector<uint8_t> & bytes) {
     static std::atomic<int> counter{0};
-    const char * tmp = getenv("TMPDIR");
-    std::string path = std::string(tmp ? tmp : "/tmp") + "/llama-test-" + std::to_string(getpid()) + "-" +
+    const char *            tmp  = getenv("TMPDIR");
+    std::string             path = std::string(tmp ? tmp : "/tmp") + "/llama-test-" + std::to_string(getpid()) + "-" +
                        std::to_string(counter++) + "-" + stem;
     FILE * f = fopen(path.c_str(), "wb");
     if (!f) {

@@ -25,10 +25,10 @@ int main(int argc, char ** argv) {
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
     // chat template path of simple-chat: apply, tokenize, generate, with memory queries
-    const char *       tmpl     = llama_model_chat_template(model, /* name */ nullptr);
-    llama_chat_message msgs[]   = {{"user", "Once upon a time"}};
+    const char *       tmpl   = llama_model_chat_template(model, /* name */ nullptr);
+    llama_chat_message msgs[] = {{"user", "Once upon a time"}};
     std::vector<char>  formatted(256);
-    int                n_fmt    = llama_chat_apply_template(tmpl, msgs, 1, true, formatted.data(), (int) formatted.size());
+    int                n_fmt = llama_chat_apply_template(tmpl, msgs, 1, true, formatted.data(), (int) formatted.size());
     if (n_fmt > (int) formatted.size()) {
         formatted.resize(n_fmt);
         n_fmt = llama_chat_apply_template(tmpl, msgs, 1, true, formatted.data(), (int) formatted.size());
@@ -55,8 +55,8 @@ int main(int argc, char ** argv) {
         return 1;
     }
 
-    auto sparams     = llama_sampler_chain_default_params();
-    sparams.no_perf  = false;
+    auto sparams         = llama_sampler_chain_default_params();
+    sparams.no_perf      = false;
     llama_sampler * smpl = llama_sampler_chain_init(sparams);
     llama_sampler_chain_add(smpl, llama_sampler_init_greedy());
 

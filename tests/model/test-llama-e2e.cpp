@@ -27,7 +27,7 @@ void quiet_log(ggml_log_level, const char *, void *) {}
 
 struct reference {
     std::vector<llama_token> prompt;
-    std::vector<llama_token> greedy; // top token of each step
+    std::vector<llama_token> greedy;  // top token of each step
     std::string              text;
 };
 
@@ -76,10 +76,10 @@ std::string parse_json_string(const std::string & s, size_t i) {
 }
 
 reference load_reference(const std::string & rel) {
-    reference                r;
+    reference                  r;
     const std::vector<uint8_t> bytes = read_file(shared_path(rel));
-    const std::string        all(bytes.begin(), bytes.end());
-    size_t                   pos = 0;
+    const std::string          all(bytes.begin(), bytes.end());
+    size_t                     pos = 0;
     while (pos < all.size()) {
         size_t eol = all.find('\n', pos);
         if (eol == std::string::npos) {
@@ -148,8 +148,8 @@ llama_context_params ctx_params(uint32_t n_ctx = 512) {
 }
 
 std::vector<llama_token> tokenize(const llama_model * m, const std::string & text, bool add_special = true) {
-    const llama_vocab * v = llama_model_get_vocab(m);
-    const int n = -llama_tokenize(v, text.c_str(), (int) text.size(), nullptr, 0, add_special, true);
+    const llama_vocab *      v = llama_model_get_vocab(m);
+    const int                n = -llama_tokenize(v, text.c_str(), (int) text.size(), nullptr, 0, add_special, true);
     std::vector<llama_token> out(std::max(n, 0));
     EXPECT_EQ(llama_tokenize(v, text.c_str(), (int) text.size(), out.data(), n, add_special, true), n);
     return out;
@@ -205,12 +205,11 @@ struct owned_batch {
     }
 };
 
-
 // Rewrites a GGUF model into n_split parts (name-0000K-of-0000N.gguf under /tmp), optionally
 // dropping one tensor or transposing the shape of another. Returns the part paths.
 std::vector<std::string> rewrite_model(const std::string & src_path, const std::string & stem, int n_split,
                                        const std::string & drop = "", const std::string & transpose = "") {
-    gguf_init_params gp  = { false };
+    gguf_init_params gp  = {false};
     gguf_context *   src = gguf_init_from_file(src_path.c_str(), gp);
     EXPECT_NE(src, nullptr);
     std::vector<std::string> paths;
@@ -253,7 +252,7 @@ std::vector<std::string> rewrite_model(const std::string & src_path, const std::
 }
 
 class LlamaE2E : public ::testing::Test {
-  protected:
+protected:
     static void SetUpTestSuite() {
         llama_log_set(quiet_log, nullptr);
         llama_backend_init();
@@ -269,7 +268,7 @@ class LlamaE2E : public ::testing::Test {
     int n_vocab() const { return llama_vocab_n_tokens(llama_model_get_vocab(stories)); }
     // the reference's 40-step continuation: a long, natural token sequence for the invariance tests
     std::vector<llama_token> long_prompt() const {
-        const reference r = load_reference("reference/stories260K.once40.jsonl");
+        const reference          r = load_reference("reference/stories260K.once40.jsonl");
         std::vector<llama_token> t = r.prompt;
         t.insert(t.end(), r.greedy.begin(), r.greedy.end());
         return t;
@@ -283,7 +282,7 @@ std::vector<float> decode_all_logits(llama_context * ctx, const std::vector<llam
     const int   n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
     owned_batch b((int) toks.size());
     for (size_t i = 0; i < toks.size(); i++) {
-        b.add(toks[i], p0 + (llama_pos) i, { seq }, true);
+        b.add(toks[i], p0 + (llama_pos) i, {seq}, true);
     }
     EXPECT_EQ(llama_decode(ctx, b.b), 0) << llama_last_error();
     const float * lg = llama_get_logits(ctx);
@@ -302,7 +301,7 @@ void expect_rows_close(const std::vector<float> & a, const std::vector<float> & 
     }
 }
 
-} // namespace
+}  // namespace
 
 // ---- reference engine agreement ------------------------------------------------------------------
 
@@ -325,10 +324,10 @@ TEST_F(LlamaE2E, Stories260KLogitsWithinOnePercentOfRms) {
     const std::vector<float> ref = load_logits("reference/stories260K.once.logits.f32");
     ASSERT_EQ(ref.size(), r.greedy.size() * (size_t) n_vocab());
 
-    for (llama_flash_attn_type fa : { LLAMA_FLASH_ATTN_TYPE_DISABLED, LLAMA_FLASH_ATTN_TYPE_ENABLED }) {
+    for (llama_flash_attn_type fa : {LLAMA_FLASH_ATTN_TYPE_DISABLED, LLAMA_FLASH_ATTN_TYPE_ENABLED}) {
         llama_context_params cp = ctx_params();
         cp.flash_attn_type      = fa;
-        ctx_ptr ctx(llama_init_from_model(stories, cp));
+        ctx_ptr                  ctx(llama_init_from_model(stories, cp));
         std::vector<llama_token> out;
         std::vector<float>       rows;
         run_greedy(ctx.get(), r.prompt, (int) r.greedy.size(), out, rows);
@@ -377,12 +376,12 @@ TEST_F(LlamaE2E, EmbeddingsForEveryToken) {
         const float * e = llama_get_embeddings_ith(ctx.get(), i);
         ASSERT_NE(e, nullptr) << llama_last_error();
         EXPECT_TRUE(std::isfinite(e[0]) && std::isfinite(e[63]));
-        EXPECT_NE(llama_get_logits_ith(ctx.get(), i), nullptr); // every token outputs
+        EXPECT_NE(llama_get_logits_ith(ctx.get(), i), nullptr);  // every token outputs
     }
     EXPECT_EQ(llama_get_embeddings_ith(ctx.get(), -1), llama_get_embeddings_ith(ctx.get(), (int) toks.size() - 1));
     char buf[64];
     llama_model_desc(stories, buf, sizeof buf);
-    EXPECT_NE(std::string(buf).find("F32"), std::string::npos) << buf; // file type guessed from the weights
+    EXPECT_NE(std::string(buf).find("F32"), std::string::npos) << buf;  // file type guessed from the weights
 }
 
 // ---- decode invariants -------------------------------------------------------------------------
@@ -409,13 +408,13 @@ TEST_F(LlamaE2E, SmallUbatchGivesSameLogits) {
     const std::vector<float>       ref = decode_all_logits(a.get(), toks);
 
     llama_context_params cp = ctx_params();
-    cp.n_ubatch             = 7; // 45 tokens -> 7 ubatches, the last one partial
+    cp.n_ubatch             = 7;  // 45 tokens -> 7 ubatches, the last one partial
     ctx_ptr b(llama_init_from_model(stories, cp));
     ASSERT_EQ(llama_n_ubatch(b.get()), 7u);
     expect_rows_close(decode_all_logits(b.get(), toks), ref, n_vocab(), 1e-3, "n_ubatch 7");
 
     // default outputs (last token only): the first ubatches produce no output at all
-    ctx_ptr c(llama_init_from_model(stories, cp));
+    ctx_ptr                  c(llama_init_from_model(stories, cp));
     std::vector<llama_token> t = toks;
     ASSERT_EQ(llama_decode(c.get(), llama_batch_get_one(t.data(), (int) t.size())), 0) << llama_last_error();
     const float * last = llama_get_logits_ith(c.get(), -1);
@@ -426,8 +425,8 @@ TEST_F(LlamaE2E, SmallUbatchGivesSameLogits) {
 
     // a batch that asks for no output at all is valid
     owned_batch nb(2, 1);
-    nb.add(toks[0], (llama_pos) t.size(), { 0 }, false);
-    nb.add(toks[1], (llama_pos) t.size() + 1, { 0 }, false);
+    nb.add(toks[0], (llama_pos) t.size(), {0}, false);
+    nb.add(toks[1], (llama_pos) t.size() + 1, {0}, false);
     EXPECT_EQ(llama_decode(c.get(), nb.b), 0) << llama_last_error();
     EXPECT_EQ(llama_get_logits(c.get()), nullptr);
     EXPECT_EQ(llama_get_logits_ith(c.get(), -1), nullptr);
@@ -452,16 +451,16 @@ TEST_F(LlamaE2E, TwoSequencesInOneBatchEqualSeparateRuns) {
     ctx_ptr     c(llama_init_from_model(stories, cp));
     owned_batch b((int) (p0.size() + p1.size()), 1);
     // interleave the two sequences so the mask, not the order, must separate them
-    size_t i0 = 0, i1 = 0;
+    size_t           i0 = 0, i1 = 0;
     std::vector<int> row_seq;
     while (i0 < p0.size() || i1 < p1.size()) {
         if (i0 < p0.size()) {
-            b.add(p0[i0], (llama_pos) i0, { 0 }, true);
+            b.add(p0[i0], (llama_pos) i0, {0}, true);
             row_seq.push_back(0);
             i0++;
         }
         if (i1 < p1.size()) {
-            b.add(p1[i1], (llama_pos) i1, { 1 }, true);
+            b.add(p1[i1], (llama_pos) i1, {1}, true);
             row_seq.push_back(1);
             i1++;
         }
@@ -483,7 +482,7 @@ TEST_F(LlamaE2E, TwoSequencesInOneBatchEqualSeparateRuns) {
 TEST_F(LlamaE2E, SeqCpSharesAPrefixAndSeqKeepDropsTheRest) {
     const std::vector<llama_token> p = tokenize(stories, "Once upon a time there was");
     const llama_token              a = 261, b = 376;
-    auto fresh_last = [&](llama_token t) {
+    auto                           fresh_last = [&](llama_token t) {
         ctx_ptr                  c(llama_init_from_model(stories, ctx_params()));
         std::vector<llama_token> all = p;
         all.push_back(t);
@@ -499,8 +498,8 @@ TEST_F(LlamaE2E, SeqCpSharesAPrefixAndSeqKeepDropsTheRest) {
     EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), (llama_pos) p.size() - 1);
 
     owned_batch bt(2, 1);
-    bt.add(a, (llama_pos) p.size(), { 0 }, true);
-    bt.add(b, (llama_pos) p.size(), { 1 }, true);
+    bt.add(a, (llama_pos) p.size(), {0}, true);
+    bt.add(b, (llama_pos) p.size(), {1}, true);
     ASSERT_EQ(llama_decode(ctx.get(), bt.b), 0) << llama_last_error();
     const float * r0 = llama_get_logits_ith(ctx.get(), 0);
     const float * r1 = llama_get_logits_ith(ctx.get(), 1);
@@ -519,7 +518,7 @@ TEST_F(LlamaE2E, SeqRmThenRedecodeEqualsFreshRun) {
     const std::vector<llama_token> b = tokenize(stories, " a big red dog", false);
     const std::vector<llama_token> c = tokenize(stories, " a tiny cat", false);
 
-    ctx_ptr ctx(llama_init_from_model(stories, ctx_params()));
+    ctx_ptr                  ctx(llama_init_from_model(stories, ctx_params()));
     std::vector<llama_token> ab = a;
     ab.insert(ab.end(), b.begin(), b.end());
     decode_all_logits(ctx.get(), ab);
@@ -537,10 +536,10 @@ TEST_F(LlamaE2E, SeqRmThenRedecodeEqualsFreshRun) {
 }
 
 TEST_F(LlamaE2E, KvCacheFullReturnsOneAndKeepsCache) {
-    llama_context_params cp = ctx_params(256); // exactly 256 cells
+    llama_context_params cp = ctx_params(256);  // exactly 256 cells
     ctx_ptr              ctx(llama_init_from_model(stories, cp));
     ASSERT_EQ(llama_n_ctx(ctx.get()), 256u);
-    std::vector<llama_token> toks;
+    std::vector<llama_token>       toks;
     const std::vector<llama_token> base = long_prompt();
     while (toks.size() < 260) {
         toks.insert(toks.end(), base.begin() + 1, base.end());
@@ -550,10 +549,10 @@ TEST_F(LlamaE2E, KvCacheFullReturnsOneAndKeepsCache) {
     llama_memory_t mem = llama_get_memory(ctx.get());
     ASSERT_EQ(llama_memory_seq_pos_max(mem, 0), 199);
 
-    std::vector<llama_token> too_many(toks.begin() + 200, toks.begin() + 260); // 200 + 60 > 256
+    std::vector<llama_token> too_many(toks.begin() + 200, toks.begin() + 260);  // 200 + 60 > 256
     EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(too_many.data(), 60)), 1);
     EXPECT_NE(std::string(llama_last_error()).find("KV"), std::string::npos) << llama_last_error();
-    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 199); // unchanged
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 199);  // unchanged
     EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), 0);
 
     // a smaller batch still fits, and computes exactly what a fresh run does
@@ -575,7 +574,7 @@ TEST_F(LlamaE2E, InvalidBatchesReturnErrorCodes) {
     ASSERT_NE(ctx, nullptr);
     llama_memory_t mem = llama_get_memory(ctx.get());
 
-    llama_token bad[2] = { 1, -5 };
+    llama_token bad[2] = {1, -5};
     EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(bad, 2)), -1);
     EXPECT_NE(std::string(llama_last_error()).find("token"), std::string::npos) << llama_last_error();
     bad[1] = n_vocab();
@@ -583,7 +582,7 @@ TEST_F(LlamaE2E, InvalidBatchesReturnErrorCodes) {
 
     {
         owned_batch b(2, 1);
-        b.add(1, 0, { 3 }, true); // n_seq_max is 1
+        b.add(1, 0, {3}, true);  // n_seq_max is 1
         EXPECT_EQ(llama_decode(ctx.get(), b.b), -1);
         EXPECT_NE(std::string(llama_last_error()).find("seq_id"), std::string::npos) << llama_last_error();
     }
@@ -593,14 +592,14 @@ TEST_F(LlamaE2E, InvalidBatchesReturnErrorCodes) {
         EXPECT_NE(std::string(llama_last_error()).find("n_batch"), std::string::npos) << llama_last_error();
     }
     EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(bad, 0)), -1);
-    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1); // nothing was stored
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1);  // nothing was stored
 
     // positions that skip ahead of the sequence
-    llama_token ok[3] = { 1, 403, 407 };
+    llama_token ok[3] = {1, 403, 407};
     ASSERT_EQ(llama_decode(ctx.get(), llama_batch_get_one(ok, 3)), 0);
     {
         owned_batch b(1, 1);
-        b.add(261, 10, { 0 }, true);
+        b.add(261, 10, {0}, true);
         EXPECT_EQ(llama_decode(ctx.get(), b.b), -1);
     }
     EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 2);
@@ -629,17 +628,17 @@ TEST_F(LlamaE2E, GraphReuseIsCounted) {
     const llama_perf_context_data d = llama_perf_context(ctx.get());
     EXPECT_EQ(d.n_eval, 9);
     EXPECT_EQ(d.n_p_eval, 5);
-    EXPECT_GE(d.n_reused, 8); // every single-token decode after the first reuses the graph
+    EXPECT_GE(d.n_reused, 8);  // every single-token decode after the first reuses the graph
 }
 
 TEST_F(LlamaE2E, FlashAttentionMatchesPlainAttention) {
     const std::vector<llama_token> toks = long_prompt();
     llama_context_params           cp0  = ctx_params();
     cp0.flash_attn_type                 = LLAMA_FLASH_ATTN_TYPE_DISABLED;
-    ctx_ptr                        a(llama_init_from_model(stories, cp0));
-    const std::vector<float>       ref = decode_all_logits(a.get(), toks);
-    llama_context_params           cp  = ctx_params();
-    cp.flash_attn_type                 = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+    ctx_ptr                  a(llama_init_from_model(stories, cp0));
+    const std::vector<float> ref = decode_all_logits(a.get(), toks);
+    llama_context_params     cp  = ctx_params();
+    cp.flash_attn_type           = LLAMA_FLASH_ATTN_TYPE_ENABLED;
     ctx_ptr b(llama_init_from_model(stories, cp));
     ASSERT_NE(b, nullptr) << llama_last_error();
     expect_rows_close(decode_all_logits(b.get(), toks), ref, n_vocab(), 1e-2, "flash attention");
@@ -678,7 +677,7 @@ TEST_F(LlamaE2E, LoadModesGiveIdenticalLogits) {
     const std::vector<llama_token> toks = tokenize(stories, "Once upon a time");
     ctx_ptr                        a(llama_init_from_model(stories, ctx_params()));
     const std::vector<float>       ref = decode_all_logits(a.get(), toks);
-    for (llama_load_mode mode : { LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_DIO }) {
+    for (llama_load_mode mode : {LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_DIO}) {
         llama_model_params mp = llama_model_default_params();
         mp.load_mode          = mode;
         mp.check_tensors      = true;
@@ -690,9 +689,9 @@ TEST_F(LlamaE2E, LoadModesGiveIdenticalLogits) {
 }
 
 TEST_F(LlamaE2E, ProgressCallbackCancelGivesNull) {
-    llama_model_params mp = llama_model_default_params();
+    llama_model_params mp    = llama_model_default_params();
     int                calls = 0;
-    mp.progress_callback = [](float p, void * ud) {
+    mp.progress_callback     = [](float p, void * ud) {
         ++*(int *) ud;
         return p < 0.5f;
     };
@@ -738,7 +737,7 @@ TEST_F(LlamaE2E, KvOverrides) {
     EXPECT_NE(std::string(llama_last_error()).find("unknown model architecture"), std::string::npos)
         << llama_last_error();
 
-    kvo[0].tag     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    kvo[0].tag = LLAMA_KV_OVERRIDE_TYPE_INT;
     snprintf(kvo[0].key, sizeof kvo[0].key, "llama.context_length");
     kvo[0].val_i64 = 1024;
     model_ptr m    = load("models/stories260K.gguf", mp);
@@ -767,7 +766,7 @@ TEST_F(LlamaE2E, SplitModelLoadsLikeTheWhole) {
     mp.load_mode          = LLAMA_LOAD_MODE_NONE;
     model_ptr m2(llama_model_load_from_splits(cpaths.data(), cpaths.size(), mp));
     ASSERT_NE(m2, nullptr) << llama_last_error();
-    for (llama_model * m : { m1.get(), m2.get() }) {
+    for (llama_model * m : {m1.get(), m2.get()}) {
         ctx_ptr c(llama_init_from_model(m, ctx_params()));
         expect_rows_close(decode_all_logits(c.get(), toks), ref, n_vocab(), 1e-6, "split model");
     }
@@ -798,10 +797,11 @@ TEST_F(LlamaE2E, MissingTensorOrWrongShapeIsAClearError) {
 
 TEST_F(LlamaE2E, AbortCallbackStopsDecode) {
     ctx_ptr ctx(llama_init_from_model(stories, ctx_params()));
-    llama_set_abort_callback(ctx.get(), [](void *) { return true; }, nullptr);
+    llama_set_abort_callback(
+        ctx.get(), [](void *) { return true; }, nullptr);
     std::vector<llama_token> toks = tokenize(stories, "Once upon a time");
     EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(toks.data(), (int) toks.size())), 2);
-    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ctx.get()), 0), -1); // the aborted ubatch is not kept
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ctx.get()), 0), -1);  // the aborted ubatch is not kept
     llama_set_abort_callback(ctx.get(), nullptr, nullptr);
     EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(toks.data(), (int) toks.size())), 0);
 }

@@ -33,7 +33,7 @@ struct temp_file {
 
 // Every key (name and type) and every tensor (name, type, shape, size) in order, as text.
 std::string layout_of(const std::string & path) {
-    gguf_context * g = gguf_init_from_file(path.c_str(), { true });
+    gguf_context * g = gguf_init_from_file(path.c_str(), {true});
     if (!g) {
         return "(unreadable)";
     }
@@ -56,7 +56,7 @@ std::string layout_of(const std::string & path) {
 
 synth::params tiny_llama(ggml_type type) {
     synth::params p;
-    synth::apply_preset("tiny", p); // 256 wide, 4 layers, n_ff 768: every K-quant fits
+    synth::apply_preset("tiny", p);  // 256 wide, 4 layers, n_ff 768: every K-quant fits
     p.type      = type;
     p.n_threads = 2;
     return p;
@@ -74,7 +74,7 @@ std::vector<float> run_model(const std::string & path, std::string & err) {
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = 64;
     cp.n_threads = cp.n_threads_batch = 2;
-    llama_context * ctx = llama_init_from_model(model, cp);
+    llama_context *    ctx            = llama_init_from_model(model, cp);
     std::vector<float> out;
     if (!ctx) {
         err = std::string("context failed: ") + llama_last_error();
@@ -82,12 +82,12 @@ std::vector<float> run_model(const std::string & path, std::string & err) {
         return {};
     }
     const int                n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
-    std::vector<llama_token> prompt  = { 1, 300, 301, 302, 400, 17, 99, 260 };
-    llama_token              steps[] = { 5, 77, 123 };
+    std::vector<llama_token> prompt  = {1, 300, 301, 302, 400, 17, 99, 260};
+    llama_token              steps[] = {5, 77, 123};
     for (int step = 0; step < 4; step++) {
         llama_token tok = step > 0 ? steps[step - 1] : 0;
-        const int rc = step == 0 ? llama_decode(ctx, llama_batch_get_one(prompt.data(), (int) prompt.size()))
-                                 : llama_decode(ctx, llama_batch_get_one(&tok, 1));
+        const int   rc  = step == 0 ? llama_decode(ctx, llama_batch_get_one(prompt.data(), (int) prompt.size()))
+                                    : llama_decode(ctx, llama_batch_get_one(&tok, 1));
         if (rc != 0) {
             err = "decode failed: " + std::to_string(rc) + " " + llama_last_error();
             break;
@@ -123,12 +123,12 @@ struct ToolsTest : ::testing::Test {
     void TearDown() override { llama_log_set(nullptr, nullptr); }
 };
 
-} // namespace
+}  // namespace
 
 // The generator's micro preset, with the vocab copied from the shared model, reproduces each shared
 // synthetic model's keys and tensors exactly (names, order, types, shapes, sizes).
 TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
-    for (const char * arch : { "llama", "qwen2", "phi3", "gemma", "gemma2" }) {
+    for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {
         SCOPED_TRACE(arch);
         const std::string ref = shared_path(std::string("models/synthetic/") + arch + "-micro-f16.gguf");
         synth::params     p;
@@ -151,7 +151,7 @@ TEST_F(ToolsTest, GeneratorIsDeterministic) {
     synth::params p = tiny_llama(GGML_TYPE_F16);
     std::string   err;
     ASSERT_TRUE(synth::write_model(p, a.path, err)) << err;
-    p.n_threads = 1; // the thread count must not matter
+    p.n_threads = 1;  // the thread count must not matter
     ASSERT_TRUE(synth::write_model(p, b.path, err)) << err;
     p.seed = 7;
     ASSERT_TRUE(synth::write_model(p, c.path, err)) << err;
@@ -189,15 +189,15 @@ TEST_F(ToolsTest, GeneratedModelLoadsRunsAndQuantizes) {
         sum += x, sum2 += (double) x * x;
     }
     const double sd = std::sqrt(sum2 / ref.size() - (sum / ref.size()) * (sum / ref.size()));
-    EXPECT_GT(sd, 1e-3); // weights std 0.02: logits spread ~0.3, not collapsed, not exploding
+    EXPECT_GT(sd, 1e-3);  // weights std 0.02: logits spread ~0.3, not collapsed, not exploding
     EXPECT_LT(sd, 10.0);
 
     struct mix {
         llama_ftype ft;
         double      min_corr;
     };
-    for (const mix m : { mix{ LLAMA_FTYPE_MOSTLY_F16, 0.9999 }, mix{ LLAMA_FTYPE_MOSTLY_Q8_0, 0.999 },
-                         mix{ LLAMA_FTYPE_MOSTLY_Q4_K_M, 0.96 }, mix{ LLAMA_FTYPE_MOSTLY_Q4_0, 0.94 } }) {
+    for (const mix m : {mix{LLAMA_FTYPE_MOSTLY_F16, 0.9999}, mix{LLAMA_FTYPE_MOSTLY_Q8_0, 0.999},
+                        mix{LLAMA_FTYPE_MOSTLY_Q4_K_M, 0.96}, mix{LLAMA_FTYPE_MOSTLY_Q4_0, 0.94}}) {
         SCOPED_TRACE(m.ft);
         temp_file                   q("q.gguf");
         llama_model_quantize_params qp = llama_model_quantize_default_params();
@@ -228,7 +228,7 @@ TEST_F(ToolsTest, GeneratedModelCarriesTheVocab) {
     const int   n = llama_tokenize(vocab, "Hello world", 11, toks, 16, true, false);
     ASSERT_GE(n, 3);
     EXPECT_EQ(toks[0], 1);
-    char buf[64];
+    char        buf[64];
     std::string text;
     for (int i = 1; i < n; i++) {
         const int k = llama_token_to_piece(vocab, toks[i], buf, sizeof(buf), 0, false);

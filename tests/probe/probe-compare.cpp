@@ -32,8 +32,8 @@ static std::string step_key(const std::string & line) {
 }
 
 static std::vector<float> read_f32(const char * path) {
-    std::ifstream f(path, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::ifstream      f(path, std::ios::binary);
+    std::vector<char>  bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     std::vector<float> out(bytes.size() / sizeof(float));
     memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
     return out;

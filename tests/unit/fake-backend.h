@@ -12,11 +12,11 @@
 namespace fake {
 
 struct counters {
-    int graph_computes = 0;
-    int add_nodes      = 0;
-    int mul_nodes      = 0;
-    int other_nodes    = 0;  // kernel nodes it was asked to compute but does not support
-    bool offload_mul   = false;  // offload_op answers true for MUL (tests op_offload)
+    int  graph_computes = 0;
+    int  add_nodes      = 0;
+    int  mul_nodes      = 0;
+    int  other_nodes    = 0;      // kernel nodes it was asked to compute but does not support
+    bool offload_mul    = false;  // offload_op answers true for MUL (tests op_offload)
 };
 
 inline counters & stats() {
@@ -25,9 +25,13 @@ inline counters & stats() {
 }
 
 // ---- buffers ----
-inline void * buf_get_base(ggml_backend_buffer_t b) { return b->context; }
-inline void   buf_free(ggml_backend_buffer_t b) { std::free(b->context); }
-inline void   buf_memset(ggml_backend_buffer_t, ggml_tensor * t, uint8_t v, size_t off, size_t n) {
+inline void * buf_get_base(ggml_backend_buffer_t b) {
+    return b->context;
+}
+inline void buf_free(ggml_backend_buffer_t b) {
+    std::free(b->context);
+}
+inline void buf_memset(ggml_backend_buffer_t, ggml_tensor * t, uint8_t v, size_t off, size_t n) {
     std::memset((char *) t->data + off, v, n);
 }
 inline void buf_set(ggml_backend_buffer_t, ggml_tensor * t, const void * d, size_t off, size_t n) {
@@ -36,9 +40,13 @@ inline void buf_set(ggml_backend_buffer_t, ggml_tensor * t, const void * d, size
 inline void buf_get(ggml_backend_buffer_t, const ggml_tensor * t, void * d, size_t off, size_t n) {
     std::memcpy(d, (const char *) t->data + off, n);
 }
-inline void buf_clear(ggml_backend_buffer_t b, uint8_t v) { std::memset(b->context, v, b->size); }
+inline void buf_clear(ggml_backend_buffer_t b, uint8_t v) {
+    std::memset(b->context, v, b->size);
+}
 
-inline const char * buft_name(ggml_backend_buffer_type_t) { return "FAKE"; }
+inline const char * buft_name(ggml_backend_buffer_type_t) {
+    return "FAKE";
+}
 inline ggml_backend_buffer_t buft_alloc(ggml_backend_buffer_type_t buft, size_t size) {
     void * mem = std::aligned_alloc(64, (size + 63) / 64 * 64);
     if (!mem) {
@@ -53,7 +61,9 @@ inline ggml_backend_buffer_t buft_alloc(ggml_backend_buffer_type_t buft, size_t 
     i.clear                 = buf_clear;
     return ggml_backend_buffer_init(buft, i, mem, size);
 }
-inline size_t buft_alignment(ggml_backend_buffer_type_t) { return 64; }
+inline size_t buft_alignment(ggml_backend_buffer_type_t) {
+    return 64;
+}
 
 inline ggml_backend_buffer_type_t buffer_type();
 inline ggml_backend_dev_t         device();
@@ -77,70 +87,100 @@ inline void binary(ggml_tensor * dst, bool is_add) {
                 }
 }
 
-inline const char * be_name(ggml_backend_t) { return "FAKE"; }
-inline void         be_free(ggml_backend_t b) { delete b; }
-inline ggml_status  be_compute(ggml_backend_t, ggml_cgraph * g) {
+inline const char * be_name(ggml_backend_t) {
+    return "FAKE";
+}
+inline void be_free(ggml_backend_t b) {
+    delete b;
+}
+inline ggml_status be_compute(ggml_backend_t, ggml_cgraph * g) {
     stats().graph_computes++;
     for (int i = 0; i < ggml_graph_n_nodes(g); i++) {
         ggml_tensor * t = ggml_graph_node(g, i);
         switch (t->op) {
-            case GGML_OP_ADD: binary(t, true); stats().add_nodes++; break;
-            case GGML_OP_MUL: binary(t, false); stats().mul_nodes++; break;
+            case GGML_OP_ADD:
+                binary(t, true);
+                stats().add_nodes++;
+                break;
+            case GGML_OP_MUL:
+                binary(t, false);
+                stats().mul_nodes++;
+                break;
             case GGML_OP_NONE:
             case GGML_OP_VIEW:
             case GGML_OP_RESHAPE:
             case GGML_OP_PERMUTE:
-            case GGML_OP_TRANSPOSE: break;
-            default: stats().other_nodes++; return GGML_STATUS_FAILED;
+            case GGML_OP_TRANSPOSE:
+                break;
+            default:
+                stats().other_nodes++;
+                return GGML_STATUS_FAILED;
         }
     }
     return GGML_STATUS_SUCCESS;
 }
 
 // ---- device / registry ----
-inline const char * dev_name(ggml_backend_dev_t) { return "FAKE"; }
-inline const char * dev_desc(ggml_backend_dev_t) { return "fake test accelerator"; }
-inline void         dev_memory(ggml_backend_dev_t, size_t * f, size_t * t) {
+inline const char * dev_name(ggml_backend_dev_t) {
+    return "FAKE";
+}
+inline const char * dev_desc(ggml_backend_dev_t) {
+    return "fake test accelerator";
+}
+inline void dev_memory(ggml_backend_dev_t, size_t * f, size_t * t) {
     *f = 1u << 20;
     *t = 2u << 20;
 }
-inline enum ggml_backend_dev_type dev_type(ggml_backend_dev_t) { return GGML_BACKEND_DEVICE_TYPE_ACCEL; }
-inline ggml_backend_t        dev_init(ggml_backend_dev_t dev, const char *) {
+inline enum ggml_backend_dev_type dev_type(ggml_backend_dev_t) {
+    return GGML_BACKEND_DEVICE_TYPE_ACCEL;
+}
+inline ggml_backend_t dev_init(ggml_backend_dev_t dev, const char *) {
     ggml_backend_i i = {};
     i.get_name       = be_name;
     i.free           = be_free;
     i.graph_compute  = be_compute;
     return new ggml_backend{i, dev, nullptr};
 }
-inline ggml_backend_buffer_type_t dev_buft(ggml_backend_dev_t) { return buffer_type(); }
-inline bool                       dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
+inline ggml_backend_buffer_type_t dev_buft(ggml_backend_dev_t) {
+    return buffer_type();
+}
+inline bool dev_supports_op(ggml_backend_dev_t, const ggml_tensor * op) {
     switch (op->op) {
         case GGML_OP_NONE:
         case GGML_OP_VIEW:
         case GGML_OP_RESHAPE:
         case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE: return true;
+        case GGML_OP_TRANSPOSE:
+            return true;
         case GGML_OP_ADD:
         case GGML_OP_MUL:
-            return op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32 &&
-                   op->src[1]->type == GGML_TYPE_F32;
-        default: return false;
+            return op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32 && op->src[1]->type == GGML_TYPE_F32;
+        default:
+            return false;
     }
 }
-inline bool dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) { return buft == buffer_type(); }
+inline bool dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) {
+    return buft == buffer_type();
+}
 inline bool dev_offload_op(ggml_backend_dev_t, const ggml_tensor * op) {
     return stats().offload_mul && op->op == GGML_OP_MUL;
 }
 
-inline const char *       reg_name(ggml_backend_reg_t) { return "Fake"; }
-inline size_t             reg_count(ggml_backend_reg_t) { return 1; }
-inline ggml_backend_dev_t reg_dev(ggml_backend_reg_t, size_t i) { return i == 0 ? device() : nullptr; }
+inline const char * reg_name(ggml_backend_reg_t) {
+    return "Fake";
+}
+inline size_t reg_count(ggml_backend_reg_t) {
+    return 1;
+}
+inline ggml_backend_dev_t reg_dev(ggml_backend_reg_t, size_t i) {
+    return i == 0 ? device() : nullptr;
+}
 
 inline ggml_backend_reg_t reg();
 
 inline ggml_backend_buffer_type_t buffer_type() {
-    static ggml_backend_buffer_type b = {{buft_name, buft_alloc, buft_alignment, nullptr, nullptr, nullptr},
-                                         device(), nullptr};
+    static ggml_backend_buffer_type b = {
+        {buft_name, buft_alloc, buft_alignment, nullptr, nullptr, nullptr}, device(), nullptr};
     return &b;
 }
 

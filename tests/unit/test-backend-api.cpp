@@ -99,13 +99,13 @@ TEST(BackendBuffer, ZeroSizeBufferIsValid) {
 }
 
 TEST(BackendBuffer, FromPtrWrapsCallerMemory) {
-    std::vector<float> mem(64, 0.0f);
+    std::vector<float>    mem(64, 0.0f);
     ggml_backend_buffer_t buf = ggml_backend_cpu_buffer_from_ptr(mem.data(), mem.size() * sizeof(float));
     ASSERT_NE(buf, nullptr);
     EXPECT_TRUE(ggml_backend_buffer_is_host(buf));
     EXPECT_EQ(ggml_backend_buffer_get_base(buf), (void *) mem.data());
 
-    ctx_guard   g(4);
+    ctx_guard     g(4);
     ggml_tensor * t = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);
     ASSERT_EQ(ggml_backend_tensor_alloc(buf, t, mem.data() + 8), GGML_STATUS_SUCCESS);
     const float v[2] = {1.5f, -2.0f};
@@ -139,10 +139,10 @@ TEST(BackendBuffer, TensorAllocRefusesOutOfRange) {
 }
 
 TEST(BackendTensorData, SetGetMemsetAndBounds) {
-    ctx_guard     g(4);
-    ggml_tensor * t     = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);
-    ggml_tensor * guard = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);  // placed right after t
-    ggml_backend_buffer_t buf = place_all(g.ctx, ggml_backend_cpu_buffer_type());
+    ctx_guard             g(4);
+    ggml_tensor *         t     = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);
+    ggml_tensor *         guard = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);  // placed right after t
+    ggml_backend_buffer_t buf   = place_all(g.ctx, ggml_backend_cpu_buffer_type());
     ASSERT_NE(buf, nullptr);
     ggml_backend_buffer_clear(buf, 0);
 
@@ -179,8 +179,8 @@ TEST(BackendTensorData, SetGetMemsetAndBounds) {
         ggml_backend_tensor_set(t, big.data(), 0, 65);
         ggml_backend_tensor_set(t, big.data(), 60, 8);
         ggml_backend_tensor_set(t, big.data(), 65, 0);
-        ggml_backend_tensor_set(t, big.data(), SIZE_MAX, 8);        // offset + size overflows
-        ggml_backend_tensor_set(t, big.data(), 8, SIZE_MAX - 4);    // idem
+        ggml_backend_tensor_set(t, big.data(), SIZE_MAX, 8);      // offset + size overflows
+        ggml_backend_tensor_set(t, big.data(), 8, SIZE_MAX - 4);  // idem
         ggml_backend_tensor_memset(t, 0xFF, 32, 64);
         EXPECT_EQ(lc.errors, 6);
         EXPECT_NE(lc.last.find("outside"), std::string::npos) << lc.last;
@@ -209,7 +209,7 @@ TEST(BackendTensorData, SetGetMemsetAndBounds) {
 
 TEST(BackendTensorData, UnallocatedTensorRefused) {
     ctx_guard     g(2);
-    ggml_tensor * t = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 4);
+    ggml_tensor * t    = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 4);
     float         v[4] = {1, 2, 3, 4};
     log_capture   lc;
     ggml_backend_tensor_set(t, v, 0, sizeof(v));
@@ -221,9 +221,9 @@ TEST(BackendTensorData, UnallocatedTensorRefused) {
 }
 
 TEST(BackendTensorData, ViewInitAndCopy) {
-    ctx_guard     g(8);
-    ggml_tensor * a = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 8);
-    ggml_tensor * b = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 8);
+    ctx_guard             g(8);
+    ggml_tensor *         a   = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 8);
+    ggml_tensor *         b   = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 8);
     ggml_backend_buffer_t buf = place_all(g.ctx, ggml_backend_cpu_buffer_type());
     ASSERT_NE(buf, nullptr);
     ggml_tensor * v = ggml_view_1d(g.ctx, a, 4, 4 * sizeof(float));
@@ -343,10 +343,10 @@ TEST(BackendCpu, BackendBasicsAndCompute) {
     ggml_backend_cpu_set_n_threads(be, 2);
 
     ctx_guard     g(8);
-    ggml_tensor * a = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 37);
-    ggml_tensor * b = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 37);
-    ggml_tensor * c = ggml_add(g.ctx, a, b);
-    ggml_tensor * d = ggml_mul(g.ctx, c, b);
+    ggml_tensor * a  = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 37);
+    ggml_tensor * b  = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 37);
+    ggml_tensor * c  = ggml_add(g.ctx, a, b);
+    ggml_tensor * d  = ggml_mul(g.ctx, c, b);
     ggml_cgraph * gf = ggml_new_graph(g.ctx);
     ggml_build_forward_expand(gf, d);
     EXPECT_TRUE(ggml_backend_supports_op(be, c));
@@ -367,7 +367,8 @@ TEST(BackendCpu, BackendBasicsAndCompute) {
     }
 
     // the abort callback stops the compute
-    ggml_backend_cpu_set_abort_callback(be, [](void *) { return true; }, nullptr);
+    ggml_backend_cpu_set_abort_callback(
+        be, [](void *) { return true; }, nullptr);
     EXPECT_EQ(ggml_backend_graph_compute(be, gf), GGML_STATUS_ABORTED);
     ggml_backend_cpu_set_abort_callback(be, nullptr, nullptr);
     EXPECT_EQ(ggml_backend_graph_compute(be, gf), GGML_STATUS_SUCCESS);
@@ -391,13 +392,15 @@ TEST(BackendCpu, CompareGraphBackendCpuVsCpu) {
     ggml_build_forward_expand(gf, e);
     ggml_backend_buffer_t buf = place_all(g.ctx, ggml_backend_cpu_buffer_type());
     std::vector<float>    va(24), vb(8);
-    for (int i = 0; i < 24; i++) va[i] = 0.25f * (float) i;
-    for (int i = 0; i < 8; i++) vb[i] = -1.0f + (float) i;
+    for (int i = 0; i < 24; i++)
+        va[i] = 0.25f * (float) i;
+    for (int i = 0; i < 8; i++)
+        vb[i] = -1.0f + (float) i;
     ggml_backend_tensor_set(a, va.data(), 0, va.size() * 4);
     ggml_backend_tensor_set(b, vb.data(), 0, vb.size() * 4);
 
     struct state {
-        int n = 0;
+        int  n     = 0;
         bool equal = true;
     } st;
     auto cb = [](int i, ggml_tensor * t1, ggml_tensor * t2, void * ud) {

@@ -25,9 +25,9 @@ static const bool g_allow_cpu_vk = (setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0),
 #    pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 #endif
 static std::atomic<long> g_n_new{0};
-static void * counted_malloc(size_t n) {
-    g_n_new++;
-    return std::malloc(n ? n : 1);
+static void *            counted_malloc(size_t n) {
+               g_n_new++;
+               return std::malloc(n ? n : 1);
 }
 void * operator new(size_t n) {
     if (void * p = counted_malloc(n)) {
@@ -41,14 +41,30 @@ void * operator new[](size_t n) {
     }
     throw std::bad_alloc();
 }
-void * operator new(size_t n, const std::nothrow_t &) noexcept { return counted_malloc(n); }
-void * operator new[](size_t n, const std::nothrow_t &) noexcept { return counted_malloc(n); }
-void   operator delete(void * p) noexcept { std::free(p); }
-void   operator delete[](void * p) noexcept { std::free(p); }
-void   operator delete(void * p, size_t) noexcept { std::free(p); }
-void   operator delete[](void * p, size_t) noexcept { std::free(p); }
-void   operator delete(void * p, const std::nothrow_t &) noexcept { std::free(p); }
-void   operator delete[](void * p, const std::nothrow_t &) noexcept { std::free(p); }
+void * operator new(size_t n, const std::nothrow_t &) noexcept {
+    return counted_malloc(n);
+}
+void * operator new[](size_t n, const std::nothrow_t &) noexcept {
+    return counted_malloc(n);
+}
+void operator delete(void * p) noexcept {
+    std::free(p);
+}
+void operator delete[](void * p) noexcept {
+    std::free(p);
+}
+void operator delete(void * p, size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void * p, size_t) noexcept {
+    std::free(p);
+}
+void operator delete(void * p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
+void operator delete[](void * p, const std::nothrow_t &) noexcept {
+    std::free(p);
+}
 
 namespace {
 
@@ -73,8 +89,7 @@ struct quiet_log {
 };
 
 // Places every tensor of ctx in one new buffer of buft with the given usage.
-ggml_backend_buffer_t place_all(ggml_context * ctx, ggml_backend_buffer_type_t buft,
-                                ggml_backend_buffer_usage usage) {
+ggml_backend_buffer_t place_all(ggml_context * ctx, ggml_backend_buffer_type_t buft, ggml_backend_buffer_usage usage) {
     const size_t align = ggml_backend_buft_get_alignment(buft);
     size_t       total = 0;
     for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
@@ -109,7 +124,7 @@ std::vector<float> get_f32(const ggml_tensor * t) {
 // WEIGHTS buffer, and the graph  d = scale(add(sqr(mul(x, w1)), w2), 2)  with x an INPUT leaf.
 // The fake backend runs MUL and ADD; SQR and SCALE fall back to the CPU: 4 splits, 4 copies.
 class SchedTest : public ::testing::Test {
-  protected:
+protected:
     static constexpr int K = 8, R = 4;
 
     void SetUp() override {
@@ -263,8 +278,8 @@ TEST_F(SchedTest, WeightsPullOpsAndUnsupportedFallBackToCpu) {
 TEST_F(SchedTest, MatchesAllCpuRun) {
     // the same graph with the weights in CPU memory on a CPU-only scheduler
     ctx_guard             wc(4);
-    ggml_tensor *         cw1 = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, K, R);
-    ggml_tensor *         cw2 = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, K, R);
+    ggml_tensor *         cw1  = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, K, R);
+    ggml_tensor *         cw2  = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, K, R);
     ggml_backend_buffer_t cbuf = place_all(wc.ctx, ggml_backend_cpu_buffer_type(), GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     ggml_backend_tensor_set(cw1, vw1.data(), 0, vw1.size() * 4);
     ggml_backend_tensor_set(cw2, vw2.data(), 0, vw2.size() * 4);
@@ -308,9 +323,9 @@ TEST_F(SchedTest, MatchesAllCpuRun) {
 }
 
 TEST_F(SchedTest, EvalCallbackObservesEveryNodeAndCanStop) {
-    ggml_backend_sched_t sched = new_sched();
-    ctx_guard            g(32);
-    ggml_cgraph *        gf = build(g.ctx, R);
+    ggml_backend_sched_t     sched = new_sched();
+    ctx_guard                g(32);
+    ggml_cgraph *            gf = build(g.ctx, R);
     const std::vector<float> vx = ramp(K * R, 0.5f, -3.0f);
 
     struct obs {
@@ -371,7 +386,7 @@ TEST_F(SchedTest, EvalCallbackObservesEveryNodeAndCanStop) {
 TEST_F(SchedTest, AbortCallbackAborts) {
     ggml_backend_sched_t sched = new_sched();
     ctx_guard            g(32);
-    ggml_cgraph *        gf = build(g.ctx, R);
+    ggml_cgraph *        gf    = build(g.ctx, R);
     int                  calls = 0;
     ggml_backend_sched_set_abort_callback(
         sched, [](void * ud) { return ++*(int *) ud >= 2; }, &calls);  // let the first split run
@@ -385,12 +400,13 @@ TEST_F(SchedTest, AbortCallbackAborts) {
     // CPU-only: the callback reaches the CPU backend too
     ggml_backend_sched_t cs = ggml_backend_sched_new(&cpu, nullptr, 1, 256, false, false);
     ctx_guard            g2(16);
-    ggml_tensor *        p  = ggml_new_tensor_1d(g2.ctx, GGML_TYPE_F32, 16);
+    ggml_tensor *        p = ggml_new_tensor_1d(g2.ctx, GGML_TYPE_F32, 16);
     ggml_set_input(p);
     ggml_tensor * q   = ggml_sqr(g2.ctx, p);
     ggml_cgraph * gf2 = ggml_new_graph(g2.ctx);
     ggml_build_forward_expand(gf2, q);
-    ggml_backend_sched_set_abort_callback(cs, [](void *) { return true; }, nullptr);
+    ggml_backend_sched_set_abort_callback(
+        cs, [](void *) { return true; }, nullptr);
     EXPECT_EQ(ggml_backend_sched_graph_compute(cs, gf2), GGML_STATUS_ABORTED);
     ggml_backend_sched_set_abort_callback(cs, nullptr, nullptr);
     ggml_backend_sched_reset(cs);
@@ -438,8 +454,8 @@ TEST_F(SchedTest, PinningOverridesTheChoice) {
     ggml_tensor * q = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);
     ggml_set_input(p);
     ggml_set_input(q);
-    ggml_tensor * s = ggml_add(g.ctx, p, q);
-    ggml_tensor * t = ggml_sqr(g.ctx, s);
+    ggml_tensor * s  = ggml_add(g.ctx, p, q);
+    ggml_tensor * t  = ggml_sqr(g.ctx, s);
     ggml_cgraph * gf = ggml_new_graph(g.ctx);
     ggml_build_forward_expand(gf, t);
 
@@ -480,7 +496,7 @@ TEST_F(SchedTest, CpuOnlyDecodeLoopIsStableAndCheap) {
     // a decode-sized chain (~500 nodes) rebuilt and run many times, as llama_decode does per token
     ggml_backend_sched_t sched = ggml_backend_sched_new(&cpu, nullptr, 1, 2048, false, false);
     ASSERT_NE(sched, nullptr);
-    const int n_layers = 100;
+    const int n_layers    = 100;
     auto      build_chain = [&](ggml_context * ctx, ggml_tensor ** in, ggml_tensor ** out) {
         *in = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
         ggml_set_input(*in);
@@ -501,11 +517,11 @@ TEST_F(SchedTest, CpuOnlyDecodeLoopIsStableAndCheap) {
     std::vector<float> first;
     size_t             buf_size = 0;
     double             total_us = 0, alloc_us = 0;
-    const int          iters    = 50;
+    const int          iters = 50;
     std::vector<char>  mem(ggml_tensor_overhead() * 1024 + ggml_graph_overhead());
     for (int it = 0; it < iters; it++) {
         // same memory every time, like a context reusing its graph buffer
-        ggml_init_params ip = {mem.size(), mem.data(), true};
+        ggml_init_params ip  = {mem.size(), mem.data(), true};
         ggml_context *   ctx = ggml_init(ip);
         ggml_tensor *    in = nullptr, *out = nullptr;
         ggml_cgraph *    gf = build_chain(ctx, &in, &out);
@@ -514,8 +530,8 @@ TEST_F(SchedTest, CpuOnlyDecodeLoopIsStableAndCheap) {
         const long n0 = g_n_new;
         ggml_backend_sched_reset(sched);
         ASSERT_TRUE(ggml_backend_sched_alloc_graph(sched, gf));
-        const long n_new_alloc = g_n_new - n0;
-        const auto t1 = std::chrono::steady_clock::now();
+        const long         n_new_alloc = g_n_new - n0;
+        const auto         t1          = std::chrono::steady_clock::now();
         std::vector<float> v(64, 0.1f * (float) (it % 3));
         ggml_backend_tensor_set(in, v.data(), 0, 64 * 4);
         ASSERT_EQ(ggml_backend_sched_graph_compute(sched, gf), GGML_STATUS_SUCCESS);
@@ -548,13 +564,13 @@ TEST_F(SchedTest, ViewsFollowTheirDataAndAreCopiedWithTheirLayout) {
     ctx_guard            g(32);
     x = ggml_new_tensor_2d(g.ctx, GGML_TYPE_F32, K, R);
     ggml_set_input(x);
-    a                 = ggml_mul(g.ctx, x, w1);                 // fake (weights)
-    ggml_tensor * r   = ggml_reshape_1d(g.ctx, a, K * R);       // view of a: lives on fake
-    ggml_tensor * sq  = ggml_sqr(g.ctx, r);                     // CPU: r is copied
-    ggml_tensor * wv  = ggml_view_1d(g.ctx, w2, K * R, 0);      // view of a weight
-    ggml_tensor * u   = ggml_add(g.ctx, sq, wv);                // fake (weight view), sq copied
-    ggml_tensor * tr  = ggml_transpose(g.ctx, a);               // non-contiguous view on fake
-    ggml_tensor * ct  = ggml_cont(g.ctx, tr);                   // CPU: tr copied with its strides
+    a                = ggml_mul(g.ctx, x, w1);             // fake (weights)
+    ggml_tensor * r  = ggml_reshape_1d(g.ctx, a, K * R);   // view of a: lives on fake
+    ggml_tensor * sq = ggml_sqr(g.ctx, r);                 // CPU: r is copied
+    ggml_tensor * wv = ggml_view_1d(g.ctx, w2, K * R, 0);  // view of a weight
+    ggml_tensor * u  = ggml_add(g.ctx, sq, wv);            // fake (weight view), sq copied
+    ggml_tensor * tr = ggml_transpose(g.ctx, a);           // non-contiguous view on fake
+    ggml_tensor * ct = ggml_cont(g.ctx, tr);               // CPU: tr copied with its strides
     ggml_set_output(u);
     ggml_set_output(ct);
     ggml_cgraph * gf = ggml_new_graph(g.ctx);
@@ -590,7 +606,7 @@ TEST_F(SchedTest, CompareGraphBackendCpuVsFake) {
     ggml_tensor * t  = ggml_mul(g.ctx, s, p);
     ggml_cgraph * gf = ggml_new_graph(g.ctx);
     ggml_build_forward_expand(gf, t);
-    ggml_backend_buffer_t buf = place_all(g.ctx, ggml_backend_cpu_buffer_type(), GGML_BACKEND_BUFFER_USAGE_ANY);
+    ggml_backend_buffer_t    buf = place_all(g.ctx, ggml_backend_cpu_buffer_type(), GGML_BACKEND_BUFFER_USAGE_ANY);
     const std::vector<float> vp = ramp(15, 0.3f, -1.0f), vq = ramp(5, -2.0f, 0.5f);
     ggml_backend_tensor_set(p, vp.data(), 0, 60);
     ggml_backend_tensor_set(q, vq.data(), 0, 20);
@@ -602,8 +618,8 @@ TEST_F(SchedTest, CompareGraphBackendCpuVsFake) {
     auto cb = [](int, ggml_tensor * t1, ggml_tensor * t2, void * ud) {
         auto * s = (state *) ud;
         s->n++;
-        s->equal = s->equal && get_f32(t1) == get_f32(t2) &&
-                   ggml_backend_buffer_get_type(t2->buffer) == fake::buffer_type();
+        s->equal =
+            s->equal && get_f32(t1) == get_f32(t2) && ggml_backend_buffer_get_type(t2->buffer) == fake::buffer_type();
         return true;
     };
     ASSERT_TRUE(ggml_backend_compare_graph_backend(cpu, fk, gf, cb, &st));
@@ -665,11 +681,11 @@ TEST(SchedGpu, WeightsOnGpuMatchCpu) {
     const int n_embd = 64, n_ff = 96, n_tok = 5;
 
     auto run = [&](ggml_backend_t wbackend, std::vector<ggml_backend_t> backends, int * n_splits) {
-        ctx_guard     wc(8);
-        ggml_tensor * wn  = ggml_new_tensor_1d(wc.ctx, GGML_TYPE_F32, n_embd);
-        ggml_tensor * wup = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, n_embd, n_ff);
-        ggml_tensor * wg  = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, n_embd, n_ff);
-        ggml_tensor * wdn = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F16, n_ff, n_embd);
+        ctx_guard             wc(8);
+        ggml_tensor *         wn  = ggml_new_tensor_1d(wc.ctx, GGML_TYPE_F32, n_embd);
+        ggml_tensor *         wup = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, n_embd, n_ff);
+        ggml_tensor *         wg  = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F32, n_embd, n_ff);
+        ggml_tensor *         wdn = ggml_new_tensor_2d(wc.ctx, GGML_TYPE_F16, n_ff, n_embd);
         ggml_backend_buffer_t wbuf =
             place_all(wc.ctx, ggml_backend_get_default_buffer_type(wbackend), GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         for (ggml_tensor * w : {wn, wup, wg}) {
@@ -756,9 +772,9 @@ TEST_F(SchedTest, ImpossiblePlacementFailsCleanly) {
 }
 
 TEST_F(SchedTest, MultiBackendSteadyStateAllocatesNothing) {
-    ggml_backend_sched_t sched = new_sched();
-    ctx_guard            g(32);
-    ggml_cgraph *        gf = build(g.ctx, R);
+    ggml_backend_sched_t     sched = new_sched();
+    ctx_guard                g(32);
+    ggml_cgraph *            gf = build(g.ctx, R);
     const std::vector<float> vx = ramp(K * R, 0.5f, -3.0f);
     for (int it = 0; it < 6; it++) {
         const long n0 = g_n_new;

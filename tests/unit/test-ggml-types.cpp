@@ -10,31 +10,47 @@
 namespace {
 
 struct type_row {
-    ggml_type   type;
-    int         id;
-    const char* name;
-    int64_t     blck;
-    size_t      bytes;
+    ggml_type    type;
+    int          id;
+    const char * name;
+    int64_t      blck;
+    size_t       bytes;
 };
 
 // Written from the GGUF specification's block layouts, independently of ggml-types.c.
 const type_row k_expected[] = {
-    {GGML_TYPE_F32, 0, "f32", 1, 4},         {GGML_TYPE_F16, 1, "f16", 1, 2},
-    {GGML_TYPE_Q4_0, 2, "q4_0", 32, 18},     {GGML_TYPE_Q4_1, 3, "q4_1", 32, 20},
-    {GGML_TYPE_Q5_0, 6, "q5_0", 32, 22},     {GGML_TYPE_Q5_1, 7, "q5_1", 32, 24},
-    {GGML_TYPE_Q8_0, 8, "q8_0", 32, 34},     {GGML_TYPE_Q8_1, 9, "q8_1", 32, 36},
-    {GGML_TYPE_Q2_K, 10, "q2_K", 256, 84},   {GGML_TYPE_Q3_K, 11, "q3_K", 256, 110},
-    {GGML_TYPE_Q4_K, 12, "q4_K", 256, 144},  {GGML_TYPE_Q5_K, 13, "q5_K", 256, 176},
-    {GGML_TYPE_Q6_K, 14, "q6_K", 256, 210},  {GGML_TYPE_Q8_K, 15, "q8_K", 256, 292},
-    {GGML_TYPE_IQ2_XXS, 16, "iq2_xxs", 256, 66}, {GGML_TYPE_IQ2_XS, 17, "iq2_xs", 256, 74},
-    {GGML_TYPE_IQ3_XXS, 18, "iq3_xxs", 256, 98}, {GGML_TYPE_IQ1_S, 19, "iq1_s", 256, 50},
-    {GGML_TYPE_IQ4_NL, 20, "iq4_nl", 32, 18},    {GGML_TYPE_IQ3_S, 21, "iq3_s", 256, 110},
-    {GGML_TYPE_IQ2_S, 22, "iq2_s", 256, 82},     {GGML_TYPE_IQ4_XS, 23, "iq4_xs", 256, 136},
-    {GGML_TYPE_I8, 24, "i8", 1, 1},          {GGML_TYPE_I16, 25, "i16", 1, 2},
-    {GGML_TYPE_I32, 26, "i32", 1, 4},        {GGML_TYPE_I64, 27, "i64", 1, 8},
-    {GGML_TYPE_F64, 28, "f64", 1, 8},        {GGML_TYPE_IQ1_M, 29, "iq1_m", 256, 56},
-    {GGML_TYPE_BF16, 30, "bf16", 1, 2},      {GGML_TYPE_TQ1_0, 34, "tq1_0", 256, 54},
-    {GGML_TYPE_TQ2_0, 35, "tq2_0", 256, 66}, {GGML_TYPE_MXFP4, 39, "mxfp4", 32, 17},
+    {GGML_TYPE_F32, 0, "f32", 1, 4},
+    {GGML_TYPE_F16, 1, "f16", 1, 2},
+    {GGML_TYPE_Q4_0, 2, "q4_0", 32, 18},
+    {GGML_TYPE_Q4_1, 3, "q4_1", 32, 20},
+    {GGML_TYPE_Q5_0, 6, "q5_0", 32, 22},
+    {GGML_TYPE_Q5_1, 7, "q5_1", 32, 24},
+    {GGML_TYPE_Q8_0, 8, "q8_0", 32, 34},
+    {GGML_TYPE_Q8_1, 9, "q8_1", 32, 36},
+    {GGML_TYPE_Q2_K, 10, "q2_K", 256, 84},
+    {GGML_TYPE_Q3_K, 11, "q3_K", 256, 110},
+    {GGML_TYPE_Q4_K, 12, "q4_K", 256, 144},
+    {GGML_TYPE_Q5_K, 13, "q5_K", 256, 176},
+    {GGML_TYPE_Q6_K, 14, "q6_K", 256, 210},
+    {GGML_TYPE_Q8_K, 15, "q8_K", 256, 292},
+    {GGML_TYPE_IQ2_XXS, 16, "iq2_xxs", 256, 66},
+    {GGML_TYPE_IQ2_XS, 17, "iq2_xs", 256, 74},
+    {GGML_TYPE_IQ3_XXS, 18, "iq3_xxs", 256, 98},
+    {GGML_TYPE_IQ1_S, 19, "iq1_s", 256, 50},
+    {GGML_TYPE_IQ4_NL, 20, "iq4_nl", 32, 18},
+    {GGML_TYPE_IQ3_S, 21, "iq3_s", 256, 110},
+    {GGML_TYPE_IQ2_S, 22, "iq2_s", 256, 82},
+    {GGML_TYPE_IQ4_XS, 23, "iq4_xs", 256, 136},
+    {GGML_TYPE_I8, 24, "i8", 1, 1},
+    {GGML_TYPE_I16, 25, "i16", 1, 2},
+    {GGML_TYPE_I32, 26, "i32", 1, 4},
+    {GGML_TYPE_I64, 27, "i64", 1, 8},
+    {GGML_TYPE_F64, 28, "f64", 1, 8},
+    {GGML_TYPE_IQ1_M, 29, "iq1_m", 256, 56},
+    {GGML_TYPE_BF16, 30, "bf16", 1, 2},
+    {GGML_TYPE_TQ1_0, 34, "tq1_0", 256, 54},
+    {GGML_TYPE_TQ2_0, 35, "tq2_0", 256, 66},
+    {GGML_TYPE_MXFP4, 39, "mxfp4", 32, 17},
 };
 
 TEST(GgmlTypes, TableMatchesGgufSpec) {

@@ -42,15 +42,15 @@ struct QuantizeTest : ::testing::Test {
     // A small llama with F32 weights: 256-wide so K-quants apply; n_ff chosen per test.
     std::string make_model(int64_t n_ff = 512, ggml_type type = GGML_TYPE_F32, int64_t n_layer = 2) {
         synth::params p;
-        p.n_embd    = 256;
-        p.n_layer   = n_layer;
-        p.n_ff      = n_ff;
-        p.n_head    = 4;
-        p.n_head_kv = 1;
-        p.n_vocab   = 320;
-        p.tied      = false;
-        p.type      = type;
-        p.n_threads = 2;
+        p.n_embd         = 256;
+        p.n_layer        = n_layer;
+        p.n_ff           = n_ff;
+        p.n_head         = 4;
+        p.n_head_kv      = 1;
+        p.n_vocab        = 320;
+        p.tied           = false;
+        p.type           = type;
+        p.n_threads      = 2;
         std::string path = temp("synth.gguf"), err;
         EXPECT_TRUE(synth::write_model(p, path, err)) << err;
         return path;
@@ -59,11 +59,11 @@ struct QuantizeTest : ::testing::Test {
 
 struct gguf_file {
     gguf_context * g = nullptr;
-    explicit gguf_file(const std::string & path) { g = gguf_init_from_file(path.c_str(), { false }); }
+    explicit gguf_file(const std::string & path) { g = gguf_init_from_file(path.c_str(), {false}); }
     ~gguf_file() { gguf_free(g); }
 
-    int64_t tensor(const std::string & name) const { return gguf_find_tensor(g, name.c_str()); }
-    ggml_type type(const std::string & name) const { return gguf_get_tensor_type(g, tensor(name)); }
+    int64_t            tensor(const std::string & name) const { return gguf_find_tensor(g, name.c_str()); }
+    ggml_type          type(const std::string & name) const { return gguf_get_tensor_type(g, tensor(name)); }
     std::vector<float> values(const std::string & name) const {
         const int64_t id = tensor(name);
         int64_t       ne[4];
@@ -95,31 +95,40 @@ double rel_rmse(const std::vector<float> & a, const std::vector<float> & b) {
 // Relative RMSE bounds for N(0, s) data (measured values in docs/quants.md, with margin).
 double bound(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_F32:  return 1e-7;
-        case GGML_TYPE_F16:  return 1e-3;
-        case GGML_TYPE_BF16: return 5e-3;
-        case GGML_TYPE_Q8_0: return 0.01;
-        case GGML_TYPE_Q6_K: return 0.03;
+        case GGML_TYPE_F32:
+            return 1e-7;
+        case GGML_TYPE_F16:
+            return 1e-3;
+        case GGML_TYPE_BF16:
+            return 5e-3;
+        case GGML_TYPE_Q8_0:
+            return 0.01;
+        case GGML_TYPE_Q6_K:
+            return 0.03;
         case GGML_TYPE_Q5_0:
         case GGML_TYPE_Q5_1:
-        case GGML_TYPE_Q5_K: return 0.06;
+        case GGML_TYPE_Q5_K:
+            return 0.06;
         case GGML_TYPE_Q4_0:
         case GGML_TYPE_Q4_1:
         case GGML_TYPE_Q4_K:
-        case GGML_TYPE_IQ4_NL: return 0.11;
-        case GGML_TYPE_Q3_K: return 0.2;
-        default:             return 0.35;
+        case GGML_TYPE_IQ4_NL:
+            return 0.11;
+        case GGML_TYPE_Q3_K:
+            return 0.2;
+        default:
+            return 0.35;
     }
 }
 
 llama_model_quantize_params qparams(llama_ftype ft, int nthread = 2) {
     llama_model_quantize_params p = llama_model_quantize_default_params();
-    p.ftype   = ft;
-    p.nthread = nthread;
+    p.ftype                       = ft;
+    p.nthread                     = nthread;
     return p;
 }
 
-} // namespace
+}  // namespace
 
 // ---- recipes ------------------------------------------------------------------------------------
 
@@ -134,11 +143,11 @@ TEST(QuantizeRecipe, Q4KMSpendsBitsWhereLlamaCppDoes) {
     EXPECT_EQ(llama_quant_recipe_type("blk.5.attn_q.weight", info, p), GGML_TYPE_Q4_K);
     EXPECT_EQ(llama_quant_recipe_type("blk.5.ffn_up.weight", info, p), GGML_TYPE_Q4_K);
     // use_more_bits(i, 22): i < 2, i >= 19, or (i - 2) % 3 == 2
-    const std::vector<int> more = { 0, 1, 4, 7, 10, 13, 16, 19, 20, 21 };
+    const std::vector<int> more = {0, 1, 4, 7, 10, 13, 16, 19, 20, 21};
     for (int il = 0; il < 22; il++) {
-        const bool      m    = std::find(more.begin(), more.end(), il) != more.end();
-        const ggml_type want = m ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
-        const std::string b  = "blk." + std::to_string(il) + ".";
+        const bool        m    = std::find(more.begin(), more.end(), il) != more.end();
+        const ggml_type   want = m ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K;
+        const std::string b    = "blk." + std::to_string(il) + ".";
         EXPECT_EQ(llama_quant_recipe_type(b + "attn_v.weight", info, p), want) << il;
         EXPECT_EQ(llama_quant_recipe_type(b + "ffn_down.weight", info, p), want) << il;
     }
@@ -182,7 +191,7 @@ TEST(QuantizeRecipe, OtherMixes) {
     EXPECT_EQ(llama_quant_recipe_type("token_embd.weight", info, p), GGML_TYPE_F16);
     p                        = qparams(LLAMA_FTYPE_MOSTLY_Q4_0);
     p.quantize_output_tensor = false;
-    EXPECT_EQ(llama_quant_recipe_type("output.weight", info, p), GGML_TYPE_COUNT); // keep input type
+    EXPECT_EQ(llama_quant_recipe_type("output.weight", info, p), GGML_TYPE_COUNT);  // keep input type
 }
 
 TEST(QuantizeRecipe, WeightMatricesOnly) {
@@ -214,8 +223,8 @@ TEST_F(QuantizeTest, MixesRoundTripWithinBounds) {
     gguf_file         in(src);
     ASSERT_NE(in.g, nullptr);
 
-    const llama_ftype mixes[] = { LLAMA_FTYPE_MOSTLY_Q8_0, LLAMA_FTYPE_MOSTLY_Q4_0, LLAMA_FTYPE_MOSTLY_Q4_K_M,
-                                  LLAMA_FTYPE_MOSTLY_F16 };
+    const llama_ftype mixes[] = {LLAMA_FTYPE_MOSTLY_Q8_0, LLAMA_FTYPE_MOSTLY_Q4_0, LLAMA_FTYPE_MOSTLY_Q4_K_M,
+                                 LLAMA_FTYPE_MOSTLY_F16};
     for (llama_ftype ft : mixes) {
         SCOPED_TRACE(llama_model_ftype_name(ft));
         const std::string dst = temp("q.gguf");
@@ -267,8 +276,8 @@ TEST_F(QuantizeTest, Q4KMTypesOnDisk) {
     EXPECT_EQ(out.type("output_norm.weight"), GGML_TYPE_F32);
     // 8 layers: use_more_bits for 0, 3, 6, 7 (i < 1, i >= 7, (i - 1) % 3 == 2)
     for (int il = 0; il < 8; il++) {
-        const bool      more = il == 0 || il == 3 || il == 6 || il == 7;
-        const std::string b  = "blk." + std::to_string(il) + ".";
+        const bool        more = il == 0 || il == 3 || il == 6 || il == 7;
+        const std::string b    = "blk." + std::to_string(il) + ".";
         EXPECT_EQ(out.type(b + "attn_v.weight"), more ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K) << il;
         EXPECT_EQ(out.type(b + "ffn_down.weight"), more ? GGML_TYPE_Q6_K : GGML_TYPE_Q4_K) << il;
         EXPECT_EQ(out.type(b + "attn_q.weight"), GGML_TYPE_Q4_K);
@@ -278,7 +287,7 @@ TEST_F(QuantizeTest, Q4KMTypesOnDisk) {
 
 TEST_F(QuantizeTest, RowsThatDoNotFitFallBack) {
     // ffn_down rows of 96 (fits 32, not 256) and of 100 (fits neither)
-    for (int64_t n_ff : { 96, 100 }) {
+    for (int64_t n_ff : {96, 100}) {
         SCOPED_TRACE(n_ff);
         const std::string src = make_model(n_ff);
         const std::string dst = temp("fb.gguf");
@@ -287,14 +296,14 @@ TEST_F(QuantizeTest, RowsThatDoNotFitFallBack) {
         gguf_file in(src), out(dst);
         ASSERT_NE(out.g, nullptr);
         // layer 0 is planned Q4_K (-> Q5_0), layer 1 (the last eighth) Q6_K (-> Q8_0); rows of 100 -> F16
-        const ggml_type want[2] = { n_ff == 96 ? GGML_TYPE_Q5_0 : GGML_TYPE_F16,
-                                    n_ff == 96 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16 };
+        const ggml_type want[2] = {n_ff == 96 ? GGML_TYPE_Q5_0 : GGML_TYPE_F16,
+                                   n_ff == 96 ? GGML_TYPE_Q8_0 : GGML_TYPE_F16};
         for (int il = 0; il < 2; il++) {
             const std::string name = "blk." + std::to_string(il) + ".ffn_down.weight";
             EXPECT_EQ(out.type(name), want[il]) << name;
             EXPECT_LT(rel_rmse(in.values(name), out.values(name)), bound(want[il])) << name;
         }
-        EXPECT_EQ(out.type("blk.0.ffn_up.weight"), GGML_TYPE_Q4_K); // rows of 256 still fit
+        EXPECT_EQ(out.type("blk.0.ffn_up.weight"), GGML_TYPE_Q4_K);  // rows of 256 still fit
         const auto p0 = qparams(LLAMA_FTYPE_MOSTLY_Q4_0);
         ASSERT_EQ(llama_model_quantize(src.c_str(), dst.c_str(), &p0), 0u) << llama_last_error();
         gguf_file out0(dst);
@@ -314,7 +323,7 @@ TEST_F(QuantizeTest, SameBytesWhateverTheThreadCount) {
 }
 
 TEST_F(QuantizeTest, F16AndBF16Inputs) {
-    for (ggml_type t : { GGML_TYPE_F16, GGML_TYPE_BF16 }) {
+    for (ggml_type t : {GGML_TYPE_F16, GGML_TYPE_BF16}) {
         SCOPED_TRACE(ggml_type_name(t));
         const std::string src = make_model(512, t);
         const std::string dst = temp("in16.gguf");
@@ -340,7 +349,7 @@ TEST_F(QuantizeTest, RequantizeOnlyWhenAllowed) {
     p = qparams(LLAMA_FTYPE_MOSTLY_Q8_0);
     EXPECT_NE(llama_model_quantize(q4.c_str(), q8.c_str(), &p), 0u);
     EXPECT_NE(std::string(llama_last_error()).find("requantiz"), std::string::npos) << llama_last_error();
-    EXPECT_TRUE(testing_util::read_file(q8).empty()); // no partial output left behind
+    EXPECT_TRUE(testing_util::read_file(q8).empty());  // no partial output left behind
     p.allow_requantize = true;
     ASSERT_EQ(llama_model_quantize(q4.c_str(), q8.c_str(), &p), 0u) << llama_last_error();
     gguf_file a(q4), b(q8);
@@ -349,15 +358,15 @@ TEST_F(QuantizeTest, RequantizeOnlyWhenAllowed) {
 }
 
 TEST_F(QuantizeTest, CopyAndOverrides) {
-    const std::string src = make_model();
-    const std::string dst = temp("copy.gguf");
+    const std::string       src   = make_model();
+    const std::string       dst   = temp("copy.gguf");
     llama_model_kv_override kv[3] = {};
     snprintf(kv[0].key, sizeof(kv[0].key), "general.name");
     kv[0].tag = LLAMA_KV_OVERRIDE_TYPE_STR;
     snprintf(kv[0].val_str, sizeof(kv[0].val_str), "renamed");
     snprintf(kv[1].key, sizeof(kv[1].key), "test.answer");
-    kv[1].tag     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    kv[1].val_i64 = 42;
+    kv[1].tag      = LLAMA_KV_OVERRIDE_TYPE_INT;
+    kv[1].val_i64  = 42;
     auto p         = qparams(LLAMA_FTYPE_MOSTLY_Q4_0);
     p.only_copy    = true;
     p.kv_overrides = kv;
@@ -365,12 +374,13 @@ TEST_F(QuantizeTest, CopyAndOverrides) {
     gguf_file in(src), out(dst);
     EXPECT_STREQ(gguf_get_val_str(out.g, gguf_find_key(out.g, "general.name")), "renamed");
     EXPECT_EQ(gguf_get_val_i32(out.g, gguf_find_key(out.g, "test.answer")), 42);
-    EXPECT_EQ(out.u32("general.file_type"), 0u); // the input's (F32)
+    EXPECT_EQ(out.u32("general.file_type"), 0u);  // the input's (F32)
     for (int64_t i = 0; i < gguf_get_n_tensors(in.g); i++) {
         const int64_t j = out.tensor(gguf_get_tensor_name(in.g, i));
         ASSERT_EQ(gguf_get_tensor_type(out.g, j), gguf_get_tensor_type(in.g, i));
         ASSERT_EQ(gguf_get_tensor_size(out.g, j), gguf_get_tensor_size(in.g, i));
-        EXPECT_EQ(memcmp(gguf_get_tensor_data(out.g, j), gguf_get_tensor_data(in.g, i), gguf_get_tensor_size(in.g, i)), 0);
+        EXPECT_EQ(memcmp(gguf_get_tensor_data(out.g, j), gguf_get_tensor_data(in.g, i), gguf_get_tensor_size(in.g, i)),
+                  0);
     }
 }
 
@@ -380,7 +390,7 @@ TEST_F(QuantizeTest, ErrorsAreReturnedNotThrown) {
     auto              p   = qparams(LLAMA_FTYPE_MOSTLY_Q4_0);
     EXPECT_NE(llama_model_quantize("/nonexistent/model.gguf", dst.c_str(), &p), 0u);
     EXPECT_TRUE(testing_util::read_file(dst).empty());
-    EXPECT_NE(llama_model_quantize(src.c_str(), src.c_str(), &p), 0u); // would truncate the input
+    EXPECT_NE(llama_model_quantize(src.c_str(), src.c_str(), &p), 0u);  // would truncate the input
     EXPECT_NE(llama_model_quantize(nullptr, dst.c_str(), &p), 0u);
     EXPECT_NE(llama_model_quantize(src.c_str(), "/nonexistent/dir/out.gguf", &p), 0u);
     p = qparams((llama_ftype) 99);
@@ -398,7 +408,7 @@ TEST_F(QuantizeTest, ErrorsAreReturnedNotThrown) {
 TEST(QuantizeChunk, PublicEntryPointsMatchRowSizes) {
     std::vector<float> x(2 * 256);
     synth::fill_normal(x.data(), (int64_t) x.size(), 7, 1.0f);
-    for (ggml_type t : { GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_F16 }) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_F16}) {
         std::vector<uint8_t> q(ggml_row_size(t, 256) * 2);
         // the second row alone, addressed by `start`, lands at the second row's offset
         EXPECT_EQ(ggml_quantize_chunk(t, x.data(), q.data(), 256, 1, 256, nullptr), ggml_row_size(t, 256));
@@ -408,7 +418,7 @@ TEST(QuantizeChunk, PublicEntryPointsMatchRowSizes) {
     }
     llama_log_set(quiet_log, nullptr);
     std::vector<uint8_t> q(1024);
-    EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_Q4_K, x.data(), q.data(), 0, 1, 100, nullptr), 0u); // 100 % 256
+    EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_Q4_K, x.data(), q.data(), 0, 1, 100, nullptr), 0u);  // 100 % 256
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_I32, x.data(), q.data(), 0, 1, 256, nullptr), 0u);
     EXPECT_FALSE(ggml_dequantize_row(GGML_TYPE_Q4_0, q.data(), x.data(), 33));
     llama_log_set(nullptr, nullptr);

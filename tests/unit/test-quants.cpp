@@ -25,9 +25,9 @@ std::vector<float> random_normal(size_t n, uint32_t seed, float scale = 1.0f) {
     return v;
 }
 
-const ggml_type k_quant_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0,
-                                   GGML_TYPE_Q8_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,
-                                   GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS};
+const ggml_type k_quant_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,  GGML_TYPE_Q8_0,
+                                   GGML_TYPE_Q8_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,  GGML_TYPE_Q4_K,
+                                   GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS};
 
 const ggml_cpu_type_traits * scalar_traits(ggml_type t) {
     return ggml_cpu_get_type_traits_isa(t, GGML_CPU_ISA_SCALAR);
@@ -110,7 +110,7 @@ TEST(Quants, KnownAnswer32Blocks) {
         block_q5_0 b;
         b.d = f16(2.0f);
         memset(b.qs, 0, sizeof(b.qs));
-        b.qs[1]          = 0x3F;  // element 1 low 4 bits 15, element 17 low 4 bits 3
+        b.qs[1]           = 0x3F;                                 // element 1 low 4 bits 15, element 17 low 4 bits 3
         const uint32_t qh = (1u << 1) | (1u << 17) | (1u << 31);  // fifth bit of elements 1, 17, 31
         memcpy(b.qh, &qh, 4);
         float y[32];
@@ -166,15 +166,15 @@ TEST(Quants, KnownAnswerKQuants) {
         // low 4 bits in byte 10, top 2 bits in bits 6..7 of bytes 2 (scale) and 6 (min))
         block_q4_K b;
         memset(&b, 0, sizeof(b));
-        b.d         = f16(1.0f);
-        b.dmin      = f16(0.25f);
-        b.scales[1] = 5;
-        b.scales[5] = 2;
+        b.d          = f16(1.0f);
+        b.dmin       = f16(0.25f);
+        b.scales[1]  = 5;
+        b.scales[5]  = 2;
         b.scales[10] = (uint8_t) ((37 & 0xF) | ((50 & 0xF) << 4));
         b.scales[2] |= (uint8_t) ((37 >> 4) << 6);
         b.scales[6] |= (uint8_t) ((50 >> 4) << 6);
-        b.qs[3]       = 0x90;  // element 3 (sub-block 0): 0; element 35 (sub-block 1): 9
-        b.qs[96 + 4]  = 0x0C;  // element 196 (sub-block 6): 12
+        b.qs[3]      = 0x90;  // element 3 (sub-block 0): 0; element 35 (sub-block 1): 9
+        b.qs[96 + 4] = 0x0C;  // element 196 (sub-block 6): 12
         float y[256];
         dequantize_row_q4_K(&b, y, 256);
         EXPECT_EQ(y[35], 5.0f * 9 - 0.25f * 2);
@@ -185,9 +185,9 @@ TEST(Quants, KnownAnswerKQuants) {
         // q5_K: element 64*c + 32 + l takes its fifth bit from qh[l] bit 2c+1
         block_q5_K b;
         memset(&b, 0, sizeof(b));
-        b.d         = f16(0.5f);
-        b.scales[3] = 7;                  // sub-block 3 = elements 96..127 (chunk 1, high half)
-        b.qs[32 + 5] = 0x30;              // element 96 + 5 low 4 bits = 3
+        b.d          = f16(0.5f);
+        b.scales[3]  = 7;                   // sub-block 3 = elements 96..127 (chunk 1, high half)
+        b.qs[32 + 5] = 0x30;                // element 96 + 5 low 4 bits = 3
         b.qh[5]      = (uint8_t) (1 << 3);  // bit 2*1 + 1
         float y[256];
         dequantize_row_q5_K(&b, y, 256);
@@ -212,7 +212,7 @@ TEST(Quants, KnownAnswerKQuants) {
         block_q3_K b;
         memset(&b, 0, sizeof(b));
         b.d         = f16(1.0f);
-        b.scales[4] = 0x90;         // nibble 9
+        b.scales[4] = 0x90;                // nibble 9
         b.scales[8] = (uint8_t) (2 << 6);  // top bits 2 -> 6-bit scale 32 + 9 = 41 -> 41 - 32 = 9
         b.qs[41]    = (uint8_t) (3 << 4);
         float y[256];
@@ -238,10 +238,10 @@ TEST(Quants, KnownAnswerKQuants) {
         // iq4_xs: sub-block 5: low 4 bits = high nibble of scales_l[2], top 2 bits = scales_h bits 10..11
         block_iq4_xs b;
         memset(&b, 0, sizeof(b));
-        b.d           = f16(0.5f);
-        b.scales_l[2] = 0xB0;                   // 11
-        b.scales_h    = (uint16_t) (2 << 10);  // 32 + 11 = 43 -> 11
-        b.qs[16 * 5 + 4] = 0xE3;               // element 160 + 4 -> code 3 (-65); element 160 + 20 -> 14 (89)
+        b.d              = f16(0.5f);
+        b.scales_l[2]    = 0xB0;                  // 11
+        b.scales_h       = (uint16_t) (2 << 10);  // 32 + 11 = 43 -> 11
+        b.qs[16 * 5 + 4] = 0xE3;                  // element 160 + 4 -> code 3 (-65); element 160 + 20 -> 14 (89)
         float y[256];
         dequantize_row_iq4_xs(&b, y, 256);
         EXPECT_EQ(y[164], 0.5f * 11 * -65);
@@ -267,23 +267,23 @@ struct rt_bound {
     double    max_rel_rmse;
 };
 const rt_bound k_bounds[] = {
-    {GGML_TYPE_Q4_0, 0.105}, {GGML_TYPE_Q4_1, 0.090}, {GGML_TYPE_Q5_0, 0.052}, {GGML_TYPE_Q5_1, 0.045},
-    {GGML_TYPE_Q8_0, 0.0065}, {GGML_TYPE_Q8_1, 0.0065}, {GGML_TYPE_IQ4_NL, 0.095}, {GGML_TYPE_Q2_K, 0.32},
-    {GGML_TYPE_Q3_K, 0.19}, {GGML_TYPE_Q4_K, 0.090}, {GGML_TYPE_Q5_K, 0.045}, {GGML_TYPE_Q6_K, 0.023},
+    {GGML_TYPE_Q4_0, 0.105},  {GGML_TYPE_Q4_1, 0.090},   {GGML_TYPE_Q5_0, 0.052},   {GGML_TYPE_Q5_1, 0.045},
+    {GGML_TYPE_Q8_0, 0.0065}, {GGML_TYPE_Q8_1, 0.0065},  {GGML_TYPE_IQ4_NL, 0.095}, {GGML_TYPE_Q2_K, 0.32},
+    {GGML_TYPE_Q3_K, 0.19},   {GGML_TYPE_Q4_K, 0.090},   {GGML_TYPE_Q5_K, 0.045},   {GGML_TYPE_Q6_K, 0.023},
     {GGML_TYPE_Q8_K, 0.0085}, {GGML_TYPE_IQ4_XS, 0.095},
 };
 
 TEST(Quants, RoundTripErrorBounds) {
-    const size_t             n = 256 * 64;
-    const std::vector<float> x = random_normal(n, 1234);
+    const size_t             n   = 256 * 64;
+    const std::vector<float> x   = random_normal(n, 1234);
     double                   sxx = 0;
     for (float v : x) {
         sxx += (double) v * v;
     }
     for (const rt_bound & b : k_bounds) {
-        const auto   q = quantize(b.type, x);
-        const auto   y = dequantize(b.type, q.data(), n);
-        double       see = 0;
+        const auto q   = quantize(b.type, x);
+        const auto y   = dequantize(b.type, q.data(), n);
+        double     see = 0;
         for (size_t i = 0; i < n; i++) {
             see += ((double) y[i] - x[i]) * ((double) y[i] - x[i]);
         }
@@ -319,8 +319,8 @@ TEST(Quants, ReferenceDotMatchesDequantized) {
         const auto                   qx = quantize(t, x);
         std::vector<uint8_t>         qa(ggml_row_size(tr->vec_dot_type, n));
         tr->from_float(a.data(), qa.data(), n);
-        const auto xd = dequantize(t, qx.data(), n);
-        const auto ad = dequantize(tr->vec_dot_type, qa.data(), n);
+        const auto xd  = dequantize(t, qx.data(), n);
+        const auto ad  = dequantize(tr->vec_dot_type, qa.data(), n);
         double     ref = 0, mag = 0;
         for (int i = 0; i < n; i++) {
             ref += (double) xd[i] * ad[i];
@@ -347,9 +347,9 @@ TEST_P(QuantsIsa, ActivationQuantizersBitExact) {
         const ggml_cpu_type_traits * simd = ggml_cpu_get_type_traits_isa(t, isa);
         const ggml_cpu_type_traits * ref  = scalar_traits(simd->vec_dot_type);
         for (int nb : {1, 3, 8}) {
-            const int  n = nb * 256;
-            auto       a = random_normal(n, 100 + nb, 3.0f);
-            a[5]         = 0.0f;
+            const int n = nb * 256;
+            auto      a = random_normal(n, 100 + nb, 3.0f);
+            a[5]        = 0.0f;
             std::fill(a.begin() + 32, a.begin() + 64, 0.0f);  // an all-zero q8_0 block
             std::vector<uint8_t> q1(ggml_row_size(simd->vec_dot_type, n)), q2(q1.size());
             simd->from_float(a.data(), q1.data(), n);
@@ -370,10 +370,10 @@ TEST_P(QuantsIsa, DotMatchesScalar) {
         ASSERT_NE(simd, nullptr);
         const int bs = (int) ggml_blck_size(t);
         for (int nb : {1, 2, 3, 5, 8, 33}) {
-            const int n  = nb * bs;
-            auto      x  = random_normal(n, 11 * nb + t, 1.0f);
-            auto      a  = random_normal(n, 13 * nb + t, 2.0f);
-            const auto qx = quantize(t, x);
+            const int            n  = nb * bs;
+            auto                 x  = random_normal(n, 11 * nb + t, 1.0f);
+            auto                 a  = random_normal(n, 13 * nb + t, 2.0f);
+            const auto           qx = quantize(t, x);
             std::vector<uint8_t> qa(ggml_row_size(ref->vec_dot_type, n));
             ref->from_float(a.data(), qa.data(), n);
             float s_ref = 0, s_simd = 0;
@@ -443,8 +443,8 @@ TEST_P(QuantsIsa, GemmMatchesScalar) {
                     for (int r = 0; r < nrows; r++) {
                         ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
                     }
-                    const size_t         as = ggml_row_size(ref->vec_dot_type, n);
-                    std::vector<uint8_t> qa(as * ncols);
+                    const size_t              as = ggml_row_size(ref->vec_dot_type, n);
+                    std::vector<uint8_t>      qa(as * ncols);
                     std::vector<const void *> ys(ncols);
                     std::vector<float>        out((size_t) nrows * ncols, -1.0f);
                     std::vector<float *>      outs(ncols);
@@ -497,8 +497,7 @@ TEST_P(QuantsIsa, FloatDotsAnyLength) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, QuantsIsa,
-                         ::testing::Values(GGML_CPU_ISA_SCALAR, GGML_CPU_ISA_AVX2, GGML_CPU_ISA_AVX512),
+INSTANTIATE_TEST_SUITE_P(All, QuantsIsa, ::testing::Values(GGML_CPU_ISA_SCALAR, GGML_CPU_ISA_AVX2, GGML_CPU_ISA_AVX512),
                          [](const ::testing::TestParamInfo<ggml_cpu_isa> & i) {
                              return std::string(ggml_cpu_isa_name(i.param));
                          });

@@ -14,12 +14,58 @@
 namespace {
 
 const char * const atoms[] = {
-    "a", "b", "Z", "the", " ", "  ", "\t", "\n", "\r\n", "0", "7", "123", "'s", "'LL", ".", ",", "!", "?", "(", ")",
-    "{", "}", "<", ">", "=", "_", "-", "+", "$", "`", "~", "|", "\\", "\"", "\xC3\xA9" /* é */, "\xC3\xBC" /* ü */,
-    "\xD0\x96" /* Ж */, "\xE4\xB8\xAD" /* 中 */, "\xE1\x9E\x80" /* Khmer ka */, "\xF0\x9F\xA6\x99" /* 🦙 */,
-    "\xE2\x80\x8D" /* ZWJ */, "\xCC\x81" /* combining acute */, "\xE3\x80\x80" /* ideographic space */,
-    "\xC2\xA0" /* nbsp */, "\xEF\xBD\x9E" /* fullwidth tilde */, "\xD9\xA3" /* Arabic-Indic 3 */, "<think>", "<s>",
-    "<|endoftext|>", "[UNK]", "##", "\xE0\xA4\x95\xE0\xA5\x8D" /* Devanagari */,
+    "a",
+    "b",
+    "Z",
+    "the",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "0",
+    "7",
+    "123",
+    "'s",
+    "'LL",
+    ".",
+    ",",
+    "!",
+    "?",
+    "(",
+    ")",
+    "{",
+    "}",
+    "<",
+    ">",
+    "=",
+    "_",
+    "-",
+    "+",
+    "$",
+    "`",
+    "~",
+    "|",
+    "\\",
+    "\"",
+    "\xC3\xA9" /* é */,
+    "\xC3\xBC" /* ü */,
+    "\xD0\x96" /* Ж */,
+    "\xE4\xB8\xAD" /* 中 */,
+    "\xE1\x9E\x80" /* Khmer ka */,
+    "\xF0\x9F\xA6\x99" /* 🦙 */,
+    "\xE2\x80\x8D" /* ZWJ */,
+    "\xCC\x81" /* combining acute */,
+    "\xE3\x80\x80" /* ideographic space */,
+    "\xC2\xA0" /* nbsp */,
+    "\xEF\xBD\x9E" /* fullwidth tilde */,
+    "\xD9\xA3" /* Arabic-Indic 3 */,
+    "<think>",
+    "<s>",
+    "<|endoftext|>",
+    "[UNK]",
+    "##",
+    "\xE0\xA4\x95\xE0\xA5\x8D" /* Devanagari */,
 };
 
 std::string random_text(std::mt19937 & rng, bool raw_bytes) {
@@ -56,10 +102,10 @@ TEST_P(VocabRandom, NeverFailsAndRoundTrips) {
         const bool        raw  = iter % 2 == 1;
         const std::string text = random_text(rng, raw);
         for (int mode = 0; mode < 4; ++mode) {
-            const bool add_special = mode & 1, parse_special = mode & 2;
-            llama_token buf[512];
-            const int32_t n = v.tokenize(text.data(), static_cast<int32_t>(text.size()), buf, 512, add_special,
-                                         parse_special);
+            const bool    add_special = mode & 1, parse_special = mode & 2;
+            llama_token   buf[512];
+            const int32_t n =
+                v.tokenize(text.data(), static_cast<int32_t>(text.size()), buf, 512, add_special, parse_special);
             ASSERT_GE(n, 0) << "'" << text << "'";
             for (int32_t i = 0; i < n; ++i) {
                 ASSERT_GE(buf[i], 0);
@@ -98,9 +144,9 @@ TEST(TokenizerRandom, LongInputs) {
     const std::string spaces(20000, ' ');
     const std::string digits(20000, '7');
     const std::string mixed = std::string(5000, '\n') + spaces + "x" + digits;
-    for (const char * name : { "llama-spm", "llama-bpe", "qwen2", "deepseek-llm", "bert-bge", "falcon" }) {
+    for (const char * name : {"llama-spm", "llama-bpe", "qwen2", "deepseek-llm", "bert-bge", "falcon"}) {
         const auto & v = shared_vocab(name);
-        for (const std::string * s : { &spaces, &digits, &mixed }) {
+        for (const std::string * s : {&spaces, &digits, &mixed}) {
             const auto t = v.tokenize(*s, false, false);
             EXPECT_TRUE(!t.empty() || (s == &spaces && v.get_type() == LLAMA_VOCAB_TYPE_WPM)) << name;
             if (v.get_type() == LLAMA_VOCAB_TYPE_BPE) {

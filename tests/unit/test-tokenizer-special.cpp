@@ -23,7 +23,7 @@ TEST(TokenizerSpecial, ParseSpecialOnOff) {
     const llama_token bos   = v.token_bos();
     const tokens      hello = v.tokenize("Hello", false, false);
     ASSERT_EQ(v.text_to_token("<|begin_of_text|>"), bos);
-    EXPECT_EQ(v.tokenize("<|begin_of_text|>Hello", false, true), cat({ bos }, hello));
+    EXPECT_EQ(v.tokenize("<|begin_of_text|>Hello", false, true), cat({bos}, hello));
     const tokens plain = v.tokenize("<|begin_of_text|>Hello", false, false);
     EXPECT_FALSE(contains(plain, bos));
     EXPECT_GT(plain.size(), 2u);
@@ -42,11 +42,11 @@ TEST(TokenizerSpecial, NoDoubledBos) {
 
 TEST(TokenizerSpecial, AddSpecialPerVocab) {
     const auto & spm = shared_vocab("llama-spm");
-    EXPECT_EQ(spm.tokenize("Hello", true, false), (tokens{ 1, 15043 }));
-    EXPECT_EQ(spm.tokenize("", true, false), (tokens{ 1 }));
+    EXPECT_EQ(spm.tokenize("Hello", true, false), (tokens{1, 15043}));
+    EXPECT_EQ(spm.tokenize("", true, false), (tokens{1}));
     EXPECT_EQ(spm.tokenize("", false, false), tokens{});
     const auto & bert = shared_vocab("bert-bge");
-    EXPECT_EQ(bert.tokenize("Hello", true, false), (tokens{ 101, 7592, 102 }));
+    EXPECT_EQ(bert.tokenize("Hello", true, false), (tokens{101, 7592, 102}));
     const auto & qwen = shared_vocab("qwen2");
     EXPECT_FALSE(qwen.get_add_bos());
     EXPECT_EQ(qwen.tokenize("Hello", true, false), qwen.tokenize("Hello", false, false));
@@ -56,8 +56,8 @@ TEST(TokenizerSpecial, UserDefinedAlwaysMatched) {
     const auto &      q     = shared_vocab("qwen2");
     const llama_token think = q.text_to_token("<think>");
     ASSERT_NE(think, LLAMA_TOKEN_NULL);
-    EXPECT_EQ(q.tokenize("<think>", false, false), (tokens{ think }));
-    EXPECT_EQ(q.tokenize("<think>", false, true), (tokens{ think }));
+    EXPECT_EQ(q.tokenize("<think>", false, false), (tokens{think}));
+    EXPECT_EQ(q.tokenize("<think>", false, true), (tokens{think}));
     // a control token is text unless parse_special
     const llama_token im_start = q.text_to_token("<|im_start|>");
     EXPECT_FALSE(contains(q.tokenize("<|im_start|>user", false, false), im_start));
@@ -69,12 +69,12 @@ TEST(TokenizerSpecial, UserDefinedAlwaysMatched) {
 
 TEST(TokenizerSpecial, SpmSpacePrefixAfterSpecial) {
     const auto & v = shared_vocab("llama-spm");
-    EXPECT_EQ(v.tokenize("<s>Hello", false, true), (tokens{ 1, 15043 }));
+    EXPECT_EQ(v.tokenize("<s>Hello", false, true), (tokens{1, 15043}));
     // phi-3: special tokens swallow the whitespace after them (RSTRIP)
     const auto &      p    = shared_vocab("phi-3");
     const llama_token user = p.text_to_token("<|user|>");
     ASSERT_NE(user, LLAMA_TOKEN_NULL);
-    EXPECT_EQ(p.tokenize("<|user|>\nHello", false, true), (tokens{ user, 15043 }));
+    EXPECT_EQ(p.tokenize("<|user|>\nHello", false, true), (tokens{user, 15043}));
 }
 
 TEST(TokenizerSpecial, EndOfGeneration) {
@@ -129,8 +129,8 @@ TEST(TokenizerApi, TokenToPiece) {
 }
 
 TEST(TokenizerApi, Detokenize) {
-    const auto &      v = shared_vocab("llama-spm");
-    const llama_token t[] = { 1, 15043, 3186, 2 };
+    const auto &      v   = shared_vocab("llama-spm");
+    const llama_token t[] = {1, 15043, 3186, 2};
     char              buf[32];
     EXPECT_EQ(v.detokenize(t, 4, buf, sizeof(buf), true, false), 11);
     EXPECT_EQ(std::string(buf, 11), "Hello world");
@@ -138,15 +138,14 @@ TEST(TokenizerApi, Detokenize) {
     ASSERT_GT(n, 0);
     EXPECT_EQ(std::string(buf, n), "<s>Hello world</s>");
     EXPECT_EQ(v.detokenize(t, 4, buf, 4, true, false), -11);
-    const llama_token bad[] = { 15043, 99999 };
+    const llama_token bad[] = {15043, 99999};
     EXPECT_EQ(v.detokenize(bad, 2, buf, sizeof(buf), false, false), INT32_MIN);
     EXPECT_EQ(v.detokenize(nullptr, 2, buf, sizeof(buf), false, false), INT32_MIN);
     EXPECT_EQ(v.detokenize(t, -1, buf, sizeof(buf), false, false), INT32_MIN);
     EXPECT_EQ(v.detokenize(nullptr, 0, nullptr, 0, false, false), 0);
     // WordPiece joins continuations and cleans spaces before punctuation
     const auto & b = shared_vocab("bert-bge");
-    EXPECT_EQ(b.detokenize(b.tokenize("Hello, world! unaffable", true, false), true, false),
-              "hello, world! unaffable");
+    EXPECT_EQ(b.detokenize(b.tokenize("Hello, world! unaffable", true, false), true, false), "hello, world! unaffable");
 }
 
 TEST(TokenizerApi, AccessorsOutOfRange) {
@@ -177,8 +176,8 @@ static llama_vocab_data tiny_bpe(const std::string & pre) {
     llama_vocab_data d;
     d.model  = "gpt2";
     d.pre    = pre;
-    d.tokens = { "a", "b", "ab" };
-    d.merges = { "a b" };
+    d.tokens = {"a", "b", "ab"};
+    d.merges = {"a b"};
     return d;
 }
 
@@ -193,11 +192,11 @@ TEST(TokenizerLoad, Errors) {
     llama_vocab_data d = tiny_bpe("gpt-2");
     d.model            = "no-such-model";
     EXPECT_THROW(v.load(d), std::runtime_error);
-    d       = tiny_bpe("gpt-2");
-    d.scores = { 1.0f };  // wrong length
+    d        = tiny_bpe("gpt-2");
+    d.scores = {1.0f};  // wrong length
     EXPECT_THROW(v.load(d), std::runtime_error);
     d        = tiny_bpe("gpt-2");
-    d.merges = { "ab" };  // no separator
+    d.merges = {"ab"};  // no separator
     EXPECT_THROW(v.load(d), std::runtime_error);
     d        = tiny_bpe("gpt-2");
     d.tokens = {};
@@ -209,6 +208,6 @@ TEST(TokenizerLoad, Errors) {
     d.bos = 1000;
     ASSERT_NO_THROW(v.load(d));
     EXPECT_EQ(v.token_bos(), LLAMA_TOKEN_NULL);
-    EXPECT_EQ(v.tokenize("abab", false, false), (tokens{ 2, 2 }));
-    EXPECT_EQ(v.tokenize("abab", true, false), (tokens{ 2, 2 }));  // no BOS to add
+    EXPECT_EQ(v.tokenize("abab", false, false), (tokens{2, 2}));
+    EXPECT_EQ(v.tokenize("abab", true, false), (tokens{2, 2}));  // no BOS to add
 }

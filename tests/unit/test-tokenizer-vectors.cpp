@@ -60,7 +60,7 @@ class VocabVectors : public ::testing::TestWithParam<const char *> {};
 TEST_P(VocabVectors, AllCasesEqual) {
     const std::string name = GetParam();
     const std::string path = testing_util::shared_path("vocab/ggml-vocab-" + name + ".gguf");
-    gguf_init_params  params{ /*no_alloc =*/true };
+    gguf_init_params  params{/*no_alloc =*/true};
     std::unique_ptr<gguf_context, decltype(&gguf_free)> g(gguf_init_from_file(path.c_str(), params), gguf_free);
     ASSERT_NE(g, nullptr) << path;
     llama_vocab vocab;

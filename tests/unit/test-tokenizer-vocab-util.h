@@ -13,10 +13,10 @@
 inline const llama_vocab & shared_vocab(const std::string & name) {
     // vocabs are immutable once loaded: keep one per name for the whole test program
     static std::map<std::string, std::unique_ptr<llama_vocab>> cache;
-    auto & slot = cache[name];
+    auto &                                                     slot = cache[name];
     if (!slot) {
         const std::string path = testing_util::shared_path("vocab/ggml-vocab-" + name + ".gguf");
-        gguf_init_params  params{ /*no_alloc =*/true };
+        gguf_init_params  params{/*no_alloc =*/true};
         gguf_context *    g = gguf_init_from_file(path.c_str(), params);
         if (!g) {
             throw std::runtime_error("cannot open " + path);

@@ -60,10 +60,12 @@ void vec_dot_bf16_f32(int n, float * s, const void * vx, const void * vy) {
 }
 
 // casts a typed row function to the type-erased signature of the table
-template <typename B> ggml_from_float_t ff(void (*f)(const float *, B *, int64_t)) {
+template <typename B>
+ggml_from_float_t ff(void (*f)(const float *, B *, int64_t)) {
     return (ggml_from_float_t) (void *) f;
 }
-template <typename B> ggml_to_float_t tf(void (*f)(const B *, float *, int64_t)) {
+template <typename B>
+ggml_to_float_t tf(void (*f)(const B *, float *, int64_t)) {
     return (ggml_to_float_t) (void *) f;
 }
 
@@ -76,12 +78,19 @@ struct tables {
 void fill_scalar(ggml_cpu_type_traits * t) {
     std::memset(t, 0, sizeof(ggml_cpu_type_traits) * GGML_TYPE_COUNT);
     t[GGML_TYPE_F32]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f32, to_float_copy, from_float_copy, nullptr, nullptr};
-    t[GGML_TYPE_F16]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f16_f32, to_float_f16, from_float_f16, nullptr, nullptr};
-    t[GGML_TYPE_BF16] = {GGML_TYPE_F32, from_float_copy, vec_dot_bf16_f32, to_float_bf16, from_float_bf16, nullptr, nullptr};
+    t[GGML_TYPE_F16]  = {GGML_TYPE_F32,  from_float_copy, vec_dot_f16_f32, to_float_f16,
+                         from_float_f16, nullptr,         nullptr};
+    t[GGML_TYPE_BF16] = {GGML_TYPE_F32,   from_float_copy, vec_dot_bf16_f32, to_float_bf16,
+                         from_float_bf16, nullptr,         nullptr};
 
-#define ROW(T, t_, VT, vt_, dot)                                                                              \
-    t[GGML_TYPE_##T] = {GGML_TYPE_##VT, ff(quantize_row_##vt_##_ref), dot, tf(dequantize_row_##t_),           \
-                        ff(quantize_row_##t_##_ref), nullptr, nullptr}
+#define ROW(T, t_, VT, vt_, dot)                      \
+    t[GGML_TYPE_##T] = {GGML_TYPE_##VT,               \
+                        ff(quantize_row_##vt_##_ref), \
+                        dot,                          \
+                        tf(dequantize_row_##t_),      \
+                        ff(quantize_row_##t_##_ref),  \
+                        nullptr,                      \
+                        nullptr}
     ROW(Q4_0, q4_0, Q8_0, q8_0, ggml_vec_dot_q4_0_q8_0_ref);
     ROW(Q4_1, q4_1, Q8_1, q8_1, ggml_vec_dot_q4_1_q8_1_ref);
     ROW(Q5_0, q5_0, Q8_0, q8_0, ggml_vec_dot_q5_0_q8_0_ref);
@@ -118,9 +127,9 @@ const tables & get_tables() {
         if (r.has[GGML_CPU_ISA_AVX512]) {
             ggml_cpu_quants_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
         }
-        r.best = r.has[GGML_CPU_ISA_AVX512] ? GGML_CPU_ISA_AVX512 :
-                 r.has[GGML_CPU_ISA_AVX2]   ? GGML_CPU_ISA_AVX2 :
-                                              GGML_CPU_ISA_SCALAR;
+        r.best = r.has[GGML_CPU_ISA_AVX512] ? GGML_CPU_ISA_AVX512
+                 : r.has[GGML_CPU_ISA_AVX2] ? GGML_CPU_ISA_AVX2
+                                            : GGML_CPU_ISA_SCALAR;
         return r;
     }();
     return tb;
@@ -134,15 +143,19 @@ extern "C" enum ggml_cpu_isa ggml_cpu_best_isa(void) {
 
 extern "C" const char * ggml_cpu_isa_name(enum ggml_cpu_isa isa) {
     switch (isa) {
-        case GGML_CPU_ISA_SCALAR: return "scalar";
-        case GGML_CPU_ISA_AVX2: return "avx2";
-        case GGML_CPU_ISA_AVX512: return "avx512";
-        default: return "invalid";
+        case GGML_CPU_ISA_SCALAR:
+            return "scalar";
+        case GGML_CPU_ISA_AVX2:
+            return "avx2";
+        case GGML_CPU_ISA_AVX512:
+            return "avx512";
+        default:
+            return "invalid";
     }
 }
 
-extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits_isa(enum ggml_type type,
-                                                                              enum ggml_cpu_isa isa) {
+extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits_isa(enum ggml_type    type,
+                                                                            enum ggml_cpu_isa isa) {
     if ((int) type < 0 || type >= GGML_TYPE_COUNT || (int) isa < 0 || isa >= GGML_CPU_ISA_COUNT) {
         return nullptr;
     }
@@ -157,8 +170,8 @@ extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits(enum ggm
     return ggml_cpu_get_type_traits_isa(type, get_tables().best);
 }
 
-extern "C" void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows,
-                                  const void * w, size_t w_row_stride, const void * y_q, float * out) {
+extern "C" void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows, const void * w,
+                                  size_t w_row_stride, const void * y_q, float * out) {
     const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits_isa(type, isa);
     if (!tr) {
         return;

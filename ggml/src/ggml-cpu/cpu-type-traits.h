@@ -63,8 +63,8 @@ const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits_isa(enum ggml_type 
 
 // nrows dot products of consecutive weight rows against one converted activation row y_q (already in
 // the type's vec_dot_type). Streams the weights once.
-void ggml_cpu_gemv(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride,
-                   const void * y_q, float * out);
+void ggml_cpu_gemv(enum ggml_type type, int64_t n, int64_t nrows, const void * w, size_t w_row_stride, const void * y_q,
+                   float * out);
 
 // Same with a forced instruction set (returns without writing when unsupported).
 void ggml_cpu_gemv_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, int64_t nrows, const void * w,

@@ -62,15 +62,15 @@ static void cpu_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
 
 static ggml_backend_buffer_i cpu_buffer_iface(bool owned) {
     ggml_backend_buffer_i i = {};
-    i.free_buffer   = owned ? cpu_buffer_free : nullptr;  // from_ptr memory belongs to the caller
-    i.get_base      = cpu_buffer_get_base;
-    i.init_tensor   = nullptr;
-    i.memset_tensor = cpu_buffer_memset_tensor;
-    i.set_tensor    = cpu_buffer_set_tensor;
-    i.get_tensor    = cpu_buffer_get_tensor;
-    i.cpy_tensor    = cpu_buffer_cpy_tensor;
-    i.clear         = cpu_buffer_clear;
-    i.reset         = nullptr;
+    i.free_buffer           = owned ? cpu_buffer_free : nullptr;  // from_ptr memory belongs to the caller
+    i.get_base              = cpu_buffer_get_base;
+    i.init_tensor           = nullptr;
+    i.memset_tensor         = cpu_buffer_memset_tensor;
+    i.set_tensor            = cpu_buffer_set_tensor;
+    i.get_tensor            = cpu_buffer_get_tensor;
+    i.cpy_tensor            = cpu_buffer_cpy_tensor;
+    i.clear                 = cpu_buffer_clear;
+    i.reset                 = nullptr;
     return i;
 }
 
@@ -138,9 +138,9 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
 
 static ggml_backend_i cpu_backend_iface() {
     ggml_backend_i i = {};
-    i.get_name      = cpu_backend_get_name;
-    i.free          = cpu_backend_free;
-    i.graph_compute = cpu_backend_graph_compute;
+    i.get_name       = cpu_backend_get_name;
+    i.free           = cpu_backend_free;
+    i.graph_compute  = cpu_backend_graph_compute;
     return i;  // synchronous: no async copies, no events
 }
 
@@ -273,14 +273,14 @@ extern "C" {
 ggml_backend_buffer_type_t ggml_backend_cpu_buffer_type(void) {
     static ggml_backend_buffer_type buft = [] {
         ggml_backend_buffer_type b = {};
-        b.iface.get_name       = cpu_buft_get_name;
-        b.iface.alloc_buffer   = cpu_buft_alloc_buffer;
-        b.iface.get_alignment  = cpu_buft_get_alignment;
-        b.iface.get_max_size   = nullptr;
-        b.iface.get_alloc_size = nullptr;
-        b.iface.is_host        = cpu_buft_is_host;
-        b.device               = &g_cpu_device;
-        b.context              = nullptr;
+        b.iface.get_name           = cpu_buft_get_name;
+        b.iface.alloc_buffer       = cpu_buft_alloc_buffer;
+        b.iface.get_alignment      = cpu_buft_get_alignment;
+        b.iface.get_max_size       = nullptr;
+        b.iface.get_alloc_size     = nullptr;
+        b.iface.is_host            = cpu_buft_is_host;
+        b.device                   = &g_cpu_device;
+        b.context                  = nullptr;
         return b;
     }();
     return &buft;
@@ -362,9 +362,9 @@ void ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu, ggml_abort_
         GGML_LOG_ERROR("%s: not a CPU backend\n", __func__);
         return;
     }
-    auto * ctx       = (cpu_backend_context *) backend_cpu->context;
-    ctx->abort_cb    = abort_callback;
-    ctx->abort_data  = abort_callback_data;
+    auto * ctx      = (cpu_backend_context *) backend_cpu->context;
+    ctx->abort_cb   = abort_callback;
+    ctx->abort_data = abort_callback_data;
 }
 
 // ---- CPU features ----------------------------------------------------------------------------------
@@ -405,12 +405,24 @@ bool ggml_cpu_has_avx512_bf16(void) {
     return __builtin_cpu_supports("avx512f") && cpuid_bit(7, 1, 0, 5);
 }
 #else
-bool ggml_cpu_has_avx2(void) { return false; }
-bool ggml_cpu_has_fma(void) { return false; }
-bool ggml_cpu_has_f16c(void) { return false; }
-bool ggml_cpu_has_avx512(void) { return false; }
-bool ggml_cpu_has_avx512_vnni(void) { return false; }
-bool ggml_cpu_has_avx512_bf16(void) { return false; }
+bool ggml_cpu_has_avx2(void) {
+    return false;
+}
+bool ggml_cpu_has_fma(void) {
+    return false;
+}
+bool ggml_cpu_has_f16c(void) {
+    return false;
+}
+bool ggml_cpu_has_avx512(void) {
+    return false;
+}
+bool ggml_cpu_has_avx512_vnni(void) {
+    return false;
+}
+bool ggml_cpu_has_avx512_bf16(void) {
+    return false;
+}
 #endif
 
 }  // extern "C"

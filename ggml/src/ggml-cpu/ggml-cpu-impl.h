@@ -20,8 +20,8 @@ struct ggml_cpu_params {
     int                   nth;
     void *                wdata;  // scratch shared by the threads of this node (size from ggml_cpu_work_size)
     size_t                wsize;
-    ggml_cpu_threadpool * tp;     // for ggml_cpu_barrier inside multi-phase kernels
-    std::atomic<int> *    failed; // set by ggml_cpu_fail; checked by the graph loop after each node
+    ggml_cpu_threadpool * tp;      // for ggml_cpu_barrier inside multi-phase kernels
+    std::atomic<int> *    failed;  // set by ggml_cpu_fail; checked by the graph loop after each node
 };
 
 // Waits until all nth threads of the node reach this point. Every thread must call it equally often.
@@ -35,7 +35,7 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
     ;
 
 // True when GGML_CPU_SCALAR=1 or ggml_cpu_set_scalar(true): kernels use their plain scalar path.
-bool ggml_cpu_use_scalar();
+bool            ggml_cpu_use_scalar();
 extern "C" void ggml_cpu_set_scalar(bool scalar);
 // Caps the mul_mat kernel instruction set (-1 auto, 0 scalar, 1 AVX2, 2 AVX-512; never above the CPU's).
 // GGML_CPU_ISA=avx2|scalar in the environment does the same at start-up.
@@ -50,7 +50,9 @@ size_t ggml_cpu_work_size(const ggml_tensor * node, int nth);
 // ---- element helpers -------------------------------------------------------------------------
 extern float ggml_cpu_f16_table[1 << 16];  // fp16 bits -> float, filled at load time
 
-static inline float cpu_f16_to_f32(ggml_fp16_t h) { return ggml_cpu_f16_table[h]; }
+static inline float cpu_f16_to_f32(ggml_fp16_t h) {
+    return ggml_cpu_f16_table[h];
+}
 static inline float cpu_bf16_to_f32(uint16_t b) {
     const uint32_t u = (uint32_t) b << 16;
     float          f;
@@ -76,14 +78,17 @@ static inline float cpu_load_f(ggml_type t, const void * p) {
             std::memcpy(&h, p, 2);
             return cpu_bf16_to_f32(h);
         }
-        default: return 0.0f;
+        default:
+            return 0.0f;
     }
 }
 
 // Writes one element of a float-like type (F32/F16/BF16), rounding to nearest even.
 static inline void cpu_store_f(ggml_type t, void * p, float v) {
     switch (t) {
-        case GGML_TYPE_F32: std::memcpy(p, &v, 4); break;
+        case GGML_TYPE_F32:
+            std::memcpy(p, &v, 4);
+            break;
         case GGML_TYPE_F16: {
             const ggml_fp16_t h = ggml_fp32_to_fp16(v);
             std::memcpy(p, &h, 2);
@@ -94,7 +99,8 @@ static inline void cpu_store_f(ggml_type t, void * p, float v) {
             std::memcpy(p, &h, 2);
             break;
         }
-        default: break;
+        default:
+            break;
     }
 }
 
@@ -102,8 +108,12 @@ static inline bool cpu_is_float_type(ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
 
-static inline int64_t cpu_nrows(const ggml_tensor * t) { return t->ne[1] * t->ne[2] * t->ne[3]; }
-static inline int64_t cpu_nelements(const ggml_tensor * t) { return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3]; }
+static inline int64_t cpu_nrows(const ggml_tensor * t) {
+    return t->ne[1] * t->ne[2] * t->ne[3];
+}
+static inline int64_t cpu_nelements(const ggml_tensor * t) {
+    return t->ne[0] * t->ne[1] * t->ne[2] * t->ne[3];
+}
 
 // Address of element (i0, i1, i2, i3) honouring strides.
 static inline char * cpu_ptr(const ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {

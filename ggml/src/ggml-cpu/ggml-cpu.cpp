@@ -36,7 +36,9 @@ bool ggml_cpu_use_scalar() {
     return s == 1;
 }
 
-extern "C" void ggml_cpu_set_scalar(bool scalar) { g_scalar.store(scalar ? 1 : 0, std::memory_order_relaxed); }
+extern "C" void ggml_cpu_set_scalar(bool scalar) {
+    g_scalar.store(scalar ? 1 : 0, std::memory_order_relaxed);
+}
 
 namespace {
 std::atomic<int> g_auto_threads{-1};  // -1: GGML_CPU_AUTO_THREADS not read yet
@@ -55,22 +57,31 @@ bool auto_threads() {
 double node_work(const ggml_tensor * t) {
     const double n = (double) cpu_nelements(t);
     switch (t->op) {
-        case GGML_OP_MUL_MAT: return n * (double) t->src[0]->ne[0];
-        case GGML_OP_MUL_MAT_ID: return n * (double) t->src[0]->ne[0];
+        case GGML_OP_MUL_MAT:
+            return n * (double) t->src[0]->ne[0];
+        case GGML_OP_MUL_MAT_ID:
+            return n * (double) t->src[0]->ne[0];
         case GGML_OP_FLASH_ATTN_EXT:
-            return (double) cpu_nrows(t->src[0]) * (double) t->src[1]->ne[1] * (double) (t->src[0]->ne[0] + t->src[2]->ne[0]);
+            return (double) cpu_nrows(t->src[0]) * (double) t->src[1]->ne[1] *
+                   (double) (t->src[0]->ne[0] + t->src[2]->ne[0]);
         case GGML_OP_SOFT_MAX:
         case GGML_OP_ROPE:
         case GGML_OP_UNARY:
-        case GGML_OP_GLU: return 8 * n;
-        default: return 2 * n;
+        case GGML_OP_GLU:
+            return 8 * n;
+        default:
+            return 2 * n;
     }
 }
 }  // namespace
 
-extern "C" void ggml_cpu_set_auto_threads(bool enable) { g_auto_threads.store(enable ? 1 : 0, std::memory_order_relaxed); }
+extern "C" void ggml_cpu_set_auto_threads(bool enable) {
+    g_auto_threads.store(enable ? 1 : 0, std::memory_order_relaxed);
+}
 
-void ggml_cpu_barrier(const ggml_cpu_params * p) { p->tp->barrier(p->nth); }
+void ggml_cpu_barrier(const ggml_cpu_params * p) {
+    p->tp->barrier(p->nth);
+}
 
 void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
     int expected = 0;
@@ -111,10 +122,17 @@ bool ggml_cpu_can_to_float(ggml_type t) {
 
 bool ggml_cpu_from_float_row(ggml_type t, const float * x, void * y, int64_t n) {
     switch (t) {
-        case GGML_TYPE_F32: std::memcpy(y, x, (size_t) n * 4); return true;
-        case GGML_TYPE_F16: ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n); return true;
-        case GGML_TYPE_BF16: ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n); return true;
-        default: break;
+        case GGML_TYPE_F32:
+            std::memcpy(y, x, (size_t) n * 4);
+            return true;
+        case GGML_TYPE_F16:
+            ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
+            return true;
+        case GGML_TYPE_BF16:
+            ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n);
+            return true;
+        default:
+            break;
     }
     if (ggml_is_quantized(t)) {
         // from_float targets the type's vec_dot_type; it is this type's quantizer only when they agree
@@ -133,7 +151,9 @@ bool ggml_cpu_from_float_row(ggml_type t, const float * x, void * y, int64_t n) 
 
 bool ggml_cpu_to_float_row(ggml_type t, const void * x, float * y, int64_t n) {
     switch (t) {
-        case GGML_TYPE_F32: std::memcpy(y, x, (size_t) n * 4); return true;
+        case GGML_TYPE_F32:
+            std::memcpy(y, x, (size_t) n * 4);
+            return true;
         case GGML_TYPE_F16: {
             const uint16_t * h = (const uint16_t *) x;
             for (int64_t i = 0; i < n; ++i) {
@@ -148,7 +168,8 @@ bool ggml_cpu_to_float_row(ggml_type t, const void * x, float * y, int64_t n) {
             }
             return true;
         }
-        default: break;
+        default:
+            break;
     }
     if (ggml_is_quantized(t)) {
         const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(t);
@@ -164,15 +185,22 @@ bool ggml_cpu_to_float_row(ggml_type t, const void * x, float * y, int64_t n) {
 
 size_t ggml_cpu_work_size(const ggml_tensor * node, int nth) {
     switch (node->op) {
-        case GGML_OP_MUL_MAT: return ggml_cpu_mul_mat_work_size(node, nth);
-        case GGML_OP_MUL_MAT_ID: return ggml_cpu_mul_mat_id_work_size(node, nth);
-        case GGML_OP_FLASH_ATTN_EXT: return ggml_cpu_flash_attn_work_size(node, nth);
+        case GGML_OP_MUL_MAT:
+            return ggml_cpu_mul_mat_work_size(node, nth);
+        case GGML_OP_MUL_MAT_ID:
+            return ggml_cpu_mul_mat_id_work_size(node, nth);
+        case GGML_OP_FLASH_ATTN_EXT:
+            return ggml_cpu_flash_attn_work_size(node, nth);
         case GGML_OP_DUP:
         case GGML_OP_CONT:
-        case GGML_OP_CPY: return ggml_cpu_copy_work_size(node, nth);
-        case GGML_OP_SET_ROWS: return ggml_cpu_set_rows_work_size(node, nth);
-        case GGML_OP_GET_ROWS: return ggml_cpu_get_rows_work_size(node, nth);
-        default: return 0;
+        case GGML_OP_CPY:
+            return ggml_cpu_copy_work_size(node, nth);
+        case GGML_OP_SET_ROWS:
+            return ggml_cpu_set_rows_work_size(node, nth);
+        case GGML_OP_GET_ROWS:
+            return ggml_cpu_get_rows_work_size(node, nth);
+        default:
+            return 0;
     }
 }
 
@@ -186,8 +214,10 @@ bool is_noop(const ggml_tensor * t) {
         case GGML_OP_VIEW:
         case GGML_OP_RESHAPE:
         case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE: return true;
-        default: return cpu_nelements(t) == 0;
+        case GGML_OP_TRANSPOSE:
+            return true;
+        default:
+            return cpu_nelements(t) == 0;
     }
 }
 
@@ -195,32 +225,64 @@ void compute_node(const ggml_cpu_params * p, ggml_tensor * t) {
     switch (t->op) {
         case GGML_OP_DUP:
         case GGML_OP_CONT:
-        case GGML_OP_CPY: ggml_cpu_op_dup(p, t); break;
-        case GGML_OP_CONCAT: ggml_cpu_op_concat(p, t); break;
+        case GGML_OP_CPY:
+            ggml_cpu_op_dup(p, t);
+            break;
+        case GGML_OP_CONCAT:
+            ggml_cpu_op_concat(p, t);
+            break;
         case GGML_OP_ADD:
         case GGML_OP_SUB:
         case GGML_OP_MUL:
-        case GGML_OP_DIV: ggml_cpu_op_binary(p, t); break;
+        case GGML_OP_DIV:
+            ggml_cpu_op_binary(p, t);
+            break;
         case GGML_OP_SQR:
         case GGML_OP_SQRT:
         case GGML_OP_SCALE:
         case GGML_OP_CLAMP:
-        case GGML_OP_UNARY: ggml_cpu_op_unary(p, t); break;
-        case GGML_OP_GLU: ggml_cpu_op_glu(p, t); break;
+        case GGML_OP_UNARY:
+            ggml_cpu_op_unary(p, t);
+            break;
+        case GGML_OP_GLU:
+            ggml_cpu_op_glu(p, t);
+            break;
         case GGML_OP_SUM_ROWS:
         case GGML_OP_MEAN:
-        case GGML_OP_ARGMAX: ggml_cpu_op_reduce(p, t); break;
+        case GGML_OP_ARGMAX:
+            ggml_cpu_op_reduce(p, t);
+            break;
         case GGML_OP_NORM:
-        case GGML_OP_RMS_NORM: ggml_cpu_op_norm(p, t); break;
-        case GGML_OP_MUL_MAT: ggml_cpu_op_mul_mat(p, t); break;
-        case GGML_OP_MUL_MAT_ID: ggml_cpu_op_mul_mat_id(p, t); break;
-        case GGML_OP_GET_ROWS: ggml_cpu_op_get_rows(p, t); break;
-        case GGML_OP_SET_ROWS: ggml_cpu_op_set_rows(p, t); break;
-        case GGML_OP_ROPE: ggml_cpu_op_rope(p, t); break;
-        case GGML_OP_SOFT_MAX: ggml_cpu_op_soft_max(p, t); break;
-        case GGML_OP_FLASH_ATTN_EXT: ggml_cpu_op_flash_attn(p, t); break;
-        case GGML_OP_ARGSORT: ggml_cpu_op_argsort(p, t); break;
-        default: ggml_cpu_fail(p, "ggml_cpu: op %s is not supported", ggml_op_name(t->op)); break;
+        case GGML_OP_RMS_NORM:
+            ggml_cpu_op_norm(p, t);
+            break;
+        case GGML_OP_MUL_MAT:
+            ggml_cpu_op_mul_mat(p, t);
+            break;
+        case GGML_OP_MUL_MAT_ID:
+            ggml_cpu_op_mul_mat_id(p, t);
+            break;
+        case GGML_OP_GET_ROWS:
+            ggml_cpu_op_get_rows(p, t);
+            break;
+        case GGML_OP_SET_ROWS:
+            ggml_cpu_op_set_rows(p, t);
+            break;
+        case GGML_OP_ROPE:
+            ggml_cpu_op_rope(p, t);
+            break;
+        case GGML_OP_SOFT_MAX:
+            ggml_cpu_op_soft_max(p, t);
+            break;
+        case GGML_OP_FLASH_ATTN_EXT:
+            ggml_cpu_op_flash_attn(p, t);
+            break;
+        case GGML_OP_ARGSORT:
+            ggml_cpu_op_argsort(p, t);
+            break;
+        default:
+            ggml_cpu_fail(p, "ggml_cpu: op %s is not supported", ggml_op_name(t->op));
+            break;
     }
 }
 
@@ -274,7 +336,9 @@ extern "C" ggml_cpu_threadpool * ggml_cpu_threadpool_new(int n_threads) {
     }
 }
 
-extern "C" void ggml_cpu_threadpool_free(ggml_cpu_threadpool * tp) { delete tp; }
+extern "C" void ggml_cpu_threadpool_free(ggml_cpu_threadpool * tp) {
+    delete tp;
+}
 
 extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggml_cgraph * gf, int n_threads,
                                                    ggml_abort_callback abort_cb, void * abort_data) {
@@ -299,7 +363,7 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     double work  = 0;
     int    n_run = 0;
     for (int i = 0; i < n_nodes; ++i) {
-        ggml_tensor * t = ggml_graph_node(gf, i);
+        ggml_tensor * t   = ggml_graph_node(gf, i);
         nodes[(size_t) i] = t;
         if (!is_noop(t)) {
             if (!t->data) {
@@ -316,7 +380,7 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     // Require ~16K multiply-adds per node and thread before adding a thread.
     if (n_threads > 1 && auto_threads()) {
         const double per_thread = 16384.0 * (double) std::max(n_run, 1);
-        n_threads = (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
+        n_threads               = (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
     }
     for (int i = 0; i < n_nodes; ++i) {
         const ggml_tensor * t = nodes[(size_t) i];

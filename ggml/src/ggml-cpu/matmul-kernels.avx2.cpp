@@ -7,7 +7,8 @@
 
 namespace {
 
-template <int T> inline __m256 load_a(const char * row, int64_t k) {
+template <int T>
+inline __m256 load_a(const char * row, int64_t k) {
     if (T == GGML_TYPE_F32) {
         return _mm256_loadu_ps((const float *) row + k);
     }
@@ -30,18 +31,21 @@ void kernel(int64_t K, const char * a, size_t lda, const float * const * b, floa
     constexpr size_t es = T == GGML_TYPE_F32 ? 4 : 2;
     __m256           acc[RM][RN];
     for (int r = 0; r < RM; ++r)
-        for (int c = 0; c < RN; ++c) acc[r][c] = _mm256_setzero_ps();
+        for (int c = 0; c < RN; ++c)
+            acc[r][c] = _mm256_setzero_ps();
     int64_t k = 0;
     for (; k + 8 <= K; k += 8) {
         __m256 vb[RN];
-        for (int c = 0; c < RN; ++c) vb[c] = _mm256_loadu_ps(b[c] + k);
+        for (int c = 0; c < RN; ++c)
+            vb[c] = _mm256_loadu_ps(b[c] + k);
         for (int r = 0; r < RM; ++r) {
             const __m256 va = load_a<T>(a + r * lda, k);
-            for (int c = 0; c < RN; ++c) acc[r][c] = _mm256_fmadd_ps(va, vb[c], acc[r][c]);
+            for (int c = 0; c < RN; ++c)
+                acc[r][c] = _mm256_fmadd_ps(va, vb[c], acc[r][c]);
         }
     }
     if (k < K) {
-        const size_t n = (size_t) (K - k);
+        const size_t      n = (size_t) (K - k);
         alignas(32) float bt[RN][8];
         alignas(32) char  at[RM][32];
         __m256            vb[RN];
@@ -54,40 +58,50 @@ void kernel(int64_t K, const char * a, size_t lda, const float * const * b, floa
             std::memset(at[r], 0, sizeof(at[r]));
             std::memcpy(at[r], a + r * lda + k * es, n * es);
             const __m256 va = load_a<T>(at[r], 0);
-            for (int c = 0; c < RN; ++c) acc[r][c] = _mm256_fmadd_ps(va, vb[c], acc[r][c]);
+            for (int c = 0; c < RN; ++c)
+                acc[r][c] = _mm256_fmadd_ps(va, vb[c], acc[r][c]);
         }
     }
     for (int r = 0; r < RM; ++r)
-        for (int c = 0; c < RN; ++c) out[c][r] = hsum(acc[r][c]);
+        for (int c = 0; c < RN; ++c)
+            out[c][r] = hsum(acc[r][c]);
 }
 
 constexpr int RM = 4, RN = 2, RM1 = 8;
 
-#define TABLE(T)                                                                                            \
-    template <> struct tables<T> {                                                                          \
-        static constexpr ggml_cpu_mm_kernel one[RM1] = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>,  \
-                                                        kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>,  \
-                                                        kernel<T, 7, 1>, kernel<T, 8, 1>};                  \
-        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {                                            \
-            {kernel<T, 1, 2>, kernel<T, 2, 2>, kernel<T, 3, 2>, kernel<T, 4, 2>}};                          \
+#define TABLE(T)                                                                                                   \
+    template <>                                                                                                    \
+    struct tables<T> {                                                                                             \
+        static constexpr ggml_cpu_mm_kernel one[RM1]         = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>, \
+                                                                kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>, \
+                                                                kernel<T, 7, 1>, kernel<T, 8, 1>};                 \
+        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {                                                   \
+            {kernel<T, 1, 2>, kernel<T, 2, 2>, kernel<T, 3, 2>, kernel<T, 4, 2>}};                                 \
     };
 
-template <int T> struct tables;
+template <int T>
+struct tables;
 TABLE(GGML_TYPE_F32)
 TABLE(GGML_TYPE_F16)
 TABLE(GGML_TYPE_BF16)
 
-template <int T> ggml_cpu_mm_kernel pick(int rm, int rn) {
-    if (rn == 1) return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
+template <int T>
+ggml_cpu_mm_kernel pick(int rm, int rn) {
+    if (rn == 1)
+        return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
     return rm >= 1 && rm <= RM && rn <= RN ? tables<T>::many[rn - 2][rm - 1] : nullptr;
 }
 
 ggml_cpu_mm_kernel get(ggml_type t, int rm, int rn) {
     switch (t) {
-        case GGML_TYPE_F32: return pick<GGML_TYPE_F32>(rm, rn);
-        case GGML_TYPE_F16: return pick<GGML_TYPE_F16>(rm, rn);
-        case GGML_TYPE_BF16: return pick<GGML_TYPE_BF16>(rm, rn);
-        default: return nullptr;
+        case GGML_TYPE_F32:
+            return pick<GGML_TYPE_F32>(rm, rn);
+        case GGML_TYPE_F16:
+            return pick<GGML_TYPE_F16>(rm, rn);
+        case GGML_TYPE_BF16:
+            return pick<GGML_TYPE_BF16>(rm, rn);
+        default:
+            return nullptr;
     }
 }
 
@@ -95,4 +109,6 @@ const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get};
 
 }  // namespace
 
-const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx2() { return &k_isa; }
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx2() {
+    return &k_isa;
+}

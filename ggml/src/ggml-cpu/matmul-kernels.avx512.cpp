@@ -10,7 +10,8 @@
 
 namespace {
 
-template <int T> inline __m512 load_a(const char * row, int64_t k, __mmask16 m, bool tail) {
+template <int T>
+inline __m512 load_a(const char * row, int64_t k, __mmask16 m, bool tail) {
     if (T == GGML_TYPE_F32) {
         const float * p = (const float *) row + k;
         return tail ? _mm512_maskz_loadu_ps(m, p) : _mm512_loadu_ps(p);
@@ -36,56 +37,71 @@ template <int T, int RM, int RN>
 void kernel(int64_t K, const char * a, size_t lda, const float * const * b, float * const * out) {
     __m512 acc[RM][RN];
     for (int r = 0; r < RM; ++r)
-        for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_setzero_ps();
+        for (int c = 0; c < RN; ++c)
+            acc[r][c] = _mm512_setzero_ps();
     int64_t k = 0;
     for (; k + 16 <= K; k += 16) {
         __m512 vb[RN];
-        for (int c = 0; c < RN; ++c) vb[c] = _mm512_loadu_ps(b[c] + k);
+        for (int c = 0; c < RN; ++c)
+            vb[c] = _mm512_loadu_ps(b[c] + k);
         for (int r = 0; r < RM; ++r) {
             const __m512 va = load_a<T>(a + r * lda, k, 0, false);
-            for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
+            for (int c = 0; c < RN; ++c)
+                acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
         }
     }
     if (k < K) {
         const __mmask16 m = (__mmask16) ((1u << (K - k)) - 1);
         __m512          vb[RN];
-        for (int c = 0; c < RN; ++c) vb[c] = _mm512_maskz_loadu_ps(m, b[c] + k);
+        for (int c = 0; c < RN; ++c)
+            vb[c] = _mm512_maskz_loadu_ps(m, b[c] + k);
         for (int r = 0; r < RM; ++r) {
             const __m512 va = load_a<T>(a + r * lda, k, m, true);
-            for (int c = 0; c < RN; ++c) acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
+            for (int c = 0; c < RN; ++c)
+                acc[r][c] = _mm512_fmadd_ps(va, vb[c], acc[r][c]);
         }
     }
     for (int r = 0; r < RM; ++r)
-        for (int c = 0; c < RN; ++c) out[c][r] = hsum(acc[r][c]);
+        for (int c = 0; c < RN; ++c)
+            out[c][r] = hsum(acc[r][c]);
 }
 
 constexpr int RM = 4, RN = 4, RM1 = 8;
 
-#define ROW4(T, rn) {kernel<T, 1, rn>, kernel<T, 2, rn>, kernel<T, 3, rn>, kernel<T, 4, rn>}
-#define TABLE(T)                                                                                            \
-    template <> struct tables<T> {                                                                          \
-        static constexpr ggml_cpu_mm_kernel one[RM1] = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>,  \
-                                                        kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>,  \
-                                                        kernel<T, 7, 1>, kernel<T, 8, 1>};                  \
-        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {ROW4(T, 2), ROW4(T, 3), ROW4(T, 4)};        \
+#define ROW4(T, rn) \
+    { kernel<T, 1, rn>, kernel<T, 2, rn>, kernel<T, 3, rn>, kernel<T, 4, rn> }
+#define TABLE(T)                                                                                                   \
+    template <>                                                                                                    \
+    struct tables<T> {                                                                                             \
+        static constexpr ggml_cpu_mm_kernel one[RM1]         = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>, \
+                                                                kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>, \
+                                                                kernel<T, 7, 1>, kernel<T, 8, 1>};                 \
+        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {ROW4(T, 2), ROW4(T, 3), ROW4(T, 4)};               \
     };
 
-template <int T> struct tables;
+template <int T>
+struct tables;
 TABLE(GGML_TYPE_F32)
 TABLE(GGML_TYPE_F16)
 TABLE(GGML_TYPE_BF16)
 
-template <int T> ggml_cpu_mm_kernel pick(int rm, int rn) {
-    if (rn == 1) return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
+template <int T>
+ggml_cpu_mm_kernel pick(int rm, int rn) {
+    if (rn == 1)
+        return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
     return rm >= 1 && rm <= RM && rn <= RN ? tables<T>::many[rn - 2][rm - 1] : nullptr;
 }
 
 ggml_cpu_mm_kernel get(ggml_type t, int rm, int rn) {
     switch (t) {
-        case GGML_TYPE_F32: return pick<GGML_TYPE_F32>(rm, rn);
-        case GGML_TYPE_F16: return pick<GGML_TYPE_F16>(rm, rn);
-        case GGML_TYPE_BF16: return pick<GGML_TYPE_BF16>(rm, rn);
-        default: return nullptr;
+        case GGML_TYPE_F32:
+            return pick<GGML_TYPE_F32>(rm, rn);
+        case GGML_TYPE_F16:
+            return pick<GGML_TYPE_F16>(rm, rn);
+        case GGML_TYPE_BF16:
+            return pick<GGML_TYPE_BF16>(rm, rn);
+        default:
+            return nullptr;
     }
 }
 
@@ -93,4 +109,6 @@ const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get};
 
 }  // namespace
 
-const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx512() { return &k_isa; }
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx512() {
+    return &k_isa;
+}

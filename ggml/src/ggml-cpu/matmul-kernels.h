@@ -10,8 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-typedef void (*ggml_cpu_mm_kernel)(int64_t K, const char * a, size_t lda, const float * const * b,
-                                   float * const * out);
+typedef void (*ggml_cpu_mm_kernel)(int64_t K, const char * a, size_t lda, const float * const * b, float * const * out);
 
 // Block sizes the kernels provide: any rm <= RM with rn in [2, RN], and rm <= RM1 with rn == 1.
 struct ggml_cpu_mm_isa {

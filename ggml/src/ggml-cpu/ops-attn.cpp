@@ -29,10 +29,10 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t D = q->ne[0], Dv = v->ne[0], n_q = q->ne[1], n_head = q->ne[2], n_kv = k->ne[1];
     const int64_t group = n_head / k->ne[2];  // query heads per K/V head
 
-    float * qf  = (float *) p->wdata + (size_t) p->ith * per_thread_floats(dst);
-    float * acc = qf + D;
-    float * kq  = acc + Dv;  // dequantized K row
-    float * vq  = kq + D;    // dequantized V row
+    float *    qf      = (float *) p->wdata + (size_t) p->ith * per_thread_floats(dst);
+    float *    acc     = qf + D;
+    float *    kq      = acc + Dv;  // dequantized K row
+    float *    vq      = kq + D;    // dequantized V row
     const bool k_quant = ggml_is_quantized(k->type), v_quant = ggml_is_quantized(v->type);
 
     int64_t r0, r1;
@@ -44,8 +44,10 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
         const int64_t hk = h / group;
 
         const char * qrow = cpu_ptr(q, 0, iq, h, i3);
-        for (int64_t d = 0; d < D; ++d) qf[d] = cpu_load_f(q->type, qrow + d * q->nb[0]);
-        for (int64_t d = 0; d < Dv; ++d) acc[d] = 0.0f;
+        for (int64_t d = 0; d < D; ++d)
+            qf[d] = cpu_load_f(q->type, qrow + d * q->nb[0]);
+        for (int64_t d = 0; d < Dv; ++d)
+            acc[d] = 0.0f;
 
         const float  slope = ggml_cpu_alibi_slope(max_bias, n_head, h);
         const char * mrow  = mask ? cpu_ptr(mask, 0, iq, h % mask->ne[2], i3 % mask->ne[3]) : nullptr;
@@ -56,7 +58,8 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
             float mv = 0.0f;
             if (mrow) {
                 mv = cpu_load_f(mask->type, mrow + j * mask->nb[0]);
-                if (mv == -INFINITY) continue;
+                if (mv == -INFINITY)
+                    continue;
                 mv *= slope;
             }
             const char * krow = cpu_ptr(k, 0, j, hk, i3 % k->ne[3]);
@@ -67,9 +70,11 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
                     ggml_cpu_to_float_row(k->type, krow, kq, D);
                     kf = kq;
                 }
-                for (int64_t d = 0; d < D; ++d) s += qf[d] * kf[d];
+                for (int64_t d = 0; d < D; ++d)
+                    s += qf[d] * kf[d];
             } else {
-                for (int64_t d = 0; d < D; ++d) s += qf[d] * cpu_load_f(k->type, krow + d * k->nb[0]);
+                for (int64_t d = 0; d < D; ++d)
+                    s += qf[d] * cpu_load_f(k->type, krow + d * k->nb[0]);
             }
             s *= scale;
             if (softcap > 0.0f) {
@@ -81,7 +86,8 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
             if (s > M) {
                 const float ms = M == -INFINITY ? 0.0f : std::exp(M - s);
                 M              = s;
-                for (int64_t d = 0; d < Dv; ++d) acc[d] *= ms;
+                for (int64_t d = 0; d < Dv; ++d)
+                    acc[d] *= ms;
                 S *= ms;
             } else {
                 vs = std::exp(s - M);
@@ -93,14 +99,17 @@ void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
                     ggml_cpu_to_float_row(v->type, vrow, vq, Dv);
                     vf = vq;
                 }
-                for (int64_t d = 0; d < Dv; ++d) acc[d] += vs * vf[d];
+                for (int64_t d = 0; d < Dv; ++d)
+                    acc[d] += vs * vf[d];
             } else {
-                for (int64_t d = 0; d < Dv; ++d) acc[d] += vs * cpu_load_f(v->type, vrow + d * v->nb[0]);
+                for (int64_t d = 0; d < Dv; ++d)
+                    acc[d] += vs * cpu_load_f(v->type, vrow + d * v->nb[0]);
             }
             S += vs;
         }
         const float inv = S > 0.0 ? (float) (1.0 / S) : 0.0f;
         float *     out = (float *) cpu_ptr(dst, 0, h, iq, i3);
-        for (int64_t d = 0; d < Dv; ++d) out[d] = acc[d] * inv;
+        for (int64_t d = 0; d < Dv; ++d)
+            out[d] = acc[d] * inv;
     }
 }

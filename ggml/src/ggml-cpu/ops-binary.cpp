@@ -4,30 +4,39 @@
 
 namespace {
 
-template <int OP> inline float apply(float x, float y) {
-    if (OP == GGML_OP_ADD) return x + y;
-    if (OP == GGML_OP_SUB) return x - y;
-    if (OP == GGML_OP_MUL) return x * y;
+template <int OP>
+inline float apply(float x, float y) {
+    if (OP == GGML_OP_ADD)
+        return x + y;
+    if (OP == GGML_OP_SUB)
+        return x - y;
+    if (OP == GGML_OP_MUL)
+        return x * y;
     return x / y;
 }
 
 // all-F32 rows with unit element stride: a plain loop the compiler vectorizes
-template <int OP> void row_f32(float * d, const float * x, const float * y, int64_t n, int64_t nb) {
+template <int OP>
+void row_f32(float * d, const float * x, const float * y, int64_t n, int64_t nb) {
     if (nb == n) {
-        for (int64_t i = 0; i < n; ++i) d[i] = apply<OP>(x[i], y[i]);
+        for (int64_t i = 0; i < n; ++i)
+            d[i] = apply<OP>(x[i], y[i]);
     } else if (nb == 1) {
         const float v = y[0];
-        for (int64_t i = 0; i < n; ++i) d[i] = apply<OP>(x[i], v);
+        for (int64_t i = 0; i < n; ++i)
+            d[i] = apply<OP>(x[i], v);
     } else {
-        for (int64_t i = 0; i < n; ++i) d[i] = apply<OP>(x[i], y[i % nb]);
+        for (int64_t i = 0; i < n; ++i)
+            d[i] = apply<OP>(x[i], y[i % nb]);
     }
 }
 
-template <int OP> void binary(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * a = dst->src[0];
-    const ggml_tensor * b = dst->src[1];
-    const int64_t       n = dst->ne[0];
-    const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
+template <int OP>
+void binary(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * a    = dst->src[0];
+    const ggml_tensor * b    = dst->src[1];
+    const int64_t       n    = dst->ne[0];
+    const bool          fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 &&
                       dst->type == GGML_TYPE_F32 && a->nb[0] == 4 && b->nb[0] == 4 && dst->nb[0] == 4;
     int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
@@ -53,9 +62,17 @@ template <int OP> void binary(const ggml_cpu_params * p, ggml_tensor * dst) {
 
 void ggml_cpu_op_binary(const ggml_cpu_params * p, ggml_tensor * dst) {
     switch (dst->op) {
-        case GGML_OP_ADD: binary<GGML_OP_ADD>(p, dst); break;
-        case GGML_OP_SUB: binary<GGML_OP_SUB>(p, dst); break;
-        case GGML_OP_MUL: binary<GGML_OP_MUL>(p, dst); break;
-        default: binary<GGML_OP_DIV>(p, dst); break;
+        case GGML_OP_ADD:
+            binary<GGML_OP_ADD>(p, dst);
+            break;
+        case GGML_OP_SUB:
+            binary<GGML_OP_SUB>(p, dst);
+            break;
+        case GGML_OP_MUL:
+            binary<GGML_OP_MUL>(p, dst);
+            break;
+        default:
+            binary<GGML_OP_DIV>(p, dst);
+            break;
     }
 }

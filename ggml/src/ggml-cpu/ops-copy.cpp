@@ -21,20 +21,22 @@ struct elem_walker {
     }
     const char * ptr() const { return cpu_ptr(t, i0, i1, i2, i3); }
     void         next() {
-        if (++i0 < t->ne[0]) return;
+                if (++i0 < t->ne[0])
+            return;
         i0 = 0;
-        if (++i1 < t->ne[1]) return;
+                if (++i1 < t->ne[1])
+            return;
         i1 = 0;
-        if (++i2 < t->ne[2]) return;
+                if (++i2 < t->ne[2])
+            return;
         i2 = 0;
-        ++i3;
+                ++i3;
     }
 };
 
 bool same_shape(const ggml_tensor * a, const ggml_tensor * b) {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
 }
-
 
 }  // namespace
 
@@ -54,20 +56,23 @@ void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
         const size_t total = ggml_row_size(dst->type, ne0) * (size_t) cpu_nrows(dst);
         int64_t      b0, b1;
         cpu_split((int64_t) total, p->ith, p->nth, b0, b1);
-        if (b1 > b0) std::memcpy((char *) dst->data + b0, (const char *) src->data + b0, (size_t) (b1 - b0));
+        if (b1 > b0)
+            std::memcpy((char *) dst->data + b0, (const char *) src->data + b0, (size_t) (b1 - b0));
         return;
     }
 
     int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
-    if (r0 >= r1) return;
+    if (r0 >= r1)
+        return;
 
     if (ggml_is_quantized(dst->type)) {
         // gather each destination row as floats, then quantize it in one call
-        float * buf = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) ne0 * sizeof(float) + 64));
+        float *     buf = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) ne0 * sizeof(float) + 64));
         elem_walker w(src, r0 * ne0);
         for (int64_t r = r0; r < r1; ++r) {
-            for (int64_t i = 0; i < ne0; ++i, w.next()) buf[i] = cpu_load_f(src->type, w.ptr());
+            for (int64_t i = 0; i < ne0; ++i, w.next())
+                buf[i] = cpu_load_f(src->type, w.ptr());
             int64_t i1, i2, i3;
             cpu_row_index(dst, r, i1, i2, i3);
             ggml_cpu_from_float_row(dst->type, buf, cpu_ptr(dst, 0, i1, i2, i3), ne0);
@@ -130,8 +135,8 @@ void ggml_cpu_op_concat(const ggml_cpu_params * p, ggml_tensor * dst) {
         cpu_row_index(dst, r, idx[1], idx[2], idx[3]);
         char * d = cpu_ptr(dst, 0, idx[1], idx[2], idx[3]);
         for (int64_t i0 = 0; i0 < dst->ne[0]; ++i0) {
-            idx[0] = i0;
-            const ggml_tensor * s = a;
+            idx[0]                   = i0;
+            const ggml_tensor * s    = a;
             int64_t             j[4] = {idx[0], idx[1], idx[2], idx[3]};
             if (j[dim] >= a->ne[dim]) {
                 s = b;

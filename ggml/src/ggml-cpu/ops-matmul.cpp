@@ -19,7 +19,9 @@ namespace {
 constexpr int64_t BM = 32;  // weight rows per tile
 constexpr int64_t BN = 32;  // activation rows per tile
 
-inline size_t align64(size_t n) { return (n + 63) / 64 * 64; }
+inline size_t align64(size_t n) {
+    return (n + 63) / 64 * 64;
+}
 
 // ---- instruction set selection ----------------------------------------------------------------
 
@@ -30,8 +32,8 @@ enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
 int detect_isa() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
         return ISA_AVX512;
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
@@ -43,18 +45,23 @@ int detect_isa() {
 
 const ggml_cpu_mm_isa * active_isa() {
     static const int detected = [] {
-        int         isa = detect_isa();
-        const char * e  = std::getenv("GGML_CPU_ISA");  // lets tests and benchmarks pin a lower level
-        if (e && std::strcmp(e, "avx2") == 0 && isa >= ISA_AVX2) isa = ISA_AVX2;
-        if (e && std::strcmp(e, "scalar") == 0) isa = ISA_SCALAR;
+        int          isa = detect_isa();
+        const char * e   = std::getenv("GGML_CPU_ISA");  // lets tests and benchmarks pin a lower level
+        if (e && std::strcmp(e, "avx2") == 0 && isa >= ISA_AVX2)
+            isa = ISA_AVX2;
+        if (e && std::strcmp(e, "scalar") == 0)
+            isa = ISA_SCALAR;
         return isa;
     }();
-    if (ggml_cpu_use_scalar()) return nullptr;
+    if (ggml_cpu_use_scalar())
+        return nullptr;
     int isa = g_isa_override.load(std::memory_order_relaxed);
     isa     = isa < 0 ? detected : std::min(isa, detected);
 #if defined(__x86_64__) || defined(__i386__)
-    if (isa == ISA_AVX512) return ggml_cpu_mm_isa_avx512();
-    if (isa == ISA_AVX2) return ggml_cpu_mm_isa_avx2();
+    if (isa == ISA_AVX512)
+        return ggml_cpu_mm_isa_avx512();
+    if (isa == ISA_AVX2)
+        return ggml_cpu_mm_isa_avx2();
 #endif
     return nullptr;
 }
@@ -67,7 +74,8 @@ void scalar_block(int64_t K, const char * a, size_t lda, int rm, const float * c
         for (int r = 0; r < rm; ++r) {
             const char * ar  = a + r * lda;
             float        sum = 0.0f;
-            for (int64_t k = 0; k < K; ++k) sum += load(ar, k) * b[c][k];
+            for (int64_t k = 0; k < K; ++k)
+                sum += load(ar, k) * b[c][k];
             out[c][r] = sum;
         }
     }
@@ -93,12 +101,13 @@ void scalar_kernel(ggml_type t, int64_t K, const char * a, size_t lda, int rm, c
 // How activations reach the kernels: as they are, or converted into the scratch.
 struct act_layout {
     const ggml_tensor * b;
-    const char *        conv;      // converted rows (contiguous, row_bytes apart), or NULL
+    const char *        conv;  // converted rows (contiguous, row_bytes apart), or NULL
     size_t              row_bytes;
-    ggml_type           type;      // element type of the rows the dot products read
+    ggml_type           type;  // element type of the rows the dot products read
 
     const char * row(int64_t n, int64_t i2, int64_t i3) const {
-        if (!conv) return cpu_ptr(b, 0, n, i2, i3);
+        if (!conv)
+            return cpu_ptr(b, 0, n, i2, i3);
         return conv + (size_t) ((i3 * b->ne[2] + i2) * b->ne[1] + n) * row_bytes;
     }
 };
@@ -119,7 +128,8 @@ ggml_from_float_t act_from_float(ggml_type wt) {
 
 size_t act_conv_bytes(const ggml_tensor * a, const ggml_tensor * b, int nth) {
     const ggml_type vdt = vec_dot_type_of(a->type);
-    if (vdt == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && b->nb[0] == 4) return 0;
+    if (vdt == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && b->nb[0] == 4)
+        return 0;
     const size_t rows = (size_t) cpu_nrows(b);
     return align64(ggml_row_size(vdt, b->ne[0]) * rows) + (size_t) nth * align64((size_t) b->ne[0] * 4);
 }
@@ -129,22 +139,25 @@ size_t act_conv_bytes(const ggml_tensor * a, const ggml_tensor * b, int nth) {
 act_layout prepare_activations(const ggml_cpu_params * p, const ggml_tensor * a, const ggml_tensor * b) {
     act_layout      L{b, nullptr, 0, GGML_TYPE_F32};
     const ggml_type vdt = vec_dot_type_of(a->type);
-    if (vdt == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && b->nb[0] == 4) return L;
-    const int64_t K    = b->ne[0];
-    L.type             = vdt;
-    L.row_bytes        = ggml_row_size(vdt, K);
-    L.conv             = (const char *) p->wdata;
-    const size_t rows  = (size_t) cpu_nrows(b);
-    float *      tmp   = (float *) ((char *) p->wdata + align64(L.row_bytes * rows) + (size_t) p->ith * align64((size_t) K * 4));
-    int64_t      r0, r1;
+    if (vdt == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && b->nb[0] == 4)
+        return L;
+    const int64_t K   = b->ne[0];
+    L.type            = vdt;
+    L.row_bytes       = ggml_row_size(vdt, K);
+    L.conv            = (const char *) p->wdata;
+    const size_t rows = (size_t) cpu_nrows(b);
+    float *      tmp =
+        (float *) ((char *) p->wdata + align64(L.row_bytes * rows) + (size_t) p->ith * align64((size_t) K * 4));
+    int64_t r0, r1;
     cpu_split((int64_t) rows, p->ith, p->nth, r0, r1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(b, r, i1, i2, i3);
-        const char * src = cpu_ptr(b, 0, i1, i2, i3);
-        const float * x  = (const float *) src;
+        const char *  src = cpu_ptr(b, 0, i1, i2, i3);
+        const float * x   = (const float *) src;
         if (b->type != GGML_TYPE_F32 || b->nb[0] != 4) {
-            for (int64_t k = 0; k < K; ++k) tmp[k] = cpu_load_f(b->type, src + k * b->nb[0]);
+            for (int64_t k = 0; k < K; ++k)
+                tmp[k] = cpu_load_f(b->type, src + k * b->nb[0]);
             x = tmp;
         }
         char * y = (char *) p->wdata + (size_t) r * L.row_bytes;
@@ -160,18 +173,21 @@ act_layout prepare_activations(const ggml_cpu_params * p, const ggml_tensor * a,
 
 // Computes out[c][r] for weight rows a + r*lda (r < rm) against activation rows brows[c] (c < rn).
 struct block_runner {
-    ggml_type               wt;
-    int64_t                 K;
-    const ggml_cpu_mm_isa * isa;
+    ggml_type                    wt;
+    int64_t                      K;
+    const ggml_cpu_mm_isa *      isa;
     const ggml_cpu_type_traits * tr = nullptr;
 
     int rm_max(int rn) const {
-        if (ggml_is_quantized(wt)) return (int) BM;  // the GEMM kernel blocks rows and columns itself
-        if (!isa) return 4;
+        if (ggml_is_quantized(wt))
+            return (int) BM;  // the GEMM kernel blocks rows and columns itself
+        if (!isa)
+            return 4;
         return rn == 1 ? isa->RM1 : isa->RM;
     }
     int rn_max() const {
-        if (ggml_is_quantized(wt)) return (int) BN;  // whole tile: activations are repacked once per tile
+        if (ggml_is_quantized(wt))
+            return (int) BN;  // whole tile: activations are repacked once per tile
         return isa ? isa->RN : 4;
     }
 
@@ -194,23 +210,26 @@ struct block_runner {
 
 block_runner make_runner(ggml_type wt, int64_t K) {
     block_runner R{wt, K, active_isa()};
-    if (ggml_is_quantized(wt)) R.tr = ggml_cpu_get_type_traits(wt);
+    if (ggml_is_quantized(wt))
+        R.tr = ggml_cpu_get_type_traits(wt);
     return R;
 }
 
 // One tile: weight rows [m0, m1) of slice `a_slice`, activation rows given by row(n) for n in [n0, n1).
 template <typename RowFn, typename OutFn>
-void run_tile(const block_runner & R, const char * a_slice, size_t lda, int64_t m0, int64_t m1, int64_t n0,
-              int64_t n1, RowFn row, OutFn outp) {
+void run_tile(const block_runner & R, const char * a_slice, size_t lda, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+              RowFn row, OutFn outp) {
     const char * brows[BN];
     float *      outs[BN];
     for (int64_t n = n0; n < n1;) {
         const int rn = (int) std::min<int64_t>(R.rn_max(), n1 - n);
-        for (int c = 0; c < rn; ++c) brows[c] = row(n + c);
+        for (int c = 0; c < rn; ++c)
+            brows[c] = row(n + c);
         const int rmx = R.rm_max(rn);
         for (int64_t m = m0; m < m1;) {
             const int rm = (int) std::min<int64_t>(rmx, m1 - m);
-            for (int c = 0; c < rn; ++c) outs[c] = outp(m, n + c);
+            for (int c = 0; c < rn; ++c)
+                outs[c] = outp(m, n + c);
             R.run(a_slice + m * lda, lda, rm, brows, rn, outs);
             m += rm;
         }
@@ -220,14 +239,17 @@ void run_tile(const block_runner & R, const char * a_slice, size_t lda, int64_t 
 
 }  // namespace
 
-extern "C" void ggml_cpu_set_mm_isa(int isa) { g_isa_override.store(isa, std::memory_order_relaxed); }
+extern "C" void ggml_cpu_set_mm_isa(int isa) {
+    g_isa_override.store(isa, std::memory_order_relaxed);
+}
 
 bool ggml_cpu_mul_mat_supported(const ggml_tensor * a) {
-    if (cpu_is_float_type(a->type)) return true;
+    if (cpu_is_float_type(a->type))
+        return true;
     if (ggml_is_quantized(a->type)) {
         const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(a->type);
-        return tr && tr->vec_dot && ggml_cpu_can_from_float(tr->vec_dot_type) && a->ne[0] % ggml_blck_size(a->type) == 0 &&
-               a->ne[0] % ggml_blck_size(tr->vec_dot_type) == 0;
+        return tr && tr->vec_dot && ggml_cpu_can_from_float(tr->vec_dot_type) &&
+               a->ne[0] % ggml_blck_size(a->type) == 0 && a->ne[0] % ggml_blck_size(tr->vec_dot_type) == 0;
     }
     return false;
 }
@@ -249,7 +271,8 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
         // GEMV's row group) through the multi-row GEMV. A row's result does not depend on the slice.
         const int64_t per = (M / p->nth + 3) / 4 * 4;
         const int64_t m0 = std::min(M, per * p->ith), m1 = p->ith == p->nth - 1 ? M : std::min(M, m0 + per);
-        if (m0 >= m1) return;
+        if (m0 >= m1)
+            return;
         for (int64_t i3 = 0; i3 < B3; ++i3) {
             for (int64_t i2 = 0; i2 < B2; ++i2) {
                 const char * as = cpu_ptr(a, 0, m0, i2 / r2, i3 / r3);
@@ -262,11 +285,11 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
     const int64_t n_tiles = mb * nb * B2 * B3;
     for (int64_t t = p->ith; t < n_tiles; t += p->nth) {
-        const int64_t in  = t % nb;
-        const int64_t im  = (t / nb) % mb;
-        const int64_t i2  = (t / (nb * mb)) % B2;
-        const int64_t i3  = t / (nb * mb * B2);
-        const char *  as  = cpu_ptr(a, 0, 0, i2 / r2, i3 / r3);
+        const int64_t in = t % nb;
+        const int64_t im = (t / nb) % mb;
+        const int64_t i2 = (t / (nb * mb)) % B2;
+        const int64_t i3 = t / (nb * mb * B2);
+        const char *  as = cpu_ptr(a, 0, 0, i2 / r2, i3 / r3);
         run_tile(
             R, as, a->nb[1], im * BM, std::min(M, (im + 1) * BM), in * BN, std::min(N, (in + 1) * BN),
             [&](int64_t n) { return L.row(n, i2, i3); },
@@ -285,19 +308,20 @@ size_t ggml_cpu_mul_mat_id_work_size(const ggml_tensor * dst, int nth) {
 }
 
 void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * as  = dst->src[0];
-    const ggml_tensor * b   = dst->src[1];
-    const ggml_tensor * ids = dst->src[2];
+    const ggml_tensor * as       = dst->src[0];
+    const ggml_tensor * b        = dst->src[1];
+    const ggml_tensor * ids      = dst->src[2];
     const int64_t       n_expert = as->ne[2], n_used = ids->ne[0], n_tok = ids->ne[1], M = as->ne[1];
 
     // the id tables follow the converted activations in the scratch
-    const size_t    conv = act_conv_bytes(as, b, p->nth);
-    int32_t *       offs = (int32_t *) ((char *) p->wdata + conv);
-    int32_t *       list = (int32_t *) ((char *) offs + align64((size_t) (n_expert + 1) * 4));
+    const size_t conv = act_conv_bytes(as, b, p->nth);
+    int32_t *    offs = (int32_t *) ((char *) p->wdata + conv);
+    int32_t *    list = (int32_t *) ((char *) offs + align64((size_t) (n_expert + 1) * 4));
 
     if (p->ith == 0) {
         // counting sort of the (slot, token) pairs by expert; reject bad ids before anyone reads
-        for (int64_t x = 0; x <= n_expert; ++x) offs[x] = 0;
+        for (int64_t x = 0; x <= n_expert; ++x)
+            offs[x] = 0;
         bool ok = true;
         for (int64_t t = 0; t < n_tok && ok; ++t) {
             for (int64_t e = 0; e < n_used; ++e) {
@@ -312,7 +336,8 @@ void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst) {
             }
         }
         if (ok) {
-            for (int64_t x = 0; x < n_expert; ++x) offs[x + 1] += offs[x];
+            for (int64_t x = 0; x < n_expert; ++x)
+                offs[x + 1] += offs[x];
             int32_t * cur = list + align64((size_t) (n_used * n_tok) * 4) / 4;  // running cursor per expert
             std::memcpy(cur, offs, (size_t) n_expert * 4);
             for (int64_t t = 0; t < n_tok; ++t)
@@ -323,21 +348,25 @@ void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst) {
         }
     }
     const act_layout L = prepare_activations(p, as, b);
-    if (L.conv == nullptr) ggml_cpu_barrier(p);  // publish the id tables
-    if (p->failed->load(std::memory_order_relaxed)) return;
+    if (L.conv == nullptr)
+        ggml_cpu_barrier(p);  // publish the id tables
+    if (p->failed->load(std::memory_order_relaxed))
+        return;
 
     const block_runner R  = make_runner(as->type, as->ne[0]);
     const int64_t      mb = (M + BM - 1) / BM;
     int64_t            t  = 0;  // global tile counter: tile t goes to thread t % nth
     for (int64_t x = 0; x < n_expert; ++x) {
         const int64_t cnt = offs[x + 1] - offs[x];
-        if (cnt == 0) continue;
-        const int64_t nbk = (cnt + BN - 1) / BN;
-        const char *  ax  = cpu_ptr(as, 0, 0, x, 0);
+        if (cnt == 0)
+            continue;
+        const int64_t   nbk   = (cnt + BN - 1) / BN;
+        const char *    ax    = cpu_ptr(as, 0, 0, x, 0);
         const int32_t * pairs = list + offs[x];
         for (int64_t im = 0; im < mb; ++im) {
             for (int64_t in = 0; in < nbk; ++in, ++t) {
-                if (t % p->nth != p->ith) continue;
+                if (t % p->nth != p->ith)
+                    continue;
                 run_tile(
                     R, ax, as->nb[1], im * BM, std::min(M, (im + 1) * BM), in * BN, std::min(cnt, (in + 1) * BN),
                     [&](int64_t j) {

@@ -23,15 +23,20 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
                 float   part[16] = {0};
                 int64_t i        = 0;
                 for (; i + 16 <= n; i += 16)
-                    for (int l = 0; l < 16; ++l) part[l] += xf[i + l] * xf[i + l];
+                    for (int l = 0; l < 16; ++l)
+                        part[l] += xf[i + l] * xf[i + l];
                 double ss = 0.0;
-                for (int l = 0; l < 16; ++l) ss += part[l];
-                for (; i < n; ++i) ss += (double) xf[i] * xf[i];
+                for (int l = 0; l < 16; ++l)
+                    ss += part[l];
+                for (; i < n; ++i)
+                    ss += (double) xf[i] * xf[i];
                 const float s = (float) (1.0 / std::sqrt(ss / (double) n + eps));
-                for (int64_t i = 0; i < n; ++i) df[i] = xf[i] * s;
+                for (int64_t i = 0; i < n; ++i)
+                    df[i] = xf[i] * s;
             } else {
                 double sum = 0.0;
-                for (int64_t i = 0; i < n; ++i) sum += xf[i];
+                for (int64_t i = 0; i < n; ++i)
+                    sum += xf[i];
                 const float mean = (float) (sum / (double) n);
                 double      var  = 0.0;
                 for (int64_t i = 0; i < n; ++i) {
@@ -39,7 +44,8 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
                     var += (double) v * v;
                 }
                 const float s = (float) (1.0 / std::sqrt(var / (double) n + eps));
-                for (int64_t i = 0; i < n; ++i) df[i] = (xf[i] - mean) * s;
+                for (int64_t i = 0; i < n; ++i)
+                    df[i] = (xf[i] - mean) * s;
             }
             continue;
         }

@@ -27,9 +27,11 @@ void ggml_cpu_op_reduce(const ggml_cpu_params * p, ggml_tensor * dst) {
         double sum = 0.0;
         if (a->type == GGML_TYPE_F32 && a->nb[0] == 4) {
             const float * xf = (const float *) x;
-            for (int64_t i = 0; i < n; ++i) sum += xf[i];
+            for (int64_t i = 0; i < n; ++i)
+                sum += xf[i];
         } else {
-            for (int64_t i = 0; i < n; ++i) sum += cpu_load_f(a->type, x + i * a->nb[0]);
+            for (int64_t i = 0; i < n; ++i)
+                sum += cpu_load_f(a->type, x + i * a->nb[0]);
         }
         if (dst->op == GGML_OP_MEAN) {
             sum /= (double) n;

@@ -22,9 +22,9 @@ double yarn_ramp(double low, double high, int i0) {
 }  // namespace
 
 void ggml_cpu_op_rope(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * a    = dst->src[0];
-    const ggml_tensor * pos  = dst->src[1];
-    const ggml_tensor * ff   = dst->src[2];
+    const ggml_tensor * a           = dst->src[0];
+    const ggml_tensor * pos         = dst->src[1];
+    const ggml_tensor * ff          = dst->src[2];
     const int           n_dims      = ggml_get_op_params_i32(dst, 1);
     const int           mode        = ggml_get_op_params_i32(dst, 2);
     const int           n_ctx_orig  = ggml_get_op_params_i32(dst, 4);

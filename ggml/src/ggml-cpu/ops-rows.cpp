@@ -18,7 +18,9 @@ inline int64_t read_id(const ggml_tensor * ids, int64_t i0, int64_t i1, int64_t 
     return v;
 }
 
-inline size_t row_scratch_stride(int64_t n) { return (size_t) n * sizeof(float) + 64; }
+inline size_t row_scratch_stride(int64_t n) {
+    return (size_t) n * sizeof(float) + 64;
+}
 
 }  // namespace
 
@@ -34,8 +36,8 @@ void ggml_cpu_op_get_rows(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * a   = dst->src[0];
     const ggml_tensor * ids = dst->src[1];
     const int64_t       K   = dst->ne[0];
-    float *             buf = p->wdata ? (float *) ((char *) p->wdata + (size_t) p->ith * row_scratch_stride(K)) : nullptr;
-    int64_t             r0, r1;
+    float * buf = p->wdata ? (float *) ((char *) p->wdata + (size_t) p->ith * row_scratch_stride(K)) : nullptr;
+    int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i, j1, j2;
@@ -50,13 +52,15 @@ void ggml_cpu_op_get_rows(const ggml_cpu_params * p, ggml_tensor * dst) {
         char *       d = cpu_ptr(dst, 0, i, j1, j2);
         if (ggml_is_quantized(a->type)) {
             ggml_cpu_to_float_row(a->type, x, buf, K);
-            for (int64_t k = 0; k < K; ++k) cpu_store_f(dst->type, d + k * dst->nb[0], buf[k]);
+            for (int64_t k = 0; k < K; ++k)
+                cpu_store_f(dst->type, d + k * dst->nb[0], buf[k]);
         } else if (a->type == dst->type) {
             const size_t es = ggml_type_size(a->type);
             if (a->nb[0] == es && dst->nb[0] == es) {
                 std::memcpy(d, x, (size_t) K * es);
             } else {
-                for (int64_t k = 0; k < K; ++k) std::memcpy(d + k * dst->nb[0], x + k * a->nb[0], es);
+                for (int64_t k = 0; k < K; ++k)
+                    std::memcpy(d + k * dst->nb[0], x + k * a->nb[0], es);
             }
         } else {
             for (int64_t k = 0; k < K; ++k) {
@@ -94,7 +98,8 @@ void ggml_cpu_op_set_rows(const ggml_cpu_params * p, ggml_tensor * dst) {
             }
             continue;
         }
-        for (int64_t k = 0; k < K; ++k) buf[k] = cpu_load_f(src->type, x + k * src->nb[0]);
+        for (int64_t k = 0; k < K; ++k)
+            buf[k] = cpu_load_f(src->type, x + k * src->nb[0]);
         ggml_cpu_from_float_row(dst->type, buf, d, K);
     }
 }

@@ -30,7 +30,8 @@ float ggml_cpu_alibi_slope(float max_bias, int64_t n_head, int64_t h) {
     const int64_t n_head_log2 = (int64_t) 1 << (int) std::floor(std::log2((double) n_head));
     const double  m0          = std::pow(2.0, -(double) max_bias / (double) n_head_log2);
     const double  m1          = std::pow(2.0, -(double) max_bias / 2.0 / (double) n_head_log2);
-    return (float) (h < n_head_log2 ? std::pow(m0, (double) (h + 1)) : std::pow(m1, (double) (2 * (h - n_head_log2) + 1)));
+    return (float) (h < n_head_log2 ? std::pow(m0, (double) (h + 1))
+                                    : std::pow(m1, (double) (2 * (h - n_head_log2) + 1)));
 }
 
 void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
@@ -53,34 +54,42 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
             // unit-stride F32 fast path (no per-element type dispatch)
             const float * xf = (const float *) x;
             const float * mf = (const float *) m;
-            for (int64_t i = 0; i < n; ++i) d[i] = xf[i] * scale + (mf ? slope * mf[i] : 0.0f);
-            for (int64_t i = 0; i < n; ++i) vmax = d[i] > vmax ? d[i] : vmax;
+            for (int64_t i = 0; i < n; ++i)
+                d[i] = xf[i] * scale + (mf ? slope * mf[i] : 0.0f);
+            for (int64_t i = 0; i < n; ++i)
+                vmax = d[i] > vmax ? d[i] : vmax;
         } else
-        for (int64_t i = 0; i < n; ++i) {
-            float v = cpu_load_f(a->type, x + i * a->nb[0]) * scale;
-            if (m) {
-                v += slope * cpu_load_f(mask->type, m + i * mask->nb[0]);
+            for (int64_t i = 0; i < n; ++i) {
+                float v = cpu_load_f(a->type, x + i * a->nb[0]) * scale;
+                if (m) {
+                    v += slope * cpu_load_f(mask->type, m + i * mask->nb[0]);
+                }
+                d[i] = v;
+                vmax = v > vmax ? v : vmax;
             }
-            d[i] = v;
-            vmax = v > vmax ? v : vmax;
-        }
         if (vmax == -INFINITY) {
-            for (int64_t i = 0; i < n; ++i) d[i] = 0.0f;
+            for (int64_t i = 0; i < n; ++i)
+                d[i] = 0.0f;
             continue;
         }
         if (use_avx512_exp()) {
             ggml_cpu_vec_exp_sub_avx512(d, n, vmax);
         } else {
-            for (int64_t i = 0; i < n; ++i) d[i] = std::exp(d[i] - vmax);
+            for (int64_t i = 0; i < n; ++i)
+                d[i] = std::exp(d[i] - vmax);
         }
         float   part[8] = {0};  // vectorizable partial sums, combined in double
         int64_t i       = 0;
         for (; i + 8 <= n; i += 8)
-            for (int l = 0; l < 8; ++l) part[l] += d[i + l];
+            for (int l = 0; l < 8; ++l)
+                part[l] += d[i + l];
         double sum = 0.0;
-        for (int l = 0; l < 8; ++l) sum += part[l];
-        for (; i < n; ++i) sum += d[i];
+        for (int l = 0; l < 8; ++l)
+            sum += part[l];
+        for (; i < n; ++i)
+            sum += d[i];
         const float inv = (float) (1.0 / sum);
-        for (int64_t i = 0; i < n; ++i) d[i] *= inv;
+        for (int64_t i = 0; i < n; ++i)
+            d[i] *= inv;
     }
 }

@@ -5,9 +5,9 @@
 #include <vector>
 
 void ggml_cpu_op_argsort(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * a     = dst->src[0];
-    const bool          desc  = ggml_get_op_params_i32(dst, 0) == GGML_SORT_ORDER_DESC;
-    const int64_t       n     = a->ne[0];
+    const ggml_tensor *             a    = dst->src[0];
+    const bool                      desc = ggml_get_op_params_i32(dst, 0) == GGML_SORT_ORDER_DESC;
+    const int64_t                   n    = a->ne[0];
     thread_local std::vector<float> vals;  // reused across graphs
     vals.resize((size_t) n);
     int64_t r0, r1;

@@ -13,41 +13,62 @@ constexpr float k_sqrt1_2        = 0.70710678118654752440f;
 inline float gelu_tanh(float x) {
     return 0.5f * x * (1.0f + std::tanh(k_sqrt_2_over_pi * x * (1.0f + k_gelu_coef * x * x)));
 }
-inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * k_sqrt1_2)); }
-inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
+inline float gelu_erf(float x) {
+    return 0.5f * x * (1.0f + std::erf(x * k_sqrt1_2));
+}
+inline float silu(float x) {
+    return x / (1.0f + std::exp(-x));
+}
 
 struct unary_fn {
-    int   op;     // ggml_op
-    int   uop;    // ggml_unary_op when op == UNARY
-    float p0, p1; // scale/bias or lo/hi
+    int   op;      // ggml_op
+    int   uop;     // ggml_unary_op when op == UNARY
+    float p0, p1;  // scale/bias or lo/hi
 
     float operator()(float x) const {
         switch (op) {
-            case GGML_OP_SQR: return x * x;
-            case GGML_OP_SQRT: return std::sqrt(x);
-            case GGML_OP_SCALE: return x * p0 + p1;
-            case GGML_OP_CLAMP: return x < p0 ? p0 : (x > p1 ? p1 : x);
-            default: break;
+            case GGML_OP_SQR:
+                return x * x;
+            case GGML_OP_SQRT:
+                return std::sqrt(x);
+            case GGML_OP_SCALE:
+                return x * p0 + p1;
+            case GGML_OP_CLAMP:
+                return x < p0 ? p0 : (x > p1 ? p1 : x);
+            default:
+                break;
         }
         switch (uop) {
-            case GGML_UNARY_OP_RELU: return x > 0.0f ? x : 0.0f;
-            case GGML_UNARY_OP_TANH: return std::tanh(x);
-            case GGML_UNARY_OP_SIGMOID: return 1.0f / (1.0f + std::exp(-x));
-            case GGML_UNARY_OP_SILU: return silu(x);
-            case GGML_UNARY_OP_GELU: return gelu_tanh(x);
-            case GGML_UNARY_OP_GELU_ERF: return gelu_erf(x);
-            case GGML_UNARY_OP_NEG: return -x;
-            case GGML_UNARY_OP_EXP: return std::exp(x);
-            default: return x;
+            case GGML_UNARY_OP_RELU:
+                return x > 0.0f ? x : 0.0f;
+            case GGML_UNARY_OP_TANH:
+                return std::tanh(x);
+            case GGML_UNARY_OP_SIGMOID:
+                return 1.0f / (1.0f + std::exp(-x));
+            case GGML_UNARY_OP_SILU:
+                return silu(x);
+            case GGML_UNARY_OP_GELU:
+                return gelu_tanh(x);
+            case GGML_UNARY_OP_GELU_ERF:
+                return gelu_erf(x);
+            case GGML_UNARY_OP_NEG:
+                return -x;
+            case GGML_UNARY_OP_EXP:
+                return std::exp(x);
+            default:
+                return x;
         }
     }
 };
 
 inline float glu_act(int gop, float x) {
     switch (gop) {
-        case GGML_GLU_OP_SWIGLU: return silu(x);
-        case GGML_GLU_OP_GEGLU: return gelu_tanh(x);
-        default: return gelu_erf(x);
+        case GGML_GLU_OP_SWIGLU:
+            return silu(x);
+        case GGML_GLU_OP_GEGLU:
+            return gelu_tanh(x);
+        default:
+            return gelu_erf(x);
     }
 }
 
@@ -75,7 +96,8 @@ void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst) {
         if (fast) {
             float *       df = (float *) d;
             const float * xf = (const float *) x;
-            for (int64_t i = 0; i < n; ++i) df[i] = f(xf[i]);
+            for (int64_t i = 0; i < n; ++i)
+                df[i] = f(xf[i]);
             continue;
         }
         for (int64_t i = 0; i < n; ++i) {

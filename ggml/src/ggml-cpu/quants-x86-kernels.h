@@ -103,26 +103,26 @@ inline __m512 load_f32x16_mask(const float * p, __mmask16 m) {
 }
 
 // 64 elements per step in 4 independent accumulators; the tail (< 16 each) uses masked loads
-#    define QK_DOT_WIDE(NAME, T, LOAD, LOADM)                                                                \
-        void NAME(int n, float * s, const void * vx, const void * vy) {                                     \
-            const T *     x  = (const T *) vx;                                                              \
-            const float * y  = (const float *) vy;                                                          \
-            __m512        a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                              \
-            int           i  = 0;                                                                           \
-            for (; i + 64 <= n; i += 64) {                                                                  \
-                a0 = _mm512_fmadd_ps(LOAD(x + i), _mm512_loadu_ps(y + i), a0);                              \
-                a1 = _mm512_fmadd_ps(LOAD(x + i + 16), _mm512_loadu_ps(y + i + 16), a1);                    \
-                a2 = _mm512_fmadd_ps(LOAD(x + i + 32), _mm512_loadu_ps(y + i + 32), a2);                    \
-                a3 = _mm512_fmadd_ps(LOAD(x + i + 48), _mm512_loadu_ps(y + i + 48), a3);                    \
-            }                                                                                               \
-            for (; i + 16 <= n; i += 16) {                                                                  \
-                a0 = _mm512_fmadd_ps(LOAD(x + i), _mm512_loadu_ps(y + i), a0);                              \
-            }                                                                                               \
-            if (i < n) {                                                                                    \
-                const __mmask16 m = (__mmask16) ((1u << (n - i)) - 1);                                      \
-                a1 = _mm512_fmadd_ps(LOADM(x + i, m), _mm512_maskz_loadu_ps(m, y + i), a1);                 \
-            }                                                                                               \
-            *s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));         \
+#    define QK_DOT_WIDE(NAME, T, LOAD, LOADM)                                                              \
+        void NAME(int n, float * s, const void * vx, const void * vy) {                                    \
+            const T *     x  = (const T *) vx;                                                             \
+            const float * y  = (const float *) vy;                                                         \
+            __m512        a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                             \
+            int           i = 0;                                                                           \
+            for (; i + 64 <= n; i += 64) {                                                                 \
+                a0 = _mm512_fmadd_ps(LOAD(x + i), _mm512_loadu_ps(y + i), a0);                             \
+                a1 = _mm512_fmadd_ps(LOAD(x + i + 16), _mm512_loadu_ps(y + i + 16), a1);                   \
+                a2 = _mm512_fmadd_ps(LOAD(x + i + 32), _mm512_loadu_ps(y + i + 32), a2);                   \
+                a3 = _mm512_fmadd_ps(LOAD(x + i + 48), _mm512_loadu_ps(y + i + 48), a3);                   \
+            }                                                                                              \
+            for (; i + 16 <= n; i += 16) {                                                                 \
+                a0 = _mm512_fmadd_ps(LOAD(x + i), _mm512_loadu_ps(y + i), a0);                             \
+            }                                                                                              \
+            if (i < n) {                                                                                   \
+                const __mmask16 m = (__mmask16) ((1u << (n - i)) - 1);                                     \
+                a1                = _mm512_fmadd_ps(LOADM(x + i, m), _mm512_maskz_loadu_ps(m, y + i), a1); \
+            }                                                                                              \
+            *s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));        \
         }
 QK_DOT_WIDE(vec_dot_f32_simd, float, load_f32x16, load_f32x16_mask)
 QK_DOT_WIDE(vec_dot_f16_simd, ggml_fp16_t, load_f16x16, load_f16x16_mask)
@@ -148,26 +148,26 @@ inline float f32_scalar(float v) {
     return v;
 }
 
-#    define QK_DOT_WIDE(NAME, T, LOAD, SCALAR)                                                               \
-        void NAME(int n, float * s, const void * vx, const void * vy) {                                     \
-            const T *     x  = (const T *) vx;                                                              \
-            const float * y  = (const float *) vy;                                                          \
-            __m256        a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                              \
-            int           i  = 0;                                                                           \
-            for (; i + 32 <= n; i += 32) {                                                                  \
-                a0 = _mm256_fmadd_ps(LOAD(x + i), _mm256_loadu_ps(y + i), a0);                              \
-                a1 = _mm256_fmadd_ps(LOAD(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);                      \
-                a2 = _mm256_fmadd_ps(LOAD(x + i + 16), _mm256_loadu_ps(y + i + 16), a2);                    \
-                a3 = _mm256_fmadd_ps(LOAD(x + i + 24), _mm256_loadu_ps(y + i + 24), a3);                    \
-            }                                                                                               \
-            for (; i + 8 <= n; i += 8) {                                                                    \
-                a0 = _mm256_fmadd_ps(LOAD(x + i), _mm256_loadu_ps(y + i), a0);                              \
-            }                                                                                               \
-            float sum = hsum_f32_8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));            \
-            for (; i < n; i++) {                                                                            \
-                sum += SCALAR(x[i]) * y[i];                                                                 \
-            }                                                                                               \
-            *s = sum;                                                                                       \
+#    define QK_DOT_WIDE(NAME, T, LOAD, SCALAR)                                                   \
+        void NAME(int n, float * s, const void * vx, const void * vy) {                          \
+            const T *     x  = (const T *) vx;                                                   \
+            const float * y  = (const float *) vy;                                               \
+            __m256        a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                   \
+            int           i = 0;                                                                 \
+            for (; i + 32 <= n; i += 32) {                                                       \
+                a0 = _mm256_fmadd_ps(LOAD(x + i), _mm256_loadu_ps(y + i), a0);                   \
+                a1 = _mm256_fmadd_ps(LOAD(x + i + 8), _mm256_loadu_ps(y + i + 8), a1);           \
+                a2 = _mm256_fmadd_ps(LOAD(x + i + 16), _mm256_loadu_ps(y + i + 16), a2);         \
+                a3 = _mm256_fmadd_ps(LOAD(x + i + 24), _mm256_loadu_ps(y + i + 24), a3);         \
+            }                                                                                    \
+            for (; i + 8 <= n; i += 8) {                                                         \
+                a0 = _mm256_fmadd_ps(LOAD(x + i), _mm256_loadu_ps(y + i), a0);                   \
+            }                                                                                    \
+            float sum = hsum_f32_8(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3))); \
+            for (; i < n; i++) {                                                                 \
+                sum += SCALAR(x[i]) * y[i];                                                      \
+            }                                                                                    \
+            *s = sum;                                                                            \
         }
 QK_DOT_WIDE(vec_dot_f32_simd, float, load_f32x8, f32_scalar)
 QK_DOT_WIDE(vec_dot_f16_simd, ggml_fp16_t, load_f16x8, f16_scalar)
@@ -226,10 +226,10 @@ void quantize_row_q8_K_simd(const float * x, void * vy, int64_t n) {
             const __m256i q = quantize_32(x + 32 * j, id);
             _mm256_storeu_si256((__m256i *) (y[ib].qs + 32 * j), q);
             // sums of each 16 bytes: widen to int16 and add pairs down to one value per half
-            const __m256i w = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
-            const __m256i h = _mm256_hadd_epi32(w, w);
-            const __m256i g = _mm256_hadd_epi32(h, h);
-            y[ib].bsums[2 * j]     = (int16_t) _mm256_extract_epi32(g, 0);
+            const __m256i w    = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
+            const __m256i h    = _mm256_hadd_epi32(w, w);
+            const __m256i g    = _mm256_hadd_epi32(h, h);
+            y[ib].bsums[2 * j] = (int16_t) _mm256_extract_epi32(g, 0);
             y[ib].bsums[2 * j + 1] = (int16_t) _mm256_extract_epi32(g, 4);
         }
     }
@@ -237,26 +237,26 @@ void quantize_row_q8_K_simd(const float * x, void * vy, int64_t n) {
 
 // ---- 32-element block types against q8_0 ----------------------------------------------------------
 void vec_dot_q8_0_q8_0_simd(int n, float * s, const void * vx, const void * vy) {
-    const block_q8_0 * x   = (const block_q8_0 *) vx;
-    const block_q8_0 * y   = (const block_q8_0 *) vy;
-    const int          nb  = n / QK8_0;
+    const block_q8_0 * x    = (const block_q8_0 *) vx;
+    const block_q8_0 * y    = (const block_q8_0 *) vy;
+    const int          nb   = n / QK8_0;
     __m256             acc0 = _mm256_setzero_ps(), acc1 = acc0;
-    int                ib  = 0;
+    int                ib = 0;
     for (; ib + 1 < nb; ib += 2) {
-        const __m256i p0 = dot_s8s8(_mm256_loadu_si256((const __m256i *) x[ib].qs),
-                                    _mm256_loadu_si256((const __m256i *) y[ib].qs));
+        const __m256i p0 =
+            dot_s8s8(_mm256_loadu_si256((const __m256i *) x[ib].qs), _mm256_loadu_si256((const __m256i *) y[ib].qs));
         const __m256i p1 = dot_s8s8(_mm256_loadu_si256((const __m256i *) x[ib + 1].qs),
                                     _mm256_loadu_si256((const __m256i *) y[ib + 1].qs));
-        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)),
-                               acc0);
+        acc0 =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)), acc0);
         acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
                                _mm256_set1_ps(fp16_to_f32(x[ib + 1].d) * fp16_to_f32(y[ib + 1].d)), acc1);
     }
     for (; ib < nb; ib++) {
-        const __m256i p0 = dot_s8s8(_mm256_loadu_si256((const __m256i *) x[ib].qs),
-                                    _mm256_loadu_si256((const __m256i *) y[ib].qs));
-        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)),
-                               acc0);
+        const __m256i p0 =
+            dot_s8s8(_mm256_loadu_si256((const __m256i *) x[ib].qs), _mm256_loadu_si256((const __m256i *) y[ib].qs));
+        acc0 =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)), acc0);
     }
     *s = hsum_f32_8(_mm256_add_ps(acc0, acc1));
 }
@@ -273,23 +273,23 @@ inline __m256i dot_q4_0_block(const block_q4_0 * x, const block_q8_0 * y) {
 }
 
 void vec_dot_q4_0_q8_0_simd(int n, float * s, const void * vx, const void * vy) {
-    const block_q4_0 * x   = (const block_q4_0 *) vx;
-    const block_q8_0 * y   = (const block_q8_0 *) vy;
-    const int          nb  = n / QK8_0;
+    const block_q4_0 * x    = (const block_q4_0 *) vx;
+    const block_q8_0 * y    = (const block_q8_0 *) vy;
+    const int          nb   = n / QK8_0;
     __m256             acc0 = _mm256_setzero_ps(), acc1 = acc0;
-    int                ib  = 0;
+    int                ib = 0;
     for (; ib + 1 < nb; ib += 2) {
         const __m256i p0 = dot_q4_0_block(&x[ib], &y[ib]);
         const __m256i p1 = dot_q4_0_block(&x[ib + 1], &y[ib + 1]);
-        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)),
-                               acc0);
+        acc0 =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)), acc0);
         acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
                                _mm256_set1_ps(fp16_to_f32(x[ib + 1].d) * fp16_to_f32(y[ib + 1].d)), acc1);
     }
     for (; ib < nb; ib++) {
         const __m256i p0 = dot_q4_0_block(&x[ib], &y[ib]);
-        acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)),
-                               acc0);
+        acc0 =
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(fp16_to_f32(x[ib].d) * fp16_to_f32(y[ib].d)), acc0);
     }
     *s = hsum_f32_8(_mm256_add_ps(acc0, acc1));
 }
@@ -348,7 +348,7 @@ void vec_dot_q5_1_q8_1_simd(int n, float * s, const void * vx, const void * vy) 
 
 // iq4_nl: the codebook lookup is one byte shuffle per 16 codes
 inline __m256i iq4nl_lookup(__m256i nibbles) {
-    const __m128i t  = _mm_loadu_si128((const __m128i *) ggml_kvalues_iq4nl);
+    const __m128i t = _mm_loadu_si128((const __m128i *) ggml_kvalues_iq4nl);
     return _mm256_shuffle_epi8(_mm256_set_m128i(t, t), nibbles);
 }
 
@@ -413,13 +413,13 @@ void vec_dot_q4_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
             const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(qq, 4), m4);
             const __m256i y0 = _mm256_loadu_si256((const __m256i *) (q8 + 64 * c));
             const __m256i y1 = _mm256_loadu_si256((const __m256i *) (q8 + 64 * c + 32));
-            si = _mm256_add_epi32(si, dot_u8s8_lane_scaled(lo, y0, sc32, 2 * c));
-            si = _mm256_add_epi32(si, dot_u8s8_lane_scaled(hi, y1, sc32, 2 * c + 1));
+            si               = _mm256_add_epi32(si, dot_u8s8_lane_scaled(lo, y0, sc32, 2 * c));
+            si               = _mm256_add_epi32(si, dot_u8s8_lane_scaled(hi, y1, sc32, 2 * c + 1));
         }
         const float   dy = y[ib].d;
         const __m256i mm = _mm256_madd_epi16(mn16, _mm256_loadu_si256((const __m256i *) y[ib].bsums));
-        acc  = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
-        accm = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mm), _mm256_set1_ps(fp16_to_f32(x[ib].dmin) * dy), accm);
+        acc              = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
+        accm             = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mm), _mm256_set1_ps(fp16_to_f32(x[ib].dmin) * dy), accm);
     }
     *s = hsum_f32_8(_mm256_sub_ps(acc, accm));
 }
@@ -441,19 +441,20 @@ void vec_dot_q5_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
         for (int c = 0; c < 4; c++) {
             const __m256i qq = _mm256_loadu_si256((const __m256i *) (q + 32 * c));
             // bring bit 0 (lo half) and bit 1 (hi half) of the current pair to bit 4
-            const __m256i lo = _mm256_or_si256(_mm256_and_si256(qq, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), b4));
+            const __m256i lo =
+                _mm256_or_si256(_mm256_and_si256(qq, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), b4));
             const __m256i hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(qq, 4), m4),
                                                _mm256_and_si256(_mm256_slli_epi16(hb, 3), b4));
             hb               = _mm256_srli_epi16(hb, 2);
             const __m256i y0 = _mm256_loadu_si256((const __m256i *) (q8 + 64 * c));
             const __m256i y1 = _mm256_loadu_si256((const __m256i *) (q8 + 64 * c + 32));
-            si = _mm256_add_epi32(si, dot_u8s8_lane_scaled(lo, y0, sc32, 2 * c));
-            si = _mm256_add_epi32(si, dot_u8s8_lane_scaled(hi, y1, sc32, 2 * c + 1));
+            si               = _mm256_add_epi32(si, dot_u8s8_lane_scaled(lo, y0, sc32, 2 * c));
+            si               = _mm256_add_epi32(si, dot_u8s8_lane_scaled(hi, y1, sc32, 2 * c + 1));
         }
         const float   dy = y[ib].d;
         const __m256i mm = _mm256_madd_epi16(mn16, _mm256_loadu_si256((const __m256i *) y[ib].bsums));
-        acc  = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
-        accm = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mm), _mm256_set1_ps(fp16_to_f32(x[ib].dmin) * dy), accm);
+        acc              = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
+        accm             = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mm), _mm256_set1_ps(fp16_to_f32(x[ib].dmin) * dy), accm);
     }
     *s = hsum_f32_8(_mm256_sub_ps(acc, accm));
 }
@@ -473,17 +474,24 @@ void vec_dot_q6_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
             const __m256i l0 = _mm256_loadu_si256((const __m256i *) (x[ib].ql + 64 * h));
             const __m256i l1 = _mm256_loadu_si256((const __m256i *) (x[ib].ql + 64 * h + 32));
             const __m256i qh = _mm256_loadu_si256((const __m256i *) (x[ib].qh + 32 * h));
-            const __m256i u0 = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
-            const __m256i u1 = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
-            const __m256i u2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
-            const __m256i u3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                               _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+            const __m256i u0 =
+                _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
+            const __m256i u1 =
+                _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
+            const __m256i u2 =
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
+            const __m256i  u3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                                _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
             const int8_t * s8 = sc + 8 * h;
             const int8_t * y8 = q8 + 128 * h;
-            si = _mm256_add_epi32(si, dot_u8s8_scaled(u0, _mm256_loadu_si256((const __m256i *) (y8 + 0)), s8[0], s8[1]));
-            si = _mm256_add_epi32(si, dot_u8s8_scaled(u1, _mm256_loadu_si256((const __m256i *) (y8 + 32)), s8[2], s8[3]));
-            si = _mm256_add_epi32(si, dot_u8s8_scaled(u2, _mm256_loadu_si256((const __m256i *) (y8 + 64)), s8[4], s8[5]));
-            si = _mm256_add_epi32(si, dot_u8s8_scaled(u3, _mm256_loadu_si256((const __m256i *) (y8 + 96)), s8[6], s8[7]));
+            si =
+                _mm256_add_epi32(si, dot_u8s8_scaled(u0, _mm256_loadu_si256((const __m256i *) (y8 + 0)), s8[0], s8[1]));
+            si = _mm256_add_epi32(si,
+                                  dot_u8s8_scaled(u1, _mm256_loadu_si256((const __m256i *) (y8 + 32)), s8[2], s8[3]));
+            si = _mm256_add_epi32(si,
+                                  dot_u8s8_scaled(u2, _mm256_loadu_si256((const __m256i *) (y8 + 64)), s8[4], s8[5]));
+            si = _mm256_add_epi32(si,
+                                  dot_u8s8_scaled(u3, _mm256_loadu_si256((const __m256i *) (y8 + 96)), s8[6], s8[7]));
         }
         // offset term: 32 * sum_j sc_j * bsums_j, as 8 int32 lanes folded into si
         const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) sc));
@@ -543,7 +551,7 @@ void vec_dot_q2_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
                 const int     k  = 4 * h + j;
                 const __m256i u  = _mm256_and_si256(_mm256_srli_epi16(qq, 2 * j), m3);
                 const __m256i yy = _mm256_loadu_si256((const __m256i *) (q8 + 32 * k));
-                si = _mm256_add_epi32(si, dot_u8s8_scaled(u, yy, sc[2 * k] & 0xF, sc[2 * k + 1] & 0xF));
+                si               = _mm256_add_epi32(si, dot_u8s8_scaled(u, yy, sc[2 * k] & 0xF, sc[2 * k + 1] & 0xF));
             }
         }
         // mins: 4-bit m_j times bsums_j
@@ -551,7 +559,7 @@ void vec_dot_q2_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
         const __m256i m16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s8, 4), _mm_set1_epi8(0x0F)));
         const int     sm  = hsum_i32_8(_mm256_madd_epi16(m16, _mm256_loadu_si256((const __m256i *) y[ib].bsums)));
         const float   dy  = y[ib].d;
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
+        acc               = _mm256_fmadd_ps(_mm256_cvtepi32_ps(si), _mm256_set1_ps(fp16_to_f32(x[ib].d) * dy), acc);
         accm += fp16_to_f32(x[ib].dmin) * dy * (float) sm;
     }
     *s = hsum_f32_8(acc) - accm;
@@ -589,7 +597,6 @@ void vec_dot_q8_K_q8_K_simd(int n, float * s, const void * vx, const void * vy) 
     *s = hsum_f32_8(acc);
 }
 
-
 // ---- multi-row / multi-column products (AVX-512 VNNI) -------------------------------------------
 // out[c][r] = dot(weight row r, activation row c) for Q4_0 / Q8_0 weights against Q8_0 activations.
 // The activation rows are first repacked per group of blocks into the exact vectors the inner loop
@@ -618,9 +625,10 @@ struct mm_q4_0 {
         alignas(64) float dy[16];
         __m512i           lo = _mm512_setzero_si512(), hi = lo;
         for (int j = 0; j < 4; j++) {
-            lo = _mm512_mask_broadcast_i32x4(lo, (__mmask16) (0xF << (4 * j)), _mm_loadu_si128((const __m128i *) y[j].qs));
-            hi = _mm512_mask_broadcast_i32x4(hi, (__mmask16) (0xF << (4 * j)),
-                                             _mm_loadu_si128((const __m128i *) (y[j].qs + 16)));
+            lo            = _mm512_mask_broadcast_i32x4(lo, (__mmask16) (0xF << (4 * j)),
+                                                        _mm_loadu_si128((const __m128i *) y[j].qs));
+            hi            = _mm512_mask_broadcast_i32x4(hi, (__mmask16) (0xF << (4 * j)),
+                                                        _mm_loadu_si128((const __m128i *) (y[j].qs + 16)));
             const float d = fp16_to_f32(y[j].d);
             dy[4 * j] = dy[4 * j + 1] = dy[4 * j + 2] = dy[4 * j + 3] = d;
         }
@@ -635,7 +643,7 @@ struct mm_q4_0 {
     // load starts 8 bytes in so that nothing past the group is read.
     static wv load(const uint8_t * p) {
         const __m512i a  = _mm512_loadu_si512((const void *) p);
-        const __m512i b  = _mm512_loadu_si512((const void *) (p + 8));  // words 4..35
+        const __m512i b  = _mm512_loadu_si512((const void *) (p + 8));                         // words 4..35
         const __m512i iq = _mm512_setr_epi32(0x00020001, 0x00040003, 0x00060005, 0x00080007,   // block 0: 1..8
                                              0x000B000A, 0x000D000C, 0x000F000E, 0x00110010,   // block 1: 10..17
                                              0x00140013, 0x00160015, 0x00180017, 0x001A0019,   // block 2: 19..26
@@ -683,7 +691,7 @@ struct mm_q8_0 {
         const __m512i s = _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_set1_epi8((char) 0x80), q);
         a->q            = q;
         a->corr         = _mm512_sub_epi32(_mm512_setzero_si512(), s);
-        a->dy           = _mm512_insertf32x8(_mm512_set1_ps(fp16_to_f32(y[0].d)), _mm256_set1_ps(fp16_to_f32(y[1].d)), 1);
+        a->dy = _mm512_insertf32x8(_mm512_set1_ps(fp16_to_f32(y[0].d)), _mm256_set1_ps(fp16_to_f32(y[1].d)), 1);
     }
     // block 0: d word 0, quants words 1..16; block 1: d word 17, quants words 18..33 (32, 33 from b)
     static wv load(const uint8_t * p) {
@@ -692,8 +700,8 @@ struct mm_q8_0 {
         const __m512i iq = _mm512_setr_epi32(0x00020001, 0x00040003, 0x00060005, 0x00080007, 0x000A0009, 0x000C000B,
                                              0x000E000D, 0x0010000F, 0x00130012, 0x00150014, 0x00170016, 0x00190018,
                                              0x001B001A, 0x001D001C, 0x001F001E, 0x003F003E);
-        const __m512i id = _mm512_setr_epi32(0, 0, 0, 0, 0x00110011, 0x00110011, 0x00110011, 0x00110011, 0, 0, 0, 0, 0,
-                                             0, 0, 0);
+        const __m512i id =
+            _mm512_setr_epi32(0, 0, 0, 0, 0x00110011, 0x00110011, 0x00110011, 0x00110011, 0, 0, 0, 0, 0, 0, 0, 0);
         wv w;
         w.q = _mm512_xor_si512(_mm512_permutex2var_epi16(a, iq, b), _mm512_set1_epi8((char) 0x80));
         w.d = _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(id, a)));
@@ -701,12 +709,12 @@ struct mm_q8_0 {
     }
     static __m512i dot(const wv & w, const act & a) { return _mm512_dpbusd_epi32(a.corr, w.q, a.q); }
     static float   tail(const uint8_t * p, const block_q8_0 * y) {
-        const block_q8_0 * x = (const block_q8_0 *) p;
-        int                s = 0;
-        for (int i = 0; i < 32; i++) {
-            s += x->qs[i] * y->qs[i];
+          const block_q8_0 * x = (const block_q8_0 *) p;
+          int                s = 0;
+          for (int i = 0; i < 32; i++) {
+              s += x->qs[i] * y->qs[i];
         }
-        return fp16_to_f32(x->d) * fp16_to_f32(y->d) * (float) s;
+          return fp16_to_f32(x->d) * fp16_to_f32(y->d) * (float) s;
     }
 };
 
@@ -732,7 +740,8 @@ inline void mm_block(int ng, const uint8_t * w, size_t rs, const typename F::act
         for (int c = 0; c < RN; c++) {
             const typename F::act & y = a[c][g];
             for (int i = 0; i < RM; i++) {
-                acc[i][c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(F::dot(x[i], y)), _mm512_mul_ps(x[i].d, y.dy), acc[i][c]);
+                acc[i][c] =
+                    _mm512_fmadd_ps(_mm512_cvtepi32_ps(F::dot(x[i], y)), _mm512_mul_ps(x[i].d, y.dy), acc[i][c]);
             }
         }
     }
@@ -764,11 +773,12 @@ inline void mm_rows(int ng, int nrows, const uint8_t * w, size_t rs, const typen
 }
 
 template <typename F>
-void gemm_avx512(int n, int nrows, const void * vw, size_t rs, int ncols, const void * const * vy, float * const * out) {
+void gemm_avx512(int n, int nrows, const void * vw, size_t rs, int ncols, const void * const * vy,
+                 float * const * out) {
     typedef typename F::act act;
-    const uint8_t *         w      = (const uint8_t *) vw;
-    const int               nb     = n / QK8_0;
-    const int               ng     = nb / F::blocks;
+    const uint8_t *         w  = (const uint8_t *) vw;
+    const int               nb = n / QK8_0;
+    const int               ng = nb / F::blocks;
     alignas(64) act         buf[k_mm_pack_bytes / sizeof(act)];
     for (int c = 0; c < ncols; c++) {
         for (int r = 0; r < nrows; r++) {
@@ -792,10 +802,18 @@ void gemm_avx512(int n, int nrows, const void * vw, size_t rs, int ncols, const 
             const uint8_t * wg = w + (size_t) g0 * F::bytes;
             float * const * o  = out + c0;
             switch (rn) {
-                case 1: mm_rows<F, 1>(gc, nrows, wg, rs, a, o); break;
-                case 2: mm_rows<F, 2>(gc, nrows, wg, rs, a, o); break;
-                case 3: mm_rows<F, 3>(gc, nrows, wg, rs, a, o); break;
-                default: mm_rows<F, 4>(gc, nrows, wg, rs, a, o); break;
+                case 1:
+                    mm_rows<F, 1>(gc, nrows, wg, rs, a, o);
+                    break;
+                case 2:
+                    mm_rows<F, 2>(gc, nrows, wg, rs, a, o);
+                    break;
+                case 3:
+                    mm_rows<F, 3>(gc, nrows, wg, rs, a, o);
+                    break;
+                default:
+                    mm_rows<F, 4>(gc, nrows, wg, rs, a, o);
+                    break;
             }
         }
         // blocks after the last full group
@@ -810,7 +828,8 @@ void gemm_avx512(int n, int nrows, const void * vw, size_t rs, int ncols, const 
     }
 }
 
-template <typename F> void gemv_avx512(int n, int nrows, const void * w, size_t rs, const void * y, float * out) {
+template <typename F>
+void gemv_avx512(int n, int nrows, const void * w, size_t rs, const void * y, float * out) {
     gemm_avx512<F>(n, nrows, w, rs, 1, &y, &out);
 }
 #endif
@@ -826,7 +845,7 @@ inline void fill_x86_table(ggml_cpu_type_traits * t) {
         t[ty].from_float = quantize_row_q8_0_simd;
     }
     const ggml_type q8_K_users[] = {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,  GGML_TYPE_Q5_K,
-                                   GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS};
+                                    GGML_TYPE_Q6_K, GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS};
     for (ggml_type ty : q8_K_users) {
         t[ty].from_float = quantize_row_q8_K_simd;
     }

@@ -13,7 +13,9 @@ constexpr auto k_idle_spin = std::chrono::microseconds(300);
 constexpr int k_barrier_spins_before_yield = 1 << 8;
 }  // namespace
 
-ggml_cpu_threadpool::ggml_cpu_threadpool(int n_threads) { reserve(n_threads); }
+ggml_cpu_threadpool::ggml_cpu_threadpool(int n_threads) {
+    reserve(n_threads);
+}
 
 ggml_cpu_threadpool::~ggml_cpu_threadpool() {
     {

@@ -36,7 +36,7 @@ struct ggml_cpu_threadpool {
     // Scratch shared by the threads of a node, grown between graphs only.
     void * work_data(size_t size);
 
-  private:
+private:
     void worker_main(int ith, uint32_t seen);
 
     std::vector<std::thread> workers;

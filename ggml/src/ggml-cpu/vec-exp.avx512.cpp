@@ -23,11 +23,12 @@ void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m) {
         const __mmask16 k = n - i >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - i)) - 1);
         __m512          x = _mm512_sub_ps(_mm512_maskz_loadu_ps(k, d + i), vm);
         x                 = _mm512_max_ps(x, lo);  // also maps -inf to -110
-        const __m512 t    = _mm512_roundscale_ps(_mm512_mul_ps(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m512       r    = _mm512_fnmadd_ps(t, ln2_hi, x);
-        r                 = _mm512_fnmadd_ps(t, ln2_lo, r);
-        __m512 p          = _mm512_set1_ps(c[7]);
-        for (int j = 6; j >= 0; --j) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c[j]));
+        const __m512 t = _mm512_roundscale_ps(_mm512_mul_ps(x, log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m512       r = _mm512_fnmadd_ps(t, ln2_hi, x);
+        r              = _mm512_fnmadd_ps(t, ln2_lo, r);
+        __m512 p       = _mm512_set1_ps(c[7]);
+        for (int j = 6; j >= 0; --j)
+            p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c[j]));
         _mm512_mask_storeu_ps(d + i, k, _mm512_scalef_ps(p, t));
     }
 }

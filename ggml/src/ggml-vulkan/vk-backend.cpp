@@ -5,14 +5,20 @@
 
 namespace {
 
-vk_backend_ctx * ctx_of(ggml_backend_t b) { return (vk_backend_ctx *) b->context; }
+vk_backend_ctx * ctx_of(ggml_backend_t b) {
+    return (vk_backend_ctx *) b->context;
+}
 
-const char * backend_get_name(ggml_backend_t b) { return ctx_of(b)->name.c_str(); }
+const char * backend_get_name(ggml_backend_t b) {
+    return ctx_of(b)->name.c_str();
+}
 
 void destroy_ctx(vk_backend_ctx * c) {
     if (c->dev && c->dev->device) {
-        if (c->fence) vkDestroyFence(c->dev->device, c->fence, nullptr);
-        if (c->pool) vkDestroyCommandPool(c->dev->device, c->pool, nullptr);  // frees cmd
+        if (c->fence)
+            vkDestroyFence(c->dev->device, c->fence, nullptr);
+        if (c->pool)
+            vkDestroyCommandPool(c->dev->device, c->pool, nullptr);  // frees cmd
     }
     delete c;
 }
@@ -27,7 +33,7 @@ enum ggml_status backend_graph_compute(ggml_backend_t b, ggml_cgraph * gf) {
     vk_device *      dev = c->dev;
 
     VkCommandBufferBeginInfo bi = vk_init<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    bi.flags                    = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     if (VK_FAILED(vkResetCommandBuffer(c->cmd, 0)) || VK_FAILED(vkBeginCommandBuffer(c->cmd, &bi))) {
         return GGML_STATUS_FAILED;
     }
@@ -47,8 +53,8 @@ enum ggml_status backend_graph_compute(ggml_backend_t b, ggml_cgraph * gf) {
     }
     // make the results visible to host reads of mapped memory
     VkMemoryBarrier mb = vk_init<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    mb.srcAccessMask   = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask   = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
     vkCmdPipelineBarrier(c->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                          VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0,
                          nullptr);
@@ -58,7 +64,7 @@ enum ggml_status backend_graph_compute(ggml_backend_t b, ggml_cgraph * gf) {
     if (n_dispatched == 0) {
         return GGML_STATUS_SUCCESS;
     }
-    VkSubmitInfo si = vk_init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    VkSubmitInfo si       = vk_init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     si.commandBufferCount = 1;
     si.pCommandBuffers    = &c->cmd;
     {
@@ -84,20 +90,21 @@ ggml_backend_t ggml_vk_backend_new(vk_device * dev) {
     if (!ggml_vk_device_init(dev)) {
         return nullptr;
     }
-    auto * c = new vk_backend_ctx();
-    c->dev   = dev;
-    c->name  = dev->name;
+    auto * c                     = new vk_backend_ctx();
+    c->dev                       = dev;
+    c->name                      = dev->name;
     VkCommandPoolCreateInfo cpci = vk_init<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-    cpci.flags            = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    cpci.queueFamilyIndex = dev->queue_family;
-    VkCommandBufferAllocateInfo cbai = vk_init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    cpci.flags                   = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cpci.queueFamilyIndex        = dev->queue_family;
+    VkCommandBufferAllocateInfo cbai =
+        vk_init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     cbai.level              = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cbai.commandBufferCount = 1;
-    VkFenceCreateInfo fci = vk_init<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    bool ok = !VK_FAILED(vkCreateCommandPool(dev->device, &cpci, nullptr, &c->pool));
+    VkFenceCreateInfo fci   = vk_init<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    bool              ok    = !VK_FAILED(vkCreateCommandPool(dev->device, &cpci, nullptr, &c->pool));
     if (ok) {
         cbai.commandPool = c->pool;
-        ok = !VK_FAILED(vkAllocateCommandBuffers(dev->device, &cbai, &c->cmd)) &&
+        ok               = !VK_FAILED(vkAllocateCommandBuffers(dev->device, &cbai, &c->cmd)) &&
              !VK_FAILED(vkCreateFence(dev->device, &fci, nullptr, &c->fence));
     }
     if (!ok) {

@@ -25,7 +25,7 @@ uint32_t pick_memory_type(const vk_device * dev, uint32_t type_bits, uint32_t pr
 // Runs a one-off buffer copy on the device and waits for it. Caller holds dev->mutex.
 bool copy_and_wait(vk_device * dev, VkBuffer src, size_t src_off, VkBuffer dst, size_t dst_off, size_t size) {
     VkCommandBufferBeginInfo bi = vk_init<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    bi.flags                    = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     if (VK_FAILED(vkResetCommandBuffer(dev->xfer_cmd, 0)) || VK_FAILED(vkBeginCommandBuffer(dev->xfer_cmd, &bi))) {
         return false;
     }
@@ -34,7 +34,7 @@ bool copy_and_wait(vk_device * dev, VkBuffer src, size_t src_off, VkBuffer dst, 
     if (VK_FAILED(vkEndCommandBuffer(dev->xfer_cmd))) {
         return false;
     }
-    VkSubmitInfo si = vk_init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    VkSubmitInfo si       = vk_init<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
     si.commandBufferCount = 1;
     si.pCommandBuffers    = &dev->xfer_cmd;
     if (VK_FAILED(vkResetFences(dev->device, 1, &dev->xfer_fence)) ||
@@ -63,9 +63,13 @@ void staged_transfer(vk_buffer * buf, size_t off, void * data, size_t size, bool
     ggml_vk_destroy_buffer(&st);
 }
 
-vk_buffer * buf_ctx(ggml_backend_buffer_t b) { return (vk_buffer *) b->context; }
+vk_buffer * buf_ctx(ggml_backend_buffer_t b) {
+    return (vk_buffer *) b->context;
+}
 
-size_t tensor_offset(const ggml_tensor * t) { return (size_t) ((uintptr_t) t->data - VK_PTR_BASE); }
+size_t tensor_offset(const ggml_tensor * t) {
+    return (size_t) ((uintptr_t) t->data - VK_PTR_BASE);
+}
 
 void buffer_free(ggml_backend_buffer_t b) {
     vk_buffer * vb = buf_ctx(b);
@@ -73,7 +77,9 @@ void buffer_free(ggml_backend_buffer_t b) {
     delete vb;
 }
 
-void * buffer_get_base(ggml_backend_buffer_t) { return (void *) VK_PTR_BASE; }
+void * buffer_get_base(ggml_backend_buffer_t) {
+    return (void *) VK_PTR_BASE;
+}
 
 void buffer_memset_tensor(ggml_backend_buffer_t b, ggml_tensor * t, uint8_t value, size_t offset, size_t size) {
     vk_buffer *  vb  = buf_ctx(b);
@@ -134,13 +140,17 @@ void buffer_clear(ggml_backend_buffer_t b, uint8_t value) {
 }
 
 const ggml_backend_buffer_i k_buffer_iface = {
-    buffer_free,       buffer_get_base,   nullptr,      buffer_memset_tensor, buffer_set_tensor,
-    buffer_get_tensor, buffer_cpy_tensor, buffer_clear, nullptr,
+    buffer_free,       buffer_get_base, nullptr, buffer_memset_tensor, buffer_set_tensor, buffer_get_tensor,
+    buffer_cpy_tensor, buffer_clear,    nullptr,
 };
 
-vk_device * buft_dev(ggml_backend_buffer_type_t buft) { return (vk_device *) buft->context; }
+vk_device * buft_dev(ggml_backend_buffer_type_t buft) {
+    return (vk_device *) buft->context;
+}
 
-const char * buft_get_name(ggml_backend_buffer_type_t buft) { return buft_dev(buft)->name.c_str(); }
+const char * buft_get_name(ggml_backend_buffer_type_t buft) {
+    return buft_dev(buft)->name.c_str();
+}
 
 ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     vk_device * dev = buft_dev(buft);
@@ -165,7 +175,9 @@ size_t buft_get_alignment(ggml_backend_buffer_type_t buft) {
 }
 
 // One descriptor must be able to see a whole buffer.
-size_t buft_get_max_size(ggml_backend_buffer_type_t buft) { return buft_dev(buft)->props.limits.maxStorageBufferRange; }
+size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
+    return buft_dev(buft)->props.limits.maxStorageBufferRange;
+}
 
 }  // namespace
 
@@ -188,11 +200,12 @@ bool ggml_vk_tensor_location(const ggml_tensor * t, vk_buffer ** buf, size_t * o
 }
 
 bool ggml_vk_create_buffer(vk_device * dev, size_t size, uint32_t mem_type, bool map, vk_buffer * out) {
-    out->dev  = dev;
-    out->size = size;
+    out->dev               = dev;
+    out->size              = size;
     VkBufferCreateInfo bci = vk_init<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-    bci.size  = std::max<size_t>(16, (size + 15) & ~size_t(15));  // Vulkan forbids empty buffers
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.size               = std::max<size_t>(16, (size + 15) & ~size_t(15));  // Vulkan forbids empty buffers
+    bci.usage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     if (VK_FAILED(vkCreateBuffer(dev->device, &bci, nullptr, &out->buffer))) {
         out->buffer = VK_NULL_HANDLE;
@@ -207,8 +220,8 @@ bool ggml_vk_create_buffer(vk_device * dev, size_t size, uint32_t mem_type, bool
         return false;
     }
     VkMemoryAllocateInfo mai = vk_init<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-    mai.allocationSize  = req.size;
-    mai.memoryTypeIndex = type;
+    mai.allocationSize       = req.size;
+    mai.memoryTypeIndex      = type;
     if (VK_FAILED(vkAllocateMemory(dev->device, &mai, nullptr, &out->memory))) {
         GGML_LOG_ERROR("ggml-vulkan: %s: could not allocate %zu bytes\n", dev->name.c_str(), size);
         out->memory = VK_NULL_HANDLE;

@@ -22,7 +22,8 @@
 bool ggml_vk_check(VkResult r, const char * what, const char * func);
 
 // A zeroed Vulkan struct with its sType set (brace-init with only sType trips -Wmissing-field-initializers).
-template <typename T> T vk_init(VkStructureType s) {
+template <typename T>
+T vk_init(VkStructureType s) {
     T t{};
     t.sType = s;
     return t;
@@ -50,21 +51,21 @@ struct vk_device {
     bool                             fp64         = false;
     enum ggml_backend_dev_type       type         = GGML_BACKEND_DEVICE_TYPE_GPU;
 
-    std::mutex                       mutex;  // guards lazy init, pipeline cache and queue submits
-    bool                             ready = false;
-    bool                             failed = false;
-    VkDevice                         device = VK_NULL_HANDLE;
-    VkQueue                          queue  = VK_NULL_HANDLE;
-    PFN_vkCmdPushDescriptorSetKHR    push_descriptor = nullptr;
-    VkDescriptorSetLayout            dsl    = VK_NULL_HANDLE;
-    VkPipelineLayout                 layout = VK_NULL_HANDLE;
-    std::map<std::string, vk_pipeline> pipelines;  // by shader variant name
-    uint32_t                         mem_type = 0;       // memory type for buffers
-    bool                             host_visible = false;  // mapped directly (lavapipe, ReBAR)
-    uint32_t                         staging_type = 0;   // host-visible type for staging copies
-    VkCommandPool                    xfer_pool  = VK_NULL_HANDLE;  // staging copies (under mutex)
-    VkCommandBuffer                  xfer_cmd   = VK_NULL_HANDLE;
-    VkFence                          xfer_fence = VK_NULL_HANDLE;
+    std::mutex                         mutex;  // guards lazy init, pipeline cache and queue submits
+    bool                               ready           = false;
+    bool                               failed          = false;
+    VkDevice                           device          = VK_NULL_HANDLE;
+    VkQueue                            queue           = VK_NULL_HANDLE;
+    PFN_vkCmdPushDescriptorSetKHR      push_descriptor = nullptr;
+    VkDescriptorSetLayout              dsl             = VK_NULL_HANDLE;
+    VkPipelineLayout                   layout          = VK_NULL_HANDLE;
+    std::map<std::string, vk_pipeline> pipelines;                      // by shader variant name
+    uint32_t                           mem_type     = 0;               // memory type for buffers
+    bool                               host_visible = false;           // mapped directly (lavapipe, ReBAR)
+    uint32_t                           staging_type = 0;               // host-visible type for staging copies
+    VkCommandPool                      xfer_pool    = VK_NULL_HANDLE;  // staging copies (under mutex)
+    VkCommandBuffer                    xfer_cmd     = VK_NULL_HANDLE;
+    VkFence                            xfer_fence   = VK_NULL_HANDLE;
 
     ggml_backend_buffer_type buft{};
     ggml_backend_device      dev{};
@@ -83,7 +84,7 @@ struct vk_buffer {
 constexpr uintptr_t VK_PTR_BASE = 0x1000;
 
 struct vk_backend_ctx {
-    vk_device *     dev  = nullptr;
+    vk_device *     dev = nullptr;
     std::string     name;
     VkCommandPool   pool  = VK_NULL_HANDLE;
     VkCommandBuffer cmd   = VK_NULL_HANDLE;
@@ -91,13 +92,13 @@ struct vk_backend_ctx {
 };
 
 // ---- vk-device.cpp
-std::vector<vk_device *> & ggml_vk_devices();  // enumerated once, process lifetime
-bool ggml_vk_device_init(vk_device * dev);     // lazily creates the logical device; false if unusable
+std::vector<vk_device *> & ggml_vk_devices();     // enumerated once, process lifetime
+bool       ggml_vk_device_init(vk_device * dev);  // lazily creates the logical device; false if unusable
 VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name);  // cached; VK_NULL_HANDLE on failure
 
 // ---- vk-buffer.cpp
 extern const ggml_backend_buffer_type_i ggml_vk_buffer_type_iface;
-bool ggml_vk_is_our_buffer(ggml_backend_buffer_t buf);
+bool                                    ggml_vk_is_our_buffer(ggml_backend_buffer_t buf);
 // Buffer and byte offset of a tensor placed in one of our buffers (false if it is not).
 bool ggml_vk_tensor_location(const ggml_tensor * t, vk_buffer ** buf, size_t * offset);
 // Creates a VkBuffer + memory of the given type; false (logged) on failure.

@@ -52,9 +52,10 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
         GGML_LOG_WARN("ggml-vulkan: %s: needs Vulkan 1.2; skipped\n", dev->description.c_str());
         return false;
     }
-    VkPhysicalDevice16BitStorageFeatures f16 = vk_init<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+    VkPhysicalDevice16BitStorageFeatures f16 =
+        vk_init<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
     VkPhysicalDeviceFeatures2 f2 = vk_init<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    f2.pNext = &f16;
+    f2.pNext                     = &f16;
     vkGetPhysicalDeviceFeatures2(phys, &f2);
     if (!f16.storageBuffer16BitAccess || !has_extension(phys, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) {
         GGML_LOG_WARN("ggml-vulkan: %s: needs storageBuffer16BitAccess and VK_KHR_push_descriptor; skipped\n",
@@ -82,8 +83,8 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
     // buffers: device-local, preferably also host-visible+coherent (then mapped, no staging)
     int best = -1, best_score = -1, staging = -1;
     for (uint32_t i = 0; i < dev->mem_props.memoryTypeCount; i++) {
-        const VkMemoryPropertyFlags f = dev->mem_props.memoryTypes[i].propertyFlags;
-        const bool local = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+        const VkMemoryPropertyFlags f     = dev->mem_props.memoryTypes[i].propertyFlags;
+        const bool                  local = f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         const bool host  = (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
         const int  score = local ? (host ? 2 : 1) : -1;
         if (score > best_score) {
@@ -123,7 +124,7 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
     // (see enumerate); then we call it a GPU so that n_gpu_layers and the scheduler use it.
     // Integrated GPUs stay IGPU.
     dev->type = dev->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ? GGML_BACKEND_DEVICE_TYPE_IGPU
-                                                                                  : GGML_BACKEND_DEVICE_TYPE_GPU;
+                                                                                : GGML_BACKEND_DEVICE_TYPE_GPU;
     return true;
 }
 
@@ -134,12 +135,12 @@ std::vector<vk_device *> enumerate() {
         GGML_LOG_INFO("ggml-vulkan: disabled by GGML_VK_DISABLE\n");
         return out;
     }
-    VkApplicationInfo app = vk_init<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-    app.pApplicationName = "libllama";
-    app.apiVersion       = VK_API_VERSION_1_2;
+    VkApplicationInfo app   = vk_init<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+    app.pApplicationName    = "libllama";
+    app.apiVersion          = VK_API_VERSION_1_2;
     VkInstanceCreateInfo ci = vk_init<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
-    ci.pApplicationInfo = &app;
-    const VkResult r    = vkCreateInstance(&ci, nullptr, &g_instance);
+    ci.pApplicationInfo     = &app;
+    const VkResult r        = vkCreateInstance(&ci, nullptr, &g_instance);
     if (r != VK_SUCCESS) {
         GGML_LOG_INFO("ggml-vulkan: no Vulkan instance (VkResult %d); 0 devices\n", (int) r);
         g_instance = VK_NULL_HANDLE;
@@ -178,23 +179,24 @@ std::vector<vk_device *> enumerate() {
 
 bool create_logical_device(vk_device * dev) {
     const float             prio = 1.0f;
-    VkDeviceQueueCreateInfo qci = vk_init<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-    qci.queueFamilyIndex = dev->queue_family;
-    qci.queueCount       = 1;
-    qci.pQueuePriorities = &prio;
+    VkDeviceQueueCreateInfo qci  = vk_init<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    qci.queueFamilyIndex         = dev->queue_family;
+    qci.queueCount               = 1;
+    qci.pQueuePriorities         = &prio;
 
-    VkPhysicalDevice16BitStorageFeatures f16 = vk_init<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
+    VkPhysicalDevice16BitStorageFeatures f16 =
+        vk_init<VkPhysicalDevice16BitStorageFeatures>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES);
     f16.storageBuffer16BitAccess = VK_TRUE;
     VkPhysicalDeviceFeatures2 f2 = vk_init<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    f2.pNext                   = &f16;
-    f2.features.shaderFloat64  = dev->fp64 ? VK_TRUE : VK_FALSE;
-    const char * exts[]        = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-    VkDeviceCreateInfo dci = vk_init<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
-    dci.pNext                   = &f2;
-    dci.queueCreateInfoCount    = 1;
-    dci.pQueueCreateInfos       = &qci;
-    dci.enabledExtensionCount   = 1;
-    dci.ppEnabledExtensionNames = exts;
+    f2.pNext                     = &f16;
+    f2.features.shaderFloat64    = dev->fp64 ? VK_TRUE : VK_FALSE;
+    const char *       exts[]    = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+    VkDeviceCreateInfo dci       = vk_init<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+    dci.pNext                    = &f2;
+    dci.queueCreateInfoCount     = 1;
+    dci.pQueueCreateInfos        = &qci;
+    dci.enabledExtensionCount    = 1;
+    dci.ppEnabledExtensionNames  = exts;
     if (VK_FAILED(vkCreateDevice(dev->phys, &dci, nullptr, &dev->device))) {
         return false;
     }
@@ -213,15 +215,17 @@ bool create_logical_device(vk_device * dev) {
         b[i].descriptorCount = 1;
         b[i].stageFlags      = VK_SHADER_STAGE_COMPUTE_BIT;
     }
-    VkDescriptorSetLayoutCreateInfo dslci = vk_init<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    VkDescriptorSetLayoutCreateInfo dslci =
+        vk_init<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
     dslci.flags        = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
     dslci.bindingCount = VK_N_BINDINGS;
     dslci.pBindings    = b;
     if (VK_FAILED(vkCreateDescriptorSetLayout(dev->device, &dslci, nullptr, &dev->dsl))) {
         return false;
     }
-    VkPushConstantRange pcr{VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_WORDS * 4};
-    VkPipelineLayoutCreateInfo plci = vk_init<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+    VkPushConstantRange        pcr{VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_WORDS * 4};
+    VkPipelineLayoutCreateInfo plci =
+        vk_init<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
     plci.setLayoutCount         = 1;
     plci.pSetLayouts            = &dev->dsl;
     plci.pushConstantRangeCount = 1;
@@ -231,12 +235,13 @@ bool create_logical_device(vk_device * dev) {
     }
 
     VkCommandPoolCreateInfo cpci = vk_init<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-    cpci.flags            = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    cpci.queueFamilyIndex = dev->queue_family;
+    cpci.flags                   = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    cpci.queueFamilyIndex        = dev->queue_family;
     if (VK_FAILED(vkCreateCommandPool(dev->device, &cpci, nullptr, &dev->xfer_pool))) {
         return false;
     }
-    VkCommandBufferAllocateInfo cbai = vk_init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    VkCommandBufferAllocateInfo cbai =
+        vk_init<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     cbai.commandPool        = dev->xfer_pool;
     cbai.level              = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     cbai.commandBufferCount = 1;
@@ -249,10 +254,16 @@ bool create_logical_device(vk_device * dev) {
 
 // ---- registry and device vtables ---------------------------------------------------------------
 
-vk_device * dev_ctx(ggml_backend_dev_t d) { return (vk_device *) d->context; }
+vk_device * dev_ctx(ggml_backend_dev_t d) {
+    return (vk_device *) d->context;
+}
 
-const char * dev_get_name(ggml_backend_dev_t d) { return dev_ctx(d)->name.c_str(); }
-const char * dev_get_description(ggml_backend_dev_t d) { return dev_ctx(d)->description.c_str(); }
+const char * dev_get_name(ggml_backend_dev_t d) {
+    return dev_ctx(d)->name.c_str();
+}
+const char * dev_get_description(ggml_backend_dev_t d) {
+    return dev_ctx(d)->description.c_str();
+}
 
 void dev_get_memory(ggml_backend_dev_t d, size_t * free, size_t * total) {
     // Vulkan core has no free-memory query (VK_EXT_memory_budget is optional): report the total.
@@ -260,7 +271,9 @@ void dev_get_memory(ggml_backend_dev_t d, size_t * free, size_t * total) {
     *total = dev_ctx(d)->mem_total;
 }
 
-enum ggml_backend_dev_type dev_get_type(ggml_backend_dev_t d) { return dev_ctx(d)->type; }
+enum ggml_backend_dev_type dev_get_type(ggml_backend_dev_t d) {
+    return dev_ctx(d)->type;
+}
 
 void dev_get_props(ggml_backend_dev_t d, ggml_backend_dev_props * props) {
     props->name        = dev_get_name(d);
@@ -270,13 +283,21 @@ void dev_get_props(ggml_backend_dev_t d, ggml_backend_dev_props * props) {
     props->caps = {false, false, false, false};
 }
 
-ggml_backend_t dev_init_backend(ggml_backend_dev_t d, const char *) { return ggml_vk_backend_new(dev_ctx(d)); }
+ggml_backend_t dev_init_backend(ggml_backend_dev_t d, const char *) {
+    return ggml_vk_backend_new(dev_ctx(d));
+}
 
-ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t d) { return &dev_ctx(d)->buft; }
+ggml_backend_buffer_type_t dev_get_buffer_type(ggml_backend_dev_t d) {
+    return &dev_ctx(d)->buft;
+}
 
-bool dev_supports_op(ggml_backend_dev_t d, const ggml_tensor * op) { return ggml_vk_supports_op(dev_ctx(d), op); }
+bool dev_supports_op(ggml_backend_dev_t d, const ggml_tensor * op) {
+    return ggml_vk_supports_op(dev_ctx(d), op);
+}
 
-bool dev_supports_buft(ggml_backend_dev_t d, ggml_backend_buffer_type_t buft) { return buft == &dev_ctx(d)->buft; }
+bool dev_supports_buft(ggml_backend_dev_t d, ggml_backend_buffer_type_t buft) {
+    return buft == &dev_ctx(d)->buft;
+}
 
 // Worth uploading host weights for big batches only (the scheduler asks for ops whose weights live
 // in host memory).
@@ -285,13 +306,17 @@ bool dev_offload_op(ggml_backend_dev_t d, const ggml_tensor * op) {
 }
 
 const ggml_backend_device_i k_dev_iface = {
-    dev_get_name,        dev_get_description, dev_get_memory,  dev_get_type,    dev_get_props,
-    dev_init_backend,    dev_get_buffer_type, nullptr,         nullptr,         dev_supports_op,
-    dev_supports_buft,   dev_offload_op,      nullptr,         nullptr,         nullptr,
+    dev_get_name,      dev_get_description, dev_get_memory, dev_get_type, dev_get_props,
+    dev_init_backend,  dev_get_buffer_type, nullptr,        nullptr,      dev_supports_op,
+    dev_supports_buft, dev_offload_op,      nullptr,        nullptr,      nullptr,
 };
 
-const char * reg_get_name(ggml_backend_reg_t) { return GGML_VK_NAME; }
-size_t reg_get_device_count(ggml_backend_reg_t) { return ggml_vk_devices().size(); }
+const char * reg_get_name(ggml_backend_reg_t) {
+    return GGML_VK_NAME;
+}
+size_t reg_get_device_count(ggml_backend_reg_t) {
+    return ggml_vk_devices().size();
+}
 ggml_backend_dev_t reg_get_device(ggml_backend_reg_t, size_t i) {
     auto & devs = ggml_vk_devices();
     return i < devs.size() ? &devs[i]->dev : nullptr;
@@ -330,7 +355,7 @@ bool ggml_vk_device_init(vk_device * dev) {
 
 VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name) {
     std::lock_guard<std::mutex> lock(dev->mutex);
-    auto it = dev->pipelines.find(name);
+    auto                        it = dev->pipelines.find(name);
     if (it != dev->pipelines.end()) {
         return it->second.pipeline;
     }
@@ -345,11 +370,12 @@ VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name) {
         GGML_LOG_ERROR("ggml-vulkan: no shader named %s\n", name);
     } else {
         VkShaderModuleCreateInfo smci = vk_init<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-        smci.codeSize = blob->size;
-        smci.pCode    = (const uint32_t *) blob->data;
-        VkShaderModule mod = VK_NULL_HANDLE;
+        smci.codeSize                 = blob->size;
+        smci.pCode                    = (const uint32_t *) blob->data;
+        VkShaderModule mod            = VK_NULL_HANDLE;
         if (!VK_FAILED(vkCreateShaderModule(dev->device, &smci, nullptr, &mod))) {
-            VkComputePipelineCreateInfo cpci = vk_init<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+            VkComputePipelineCreateInfo cpci =
+                vk_init<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
             cpci.stage.sType  = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
             cpci.stage.stage  = VK_SHADER_STAGE_COMPUTE_BIT;
             cpci.stage.module = mod;
@@ -372,22 +398,26 @@ ggml_backend_reg_t ggml_backend_vk_reg(void) {
     return &g_reg;
 }
 
-int ggml_backend_vk_get_device_count(void) { return (int) ggml_vk_devices().size(); }
+int ggml_backend_vk_get_device_count(void) {
+    return (int) ggml_vk_devices().size();
+}
 
 void ggml_backend_vk_get_device_description(int device, char * description, size_t description_size) {
     if (!description || description_size == 0) {
         return;
     }
-    auto & devs = ggml_vk_devices();
-    const std::string s = device >= 0 && (size_t) device < devs.size() ? devs[(size_t) device]->description : "";
+    auto &            devs = ggml_vk_devices();
+    const std::string s    = device >= 0 && (size_t) device < devs.size() ? devs[(size_t) device]->description : "";
     std::snprintf(description, description_size, "%s", s.c_str());
 }
 
 void ggml_backend_vk_get_device_memory(int device, size_t * free, size_t * total) {
     auto &       devs = ggml_vk_devices();
     const size_t m    = device >= 0 && (size_t) device < devs.size() ? devs[(size_t) device]->mem_total : 0;
-    if (free) *free = m;
-    if (total) *total = m;
+    if (free)
+        *free = m;
+    if (total)
+        *total = m;
 }
 
 ggml_backend_t ggml_backend_vk_init(size_t dev_index) {

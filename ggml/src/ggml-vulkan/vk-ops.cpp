@@ -10,8 +10,12 @@ namespace {
 
 // ---- support checks ---------------------------------------------------------------------------
 
-bool is_f32(const ggml_tensor * t) { return t->type == GGML_TYPE_F32; }
-bool is_f32_or_f16(const ggml_tensor * t) { return t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16; }
+bool is_f32(const ggml_tensor * t) {
+    return t->type == GGML_TYPE_F32;
+}
+bool is_f32_or_f16(const ggml_tensor * t) {
+    return t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16;
+}
 
 // Strides and view offset are whole multiples of `unit` bytes (the shaders index in those units),
 // and every element index fits in 32 bits.
@@ -28,8 +32,12 @@ bool addressable(const ggml_tensor * t, size_t unit) {
     }
     return extent / unit < UINT32_MAX / 2 && (uint64_t) ggml_nelements(t) < UINT32_MAX / 2;
 }
-bool addressable_elems(const ggml_tensor * t) { return addressable(t, ggml_type_size(t->type)); }
-bool rows_contiguous(const ggml_tensor * t) { return t->nb[0] == ggml_type_size(t->type); }
+bool addressable_elems(const ggml_tensor * t) {
+    return addressable(t, ggml_type_size(t->type));
+}
+bool rows_contiguous(const ggml_tensor * t) {
+    return t->nb[0] == ggml_type_size(t->type);
+}
 
 bool supports_matmul_type(ggml_type t) {
     switch (t) {
@@ -38,8 +46,10 @@ bool supports_matmul_type(ggml_type t) {
         case GGML_TYPE_BF16:
         case GGML_TYPE_Q4_0:
         case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_K: return true;
-        default: return false;
+        case GGML_TYPE_Q4_K:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -50,13 +60,17 @@ bool supports_get_rows_type(ggml_type t) {
         case GGML_TYPE_BF16:
         case GGML_TYPE_I32:
         case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q8_0: return true;
-        default: return false;
+        case GGML_TYPE_Q8_0:
+            return true;
+        default:
+            return false;
     }
 }
 
 // quantized tensors are addressed in 16-bit words
-size_t addr_unit(const ggml_tensor * t) { return ggml_is_quantized(t->type) ? 2 : ggml_type_size(t->type); }
+size_t addr_unit(const ggml_tensor * t) {
+    return ggml_is_quantized(t->type) ? 2 : ggml_type_size(t->type);
+}
 
 // ---- dispatch helpers --------------------------------------------------------------------------
 
@@ -85,10 +99,11 @@ bool bind(const vk_device * dev, const ggml_tensor * t, bound * out) {
 
 // Push-constant builder: a flat list of 32-bit words.
 struct pc_words {
-    uint32_t w[VK_PUSH_WORDS] = {};
-    uint32_t n                = 0;
+    uint32_t   w[VK_PUSH_WORDS] = {};
+    uint32_t   n                = 0;
     pc_words & u(uint64_t v) {
-        if (n < VK_PUSH_WORDS) w[n] = (uint32_t) v;
+        if (n < VK_PUSH_WORDS)
+            w[n] = (uint32_t) v;
         n++;
         return *this;
     }
@@ -100,14 +115,15 @@ struct pc_words {
     // the tensor's offset within its binding and its 4 strides, in units of `unit` bytes
     pc_words & strides(const bound & b, const ggml_tensor * t, size_t unit, bool with_nb0 = true) {
         u(b.rem / unit);
-        for (int i = with_nb0 ? 0 : 1; i < 4; i++) u(t->nb[i] / unit);
+        for (int i = with_nb0 ? 0 : 1; i < 4; i++)
+            u(t->nb[i] / unit);
         return *this;
     }
     pc_words & ne(const ggml_tensor * t) { return u(t->ne[0]).u(t->ne[1]).u(t->ne[2]).u(t->ne[3]); }
 };
 
-// Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches gx*gy*gz
-// workgroups, then a barrier so the next node sees the writes.
+// Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches
+// gx*gy*gz workgroups, then a barrier so the next node sees the writes.
 bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
               const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
     if (pc.n > VK_PUSH_WORDS) {
@@ -130,7 +146,7 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const g
     VkWriteDescriptorSet   w[VK_N_BINDINGS];
     for (uint32_t i = 0; i < VK_N_BINDINGS; i++) {
         info[i]              = {b[i].buffer, b[i].offset, b[i].range};
-        w[i] = vk_init<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        w[i]                 = vk_init<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
         w[i].dstBinding      = i;
         w[i].descriptorCount = 1;
         w[i].descriptorType  = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
@@ -141,18 +157,18 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const g
     vkCmdPushConstants(cmd, dev->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, VK_PUSH_WORDS * 4, pc.w);
     vkCmdDispatch(cmd, gx, gy, gz);
     VkMemoryBarrier mb = vk_init<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb,
-                         0, nullptr, 0, nullptr);
+    mb.srcAccessMask   = VK_ACCESS_SHADER_WRITE_BIT;
+    mb.dstAccessMask   = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
+                         nullptr, 0, nullptr);
     return true;
 }
 
 // The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
 void grid(uint64_t n_groups, uint32_t * gx, uint32_t * gy) {
     const uint64_t max_x = 65535;
-    *gx = (uint32_t) std::min<uint64_t>(std::max<uint64_t>(n_groups, 1), max_x);
-    *gy = (uint32_t) ((n_groups + *gx - 1) / *gx);
+    *gx                  = (uint32_t) std::min<uint64_t>(std::max<uint64_t>(n_groups, 1), max_x);
+    *gy                  = (uint32_t) ((n_groups + *gx - 1) / *gx);
 }
 
 bool dispatch_flat(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
@@ -164,18 +180,28 @@ bool dispatch_flat(vk_device * dev, VkCommandBuffer cmd, const char * shader, co
 
 const char * tname(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_F32: return "f32";
-        case GGML_TYPE_F16: return "f16";
-        case GGML_TYPE_BF16: return "bf16";
-        case GGML_TYPE_I32: return "i32";
-        case GGML_TYPE_Q4_0: return "q4_0";
-        case GGML_TYPE_Q8_0: return "q8_0";
-        case GGML_TYPE_Q4_K: return "q4_k";
-        default: return "?";
+        case GGML_TYPE_F32:
+            return "f32";
+        case GGML_TYPE_F16:
+            return "f16";
+        case GGML_TYPE_BF16:
+            return "bf16";
+        case GGML_TYPE_I32:
+            return "i32";
+        case GGML_TYPE_Q4_0:
+            return "q4_0";
+        case GGML_TYPE_Q8_0:
+            return "q8_0";
+        case GGML_TYPE_Q4_K:
+            return "q4_k";
+        default:
+            return "?";
     }
 }
 
-bool unit_ok(const bound & b, size_t unit) { return b.rem % unit == 0; }
+bool unit_ok(const bound & b, size_t unit) {
+    return b.rem % unit == 0;
+}
 
 // ---- encoders ----------------------------------------------------------------------------------
 
@@ -187,7 +213,8 @@ struct enc {
 
 // Offsets of every bound tensor must be whole units; checked once per node.
 bool offsets_ok(const enc & e, const ggml_tensor * t, size_t unit, bound * b) {
-    if (!bind(e.dev, t, b)) return false;
+    if (!bind(e.dev, t, b))
+        return false;
     if (!unit_ok(*b, unit)) {
         GGML_LOG_ERROR("ggml-vulkan: tensor '%s' is not %zu-byte aligned\n", t->name, unit);
         return false;
@@ -199,7 +226,8 @@ bool enc_binary(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
     const size_t       ua = ggml_type_size(a->type);
     bound              ba, bb, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, ua, &bd)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, ua, &bd))
+        return false;
     pc_words pc;
     pc.ne(d).strides(ba, a, ua).u(bb.rem / 4).ne(b).u(b->nb[0] / 4).u(b->nb[1] / 4).u(b->nb[2] / 4).u(b->nb[3] / 4);
     pc.strides(bd, d, ua).u(e.node->op - GGML_OP_ADD);
@@ -212,7 +240,8 @@ bool enc_unary(const enc & e, uint32_t op, float f0, float f1) {
     const ggml_tensor *a = e.node->src[0], *d = e.node;
     const size_t       ua = ggml_type_size(a->type);
     bound              ba, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ua, &bd)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ua, &bd))
+        return false;
     pc_words pc;
     pc.ne(d).strides(ba, a, ua).strides(bd, d, ua).u(op).f(f0).f(f1);
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
@@ -224,11 +253,13 @@ bool enc_glu(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
     const bool         swapped = ggml_get_op_params_i32(d, 1) != 0;
     bound              ba, bb, bd;
-    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd))
+        return false;
     pc_words pc;
     pc.ne(d);
     if (b) {
-        if (!offsets_ok(e, b, 4, &bb)) return false;
+        if (!offsets_ok(e, b, 4, &bb))
+            return false;
         pc.strides(ba, a, 4).strides(bb, b, 4);
     } else {  // the two halves of a's rows
         const uint64_t half = (uint64_t) d->ne[0] * (a->nb[0] / 4);
@@ -244,7 +275,8 @@ bool enc_glu(const enc & e) {
 bool enc_norm(const enc & e, uint32_t op, float eps) {
     const ggml_tensor *a = e.node->src[0], *d = e.node;
     bound              ba, bd;
-    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd))
+        return false;
     pc_words pc;
     pc.ne(a).strides(ba, a, 4).strides(bd, d, 4).u(op).f(eps);
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
@@ -257,7 +289,8 @@ bool enc_get_rows(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *ids = e.node->src[1], *d = e.node;
     const size_t       ua = addr_unit(a);
     bound              ba, bi, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, 4, &bd)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, 4, &bd))
+        return false;
     pc_words pc;
     pc.ne(d).strides(ba, a, ua, false).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, 4, false);
@@ -270,7 +303,8 @@ bool enc_cpy(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *d = e.node;
     const size_t       ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
     bound              ba, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd))
+        return false;
     pc_words pc;
     pc.ne(a).strides(ba, a, ua).ne(d).strides(bd, d, ud);
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
@@ -282,7 +316,8 @@ bool enc_set_rows(const enc & e) {
     const ggml_tensor *src = e.node->src[0], *ids = e.node->src[1], *d = e.node;
     const size_t       ud = ggml_type_size(d->type);
     bound              bs, bi, bd;
-    if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd)) return false;
+    if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd))
+        return false;
     pc_words pc;
     pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, ud);
@@ -295,7 +330,8 @@ bool enc_mul_mat(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
     const size_t       ua = addr_unit(a);
     bound              ba, bb, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd))
+        return false;
     const std::string   sh   = std::string("mul_mat_") + tname(a->type);
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
     const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
@@ -304,7 +340,8 @@ bool enc_mul_mat(const enc & e) {
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
         pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
-        if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, std::min<uint32_t>(65535, M - m0), gy, gz)) return false;
+        if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, std::min<uint32_t>(65535, M - m0), gy, gz))
+            return false;
     }
     return true;
 }
@@ -322,8 +359,10 @@ bool enc_rope(const enc & e) {
     const float        bfast = ggml_get_op_params_f32(d, 9), bslow = ggml_get_op_params_f32(d, 10);
     const size_t       ua = ggml_type_size(a->type);
     bound              ba, bp, bf, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, pos, 4, &bp) || !offsets_ok(e, d, ua, &bd)) return false;
-    if (ff && !offsets_ok(e, ff, 4, &bf)) return false;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, pos, 4, &bp) || !offsets_ok(e, d, ua, &bd))
+        return false;
+    if (ff && !offsets_ok(e, ff, 4, &bf))
+        return false;
     double corr0 = 0, corr1 = 0;
     if (ext != 0.0f) {
         corr0 = std::max(0.0, std::floor(yarn_corr_dim(n_dims, n_ctx_orig, bfast, base)));
@@ -335,7 +374,12 @@ bool enc_rope(const enc & e) {
     pc_words pc;
     pc.ne(a).strides(ba, a, ua, false).strides(bd, d, ua, false).u(bp.rem / 4).u(ff ? bf.rem / 4 : 0).u(ff ? 1 : 0);
     pc.u(n_dims).u((mode & GGML_ROPE_TYPE_NEOX) ? 1 : 0).u(tsw[0]).u(tsw[1]);
-    pc.f(fscale).f(ext).f(attn).f((float) corr0).f((float) corr1).f(ext != 0.0f ? 1.0f + 0.1f * std::log(1.0f / fscale) : 1.0f);
+    pc.f(fscale)
+        .f(ext)
+        .f(attn)
+        .f((float) corr0)
+        .f((float) corr1)
+        .f(ext != 0.0f ? 1.0f + 0.1f * std::log(1.0f / fscale) : 1.0f);
     const ggml_tensor * s[4] = {a, pos, ff, nullptr};
     return dispatch_flat(e.dev, e.cmd, a->type == GGML_TYPE_F16 ? "rope_f16" : "rope_f32", s, d, pc,
                          (uint64_t) ggml_nelements(a) / 2);
@@ -345,9 +389,11 @@ bool enc_soft_max(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *m = e.node->src[1], *d = e.node;
     const float        scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
     bound              ba, bm, bd;
-    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd)) return false;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd))
+        return false;
     const size_t um = m ? ggml_type_size(m->type) : 4;
-    if (m && !offsets_ok(e, m, um, &bm)) return false;
+    if (m && !offsets_ok(e, m, um, &bm))
+        return false;
     const uint32_t n_head = (uint32_t) a->ne[2];
     const uint32_t n2     = 1u << (uint32_t) std::floor(std::log2((double) std::max<uint32_t>(n_head, 1)));
     const float    m0     = std::pow(2.0f, -max_bias / n2);
@@ -375,12 +421,12 @@ void alibi_params(float max_bias, uint32_t n_head, float * m0, float * m1, uint3
 }
 
 bool enc_flash_attn(const enc & e) {
-    const ggml_tensor *q = e.node->src[0], *k = e.node->src[1], *v = e.node->src[2], *m = e.node->src[3];
-    const ggml_tensor *d = e.node;
-    const float        scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
-    const float        softcap = ggml_get_op_params_f32(d, 2);
-    const size_t       ukv = ggml_type_size(k->type), um = m ? ggml_type_size(m->type) : 4;
-    bound              bq, bk, bv, bm, bd;
+    const ggml_tensor * q = e.node->src[0], *k = e.node->src[1], *v = e.node->src[2], *m = e.node->src[3];
+    const ggml_tensor * d     = e.node;
+    const float         scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
+    const float         softcap = ggml_get_op_params_f32(d, 2);
+    const size_t        ukv = ggml_type_size(k->type), um = m ? ggml_type_size(m->type) : 4;
+    bound               bq, bk, bv, bm, bd;
     if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, ukv, &bk) || !offsets_ok(e, v, ukv, &bv) ||
         !offsets_ok(e, d, 4, &bd) || (m && !offsets_ok(e, m, um, &bm))) {
         return false;
@@ -413,7 +459,8 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
         case GGML_OP_VIEW:
         case GGML_OP_RESHAPE:
         case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE: return true;
+        case GGML_OP_TRANSPOSE:
+            return true;
         case GGML_OP_ADD:
         case GGML_OP_SUB:
         case GGML_OP_MUL:
@@ -430,14 +477,14 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
         case GGML_OP_SUM_ROWS:
         case GGML_OP_MEAN:
         case GGML_OP_NORM:
-        case GGML_OP_RMS_NORM: return is_f32(a) && is_f32(op) && addressable_elems(a) && addressable_elems(op);
+        case GGML_OP_RMS_NORM:
+            return is_f32(a) && is_f32(op) && addressable_elems(a) && addressable_elems(op);
         case GGML_OP_GLU:
             return is_f32(a) && is_f32(op) && (!b || is_f32(b)) && ggml_get_glu_op(op) < GGML_GLU_OP_COUNT &&
                    addressable_elems(a) && (!b || addressable_elems(b)) && addressable_elems(op);
         case GGML_OP_GET_ROWS:
             return supports_get_rows_type(a->type) && rows_contiguous(a) && b->type == GGML_TYPE_I32 &&
-                   addressable(a, addr_unit(a)) && addressable_elems(b) && rows_contiguous(op) &&
-                   addressable_elems(op);
+                   addressable(a, addr_unit(a)) && addressable_elems(b) && rows_contiguous(op) && addressable_elems(op);
         case GGML_OP_CPY:
         case GGML_OP_CONT:
         case GGML_OP_DUP: {
@@ -455,9 +502,9 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
                    (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
                    addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
         case GGML_OP_ROPE: {
-            const int  mode = ggml_get_op_params_i32(op, 2);
-            const bool mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
-            const ggml_tensor * ff = op->src[2];
+            const int           mode    = ggml_get_op_params_i32(op, 2);
+            const bool          mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+            const ggml_tensor * ff      = op->src[2];
             return dev->fp64 && mode_ok && is_f32_or_f16(a) && op->type == a->type && rows_contiguous(a) &&
                    rows_contiguous(op) && a->ne[0] % 2 == 0 && b->type == GGML_TYPE_I32 && ggml_is_contiguous(b) &&
                    (!ff || (is_f32(ff) && ggml_is_contiguous(ff))) && addressable_elems(a) && addressable_elems(op);
@@ -471,10 +518,11 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
             return is_f32(a) && is_f32_or_f16(k) && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
                    rows_contiguous(v) && rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] &&
                    a->ne[1] <= 65535 && a->ne[2] <= 65535 && a->ne[3] <= 65535 &&
-                   (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
-                   addressable_elems(a) && addressable_elems(k) && addressable_elems(v) && addressable_elems(op);
+                   (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) && addressable_elems(a) &&
+                   addressable_elems(k) && addressable_elems(v) && addressable_elems(op);
         }
-        default: return false;
+        default:
+            return false;
     }
 }
 
@@ -487,28 +535,45 @@ bool ggml_vk_encode_op(vk_device * dev, VkCommandBuffer cmd, ggml_tensor * node)
         case GGML_OP_ADD:
         case GGML_OP_SUB:
         case GGML_OP_MUL:
-        case GGML_OP_DIV: return enc_binary(e);
-        case GGML_OP_UNARY: return enc_unary(e, (uint32_t) ggml_get_unary_op(node), 0, 0);
-        case GGML_OP_SQR: return enc_unary(e, 100, 0, 0);
-        case GGML_OP_SQRT: return enc_unary(e, 101, 0, 0);
+        case GGML_OP_DIV:
+            return enc_binary(e);
+        case GGML_OP_UNARY:
+            return enc_unary(e, (uint32_t) ggml_get_unary_op(node), 0, 0);
+        case GGML_OP_SQR:
+            return enc_unary(e, 100, 0, 0);
+        case GGML_OP_SQRT:
+            return enc_unary(e, 101, 0, 0);
         case GGML_OP_SCALE:
             return enc_unary(e, 102, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
         case GGML_OP_CLAMP:
             return enc_unary(e, 103, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
-        case GGML_OP_GLU: return enc_glu(e);
-        case GGML_OP_SUM_ROWS: return enc_norm(e, 0, 0);
-        case GGML_OP_MEAN: return enc_norm(e, 1, 0);
-        case GGML_OP_NORM: return enc_norm(e, 2, ggml_get_op_params_f32(node, 0));
-        case GGML_OP_RMS_NORM: return enc_norm(e, 3, ggml_get_op_params_f32(node, 0));
-        case GGML_OP_GET_ROWS: return enc_get_rows(e);
+        case GGML_OP_GLU:
+            return enc_glu(e);
+        case GGML_OP_SUM_ROWS:
+            return enc_norm(e, 0, 0);
+        case GGML_OP_MEAN:
+            return enc_norm(e, 1, 0);
+        case GGML_OP_NORM:
+            return enc_norm(e, 2, ggml_get_op_params_f32(node, 0));
+        case GGML_OP_RMS_NORM:
+            return enc_norm(e, 3, ggml_get_op_params_f32(node, 0));
+        case GGML_OP_GET_ROWS:
+            return enc_get_rows(e);
         case GGML_OP_CPY:
         case GGML_OP_CONT:
-        case GGML_OP_DUP: return enc_cpy(e);
-        case GGML_OP_SET_ROWS: return enc_set_rows(e);
-        case GGML_OP_MUL_MAT: return enc_mul_mat(e);
-        case GGML_OP_ROPE: return enc_rope(e);
-        case GGML_OP_SOFT_MAX: return enc_soft_max(e);
-        case GGML_OP_FLASH_ATTN_EXT: return enc_flash_attn(e);
-        default: return false;
+        case GGML_OP_DUP:
+            return enc_cpy(e);
+        case GGML_OP_SET_ROWS:
+            return enc_set_rows(e);
+        case GGML_OP_MUL_MAT:
+            return enc_mul_mat(e);
+        case GGML_OP_ROPE:
+            return enc_rope(e);
+        case GGML_OP_SOFT_MAX:
+            return enc_soft_max(e);
+        case GGML_OP_FLASH_ATTN_EXT:
+            return enc_flash_attn(e);
+        default:
+            return false;
     }
 }
