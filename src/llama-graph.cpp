@@ -278,6 +278,18 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     return cur;
 }
 
+void llm_graph_context::build_output(ggml_tensor * inpL) {
+    ggml_tensor * cur = build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
+    cb(cur, "result_norm", -1);
+    ggml_tensor * logits = build_lora_mm(model.output, cur, model.output_b);
+    if (hparams.f_final_logit_softcapping > 0.0f) {
+        const float cap = hparams.f_final_logit_softcapping;
+        logits          = ggml_scale(ctx0, ggml_tanh(ctx0, ggml_scale(ctx0, logits, 1.0f / cap)), cap);
+    }
+    cb(logits, "result_output", -1);
+    set_result(cur, logits);
+}
+
 void llm_graph_context::set_result(ggml_tensor * embd, ggml_tensor * logits) {
     res.t_embd   = embd;
     res.t_logits = logits;

@@ -127,6 +127,10 @@ struct llm_graph_context {
     void build_qkv_rope(const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos, int il, ggml_tensor *& q,
                         ggml_tensor *& k, ggml_tensor *& v) const;
 
+    // The head shared by every architecture: RMS output_norm, the LM head (+ output_b when present) and,
+    // when hparams.f_final_logit_softcapping > 0, cap * tanh(logits / cap); then set_result.
+    void build_output(ggml_tensor * inpL);
+
     // Final results: marks them as outputs.
     void set_result(ggml_tensor * embd, ggml_tensor * logits);
 };

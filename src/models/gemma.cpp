@@ -85,11 +85,7 @@ static void gemma_build_graph(llm_graph_context & g) {
         inpL = cur;
     }
 
-    ggml_tensor * cur = g.build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
-    g.cb(cur, "result_norm", -1);
-    ggml_tensor * logits = ggml_mul_mat(ctx0, model.output, cur);
-    g.cb(logits, "result_output", -1);
-    g.set_result(cur, logits);
+    g.build_output(inpL);
 }
 
 const llm_arch_ops llm_ops_gemma = {

@@ -147,14 +147,7 @@ static void gemma2_build_graph(llm_graph_context & g) {
         inpL = cur;
     }
 
-    ggml_tensor * cur = g.build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
-    g.cb(cur, "result_norm", -1);
-    ggml_tensor * logits = ggml_mul_mat(ctx0, model.output, cur);
-    if (hp.f_final_logit_softcapping > 0.0f) {
-        logits = softcap(ctx0, logits, 1.0f, hp.f_final_logit_softcapping);
-    }
-    g.cb(logits, "result_output", -1);
-    g.set_result(cur, logits);
+    g.build_output(inpL);
 }
 
 const llm_arch_ops llm_ops_gemma2 = {

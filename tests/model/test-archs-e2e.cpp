@@ -15,7 +15,9 @@
 #include "ggml-backend.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-util.h"
 
+using namespace llama_test_util;
 using testing_util::read_file;
 using testing_util::shared_path;
 
@@ -23,73 +25,17 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-struct reference {
-    std::vector<llama_token> prompt;
-    std::vector<llama_token> greedy;  // top token of each step
-    std::vector<float>       logits;  // one n_vocab row per step
+// A reference run of ../shared/reference with its logits rows.
+struct arch_reference : reference {
+    std::vector<float> logits;  // one n_vocab row per step
 };
 
-std::vector<int> parse_ints(const std::string & s, size_t from, char end) {
-    std::vector<int> out;
-    size_t           i = from;
-    while (i < s.size() && s[i] != end) {
-        if (s[i] == '-' || isdigit((unsigned char) s[i])) {
-            size_t n = 0;
-            out.push_back(std::stoi(s.substr(i), &n));
-            i += n;
-        } else {
-            i++;
-        }
-    }
-    return out;
-}
-
-reference load_reference(const std::string & name) {
-    reference                  r;
-    const std::vector<uint8_t> bytes = read_file(shared_path("reference/" + name + ".once.jsonl"));
-    const std::string          all(bytes.begin(), bytes.end());
-    size_t                     pos = 0;
-    while (pos < all.size()) {
-        size_t eol = all.find('\n', pos);
-        if (eol == std::string::npos) {
-            eol = all.size();
-        }
-        const std::string line = all.substr(pos, eol - pos);
-        pos                    = eol + 1;
-        if (line.rfind("{\"prompt_tokens\":[", 0) == 0) {
-            for (int t : parse_ints(line, 18, ']')) {
-                r.prompt.push_back(t);
-            }
-        } else if (line.rfind("{\"step\":", 0) == 0) {
-            const size_t top = line.find("\"top\":[[");
-            r.greedy.push_back(parse_ints(line, top + 8, ',').at(0));
-        }
-    }
-    const std::vector<uint8_t> lg = read_file(shared_path("reference/" + name + ".once.logits.f32"));
-    r.logits.resize(lg.size() / sizeof(float));
-    memcpy(r.logits.data(), lg.data(), r.logits.size() * sizeof(float));
+arch_reference load_arch_reference(const std::string & name) {
+    arch_reference r;
+    static_cast<reference &>(r) = load_reference("reference/" + name + ".once.jsonl");
+    r.logits                    = load_logits("reference/" + name + ".once.logits.f32");
     return r;
 }
-
-// Largest |a - b| relative to the RMS of b.
-double max_err_rel_rms(const float * a, const float * b, int n) {
-    double sq = 0, worst = 0;
-    for (int i = 0; i < n; i++) {
-        sq += (double) b[i] * b[i];
-        worst = std::max(worst, (double) std::fabs(a[i] - b[i]));
-    }
-    const double rms = std::sqrt(sq / n);
-    return worst / (rms > 0 ? rms : 1);
-}
-
-struct model_deleter {
-    void operator()(llama_model * m) const { llama_model_free(m); }
-};
-struct ctx_deleter {
-    void operator()(llama_context * c) const { llama_free(c); }
-};
-using model_ptr = std::unique_ptr<llama_model, model_deleter>;
-using ctx_ptr   = std::unique_ptr<llama_context, ctx_deleter>;
 
 llama_context_params ctx_params(llama_flash_attn_type fa) {
     llama_context_params cp = llama_context_default_params();
@@ -99,35 +45,6 @@ llama_context_params ctx_params(llama_flash_attn_type fa) {
     cp.n_threads_batch      = 2;
     cp.flash_attn_type      = fa;
     return cp;
-}
-
-std::vector<llama_token> tokenize(const llama_model * m, const std::string & text) {
-    const llama_vocab *      v = llama_model_get_vocab(m);
-    const int                n = -llama_tokenize(v, text.c_str(), (int) text.size(), nullptr, 0, true, true);
-    std::vector<llama_token> out(std::max(n, 0));
-    EXPECT_EQ(llama_tokenize(v, text.c_str(), (int) text.size(), out.data(), n, true, true), n);
-    return out;
-}
-
-// Prefill + greedy steps like the reference probe; every step's last-position logits row.
-void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
-                std::vector<float> & rows) {
-    const llama_vocab * vocab   = llama_model_get_vocab(llama_get_model(ctx));
-    const int           n_vocab = llama_vocab_n_tokens(vocab);
-    llama_batch         batch   = llama_batch_get_one(prompt.data(), (int) prompt.size());
-    llama_token         tok     = 0;
-    for (int step = 0; step < n_steps; step++) {
-        ASSERT_EQ(llama_decode(ctx, batch), 0) << llama_last_error();
-        const float * lg = llama_get_logits_ith(ctx, -1);
-        ASSERT_NE(lg, nullptr);
-        rows.insert(rows.end(), lg, lg + n_vocab);
-        tok = (llama_token) (std::max_element(lg, lg + n_vocab) - lg);
-        out.push_back(tok);
-        if (llama_vocab_is_eog(vocab, tok)) {
-            break;
-        }
-        batch = llama_batch_get_one(&tok, 1);
-    }
 }
 
 class ArchE2E : public ::testing::TestWithParam<const char *> {
@@ -152,8 +69,8 @@ TEST_P(ArchE2E, MatchesReference) {
     llama_model_desc(m.get(), desc, sizeof desc);
     EXPECT_EQ(std::string(desc).rfind(GetParam(), 0), 0u) << desc;
 
-    const reference r  = load_reference(name());
-    const int       nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    const arch_reference r  = load_arch_reference(name());
+    const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
     ASSERT_FALSE(r.greedy.empty());
     ASSERT_EQ(r.logits.size(), r.greedy.size() * (size_t) nv);
     EXPECT_EQ(tokenize(m.get(), "Once upon a time"), r.prompt);

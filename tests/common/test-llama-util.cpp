@@ -1,0 +1,137 @@
+#include "test-llama-util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+
+#include "test-common.h"
+
+namespace llama_test_util {
+
+namespace {
+
+std::vector<int> parse_ints(const std::string & s, size_t from, char end) {
+    std::vector<int> out;
+    size_t           i = from;
+    while (i < s.size() && s[i] != end) {
+        if (s[i] == '-' || isdigit((unsigned char) s[i])) {
+            size_t n = 0;
+            out.push_back(std::stoi(s.substr(i), &n));
+            i += n;
+        } else {
+            i++;
+        }
+    }
+    return out;
+}
+
+// Decodes the JSON string starting at s[i] (just after the opening quote).
+std::string parse_json_string(const std::string & s, size_t i) {
+    std::string out;
+    for (; i < s.size() && s[i] != '"'; i++) {
+        if (s[i] != '\\') {
+            out += s[i];
+            continue;
+        }
+        const char e = s[++i];
+        if (e == 'u') {
+            const unsigned cp = (unsigned) std::stoul(s.substr(i + 1, 4), nullptr, 16);
+            i += 4;
+            if (cp < 0x80) {
+                out += (char) cp;
+            } else if (cp < 0x800) {
+                out += (char) (0xC0 | (cp >> 6));
+                out += (char) (0x80 | (cp & 0x3F));
+            } else {
+                out += (char) (0xE0 | (cp >> 12));
+                out += (char) (0x80 | ((cp >> 6) & 0x3F));
+                out += (char) (0x80 | (cp & 0x3F));
+            }
+        } else {
+            out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+reference load_reference(const std::string & rel) {
+    reference                  r;
+    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::shared_path(rel));
+    const std::string          all(bytes.begin(), bytes.end());
+    size_t                     pos = 0;
+    while (pos < all.size()) {
+        size_t eol = all.find('\n', pos);
+        if (eol == std::string::npos) {
+            eol = all.size();
+        }
+        const std::string line = all.substr(pos, eol - pos);
+        pos                    = eol + 1;
+        if (line.rfind("{\"prompt_tokens\":[", 0) == 0) {
+            for (int t : parse_ints(line, 18, ']')) {
+                r.prompt.push_back(t);
+            }
+        } else if (line.rfind("{\"step\":", 0) == 0) {
+            const size_t top = line.find("\"top\":[[");
+            r.greedy.push_back(parse_ints(line, top + 8, ',').at(0));
+        } else if (line.rfind("{\"text\":\"", 0) == 0) {
+            r.text = parse_json_string(line, 9);
+        }
+    }
+    return r;
+}
+
+std::vector<float> load_logits(const std::string & rel) {
+    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::shared_path(rel));
+    std::vector<float>         out(bytes.size() / sizeof(float));
+    memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
+    return out;
+}
+
+double max_err_rel_rms(const float * a, const float * b, int n) {
+    double sq = 0, worst = 0;
+    for (int i = 0; i < n; i++) {
+        sq += (double) b[i] * b[i];
+        worst = std::max(worst, (double) std::fabs(a[i] - b[i]));
+    }
+    const double rms = std::sqrt(sq / n);
+    return worst / (rms > 0 ? rms : 1);
+}
+
+int argmax(const float * v, int n) {
+    return (int) (std::max_element(v, v + n) - v);
+}
+
+std::vector<llama_token> tokenize(const llama_model * m, const std::string & text, bool add_special) {
+    const llama_vocab *      v = llama_model_get_vocab(m);
+    const int                n = -llama_tokenize(v, text.c_str(), (int) text.size(), nullptr, 0, add_special, true);
+    std::vector<llama_token> out(std::max(n, 0));
+    EXPECT_EQ(llama_tokenize(v, text.c_str(), (int) text.size(), out.data(), n, add_special, true), n);
+    return out;
+}
+
+void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
+                std::vector<float> & rows) {
+    const llama_vocab * vocab   = llama_model_get_vocab(llama_get_model(ctx));
+    const int           n_vocab = llama_vocab_n_tokens(vocab);
+    llama_batch         batch   = llama_batch_get_one(prompt.data(), (int) prompt.size());
+    llama_token         tok     = 0;
+    for (int step = 0; step < n_steps; step++) {
+        ASSERT_EQ(llama_decode(ctx, batch), 0) << llama_last_error();
+        const float * lg = llama_get_logits_ith(ctx, -1);
+        ASSERT_NE(lg, nullptr);
+        rows.insert(rows.end(), lg, lg + n_vocab);
+        tok = argmax(lg, n_vocab);
+        out.push_back(tok);
+        if (llama_vocab_is_eog(vocab, tok)) {
+            break;
+        }
+        batch = llama_batch_get_one(&tok, 1);
+    }
+}
+
+}  // namespace llama_test_util

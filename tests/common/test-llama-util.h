@@ -1,0 +1,46 @@
+// Helpers shared by the libllama end-to-end tests: the reference files of ../shared/reference,
+// RAII handles, tokenization and the probe-style greedy run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace llama_test_util {
+
+// One NAME.once*.jsonl file of ../shared/reference.
+struct reference {
+    std::vector<llama_token> prompt;
+    std::vector<llama_token> greedy;  // top token of each step
+    std::string              text;    // the generated text
+};
+
+// rel is relative to ../shared (e.g. "reference/stories260K.once.jsonl").
+reference load_reference(const std::string & rel);
+// A NAME.once.logits.f32 file: n_vocab floats per step.
+std::vector<float> load_logits(const std::string & rel);
+
+// Largest |a - b| relative to the RMS of b (the reference's tolerance measure).
+double max_err_rel_rms(const float * a, const float * b, int n);
+int    argmax(const float * v, int n);
+
+struct model_deleter {
+    void operator()(llama_model * m) const { llama_model_free(m); }
+};
+struct ctx_deleter {
+    void operator()(llama_context * c) const { llama_free(c); }
+};
+using model_ptr = std::unique_ptr<llama_model, model_deleter>;
+using ctx_ptr   = std::unique_ptr<llama_context, ctx_deleter>;
+
+// Tokenizes with parse_special on (as the probe does); records a test failure if sizes disagree.
+std::vector<llama_token> tokenize(const llama_model * m, const std::string & text, bool add_special = true);
+
+// Probe-style run: prefill + greedy steps (stopping at end of generation); appends the generated
+// tokens to out and every step's last-position logits row to rows. Records a failure on error.
+void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
+                std::vector<float> & rows);
+
+}  // namespace llama_test_util
