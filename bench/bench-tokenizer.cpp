@@ -40,21 +40,21 @@ std::string mixed_text() {
     return s;
 }
 
-// ../shared beside the checkout (bench/ has no configured path): $LLAMA_SHARED_DIR overrides
-std::string shared_dir() {
-    if (const char * env = std::getenv("LLAMA_SHARED_DIR")) {
+// tests/data of this checkout (bench/ has no configured path): $LLAMA_TEST_DATA_DIR overrides
+std::string data_dir() {
+    if (const char * env = std::getenv("LLAMA_TEST_DATA_DIR")) {
         return env;
     }
     std::string src = __FILE__;  // <root>/bench/bench-tokenizer.cpp
     src             = src.substr(0, src.find_last_of('/'));
-    return src + "/../../shared";
+    return src + "/../tests/data";
 }
 
 const llama_vocab & vocab(const std::string & name) {
     static std::map<std::string, std::unique_ptr<llama_vocab>> cache;
     auto &                                                     v = cache[name];
     if (!v) {
-        const std::string path = shared_dir() + "/vocab/ggml-vocab-" + name + ".gguf";
+        const std::string path = data_dir() + "/vocab/ggml-vocab-" + name + ".gguf";
         gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{true});
         v                      = std::make_unique<llama_vocab>();
         if (g) {

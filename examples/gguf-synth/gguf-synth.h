@@ -45,7 +45,7 @@ struct params {
     std::string vocab_path;     // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
 };
 
-// Presets: "micro" (the layout of the shared synthetic micro models), "tiny" (256-wide, K-quant
+// Presets: "micro" (the layout of the synthetic micro models in tests/data), "tiny" (256-wide, K-quant
 // friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B).
 inline bool apply_preset(const std::string & preset, params & p) {
     auto set = [&](int64_t e, int64_t l, int64_t f, int64_t h, int64_t kv, int64_t v, int64_t ctx, bool tied) {

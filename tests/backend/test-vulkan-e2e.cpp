@@ -22,7 +22,7 @@
 
 extern char ** environ;
 
-using testing_util::shared_path;
+using testing_util::data_path;
 
 namespace {
 
@@ -76,7 +76,7 @@ model_ptr load(const std::string & rel, int n_gpu_layers, ggml_backend_dev_t dev
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers       = n_gpu_layers;
     mp.devices            = dev ? devs : nullptr;
-    return model_ptr(llama_model_load_from_file(shared_path(rel).c_str(), mp));
+    return model_ptr(llama_model_load_from_file(data_path(rel).c_str(), mp));
 }
 
 // What one greedy run saw.
@@ -288,7 +288,7 @@ TEST_F(VulkanE2E, SyntheticMicroModelsOffloadMatchCpu) {
     int n_run = 0;
     for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {
         const std::string path = std::string("models/synthetic/") + arch + "-micro-f16.gguf";
-        if (access(shared_path(path).c_str(), R_OK) != 0) {
+        if (access(data_path(path).c_str(), R_OK) != 0) {
             continue;
         }
         std::string skip;
@@ -329,7 +329,7 @@ TEST_F(VulkanE2E, DefaultDevicesAndAbortCallback) {
     // default params: every GPU device, 999 layers
     llama_model_params mp = llama_model_default_params();
     EXPECT_EQ(mp.n_gpu_layers, 999);
-    model_ptr m(llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), mp));
+    model_ptr m(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), mp));
     ASSERT_NE(m, nullptr) << llama_last_error();
     ASSERT_FALSE(m->devices.empty());
     EXPECT_TRUE(on_vulkan(m->layers[0].wq));
@@ -362,7 +362,7 @@ TEST_F(VulkanE2E, LoadModesUploadTheSameWeights) {
             return true;
         };
         mp.progress_callback_user_data = &n_progress;
-        model_ptr m(llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), mp));
+        model_ptr m(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), mp));
         ASSERT_NE(m, nullptr) << "load mode " << mode << ": " << llama_last_error();
         EXPECT_TRUE(on_vulkan(m->layers[0].wq)) << "load mode " << mode;
         EXPECT_GT(n_progress, 5 * 9) << "load mode " << mode;  // at least one call per layer weight
@@ -391,7 +391,7 @@ TEST_F(VulkanE2E, UnsupportedWeightTypesStayOnTheCpu) {
     qp.ftype                        = LLAMA_FTYPE_MOSTLY_Q4_1;
     qp.pure                         = true;
     qp.nthread                      = 2;
-    ASSERT_EQ(llama_model_quantize(shared_path("models/stories260K.gguf").c_str(), out.c_str(), &qp), 0u)
+    ASSERT_EQ(llama_model_quantize(data_path("models/stories260K.gguf").c_str(), out.c_str(), &qp), 0u)
         << llama_last_error();
 
     auto load_abs = [&](int n_gpu_layers) {
@@ -428,17 +428,17 @@ TEST_F(VulkanE2E, SplitModeNoneAndMainGpu) {
     llama_model_params mp = llama_model_default_params();
     mp.split_mode         = LLAMA_SPLIT_MODE_NONE;
     mp.main_gpu           = 1000;
-    EXPECT_EQ(llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), mp), nullptr);
+    EXPECT_EQ(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), mp), nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("main_gpu"), std::string::npos) << llama_last_error();
 
     mp.main_gpu = -1;  // no main GPU: CPU only
-    model_ptr m(llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), mp));
+    model_ptr m(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), mp));
     ASSERT_NE(m, nullptr) << llama_last_error();
     EXPECT_TRUE(m->devices.empty());
     EXPECT_TRUE(on_cpu(m->layers[0].wq));
 
     mp.main_gpu = 0;
-    model_ptr m0(llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), mp));
+    model_ptr m0(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), mp));
     ASSERT_NE(m0, nullptr) << llama_last_error();
     ASSERT_EQ(m0->devices.size(), 1u);
     EXPECT_TRUE(on_vulkan(m0->layers[0].wq));
@@ -462,7 +462,7 @@ TEST(VulkanPolicyChild, DefaultParamsDoNotUseCpuVulkanDevices) {
         }
     }
     model_ptr m(
-        llama_model_load_from_file(shared_path("models/stories260K.gguf").c_str(), llama_model_default_params()));
+        llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), llama_model_default_params()));
     ASSERT_NE(m, nullptr) << llama_last_error();
     if (!real_gpu) {
         EXPECT_FALSE(llama_supports_gpu_offload());

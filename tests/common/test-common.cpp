@@ -8,8 +8,8 @@
 
 namespace testing_util {
 
-std::string shared_path(const std::string & rel) {
-    return std::string(LLAMA_SHARED_DIR) + "/" + rel;
+std::string data_path(const std::string & rel) {
+    return std::string(LLAMA_TEST_DATA_DIR) + "/" + rel;
 }
 
 std::string source_path(const std::string & rel) {

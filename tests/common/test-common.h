@@ -1,4 +1,4 @@
-// Helpers shared by the tests: paths to the shared data and small file utilities.
+// Helpers shared by the tests: paths to the test data (tests/data) and small file utilities.
 #pragma once
 
 #include <cstdint>
@@ -7,8 +7,9 @@
 
 namespace testing_util {
 
-// Absolute path of a file under ../shared (e.g. "models/stories260K.gguf").
-std::string shared_path(const std::string & rel);
+// Absolute path of a file under tests/data (e.g. "vocab/ggml-vocab-gpt-2.gguf"; "models/stories260K.gguf"
+// there links to the bundled model).
+std::string data_path(const std::string & rel);
 
 // Absolute path of a file in the source tree (e.g. "models/stories260K.gguf").
 std::string source_path(const std::string & rel);

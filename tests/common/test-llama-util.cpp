@@ -61,7 +61,7 @@ std::string parse_json_string(const std::string & s, size_t i) {
 
 reference load_reference(const std::string & rel) {
     reference                  r;
-    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::shared_path(rel));
+    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::data_path(rel));
     const std::string          all(bytes.begin(), bytes.end());
     size_t                     pos = 0;
     while (pos < all.size()) {
@@ -86,7 +86,7 @@ reference load_reference(const std::string & rel) {
 }
 
 std::vector<float> load_logits(const std::string & rel) {
-    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::shared_path(rel));
+    const std::vector<uint8_t> bytes = testing_util::read_file(testing_util::data_path(rel));
     std::vector<float>         out(bytes.size() / sizeof(float));
     memcpy(out.data(), bytes.data(), out.size() * sizeof(float));
     return out;

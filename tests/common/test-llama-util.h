@@ -1,4 +1,4 @@
-// Helpers shared by the libllama end-to-end tests: the reference files of ../shared/reference,
+// Helpers shared by the libllama end-to-end tests: the reference files of tests/data/reference,
 // RAII handles, tokenization and the probe-style greedy run.
 #pragma once
 
@@ -10,14 +10,14 @@
 
 namespace llama_test_util {
 
-// One NAME.once*.jsonl file of ../shared/reference.
+// One NAME.once*.jsonl file of tests/data/reference.
 struct reference {
     std::vector<llama_token> prompt;
     std::vector<llama_token> greedy;  // top token of each step
     std::string              text;    // the generated text
 };
 
-// rel is relative to ../shared (e.g. "reference/stories260K.once.jsonl").
+// rel is relative to tests/data (e.g. "reference/stories260K.once.jsonl").
 reference load_reference(const std::string & rel);
 // A NAME.once.logits.f32 file: n_vocab floats per step.
 std::vector<float> load_logits(const std::string & rel);

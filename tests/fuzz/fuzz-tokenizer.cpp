@@ -2,7 +2,7 @@
 // picks the vocab and the add_special / parse_special flags; the rest is the text. Any crash, sanitizer
 // report or failed invariant (ids in range, llama.h return conventions) is a finding; keep crashing
 // inputs in tests/fuzz/regressions-tokenizer/ and replay them with `fuzz-tokenizer <dir>`.
-// Shared vocabs come from $LLAMA_SHARED_DIR (default: ../shared beside the checkout).
+// Vocabs come from $LLAMA_TEST_DATA_DIR (default: tests/data of this checkout).
 #include "gguf.h"
 #include "llama-impl.h"
 #include "llama-vocab.h"
@@ -20,7 +20,7 @@ namespace {
 
 std::vector<std::unique_ptr<llama_vocab>> g_vocabs;
 
-void add_shared(const std::string & dir, const char * name) {
+void add_vocab(const std::string & dir, const char * name) {
     const std::string path = dir + "/vocab/ggml-vocab-" + name + ".gguf";
     gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{ true });
     if (!g) {
@@ -52,14 +52,14 @@ void add_small() {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-    std::string dir = std::getenv("LLAMA_SHARED_DIR") ? std::getenv("LLAMA_SHARED_DIR") : "";
+    std::string dir = std::getenv("LLAMA_TEST_DATA_DIR") ? std::getenv("LLAMA_TEST_DATA_DIR") : "";
     if (dir.empty()) {
         std::string src = __FILE__;  // <root>/tests/fuzz/fuzz-tokenizer.cpp
-        dir             = src.substr(0, src.find_last_of('/')) + "/../../../shared";
+        dir             = src.substr(0, src.find_last_of('/')) + "/../data";
     }
     for (const char * name : { "llama-spm", "phi-3", "bert-bge", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
                                "deepseek-coder", "falcon", "starcoder", "mpt" }) {
-        add_shared(dir, name);
+        add_vocab(dir, name);
     }
     add_small();
     return 0;

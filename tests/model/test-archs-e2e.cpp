@@ -19,13 +19,13 @@
 
 using namespace llama_test_util;
 using testing_util::read_file;
-using testing_util::shared_path;
+using testing_util::data_path;
 
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-// A reference run of ../shared/reference with its logits rows.
+// A reference run of tests/data/reference with its logits rows.
 struct arch_reference : reference {
     std::vector<float> logits;  // one n_vocab row per step
 };
@@ -55,7 +55,7 @@ protected:
     }
     std::string name() const { return std::string(GetParam()) + "-micro-f16"; }
     model_ptr   load() const {
-          return model_ptr(llama_model_load_from_file(shared_path("models/synthetic/" + name() + ".gguf").c_str(),
+          return model_ptr(llama_model_load_from_file(data_path("models/synthetic/" + name() + ".gguf").c_str(),
                                                       llama_model_default_params()));
     }
 };
@@ -161,7 +161,7 @@ model_ptr load_gemma2(float attn_cap, float final_cap) {
     kvo[1].val_f64        = final_cap;
     llama_model_params mp = llama_model_default_params();
     mp.kv_overrides       = kvo;
-    return model_ptr(llama_model_load_from_file(shared_path("models/synthetic/gemma2-micro-f16.gguf").c_str(), mp));
+    return model_ptr(llama_model_load_from_file(data_path("models/synthetic/gemma2-micro-f16.gguf").c_str(), mp));
 }
 
 std::vector<float> last_row(llama_model * m, llama_flash_attn_type fa, captured * cap = nullptr) {

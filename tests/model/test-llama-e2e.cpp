@@ -18,7 +18,7 @@
 
 using namespace llama_test_util;
 using testing_util::read_file;
-using testing_util::shared_path;
+using testing_util::data_path;
 using testing_util::write_temp_file;
 
 namespace {
@@ -28,7 +28,7 @@ void quiet_log(ggml_log_level, const char *, void *) {}
 // ---- model/context helpers ------------------------------------------------------------------------
 
 model_ptr load(const std::string & rel, llama_model_params mp = llama_model_default_params()) {
-    return model_ptr(llama_model_load_from_file(shared_path(rel).c_str(), mp));
+    return model_ptr(llama_model_load_from_file(data_path(rel).c_str(), mp));
 }
 
 llama_context_params ctx_params(uint32_t n_ctx = 512) {
@@ -566,7 +566,7 @@ TEST_F(LlamaE2E, ProgressCallbackCancelGivesNull) {
 }
 
 TEST_F(LlamaE2E, CorruptOrTruncatedFilesGiveNullWithReason) {
-    const std::vector<uint8_t> bytes = read_file(shared_path("models/stories260K.gguf"));
+    const std::vector<uint8_t> bytes = read_file(data_path("models/stories260K.gguf"));
     ASSERT_GT(bytes.size(), 1000u);
 
     // truncated in the tensor data: the header parses, the weights map check must catch it
@@ -613,7 +613,7 @@ TEST_F(LlamaE2E, KvOverrides) {
 }
 
 TEST_F(LlamaE2E, SplitModelLoadsLikeTheWhole) {
-    const std::vector<std::string> parts = rewrite_model(shared_path("models/stories260K.gguf"), "split", 3);
+    const std::vector<std::string> parts = rewrite_model(data_path("models/stories260K.gguf"), "split", 3);
     ASSERT_EQ(parts.size(), 3u);
     const std::vector<llama_token> toks = tokenize(stories, "Once upon a time");
     ctx_ptr                        a(llama_init_from_model(stories, ctx_params()));
@@ -648,11 +648,11 @@ TEST_F(LlamaE2E, SplitModelLoadsLikeTheWhole) {
 }
 
 TEST_F(LlamaE2E, MissingTensorOrWrongShapeIsAClearError) {
-    const auto missing = rewrite_model(shared_path("models/stories260K.gguf"), "missing", 1, "blk.2.ffn_up.weight");
+    const auto missing = rewrite_model(data_path("models/stories260K.gguf"), "missing", 1, "blk.2.ffn_up.weight");
     EXPECT_EQ(llama_model_load_from_file(missing[0].c_str(), llama_model_default_params()), nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("missing tensor 'blk.2.ffn_up.weight'"), std::string::npos)
         << llama_last_error();
-    const auto shape = rewrite_model(shared_path("models/stories260K.gguf"), "shape", 1, "", "blk.1.attn_k.weight");
+    const auto shape = rewrite_model(data_path("models/stories260K.gguf"), "shape", 1, "", "blk.1.attn_k.weight");
     EXPECT_EQ(llama_model_load_from_file(shape[0].c_str(), llama_model_default_params()), nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("wrong shape"), std::string::npos) << llama_last_error();
     remove(missing[0].c_str());

@@ -1,4 +1,4 @@
-// The model tools end to end: the synthetic generator reproduces the layouts of the shared synthetic
+// The model tools end to end: the synthetic generator reproduces the layouts of the synthetic
 // models of every architecture; libllama loads what it writes and decodes with it; quantized copies
 // (Q8_0, Q4_0, Q4_K_M) load, run, and give logits close to the unquantized model's.
 #include "../../examples/gguf-synth/gguf-synth.h"
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-using testing_util::shared_path;
+using testing_util::data_path;
 
 namespace {
 
@@ -125,12 +125,12 @@ struct ToolsTest : ::testing::Test {
 
 }  // namespace
 
-// The generator's micro preset, with the vocab copied from the shared model, reproduces each shared
+// The generator's micro preset, with the vocab copied from the stored model, reproduces each stored
 // synthetic model's keys and tensors exactly (names, order, types, shapes, sizes).
 TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
     for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {
         SCOPED_TRACE(arch);
-        const std::string ref = shared_path(std::string("models/synthetic/") + arch + "-micro-f16.gguf");
+        const std::string ref = data_path(std::string("models/synthetic/") + arch + "-micro-f16.gguf");
         synth::params     p;
         synth::apply_preset("micro", p);
         p.arch       = arch;
@@ -216,7 +216,7 @@ TEST_F(ToolsTest, GeneratedModelCarriesTheVocab) {
     synth::params p = tiny_llama(GGML_TYPE_F16);
     p.n_layer       = 1;
     p.n_vocab       = 0;
-    p.vocab_path    = shared_path("vocab/ggml-vocab-llama-spm.gguf");
+    p.vocab_path    = data_path("vocab/ggml-vocab-llama-spm.gguf");
     std::string err;
     ASSERT_TRUE(synth::write_model(p, f.path, err)) << err;
     llama_model * model = llama_model_load_from_file(f.path.c_str(), llama_model_default_params());

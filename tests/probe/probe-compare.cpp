@@ -1,5 +1,5 @@
 // probe-compare OURS.jsonl REF.jsonl [OURS.logits.f32 REF.logits.f32]
-// Compares two probe runs (../shared/tools/probe.cpp): identical prompt tokens, the same greedy
+// Compares two probe runs (tests/data/tools/probe.cpp): identical prompt tokens, the same greedy
 // token and piece at every step, the same text; every logit within 1% of the reference row's RMS.
 // Exit 0 when they agree, 1 otherwise (the differences are printed).
 #include <cmath>

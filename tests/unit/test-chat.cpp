@@ -363,7 +363,7 @@ TEST(Chat, DetectsTemplatesStoredInRealModels) {
         {"models/synthetic/phi3-micro-f16.gguf", "phi3"},
     };
     for (const auto & c : cases) {
-        const std::string tmpl = gguf_chat_template(testing_util::shared_path(c.path));
+        const std::string tmpl = gguf_chat_template(testing_util::data_path(c.path));
         if (tmpl.empty()) {
             GTEST_SKIP() << c.path << " is not available";
         }
@@ -374,12 +374,10 @@ TEST(Chat, DetectsTemplatesStoredInRealModels) {
 // Our output equals what each stored Jinja template renders (rendered by hand from the template
 // text printed by the test above, without the BOS token the tokenizer adds).
 TEST(Chat, MatchesRenderingOfRealTemplates) {
-    const std::string llama3 = gguf_chat_template(testing_util::shared_path("vocab/ggml-vocab-llama-bpe.gguf"));
-    const std::string phi3   = gguf_chat_template(testing_util::shared_path("vocab/ggml-vocab-phi-3.gguf"));
-    const std::string qwen2  = gguf_chat_template(testing_util::shared_path("vocab/ggml-vocab-qwen2.gguf"));
-    if (llama3.empty() || phi3.empty() || qwen2.empty()) {
-        GTEST_SKIP() << "shared vocab files are not available";
-    }
+    const std::string llama3 = gguf_chat_template(testing_util::data_path("vocab/ggml-vocab-llama-bpe.gguf"));
+    const std::string phi3   = gguf_chat_template(testing_util::data_path("vocab/ggml-vocab-phi-3.gguf"));
+    const std::string qwen2  = gguf_chat_template(testing_util::data_path("vocab/ggml-vocab-qwen2.gguf"));
+    ASSERT_FALSE(llama3.empty() || phi3.empty() || qwen2.empty()) << "vocab files missing from tests/data/vocab";
     // the llama-3 template always ends with the assistant header and trims every message
     EXPECT_EQ(format(llama3.c_str(), true),
               "<|start_header_id|>system<|end_header_id|>\n\nYou are a helpful assistant<|eot_id|>"

@@ -1,5 +1,5 @@
-// GGUF round trips (every value type, tensors of several types, file and buffer), the shared model
-// and vocab files, the write API's failure cases, and replay of the fuzzer's regression inputs.
+// GGUF round trips (every value type, tensors of several types, file and buffer), the model and vocab
+// files of tests/data, the write API's failure cases, and replay of the fuzzer's regression inputs.
 // Malformed-file rejection lives in test-gguf-malformed.cpp.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 using gguf_test::builder;
 using gguf_test::log_capture;
 using testing_util::read_file;
-using testing_util::shared_path;
+using testing_util::data_path;
 using testing_util::source_path;
 using testing_util::write_temp_file;
 
@@ -641,9 +641,14 @@ const shared_file k_shared_files[] = {
     {"models/stories260K.gguf", 19, 48, 14176},
     {"models/synthetic/gemma-micro-f16.gguf", 21, 20, 725024},
     {"models/synthetic/gemma2-micro-f16.gguf", 24, 288, 741216},
+    {"models/synthetic/gemma3-micro-f16.gguf", 25, 158, 733344},
+    {"models/synthetic/gpt-oss-micro-f16.gguf", 27, 41, 726592},
+    {"models/synthetic/llama-moe-micro-f16.gguf", 24, 22, 725344},
     {"models/synthetic/llama-micro-f16.gguf", 22, 20, 725056},
     {"models/synthetic/phi3-micro-f16.gguf", 25, 15, 726848},
     {"models/synthetic/qwen2-micro-f16.gguf", 18, 26, 1768384},
+    {"models/synthetic/qwen3-micro-f16.gguf", 20, 24, 1768416},
+    {"models/synthetic/qwen3moe-micro-f16.gguf", 23, 26, 1768768},
     {"vocab/ggml-vocab-baichuan.gguf", 18, 0, 1341024},
     {"vocab/ggml-vocab-bert-bge.gguf", 20, 0, 627552},
     {"vocab/ggml-vocab-deepseek-coder.gguf", 25, 0, 1156096},
@@ -664,14 +669,14 @@ TEST(GgufSharedFiles, AllParseWithExpectedCounts) {
     // every *.gguf in the shared folders is listed above (a new file must be added with its counts)
     size_t found = 0;
     for (const char * dir : {"models", "models/synthetic", "vocab"}) {
-        for (const auto & e : std::filesystem::directory_iterator(shared_path(dir))) {
+        for (const auto & e : std::filesystem::directory_iterator(data_path(dir))) {
             found += e.path().extension() == ".gguf";
         }
     }
     EXPECT_EQ(found, std::size(k_shared_files));
 
     for (const shared_file & sf : k_shared_files) {
-        const std::string path = shared_path(sf.path);
+        const std::string path = data_path(sf.path);
         log_capture       log;
         ctx_ptr           ctx = from_file(path, true);
         ASSERT_TRUE(ctx) << sf.path << ": " << log.all();
@@ -694,7 +699,7 @@ TEST(GgufSharedFiles, AllParseWithExpectedCounts) {
 }
 
 TEST(GgufSharedFiles, StoriesDataMatchesTheRawFile) {
-    const std::string          path  = shared_path("models/stories260K.gguf");
+    const std::string          path  = data_path("models/stories260K.gguf");
     const std::vector<uint8_t> bytes = read_file(path);
     ASSERT_FALSE(bytes.empty());
     ctx_ptr ctx = from_buffer(bytes, false);

@@ -1,4 +1,4 @@
-// Deterministic random inputs (valid and invalid UTF-8) on every shared vocab: tokenization never fails,
+// Deterministic random inputs (valid and invalid UTF-8) on every vocab in tests/data: tokenization never fails,
 // every id is in range, and detokenize(tokenize(x)) == x where the vocab can express x:
 //   byte-level BPE: always (invalid UTF-8 included) when every byte of x has a normal token (several
 //   vocabs lack bytes that never occur in valid UTF-8, or declare them user-defined);

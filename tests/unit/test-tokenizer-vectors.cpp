@@ -1,4 +1,4 @@
-// Every vocab in ../shared/vocab with a .inp/.out pair: each case (separated by "\n__ggml_vocab_test__\n")
+// Every vocab in tests/data/vocab with a .inp/.out pair: each case (separated by "\n__ggml_vocab_test__\n")
 // tokenized with add_special = false, parse_special = false must equal the reference ids exactly.
 // Byte-level BPE vocabs must also round-trip every case through detokenize.
 #include "gguf.h"
@@ -59,7 +59,7 @@ class VocabVectors : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(VocabVectors, AllCasesEqual) {
     const std::string name = GetParam();
-    const std::string path = testing_util::shared_path("vocab/ggml-vocab-" + name + ".gguf");
+    const std::string path = testing_util::data_path("vocab/ggml-vocab-" + name + ".gguf");
     gguf_init_params  params{/*no_alloc =*/true};
     std::unique_ptr<gguf_context, decltype(&gguf_free)> g(gguf_init_from_file(path.c_str(), params), gguf_free);
     ASSERT_NE(g, nullptr) << path;

@@ -1,4 +1,4 @@
-// Shared by the tokenizer tests: load a vocab from ../shared/vocab through the GGUF reader.
+// Shared by the tokenizer tests: load a vocab from tests/data/vocab through the GGUF reader.
 #pragma once
 
 #include "gguf.h"
@@ -15,7 +15,7 @@ inline const llama_vocab & shared_vocab(const std::string & name) {
     static std::map<std::string, std::unique_ptr<llama_vocab>> cache;
     auto &                                                     slot = cache[name];
     if (!slot) {
-        const std::string path = testing_util::shared_path("vocab/ggml-vocab-" + name + ".gguf");
+        const std::string path = testing_util::data_path("vocab/ggml-vocab-" + name + ".gguf");
         gguf_init_params  params{/*no_alloc =*/true};
         gguf_context *    g = gguf_init_from_file(path.c_str(), params);
         if (!g) {
