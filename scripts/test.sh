@@ -1,10 +1,43 @@
 #!/usr/bin/env bash
-# Builds everything (Release) and runs the whole test suite. This is the README's test command
-# and what .ci/run runs. BUILD_DIR overrides the build folder (default: build).
+# The README's test command: installs what the build and the tests need (Debian packages), builds
+# everything (Release) and runs the whole test suite. .ci/run runs it too.
+#
+#   scripts/test.sh
+#
+# Run as root it installs the missing packages with apt-get; run as another user it prints the exact
+# apt-get line to run and stops (exit 1). Environment:
+#   BUILD_DIR   build folder (default: build)
+#   JOBS        parallel jobs (default: nproc)
+#   CMAKE_ARGS  extra configure arguments (e.g. sanitizers, -DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+#   CTEST_ARGS  extra ctest arguments (e.g. -L unit)
+#   LLAMA_NO_INSTALL=1  never call apt-get (fail with the apt-get line instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
+
+# What the build and the suite need. The Vulkan group (headers and loader, the GLSL compiler, and
+# lavapipe, Mesa's CPU Vulkan driver) lets the Vulkan backend be built and tested without a GPU.
+packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers)
+missing=()
+if command -v dpkg >/dev/null 2>&1; then
+    for p in "${packages[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && [ "${LLAMA_NO_INSTALL:-0}" != 1 ]; then
+        echo "test.sh: installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "test.sh: missing packages; install them first with:"
+        echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}"
+        exit 1
+    fi
+fi
+
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
 cmake --build "$BUILD_DIR" -j "$JOBS"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" ${CTEST_ARGS:-}
