@@ -137,12 +137,25 @@ llm_arch llm_arch_from_string(const std::string & name) {
 }
 
 std::string llm_kv_name(llm_kv kv, llm_arch arch) {
+    return llm_kv_name(kv, std::string(llm_arch_name(arch)));
+}
+
+std::string llm_kv_name(llm_kv kv, const std::string & arch_name) {
     const char * tmpl = LLM_KV_TABLE[kv].name;
     if (strstr(tmpl, "%s") == nullptr) {
         return tmpl;
     }
     std::string out = tmpl;
-    out.replace(out.find("%s"), 2, llm_arch_name(arch));
+    out.replace(out.find("%s"), 2, arch_name);
+    return out;
+}
+
+std::string llm_arch_names() {
+    std::string out;
+    for (const auto & row : LLM_ARCH_TABLE) {
+        out += out.empty() ? "" : ", ";
+        out += row.name;
+    }
     return out;
 }
 

@@ -68,6 +68,11 @@ enum llm_kv {
 
 // The full key for the architecture: LLM_KV_CONTEXT_LENGTH + llama -> "llama.context_length".
 std::string llm_kv_name(llm_kv kv, llm_arch arch);
+// The same for an architecture named by its file (it need not be registered: a vocab-only load of
+// "gpt2" reads "gpt2.vocab_size").
+std::string llm_kv_name(llm_kv kv, const std::string & arch_name);
+// The registered architecture names, comma-separated ("llama, qwen2, ..."), for error messages.
+std::string llm_arch_names();
 
 // Weight tensors. Names containing "%d" are per layer ("blk.%d.attn_q").
 enum llm_tensor {

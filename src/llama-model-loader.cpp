@@ -161,13 +161,16 @@ llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, c
 
     apply_overrides(params.kv_overrides);
 
-    std::string name;
     if (!get_key(LLM_KV_GENERAL_ARCHITECTURE, arch_name, false)) {
         throw llama_error("the model has no general.architecture key");
     }
+    // A tokenizer needs no network code: a vocab-only load takes any architecture name.
     arch = llm_arch_from_string(arch_name);
-    if (arch == LLM_ARCH_UNKNOWN) {
-        throw llama_error(llama_format("unknown model architecture: '%s'", arch_name.c_str()));
+    if (arch == LLM_ARCH_UNKNOWN && !params.vocab_only) {
+        throw llama_error(
+            llama_format("unknown model architecture: '%s' (this library runs %s; a vocab_only "
+                         "load accepts any architecture)",
+                         arch_name.c_str(), llm_arch_names().c_str()));
     }
 
     // open the weights: mmap as asked, with plain reads as the fallback of AUTO
@@ -197,8 +200,8 @@ void llama_model_loader::open_split(const std::string & path, uint16_t idx) {
     gguf_init_params gp = {/*no_alloc =*/true};
     gguf_context *   g  = gguf_init_from_file(path.c_str(), gp);
     if (!g) {
-        throw llama_error(
-            llama_format("'%s' is not a valid GGUF file (corrupt or truncated; see the log)", path.c_str()));
+        // the reader's own reason (which key, which offset) goes into llama_last_error too
+        throw llama_error(llama_format("'%s' is not a valid GGUF file: %s", path.c_str(), gguf_last_error()));
     }
     splits.push_back(g);
 
@@ -240,9 +243,12 @@ llama_model_loader::~llama_model_loader() {
 void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
     for (; kvo && kvo->key[0] != '\0'; kvo++) {
         const std::string key(kvo->key, strnlen(kvo->key, sizeof(kvo->key)));
-        const int64_t     id   = gguf_find_key(meta, key.c_str());
-        const gguf_type   type = id >= 0 ? gguf_get_kv_type(meta, id) : GGUF_TYPE_COUNT;
-        bool              ok   = true;
+        if (std::any_of(key.begin(), key.end(), [](char c) { return (unsigned char) c > 0x7f; })) {
+            throw llama_error(llama_format("kv override '%s': GGUF keys must be ASCII", key.c_str()));
+        }
+        const int64_t   id   = gguf_find_key(meta, key.c_str());
+        const gguf_type type = id >= 0 ? gguf_get_kv_type(meta, id) : GGUF_TYPE_COUNT;
+        bool            ok   = true;
         switch (kvo->tag) {
             case LLAMA_KV_OVERRIDE_TYPE_INT: {
                 const int64_t v = kvo->val_i64;

@@ -46,6 +46,8 @@ struct llama_model_loader {
     llama_model_loader(const llama_model_loader &)             = delete;
     llama_model_loader & operator=(const llama_model_loader &) = delete;
 
+    // general.architecture: arch is LLM_ARCH_UNKNOWN for a name this library cannot run, which
+    // only a vocab-only load accepts; arch_name is always the file's name (it prefixes the keys).
     llm_arch    arch = LLM_ARCH_UNKNOWN;
     std::string arch_name;
 
@@ -64,7 +66,7 @@ struct llama_model_loader {
     size_t                                     n_bytes    = 0;
 
     // ---- metadata ----
-    std::string kv_name(llm_kv kv) const { return llm_kv_name(kv, arch); }
+    std::string kv_name(llm_kv kv) const { return llm_kv_name(kv, arch_name); }
 
     // Typed getters: false if absent and !required; throw if absent and required or of an
     // incompatible type. Integer keys accept any integer type that fits.

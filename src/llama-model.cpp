@@ -87,10 +87,11 @@ const char * llama_model_ftype_name(llama_ftype ft) {
 }
 
 void llama_model::load_hparams(llama_model_loader & ml) {
-    arch = ml.arch;
-    ops  = llm_arch_get_ops(arch);
-    if (!ops) {
-        throw llama_error(llama_format("architecture '%s' is not implemented", llm_arch_name(arch)));
+    arch      = ml.arch;
+    arch_name = ml.arch_name;
+    ops       = llm_arch_get_ops(arch);
+    if (!ops && !params.vocab_only) {
+        throw llama_error(llama_format("architecture '%s' is not implemented", arch_name.c_str()));
     }
     ml.get_key(LLM_KV_GENERAL_NAME, name, false);
     uint32_t ft = 0;
@@ -278,7 +279,7 @@ std::string llama_model::desc() const {
     } else {
         size = llama_format("%.0fK", n / 1e3);
     }
-    return llama_format("%s %s %s", llm_arch_name(arch), size.c_str(), llama_model_ftype_name(ftype));
+    return llama_format("%s %s %s", arch_name.c_str(), size.c_str(), llama_model_ftype_name(ftype));
 }
 
 const char * llama_model::meta_value(const std::string & key) const {

@@ -77,8 +77,11 @@ struct llm_arch_ops {
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch);
 
 struct llama_model {
-    llm_arch             arch  = LLM_ARCH_UNKNOWN;
-    const llm_arch_ops * ops   = nullptr;
+    // arch/ops are UNKNOWN/nullptr only for a vocab-only load of an architecture we cannot run;
+    // arch_name is general.architecture as the file gives it.
+    llm_arch             arch = LLM_ARCH_UNKNOWN;
+    const llm_arch_ops * ops  = nullptr;
+    std::string          arch_name;
     std::string          name  = "n/a";
     llama_ftype          ftype = LLAMA_FTYPE_ALL_F32;
 

@@ -320,6 +320,12 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.token_to_id.emplace(std::string_view(s.id_to_token[i].text), static_cast<llama_token>(i));
     }
     if (s.type == LLAMA_VOCAB_TYPE_BPE) {
+        // without merges BPE cannot form a token longer than one symbol: the file is broken
+        if (d.merges.empty()) {
+            throw vocab_error(
+                "BPE vocab (tokenizer.ggml.model 'gpt2') has no merges: "
+                "tokenizer.ggml.merges is missing or empty");
+        }
         s.merges = d.merges;
     }
     s.charsmap = d.precompiled_charsmap;

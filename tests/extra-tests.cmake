@@ -46,3 +46,19 @@ if (TARGET llama AND BUILD_SHARED_LIBS)
              -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
     set_tests_properties(test-exports-llama test-exports-ggml PROPERTIES LABELS unit)
 endif()
+
+if (TARGET llama)
+    # (e) the tokenizers through the public API only: linked against the llama library itself (not
+    # llama-internal), so it sees exactly what an application sees. Every bundled vocab loads with
+    # vocab_only and passes its vectors (tests/public-api/)
+    add_executable(test-vocab-public-api ${CMAKE_CURRENT_SOURCE_DIR}/public-api/test-vocab-public-api.cpp
+                                         ${CMAKE_CURRENT_SOURCE_DIR}/common/test-common.cpp)
+    target_include_directories(test-vocab-public-api PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/common
+                                                             ${CMAKE_CURRENT_SOURCE_DIR}/unit)
+    target_compile_definitions(test-vocab-public-api PRIVATE LLAMA_TEST_DATA_DIR="${LLAMA_TEST_DATA_DIR}"
+                                                             LLAMA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    target_compile_options(test-vocab-public-api PRIVATE -Wall -Wextra)
+    target_link_libraries(test-vocab-public-api PRIVATE llama GTest::gtest_main)
+    add_test(NAME test-vocab-public-api COMMAND test-vocab-public-api WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(test-vocab-public-api PROPERTIES LABELS unit)
+endif()

@@ -10,7 +10,8 @@
  * A string is u64 length + bytes (no terminator). An array is u32 element type + u64 count + elements.
  *
  * Reading validates everything (see gguf_init_from_file): counts and lengths against the bytes left,
- * dims and sizes without overflow, aligned in-file offsets, unique keys and tensor names, known types.
+ * dims and sizes without overflow, aligned in-file offsets, unique keys and tensor names, known types,
+ * and the GGUF specification's explicit rules: keys are ASCII, at most 65,535 bytes; bools are 0 or 1.
  * A file that fails any check yields NULL with the reason sent to the log callback (ggml_log_set) —
  * the reader never aborts and never reads past its input.
  *
@@ -61,10 +62,14 @@ struct gguf_init_params {
 };
 
 /* Returns NULL on any error (unreadable file, bad magic or version, malformed or inconsistent
- * content); the reason goes to the log. Free with gguf_free. */
+ * content); the reason goes to the log and to gguf_last_error. Free with gguf_free. */
 GGML_API struct gguf_context * gguf_init_from_file(const char * path, struct gguf_init_params params);
 /* The same from a memory buffer of `size` bytes, which is not retained after the call. */
 GGML_API struct gguf_context * gguf_init_from_buffer(const void * data, size_t size, struct gguf_init_params params);
+/* The message of the last failed gguf_init_* or setter/writer call on this thread, as it was logged
+ * ("gguf: <file>: offset 24: empty key"); "" if none failed yet. Not reset by calls that
+ * succeed. Owned by the library; valid until the next failing gguf call on this thread. */
+GGML_API const char *          gguf_last_error(void);
 /* An empty context (version 3, no keys, no tensors), for writing. */
 GGML_API struct gguf_context * gguf_init_empty(void);
 GGML_API void                  gguf_free(struct gguf_context * ctx); /* NULL is a no-op */
@@ -132,7 +137,8 @@ GGML_API const void *   gguf_get_tensor_data(const struct gguf_context * ctx, in
 
 /* ---- writing ------------------------------------------------------------------------------
  * Setters add the key or replace its value (and type) in place. Return false (logged) on
- * invalid input: NULL key, invalid type, general.alignment not a power of two. */
+ * invalid input: NULL or empty key, a key with a byte outside ASCII or longer than 65,535 bytes,
+ * invalid type, a bool array element other than 0 or 1, general.alignment not a power of two. */
 GGML_API bool gguf_set_val_u8(struct gguf_context * ctx, const char * key, uint8_t val);
 GGML_API bool gguf_set_val_i8(struct gguf_context * ctx, const char * key, int8_t val);
 GGML_API bool gguf_set_val_u16(struct gguf_context * ctx, const char * key, uint16_t val);

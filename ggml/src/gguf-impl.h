@@ -58,6 +58,10 @@ inline constexpr uint64_t k_min_kv_bytes     = 8 + 4;
 inline constexpr uint64_t k_min_tensor_bytes = 8 + 4 + 8 + 4 + 8;
 inline constexpr uint64_t k_min_array_bytes  = 4 + 8;
 
+// The GGUF specification: a key "must be a valid ASCII string" and "at most 2^16-1/65535 bytes long";
+// a bool is "1-byte value where 0 is false and 1 is true. Anything else is invalid".
+inline constexpr uint64_t k_max_key_bytes = 65535;
+
 inline constexpr size_t       k_type_size[GGUF_TYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
 inline constexpr const char * k_type_name[GGUF_TYPE_COUNT] = {"u8",   "i8",  "u16",   "i16", "u32", "i32", "f32",
                                                               "bool", "str", "array", "u64", "i64", "f64"};
@@ -153,6 +157,39 @@ inline void check_alignment_kv(const gguf_kv & kv) {
     }
 }
 
+// Why `key` is not a valid GGUF key (empty, a NUL, a byte outside ASCII, longer than 65,535 bytes),
+// or nullptr. The reader and the writer apply the same rule so that a written file reads back.
+inline const char * key_problem(const char * key, size_t n) {
+    if (n == 0) {
+        return "is empty";
+    }
+    if (n > k_max_key_bytes) {
+        return "is longer than 65535 bytes (the GGUF limit for keys)";
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] == '\0') {
+            return "contains a NUL byte";
+        }
+        if ((unsigned char) key[i] > 0x7f) {
+            return "has a byte outside ASCII (GGUF keys must be ASCII)";
+        }
+    }
+    return nullptr;
+}
+
+// Index of the first byte of p[0..n) that is neither 0 nor 1 (an invalid bool), or n.
+inline uint64_t first_invalid_bool(const uint8_t * p, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++) {
+        if (p[i] > 1) {
+            return i;
+        }
+    }
+    return n;
+}
+
+// Sends an error to the log and keeps it as this thread's gguf_last_error() (defined in gguf.cpp).
+__attribute__((format(printf, 1, 2))) void report_error(const char * fmt, ...);
+
 // Runs fn, turning any exception into a logged error; returns false if one was thrown.
 template <typename F>
 bool guarded(const char * where, F && fn) {
@@ -160,13 +197,13 @@ bool guarded(const char * where, F && fn) {
         fn();
         return true;
     } catch (const gguf_error & e) {
-        GGML_LOG_ERROR("gguf: %s: %s", where, e.what());
+        report_error("gguf: %s: %s", where, e.what());
     } catch (const std::bad_alloc &) {
-        GGML_LOG_ERROR("gguf: %s: out of memory", where);
+        report_error("gguf: %s: out of memory", where);
     } catch (const std::exception & e) {
-        GGML_LOG_ERROR("gguf: %s: %s", where, e.what());
+        report_error("gguf: %s: %s", where, e.what());
     } catch (...) {
-        GGML_LOG_ERROR("gguf: %s: unknown error", where);
+        report_error("gguf: %s: unknown error", where);
     }
     return false;
 }

@@ -90,6 +90,10 @@ void check_key(const char * key) {
     if (!*key) {
         fail("empty key");
     }
+    // the reader's rule, so that everything written reads back
+    if (const char * why = key_problem(key, strnlen(key, k_max_key_bytes + 1))) {
+        fail("key '%.48s' %s", key, why);
+    }
 }
 
 // Adds kv or replaces the value of the key it names; general.alignment is validated and applied.
@@ -206,6 +210,11 @@ bool gguf_set_arr_data(struct gguf_context * ctx, const char * key, enum gguf_ty
         }
         if (!data && n) {
             fail("key '%s': NULL data", key);
+        }
+        const uint64_t i = et == GGUF_TYPE_BOOL ? first_invalid_bool((const uint8_t *) data, n) : n;
+        if (i < n) {
+            fail("key '%s': bool element %llu is %u (only 0 and 1 are valid)", key, (unsigned long long) i,
+                 ((const uint8_t *) data)[i]);
         }
         uint64_t bytes;
         if (!ggml_mul_overflow_u64(n, k_type_size[et], &bytes)) {

@@ -12,6 +12,10 @@
 //   non-overlapping. With n_tensors == 0 the file may end before the padded data offset.
 // - Keys and tensor names must be non-empty and free of NUL bytes (lookups use C strings);
 //   tensor names must be shorter than GGML_MAX_NAME. String values may hold NULs.
+// Rules the spec states and we enforce (reader and writer alike, gguf-impl.h):
+// - keys are ASCII (no byte above 0x7f) and at most 65,535 bytes; the spec's lower_snake_case
+//   segment convention is not enforced (only its explicit hard limits are).
+// - a bool (a scalar, or an element of a bool array at any depth) is the byte 0 or 1.
 // - Nested arrays: an array of arrays whose inner arrays hold non-array values (depth 2).
 // - Changing general.alignment re-lays-out every tensor offset (sequential, aligned).
 #include <sys/stat.h>
@@ -95,6 +99,22 @@ private:
 // ---------------------------------------------------------------------------------------------
 // reader
 
+// The first 48 bytes of s for an error message, bytes outside printable ASCII as \xNN.
+std::string printable(const std::string & s) {
+    std::string out;
+    for (size_t i = 0; i < s.size() && i < 48; i++) {
+        const unsigned char c = (unsigned char) s[i];
+        if (c >= 0x20 && c < 0x7f) {
+            out += (char) c;
+        } else {
+            char hex[8];
+            snprintf(hex, sizeof(hex), "\\x%02x", c);
+            out += hex;
+        }
+    }
+    return s.size() > 48 ? out + "..." : out;
+}
+
 class reader {
 public:
     explicit reader(byte_source & src) : src_(src) {}
@@ -109,12 +129,16 @@ public:
         src_.read(&v, sizeof(v), what);
         return v;
     }
-    std::string str(const char * what) {
+    std::string str(const char * what, uint64_t max_len = UINT64_MAX) {
         const uint64_t at = src_.pos();
         const uint64_t n  = u64(what);
         if (n > src_.left()) {
             fail("offset %llu: %s length %llu exceeds the %llu bytes left", (unsigned long long) at, what,
                  (unsigned long long) n, (unsigned long long) src_.left());
+        }
+        if (n > max_len) {
+            fail("offset %llu: %s length %llu exceeds the limit of %llu bytes", (unsigned long long) at, what,
+                 (unsigned long long) n, (unsigned long long) max_len);
         }
         std::string s(n, '\0');
         src_.read(&s[0], n, what);
@@ -133,6 +157,19 @@ public:
         return s;
     }
 
+    // A metadata key: non-empty, ASCII without NUL, at most 65,535 bytes (the spec's rules).
+    std::string key() {
+        const uint64_t at = src_.pos();
+        std::string    s  = str("key", k_max_key_bytes);
+        if (s.empty()) {
+            fail("offset %llu: empty key", (unsigned long long) at);
+        }
+        if (const char * why = key_problem(s.data(), s.size())) {
+            fail("offset %llu: key \"%s\" %s", (unsigned long long) at, printable(s).c_str(), why);
+        }
+        return s;
+    }
+
     void value(gguf_kv & kv) {
         const uint64_t at = src_.pos();
         const uint32_t t  = u32("value type");
@@ -143,6 +180,10 @@ public:
         if (is_fixed_type(t)) {
             kv.data.resize(k_type_size[t]);
             src_.read(kv.data.data(), kv.data.size(), "value");
+            if (t == GGUF_TYPE_BOOL && kv.data[0] > 1) {
+                fail("offset %llu: bool '%s' has the value %u (only 0 and 1 are valid)", (unsigned long long) at,
+                     kv.key.c_str(), kv.data[0]);
+            }
         } else if (t == GGUF_TYPE_STRING) {
             kv.str.push_back(str("string value"));
         } else {
@@ -169,6 +210,11 @@ public:
         if (is_fixed_type(et)) {
             kv.data.resize(n * k_type_size[et]);
             src_.read(kv.data.data(), kv.data.size(), "array data");
+            const uint64_t bad = et == GGUF_TYPE_BOOL ? first_invalid_bool(kv.data.data(), n) : n;
+            if (bad < n) {
+                fail("offset %llu: bool array '%s' has the value %u at index %llu (only 0 and 1 are valid)",
+                     (unsigned long long) at, kv.key.c_str(), kv.data[bad], (unsigned long long) bad);
+            }
         } else if (et == GGUF_TYPE_STRING) {
             kv.str.reserve(n);
             for (uint64_t i = 0; i < n; i++) {
@@ -224,7 +270,7 @@ void parse(byte_source & src, const gguf_init_params & params, gguf_context & ct
     for (uint64_t i = 0; i < n_kv; i++) {
         const uint64_t at = src.pos();
         gguf_kv        kv;
-        kv.key = rd.name("key");
+        kv.key = rd.key();
         if (!seen.insert(kv.key).second) {
             fail("offset %llu: duplicate key '%s'", (unsigned long long) at, kv.key.c_str());
         }
@@ -335,23 +381,44 @@ gguf_context * init_from_source(byte_source & src, const char * name, const gguf
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
+// errors
+
+namespace {
+thread_local std::string g_last_error;
+}  // namespace
+
+void gguf_impl::report_error(const char * fmt, ...) {
+    char    buf[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, args);
+    va_end(args);
+    g_last_error = buf;
+    GGML_LOG_ERROR("%s", buf);
+}
+
+// ---------------------------------------------------------------------------------------------
 // init / free
 
 extern "C" {
 
+const char * gguf_last_error(void) {
+    return g_last_error.c_str();
+}
+
 struct gguf_context * gguf_init_from_file(const char * path, struct gguf_init_params params) {
     if (!path) {
-        GGML_LOG_ERROR("gguf: gguf_init_from_file: NULL path");
+        report_error("gguf: gguf_init_from_file: NULL path");
         return nullptr;
     }
     FILE * f = fopen(path, "rb");
     if (!f) {
-        GGML_LOG_ERROR("gguf: %s: cannot open: %s", path, strerror(errno));
+        report_error("gguf: %s: cannot open: %s", path, strerror(errno));
         return nullptr;
     }
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        GGML_LOG_ERROR("gguf: %s: not a regular file", path);
+        report_error("gguf: %s: not a regular file", path);
         fclose(f);
         return nullptr;
     }
@@ -363,7 +430,7 @@ struct gguf_context * gguf_init_from_file(const char * path, struct gguf_init_pa
 
 struct gguf_context * gguf_init_from_buffer(const void * data, size_t size, struct gguf_init_params params) {
     if (!data && size) {
-        GGML_LOG_ERROR("gguf: gguf_init_from_buffer: NULL data");
+        report_error("gguf: gguf_init_from_buffer: NULL data");
         return nullptr;
     }
     static const uint8_t empty = 0;
@@ -375,7 +442,7 @@ struct gguf_context * gguf_init_empty(void) {
     try {
         return new gguf_context();
     } catch (...) {
-        GGML_LOG_ERROR("gguf: gguf_init_empty: out of memory");
+        report_error("gguf: gguf_init_empty: out of memory");
         return nullptr;
     }
 }

@@ -79,6 +79,15 @@ std::vector<malformed_case> make_cases() {
     add("key_length_u64_max", builder().header(0, 1).u64(UINT64_MAX).zeros(12), "key length");
     add("empty_key", builder().header(0, 1).kv_u32("", 1), "empty key");
     add("key_with_nul", builder().header(0, 1).kv_u32(std::string("a\0b", 3), 1), "NUL");
+    // the GGUF specification: a key "must be a valid ASCII string" of "at most 2^16-1/65535 bytes"
+    add("key_not_ascii_utf8", builder().header(0, 1).kv_u32("general.n\xc3\xa4me", 1), "outside ASCII");
+    add("key_not_ascii_0x80", builder().header(0, 1).kv_u32("\x80", 1), "outside ASCII");
+    add("key_not_ascii_0xff_last", builder().header(0, 1).kv_u32("tokenizer.ggml.model\xff", 1), "outside ASCII");
+    add("key_not_ascii_second_key", builder().header(0, 2).kv_u32("ok", 1).kv_str("caf\xc3\xa9", "x"),
+        "key \"caf\\xc3\\xa9\"");
+    add("key_65536_bytes", builder().header(0, 1).kv_u32(std::string(65536, 'k'), 1),
+        "key length 65536 exceeds the limit of 65535");
+    add("key_1_mib", builder().header(0, 1).kv_u32(std::string(1 << 20, 'k'), 1), "exceeds the limit of 65535");
     add("duplicate_key", builder().header(0, 2).kv_u32("k", 1).kv_str("k", "x"), "duplicate key 'k'");
     add("string_value_past_end", builder().header(0, 1).str("s").u32(GGUF_TYPE_STRING).u64(1000).raw("abc", 3),
         "string value length 1000 exceeds");
@@ -105,6 +114,20 @@ std::vector<malformed_case> make_cases() {
         "deeper than 2");
     add("array_inner_past_end",
         array_kv(GGUF_TYPE_ARRAY, 1, [](builder & b) { b.u32(GGUF_TYPE_UINT32).u64(10).u32(1); }), "exceeds");
+
+    // bools: "1-byte value where 0 is false and 1 is true. Anything else is invalid"
+    add("bool_2", builder().header(0, 1).str("b").u32(GGUF_TYPE_BOOL).u8(2), "bool 'b' has the value 2");
+    add("bool_255", builder().header(0, 1).str("b").u32(GGUF_TYPE_BOOL).u8(255), "only 0 and 1");
+    add("bool_array_element_2", array_kv(GGUF_TYPE_BOOL, 3, [](builder & b) { b.u8(1).u8(0).u8(2); }),
+        "bool array 'arr' has the value 2 at index 2");
+    add("bool_array_first_0x80", array_kv(GGUF_TYPE_BOOL, 1, [](builder & b) { b.u8(0x80); }), "at index 0");
+    add("bool_nested_array_element",
+        array_kv(GGUF_TYPE_ARRAY, 2,
+                 [](builder & b) {
+                     b.u32(GGUF_TYPE_BOOL).u64(2).u8(0).u8(1);
+                     b.u32(GGUF_TYPE_BOOL).u64(1).u8(7);
+                 }),
+        "has the value 7");
 
     // general.alignment (documented: u32, power of two, at most 1 MiB)
     add("alignment_0", with_alignment_kv(GGUF_TYPE_UINT32, [](builder & b) { b.u32(0); }), "not a power of two");
@@ -296,6 +319,24 @@ TEST(GgufMalformedFiles, LimitsThatAreAccepted) {
         EXPECT_EQ(gguf_get_alignment(ctx), a);
         gguf_free(ctx);
     }
+    // a key of exactly 65,535 bytes, every printable ASCII character in a key (the spec's
+    // lower_snake_case convention is not enforced), bools 0 and 1 as scalars and array elements
+    std::string ascii;
+    for (char ch = 0x20; ch < 0x7f; ch++) {
+        ascii += ch;
+    }
+    builder b;
+    b.header(0, 5).kv_u32(std::string(65535, 'k'), 1).kv_u32(ascii, 2);
+    b.str("t").u32(GGUF_TYPE_BOOL).u8(1).str("f").u32(GGUF_TYPE_BOOL).u8(0);
+    b.str("a").u32(GGUF_TYPE_ARRAY).u32(GGUF_TYPE_BOOL).u64(3).u8(0).u8(1).u8(1);
+    gguf_context * ctx = gguf_init_from_buffer(b.b.data(), b.b.size(), gguf_init_params{true});
+    ASSERT_NE(ctx, nullptr);
+    EXPECT_EQ(gguf_find_key(ctx, std::string(65535, 'k').c_str()), 0);
+    EXPECT_EQ(gguf_find_key(ctx, ascii.c_str()), 1);
+    EXPECT_TRUE(gguf_get_val_bool(ctx, 2));
+    EXPECT_FALSE(gguf_get_val_bool(ctx, 3));
+    EXPECT_EQ(gguf_get_arr_n(ctx, 4), 3u);
+    gguf_free(ctx);
 }
 
 }  // namespace

@@ -17,8 +17,8 @@
 
 using gguf_test::builder;
 using gguf_test::log_capture;
-using testing_util::read_file;
 using testing_util::data_path;
+using testing_util::read_file;
 using testing_util::source_path;
 using testing_util::write_temp_file;
 
@@ -553,6 +553,21 @@ TEST(GgufAccessors, WrongTypeOrIdLogsAndReturnsZero) {
     EXPECT_TRUE(log.errors.empty());
 }
 
+// The spec's limits are inclusive: a 65,535-byte ASCII key and bools 0/1 are written and read back.
+TEST(GgufWrite, SpecLimitsRoundTrip) {
+    ctx_ptr           ctx(gguf_init_empty());
+    const std::string long_key(65535, 'k');
+    const uint8_t     bools[2] = {1, 0};
+    ASSERT_TRUE(gguf_set_val_u32(ctx.get(), long_key.c_str(), 5));
+    ASSERT_TRUE(gguf_set_val_u32(ctx.get(), "Mixed-Case Key/with punctuation!~", 6));
+    ASSERT_TRUE(gguf_set_arr_data(ctx.get(), "b", GGUF_TYPE_BOOL, bools, 2));
+    ctx_ptr back = from_buffer(meta_bytes(ctx.get()), true);
+    ASSERT_NE(back, nullptr);
+    EXPECT_EQ(gguf_get_val_u32(back.get(), key(back.get(), long_key.c_str())), 5u);
+    EXPECT_EQ(gguf_get_val_u32(back.get(), key(back.get(), "Mixed-Case Key/with punctuation!~")), 6u);
+    EXPECT_EQ(memcmp(gguf_get_arr_data(back.get(), key(back.get(), "b")), bools, 2), 0);
+}
+
 TEST(GgufWrite, FailuresAreLoggedAndLeaveTheContextUnchanged) {
     ctx_ptr           ctx(gguf_init_empty());
     const int64_t     ne2[2]  = {32, 2};
@@ -562,6 +577,8 @@ TEST(GgufWrite, FailuresAreLoggedAndLeaveTheContextUnchanged) {
     const char *      strs[]  = {"a", nullptr};
     const uint32_t    vals[1] = {1};
     const std::string long_name(64, 'n');
+    const std::string long_key(65536, 'k');
+    const uint8_t     bad_bools[3] = {0, 1, 2};
     ASSERT_TRUE(gguf_add_tensor_info(ctx.get(), "t", GGML_TYPE_F32, 2, ne2, nullptr));
     struct failure {
         const char *          what;
@@ -571,6 +588,11 @@ TEST(GgufWrite, FailuresAreLoggedAndLeaveTheContextUnchanged) {
         {"null ctx", [&] { return gguf_set_val_u32(nullptr, "k", 1); }},
         {"null key", [&] { return gguf_set_val_u32(ctx.get(), nullptr, 1); }},
         {"empty key", [&] { return gguf_set_val_i64(ctx.get(), "", 1); }},
+        {"non-ASCII key", [&] { return gguf_set_val_u32(ctx.get(), "general.n\xc3\xa4me", 1); }},
+        {"non-ASCII key (string)", [&] { return gguf_set_val_str(ctx.get(), "\x80", "x"); }},
+        {"non-ASCII key (array)", [&] { return gguf_set_arr_str(ctx.get(), "k\xff", strs, 1); }},
+        {"key of 65536 bytes", [&] { return gguf_set_val_u8(ctx.get(), long_key.c_str(), 1); }},
+        {"bool array element 2", [&] { return gguf_set_arr_data(ctx.get(), "k", GGUF_TYPE_BOOL, bad_bools, 3); }},
         {"null string", [&] { return gguf_set_val_str(ctx.get(), "k", nullptr); }},
         {"array of strings via arr_data", [&] { return gguf_set_arr_data(ctx.get(), "k", GGUF_TYPE_STRING, vals, 1); }},
         {"array of arrays", [&] { return gguf_set_arr_data(ctx.get(), "k", GGUF_TYPE_ARRAY, vals, 1); }},

@@ -201,6 +201,17 @@ TEST(TokenizerLoad, Errors) {
     d        = tiny_bpe("gpt-2");
     d.tokens = {};
     EXPECT_THROW(v.load(d), std::runtime_error);
+    // a BPE vocab without merges (tokenizer.ggml.merges absent or empty) is refused, naming the key
+    for (const char * pre : {"gpt-2", "llama-bpe"}) {
+        d        = tiny_bpe(pre);
+        d.merges = {};
+        try {
+            v.load(d);
+            ADD_FAILURE() << "expected an error for " << pre;
+        } catch (const std::runtime_error & e) {
+            EXPECT_NE(std::string(e.what()).find("tokenizer.ggml.merges"), std::string::npos) << e.what();
+        }
+    }
     EXPECT_THROW(v.load(static_cast<const gguf_context *>(nullptr)), std::runtime_error);
 
     // a valid tiny vocab: out-of-range special ids are dropped, not trusted
