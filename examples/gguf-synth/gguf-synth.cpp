@@ -40,15 +40,14 @@ static void print_usage(FILE * out) {
 int main(int argc, char ** argv) {
     synth::params p;
     std::string   out;
+    tool::args    args(k_prog, argc, argv, print_usage);
     // presets first so explicit dims override them whatever the order on the command line
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0 && !synth::apply_preset(argv[i + 1], p)) {
-            fprintf(stderr, "%s: error: unknown preset '%s' (micro, tiny, stories260k, tinyllama)\n", k_prog,
-                    argv[i + 1]);
-            return tool::EXIT_USAGE;
+            args.fail(std::string("unknown preset '") + argv[i + 1] +
+                      "' for --preset (micro, tiny, stories260k, tinyllama)");
         }
     }
-    tool::args args(k_prog, argc, argv, print_usage);
     while (args.next()) {
         if (args.is("-o", "--output")) {
             out = args.value();

@@ -128,6 +128,7 @@ if (CASE STREQUAL "args")
     expect_usage("invalid value 'nan' for --std" llama-gguf-synth -o ${WORK}/s.gguf --std nan)
     expect_usage("invalid value '0.5junk' for --rms-eps" llama-gguf-synth -o ${WORK}/s.gguf --rms-eps 0.5junk)
     expect_usage("unknown argument: --bogus" llama-gguf-synth -o ${WORK}/s.gguf --bogus)
+    expect_usage("unknown preset 'huge'" llama-gguf-synth -o ${WORK}/s.gguf --preset huge)
     expect_failure("cannot create ${WORK}/no-such-dir/s.gguf: ${enoent}" llama-gguf-synth
                    -o ${WORK}/no-such-dir/s.gguf)
 
