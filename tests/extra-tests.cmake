@@ -62,3 +62,28 @@ if (TARGET llama)
     add_test(NAME test-vocab-public-api COMMAND test-vocab-public-api WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(test-vocab-public-api PROPERTIES LABELS unit)
 endif()
+
+if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET gguf-dump AND TARGET llama-quantize
+    AND TARGET llama-gguf-synth AND LLAMA_BUILD_BENCH)
+    # (f) the tools' command-line conventions (docs/tools.md): strict numbers, unknown flags, --help,
+    # exit codes, one error line, a missing file's real reason; simple-chat piped: no colours, and it
+    # keeps answering once its context is full. The programs are all in CMAKE_RUNTIME_OUTPUT_DIRECTORY.
+    foreach(case args chat)
+        add_test(NAME test-cli-${case}
+                 COMMAND ${CMAKE_COMMAND} -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                     -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
+                     -DWORK=${CMAKE_CURRENT_BINARY_DIR}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
+    endforeach()
+    set_tests_properties(test-cli-args PROPERTIES LABELS unit)
+    set_tests_properties(test-cli-chat PROPERTIES LABELS model)
+endif()
+
+if (TARGET llama-tool-common)
+    # (g) the tools' strict number parsers
+    add_executable(test-arg-parse ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-arg-parse.cpp)
+    target_link_libraries(test-arg-parse PRIVATE llama-tool-common GTest::gtest_main)
+    target_compile_options(test-arg-parse PRIVATE -Wall -Wextra)
+    add_test(NAME test-arg-parse COMMAND test-arg-parse)
+    set_tests_properties(test-arg-parse PROPERTIES LABELS unit)
+endif()

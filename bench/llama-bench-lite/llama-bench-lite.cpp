@@ -1,32 +1,60 @@
 // llama-bench-lite MODEL [N_THREADS=2] [N_PROMPT=128] [N_GEN=128] [REPS=5] [FLASH_ATTN=0]
 // Measures, like llama-bench: pp (a prompt of N_PROMPT tokens decoded in one batch) and tg (N_GEN
 // tokens decoded one at a time), each repeated REPS times on a cleared cache; prints tokens/s.
-#include "llama.h"
-
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
+#include <string>
 #include <vector>
 
-static void quiet(enum ggml_log_level, const char *, void *) {}
+#include "arg-parse.h"
+#include "llama.h"
+#include "tool-log.h"
+
+static const char * k_prog = "llama-bench-lite";
+
+static void print_usage(FILE * out) {
+    fprintf(out,
+            "usage: %s MODEL [N_THREADS] [N_PROMPT] [N_GEN] [REPS] [FLASH_ATTN]\n\n"
+            "Prompt (ppN_PROMPT) and generation (tgN_GEN) speed in tokens/s, median of REPS runs.\n"
+            "  N_THREADS   1 to 512 (default 2)\n"
+            "  N_PROMPT    1 to 65536 (default 128)\n"
+            "  N_GEN       1 to 65536 (default 128)\n"
+            "  REPS        1 to 10000 (default 5)\n"
+            "  FLASH_ATTN  0 or 1 (default 0)\n"
+            "  -h, --help  print this help and exit\n\n"
+            "exit status: 0 success, 1 usage error, 2 load or decode failure\n",
+            k_prog);
+}
 
 int main(int argc, char ** argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s MODEL [N_THREADS] [N_PROMPT] [N_GEN] [REPS]\n", argv[0]);
-        return 2;
+    std::vector<std::string> pos;
+    tool::args               args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.positional() && pos.size() < 6) {
+            pos.push_back(args.arg());
+        } else {
+            args.unknown();
+        }
     }
-    const int  n_threads = argc > 2 ? atoi(argv[2]) : 2;
-    const int  n_prompt  = argc > 3 ? atoi(argv[3]) : 128;
-    const int  n_gen     = argc > 4 ? atoi(argv[4]) : 128;
-    const int  reps      = argc > 5 ? atoi(argv[5]) : 5;
-    const bool fa        = argc > 6 && atoi(argv[6]) != 0;
-    llama_log_set(quiet, nullptr);
+    if (pos.empty()) {
+        args.fail("no model given");
+    }
+    auto num = [&](size_t i, const char * name, int64_t lo, int64_t hi, int64_t def) {
+        return pos.size() > i ? (int) args.int_of(name, pos[i], lo, hi) : (int) def;
+    };
+    const int           n_threads  = num(1, "N_THREADS", 1, 512, 2);
+    const int           n_prompt   = num(2, "N_PROMPT", 1, 65536, 128);
+    const int           n_gen      = num(3, "N_GEN", 1, 65536, 128);
+    const int           reps       = num(4, "REPS", 1, 10000, 5);
+    const bool          fa         = num(5, "FLASH_ATTN", 0, 1, 0) != 0;
+    const std::string & model_path = pos[0];
+    tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, llama_last_error);
+    llama_log_set(tool::log_callback, nullptr);
     llama_backend_init();
 
-    llama_model * model = llama_model_load_from_file(argv[1], llama_model_default_params());
+    llama_model * model = llama_model_load_from_file(model_path.c_str(), llama_model_default_params());
     if (!model) {
-        fprintf(stderr, "load failed: %s\n", llama_last_error());
-        return 1;
+        return tool::report_failure("cannot load model " + model_path);
     }
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = (uint32_t) (n_prompt + n_gen + 16);
@@ -37,8 +65,7 @@ int main(int argc, char ** argv) {
     cp.flash_attn_type      = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     llama_context * ctx     = llama_init_from_model(model, cp);
     if (!ctx) {
-        fprintf(stderr, "context failed: %s\n", llama_last_error());
-        return 1;
+        return tool::report_failure("cannot create the context");
     }
     const int                n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
     std::vector<llama_token> toks(n_prompt);
@@ -56,8 +83,7 @@ int main(int argc, char ** argv) {
         llama_memory_clear(mem, false);
         int64_t t0 = llama_time_us();
         if (llama_decode(ctx, llama_batch_get_one(toks.data(), n_prompt)) != 0) {
-            fprintf(stderr, "decode failed: %s\n", llama_last_error());
-            return 1;
+            return tool::report_failure("decode failed");
         }
         pp.push_back(n_prompt / ((llama_time_us() - t0) / 1e6));
 
@@ -66,8 +92,7 @@ int main(int argc, char ** argv) {
         t0              = llama_time_us();
         for (int i = 0; i < n_gen; i++) {
             if (llama_decode(ctx, llama_batch_get_one(&tok, 1)) != 0) {
-                fprintf(stderr, "decode failed: %s\n", llama_last_error());
-                return 1;
+                return tool::report_failure("decode failed");
             }
             tok = (llama_token) (1 + (i * 31) % (n_vocab - 1));
         }
@@ -75,7 +100,7 @@ int main(int argc, char ** argv) {
     }
     std::sort(pp.begin(), pp.end());
     std::sort(tg.begin(), tg.end());
-    printf("model: %s, threads: %d, flash_attn: %d\n", argv[1], n_threads, (int) fa);
+    printf("model: %s, threads: %d, flash_attn: %d\n", model_path.c_str(), n_threads, (int) fa);
     printf("pp%d: %.0f t/s (median of %d)\n", n_prompt, pp[pp.size() / 2], reps);
     printf("tg%d: %.0f t/s (median of %d)\n", n_gen, tg[tg.size() / 2], reps);
     llama_free(ctx);

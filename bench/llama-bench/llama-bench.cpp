@@ -2,7 +2,7 @@
 // tokens/s over repetitions, for every combination of the parameter lists, on the public llama.h only.
 // Output as llama.cpp's llama-bench (md, csv, json, jsonl) plus our column: generation speed as a
 // percentage of the read-bandwidth roofline (bandwidth measured in-process / model weight bytes).
-#include "llama.h"
+#include <strings.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,10 +17,14 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <strings.h>
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include "arg-parse.h"
+#include "llama.h"
+#include "tool-log.h"
+#include "tool-progress.h"
 
 namespace {
 
@@ -52,30 +56,38 @@ struct instance {
     ggml_type   type_k, type_v;
 };
 
-void print_usage(const char * argv0) {
+const char * k_prog = "llama-bench";
+
+constexpr int64_t k_max_tokens = 1 << 20;
+
+void print_usage(FILE * out) {
     const cmd_params d;
-    printf(
-        "usage: %s -m MODEL [options]\n\n"
-        "Every option taking values accepts a comma-separated list (and may be repeated); all\n"
-        "combinations are run.\n"
-        "  -m, --model FILE            model path (default: none)\n"
-        "  -p, --n-prompt N            prompt tokens, test ppN (default: 512; 0 = none)\n"
-        "  -n, --n-gen N               generated tokens, test tgN (default: 128; 0 = none)\n"
-        "  -pg PP,TG                   combined test ppPP+tgTG (default: none)\n"
-        "  -b, --batch-size N          n_batch (default: 2048)\n"
-        "  -ub, --ubatch-size N        n_ubatch (default: 512)\n"
-        "  -t, --threads N             threads (default: %u)\n"
-        "  -ngl, --n-gpu-layers N      layers on the GPU (default: 99)\n"
-        "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
-        "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
-        "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
-        "  -r, --repetitions N         repetitions per test (default: %d)\n"
-        "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
-        "  --bw-mib N                  buffer size of the bandwidth probe (default: 256)\n"
-        "  --no-warmup                 skip the warm-up run\n"
-        "  --progress                  progress on stderr\n"
-        "  -v, --verbose               show the library's log\n",
-        argv0, std::max(1u, std::thread::hardware_concurrency()), d.reps);
+    fprintf(out,
+            "usage: %s -m MODEL [options]\n\n"
+            "Every option taking values accepts a comma-separated list (and may be repeated); all\n"
+            "combinations are run. N below is an integer in the range shown.\n"
+            "  -m, --model FILE            model path (required)\n"
+            "  -p, --n-prompt N            prompt tokens, test ppN, 0 to %lld (default: 512; 0 = none)\n"
+            "  -n, --n-gen N               generated tokens, test tgN, 0 to %lld (default: 128; 0 = none)\n"
+            "  -pg PP,TG                   combined test ppPP+tgTG, each 0 to %lld (default: none)\n"
+            "  -b, --batch-size N          n_batch, 1 to %lld (default: 2048)\n"
+            "  -ub, --ubatch-size N        n_ubatch, 1 to %lld (default: 512)\n"
+            "  -t, --threads N             threads, 0 (all cores) to 512 (default: %u)\n"
+            "  -ngl, --n-gpu-layers N      layers on the GPU, -1 (all) to 100000 (default: 99)\n"
+            "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
+            "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
+            "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
+            "  -r, --repetitions N         repetitions per test, 1 to 100000 (default: %d)\n"
+            "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
+            "  --bw-mib N                  buffer size of the bandwidth probe, 1 to 65536 (default: 256)\n"
+            "  --no-warmup                 skip the warm-up run\n"
+            "  --progress                  progress on stderr\n"
+            "  -v, --verbose               show the library's log\n"
+            "  -h, --help                  print this help and exit\n\n"
+            "exit status: 0 success, 1 usage error, 2 a model failed to load or a test failed\n",
+            k_prog, (long long) k_max_tokens, (long long) k_max_tokens, (long long) k_max_tokens,
+            (long long) k_max_tokens, (long long) k_max_tokens, std::max(1u, std::thread::hardware_concurrency()),
+            d.reps);
 }
 
 std::vector<std::string> split(const std::string & s, char sep) {
@@ -86,18 +98,6 @@ std::vector<std::string> split(const std::string & s, char sep) {
         out.push_back(item);
     }
     return out;
-}
-
-bool parse_int_list(const std::string & s, std::vector<int> & out) {
-    for (const auto & x : split(s, ',')) {
-        char *     end = nullptr;
-        const long v   = strtol(x.c_str(), &end, 10);
-        if (x.empty() || *end != '\0') {
-            return false;
-        }
-        out.push_back((int) v);
-    }
-    return true;
 }
 
 bool parse_type_list(const std::string & s, std::vector<ggml_type> & out) {
@@ -113,94 +113,79 @@ bool parse_type_list(const std::string & s, std::vector<ggml_type> & out) {
             return false;
         }
     }
-    return true;
+    return !out.empty();
 }
 
-bool parse_args(int argc, char ** argv, cmd_params & p) {
-    cmd_params                  d;  // lists given on the command line replace the defaults
-    std::map<std::string, bool> seen;
+// Parses the command line into p; usage errors exit through tool::args (exit status 1).
+void parse_args(int argc, char ** argv, cmd_params & p) {
+    std::map<std::string, bool> seen;  // lists given on the command line replace the defaults
     auto                        reset_once = [&](const std::string & key, auto & list) {
         if (!seen[key]) {
             list.clear();
             seen[key] = true;
         }
     };
-    for (int i = 1; i < argc; i++) {
-        const std::string a = argv[i];
-        if (a == "-h" || a == "--help") {
-            print_usage(argv[0]);
-            exit(0);
-        }
-        if (a == "--no-warmup") {
+    auto append = [](std::vector<int> & list, const std::vector<int> & more) {
+        list.insert(list.end(), more.begin(), more.end());
+    };
+    tool::args args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.is("--no-warmup")) {
             p.warmup = false;
-            continue;
-        }
-        if (a == "-v" || a == "--verbose") {
+        } else if (args.is("-v", "--verbose")) {
             p.verbose = true;
-            continue;
-        }
-        if (a == "--progress") {
+        } else if (args.is("--progress")) {
             p.progress = true;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "error: %s needs a value\n", a.c_str());
-            return false;
-        }
-        const std::string v  = argv[++i];
-        bool              ok = true;
-        if (a == "-m" || a == "--model") {
+        } else if (args.is("-m", "--model")) {
             reset_once("m", p.model);
-            for (auto & m : split(v, ',')) {
+            for (auto & m : split(args.value(), ',')) {
                 p.model.push_back(m);
             }
-        } else if (a == "-p" || a == "--n-prompt") {
-            reset_once("p", p.n_prompt), ok = parse_int_list(v, p.n_prompt);
-        } else if (a == "-n" || a == "--n-gen") {
-            reset_once("n", p.n_gen), ok = parse_int_list(v, p.n_gen);
-        } else if (a == "-pg") {
-            std::vector<int> xy;
-            ok = parse_int_list(v, xy) && xy.size() == 2;
-            if (ok) {
-                p.n_pg.emplace_back(xy[0], xy[1]);
+        } else if (args.is("-p", "--n-prompt")) {
+            reset_once("p", p.n_prompt), append(p.n_prompt, args.int_list_value(0, k_max_tokens));
+        } else if (args.is("-n", "--n-gen")) {
+            reset_once("n", p.n_gen), append(p.n_gen, args.int_list_value(0, k_max_tokens));
+        } else if (args.is("-pg")) {
+            const std::vector<int> xy = args.int_list_value(0, k_max_tokens, 2, 2);
+            p.n_pg.emplace_back(xy[0], xy[1]);
+        } else if (args.is("-b", "--batch-size")) {
+            reset_once("b", p.n_batch), append(p.n_batch, args.int_list_value(1, k_max_tokens));
+        } else if (args.is("-ub", "--ubatch-size")) {
+            reset_once("ub", p.n_ubatch), append(p.n_ubatch, args.int_list_value(1, k_max_tokens));
+        } else if (args.is("-t", "--threads")) {
+            reset_once("t", p.n_threads), append(p.n_threads, args.int_list_value(0, 512));
+        } else if (args.is("-ngl", "--n-gpu-layers")) {
+            reset_once("ngl", p.n_gpu_layers), append(p.n_gpu_layers, args.int_list_value(-1, 100000));
+        } else if (args.is("-ctk", "--cache-type-k") || args.is("-ctv", "--cache-type-v")) {
+            const bool        k    = args.is("-ctk", "--cache-type-k");
+            const std::string flag = args.arg();
+            const std::string v    = args.value();
+            reset_once(k ? "ctk" : "ctv", k ? p.type_k : p.type_v);
+            if (!parse_type_list(v, k ? p.type_k : p.type_v)) {
+                args.fail("invalid value '" + v + "' for " + flag + ": expected cache types (f16, q8_0, ...)");
             }
-        } else if (a == "-b" || a == "--batch-size") {
-            reset_once("b", p.n_batch), ok = parse_int_list(v, p.n_batch);
-        } else if (a == "-ub" || a == "--ubatch-size") {
-            reset_once("ub", p.n_ubatch), ok = parse_int_list(v, p.n_ubatch);
-        } else if (a == "-t" || a == "--threads") {
-            reset_once("t", p.n_threads), ok = parse_int_list(v, p.n_threads);
-        } else if (a == "-ngl" || a == "--n-gpu-layers") {
-            reset_once("ngl", p.n_gpu_layers), ok = parse_int_list(v, p.n_gpu_layers);
-        } else if (a == "-ctk" || a == "--cache-type-k") {
-            reset_once("ctk", p.type_k), ok = parse_type_list(v, p.type_k);
-        } else if (a == "-ctv" || a == "--cache-type-v") {
-            reset_once("ctv", p.type_v), ok = parse_type_list(v, p.type_v);
-        } else if (a == "-fa" || a == "--flash-attn") {
-            reset_once("fa", p.flash_attn), ok = parse_int_list(v, p.flash_attn);
-        } else if (a == "-r" || a == "--repetitions") {
-            p.reps = atoi(v.c_str()), ok = p.reps > 0;
-        } else if (a == "-o" || a == "--output") {
-            p.output = v, ok = v == "md" || v == "csv" || v == "json" || v == "jsonl";
-        } else if (a == "--bw-mib") {
-            p.bw_mib = (size_t) atol(v.c_str()), ok = p.bw_mib > 0;
+        } else if (args.is("-fa", "--flash-attn")) {
+            reset_once("fa", p.flash_attn), append(p.flash_attn, args.int_list_value(0, 1));
+        } else if (args.is("-r", "--repetitions")) {
+            p.reps = (int) args.int_value(1, 100000);
+        } else if (args.is("-o", "--output")) {
+            const std::string flag = args.arg();
+            p.output               = args.value();
+            if (p.output != "md" && p.output != "csv" && p.output != "json" && p.output != "jsonl") {
+                args.fail("invalid value '" + p.output + "' for " + flag + ": expected md, csv, json or jsonl");
+            }
+        } else if (args.is("--bw-mib")) {
+            p.bw_mib = (size_t) args.int_value(1, 65536);
         } else {
-            fprintf(stderr, "error: unknown argument %s\n", a.c_str());
-            return false;
-        }
-        if (!ok) {
-            fprintf(stderr, "error: bad value '%s' for %s\n", v.c_str(), a.c_str());
-            return false;
+            args.unknown();
         }
     }
     if (p.model.empty()) {
-        fprintf(stderr, "error: no model (-m)\n");
-        return false;
+        args.fail("no model given (-m MODEL)");
     }
     for (int & t : p.n_threads) {
         t = t > 0 ? t : (int) std::max(1u, std::thread::hardware_concurrency());
     }
-    return true;
 }
 
 std::vector<instance> make_instances(const cmd_params & p) {
@@ -363,7 +348,7 @@ bool decode_prompt(llama_context * ctx, int n_prompt, int n_batch, int n_vocab, 
             tokens[i] = (done == 0 && i == 0 && bos != LLAMA_TOKEN_NULL) ? bos : (llama_token) (rng() % n_vocab);
         }
         if (llama_decode(ctx, llama_batch_get_one(tokens.data(), n)) != 0) {
-            fprintf(stderr, "llama-bench: decode failed: %s\n", llama_last_error());
+            tool::report_failure("decode failed");
             return false;
         }
         done += n;
@@ -375,7 +360,7 @@ bool decode_gen(llama_context * ctx, int n_gen, int n_vocab, llama_token bos, st
     llama_token token = bos != LLAMA_TOKEN_NULL ? bos : 0;
     for (int i = 0; i < n_gen; i++) {
         if (llama_decode(ctx, llama_batch_get_one(&token, 1)) != 0) {
-            fprintf(stderr, "llama-bench: decode failed: %s\n", llama_last_error());
+            tool::report_failure("decode failed");
             return false;
         }
         token = (llama_token) (rng() % n_vocab);
@@ -640,23 +625,13 @@ struct md_printer : printer {
     }
 };
 
-void quiet_log(ggml_log_level level, const char * text, void *) {
-    if (level == GGML_LOG_LEVEL_ERROR) {
-        fputs(text, stderr);
-    }
-}
-
 }  // namespace
 
 int main(int argc, char ** argv) {
     cmd_params params;
-    if (!parse_args(argc, argv, params)) {
-        print_usage(argv[0]);
-        return 1;
-    }
-    if (!params.verbose) {
-        llama_log_set(quiet_log, nullptr);
-    }
+    parse_args(argc, argv, params);
+    tool::log_init(k_prog, params.verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
+    llama_log_set(tool::log_callback, nullptr);
     llama_backend_init();
 
     std::unique_ptr<printer> out;
@@ -689,15 +664,20 @@ int main(int argc, char ** argv) {
     for (size_t k = 0; k < insts.size(); k++) {
         const instance &  in  = insts[k];
         const std::string key = in.model + "|" + std::to_string(in.n_gpu_layers);
+        if (!model && key == model_key) {
+            continue;  // this model failed to load: reported once, its other tests are skipped
+        }
         if (!model || key != model_key) {
             llama_model_free(model);
             llama_model_params mp = llama_model_default_params();
             mp.n_gpu_layers       = in.n_gpu_layers;
-            model                 = llama_model_load_from_file(in.model.c_str(), mp);
-            model_key             = key;
+            tool::load_progress progress;
+            progress.attach(mp);
+            model     = llama_model_load_from_file(in.model.c_str(), mp);
+            model_key = key;
+            progress.finish();
             if (!model) {
-                fprintf(stderr, "llama-bench: failed to load %s: %s\n", in.model.c_str(), llama_last_error());
-                rc = 1;
+                rc = tool::report_failure("cannot load model " + in.model);
                 continue;
             }
         }
@@ -716,8 +696,7 @@ int main(int argc, char ** argv) {
         cp.no_perf              = true;
         llama_context * ctx     = llama_init_from_model(model, cp);
         if (!ctx) {
-            fprintf(stderr, "llama-bench: failed to create a context: %s\n", llama_last_error());
-            rc = 1;
+            rc = tool::report_failure("cannot create a context");
             continue;
         }
         result r;
@@ -761,7 +740,7 @@ int main(int argc, char ** argv) {
         }
         llama_free(ctx);
         if (!r.ok) {
-            rc = 1;
+            rc = tool::EXIT_RUNTIME;
         }
         out->row(r);
     }

@@ -1,13 +1,16 @@
 // gguf-dump: header, every key/value (long arrays shortened), every tensor and totals of a GGUF file.
-// Uses only the public headers. Exit status: 0 ok, 1 unreadable or malformed file, 2 bad usage.
+// Uses only the public headers. Exit status: 0 ok, 1 usage error, 2 unreadable or malformed file.
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "arg-parse.h"
 #include "ggml.h"
 #include "gguf.h"
+#include "tool-log.h"
 
 namespace {
 
@@ -17,12 +20,17 @@ struct options {
     size_t       max_array = 8;  // elements shown per array; the rest are counted
 };
 
-void usage(const char * argv0) {
-    fprintf(stderr,
-            "usage: %s [--json] [--max-array N] FILE.gguf\n"
+const char * k_prog = "gguf-dump";
+
+void print_usage(FILE * out) {
+    fprintf(out,
+            "usage: %s [--json] [--max-array N] FILE.gguf\n\n"
+            "Prints the header, every key/value and every tensor of a GGUF file.\n\n"
             "  --json          print one JSON object instead of text\n"
-            "  --max-array N   show at most N elements of each array (default 8, 0 = all)\n",
-            argv0);
+            "  --max-array N   show at most N elements of each array, 0 to 1000000000 (default 8, 0 = all)\n"
+            "  -h, --help      print this help and exit\n\n"
+            "exit status: 0 success, 1 usage error, 2 unreadable or malformed file\n",
+            k_prog);
 }
 
 // JSON string body: escapes quotes, backslashes and control bytes; invalid UTF-8 becomes U+FFFD so the
@@ -262,38 +270,39 @@ void dump_json(const gguf_context * ctx, const options & opt) {
 }  // namespace
 
 int main(int argc, char ** argv) {
-    options opt;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
+    options     opt;
+    std::string path;
+    tool::args  args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.is("--json")) {
             opt.json = true;
-        } else if (strcmp(argv[i], "--max-array") == 0 && i + 1 < argc) {
-            char * end;
-            opt.max_array = (size_t) strtoull(argv[++i], &end, 10);
-            if (*end) {
-                usage(argv[0]);
-                return 2;
-            }
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(argv[0]);
-            return 0;
-        } else if (argv[i][0] == '-' || opt.path) {
-            usage(argv[0]);
-            return 2;
+        } else if (args.is("--max-array")) {
+            opt.max_array = (size_t) args.int_value(0, 1000000000);
+        } else if (args.positional() && path.empty()) {
+            path = args.arg();
         } else {
-            opt.path = argv[i];
+            args.unknown();
         }
     }
-    if (!opt.path) {
-        usage(argv[0]);
-        return 2;
+    if (path.empty()) {
+        args.fail("no file given");
     }
+    opt.path = path.c_str();
+    // ggml's log lines about a malformed file are held and reported once below, with the file name
+    tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, nullptr);
+    ggml_log_set(tool::log_callback, nullptr);
+
+    // the real reason of an unreadable file (missing, permissions, a directory) comes from the OS
+    FILE * f = fopen(opt.path, "rb");
+    if (!f) {
+        return tool::report_failure(std::string("cannot open ") + opt.path, strerror(errno));
+    }
+    fclose(f);
     // metadata only: the tensor data is never read, only its bounds are checked
     struct gguf_init_params params = {/*no_alloc =*/true};
     gguf_context *          ctx    = gguf_init_from_file(opt.path, params);
     if (!ctx) {
-        // the reason was already sent to the log (stderr by default)
-        fprintf(stderr, "gguf-dump: %s is not a valid GGUF file\n", opt.path);
-        return 1;
+        return tool::report_failure(std::string(opt.path) + " is not a valid GGUF file");
     }
     if (opt.json) {
         dump_json(ctx, opt);

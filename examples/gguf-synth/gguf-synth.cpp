@@ -2,122 +2,127 @@
 //   llama-gguf-synth -o /tmp/tl.gguf --preset tinyllama --type f16 --vocab ggml-vocab-llama-spm.gguf
 #include "gguf-synth.h"
 
-#include <chrono>
-#include <cstdlib>
 #include <strings.h>
 
-static void usage(const char * argv0) {
-    fprintf(stderr,
+#include <chrono>
+
+#include "arg-parse.h"
+#include "tool-log.h"
+
+static const char * k_prog = "llama-gguf-synth";
+
+static void print_usage(FILE * out) {
+    fprintf(out,
             "usage: %s -o OUT.gguf [options]\n\n"
+            "Writes a synthetic (random-weight) GGUF model.\n\n"
+            "  -o, --output FILE   the model to write (required)\n"
             "  --arch A         llama (default), qwen2, phi3, gemma, gemma2\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000)\n"
-            "  --n-embd N  --n-layer N  --n-ff N  --n-head N  --n-head-kv N  --head-dim N\n"
-            "  --n-vocab N  --n-ctx N  --rms-eps X  --rope-base X  --n-swa N\n"
+            "  --n-embd N  --n-ff N  --n-head N  --n-head-kv N    1 to 1048576\n"
+            "  --n-layer N      1 to 4096          --head-dim N   0 (n_embd / n_head) to 65536\n"
+            "  --n-vocab N      0 (vocab default) to 16777216\n"
+            "  --n-ctx N        1 to 16777216      --n-swa N      0 (architecture default) to 16777216\n"
+            "  --rms-eps X      0 (architecture default) to 1\n"
+            "  --rope-base X    1 to 1e12\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
-            "  --seed S         (default 42)   --std X  weight stddev (default 0.02)\n"
+            "  --seed S         0 to 18446744073709551615 (default 42)\n"
+            "  --std X          weight stddev, 0 to 100 (default 0.02)\n"
             "  --vocab FILE     copy the tokenizer.* keys of this GGUF (default: built-in byte vocab)\n"
-            "  --name NAME      general.name   --threads N\n",
-            argv0);
+            "  --name NAME      general.name\n"
+            "  --threads N      0 (all cores) to 512\n"
+            "  -h, --help       print this help and exit\n\n"
+            "exit status: 0 success, 1 usage error, 2 the model could not be written\n",
+            k_prog);
 }
 
 int main(int argc, char ** argv) {
     synth::params p;
     std::string   out;
+    tool::args    args(k_prog, argc, argv, print_usage);
     // presets first so explicit dims override them whatever the order on the command line
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0 && !synth::apply_preset(argv[i + 1], p)) {
-            fprintf(stderr, "unknown preset '%s'\n", argv[i + 1]);
-            return 1;
+            args.fail(std::string("unknown preset '") + argv[i + 1] +
+                      "' for --preset (micro, tiny, stories260k, tinyllama)");
         }
     }
-    for (int i = 1; i < argc; i++) {
-        const std::string a    = argv[i];
-        auto              need = [&]() -> const char * {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "%s needs a value\n", a.c_str());
-                exit(1);
-            }
-            return argv[++i];
-        };
-        if (a == "-o" || a == "--output") {
-            out = need();
-        } else if (a == "--preset") {
-            need();
-        } else if (a == "--arch") {
-            p.arch = need();
-        } else if (a == "--n-embd") {
-            p.n_embd = atoll(need());
-        } else if (a == "--n-layer") {
-            p.n_layer = atoll(need());
-        } else if (a == "--n-ff") {
-            p.n_ff = atoll(need());
-        } else if (a == "--n-head") {
-            p.n_head = atoll(need());
-        } else if (a == "--n-head-kv") {
-            p.n_head_kv = atoll(need());
-        } else if (a == "--head-dim") {
-            p.head_dim = atoll(need());
-        } else if (a == "--n-vocab") {
-            p.n_vocab = atoll(need());
-        } else if (a == "--n-ctx") {
-            p.n_ctx = atoll(need());
-        } else if (a == "--n-swa") {
-            p.n_swa = atoll(need());
-        } else if (a == "--rms-eps") {
-            p.rms_eps = (float) atof(need());
-        } else if (a == "--rope-base") {
-            p.rope_base = (float) atof(need());
-        } else if (a == "--tied") {
+    while (args.next()) {
+        if (args.is("-o", "--output")) {
+            out = args.value();
+        } else if (args.is("--preset")) {
+            args.value();
+        } else if (args.is("--arch")) {
+            p.arch = args.value();
+        } else if (args.is("--n-embd")) {
+            p.n_embd = args.int_value(1, 1 << 20);
+        } else if (args.is("--n-layer")) {
+            p.n_layer = args.int_value(1, 4096);
+        } else if (args.is("--n-ff")) {
+            p.n_ff = args.int_value(1, 1 << 20);
+        } else if (args.is("--n-head")) {
+            p.n_head = args.int_value(1, 1 << 20);
+        } else if (args.is("--n-head-kv")) {
+            p.n_head_kv = args.int_value(1, 1 << 20);
+        } else if (args.is("--head-dim")) {
+            p.head_dim = args.int_value(0, 1 << 16);
+        } else if (args.is("--n-vocab")) {
+            p.n_vocab = args.int_value(0, 1 << 24);
+        } else if (args.is("--n-ctx")) {
+            p.n_ctx = args.int_value(1, 1 << 24);
+        } else if (args.is("--n-swa")) {
+            p.n_swa = args.int_value(0, 1 << 24);
+        } else if (args.is("--rms-eps")) {
+            p.rms_eps = (float) args.float_value(0, 1);
+        } else if (args.is("--rope-base")) {
+            p.rope_base = (float) args.float_value(1, 1e12);
+        } else if (args.is("--tied")) {
             p.tied = true;
-        } else if (a == "--untied") {
+        } else if (args.is("--untied")) {
             p.tied = false;
-        } else if (a == "--type") {
-            const char * t     = need();
-            bool         found = false;
+        } else if (args.is("--type")) {
+            const std::string t     = args.value();
+            bool              found = false;
             for (int k = 0; k < GGML_TYPE_COUNT && !found; k++) {
-                if (ggml_type_is_valid((ggml_type) k) && strcasecmp(t, ggml_type_name((ggml_type) k)) == 0) {
+                if (ggml_type_is_valid((ggml_type) k) && strcasecmp(t.c_str(), ggml_type_name((ggml_type) k)) == 0) {
                     p.type = (ggml_type) k;
                     found  = true;
                 }
             }
             if (!found) {
-                fprintf(stderr, "unknown type '%s'\n", t);
-                return 1;
+                args.fail("unknown type '" + t + "' for --type (f32, f16, bf16, q8_0, ...)");
             }
-        } else if (a == "--seed") {
-            p.seed = strtoull(need(), nullptr, 10);
-        } else if (a == "--std") {
-            p.std = (float) atof(need());
-        } else if (a == "--vocab") {
-            p.vocab_path = need();
-        } else if (a == "--name") {
-            p.name = need();
-        } else if (a == "--threads") {
-            p.n_threads = atoi(need());
-        } else if (a == "-h" || a == "--help") {
-            usage(argv[0]);
-            return 0;
+        } else if (args.is("--seed")) {
+            p.seed = args.uint_value(0, UINT64_MAX);
+        } else if (args.is("--std")) {
+            p.std = (float) args.float_value(0, 100);
+        } else if (args.is("--vocab")) {
+            p.vocab_path = args.value();
+        } else if (args.is("--name")) {
+            p.name = args.value();
+        } else if (args.is("--threads")) {
+            p.n_threads = (int) args.int_value(0, 512);
         } else {
-            fprintf(stderr, "unknown argument '%s'\n\n", a.c_str());
-            usage(argv[0]);
-            return 1;
+            args.unknown();
         }
     }
     if (out.empty()) {
-        usage(argv[0]);
-        return 1;
+        args.fail("no output file given (-o OUT.gguf)");
     }
+    // ggml's errors (an unreadable --vocab file) are held and reported once, with the reason below
+    tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, nullptr);
+    ggml_log_set(tool::log_callback, nullptr);
+
     const auto  t0 = std::chrono::steady_clock::now();
     std::string err;
     if (!synth::write_model(p, out, err)) {
-        fprintf(stderr, "%s: %s\n", argv[0], err.c_str());
-        return 1;
+        const std::string lib = tool::failure_reason();  // e.g. why the vocab file did not parse
+        return tool::report_failure(err, lib);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fprintf(stderr, "%s: wrote %s (%s, %lld x %lld layers, n_ff %lld, %lld/%lld heads, %s) in %.1f s\n", argv[0],
+    fprintf(stderr, "%s: wrote %s (%s, %lld x %lld layers, n_ff %lld, %lld/%lld heads, %s) in %.1f s\n", k_prog,
             out.c_str(), p.arch.c_str(), (long long) p.n_embd, (long long) p.n_layer, (long long) p.n_ff,
             (long long) p.n_head, (long long) p.n_head_kv, ggml_type_name(p.type), s);
-    return 0;
+    return tool::EXIT_OK;
 }

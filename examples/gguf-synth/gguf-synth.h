@@ -8,10 +8,8 @@
 // the same whatever the thread count. Data is streamed tensor by tensor: a 1.1B model needs little RAM.
 #pragma once
 
-#include "ggml.h"
-#include "gguf.h"
-
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +18,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "ggml.h"
+#include "gguf.h"
 
 namespace synth {
 
@@ -353,7 +354,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
 
     FILE * f = fopen(path.c_str(), "wb");
     if (!f) {
-        err = "cannot create " + path;
+        err = "cannot create " + path + ": " + strerror(errno);
         return false;
     }
     auto fail = [&](const std::string & msg) {

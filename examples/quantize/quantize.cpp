@@ -1,12 +1,16 @@
 // llama-quantize: llama-quantize [options] IN.gguf OUT.gguf TYPE [nthreads]
 // Converts a model with llama_model_quantize (see llama.h) and prints its progress log.
-#include "llama.h"
+#include <strings.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <strings.h>
+#include <vector>
+
+#include "arg-parse.h"
+#include "llama.h"
+#include "tool-log.h"
 
 struct ftype_name {
     const char * name;
@@ -43,22 +47,27 @@ static const ftype_name k_aliases[] = {
     {"Q5_K", LLAMA_FTYPE_MOSTLY_Q5_K_M, ""},
 };
 
-static void usage(const char * argv0) {
-    fprintf(stderr,
-            "usage: %s [options] IN.gguf OUT.gguf TYPE [nthreads]\n\n"
+static const char * k_prog = "llama-quantize";
+
+static void print_usage(FILE * out) {
+    fprintf(out,
+            "usage: %s [options] IN.gguf OUT.gguf TYPE [NTHREADS]\n\n"
+            "Converts a GGUF model to a quantized mix. NTHREADS: 0 (all cores, default) to 512.\n\n"
             "options:\n"
             "  --allow-requantize          accept already-quantized input (quality suffers)\n"
             "  --leave-output-tensor       keep output.weight as in the input\n"
             "  --pure                      no per-tensor recipe: every weight matrix gets the base type\n"
             "  --output-tensor-type T      type of output.weight (f16, q8_0, q6_K, ...)\n"
             "  --token-embedding-type T    type of token_embd.weight\n"
-            "  --override-kv KEY=TYPE:VAL  set metadata in the output (TYPE int, float, bool, str)\n\n"
+            "  --override-kv KEY=TYPE:VAL  set metadata in the output (TYPE int, float, bool, str)\n"
+            "  -h, --help                  print this help and exit\n\n"
             "types (name or llama_ftype number):\n",
-            argv0);
+            k_prog);
     for (const auto & f : k_ftypes) {
-        fprintf(stderr, "  %3d  %-7s %s\n", (int) f.ftype, f.name, f.desc);
+        fprintf(out, "  %3d  %-7s %s\n", (int) f.ftype, f.name, f.desc);
     }
-    fprintf(stderr, "  COPY         copy the tensors unchanged (metadata overrides still apply)\n");
+    fprintf(out, "  COPY         copy the tensors unchanged (metadata overrides still apply)\n\n");
+    fprintf(out, "exit status: 0 success, 1 usage error, 2 the model could not be read or written\n");
 }
 
 static bool parse_ftype(const char * s, llama_ftype & out, bool & only_copy) {
@@ -112,14 +121,15 @@ static bool parse_override(const char * s, llama_model_kv_override & kv) {
     memcpy(kv.key, s, eq - s);
     const char * v = eq + 1;
     if (strncmp(v, "int:", 4) == 0) {
-        kv.tag     = LLAMA_KV_OVERRIDE_TYPE_INT;
-        kv.val_i64 = strtoll(v + 4, nullptr, 10);
+        kv.tag = LLAMA_KV_OVERRIDE_TYPE_INT;
+        return tool::parse_int(v + 4, INT64_MIN, INT64_MAX, kv.val_i64);
     } else if (strncmp(v, "float:", 6) == 0) {
-        kv.tag     = LLAMA_KV_OVERRIDE_TYPE_FLOAT;
-        kv.val_f64 = strtod(v + 6, nullptr);
+        kv.tag = LLAMA_KV_OVERRIDE_TYPE_FLOAT;
+        return tool::parse_float(v + 6, -1e308, 1e308, kv.val_f64);
     } else if (strncmp(v, "bool:", 5) == 0) {
         kv.tag      = LLAMA_KV_OVERRIDE_TYPE_BOOL;
         kv.val_bool = strcmp(v + 5, "true") == 0 || strcmp(v + 5, "1") == 0;
+        return kv.val_bool || strcmp(v + 5, "false") == 0 || strcmp(v + 5, "0") == 0;
     } else if (strncmp(v, "str:", 4) == 0 && strlen(v + 4) < sizeof(kv.val_str)) {
         kv.tag = LLAMA_KV_OVERRIDE_TYPE_STR;
         strcpy(kv.val_str, v + 4);
@@ -133,66 +143,69 @@ int main(int argc, char ** argv) {
     llama_model_quantize_params    params = llama_model_quantize_default_params();
     static llama_model_kv_override overrides[64];
     int                            n_overrides = 0;
+    std::vector<std::string>       pos;  // IN OUT TYPE [NTHREADS]
 
-    int i = 1;
-    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
-        const std::string a = argv[i];
-        if (a == "--allow-requantize") {
+    tool::args args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.is("--allow-requantize")) {
             params.allow_requantize = true;
-        } else if (a == "--leave-output-tensor") {
+        } else if (args.is("--leave-output-tensor")) {
             params.quantize_output_tensor = false;
-        } else if (a == "--pure") {
+        } else if (args.is("--pure")) {
             params.pure = true;
-        } else if ((a == "--output-tensor-type" || a == "--token-embedding-type") && i + 1 < argc) {
-            ggml_type t;
-            if (!parse_ggml_type(argv[++i], t)) {
-                fprintf(stderr, "unknown tensor type '%s'\n", argv[i]);
-                return 1;
+        } else if (args.is("--output-tensor-type", "--token-embedding-type")) {
+            const std::string flag = args.arg();
+            const std::string v    = args.value();
+            ggml_type         t;
+            if (!parse_ggml_type(v.c_str(), t)) {
+                args.fail("unknown tensor type '" + v + "' for " + flag + " (f16, q8_0, q6_K, ...)");
             }
-            (a == "--output-tensor-type" ? params.output_tensor_type : params.token_embedding_type) = t;
-        } else if (a == "--override-kv" && i + 1 < argc) {
-            if (n_overrides >= 63 || !parse_override(argv[++i], overrides[n_overrides])) {
-                fprintf(stderr, "bad --override-kv '%s' (KEY=int:1, KEY=float:0.5, KEY=bool:true, KEY=str:x)\n",
-                        argv[i]);
-                return 1;
+            (flag == "--output-tensor-type" ? params.output_tensor_type : params.token_embedding_type) = t;
+        } else if (args.is("--override-kv")) {
+            const std::string v = args.value();
+            if (n_overrides >= 63) {
+                args.fail("too many --override-kv (at most 63)");
+            }
+            if (!parse_override(v.c_str(), overrides[n_overrides])) {
+                args.fail("invalid value '" + v +
+                          "' for --override-kv: expected KEY=int:1, KEY=float:0.5, KEY=bool:true or KEY=str:x");
             }
             n_overrides++;
-        } else if (a == "--help" || a == "-h") {
-            usage(argv[0]);
-            return 0;
+        } else if (args.positional()) {
+            pos.push_back(args.arg());
         } else {
-            fprintf(stderr, "unknown option '%s'\n\n", argv[i]);
-            usage(argv[0]);
-            return 1;
+            args.unknown();
         }
     }
-    if (argc - i < 3 || argc - i > 4) {
-        usage(argv[0]);
-        return 1;
+    if (pos.size() < 3 || pos.size() > 4) {
+        args.fail(pos.size() < 3 ? "expected IN.gguf OUT.gguf TYPE [NTHREADS]" : "unexpected argument: " + pos[4]);
     }
-    const char * fin  = argv[i];
-    const char * fout = argv[i + 1];
-    if (!parse_ftype(argv[i + 2], params.ftype, params.only_copy)) {
-        fprintf(stderr, "unknown type '%s'\n\n", argv[i + 2]);
-        usage(argv[0]);
-        return 1;
+    const std::string & fin  = pos[0];
+    const std::string & fout = pos[1];
+    if (!parse_ftype(pos[2].c_str(), params.ftype, params.only_copy)) {
+        args.fail("unknown type '" + pos[2] + "' (see --help for the list)");
     }
-    if (argc - i == 4) {
-        params.nthread = atoi(argv[i + 3]);
+    if (pos.size() == 4) {
+        params.nthread = (int32_t) args.int_of("NTHREADS", pos[3], 0, 512);
     }
     if (n_overrides > 0) {
         overrides[n_overrides].key[0] = '\0';  // terminator
         params.kv_overrides           = overrides;
     }
 
+    // the quantizer's progress log (INFO) is the tool's output; its errors are reported once below
+    tool::log_init(k_prog, GGML_LOG_LEVEL_INFO, llama_last_error);
+    llama_log_set(tool::log_callback, nullptr);
     llama_backend_init();
     const int64_t  t0 = llama_time_us();
-    const uint32_t rc = llama_model_quantize(fin, fout, &params);
+    const uint32_t rc = llama_model_quantize(fin.c_str(), fout.c_str(), &params);
+    int            status;
     if (rc != 0) {
-        fprintf(stderr, "%s: failed to quantize: %s\n", argv[0], llama_last_error());
+        status = tool::report_failure("cannot quantize " + fin);
     } else {
-        fprintf(stderr, "%s: done in %.1f s\n", argv[0], (llama_time_us() - t0) / 1e6);
+        fprintf(stderr, "%s: done in %.1f s\n", k_prog, (llama_time_us() - t0) / 1e6);
+        status = tool::EXIT_OK;
     }
     llama_backend_free();
-    return rc == 0 ? 0 : 1;
+    return status;
 }

@@ -1,23 +1,29 @@
 // simple: the smallest complete program on libllama — load a model, tokenize a prompt, then
 // decode and greedily sample n tokens, printing them as they come.
 //
-//   llama-simple -m MODEL [-n N_PREDICT] [-t THREADS] [PROMPT]
-#include "llama.h"
-
+//   llama-simple -m MODEL [-n N_PREDICT] [-t THREADS] [-v] [PROMPT]
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
-static void usage(const char * argv0) {
-    fprintf(stderr, "usage: %s -m MODEL [-n N_PREDICT] [-t THREADS] [-v] [PROMPT]\n", argv0);
-}
+#include "arg-parse.h"
+#include "llama.h"
+#include "tool-log.h"
+#include "tool-progress.h"
 
-static void log_errors_only(enum ggml_log_level level, const char * text, void *) {
-    if (level >= GGML_LOG_LEVEL_ERROR) {
-        fputs(text, stderr);
-    }
+static const char * k_prog = "llama-simple";
+
+static void print_usage(FILE * out) {
+    fprintf(out,
+            "usage: %s -m MODEL [options] [PROMPT]\n\n"
+            "Greedy generation from PROMPT (default \"Once upon a time\").\n\n"
+            "  -m, --model FILE       GGUF model to load (required)\n"
+            "  -n, --n-predict N      tokens to generate, 0 to %d (default 32)\n"
+            "  -t, --threads N        CPU threads, 1 to 512 (default 2)\n"
+            "  -v, --verbose          show the library's log and performance counters\n"
+            "  -h, --help             print this help and exit\n\n"
+            "exit status: 0 success, 1 usage error, 2 load or generation failure\n",
+            k_prog, 1 << 20);
 }
 
 int main(int argc, char ** argv) {
@@ -26,57 +32,60 @@ int main(int argc, char ** argv) {
     int         n_predict = 32;
     int         n_threads = 2;
     bool        verbose   = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-m") && i + 1 < argc) {
-            model_path = argv[++i];
-        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
-            n_predict = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
-            n_threads = atoi(argv[++i]);
-        } else if (!strcmp(argv[i], "-v")) {
+
+    tool::args args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.is("-m", "--model")) {
+            model_path = args.value();
+        } else if (args.is("-n", "--n-predict")) {
+            n_predict = (int) args.int_value(0, 1 << 20);
+        } else if (args.is("-t", "--threads")) {
+            n_threads = (int) args.int_value(1, 512);
+        } else if (args.is("-v", "--verbose")) {
             verbose = true;
-        } else if (argv[i][0] != '-') {
-            prompt = argv[i];
+        } else if (args.positional()) {
+            prompt = args.arg();
         } else {
-            usage(argv[0]);
-            return 1;
+            args.unknown();
         }
     }
     if (model_path.empty()) {
-        usage(argv[0]);
-        return 1;
+        args.fail("no model given (-m MODEL)");
     }
-    if (!verbose) {
-        llama_log_set(log_errors_only, nullptr);
-    }
+
+    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
+    llama_log_set(tool::log_callback, nullptr);
     llama_backend_init();
 
-    llama_model_params mparams = llama_model_default_params();
-    llama_model *      model   = llama_model_load_from_file(model_path.c_str(), mparams);
+    llama_model_params  mparams = llama_model_default_params();
+    tool::load_progress progress;
+    progress.attach(mparams);
+    llama_model * model = llama_model_load_from_file(model_path.c_str(), mparams);
+    progress.finish();
     if (!model) {
-        fprintf(stderr, "error: unable to load model: %s\n", llama_last_error());
-        return 1;
+        return tool::report_failure("cannot load model " + model_path);
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
     // tokenize: the first call returns -(number of tokens)
     const int n_prompt = -llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), NULL, 0, true, true);
+    if (n_prompt <= 0) {
+        return tool::report_failure("the prompt gives no tokens", "");
+    }
     std::vector<llama_token> prompt_tokens(n_prompt);
     if (llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), prompt_tokens.data(), n_prompt, true, true) < 0) {
-        fprintf(stderr, "error: failed to tokenize the prompt\n");
-        return 1;
+        return tool::report_failure("cannot tokenize the prompt");
     }
 
     llama_context_params cparams = llama_context_default_params();
-    cparams.n_ctx                = n_prompt + n_predict;
-    cparams.n_batch              = n_prompt;
+    cparams.n_ctx                = (uint32_t) (n_prompt + n_predict);
+    cparams.n_batch              = (uint32_t) n_prompt;
     cparams.n_threads            = n_threads;
     cparams.n_threads_batch      = n_threads;
     cparams.no_perf              = false;
     llama_context * ctx          = llama_init_from_model(model, cparams);
     if (!ctx) {
-        fprintf(stderr, "error: failed to create the context: %s\n", llama_last_error());
-        return 1;
+        return tool::report_failure("cannot create the context");
     }
 
     llama_sampler_chain_params sparams = llama_sampler_chain_default_params();
@@ -84,13 +93,14 @@ int main(int argc, char ** argv) {
     llama_sampler * smpl               = llama_sampler_chain_init(sparams);
     llama_sampler_chain_add(smpl, llama_sampler_init_greedy());
 
+    int rc = tool::EXIT_OK;
     // print the prompt token by token
     for (llama_token id : prompt_tokens) {
         char buf[128];
         int  n = llama_token_to_piece(vocab, id, buf, sizeof(buf), 0, true);
         if (n < 0) {
-            fprintf(stderr, "error: failed to convert a token to a piece\n");
-            return 1;
+            rc = tool::report_failure("cannot convert a token to text");
+            break;
         }
         fwrite(buf, 1, (size_t) n, stdout);
     }
@@ -99,10 +109,10 @@ int main(int argc, char ** argv) {
     const int64_t t_start   = llama_time_us();
     int           n_decoded = 0;
     llama_token   new_token;
-    for (int n_pos = 0; n_pos + batch.n_tokens < n_prompt + n_predict;) {
+    for (int n_pos = 0; rc == tool::EXIT_OK && n_pos + batch.n_tokens < n_prompt + n_predict;) {
         if (llama_decode(ctx, batch)) {
-            fprintf(stderr, "error: decode failed: %s\n", llama_last_error());
-            return 1;
+            rc = tool::report_failure("decode failed");
+            break;
         }
         n_pos += batch.n_tokens;
 
@@ -113,8 +123,8 @@ int main(int argc, char ** argv) {
         char buf[128];
         int  n = llama_token_to_piece(vocab, new_token, buf, sizeof(buf), 0, true);
         if (n < 0) {
-            fprintf(stderr, "error: failed to convert a token to a piece\n");
-            return 1;
+            rc = tool::report_failure("cannot convert a token to text");
+            break;
         }
         fwrite(buf, 1, (size_t) n, stdout);
         fflush(stdout);
@@ -123,16 +133,18 @@ int main(int argc, char ** argv) {
         n_decoded++;
     }
     printf("\n");
-    const double dt = (llama_time_us() - t_start) / 1e6;
-    fprintf(stderr, "decoded %d tokens in %.3f s, speed: %.1f t/s\n", n_decoded, dt, dt > 0 ? n_decoded / dt : 0.0);
-    if (verbose) {
-        llama_perf_sampler_print(smpl);
-        llama_perf_context_print(ctx);
+    if (rc == tool::EXIT_OK) {
+        const double dt = (llama_time_us() - t_start) / 1e6;
+        fprintf(stderr, "decoded %d tokens in %.3f s, speed: %.1f t/s\n", n_decoded, dt, dt > 0 ? n_decoded / dt : 0.0);
+        if (verbose) {
+            llama_perf_sampler_print(smpl);
+            llama_perf_context_print(ctx);
+        }
     }
 
     llama_sampler_free(smpl);
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();
-    return 0;
+    return rc;
 }

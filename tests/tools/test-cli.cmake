@@ -1,0 +1,192 @@
+# The command-line conventions of every tool (docs/tools.md), checked by running the programs:
+# --help on stdout with exit 0; bad numbers, unknown flags and missing values are usage errors
+# (exit 1) naming the flag; a missing file is a runtime failure (exit 2) with the real reason; every
+# error is printed exactly once. With -DCASE=chat: llama-simple-chat piped through stdin prints no
+# ESC byte and keeps answering after its context has filled up.
+#   cmake -DCASE=args|chat -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
+#         -DWORK=<scratch dir> -P test-cli.cmake
+cmake_minimum_required(VERSION 3.25)
+
+set(failures 0)
+# cond is a condition as text ("rc EQUAL 1"), evaluated here so callers can build it.
+macro(check cond message)
+    cmake_language(EVAL CODE "if (${cond})\n set(ok TRUE)\n else()\n set(ok FALSE)\n endif()")
+    if (NOT ok)
+        message(SEND_ERROR "${message}\n  command: ${last_cmd}\n  exit: ${rc}\n  stdout: ${out}\n  stderr: ${err}")
+        math(EXPR failures "${failures} + 1")
+    endif()
+endmacro()
+
+# Occurrences of the literal `needle` in `text`.
+function(count_of text needle result)
+    set(n 0)
+    string(LENGTH "${needle}" len)
+    while (TRUE)
+        string(FIND "${text}" "${needle}" at)
+        if (at LESS 0)
+            break()
+        endif()
+        math(EXPR n "${n} + 1")
+        math(EXPR at "${at} + ${len}")
+        string(SUBSTRING "${text}" ${at} -1 text)
+    endwhile()
+    set(${result} ${n} PARENT_SCOPE)
+endfunction()
+
+macro(run tool)
+    set(last_cmd "${tool} ${ARGN}")
+    execute_process(COMMAND ${BIN}/${tool} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                    INPUT_FILE /dev/null)
+endmacro()
+
+# A usage error: exit 1, `needle` once on stderr with the hint to --help, nothing on stdout.
+macro(expect_usage needle tool)
+    run(${tool} ${ARGN})
+    count_of("${err}" "${needle}" n)
+    count_of("${err}" "error:" n_err)
+    check("rc EQUAL 1" "expected exit 1 (usage error)")
+    check("n EQUAL 1" "expected '${needle}' exactly once on stderr")
+    check("n_err EQUAL 1" "expected exactly one error line")
+    check("err MATCHES \"--help\"" "expected a hint to --help")
+    check("out STREQUAL \"\"" "expected nothing on stdout")
+endmacro()
+
+# A runtime failure: exit 2, `needle` exactly once and one error line.
+macro(expect_failure needle tool)
+    run(${tool} ${ARGN})
+    count_of("${err}" "${needle}" n)
+    count_of("${err}" "error:" n_err)
+    check("rc EQUAL 2" "expected exit 2 (load/runtime failure)")
+    check("n EQUAL 1" "expected '${needle}' exactly once on stderr")
+    check("n_err EQUAL 1" "expected exactly one error line")
+endmacro()
+
+macro(expect_help tool)
+    foreach(flag -h --help)
+        run(${tool} ${flag})
+        check("rc EQUAL 0" "${flag}: expected exit 0")
+        check("out MATCHES \"^usage: ${tool} \"" "${flag}: expected the usage on stdout")
+        check("out MATCHES \"exit status: 0 success, 1 usage error, 2 \"" "${flag}: expected the exit codes")
+        check("err STREQUAL \"\"" "${flag}: expected nothing on stderr")
+    endforeach()
+endmacro()
+
+set(missing ${WORK}/no-such-model.gguf)
+file(REMOVE ${missing})
+set(enoent "No such file or directory")
+
+if (CASE STREQUAL "args")
+    # llama-simple
+    expect_help(llama-simple)
+    expect_usage("invalid value 'abc' for -n: expected an integer in [0, 1048576]" llama-simple -m ${MODEL} -n abc)
+    expect_usage("invalid value '-5' for -n" llama-simple -m ${MODEL} -n -5)
+    expect_usage("invalid value '5x' for -n" llama-simple -m ${MODEL} -n 5x)
+    expect_usage("invalid value '99999999999999999999' for -n" llama-simple -m ${MODEL} -n 99999999999999999999)
+    expect_usage("invalid value '0' for -t: expected an integer in [1, 512]" llama-simple -m ${MODEL} -t 0)
+    expect_usage("unknown argument: --bogus" llama-simple -m ${MODEL} --bogus)
+    expect_usage("-m needs a value" llama-simple -m)
+    expect_usage("no model given" llama-simple)
+    expect_failure(${enoent} llama-simple -m ${missing})
+    # an empty value (a list element CMake would drop, hence spelled out)
+    set(last_cmd "llama-simple -n ''")
+    execute_process(COMMAND ${BIN}/llama-simple -m ${MODEL} -n "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                    ERROR_VARIABLE err)
+    check("rc EQUAL 1 AND err MATCHES \"invalid value '' for -n\"" "expected an empty -n to be rejected")
+
+    # llama-simple-chat
+    expect_help(llama-simple-chat)
+    expect_usage("invalid value 'abc' for -c: expected an integer in [16, 1048576]" llama-simple-chat -m ${MODEL} -c abc)
+    expect_usage("invalid value '8' for -c" llama-simple-chat -m ${MODEL} -c 8)
+    expect_usage("invalid value '-1' for --seed: expected an integer in [0, 4294967295]" llama-simple-chat
+                 -m ${MODEL} --seed -1)
+    expect_usage("unknown argument: --bogus" llama-simple-chat --bogus)
+    expect_failure(${enoent} llama-simple-chat -m ${missing})
+
+    # gguf-dump: a missing file says why, not "not a valid GGUF file"
+    expect_help(gguf-dump)
+    expect_usage("invalid value 'x' for --max-array" gguf-dump --max-array x ${MODEL})
+    expect_usage("unknown argument: --bogus" gguf-dump --bogus ${MODEL})
+    expect_usage("unexpected argument: b.gguf" gguf-dump a.gguf b.gguf)
+    expect_failure("cannot open ${missing}: ${enoent}" gguf-dump ${missing})
+    check("NOT err MATCHES \"not a valid GGUF\"" "a missing file is not an invalid one")
+    expect_failure("is not a valid GGUF file" gguf-dump ${LICENSE})
+
+    # llama-quantize
+    expect_help(llama-quantize)
+    expect_usage("invalid value 'abc' for NTHREADS: expected an integer in [0, 512]" llama-quantize
+                 ${MODEL} ${WORK}/q.gguf Q8_0 abc)
+    expect_usage("unknown type 'Q9_9'" llama-quantize ${MODEL} ${WORK}/q.gguf Q9_9)
+    expect_usage("invalid value 'k=int:1x' for --override-kv" llama-quantize --override-kv k=int:1x
+                 ${MODEL} ${WORK}/q.gguf Q8_0)
+    expect_usage("unknown argument: --bogus" llama-quantize --bogus ${MODEL} ${WORK}/q.gguf Q8_0)
+    expect_failure("cannot quantize ${missing}" llama-quantize ${missing} ${WORK}/q.gguf Q8_0)
+
+    # llama-gguf-synth
+    expect_help(llama-gguf-synth)
+    expect_usage("invalid value '12k' for --n-embd: expected an integer in [1, 1048576]" llama-gguf-synth
+                 -o ${WORK}/s.gguf --n-embd 12k)
+    expect_usage("invalid value 'nan' for --std" llama-gguf-synth -o ${WORK}/s.gguf --std nan)
+    expect_usage("invalid value '0.5junk' for --rms-eps" llama-gguf-synth -o ${WORK}/s.gguf --rms-eps 0.5junk)
+    expect_usage("unknown argument: --bogus" llama-gguf-synth -o ${WORK}/s.gguf --bogus)
+    expect_usage("unknown preset 'huge'" llama-gguf-synth -o ${WORK}/s.gguf --preset huge)
+    expect_failure("cannot create ${WORK}/no-such-dir/s.gguf: ${enoent}" llama-gguf-synth
+                   -o ${WORK}/no-such-dir/s.gguf)
+
+    # llama-bench (its tests list: -p 4 -n 4 are two tests on one model, yet one load error)
+    expect_help(llama-bench)
+    expect_usage("unknown argument: --bogus" llama-bench --bogus)
+    expect_usage("invalid value '1,x' for -p: expected comma-separated integers in [0, 1048576]" llama-bench
+                 -m ${MODEL} -p 1,x)
+    expect_usage("invalid value '0' for -r: expected an integer in [1, 100000]" llama-bench -m ${MODEL} -r 0)
+    expect_usage("invalid value '8' for -pg: expected 2 values" llama-bench -m ${MODEL} -pg 8)
+    expect_failure(${enoent} llama-bench -m ${missing} -p 4 -n 4 -r 1 --bw-mib 1)
+
+    # llama-bench-lite (positional numbers)
+    if (EXISTS ${BIN}/llama-bench-lite)
+        expect_help(llama-bench-lite)
+        expect_usage("invalid value 'abc' for N_PROMPT: expected an integer in [1, 65536]" llama-bench-lite
+                     ${MODEL} 2 abc)
+        expect_usage("unknown argument: --bogus" llama-bench-lite ${MODEL} --bogus)
+        expect_failure(${enoent} llama-bench-lite ${missing})
+    endif()
+elseif (CASE STREQUAL "chat")
+    # 8 turns with replies of up to 24 tokens overflow a 64-token context several times over
+    set(turns "")
+    foreach(i RANGE 1 8)
+        string(APPEND turns "Tell me story number ${i}.\n")
+    endforeach()
+    file(WRITE ${WORK}/chat-input.txt "${turns}")
+    set(last_cmd "llama-simple-chat -m MODEL -c 64 -n 24 --seed 7 -v < chat-input.txt")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=NO_COLOR
+                            ${BIN}/llama-simple-chat -m ${MODEL} -c 64 -n 24 --seed 7 -v
+                    INPUT_FILE ${WORK}/chat-input.txt RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(ASCII 27 esc)
+    count_of("${out}" "${esc}" n_esc)
+    count_of("${err}" "[context full" n_shift)
+    count_of("${out}" "> " n_prompts)
+    check("rc EQUAL 0" "expected the chat to end normally")
+    check("n_esc EQUAL 0" "expected no ESC byte in piped output")
+    check("n_shift GREATER 0" "expected the context to fill up and shift")
+    check("NOT err MATCHES \"context size exceeded|error:\"" "expected no error once the context is full")
+    check("n_prompts EQUAL 9" "expected 8 turns and the final prompt")
+    # the replies of the last three turns (after the shifts): at least two must have text
+    string(REPLACE "> " ";" replies "${out}")
+    list(LENGTH replies n_replies)
+    set(n_text 0)
+    foreach(k 6 7 8)
+        if (k LESS n_replies)
+            list(GET replies ${k} reply)
+            string(STRIP "${reply}" reply)
+            if (NOT reply STREQUAL "")
+                math(EXPR n_text "${n_text} + 1")
+            endif()
+        endif()
+    endforeach()
+    check("n_text GREATER_EQUAL 2" "expected the late turns to produce text")
+else()
+    message(FATAL_ERROR "unknown CASE '${CASE}'")
+endif()
+
+if (failures GREATER 0)
+    message(FATAL_ERROR "${failures} check(s) failed")
+endif()
