@@ -46,3 +46,6 @@ if (TARGET llama AND BUILD_SHARED_LIBS)
              -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
     set_tests_properties(test-exports-llama test-exports-ggml PROPERTIES LABELS unit)
 endif()
+
+# (e) the installed library works for a consumer outside the tree (find_package, pkg-config; shared, static)
+include(${CMAKE_CURRENT_SOURCE_DIR}/install/install-tests.cmake)
