@@ -34,10 +34,13 @@ set(_llama_libs ggml)
 if (TARGET llama)
     list(APPEND _llama_libs llama)
 endif()
+# RUNPATH: libllama finds libggml next to it; a dependency outside the system's library dirs (a Vulkan
+# SDK in /opt, say) is added after it by INSTALL_RPATH_USE_LINK_PATH, so nothing needs LD_LIBRARY_PATH.
 set_target_properties(${_llama_libs} PROPERTIES
     VERSION ${PROJECT_VERSION}
     SOVERSION ${LLAMA_SOVERSION}
-    INSTALL_RPATH "${_llama_origin}") # libllama finds libggml next to it
+    INSTALL_RPATH "${_llama_origin}"
+    INSTALL_RPATH_USE_LINK_PATH ON)
 
 # ---- static libraries are C++ inside -----------------------------------------------------------------
 # The C++ runtime libraries (those the C++ driver links and the C driver does not: libstdc++ for g++).
@@ -67,7 +70,8 @@ foreach(_tool llama-simple llama-simple-chat llama-quantize llama-gguf-synth lla
 endforeach()
 if (_llama_tools)
     if (BUILD_SHARED_LIBS)
-        set_target_properties(${_llama_tools} PROPERTIES INSTALL_RPATH "${_llama_origin}/${_llama_bin_to_lib}")
+        set_target_properties(${_llama_tools} PROPERTIES INSTALL_RPATH "${_llama_origin}/${_llama_bin_to_lib}"
+                              INSTALL_RPATH_USE_LINK_PATH ON)
     endif()
     install(TARGETS ${_llama_tools} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

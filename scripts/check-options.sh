@@ -5,7 +5,7 @@
 # or this tree cannot honour it, configure stopping with one clear sentence. Prints one line per case;
 # exits non-zero if any case behaves otherwise.
 #
-#   scripts/check-options.sh            (about 30 s; TMPDIR picks where the build dirs go)
+#   scripts/check-options.sh            (about 30 s on 2 cores; TMPDIR picks where the build dirs go)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd)
@@ -18,13 +18,14 @@ n=0
 #   EXPECT=ok:   configure must succeed and its output must match the extended regex PATTERN
 #   EXPECT=fail: configure must fail and its output must match PATTERN (the one clear sentence;
 #                cmake wraps long messages, so PATTERN matches the start of it)
+#   SRC_DIR=DIR:      configure DIR instead of this project
 #   CC_MATCH=REGEX:   and the generated compile_commands.json must match REGEX (flags reach the compiler)
 check() {
     local name=$1 expect=$2 pattern=$3
     shift 3
     n=$((n + 1))
     local dir="$work/$n" log="$work/$n.log" rc=0
-    cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1 || rc=$?
+    cmake -S "${SRC_DIR:-$src}" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >"$log" 2>&1 || rc=$?
     local got=ok
     [ $rc -ne 0 ] && got=fail
     local cc_ok=1
@@ -81,6 +82,19 @@ if command -v clang >/dev/null && command -v clang++ >/dev/null; then
     CC_MATCH="fuzz-gguf.cpp" check "LLAMA_FUZZ=ON with clang" ok "${summary}" -DLLAMA_FUZZ=ON \
         -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 fi
+
+# a parent project that adds this tree with add_subdirectory (docs/embedding.md): tests, examples and
+# benchmarks default to OFF there, and llama::llama is a target it can link
+mkdir -p "$work/parent"
+cat >"$work/parent/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.25)
+project(parent C CXX)
+add_subdirectory("$src" libllama)
+add_executable(app "$src/tests/install/consumer/consumer-llama.c")
+target_link_libraries(app PRIVATE llama::llama)
+EOF
+SRC_DIR="$work/parent" CC_MATCH="consumer-llama\\.c" check "add_subdirectory from a parent project" ok \
+    "${summary}.*tests OFF, examples OFF, bench OFF" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 
 if [ $failures -ne 0 ]; then
     echo "check-options: $failures of $n cases FAILED"

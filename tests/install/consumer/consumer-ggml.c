@@ -2,16 +2,16 @@
  * architecture and tensor count (run-install-test.cmake checks them).
  *
  *   consumer-ggml MODEL */
-#include "gguf.h"
-
 #include <stdio.h>
+
+#include "gguf.h"
 
 int main(int argc, char ** argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s MODEL\n", argv[0]);
         return 2;
     }
-    struct gguf_init_params params = { true };
+    struct gguf_init_params params = {true};
     struct gguf_context *   ctx    = gguf_init_from_file(argv[1], params);
     if (!ctx) {
         fprintf(stderr, "consumer: not a readable GGUF file: %s\n", argv[1]);

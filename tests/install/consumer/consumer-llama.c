@@ -3,11 +3,11 @@
  * text). Built by find_package(llama) and by pkg-config, against shared and static installs.
  *
  *   consumer-llama MODEL N_PREDICT PROMPT */
-#include "llama.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "llama.h"
 
 static void log_errors_only(enum ggml_log_level level, const char * text, void * user_data) {
     (void) user_data;
@@ -39,7 +39,7 @@ static int generate(struct llama_model * model, int n_predict, const char * prom
     llama_sampler_chain_add(smpl, llama_sampler_init_greedy());
 
     fputs(prompt, stdout);
-    int               rc    = 0;
+    int                rc    = 0;
     struct llama_batch batch = llama_batch_get_one(tokens, n_prompt);
     for (int i = 0; i < n_predict; i++) {
         if (llama_decode(ctx, batch) != 0) {
@@ -74,7 +74,8 @@ int main(int argc, char ** argv) {
     }
     /* the header this program was compiled with must match the library it runs with */
     if (llama_abi_version() != LLAMA_ABI_VERSION) {
-        fprintf(stderr, "consumer: ABI %d in the library, %d in llama.h\n", (int) llama_abi_version(), LLAMA_ABI_VERSION);
+        fprintf(stderr, "consumer: ABI %d in the library, %d in llama.h\n", (int) llama_abi_version(),
+                LLAMA_ABI_VERSION);
         return 1;
     }
     printf("libllama %s\n", llama_version());
