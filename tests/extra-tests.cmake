@@ -87,3 +87,6 @@ if (TARGET llama-tool-common)
     add_test(NAME test-arg-parse COMMAND test-arg-parse)
     set_tests_properties(test-arg-parse PROPERTIES LABELS unit)
 endif()
+
+# (h) the installed library works for a consumer outside the tree (find_package, pkg-config; shared, static)
+include(${CMAKE_CURRENT_SOURCE_DIR}/install/install-tests.cmake)
