@@ -63,7 +63,7 @@ if (TARGET llama)
     set_tests_properties(test-vocab-public-api PROPERTIES LABELS unit)
 endif()
 
-if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET gguf-dump AND TARGET llama-quantize
+if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump AND TARGET llama-quantize
     AND TARGET llama-gguf-synth AND LLAMA_BUILD_BENCH)
     # (f) the tools' command-line conventions (docs/tools.md): strict numbers, unknown flags, --help,
     # exit codes, one error line, a missing file's real reason; simple-chat piped: no colours, and it

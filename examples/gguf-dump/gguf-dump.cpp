@@ -1,4 +1,4 @@
-// gguf-dump: header, every key/value (long arrays shortened), every tensor and totals of a GGUF file.
+// llama-gguf-dump: header, every key/value (long arrays shortened), every tensor and totals of a GGUF file.
 // Uses only the public headers. Exit status: 0 ok, 1 usage error, 2 unreadable or malformed file.
 #include <cerrno>
 #include <cinttypes>
@@ -20,7 +20,7 @@ struct options {
     size_t       max_array = 8;  // elements shown per array; the rest are counted
 };
 
-const char * k_prog = "gguf-dump";
+const char * k_prog = "llama-gguf-dump";
 
 void print_usage(FILE * out) {
     fprintf(out,

@@ -102,14 +102,14 @@ if (CASE STREQUAL "args")
     expect_usage("unknown argument: --bogus" llama-simple-chat --bogus)
     expect_failure(${enoent} llama-simple-chat -m ${missing})
 
-    # gguf-dump: a missing file says why, not "not a valid GGUF file"
-    expect_help(gguf-dump)
-    expect_usage("invalid value 'x' for --max-array" gguf-dump --max-array x ${MODEL})
-    expect_usage("unknown argument: --bogus" gguf-dump --bogus ${MODEL})
-    expect_usage("unexpected argument: b.gguf" gguf-dump a.gguf b.gguf)
-    expect_failure("cannot open ${missing}: ${enoent}" gguf-dump ${missing})
+    # llama-gguf-dump: a missing file says why, not "not a valid GGUF file"
+    expect_help(llama-gguf-dump)
+    expect_usage("invalid value 'x' for --max-array" llama-gguf-dump --max-array x ${MODEL})
+    expect_usage("unknown argument: --bogus" llama-gguf-dump --bogus ${MODEL})
+    expect_usage("unexpected argument: b.gguf" llama-gguf-dump a.gguf b.gguf)
+    expect_failure("cannot open ${missing}: ${enoent}" llama-gguf-dump ${missing})
     check("NOT err MATCHES \"not a valid GGUF\"" "a missing file is not an invalid one")
-    expect_failure("is not a valid GGUF file" gguf-dump ${LICENSE})
+    expect_failure("is not a valid GGUF file" llama-gguf-dump ${LICENSE})
 
     # llama-quantize
     expect_help(llama-quantize)
