@@ -102,6 +102,16 @@ static std::string split_sibling(const std::string & path, int no, int count) {
 }
 
 llama_model_loader::llama_model_loader(const std::vector<std::string> & paths, const llama_model_params & params) {
+    // a throwing constructor runs no destructor: free the GGUF contexts opened so far here
+    try {
+        open(paths, params);
+    } catch (...) {
+        free_splits();
+        throw;
+    }
+}
+
+void llama_model_loader::open(const std::vector<std::string> & paths, const llama_model_params & params) {
     if (paths.empty()) {
         throw llama_error("no model path given");
     }
@@ -233,9 +243,15 @@ void llama_model_loader::open_split(const std::string & path, uint16_t idx) {
 }
 
 llama_model_loader::~llama_model_loader() {
+    free_splits();
+}
+
+void llama_model_loader::free_splits() {
     for (gguf_context * g : splits) {
         gguf_free(g);
     }
+    splits.clear();
+    meta = nullptr;
 }
 
 // ---- kv overrides ----------------------------------------------------------------------------------

@@ -102,7 +102,9 @@ struct llama_model_loader {
                        void * progress_ud);
 
 private:
+    void            open(const std::vector<std::string> & paths, const llama_model_params & params);
     void            open_split(const std::string & path, uint16_t idx);
+    void            free_splits();
     void            apply_overrides(const llama_model_kv_override * kvo);
     llama_load_mode mode = LLAMA_LOAD_MODE_AUTO;
 };
