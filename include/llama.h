@@ -598,6 +598,18 @@ LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch ba
  * outputs. The batch is validated first (token ids in range, seq ids in [0, n_seq_max), positions
  * consistent with each sequence, n_tokens in [1, n_batch]), then split into ubatches of at most
  * n_ubatch tokens; cache slots are reserved for all of them before any is computed.
+ * Batch rules (a batch breaking one returns -1 and changes nothing); each token is stored once,
+ * in one cache cell shared by all its sequences, so the cache can only hold batches where:
+ *  - Positions: within one sequence, taken in batch order, positions increase by exactly one
+ *    per token (no repeats, gaps or decreases). The first token of a sequence continues the
+ *    memory (position = llama_memory_seq_pos_max + 1); an empty sequence may start at any
+ *    position >= 0. Tokens of different sequences may be interleaved freely.
+ *  - Shared tokens: a token with several seq_ids extends all of them with one computation, so
+ *    those sequences must have identical histories at that point: the same cells in the memory
+ *    (all empty, or made identical with llama_memory_seq_cp over the whole history; sequences
+ *    decoded separately do not count, even with equal tokens) and the same earlier tokens of this
+ *    batch. Once one of them gets a token of its own they have diverged for good (until
+ *    llama_memory_seq_rm/seq_cp make them identical again).
  * Returns
  *    0  success
  *    1  no room in the KV cache for the batch: the cache is left exactly as before the call
