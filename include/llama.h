@@ -406,7 +406,8 @@ LLAMA_API bool llama_supports_mlock(void);       /* locking memory is available 
 LLAMA_API bool llama_supports_gpu_offload(void); /* a GPU device is registered */
 LLAMA_API bool llama_supports_rpc(void);         /* always false: no RPC backend */
 
-/* A one-line description of the build and the CPU features in use. Owned by the library. */
+/* A one-line description of the build and the CPU features in use. Owned by the library; valid
+ * until the next call on the same thread (each thread has its own copy). */
 LLAMA_API const char * llama_print_system_info(void);
 
 /* Installs the log callback for libllama AND ggml (NULL restores the default, which writes to
