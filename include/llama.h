@@ -17,7 +17,9 @@
  *  - Ownership: objects come in pairs (*_init / *_load_* with *_free). Pointers returned by
  *    query functions are owned by the object they were queried from and live as long as it.
  *  - Threads: a loaded model is immutable and may be shared by many contexts on many threads.
- *    A context (and the samplers used with it) must be used by one thread at a time.
+ *    A context (and the samplers used with it) must be used by one thread at a time. Everything
+ *    else (llama_backend_init, loading models, tokenizing, llama_log_set) may be called from
+ *    several threads at once; the log callback may then be called from several threads at once.
  *  - ABI: structs only grow at the end; enum values never change. Always start from the
  *    *_default_params() functions so new fields get their defaults.
  *
@@ -390,7 +392,7 @@ LLAMA_API struct llama_context_params       llama_context_default_params(void);
 LLAMA_API struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
 
 /* Initializes the backends (registers the compute devices). Call once before anything else;
- * calling it again is harmless. */
+ * calling it again, also from several threads at once, is harmless. */
 LLAMA_API void llama_backend_init(void);
 /* Releases process-wide resources. Call once at the end, after freeing every model/context. */
 LLAMA_API void llama_backend_free(void);
