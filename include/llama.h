@@ -17,7 +17,9 @@
  *  - Ownership: objects come in pairs (*_init / *_load_* with *_free). Pointers returned by
  *    query functions are owned by the object they were queried from and live as long as it.
  *  - Threads: a loaded model is immutable and may be shared by many contexts on many threads.
- *    A context (and the samplers used with it) must be used by one thread at a time.
+ *    A context (and the samplers used with it) must be used by one thread at a time. Everything
+ *    else (llama_backend_init, loading models, tokenizing, llama_log_set) may be called from
+ *    several threads at once; the log callback may then be called from several threads at once.
  *  - ABI: structs only grow at the end; enum values never change. Always start from the
  *    *_default_params() functions so new fields get their defaults.
  *
@@ -390,7 +392,7 @@ LLAMA_API struct llama_context_params       llama_context_default_params(void);
 LLAMA_API struct llama_sampler_chain_params llama_sampler_chain_default_params(void);
 
 /* Initializes the backends (registers the compute devices). Call once before anything else;
- * calling it again is harmless. */
+ * calling it again, also from several threads at once, is harmless. */
 LLAMA_API void llama_backend_init(void);
 /* Releases process-wide resources. Call once at the end, after freeing every model/context. */
 LLAMA_API void llama_backend_free(void);
@@ -406,7 +408,8 @@ LLAMA_API bool llama_supports_mlock(void);       /* locking memory is available 
 LLAMA_API bool llama_supports_gpu_offload(void); /* a GPU device is registered */
 LLAMA_API bool llama_supports_rpc(void);         /* always false: no RPC backend */
 
-/* A one-line description of the build and the CPU features in use. Owned by the library. */
+/* A one-line description of the build and the CPU features in use. Owned by the library; valid
+ * until the next call on the same thread (each thread has its own copy). */
 LLAMA_API const char * llama_print_system_info(void);
 
 /* Installs the log callback for libllama AND ggml (NULL restores the default, which writes to
@@ -598,6 +601,18 @@ LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch ba
  * outputs. The batch is validated first (token ids in range, seq ids in [0, n_seq_max), positions
  * consistent with each sequence, n_tokens in [1, n_batch]), then split into ubatches of at most
  * n_ubatch tokens; cache slots are reserved for all of them before any is computed.
+ * Batch rules (a batch breaking one returns -1 and changes nothing); each token is stored once,
+ * in one cache cell shared by all its sequences, so the cache can only hold batches where:
+ *  - Positions: within one sequence, taken in batch order, positions increase by exactly one
+ *    per token (no repeats, gaps or decreases). The first token of a sequence continues the
+ *    memory (position = llama_memory_seq_pos_max + 1); an empty sequence may start at any
+ *    position >= 0. Tokens of different sequences may be interleaved freely.
+ *  - Shared tokens: a token with several seq_ids extends all of them with one computation, so
+ *    those sequences must have identical histories at that point: the same cells in the memory
+ *    (all empty, or made identical with llama_memory_seq_cp over the whole history; sequences
+ *    decoded separately do not count, even with equal tokens) and the same earlier tokens of this
+ *    batch. Once one of them gets a token of its own they have diverged for good (until
+ *    llama_memory_seq_rm/seq_cp make them identical again).
  * Returns
  *    0  success
  *    1  no room in the KV cache for the batch: the cache is left exactly as before the call

@@ -1,10 +1,10 @@
 // The vocab part of the C API (llama.h): thin wrappers over llama_vocab (src/llama-vocab.h).
 // NULL vocab pointers give the neutral value instead of crashing.
+#include <climits>
+
 #include "llama-impl.h"
 #include "llama-vocab.h"
 #include "llama.h"
-
-#include <climits>
 
 enum llama_vocab_type llama_vocab_type(const struct llama_vocab * vocab) {
     return vocab ? vocab->get_type() : LLAMA_VOCAB_TYPE_NONE;
@@ -71,11 +71,8 @@ int32_t llama_tokenize(const struct llama_vocab * vocab, const char * text, int3
         llama_report_error(__func__, "vocab is NULL");
         return INT32_MIN;
     }
-    const int32_t n = vocab->tokenize(text, text_len, tokens, n_tokens_max, add_special, parse_special);
-    if (n == LLAMA_VOCAB_ERR_INVALID) {
-        llama_set_last_error("llama_tokenize: invalid arguments");
-    }
-    return n;
+    // the vocab sets llama_last_error() itself, with the precise reason
+    return vocab->tokenize(text, text_len, tokens, n_tokens_max, add_special, parse_special);
 }
 
 int32_t llama_token_to_piece(const struct llama_vocab * vocab, llama_token token, char * buf, int32_t length,

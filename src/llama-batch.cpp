@@ -1,13 +1,13 @@
 #include "llama-batch.h"
 
-#include "llama-cparams.h"
-#include "llama-impl.h"
-#include "llama-memory.h"
-
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+
+#include "llama-cparams.h"
+#include "llama-impl.h"
+#include "llama-memory.h"
 
 bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_t n_embd, uint32_t n_seq_max,
                               const llama_memory_i * mem, bool output_all, std::string & err) {
@@ -78,39 +78,8 @@ bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_
         }
     }
 
-    // positions must continue each sequence and be consecutive inside the batch
-    for (uint32_t s = 0; s < seq_limit; s++) {
-        llama_pos pmin = INT32_MAX, pmax = INT32_MIN;
-        int64_t   count = 0;
-        for (int32_t i = 0; i < n_tokens_; i++) {
-            for (int32_t k = 0; k < n_seq_id_[i]; k++) {
-                if (seq_id_[i][k] == (llama_seq_id) s) {
-                    pmin = std::min(pmin, pos_[i]);
-                    pmax = std::max(pmax, pos_[i]);
-                    count++;
-                }
-            }
-        }
-        if (count == 0) {
-            continue;
-        }
-        if (pmin < 0) {
-            err = llama_format("sequence %u: negative position %d", s, pmin);
-            return false;
-        }
-        const llama_pos last = mem ? mem->seq_pos_max((llama_seq_id) s) : -1;
-        if (last >= 0 && pmin != last + 1) {
-            err = llama_format(
-                "sequence %u: the batch starts at position %d but the memory ends at %d; positions "
-                "must continue the sequence (expected %d)",
-                s, pmin, last, last + 1);
-            return false;
-        }
-        if ((int64_t) pmax - pmin + 1 != count) {
-            err = llama_format("sequence %u: the batch positions %d..%d are not consecutive (%lld tokens)", s, pmin,
-                               pmax, (long long) count);
-            return false;
-        }
+    if (!check_sequences(mem, seq_limit, err)) {
+        return false;
     }
 
     // outputs: given, all (embeddings), or the last token only
@@ -132,6 +101,87 @@ bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_
         }
     }
     return true;
+}
+
+// The KV cache stores one cell per token, shared by all its sequences, and a query attends to the
+// cells of its sequence with positions <= its own. So a batch is representable only if:
+//  - a token shared by several sequences extends identical histories (the cell is computed once,
+//    from one history, and becomes part of all of them);
+//  - each sequence grows by exactly one position per token, in batch order, starting right after
+//    what the memory holds (any start >= 0 for an empty sequence).
+bool llama_batch_allocr::check_sequences(const llama_memory_i * mem, uint32_t seq_limit, std::string & err) const {
+    // History classes: sequences with the same id have identical cells so far. Ids from the memory
+    // come first (only computed for sequences that share tokens); each token then moves all its
+    // sequences to a new class of their own.
+    std::vector<int64_t>   hist(seq_limit);
+    std::vector<llama_pos> last(seq_limit);
+    for (uint32_t s = 0; s < seq_limit; s++) {
+        hist[s] = (int64_t) s;
+        last[s] = mem ? mem->seq_pos_max((llama_seq_id) s) : -1;
+    }
+    std::vector<bool> shared(seq_limit, false);
+    bool              any_shared = false;
+    for (int32_t i = 0; i < n_tokens_; i++) {
+        if (n_seq_id_[i] > 1) {
+            for (int32_t k = 0; k < n_seq_id_[i]; k++) {
+                shared[seq_id_[i][k]] = true;
+            }
+            any_shared = true;
+        }
+    }
+    if (any_shared) {
+        for (uint32_t s = 0; s < seq_limit; s++) {
+            for (uint32_t r = 0; shared[s] && r < s; r++) {
+                if (shared[r] && hist[r] == (int64_t) r && seq_same_history(mem, (llama_seq_id) r, (llama_seq_id) s)) {
+                    hist[s] = (int64_t) r;
+                    break;
+                }
+            }
+        }
+    }
+
+    std::vector<bool> seen(seq_limit);
+    for (int32_t i = 0; i < n_tokens_; i++) {
+        const llama_seq_id s0 = seq_id_[i][0];
+        for (int32_t k = 1; k < n_seq_id_[i]; k++) {
+            const llama_seq_id s = seq_id_[i][k];
+            if (hist[s] != hist[s0]) {
+                err = llama_format(
+                    "token %d belongs to sequences %d and %d, whose histories differ (its cell would be computed "
+                    "from one of them only); a token may be shared only by sequences with identical contents, "
+                    "e.g. empty ones or copies made with llama_memory_seq_cp",
+                    i, s0, s);
+                return false;
+            }
+        }
+        const llama_pos p = pos_[i];
+        if (p < 0) {
+            err = llama_format("token %d: negative position %d (sequence %d)", i, p, s0);
+            return false;
+        }
+        if (last[s0] >= 0 && p != last[s0] + 1) {
+            const bool in_batch = seen[s0];
+            err                 = llama_format(
+                                "token %d: sequence %d is at position %d %s, so this token must have position %d, not %d "
+                                                "(positions of a sequence increase by one per token, in batch order)",
+                                i, s0, last[s0], in_batch ? "after the previous token of this batch" : "in the memory", last[s0] + 1,
+                                p);
+            return false;
+        }
+        // a new class per token: distinct from every memory class (< seq_limit) and every other token
+        const int64_t h = (int64_t) seq_limit + i;
+        for (int32_t k = 0; k < n_seq_id_[i]; k++) {
+            const llama_seq_id s = seq_id_[i][k];
+            hist[s]              = h;
+            last[s]              = p;
+            seen[s]              = true;
+        }
+    }
+    return true;
+}
+
+bool llama_batch_allocr::seq_same_history(const llama_memory_i * mem, llama_seq_id a, llama_seq_id b) {
+    return !mem || mem->seq_same_cells(a, b);
 }
 
 std::vector<llama_ubatch> llama_batch_allocr::split(uint32_t n_ubatch) const {

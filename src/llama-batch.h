@@ -2,11 +2,11 @@
 // output row map used by llama_get_logits_ith.
 #pragma once
 
-#include "llama.h"
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "llama.h"
 
 struct llama_memory_i;
 
@@ -45,6 +45,10 @@ public:
     const std::vector<int32_t> & output_ids() const { return out_ids_; }
 
 private:
+    // Sequence sharing and position rules (see llama_decode in llama.h); false with the reason.
+    bool        check_sequences(const llama_memory_i * mem, uint32_t seq_limit, std::string & err) const;
+    static bool seq_same_history(const llama_memory_i * mem, llama_seq_id a, llama_seq_id b);
+
     int32_t             n_tokens_ = 0;
     const llama_token * token_    = nullptr;
     const float *       embd_     = nullptr;

@@ -1,15 +1,14 @@
 #include "llama-kv-cache.h"
 
-#include "llama-impl.h"
-#include "llama-model-loader.h"
-#include "llama-model.h"
-
-#include "ggml-cpu.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
+
+#include "ggml-cpu.h"
+#include "llama-impl.h"
+#include "llama-model-loader.h"
+#include "llama-model.h"
 
 // The graph attends over the first n_kv cells; padding n_kv keeps its value (and so the graph
 // topology) stable across many consecutive decodes.
@@ -316,6 +315,21 @@ void llama_kv_cache::seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, in
         shift_pending = true;
         cell_pos_set(i, np);
     }
+}
+
+bool llama_kv_cache::seq_same_cells(llama_seq_id a, llama_seq_id b) const {
+    if (!seq_ok(a) || !seq_ok(b)) {
+        return false;
+    }
+    if (seq_pos[a] != seq_pos[b]) {
+        return false;  // cheap reject: different position multisets
+    }
+    for (const cell & c : cells) {
+        if (c.seq.test(a) != c.seq.test(b)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 llama_pos llama_kv_cache::seq_pos_min(llama_seq_id seq_id) const {

@@ -2,15 +2,14 @@
 // search for whole batches with rollback, and the graph-side helpers (views, writes, mask).
 #pragma once
 
-#include "llama-batch.h"
-#include "llama-cparams.h"
-#include "llama-memory.h"
-
-#include "ggml-backend.h"
-
 #include <bitset>
 #include <map>
 #include <vector>
+
+#include "ggml-backend.h"
+#include "llama-batch.h"
+#include "llama-cparams.h"
+#include "llama-memory.h"
 
 struct llama_model;
 
@@ -38,6 +37,7 @@ public:
     void      seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
     llama_pos seq_pos_min(llama_seq_id seq_id) const override;
     llama_pos seq_pos_max(llama_seq_id seq_id) const override;
+    bool      seq_same_cells(llama_seq_id a, llama_seq_id b) const override;
     bool      can_shift() const override { return true; }
 
     // ---- decode support ----

@@ -21,5 +21,9 @@ struct llama_memory_i {
     virtual llama_pos seq_pos_min(llama_seq_id seq_id) const = 0;
     virtual llama_pos seq_pos_max(llama_seq_id seq_id) const = 0;
 
+    // Whether sequences a and b have exactly the same cells (both empty, or one copied from the
+    // other over its whole history): only then may a batch token extend both at once.
+    virtual bool seq_same_cells(llama_seq_id a, llama_seq_id b) const = 0;
+
     virtual bool can_shift() const = 0;
 };

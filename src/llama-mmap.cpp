@@ -1,34 +1,62 @@
 #include "llama-mmap.h"
 
-#include "llama-impl.h"
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "llama-impl.h"
+
 // ---- llama_file ------------------------------------------------------------------------------
 
-llama_file::llama_file(const std::string & path, bool direct_io) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) {
+// Opens path for reading without ever blocking: O_NONBLOCK makes open() return at once on a FIFO
+// or a device (a plain open of a FIFO waits for a writer forever), and the fstat of the opened
+// descriptor (not a separate stat of the path, which could be swapped in between) refuses
+// anything that is not a regular file. Returns the descriptor; throws llama_error.
+static int open_regular(const std::string & path, int extra_flags, struct stat & st) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags);
+    if (fd < 0) {
         throw llama_error(llama_format("cannot open '%s': %s", path.c_str(), strerror(errno)));
     }
-    struct stat st;
-    if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd_);
-        fd_ = -1;
-        throw llama_error(llama_format("'%s' is not a regular file", path.c_str()));
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw llama_error(
+            llama_format("'%s' is not a regular file (FIFOs, devices and directories are refused)", path.c_str()));
     }
+    // regular files ignore O_NONBLOCK; clear it anyway so reads have their usual meaning
+    const int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) {
+        (void) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    return fd;
+}
+
+void llama_file_check_regular(const std::string & path) {
+    struct stat st;
+    ::close(open_regular(path, 0, st));
+}
+
+llama_file::llama_file(const std::string & path, bool direct_io) : path_(path) {
+    struct stat st;
+    fd_   = open_regular(path, 0, st);
     size_ = (size_t) st.st_size;
 #ifdef O_DIRECT
     if (direct_io) {
         // a second descriptor: O_DIRECT needs aligned reads, which only the bulk loads do
-        fd_dio_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT);
+        try {
+            struct stat st_dio;
+            fd_dio_ = open_regular(path, O_DIRECT, st_dio);
+            if (st_dio.st_dev != st.st_dev || st_dio.st_ino != st.st_ino) {
+                ::close(fd_dio_);  // the path now names another file: stay with the first
+                fd_dio_ = -1;
+            }
+        } catch (const llama_error &) {
+            fd_dio_ = -1;
+        }
         direct_ = fd_dio_ >= 0;
         if (!direct_) {
             LLAMA_LOG_WARN("%s: direct I/O unavailable for '%s', using buffered reads\n", __func__, path.c_str());

@@ -7,7 +7,13 @@
 #include <string>
 #include <vector>
 
-// A read-only file. Every read is bounds-checked against the size; errors throw llama_error.
+// Throws llama_error unless path names a regular file that can be opened for reading. Never
+// blocks (FIFOs and devices are refused without waiting). For code that must hand a path to an
+// API that opens it itself (gguf_init_from_file).
+void llama_file_check_regular(const std::string & path);
+
+// A read-only file. Opening never blocks and refuses anything but a regular file. Every read is bounds-checked against
+// the size; errors throw llama_error.
 struct llama_file {
     // direct_io: try O_DIRECT (best effort; silently falls back to buffered reads).
     llama_file(const std::string & path, bool direct_io = false);

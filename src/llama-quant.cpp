@@ -3,16 +3,22 @@
 // output written in file order), so memory stays at about two tensors whatever the model size.
 #include "llama-quant.h"
 
-#include "gguf.h"
-#include "llama-impl.h"
-#include "llama-model.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
+
+#include "gguf.h"
+#include "llama-impl.h"
+#include "llama-mmap.h"
+#include "llama-model.h"
 
 // ---------------------------------------------------------------------------------------------
 // recipes
@@ -363,6 +369,34 @@ void write_zeros(FILE * f, size_t n) {
     }
 }
 
+// Creates or truncates fname for writing without blocking: O_NONBLOCK makes a FIFO without a
+// reader fail at once (instead of waiting for one), and anything but a regular file is refused.
+static FILE * open_output(const char * fname) {
+    struct stat st;
+    if (stat(fname, &st) == 0 && !S_ISREG(st.st_mode)) {
+        // said up front: opening a FIFO without a reader would only report ENXIO
+        throw llama_error(llama_format("'%s' is not a regular file (FIFOs and devices are refused)", fname));
+    }
+    const int fd = ::open(fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0) {
+        throw llama_error(llama_format("failed to create '%s': %s", fname, strerror(errno)));
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        throw llama_error(llama_format("'%s' is not a regular file (FIFOs and devices are refused)", fname));
+    }
+    const int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) {
+        (void) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    FILE * f = fdopen(fd, "wb");
+    if (!f) {
+        ::close(fd);
+        throw llama_error(llama_format("failed to create '%s'", fname));
+    }
+    return f;
+}
+
 struct tensor_plan {
     int64_t   id;
     ggml_type src_type;
@@ -385,6 +419,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (params.imatrix) {
         LLAMA_LOG_WARN("%s: imatrix given but not supported: quantizing without importance weights\n", __func__);
     }
+    llama_file_check_regular(fname_inp);  // before gguf opens it: a FIFO would block there
     gguf_ptr in(gguf_init_from_file(fname_inp, {/*no_alloc =*/true}));
     if (!in) {
         throw llama_error(llama_format("failed to read GGUF file '%s'", fname_inp));
@@ -456,10 +491,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         plan.push_back(p);
     }
 
-    file_ptr fout(fopen(fname_out, "wb"));
-    if (!fout) {
-        throw llama_error(llama_format("failed to create '%s'", fname_out));
-    }
+    file_ptr fout(open_output(fname_out));
     created                        = true;
     const size_t         meta_size = gguf_get_meta_size(out.get());
     std::vector<uint8_t> meta(meta_size);

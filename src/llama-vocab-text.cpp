@@ -1,10 +1,10 @@
 // llama_vocab text entry points: tokenize (special-token partition, BOS/EOS/SEP, per-type dispatch),
 // token_to_piece and detokenize, with llama.h's return conventions and argument checks.
-#include "llama-impl.h"
-#include "llama-vocab-impl.h"
-
 #include <climits>
 #include <cstring>
+
+#include "llama-impl.h"
+#include "llama-vocab-impl.h"
 
 namespace {
 
@@ -135,29 +135,46 @@ void clean_up_spaces(std::string & s) {
     }
 }
 
+// An invalid call of public function fn: the reason goes to the log and to llama_last_error().
+int32_t invalid_call(const char * fn, const std::string & why) {
+    llama_report_error(fn, why.c_str());
+    return LLAMA_VOCAB_ERR_INVALID;
+}
+
+// The output array is too small: not a failure of the library but the size query of llama.h, so
+// nothing is logged; llama_last_error() still says why the result is negative.
+int32_t too_small(const char * fn, int32_t need, int32_t have, const char * unit) {
+    llama_set_last_error(
+        llama_format("%s: output buffer too small: need %d %s, got room for %d", fn, need, unit, have));
+    return -need;
+}
+
 }  // namespace
 
 int32_t llama_vocab::tokenize(const char * text, int32_t text_len, llama_token * tokens, int32_t n_tokens_max,
                               bool add_special, bool parse_special) const {
-    if (text_len < 0 || (text == nullptr && text_len > 0) || n_tokens_max < 0 ||
-        (tokens == nullptr && n_tokens_max > 0)) {
-        LLAMA_LOG_ERROR("%s: invalid arguments (text_len = %d, n_tokens_max = %d)\n", __func__, text_len, n_tokens_max);
-        return LLAMA_VOCAB_ERR_INVALID;
+    static const char * fn = "llama_tokenize";
+    if (text_len < 0 || (text == nullptr && text_len > 0)) {
+        return invalid_call(fn, llama_format("invalid text (text = %p, text_len = %d)", (const void *) text, text_len));
+    }
+    if (n_tokens_max < 0 || (tokens == nullptr && n_tokens_max > 0)) {
+        return invalid_call(
+            fn, llama_format("invalid output array (tokens = %p, n_tokens_max = %d)", (void *) tokens, n_tokens_max));
     }
     std::vector<llama_token> out;
     try {
         tokenize_impl(*pimpl, text ? text : "", static_cast<size_t>(text_len), add_special, parse_special, out);
+    } catch (const std::bad_alloc &) {
+        return invalid_call(fn, "out of memory");
     } catch (const std::exception & e) {
-        LLAMA_LOG_ERROR("%s: %s\n", __func__, e.what());
-        return LLAMA_VOCAB_ERR_INVALID;
+        return invalid_call(fn, e.what());
     }
     if (out.size() > static_cast<size_t>(INT32_MAX)) {
-        LLAMA_LOG_ERROR("%s: too many tokens\n", __func__);
-        return LLAMA_VOCAB_ERR_INVALID;
+        return invalid_call(fn, llama_format("the text needs %zu tokens, more than INT32_MAX", out.size()));
     }
     const int32_t n = static_cast<int32_t>(out.size());
     if (n > n_tokens_max) {
-        return -n;
+        return too_small(fn, n, n_tokens_max, "tokens");
     }
     if (n > 0) {
         std::memcpy(tokens, out.data(), out.size() * sizeof(llama_token));
@@ -172,9 +189,13 @@ std::vector<llama_token> llama_vocab::tokenize(const std::string & text, bool ad
 }
 
 int32_t llama_vocab::token_to_piece(llama_token token, char * buf, int32_t length, int32_t lstrip, bool special) const {
-    if (!pimpl->valid(token) || length < 0 || (buf == nullptr && length > 0)) {
-        LLAMA_LOG_ERROR("%s: invalid arguments (token = %d, length = %d)\n", __func__, token, length);
-        return LLAMA_VOCAB_ERR_INVALID;
+    static const char * fn = "llama_token_to_piece";
+    if (!pimpl->valid(token)) {
+        return invalid_call(
+            fn, llama_format("invalid token id %d (the vocab has %zu tokens)", token, pimpl->id_to_token.size()));
+    }
+    if (length < 0 || (buf == nullptr && length > 0)) {
+        return invalid_call(fn, llama_format("invalid output buffer (buf = %p, length = %d)", (void *) buf, length));
     }
     const auto & t = pimpl->id_to_token[token];
     if (!special && (t.attr & (LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_UNKNOWN))) {
@@ -188,7 +209,7 @@ int32_t llama_vocab::token_to_piece(llama_token token, char * buf, int32_t lengt
         --size;
     }
     if (size > static_cast<size_t>(length)) {
-        return -static_cast<int32_t>(size);
+        return too_small(fn, static_cast<int32_t>(size), length, "bytes");
     }
     if (size > 0) {
         std::memcpy(buf, p, size);
@@ -212,11 +233,15 @@ std::string llama_vocab::detokenize(const std::vector<llama_token> & tokens, boo
     const impl & v = *pimpl;
     size_t       b = 0;
     size_t       e = tokens.size();
-    // the space SPM prefixes to the text is not part of it (WordPiece: the first word's marker)
-    bool remove_space = v.add_space_prefix || v.type == LLAMA_VOCAB_TYPE_WPM;
+    // The space SPM prefixes to the text is not part of it: strip it from the first token's piece
+    // only (the first token, not the first non-empty piece: llama.cpp's rule, so a kept BOS with an
+    // empty piece keeps the space of the text after it). When remove_special drops a leading BOS
+    // the space is kept too, as in llama.cpp. WordPiece strips its first word marker always.
+    const bool wpm          = v.type == LLAMA_VOCAB_TYPE_WPM;
+    bool       remove_space = v.add_space_prefix || wpm;
     if (remove_special && v.add_bos && b < e && tokens[b] == v.bos) {
         ++b;
-        remove_space = v.add_space_prefix || v.type == LLAMA_VOCAB_TYPE_WPM;
+        remove_space = wpm;
     }
     if (remove_special && v.add_eos && b < e && tokens[e - 1] == v.eos) {
         --e;
@@ -230,10 +255,7 @@ std::string llama_vocab::detokenize(const std::vector<llama_token> & tokens, boo
         if (remove_space && !piece.empty() && piece[0] == ' ') {
             piece.erase(0, 1);
         }
-        // the tokenizer prefixes a space to the text after each special token too: undo it likewise
-        remove_space =
-            v.add_space_prefix &&
-            v.has_attr(tokens[i], LLAMA_TOKEN_ATTR_CONTROL | LLAMA_TOKEN_ATTR_USER_DEFINED | LLAMA_TOKEN_ATTR_UNKNOWN);
+        remove_space = false;
         out += piece;
     }
     if (v.clean_spaces) {
@@ -244,31 +266,35 @@ std::string llama_vocab::detokenize(const std::vector<llama_token> & tokens, boo
 
 int32_t llama_vocab::detokenize(const llama_token * tokens, int32_t n_tokens, char * text, int32_t text_len_max,
                                 bool remove_special, bool unparse_special) const {
-    if (n_tokens < 0 || (tokens == nullptr && n_tokens > 0) || text_len_max < 0 ||
-        (text == nullptr && text_len_max > 0)) {
-        LLAMA_LOG_ERROR("%s: invalid arguments (n_tokens = %d, text_len_max = %d)\n", __func__, n_tokens, text_len_max);
-        return LLAMA_VOCAB_ERR_INVALID;
+    static const char * fn = "llama_detokenize";
+    if (n_tokens < 0 || (tokens == nullptr && n_tokens > 0)) {
+        return invalid_call(
+            fn, llama_format("invalid tokens (tokens = %p, n_tokens = %d)", (const void *) tokens, n_tokens));
+    }
+    if (text_len_max < 0 || (text == nullptr && text_len_max > 0)) {
+        return invalid_call(
+            fn, llama_format("invalid output buffer (text = %p, text_len_max = %d)", (void *) text, text_len_max));
     }
     for (int32_t i = 0; i < n_tokens; ++i) {
         if (!pimpl->valid(tokens[i])) {
-            LLAMA_LOG_ERROR("%s: invalid token id %d at %d\n", __func__, tokens[i], i);
-            return LLAMA_VOCAB_ERR_INVALID;
+            return invalid_call(fn, llama_format("invalid token id %d at index %d (the vocab has %zu tokens)",
+                                                 tokens[i], i, pimpl->id_to_token.size()));
         }
     }
     std::string out;
     try {
         out = detokenize(std::vector<llama_token>(tokens, tokens + n_tokens), remove_special, unparse_special);
+    } catch (const std::bad_alloc &) {
+        return invalid_call(fn, "out of memory");
     } catch (const std::exception & e) {
-        LLAMA_LOG_ERROR("%s: %s\n", __func__, e.what());
-        return LLAMA_VOCAB_ERR_INVALID;
+        return invalid_call(fn, e.what());
     }
     if (out.size() > static_cast<size_t>(INT32_MAX)) {
-        LLAMA_LOG_ERROR("%s: text too long\n", __func__);
-        return LLAMA_VOCAB_ERR_INVALID;
+        return invalid_call(fn, llama_format("the text is %zu bytes, more than INT32_MAX", out.size()));
     }
     const int32_t n = static_cast<int32_t>(out.size());
     if (n > text_len_max) {
-        return -n;
+        return too_small(fn, n, text_len_max, "bytes");
     }
     if (n > 0) {
         std::memcpy(text, out.data(), out.size());

@@ -221,7 +221,7 @@ bool llama_supports_rpc(void) {
 }
 
 const char * llama_print_system_info(void) {
-    static std::string s;
+    thread_local std::string s;  // per thread: concurrent callers must not rebuild one string
     s = llama_format(
         "libllama %s | CPU : AVX2 = %d | FMA = %d | F16C = %d | AVX512 = %d | AVX512_VNNI = %d | "
         "AVX512_BF16 = %d | threads = %u | backends =",

@@ -177,30 +177,36 @@ static void ggml_log_default(enum ggml_log_level level, const char * text, void 
     fflush(stderr);
 }
 
-// Written rarely (ggml_log_set), read on every log call; a torn read is impossible for a
-// pointer-sized store on the platforms we support, and the pair is set together under C11 atomics.
-struct ggml_log_sink {
-    ggml_log_callback cb;
-    void *            ud;
-};
-static _Atomic(struct ggml_log_sink *) g_log_sink;
-static struct ggml_log_sink            g_log_sinks[2];
-static atomic_int                      g_log_slot;
+// The callback and its user data form one pair: a spinlock held only while copying the two
+// pointers keeps a reader from pairing one callback with another's data (ggml_log_set may run on
+// any thread while others log). The callback itself is called outside the lock.
+static ggml_log_callback g_log_cb;
+static void *            g_log_ud;
+static atomic_flag       g_log_lock = ATOMIC_FLAG_INIT;
+
+static void log_lock(void) {
+    while (atomic_flag_test_and_set_explicit(&g_log_lock, memory_order_acquire)) {
+    }
+}
+
+static void log_unlock(void) {
+    atomic_flag_clear_explicit(&g_log_lock, memory_order_release);
+}
 
 void ggml_log_set(ggml_log_callback callback, void * user_data) {
-    // alternate between two slots so a reader never sees a half-written pair
-    const int slot       = atomic_fetch_add(&g_log_slot, 1) & 1;
-    g_log_sinks[slot].cb = callback ? callback : ggml_log_default;
-    g_log_sinks[slot].ud = callback ? user_data : NULL;
-    atomic_store(&g_log_sink, &g_log_sinks[slot]);
+    log_lock();
+    g_log_cb = callback;
+    g_log_ud = callback ? user_data : NULL;
+    log_unlock();
 }
 
 void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) {
-    struct ggml_log_sink * sink = atomic_load(&g_log_sink);
-    ggml_log_callback      cb   = sink ? sink->cb : ggml_log_default;
-    void *                 ud   = sink ? sink->ud : NULL;
-    char                   buf[1024];
-    va_list                args;
+    log_lock();
+    ggml_log_callback cb = g_log_cb ? g_log_cb : ggml_log_default;
+    void *            ud = g_log_ud;
+    log_unlock();
+    char    buf[1024];
+    va_list args;
     va_start(args, fmt);
     int n = vsnprintf(buf, sizeof(buf), fmt, args);
     va_end(args);

@@ -1,11 +1,5 @@
 // The CPU compute engine itself: scalar oracle vs SIMD kernels, identical results for any thread
 // count, failure on bad row ids, the abort callback, and thread-pool reuse across many graphs.
-#include "ggml-alloc.h"
-#include "ggml-backend.h"
-#include "ggml-cpu.h"
-#include "ggml-cpu/ggml-cpu-compute.h"
-#include "ggml.h"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +7,12 @@
 #include <functional>
 #include <random>
 #include <vector>
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml-cpu/ggml-cpu-compute.h"
+#include "ggml.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
 extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
@@ -228,6 +228,40 @@ TEST_F(CpuCompute, AbortCallbackStopsBetweenNodes) {
     c = counter{0, 1000};
     EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
     ggml_backend_cpu_set_abort_callback(be, nullptr, nullptr);
+}
+
+TEST_F(CpuCompute, AbortWithMoreThreadsThanCoresNeverHangs) {
+    // Thread 0 may call the abort callback for node i + 1 while a descheduled thread is still
+    // deciding whether to stop after node i; all must still leave at the same barrier (this hung
+    // under ThreadSanitizer before the stop decision was tied to the node index).
+    graph_fixture g(
+        [](ggml_context * ctx) {
+            ggml_tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+            for (int i = 0; i < 40; ++i)
+                x = ggml_scale(ctx, x, 1.0f);
+            return x;
+        },
+        be);
+    struct counter {
+        int calls   = 0;
+        int stop_at = 0;
+    } c;
+    ggml_cpu_set_auto_threads(false);  // the tiny graph must really run on 8 threads
+    ggml_backend_cpu_set_n_threads(be, 8);
+    ggml_backend_cpu_set_abort_callback(
+        be,
+        [](void * d) {
+            auto * cc = (counter *) d;
+            return ++cc->calls >= cc->stop_at;
+        },
+        &c);
+    for (int rep = 0; rep < 300; ++rep) {
+        c = counter{0, 1 + rep % 30};
+        EXPECT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_ABORTED) << rep;
+        EXPECT_EQ(c.calls, c.stop_at) << rep;
+    }
+    ggml_backend_cpu_set_abort_callback(be, nullptr, nullptr);
+    ggml_cpu_set_auto_threads(true);
 }
 
 TEST_F(CpuCompute, PoolSurvivesManyGraphsAndThreadChanges) {

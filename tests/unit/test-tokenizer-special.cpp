@@ -1,11 +1,11 @@
 // Special tokens (parse_special, user-defined tokens, BOS/EOS/SEP, no doubled BOS, RSTRIP), the llama.h
 // return conventions of tokenize / token_to_piece / detokenize, and errors on bad vocab metadata.
-#include "test-tokenizer-vocab-util.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <climits>
+
+#include "test-tokenizer-vocab-util.h"
 
 using tokens = std::vector<llama_token>;
 
@@ -132,12 +132,16 @@ TEST(TokenizerApi, Detokenize) {
     const auto &      v   = shared_vocab("llama-spm");
     const llama_token t[] = {1, 15043, 3186, 2};
     char              buf[32];
-    EXPECT_EQ(v.detokenize(t, 4, buf, sizeof(buf), true, false), 11);
+    // llama.cpp's spacing: only the first token's leading space is stripped, so after a BOS (kept
+    // or removed) the text keeps the space SPM prefixed to it
+    EXPECT_EQ(v.detokenize(t, 4, buf, sizeof(buf), true, false), 12);
+    EXPECT_EQ(std::string(buf, 12), " Hello world");
+    EXPECT_EQ(v.detokenize(t + 1, 2, buf, sizeof(buf), true, false), 11);
     EXPECT_EQ(std::string(buf, 11), "Hello world");
     const int32_t n = v.detokenize(t, 4, buf, sizeof(buf), false, true);
     ASSERT_GT(n, 0);
-    EXPECT_EQ(std::string(buf, n), "<s>Hello world</s>");
-    EXPECT_EQ(v.detokenize(t, 4, buf, 4, true, false), -11);
+    EXPECT_EQ(std::string(buf, n), "<s> Hello world</s>");
+    EXPECT_EQ(v.detokenize(t, 4, buf, 4, true, false), -12);
     const llama_token bad[] = {15043, 99999};
     EXPECT_EQ(v.detokenize(bad, 2, buf, sizeof(buf), false, false), INT32_MIN);
     EXPECT_EQ(v.detokenize(nullptr, 2, buf, sizeof(buf), false, false), INT32_MIN);

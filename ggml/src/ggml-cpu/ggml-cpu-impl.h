@@ -2,14 +2,14 @@
 // files (ops-*.cpp): per-node compute parameters, element load/store helpers and kernel entry points.
 #pragma once
 
-#include "ggml-cpu-compute.h"
-#include "ggml-impl.h"
-#include "ggml.h"
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+#include "ggml-cpu-compute.h"
+#include "ggml-impl.h"
+#include "ggml.h"
 
 struct ggml_cpu_threadpool;
 
@@ -20,14 +20,20 @@ struct ggml_cpu_params {
     int                   nth;
     void *                wdata;  // scratch shared by the threads of this node (size from ggml_cpu_work_size)
     size_t                wsize;
-    ggml_cpu_threadpool * tp;      // for ggml_cpu_barrier inside multi-phase kernels
-    std::atomic<int> *    failed;  // set by ggml_cpu_fail; checked by the graph loop after each node
+    ggml_cpu_threadpool * tp;  // for ggml_cpu_barrier inside multi-phase kernels
+    // Set by ggml_cpu_fail to node + 1 (first failure only; non-zero = failed). The graph loop
+    // stops after node i only if the failure is from a node <= i: a fast thread may already fail
+    // node i + 1 while a slow one is still deciding about node i, and both must stop at the same
+    // barrier.
+    std::atomic<int> * failed;
+    int                node = 0;  // index of the node being computed
 };
 
 // Waits until all nth threads of the node reach this point. Every thread must call it equally often.
 void ggml_cpu_barrier(const ggml_cpu_params * p);
 
 // Marks the node as failed (the compute returns GGML_STATUS_FAILED); logs the first message only.
+// Kernels may test `p->failed->load() != 0` after an internal barrier.
 void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

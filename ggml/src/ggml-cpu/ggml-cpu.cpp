@@ -1,8 +1,5 @@
 // The CPU graph compute loop (every thread walks the node list, a barrier after each node), the
 // exact supports_op answer, and the helpers every op family shares (scratch sizing, row conversion).
-#include "ggml-cpu-impl.h"
-#include "threadpool.h"
-
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -11,6 +8,8 @@
 #include <vector>
 
 #include "cpu-type-traits.h"
+#include "ggml-cpu-impl.h"
+#include "threadpool.h"
 
 float ggml_cpu_f16_table[1 << 16];
 
@@ -85,7 +84,7 @@ void ggml_cpu_barrier(const ggml_cpu_params * p) {
 
 void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
     int expected = 0;
-    if (!p->failed->compare_exchange_strong(expected, 1)) {
+    if (!p->failed->compare_exchange_strong(expected, p->node + 1)) {
         return;  // another thread already reported this node
     }
     char    buf[512];
@@ -294,25 +293,32 @@ struct graph_job {
     ggml_cpu_threadpool * tp;
     void *                wdata;
     size_t                wsize;
-    std::atomic<int>      failed{0};
-    std::atomic<int>      aborted{0};
+    std::atomic<int>      failed{0};              // node + 1 of the first failure (see ggml_cpu_params)
+    std::atomic<int>      aborted_at{INT32_MAX};  // node after which thread 0's abort callback said stop
 };
 
+// Every thread must leave the node loop after the same barrier, or the others wait forever at the
+// next one. So a thread stops after node i only for an abort or a failure recorded *at* a node
+// <= i: those were written before barrier i, which makes them visible to all after it. A value
+// written later (a fast thread already failing node i + 1, or thread 0 aborting after it) is for a
+// later barrier and must not stop a slow thread that is still deciding about node i.
 void graph_job_fn(int ith, int nth, void * arg) {
     graph_job *     job = (graph_job *) arg;
-    ggml_cpu_params p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed};
+    ggml_cpu_params p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed, 0};
     for (int i = 0; i < job->n_nodes; ++i) {
         ggml_tensor * t = job->nodes[i];
         if (is_noop(t)) {
             continue;
         }
+        p.node = i;
         compute_node(&p, t);
         // thread 0 polls the abort callback; the barrier publishes its answer to the others
         if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
-            job->aborted.store(1, std::memory_order_relaxed);
+            job->aborted_at.store(i, std::memory_order_relaxed);
         }
         job->tp->barrier(nth);
-        if (job->failed.load(std::memory_order_relaxed) || job->aborted.load(std::memory_order_relaxed)) {
+        const int failed = job->failed.load(std::memory_order_relaxed);
+        if ((failed != 0 && failed - 1 <= i) || job->aborted_at.load(std::memory_order_relaxed) <= i) {
             break;
         }
     }
@@ -411,7 +417,7 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     if (job.failed.load()) {
         return GGML_STATUS_FAILED;
     }
-    if (job.aborted.load()) {
+    if (job.aborted_at.load() != INT32_MAX) {
         return GGML_STATUS_ABORTED;
     }
     return GGML_STATUS_SUCCESS;
