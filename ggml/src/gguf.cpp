@@ -18,7 +18,9 @@
 // - a bool (a scalar, or an element of a bool array at any depth) is the byte 0 or 1.
 // - Nested arrays: an array of arrays whose inner arrays hold non-array values (depth 2).
 // - Changing general.alignment re-lays-out every tensor offset (sequential, aligned).
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -411,15 +413,23 @@ struct gguf_context * gguf_init_from_file(const char * path, struct gguf_init_pa
         report_error("gguf: gguf_init_from_file: NULL path");
         return nullptr;
     }
-    FILE * f = fopen(path, "rb");
-    if (!f) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer; the type is
+    // then checked on the open descriptor itself, so nothing can be swapped in between
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         report_error("gguf: %s: cannot open: %s", path, strerror(errno));
         return nullptr;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         report_error("gguf: %s: not a regular file", path);
-        fclose(f);
+        close(fd);
+        return nullptr;
+    }
+    FILE * f = fdopen(fd, "rb");
+    if (!f) {
+        report_error("gguf: %s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return nullptr;
     }
     file_source    src(f, (uint64_t) st.st_size);

@@ -4,10 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <limits>
 #include <memory>
 #include <random>
@@ -686,6 +692,36 @@ const shared_file k_shared_files[] = {
     {"vocab/ggml-vocab-refact.gguf", 18, 0, 1720736},
     {"vocab/ggml-vocab-starcoder.gguf", 19, 0, 1719360},
 };
+
+// A FIFO, a directory or a device is refused at once: opening a FIFO for reading must not wait for a
+// writer (the reader opens non-blocking and checks the type on the open descriptor).
+TEST(GgufFile, SpecialFilesAreRefusedWithoutBlocking) {
+    const std::string fifo = testing::TempDir() + "gguf-fifo-" + std::to_string(getpid());
+    unlink(fifo.c_str());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    auto fut = std::async(std::launch::async, [&] {
+        gguf_context * g      = gguf_init_from_file(fifo.c_str(), gguf_init_params{true});
+        std::string    reason = gguf_last_error();  // per thread: read it on the calling thread
+        gguf_free(g);
+        return std::make_pair(g == nullptr, reason);
+    });
+    if (fut.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+        ADD_FAILURE() << "gguf_init_from_file blocked on a FIFO";
+        const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // release the blocked reader
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    const auto r = fut.get();
+    EXPECT_TRUE(r.first);
+    EXPECT_NE(r.second.find("not a regular file"), std::string::npos) << r.second;
+    unlink(fifo.c_str());
+
+    for (const std::string & p : {testing::TempDir(), std::string("/dev/null")}) {
+        EXPECT_EQ(gguf_init_from_file(p.c_str(), gguf_init_params{true}), nullptr) << p;
+        EXPECT_NE(std::string(gguf_last_error()).find("not a regular file"), std::string::npos) << p;
+    }
+}
 
 TEST(GgufSharedFiles, AllParseWithExpectedCounts) {
     // every *.gguf in the shared folders is listed above (a new file must be added with its counts)
