@@ -7,10 +7,10 @@
 // as decoding does with the weights of successive layers.
 #include <benchmark/benchmark.h>
 
+#include <immintrin.h>
 #include <atomic>
 #include <cstring>
 #include <functional>
-#include <immintrin.h>
 #include <random>
 #include <thread>
 #include <vector>

@@ -1,11 +1,11 @@
 // Entry points of libllama: backend init, default parameters, model loading, logging and the
 // last-error string, process-wide queries.
-#include "llama-impl.h"
+#include "llama.h"
 #include "llama-cparams.h"
+#include "llama-impl.h"
 #include "llama-mmap.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
-#include "llama.h"
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"

@@ -4,8 +4,8 @@
 // Quantization: every sub-block gets its own least-squares scale (and min) from ggml_qsearch_*; the
 // sub-block scales are then quantized against one fp16 super-scale, each rounded scale is tried at
 // +-1 step with the codes re-chosen, and the combination with the smallest squared error is kept.
-#include "ggml-quants.h"
 #include "ggml-quants-search.h"
+#include "ggml-quants.h"
 
 #include <math.h>
 #include <string.h>

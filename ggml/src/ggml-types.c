@@ -2,8 +2,8 @@
 #include "ggml-impl.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

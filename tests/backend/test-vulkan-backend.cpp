@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
-#include <cstdlib>
 #include <vector>
 
 namespace {

@@ -461,8 +461,7 @@ TEST(VulkanPolicyChild, DefaultParamsDoNotUseCpuVulkanDevices) {
             real_gpu = true;
         }
     }
-    model_ptr m(
-        llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), llama_model_default_params()));
+    model_ptr m(llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), llama_model_default_params()));
     ASSERT_NE(m, nullptr) << llama_last_error();
     if (!real_gpu) {
         EXPECT_FALSE(llama_supports_gpu_offload());

@@ -1,10 +1,10 @@
 #include "test-common.h"
 
+#include <unistd.h>
 #include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
-#include <unistd.h>
 
 namespace testing_util {
 

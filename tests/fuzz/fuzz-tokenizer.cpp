@@ -22,7 +22,7 @@ std::vector<std::unique_ptr<llama_vocab>> g_vocabs;
 
 void add_vocab(const std::string & dir, const char * name) {
     const std::string path = dir + "/vocab/ggml-vocab-" + name + ".gguf";
-    gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{ true });
+    gguf_context *    g    = gguf_init_from_file(path.c_str(), gguf_init_params{true});
     if (!g) {
         return;
     }
@@ -34,16 +34,25 @@ void add_vocab(const std::string & dir, const char * name) {
 
 void add_small() {
     llama_vocab_data u;
-    u.model  = "t5";
-    u.tokens = { "<pad>", "</s>", "<unk>", "\xE2\x96\x81", "\xE2\x96\x81" "a", "a", "b", "ab", "<u>" };
-    u.scores = { 0, 0, 0, -2, -1, -3, -3, -2, 0 };
-    u.token_types = { 3, 3, 2, 1, 1, 1, 1, 1, 4 };
-    auto v = std::make_unique<llama_vocab>();
+    u.model       = "t5";
+    u.tokens      = {"<pad>",
+                     "</s>",
+                     "<unk>",
+                     "\xE2\x96\x81",
+                     "\xE2\x96\x81"
+                          "a",
+                     "a",
+                     "b",
+                     "ab",
+                     "<u>"};
+    u.scores      = {0, 0, 0, -2, -1, -3, -3, -2, 0};
+    u.token_types = {3, 3, 2, 1, 1, 1, 1, 1, 4};
+    auto v        = std::make_unique<llama_vocab>();
     v->load(u);
     g_vocabs.push_back(std::move(v));
     llama_vocab_data r;
     r.model  = "rwkv";
-    r.tokens = { "a", "ab", "\\n", "\\x00", "\\xff", " ", "\\\\", "\\x" };
+    r.tokens = {"a", "ab", "\\n", "\\x00", "\\xff", " ", "\\\\", "\\x"};
     v        = std::make_unique<llama_vocab>();
     v->load(r);
     g_vocabs.push_back(std::move(v));
@@ -57,8 +66,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
         std::string src = __FILE__;  // <root>/tests/fuzz/fuzz-tokenizer.cpp
         dir             = src.substr(0, src.find_last_of('/')) + "/../data";
     }
-    for (const char * name : { "llama-spm", "phi-3", "bert-bge", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
-                               "deepseek-coder", "falcon", "starcoder", "mpt" }) {
+    for (const char * name : {"llama-spm", "phi-3", "bert-bge", "gpt-2", "llama-bpe", "qwen2", "deepseek-llm",
+                              "deepseek-coder", "falcon", "starcoder", "mpt"}) {
         add_vocab(dir, name);
     }
     add_small();
@@ -89,9 +98,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
         abort();
     }
     std::vector<char> out(4 * static_cast<size_t>(len) + 64);
-    const int32_t     m = v.detokenize(toks.data(), n, out.data(), static_cast<int32_t>(out.size()), add_special,
-                                       parse_special);
-    const int32_t     need = m < 0 ? -m : m;
+    const int32_t     m =
+        v.detokenize(toks.data(), n, out.data(), static_cast<int32_t>(out.size()), add_special, parse_special);
+    const int32_t need = m < 0 ? -m : m;
     if (m == INT32_MIN || (m < 0 && v.detokenize(toks.data(), n, nullptr, 0, add_special, parse_special) != m)) {
         abort();
     }

@@ -18,8 +18,8 @@
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
-using testing_util::read_file;
 using testing_util::data_path;
+using testing_util::read_file;
 
 namespace {
 

@@ -8,17 +8,17 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using namespace llama_test_util;
-using testing_util::read_file;
 using testing_util::data_path;
+using testing_util::read_file;
 using testing_util::write_temp_file;
 
 namespace {

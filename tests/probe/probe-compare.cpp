@@ -3,10 +3,10 @@
 // token and piece at every step, the same text; every logit within 1% of the reference row's RMS.
 // Exit 0 when they agree, 1 otherwise (the differences are printed).
 #include <cmath>
-#include <cstring>
-#include <iterator>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>

@@ -3,10 +3,10 @@
 // Malformed-file rejection lives in test-gguf-malformed.cpp.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 #include <cmath>
