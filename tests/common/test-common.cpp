@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 
 namespace testing_util {
 
@@ -38,6 +39,32 @@ std::string write_temp_file(const std::string & stem, const std::vector<uint8_t>
     }
     fclose(f);
     return path;
+}
+
+std::vector<std::string> vocab_test_cases(const std::string & inp) {
+    static const std::string sep = "\n__ggml_vocab_test__\n";
+    std::vector<std::string> out;
+    size_t                   pos = 0;
+    for (size_t next; (next = inp.find(sep, pos)) != std::string::npos; pos = next + sep.size()) {
+        out.push_back(inp.substr(pos, next - pos));
+    }
+    return out;
+}
+
+std::vector<std::vector<int32_t>> vocab_test_ids(const std::string & out) {
+    std::vector<std::vector<int32_t>> res;
+    std::istringstream                lines(out);
+    std::string                       line;
+    while (std::getline(lines, line)) {
+        std::istringstream   ids(line);
+        std::vector<int32_t> v;
+        long                 id;
+        while (ids >> id) {
+            v.push_back((int32_t) id);
+        }
+        res.push_back(v);
+    }
+    return res;
 }
 
 }  // namespace testing_util

@@ -20,4 +20,10 @@ std::vector<uint8_t> read_file(const std::string & path);
 // Writes bytes to a unique file in the temp folder and returns its path.
 std::string write_temp_file(const std::string & stem, const std::vector<uint8_t> & bytes);
 
+// Tokenizer vectors (tests/data/vocab/NAME.gguf.inp / .out): the cases of an .inp text, separated by
+// "\n__ggml_vocab_test__\n" (what follows the last separator is not a case), and the token ids of
+// each line of an .out text (llama_token is int32_t).
+std::vector<std::string>          vocab_test_cases(const std::string & inp);
+std::vector<std::vector<int32_t>> vocab_test_ids(const std::string & out);
+
 }  // namespace testing_util

@@ -26,6 +26,25 @@ std::vector<float> load_logits(const std::string & rel);
 double max_err_rel_rms(const float * a, const float * b, int n);
 int    argmax(const float * v, int n);
 
+// An owned llama_batch filled token by token (explicit positions and sequences).
+struct owned_batch {
+    llama_batch b;
+    explicit owned_batch(int n, int n_seq = 4) : b(llama_batch_init(n, 0, n_seq)) {}
+    ~owned_batch() { llama_batch_free(b); }
+    owned_batch(const owned_batch &)             = delete;
+    owned_batch & operator=(const owned_batch &) = delete;
+    void          add(llama_token t, llama_pos p, const std::vector<llama_seq_id> & seqs, bool logits = true) {
+                 const int i   = b.n_tokens++;
+                 b.token[i]    = t;
+                 b.pos[i]      = p;
+                 b.n_seq_id[i] = (int32_t) seqs.size();
+                 for (size_t s = 0; s < seqs.size(); s++) {
+                     b.seq_id[i][s] = seqs[s];
+        }
+                 b.logits[i] = logits;
+    }
+};
+
 struct model_deleter {
     void operator()(llama_model * m) const { llama_model_free(m); }
 };

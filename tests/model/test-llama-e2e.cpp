@@ -52,23 +52,6 @@ std::string detok(const llama_model * m, const std::vector<llama_token> & toks) 
     return s;
 }
 
-// A batch over tokens[0..n) of one sequence with explicit positions and all logits on.
-struct owned_batch {
-    llama_batch b;
-    owned_batch(int n, int n_seq = 1) : b(llama_batch_init(n, 0, n_seq)) {}
-    ~owned_batch() { llama_batch_free(b); }
-    void add(llama_token t, llama_pos p, std::vector<llama_seq_id> seqs, bool logits) {
-        const int i   = b.n_tokens++;
-        b.token[i]    = t;
-        b.pos[i]      = p;
-        b.n_seq_id[i] = (int32_t) seqs.size();
-        for (size_t s = 0; s < seqs.size(); s++) {
-            b.seq_id[i][s] = seqs[s];
-        }
-        b.logits[i] = logits;
-    }
-};
-
 // Rewrites a GGUF model into n_split parts (name-0000K-of-0000N.gguf under /tmp), optionally
 // dropping one tensor or transposing the shape of another. Returns the part paths.
 std::vector<std::string> rewrite_model(const std::string & src_path, const std::string & stem, int n_split,

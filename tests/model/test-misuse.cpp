@@ -25,22 +25,6 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-struct owned_batch {
-    llama_batch b;
-    explicit owned_batch(int n, int n_seq = 4) : b(llama_batch_init(n, 0, n_seq)) {}
-    ~owned_batch() { llama_batch_free(b); }
-    void add(llama_token t, llama_pos p, std::vector<llama_seq_id> seqs, bool logits = true) {
-        const int i   = b.n_tokens++;
-        b.token[i]    = t;
-        b.pos[i]      = p;
-        b.n_seq_id[i] = (int32_t) seqs.size();
-        for (size_t s = 0; s < seqs.size(); s++) {
-            b.seq_id[i][s] = seqs[s];
-        }
-        b.logits[i] = logits;
-    }
-};
-
 bool error_has(const char * what) {
     return std::string(llama_last_error()).find(what) != std::string::npos;
 }

@@ -21,34 +21,6 @@
 
 namespace {
 
-const char * const k_sep = "\n__ggml_vocab_test__\n";
-
-std::vector<std::string> split_cases(const std::string & s) {
-    const std::string        sep = k_sep;
-    std::vector<std::string> out;
-    size_t                   pos = 0;
-    for (size_t next; (next = s.find(sep, pos)) != std::string::npos; pos = next + sep.size()) {
-        out.push_back(s.substr(pos, next - pos));  // what follows the last separator is not a case
-    }
-    return out;
-}
-
-std::vector<std::vector<llama_token>> parse_out(const std::string & s) {
-    std::vector<std::vector<llama_token>> out;
-    std::istringstream                    lines(s);
-    std::string                           line;
-    while (std::getline(lines, line)) {
-        std::istringstream       ids(line);
-        std::vector<llama_token> v;
-        long                     id;
-        while (ids >> id) {
-            v.push_back((llama_token) id);
-        }
-        out.push_back(v);
-    }
-    return out;
-}
-
 std::string text_of(const std::string & path) {
     const std::vector<uint8_t> b = testing_util::read_file(path);
     return std::string(b.begin(), b.end());
@@ -181,8 +153,8 @@ TEST_F(PublicApi, EveryVocabWithVectorsPassesThem) {
         ASSERT_NE(vocab, nullptr);
         archs.insert(arch_of(model.m));
 
-        const auto inputs   = split_cases(text_of(path + ".inp"));
-        const auto expected = parse_out(text_of(path + ".out"));
+        const auto inputs   = testing_util::vocab_test_cases(text_of(path + ".inp"));
+        const auto expected = testing_util::vocab_test_ids(text_of(path + ".out"));
         ASSERT_FALSE(inputs.empty());
         ASSERT_EQ(expected.size(), inputs.size());
         const bool bpe    = llama_vocab_type(vocab) == LLAMA_VOCAB_TYPE_BPE;

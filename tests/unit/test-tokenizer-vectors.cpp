@@ -12,37 +12,6 @@
 
 namespace {
 
-std::vector<std::string> split_cases(const std::string & s) {
-    static const std::string sep = "\n__ggml_vocab_test__\n";
-    std::vector<std::string> out;
-    size_t                   pos = 0;
-    while (true) {
-        const size_t next = s.find(sep, pos);
-        if (next == std::string::npos) {
-            break;  // the file ends with a separator: what follows it is not a case
-        }
-        out.push_back(s.substr(pos, next - pos));
-        pos = next + sep.size();
-    }
-    return out;
-}
-
-std::vector<std::vector<llama_token>> parse_out(const std::string & s) {
-    std::vector<std::vector<llama_token>> out;
-    std::istringstream                    lines(s);
-    std::string                           line;
-    while (std::getline(lines, line)) {
-        std::istringstream       ids(line);
-        std::vector<llama_token> v;
-        long                     id;
-        while (ids >> id) {
-            v.push_back(static_cast<llama_token>(id));
-        }
-        out.push_back(v);
-    }
-    return out;
-}
-
 std::string as_text(const std::vector<uint8_t> & b) {
     return std::string(b.begin(), b.end());
 }
@@ -66,8 +35,8 @@ TEST_P(VocabVectors, AllCasesEqual) {
     llama_vocab vocab;
     ASSERT_NO_THROW(vocab.load(g.get()));
 
-    const auto inputs   = split_cases(as_text(testing_util::read_file(path + ".inp")));
-    const auto expected = parse_out(as_text(testing_util::read_file(path + ".out")));
+    const auto inputs   = testing_util::vocab_test_cases(as_text(testing_util::read_file(path + ".inp")));
+    const auto expected = testing_util::vocab_test_ids(as_text(testing_util::read_file(path + ".out")));
     ASSERT_EQ(inputs.size(), 46u);
     ASSERT_EQ(expected.size(), inputs.size());
     int passed = 0;
