@@ -77,11 +77,12 @@ void ggml_cpu_threadpool::worker_main(int ith, uint32_t seen) {
         if (stopping.load(std::memory_order_relaxed)) {
             return;
         }
-        // seqlock read: retry if the job changed while we read it
+        // seqlock read: retry if the job changed while we read it. The job fields are read with
+        // acquire (not a fence, which ThreadSanitizer cannot follow), so the generation check below
+        // cannot move before them; a field written after the odd generation implies we see it.
         ggml_cpu_job_fn fn  = job_fn_load();
         void *          arg = job_arg_load();
-        const int       nth = job_nth.load(std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
+        const int       nth = job_nth.load(std::memory_order_acquire);
         if (generation.load(std::memory_order_relaxed) != g) {
             continue;
         }
@@ -103,11 +104,11 @@ void ggml_cpu_threadpool::run(ggml_cpu_job_fn fn, void * arg, int nth) {
     }
     n_finished.store(0, std::memory_order_relaxed);
     const uint32_t g = generation.load(std::memory_order_relaxed);
+    // odd generation = job being written; the release stores of the fields order it before them
     generation.store(g + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
     job_fn_store(fn);
     job_arg_store(arg);
-    job_nth.store(nth, std::memory_order_relaxed);
+    job_nth.store(nth, std::memory_order_release);
     generation.store(g + 2, std::memory_order_seq_cst);
     if (n_sleeping.load(std::memory_order_seq_cst) > 0) {
         { std::lock_guard<std::mutex> lk(mtx); }

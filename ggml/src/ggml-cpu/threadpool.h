@@ -47,10 +47,10 @@ private:
     std::atomic<void *>          job_arg{nullptr};
     std::atomic<int>             job_nth{0};
 
-    ggml_cpu_job_fn job_fn_load() const { return job_fn.load(std::memory_order_relaxed); }
-    void *          job_arg_load() const { return job_arg.load(std::memory_order_relaxed); }
-    void            job_fn_store(ggml_cpu_job_fn f) { job_fn.store(f, std::memory_order_relaxed); }
-    void            job_arg_store(void * a) { job_arg.store(a, std::memory_order_relaxed); }
+    ggml_cpu_job_fn job_fn_load() const { return job_fn.load(std::memory_order_acquire); }
+    void *          job_arg_load() const { return job_arg.load(std::memory_order_acquire); }
+    void            job_fn_store(ggml_cpu_job_fn f) { job_fn.store(f, std::memory_order_release); }
+    void            job_arg_store(void * a) { job_arg.store(a, std::memory_order_release); }
 
     alignas(64) std::atomic<int> n_finished{0};  // workers done with the current job
     alignas(64) std::atomic<int> n_sleeping{0};
