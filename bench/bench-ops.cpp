@@ -1,5 +1,6 @@
-// CPU op micro-benchmarks: mul_mat GFLOP/s at LLM shapes, rms_norm / soft_max GB/s, and the thread
-// pool's per-graph overhead on a decode-sized graph of ~500 tiny nodes.
+// CPU op micro-benchmarks: mul_mat GFLOP/s at LLM shapes, rms_norm / soft_max GB/s, flash attention
+// at TinyLlama's attention shape, and the thread pool's per-graph overhead on a decode-sized graph
+// of ~500 tiny nodes.
 //   ./bench-ops --benchmark_filter=MulMat
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -8,6 +9,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -103,6 +105,49 @@ void BM_SoftMax(benchmark::State & st) {
 }
 BENCHMARK(BM_RmsNorm)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SoftMax)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// flash_attn_ext at TinyLlama's attention shape (32 query heads, 4 K/V heads, D = 64, F16 K/V, causal
+// F16 mask). args: n_q (512 = prefill, 1 = decode), n_kv, threads. GFLOP/s counts Q.K and P.V over
+// the unmasked keys. GGML_CPU_SCALAR=1 runs the scalar reference for comparison.
+void BM_FlashAttn(benchmark::State & st) {
+    const int64_t D = 64, n_head = 32, n_head_kv = 4, n_q = st.range(0), n_kv = st.range(1);
+    ggml_tensor * mask = nullptr;
+    bench_graph   g(
+        [&](ggml_context * ctx) {
+            mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, n_kv, n_q);
+            return ggml_flash_attn_ext(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, D, n_q, n_head),
+                                         ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, n_kv, n_head_kv),
+                                         ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, n_kv, n_head_kv), mask, 0.125f, 0.0f,
+                                         0.0f);
+        },
+        (int) st.range(2));
+    std::vector<ggml_fp16_t> m((size_t) (n_kv * n_q));
+    double                   visible = 0;  // causal: query i sees the first n_kv - n_q + i + 1 keys
+    for (int64_t i = 0; i < n_q; ++i)
+        for (int64_t j = 0; j < n_kv; ++j) {
+            const bool see             = j <= n_kv - n_q + i;
+            m[(size_t) (i * n_kv + j)] = ggml_fp32_to_fp16(see ? 0.0f : -INFINITY);
+            visible += see;
+        }
+    ggml_backend_tensor_set(mask, m.data(), 0, m.size() * 2);
+    for (auto _ : st) {
+        if (!g.run())
+            st.SkipWithError("compute failed");
+    }
+    st.counters["GFLOP/s"] =
+        benchmark::Counter(4.0 * D * n_head * visible * st.iterations() / 1e9, benchmark::Counter::kIsRate);
+    st.SetLabel("n_q=" + std::to_string(n_q) + " n_kv=" + std::to_string(n_kv) +
+                " threads=" + std::to_string(st.range(2)));
+}
+BENCHMARK(BM_FlashAttn)
+    ->Args({512, 512, 1})
+    ->Args({512, 512, 2})
+    ->Args({512, 2048, 2})
+    ->Args({1, 512, 2})
+    ->Args({1, 4096, 1})
+    ->Args({1, 4096, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // ~500 tiny nodes like one decode step of a small model: per layer rms_norm, mul, mul_mat, add.
 // arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them

@@ -174,3 +174,11 @@ size_t ggml_cpu_set_rows_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_get_rows_work_size(const ggml_tensor * dst, int nth);
 
 bool ggml_cpu_mul_mat_supported(const ggml_tensor * a);  // weight types mul_mat can take
+// The instruction set the mul_mat kernels use now (0 scalar, 1 AVX2, 2 AVX-512), after the
+// GGML_CPU_SCALAR / GGML_CPU_ISA / ggml_cpu_set_mm_isa caps; other SIMD kernels follow the same level.
+int ggml_cpu_mm_isa_level();
+// out[c][r] = dot(row r of a, brows[c]) for r < m, c < n with the mul_mat kernels: a has weight type wt
+// (rows lda bytes apart, K elements), brows are in wt's vec_dot type (F32 for F32/F16/BF16). Each dot
+// product is summed in the same order whatever m and n are.
+void ggml_cpu_mm_block(ggml_type wt, int64_t K, const char * a, size_t lda, int64_t m, const char * const * brows,
+                       int64_t n, float * const * out);

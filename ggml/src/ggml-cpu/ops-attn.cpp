@@ -1,8 +1,11 @@
 // FLASH_ATTN_EXT: softmax(scale * q k^T [softcapped] + slope * mask) v for each query row and head,
-// in one pass over the keys with an online softmax (running max and sum), K/V in F32/F16/BF16.
-#include "ggml-cpu-impl.h"
-
+// K/V in F32/F16/BF16 or a quantized type. The entry point runs the tiled kernel (ops-attn-tiled.cpp)
+// and keeps the plain scalar loop below as the oracle (GGML_CPU_SCALAR=1): one query row at a time,
+// one key at a time, an online softmax (running max and sum).
+#include <algorithm>
 #include <cmath>
+
+#include "ops-attn.h"
 
 float ggml_cpu_alibi_slope(float max_bias, int64_t n_head, int64_t h);  // ops-softmax.cpp
 
@@ -13,11 +16,27 @@ inline size_t per_thread_floats(const ggml_tensor * dst) {
 }
 }  // namespace
 
-size_t ggml_cpu_flash_attn_work_size(const ggml_tensor * dst, int nth) {
+size_t ggml_cpu_flash_attn_ref_work_size(const ggml_tensor * dst, int nth) {
     return (size_t) nth * per_thread_floats(dst) * sizeof(float);
 }
 
+// Sized for both paths: the scalar switch may change between planning and computing.
+size_t ggml_cpu_flash_attn_work_size(const ggml_tensor * dst, int nth) {
+    size_t n = ggml_cpu_flash_attn_ref_work_size(dst, nth);
+    if (ggml_cpu_flash_attn_tiled_supported(dst))
+        n = std::max(n, ggml_cpu_flash_attn_tiled_work_size(dst, nth));
+    return n;
+}
+
 void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
+    if (!ggml_cpu_use_scalar() && ggml_cpu_flash_attn_tiled_supported(dst)) {
+        ggml_cpu_flash_attn_tiled(p, dst);
+    } else {
+        ggml_cpu_flash_attn_ref(p, dst);
+    }
+}
+
+void ggml_cpu_flash_attn_ref(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * q        = dst->src[0];
     const ggml_tensor * k        = dst->src[1];
     const ggml_tensor * v        = dst->src[2];

@@ -243,6 +243,25 @@ extern "C" void ggml_cpu_set_mm_isa(int isa) {
     g_isa_override.store(isa, std::memory_order_relaxed);
 }
 
+int ggml_cpu_mm_isa_level() {
+    const ggml_cpu_mm_isa * isa = active_isa();
+#if defined(__x86_64__) || defined(__i386__)
+    if (isa == ggml_cpu_mm_isa_avx512())
+        return ISA_AVX512;
+    if (isa == ggml_cpu_mm_isa_avx2())
+        return ISA_AVX2;
+#endif
+    (void) isa;
+    return ISA_SCALAR;
+}
+
+void ggml_cpu_mm_block(ggml_type wt, int64_t K, const char * a, size_t lda, int64_t m, const char * const * brows,
+                       int64_t n, float * const * out) {
+    const block_runner R = make_runner(wt, K);
+    run_tile(
+        R, a, lda, 0, m, 0, n, [&](int64_t c) { return brows[c]; }, [&](int64_t r, int64_t c) { return out[c] + r; });
+}
+
 bool ggml_cpu_mul_mat_supported(const ggml_tensor * a) {
     if (cpu_is_float_type(a->type))
         return true;

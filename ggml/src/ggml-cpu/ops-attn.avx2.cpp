@@ -1,0 +1,114 @@
+// AVX2+FMA+F16C kernels of the tiled flash attention (see ops-attn.h). P.V keeps a block of up to 2
+// query rows x 32 output columns in 8 registers while it streams the V rows.
+#include <immintrin.h>
+
+#include <cmath>
+
+#include "ops-attn.h"
+
+namespace {
+
+template <int NQ, int NV>
+void pv_block(int nk, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
+    __m256 a[NQ][NV];
+    for (int q = 0; q < NQ; ++q)
+        for (int i = 0; i < NV; ++i)
+            a[q][i] = _mm256_loadu_ps(acc + q * ldacc + 8 * i);
+    for (int j = 0; j < nk; ++j) {
+        const float * vr = v + (size_t) j * ldv;
+        __m256        x[NV];
+        for (int i = 0; i < NV; ++i)
+            x[i] = _mm256_loadu_ps(vr + 8 * i);
+        for (int q = 0; q < NQ; ++q) {
+            const __m256 pj = _mm256_set1_ps(p[q * ldp + j]);
+            for (int i = 0; i < NV; ++i)
+                a[q][i] = _mm256_fmadd_ps(pj, x[i], a[q][i]);
+        }
+    }
+    for (int q = 0; q < NQ; ++q)
+        for (int i = 0; i < NV; ++i)
+            _mm256_storeu_ps(acc + q * ldacc + 8 * i, a[q][i]);
+}
+
+template <int NQ>
+void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
+    int d = 0;
+    for (; d + 32 <= dv; d += 32)
+        pv_block<NQ, 4>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
+    for (; d + 8 <= dv; d += 8)
+        pv_block<NQ, 1>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
+    for (; d < dv; ++d)  // odd head sizes: same order of summation, one column at a time
+        for (int q = 0; q < NQ; ++q) {
+            float s = acc[q * ldacc + d];
+            for (int j = 0; j < nk; ++j)
+                s = std::fma(p[q * ldp + j], v[(size_t) j * ldv + d], s);
+            acc[q * ldacc + d] = s;
+        }
+}
+
+void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
+    int q = 0;
+    for (; q + 2 <= nq; q += 2)
+        pv_rows<2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+    if (q < nq)
+        pv_rows<1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+}
+
+// exp(x) for x <= 0 by 2^t * P(r), r = x - t ln2 (ln2 split in two), degree-7 Taylor polynomial;
+// x below -87 (incl. -inf) gives 0.
+inline __m256 exp_neg(__m256 x) {
+    const __m256 lo   = _mm256_set1_ps(-87.0f);
+    const __m256 keep = _mm256_cmp_ps(x, lo, _CMP_GE_OQ);
+    x                 = _mm256_max_ps(x, lo);
+    const __m256 t    = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256       r    = _mm256_fnmadd_ps(t, _mm256_set1_ps(0.693145751953125f), x);
+    r                 = _mm256_fnmadd_ps(t, _mm256_set1_ps(1.428606765330187045e-06f), r);
+    const float c[8]  = {1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720, 1.0f / 5040};
+    __m256      p     = _mm256_set1_ps(c[7]);
+    for (int j = 6; j >= 0; --j)
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c[j]));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(t), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
+}
+
+float exp_sum(float * s, int n, float m) {
+    const __m256 vm  = _mm256_set1_ps(m);
+    __m256       sum = _mm256_setzero_ps();
+    int          i   = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(s + i), vm));
+        _mm256_storeu_ps(s + i, e);
+        sum = _mm256_add_ps(sum, e);
+    }
+    float buf[8];
+    _mm256_storeu_ps(buf, sum);
+    float total = ((buf[0] + buf[4]) + (buf[1] + buf[5])) + ((buf[2] + buf[6]) + (buf[3] + buf[7]));
+    if (i < n) {
+        float tail[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        for (int k = i; k < n; ++k)
+            tail[k - i] = s[k];
+        _mm256_storeu_ps(tail, exp_neg(_mm256_sub_ps(_mm256_loadu_ps(tail), vm)));
+        for (int k = i; k < n; ++k) {
+            s[k] = tail[k - i];
+            total += tail[k - i];
+        }
+    }
+    return total;
+}
+
+void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (x + i))));
+    for (; i < n; ++i)
+        y[i] = _cvtsh_ss(x[i]);
+}
+
+const ggml_cpu_fa_kernels k_kernels = {pv, exp_sum, f16_to_f32};
+
+}  // namespace
+
+const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_avx2() {
+    return &k_kernels;
+}

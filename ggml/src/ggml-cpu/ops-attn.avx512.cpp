@@ -1,0 +1,86 @@
+// AVX-512 kernels of the tiled flash attention (see ops-attn.h). P.V keeps a block of up to 4 query
+// rows x 64 output columns in 16 registers while it streams the V rows, so each V load feeds 4 FMAs.
+#include <immintrin.h>
+
+#include "ops-attn.h"
+
+// GCC 12's maskz intrinsics read an undefined placeholder vector (false positives)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);  // vec-exp.avx512.cpp
+
+namespace {
+
+inline __mmask16 tail_mask(int rem) {
+    return rem >= 16 ? (__mmask16) 0xffff : rem <= 0 ? (__mmask16) 0 : (__mmask16) ((1u << rem) - 1);
+}
+
+template <int NQ>
+void pv_block(int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
+    for (int d = 0; d < dv; d += 64) {
+        __mmask16 mk[4];
+        for (int i = 0; i < 4; ++i)
+            mk[i] = tail_mask(dv - d - 16 * i);
+        __m512 a[NQ][4];
+        for (int q = 0; q < NQ; ++q)
+            for (int i = 0; i < 4; ++i)
+                a[q][i] = _mm512_maskz_loadu_ps(mk[i], acc + q * ldacc + d + 16 * i);
+        for (int j = 0; j < nk; ++j) {
+            const float * vr = v + (size_t) j * ldv + d;
+            __m512        x[4];
+            for (int i = 0; i < 4; ++i)
+                x[i] = _mm512_maskz_loadu_ps(mk[i], vr + 16 * i);
+            for (int q = 0; q < NQ; ++q) {
+                const __m512 pj = _mm512_set1_ps(p[q * ldp + j]);
+                for (int i = 0; i < 4; ++i)
+                    a[q][i] = _mm512_fmadd_ps(pj, x[i], a[q][i]);
+            }
+        }
+        for (int q = 0; q < NQ; ++q)
+            for (int i = 0; i < 4; ++i)
+                _mm512_mask_storeu_ps(acc + q * ldacc + d + 16 * i, mk[i], a[q][i]);
+    }
+}
+
+void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
+    int q = 0;
+    for (; q + 4 <= nq; q += 4)
+        pv_block<4>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+    switch (nq - q) {
+        case 3:
+            pv_block<3>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+            break;
+        case 2:
+            pv_block<2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+            break;
+        case 1:
+            pv_block<1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+            break;
+        default:
+            break;
+    }
+}
+
+float exp_sum(float * s, int n, float m) {
+    ggml_cpu_vec_exp_sub_avx512(s, n, m);
+    __m512 sum = _mm512_setzero_ps();
+    for (int i = 0; i < n; i += 16)
+        sum = _mm512_add_ps(sum, _mm512_maskz_loadu_ps(tail_mask(n - i), s + i));
+    return _mm512_reduce_add_ps(sum);
+}
+
+void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
+    for (int64_t i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask((int) (n - i < 16 ? n - i : 16));
+        _mm512_mask_storeu_ps(y + i, k, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, x + i)));
+    }
+}
+
+const ggml_cpu_fa_kernels k_kernels = {pv, exp_sum, f16_to_f32};
+
+}  // namespace
+
+const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_avx512() {
+    return &k_kernels;
+}
