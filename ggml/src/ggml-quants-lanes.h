@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cmath>
+
 #include "ggml-quants-search.h"
 
 namespace {
@@ -92,16 +94,26 @@ float lanes_sym(int n, const float * x, int qmin, int qmax, int * q) {
         vstore(score + v * W, vdiv(vmul(sxq[v], sxq[v]), sqq[v]));  // the reference's sxq * sxq / sqq
         vstore(dopt + v * W, vdiv(sxq[v], sqq[v]));
     }
-    // the reference's order and strict comparison: the first best candidate wins
-    float best_score = -1.0f, best_d = 0.0f;
-    int   best = -1;
+    // The reference keeps the first candidate that beats all before it (strictly, from -1): that is
+    // the first one holding the maximum. Found without data-dependent branches (they mispredict):
+    // four partial maxima (max is exact, so any order gives the same value), then one scan.
+    float mx4[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
     for (c = 0; c < kSymLanes; c++) {
-        if (aqq[c] > 0.0f && score[c] > best_score) {
-            best_score = score[c];
-            best_d     = dopt[c];
-            best       = c;
+        const float sc = aqq[c] > 0.0f ? score[c] : -1.0f;
+        mx4[c % 4]     = sc > mx4[c % 4] ? sc : mx4[c % 4];  // a NaN score is never taken
+    }
+    const float mx01 = mx4[0] > mx4[1] ? mx4[0] : mx4[1], mx23 = mx4[2] > mx4[3] ? mx4[2] : mx4[3];
+    const float mx   = mx01 > mx23 ? mx01 : mx23;
+    int         best = -1;
+    if (mx > -1.0f) {
+        for (c = 0; c < kSymLanes; c++) {
+            if (aqq[c] > 0.0f && score[c] == mx) {
+                best = c;
+                break;
+            }
         }
     }
+    const float best_d = best >= 0 ? dopt[best] : 0.0f;
     if (best >= 0 && q) {
         assign_codes(n, x, iscale[best], (float) qmin, (float) qmax, q);
     }
@@ -220,20 +232,30 @@ void lanes_affine(int n, const float * x, int nmax, bool b_nonpos, float * a, fl
     affine_pass<NV>(n, x, a2, b2, ia2, (float) nmax, err2, nullptr, nullptr, nullptr);
 
     // the reference's order of comparisons (base, then per candidate its first and second refit)
-    float best_err = err1[BASE], best_a = a1[BASE], best_b = b1[BASE];
-    for (int c = 0; c < NK; c++) {
-        if (!ok1[c]) {
-            continue;
+    // The reference walks base, then per candidate its first and second refit, keeping whatever is
+    // strictly better than all before: the first entry holding the minimum. Found without
+    // data-dependent branches (two partial minima, exact), then one scan. A NaN is never taken, and
+    // a NaN base error keeps the base (nothing compares below it).
+    float best_a = a1[BASE], best_b = b1[BASE];
+    if (!std::isnan(err1[BASE])) {
+        float m1 = err1[BASE], m2 = err1[BASE];
+        for (int c = 0; c < NK; c++) {
+            const float e1 = ok1[c] ? err1[c] : INFINITY, e2 = ok2[c] ? err2[c] : INFINITY;
+            m1 = e1 < m1 ? e1 : m1;
+            m2 = e2 < m2 ? e2 : m2;
         }
-        if (err1[c] < best_err) {
-            best_err = err1[c];
-            best_a   = a1[c];
-            best_b   = b1[c];
-        }
-        if (ok2[c] && err2[c] < best_err) {
-            best_err = err2[c];
-            best_a   = a2[c];
-            best_b   = b2[c];
+        const float m = m1 < m2 ? m1 : m2;
+        if (!(err1[BASE] == m)) {
+            for (int c = 0; c < NK; c++) {
+                if (ok1[c] && err1[c] == m) {
+                    best_a = a1[c], best_b = b1[c];
+                    break;
+                }
+                if (ok2[c] && err2[c] == m) {
+                    best_a = a2[c], best_b = b2[c];
+                    break;
+                }
+            }
         }
     }
     *a             = best_a;
