@@ -43,6 +43,41 @@ inline V vround(V v) {
 inline V vfma_exact(V a, V b, V c) {
     return _mm256_fmadd_ps(a, b, c);
 }
+inline float vhmax(V v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m        = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m        = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+    return _mm_cvtss_f32(m);
+}
+inline unsigned veq_mask(V v, float s) {
+    return (unsigned) _mm256_movemask_ps(_mm256_cmp_ps(v, _mm256_set1_ps(s), _CMP_EQ_OQ));
+}
+typedef __m256 M;
+inline M       mgt(V a, V b) {
+          return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+}
+inline M mnle(V a, V b) {
+    return _mm256_cmp_ps(a, b, _CMP_NLE_UQ);
+}
+inline M mnlt(V a, V b) {
+    return _mm256_cmp_ps(a, b, _CMP_NLT_UQ);
+}
+inline M mne(V a, V b) {
+    return _mm256_cmp_ps(a, b, _CMP_NEQ_UQ);
+}
+inline M mand(M a, M b) {
+    return _mm256_and_ps(a, b);
+}
+inline V msel(M m, V t, V f) {
+    return _mm256_blendv_ps(f, t, m);
+}
+inline unsigned mbits(M m) {
+    return (unsigned) _mm256_movemask_ps(m);
+}
+inline M mfrom_bits(unsigned b) {
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    return _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int) b), bit), bit));
+}
 // a NaN in a yields b (a NaN element lands on the lowest level)
 inline V vmax(V a, V b) {
     return _mm256_max_ps(a, b);

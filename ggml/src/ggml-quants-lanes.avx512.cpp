@@ -48,6 +48,37 @@ inline V vround(V v) {
 inline V vfma_exact(V a, V b, V c) {
     return _mm512_fmadd_ps(a, b, c);
 }
+inline float vhmax(V v) {
+    return _mm512_reduce_max_ps(v);
+}
+inline unsigned veq_mask(V v, float s) {
+    return (unsigned) _mm512_cmp_ps_mask(v, _mm512_set1_ps(s), _CMP_EQ_OQ);
+}
+typedef __mmask16 M;
+inline M          mgt(V a, V b) {
+             return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ);
+}
+inline M mnle(V a, V b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_NLE_UQ);
+}
+inline M mnlt(V a, V b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_NLT_UQ);
+}
+inline M mne(V a, V b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ);
+}
+inline M mand(M a, M b) {
+    return (M) (a & b);
+}
+inline V msel(M m, V t, V f) {
+    return _mm512_mask_blend_ps(m, f, t);
+}
+inline unsigned mbits(M m) {
+    return (unsigned) m;
+}
+inline M mfrom_bits(unsigned b) {
+    return (M) b;
+}
 // a NaN in a yields b (a NaN element lands on the lowest level)
 inline V vmax(V a, V b) {
     return _mm512_max_ps(a, b);

@@ -3,6 +3,9 @@
 // which first define (in an anonymous namespace) the vector type V of W floats, its mask type M and:
 //   vset vzero vload vstore vstore_i32 vadd vsub vmul vdiv vmin vmax vround (to nearest even)
 //   vfma_exact (a*b + c, used only where a*b is exact: squares of small integers)
+//   vhmax (max of the lanes, none NaN), veq_mask (bit j set where lane j equals a scalar)
+//   lane masks M: mgt (a > b), mnle (!(a <= b)), mnlt (!(a < b)), mne (a != b, true for NaN), mand,
+//   msel (m ? t : f per lane), mbits / mfrom_bits (to and from a bit per lane)
 // Every lane performs exactly the float operations of the scalar reference, in the same order (the
 // sums run over the elements one by one, as there), so the results are bit-identical to it:
 // lrintf(v) clamped to [lo, hi] equals round-to-even of v clamped first. Internal linkage only: the two
@@ -62,19 +65,18 @@ float lanes_sym(int n, const float * x, int qmin, int qmax, int * q) {
             break;
         }
     }
-    alignas(64) float tt[kSymLanes], iscale[kSymLanes];
-    int               c = 0;
-    for (int side = 0; side < 2; side++) {
-        const float t    = side == 0 ? (float) qmin : (float) qmax;
-        const float step = 1.0f;
-        for (int k = -10; k <= 5; k++) {
-            tt[c++] = t + (t > 0 ? 1.0f : -1.0f) * 0.1f * (float) k * step;
-        }
-    }
-    constexpr int NV = kSymLanes / W;
-    V             is[NV], sxq[NV], sqq[NV];
+    // lanes 0-15 map the extreme element to qmin, lanes 16-31 to qmax: the reference's
+    // tt = t + (t > 0 ? 1 : -1) * 0.1f * k * step for k = -10..5, then iscale = tt / xm
+    alignas(64) static const float kk[16] = {-10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5};
+    alignas(64) float              iscale[kSymLanes];
+    constexpr int                  NV = kSymLanes / W;
+    V                              is[NV], sxq[NV], sqq[NV];
     for (int v = 0; v < NV; v++) {
-        is[v] = vdiv(vload(tt + v * W), vset(xm));  // iscale = tt / xm, one lane each
+        const float t    = v * W < 16 ? (float) qmin : (float) qmax;
+        const float step = 1.0f;
+        const V     tt =
+            vadd(vset(t), vmul(vmul(vmul(vset(t > 0 ? 1.0f : -1.0f), vset(0.1f)), vload(kk + v * W % 16)), vset(step)));
+        is[v] = vdiv(tt, vset(xm));
         vstore(iscale + v * W, is[v]);
         sxq[v] = vzero();
         sqq[v] = vzero();
@@ -88,32 +90,36 @@ float lanes_sym(int n, const float * x, int qmin, int qmax, int * q) {
             sqq[v]    = vfma_exact(l, l, sqq[v]);
         }
     }
-    alignas(64) float aqq[kSymLanes], score[kSymLanes], dopt[kSymLanes];
+    // The reference keeps the first candidate that beats all before it (strictly, from -1): the
+    // first one holding the maximum score. A candidate whose codes are all zero has sqq = sxq = 0 and
+    // a NaN score, which vmax (NaN in its first operand) and == never take, as the reference's
+    // `sqq > 0 &&` test; max is exact, so the reduction order does not matter. No data-dependent
+    // branches but the final scan (they mispredict, and cost more than the search here).
+    V vs[NV], vmx = vset(-1.0f);
     for (int v = 0; v < NV; v++) {
-        vstore(aqq + v * W, sqq[v]);
-        vstore(score + v * W, vdiv(vmul(sxq[v], sxq[v]), sqq[v]));  // the reference's sxq * sxq / sqq
-        vstore(dopt + v * W, vdiv(sxq[v], sqq[v]));
+        vs[v] = vdiv(vmul(sxq[v], sxq[v]), sqq[v]);  // the reference's sxq * sxq / sqq
+        vmx   = vmax(vs[v], vmx);
     }
-    // The reference keeps the first candidate that beats all before it (strictly, from -1): that is
-    // the first one holding the maximum. Found without data-dependent branches (they mispredict):
-    // four partial maxima (max is exact, so any order gives the same value), then one scan.
-    float mx4[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
-    for (c = 0; c < kSymLanes; c++) {
-        const float sc = aqq[c] > 0.0f ? score[c] : -1.0f;
-        mx4[c % 4]     = sc > mx4[c % 4] ? sc : mx4[c % 4];  // a NaN score is never taken
-    }
-    const float mx01 = mx4[0] > mx4[1] ? mx4[0] : mx4[1], mx23 = mx4[2] > mx4[3] ? mx4[2] : mx4[3];
-    const float mx   = mx01 > mx23 ? mx01 : mx23;
+    const float mx   = vhmax(vmx);
     int         best = -1;
     if (mx > -1.0f) {
-        for (c = 0; c < kSymLanes; c++) {
-            if (aqq[c] > 0.0f && score[c] == mx) {
-                best = c;
+        for (int v = 0; v < NV; v++) {
+            const unsigned hit = veq_mask(vs[v], mx);
+            if (hit) {
+                best = v * W + __builtin_ctz(hit);
                 break;
             }
         }
     }
-    const float best_d = best >= 0 ? dopt[best] : 0.0f;
+    float best_d = 0.0f;
+    if (best >= 0) {
+        alignas(64) float axq[kSymLanes], aqq[kSymLanes];
+        for (int v = 0; v < NV; v++) {
+            vstore(axq + v * W, sxq[v]);
+            vstore(aqq + v * W, sqq[v]);
+        }
+        best_d = axq[best] / aqq[best];
+    }
     if (best >= 0 && q) {
         assign_codes(n, x, iscale[best], (float) qmin, (float) qmax, q);
     }
@@ -157,6 +163,42 @@ inline void affine_pass(int n, const float * x, const float * a, const float * b
 
 inline float inverse_or_zero(float a) {
     return a != 0.0f ? 1.0f / a : 0.0f;
+}
+
+// ggml_qsearch_fit_affine on every lane, with its operations: from the sums sq, sqq, sxq (per lane)
+// and sx, writes a, b (0 where the fit fails or ok_in is false), ia = a != 0 ? 1/a : 0, and ok.
+template <int NV>
+inline void fit_lanes(int n, const float * sq, const float * sqq, const float * sxq, float sx, bool b_nonpos,
+                      const bool * ok_in, float * a, float * b, float * ia, bool * ok) {
+    const V vn = vset((float) n), vsx = vset(sx), zero = vzero(), one = vset(1.0f);
+    for (int v = 0; v < NV; v++) {
+        const V s1 = vload(sq + v * W), s2 = vload(sqq + v * W), s3 = vload(sxq + v * W);
+        const V det = vsub(vmul(vn, s2), vmul(s1, s1));
+        V       va  = vdiv(vsub(vmul(vn, s3), vmul(s1, vsx)), det);
+        V       vb  = vdiv(vsub(vmul(s2, vsx), vmul(s1, s3)), det);
+        if (b_nonpos) {
+            const M pos = mgt(vb, zero);
+            va          = msel(pos, msel(mgt(s2, zero), vdiv(s3, s2), zero), va);
+            vb          = msel(pos, zero, vb);
+        }
+        // the reference returns false for det <= 0 and for a < 0 (a NaN passes both tests)
+        const M  good = mand(mnle(det, zero), mnlt(va, zero));
+        unsigned bits = mbits(good);
+        if (ok_in) {
+            for (int j = 0; j < W; j++) {
+                bits &= ~((unsigned) !ok_in[v * W + j] << j);
+            }
+        }
+        const M keep = mfrom_bits(bits);
+        va           = msel(keep, va, zero);
+        vb           = msel(keep, vb, zero);
+        vstore(a + v * W, va);
+        vstore(b + v * W, vb);
+        vstore(ia + v * W, msel(mne(va, zero), vdiv(one, va), zero));
+        for (int j = 0; j < W; j++) {
+            ok[v * W + j] = (bits >> j) & 1;
+        }
+    }
 }
 
 void lanes_affine(int n, const float * x, int nmax, bool b_nonpos, float * a, float * b, int * q) {
@@ -208,27 +250,15 @@ void lanes_affine(int n, const float * x, int nmax, bool b_nonpos, float * a, fl
         }
     }
     // fit 1, then pass 1 (its error and the sums of its re-chosen codes), fit 2, pass 2 (its error)
-    alignas(64) float a1[NL] = {}, b1[NL] = {}, ia1[NL] = {}, err1[NL];
-    alignas(64) float a2[NL] = {}, b2[NL] = {}, ia2[NL] = {}, err2[NL];
-    bool              ok1[NL] = {}, ok2[NL] = {};
-    for (int c = 0; c < NK; c++) {
-        ok1[c] = ggml_qsearch_fit_affine(n, s1[c], s2[c], sx, s3[c], b_nonpos, &a1[c], &b1[c]);
-        if (!ok1[c]) {
-            a1[c] = b1[c] = 0.0f;
-        }
-        ia1[c] = inverse_or_zero(a1[c]);
-    }
+    alignas(64) float a1[NL], b1[NL], ia1[NL], err1[NL];
+    alignas(64) float a2[NL], b2[NL], ia2[NL], err2[NL];
+    bool              ok1[NL], ok2[NL];
+    fit_lanes<NV>(n, s1, s2, s3, sx, b_nonpos, nullptr, a1, b1, ia1, ok1);
     a1[BASE]  = (mx - mn) / (float) nmax;
     b1[BASE]  = mn;
     ia1[BASE] = inverse_or_zero(a1[BASE]);
     affine_pass<NV>(n, x, a1, b1, ia1, (float) nmax, err1, s1, s2, s3);
-    for (int c = 0; c < NK; c++) {
-        ok2[c] = ok1[c] && ggml_qsearch_fit_affine(n, s1[c], s2[c], sx, s3[c], b_nonpos, &a2[c], &b2[c]);
-        if (!ok2[c]) {
-            a2[c] = b2[c] = 0.0f;
-        }
-        ia2[c] = inverse_or_zero(a2[c]);
-    }
+    fit_lanes<NV>(n, s1, s2, s3, sx, b_nonpos, ok1, a2, b2, ia2, ok2);
     affine_pass<NV>(n, x, a2, b2, ia2, (float) nmax, err2, nullptr, nullptr, nullptr);
 
     // the reference's order of comparisons (base, then per candidate its first and second refit)
