@@ -1,6 +1,7 @@
 // llama_model_quantize: reads a GGUF model, converts its weight matrices to the types of an ftype mix
-// and writes a new GGUF. Tensors are streamed one at a time (input read with positioned reads,
-// output written in file order), so memory stays at about two tensors whatever the model size.
+// and writes a new GGUF. Tensors are streamed in file order through a read / convert / write
+// pipeline (input read with positioned reads), so memory stays at about five tensors whatever the
+// model size, and the disk works while the compute threads do.
 #include "llama-quant.h"
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -369,6 +371,23 @@ void write_zeros(FILE * f, size_t n) {
     }
 }
 
+// Reads n bytes at offset off (a positioned read: the reader thread shares no file position).
+bool read_at(int fd, uint8_t * buf, size_t n, size_t off) {
+    while (n > 0) {
+        const ssize_t r = ::pread(fd, buf, n, (off_t) off);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return false;
+        }
+        buf += r;
+        n -= (size_t) r;
+        off += (size_t) r;
+    }
+    return true;
+}
+
 // Creates or truncates fname for writing without blocking: O_NONBLOCK makes a FIFO without a
 // reader fail at once (instead of waiting for one), and anything but a regular file is refused.
 static FILE * open_output(const char * fname) {
@@ -502,40 +521,67 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
 
     LLAMA_LOG_INFO("%s: %s -> %s as %s, %d threads, %zu tensors\n", __func__, fname_inp, fname_out,
                    llama_model_ftype_name(ftype), nthread, plan.size());
-    const size_t         data_in  = gguf_get_data_offset(in.get());
-    size_t               pos      = 0;  // relative to the output data section
-    size_t               total_in = 0, total_out = 0;
-    std::vector<uint8_t> src, dst;
-    const int64_t        t_start = llama_time_us();
-    for (size_t k = 0; k < plan.size(); k++) {
-        const tensor_plan & p    = plan[k];
-        const char *        name = gguf_get_tensor_name(in.get(), p.id);
-        const size_t        n_in = gguf_get_tensor_size(in.get(), p.id);
-        src.resize(n_in);
-        if (fseeko(fin.get(), (off_t) (data_in + gguf_get_tensor_offset(in.get(), p.id)), SEEK_SET) != 0 ||
-            fread(src.data(), 1, n_in, fin.get()) != n_in) {
-            throw llama_error(llama_format("failed to read the data of %s", name));
-        }
-        const int64_t id_out = gguf_find_tensor(out.get(), name);
-        const size_t  off    = gguf_get_tensor_offset(out.get(), id_out);
-        const size_t  n_out  = gguf_get_tensor_size(out.get(), id_out);
-        write_zeros(fout.get(), off - pos);  // alignment padding
+    const size_t  data_in  = gguf_get_data_offset(in.get());
+    const int     fd_in    = fileno(fin.get());
+    size_t        total_in = 0, total_out = 0;
+    const int64_t t_start = llama_time_us();
 
-        const uint8_t * data = src.data();
+    // A three-stage pipeline: tensor k+1 is read and tensor k-1 written while tensor k converts on
+    // the compute threads. Three input and two output buffers; the futures are declared after the
+    // buffers so that an exception joins the I/O before the buffers go away.
+    std::vector<uint8_t> src[3], dst[2];
+    auto                 read_tensor = [&](size_t k) {
+        const tensor_plan &    p   = plan[k];
+        std::vector<uint8_t> & buf = src[k % 3];
+        buf.resize(gguf_get_tensor_size(in.get(), p.id));
+        if (!read_at(fd_in, buf.data(), buf.size(), data_in + gguf_get_tensor_offset(in.get(), p.id))) {
+            throw llama_error(llama_format("failed to read the data of %s", gguf_get_tensor_name(in.get(), p.id)));
+        }
+    };
+    size_t pos         = 0;  // relative to the output data section; touched by the writes only
+    auto   write_bytes = [&](size_t k, const uint8_t * data, size_t off, size_t n) {
+        write_zeros(fout.get(), off - pos);  // alignment padding
+        if (fwrite(data, 1, n, fout.get()) != n) {
+            throw llama_error(
+                  llama_format("failed to write the data of %s", gguf_get_tensor_name(in.get(), plan[k].id)));
+        }
+        pos = off + n;
+    };
+    std::future<void> reading, writing;
+    if (!plan.empty()) {
+        reading = std::async(std::launch::async, read_tensor, (size_t) 0);
+    }
+    for (size_t k = 0; k < plan.size(); k++) {
+        reading.get();
+        if (k + 1 < plan.size()) {
+            reading = std::async(std::launch::async, read_tensor, k + 1);
+        }
+        const tensor_plan & p      = plan[k];
+        const char *        name   = gguf_get_tensor_name(in.get(), p.id);
+        const size_t        n_in   = src[k % 3].size();
+        const int64_t       id_out = gguf_find_tensor(out.get(), name);
+        const size_t        off    = gguf_get_tensor_offset(out.get(), id_out);
+        const size_t        n_out  = gguf_get_tensor_size(out.get(), id_out);
+
+        const uint8_t * data = src[k % 3].data();
         if (p.dst_type != p.src_type) {
-            dst.resize(n_out);
-            convert_rows(p.src_type, src.data(), p.dst_type, dst.data(), p.ne[1] * p.ne[2] * p.ne[3], p.ne[0], nthread);
-            data = dst.data();
+            dst[k % 2].resize(n_out);
+            convert_rows(p.src_type, data, p.dst_type, dst[k % 2].data(), p.ne[1] * p.ne[2] * p.ne[3], p.ne[0],
+                         nthread);
+            data = dst[k % 2].data();
         }
-        if (fwrite(data, 1, n_out, fout.get()) != n_out) {
-            throw llama_error(llama_format("failed to write the data of %s", name));
+        if (writing.valid()) {
+            writing.get();  // tensor k-1, whose buffers the next iteration reuses
         }
-        pos = off + n_out;
+        writing = std::async(std::launch::async, write_bytes, k, data, off, n_out);
         total_in += n_in;
         total_out += n_out;
         LLAMA_LOG_INFO("[%4zu/%4zu] %-36s %-22s %6s -> %-6s %9.2f MiB -> %9.2f MiB\n", k + 1, plan.size(), name,
                        llama_format_shape(p.ne, p.n_dims).c_str(), ggml_type_name(p.src_type),
                        ggml_type_name(p.dst_type), n_in / 1048576.0, n_out / 1048576.0);
+    }
+    if (writing.valid()) {
+        writing.get();
     }
     if (fflush(fout.get()) != 0 || ferror(fout.get())) {
         throw llama_error("write failed");

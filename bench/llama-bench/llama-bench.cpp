@@ -1,5 +1,6 @@
 // llama-bench: measures prompt processing (pp N), generation (tg N) and both (pg: pp N + tg M) in
-// tokens/s over repetitions, for every combination of the parameter lists, on the public llama.h only.
+// tokens/s over repetitions, for every combination of the parameter lists, on the public llama.h only;
+// -d runs each test on top of a KV cache already holding that many tokens (llama.cpp's n_depth).
 // Output as llama.cpp's llama-bench (md, csv, json, jsonl) plus our column: generation speed as a
 // percentage of the read-bandwidth roofline (bandwidth measured in-process / model weight bytes).
 #include <strings.h>
@@ -35,6 +36,7 @@ struct cmd_params {
     std::vector<int>                 n_prompt     = {512};
     std::vector<int>                 n_gen        = {128};
     std::vector<std::pair<int, int>> n_pg         = {};
+    std::vector<int>                 n_depth      = {0};
     std::vector<int>                 n_batch      = {2048};
     std::vector<int>                 n_ubatch     = {512};
     std::vector<int>                 n_threads    = {0};  // 0: resolved to the core count
@@ -54,6 +56,7 @@ struct instance {
     std::string model;
     int         n_prompt, n_gen, n_batch, n_ubatch, n_threads, n_gpu_layers, flash_attn;
     ggml_type   type_k, type_v;
+    int         n_depth;  // tokens put in the KV cache (untimed) before each run of the test
 };
 
 const char * k_prog = "llama-bench";
@@ -70,6 +73,9 @@ void print_usage(FILE * out) {
             "  -p, --n-prompt N            prompt tokens, test ppN, 0 to %lld (default: 512; 0 = none)\n"
             "  -n, --n-gen N               generated tokens, test tgN, 0 to %lld (default: 128; 0 = none)\n"
             "  -pg PP,TG                   combined test ppPP+tgTG, each 0 to %lld (default: none)\n"
+            "  -d, --n-depth N             tokens already in the KV cache when each test starts, filled\n"
+            "                              untimed before every repetition; the test's positions follow\n"
+            "                              them (shown as \"pp512 @ d4096\"), 0 to %lld (default: 0)\n"
             "  -b, --batch-size N          n_batch, 1 to %lld (default: 2048)\n"
             "  -ub, --ubatch-size N        n_ubatch, 1 to %lld (default: 512)\n"
             "  -t, --threads N             threads, 0 (all cores) to 512 (default: %u)\n"
@@ -86,8 +92,8 @@ void print_usage(FILE * out) {
             "  -h, --help                  print this help and exit\n\n"
             "exit status: 0 success, 1 usage error, 2 a model failed to load or a test failed\n",
             k_prog, (long long) k_max_tokens, (long long) k_max_tokens, (long long) k_max_tokens,
-            (long long) k_max_tokens, (long long) k_max_tokens, std::max(1u, std::thread::hardware_concurrency()),
-            d.reps);
+            (long long) k_max_tokens, (long long) k_max_tokens, (long long) k_max_tokens,
+            std::max(1u, std::thread::hardware_concurrency()), d.reps);
 }
 
 std::vector<std::string> split(const std::string & s, char sep) {
@@ -148,6 +154,8 @@ void parse_args(int argc, char ** argv, cmd_params & p) {
         } else if (args.is("-pg")) {
             const std::vector<int> xy = args.int_list_value(0, k_max_tokens, 2, 2);
             p.n_pg.emplace_back(xy[0], xy[1]);
+        } else if (args.is("-d", "--n-depth")) {
+            reset_once("d", p.n_depth), append(p.n_depth, args.int_list_value(0, k_max_tokens));
         } else if (args.is("-b", "--batch-size")) {
             reset_once("b", p.n_batch), append(p.n_batch, args.int_list_value(1, k_max_tokens));
         } else if (args.is("-ub", "--ubatch-size")) {
@@ -198,26 +206,27 @@ std::vector<instance> make_instances(const cmd_params & p) {
                     for (ggml_type tk : p.type_k)
                         for (ggml_type tv : p.type_v)
                             for (int fa : p.flash_attn)
-                                for (int nt : p.n_threads) {
-                                    auto add = [&](int np, int ng) {
-                                        out.push_back({m, np, ng, nb, nub, nt, ngl, fa, tk, tv});
-                                    };
-                                    for (int np : p.n_prompt) {
-                                        if (np > 0) {
-                                            add(np, 0);
+                                for (int nt : p.n_threads)
+                                    for (int nd : p.n_depth) {
+                                        auto add = [&](int np, int ng) {
+                                            out.push_back({m, np, ng, nb, nub, nt, ngl, fa, tk, tv, nd});
+                                        };
+                                        for (int np : p.n_prompt) {
+                                            if (np > 0) {
+                                                add(np, 0);
+                                            }
+                                        }
+                                        for (int ng : p.n_gen) {
+                                            if (ng > 0) {
+                                                add(0, ng);
+                                            }
+                                        }
+                                        for (const auto & pg : p.n_pg) {
+                                            if (pg.first > 0 || pg.second > 0) {
+                                                add(pg.first, pg.second);
+                                            }
                                         }
                                     }
-                                    for (int ng : p.n_gen) {
-                                        if (ng > 0) {
-                                            add(0, ng);
-                                        }
-                                    }
-                                    for (const auto & pg : p.n_pg) {
-                                        if (pg.first > 0 || pg.second > 0) {
-                                            add(pg.first, pg.second);
-                                        }
-                                    }
-                                }
     return out;
 }
 
@@ -330,22 +339,28 @@ struct result {
     double      roofline_ts() const { return model_size > 0 ? bw / (double) model_size : 0; }
     double      roofline_pct() const { return roofline_ts() > 0 ? 100.0 * avg_ts() / roofline_ts() : 0; }
     std::string name() const {
+        std::string n;
         if (inst.n_prompt > 0 && inst.n_gen == 0) {
-            return "pp" + std::to_string(inst.n_prompt);
+            n = "pp" + std::to_string(inst.n_prompt);
+        } else if (inst.n_prompt == 0) {
+            n = "tg" + std::to_string(inst.n_gen);
+        } else {
+            n = "pp" + std::to_string(inst.n_prompt) + "+tg" + std::to_string(inst.n_gen);
         }
-        if (inst.n_prompt == 0) {
-            return "tg" + std::to_string(inst.n_gen);
-        }
-        return "pp" + std::to_string(inst.n_prompt) + "+tg" + std::to_string(inst.n_gen);
+        return inst.n_depth > 0 ? n + " @ d" + std::to_string(inst.n_depth) : n;
     }
 };
 
+// Decodes n_prompt random tokens in batches of n_batch; bos (if any) leads only when the cache is
+// empty, so a prompt after a depth fill continues that sequence (positions follow on).
 bool decode_prompt(llama_context * ctx, int n_prompt, int n_batch, int n_vocab, llama_token bos, std::mt19937 & rng) {
     std::vector<llama_token> tokens(n_batch);
+    const bool               at_start = llama_memory_seq_pos_max(llama_get_memory(ctx), 0) < 0;
     for (int done = 0; done < n_prompt;) {
         const int n = std::min(n_batch, n_prompt - done);
         for (int i = 0; i < n; i++) {
-            tokens[i] = (done == 0 && i == 0 && bos != LLAMA_TOKEN_NULL) ? bos : (llama_token) (rng() % n_vocab);
+            tokens[i] =
+                (at_start && done == 0 && i == 0 && bos != LLAMA_TOKEN_NULL) ? bos : (llama_token) (rng() % n_vocab);
         }
         if (llama_decode(ctx, llama_batch_get_one(tokens.data(), n)) != 0) {
             tool::report_failure("decode failed");
@@ -476,6 +491,7 @@ std::vector<std::tuple<std::string, std::string, bool>> fields(const result & r)
         {"flash_attn", i.flash_attn ? "true" : "false", false},
         {"n_prompt", std::to_string(i.n_prompt), false},
         {"n_gen", std::to_string(i.n_gen), false},
+        {"n_depth", std::to_string(i.n_depth), false},
         {"test_time", r.test_time, true},
         {"avg_ns", num(r.avg_ns(), "%.0f"), false},
         {"stddev_ns", num(r.stddev_ns(), "%.0f"), false},
@@ -685,7 +701,7 @@ int main(int argc, char ** argv) {
             fprintf(stderr, "llama-bench: test %zu/%zu\n", k + 1, insts.size());
         }
         llama_context_params cp = llama_context_default_params();
-        cp.n_ctx                = (uint32_t) (in.n_prompt + in.n_gen);
+        cp.n_ctx                = (uint32_t) (in.n_prompt + in.n_gen + in.n_depth);
         cp.n_batch              = (uint32_t) in.n_batch;
         cp.n_ubatch             = (uint32_t) in.n_ubatch;
         cp.n_threads            = in.n_threads;
@@ -726,6 +742,12 @@ int main(int argc, char ** argv) {
         }
         for (int rep = 0; rep < params.reps && r.ok; rep++) {
             llama_memory_clear(mem, false);
+            if (in.n_depth > 0) {
+                r.ok = decode_prompt(ctx, in.n_depth, n_batch, n_vocab, bos, rng);  // not timed
+                if (!r.ok) {
+                    break;
+                }
+            }
             const auto t0 = std::chrono::steady_clock::now();
             if (in.n_prompt > 0) {
                 r.ok = decode_prompt(ctx, in.n_prompt, n_batch, n_vocab, bos, rng);

@@ -1,7 +1,7 @@
 // K-quants (256-element super-blocks: q2_K, q3_K, q4_K, q5_K, q6_K, q8_K) and iq4_xs: reference
 // quantization, dequantization and scalar dot products against q8_K.
 //
-// Quantization: every sub-block gets its own least-squares scale (and min) from ggml_qsearch_*; the
+// Quantization: every sub-block gets its own least-squares scale (and min) from the ggml_qsearch_* kernels; the
 // sub-block scales are then quantized against one fp16 super-scale, each rounded scale is tried at
 // +-1 step with the codes re-chosen, and the combination with the smallest squared error is kept.
 #include "ggml-quants-search.h"
@@ -22,14 +22,14 @@ static inline int clampi(int v, int lo, int hi) {
 
 // Affine sub-blocks (q2_K, q4_K, q5_K): x ~ (d*sc)*q - (dmin*m), sc/m unsigned with smax levels.
 // Writes the integer scales/mins, the codes, and the fp16 super-scales.
-static void quantize_superblock_affine(const float * x, int nsub, int sublen, int nmax, int smax, uint8_t * sc,
-                                       uint8_t * mn, int * q, ggml_fp16_t * d_out, ggml_fp16_t * dmin_out) {
+static void quantize_superblock_affine(const ggml_qsearch_kernels * K, const float * x, int nsub, int sublen, int nmax,
+                                       int smax, uint8_t * sc, uint8_t * mn, int * q, ggml_fp16_t * d_out,
+                                       ggml_fp16_t * dmin_out) {
     float a[16], m[16];
-    int   tmp[QK_K];
     float amax = 0.0f, mmax = 0.0f;
     for (int j = 0; j < nsub; j++) {
         float b;
-        ggml_qsearch_affine(sublen, x + j * sublen, nmax, true, &a[j], &b, q + j * sublen);
+        K->affine(sublen, x + j * sublen, nmax, true, &a[j], &b, q + j * sublen);
         m[j] = -b;
         amax = fmaxf(amax, a[j]);
         mmax = fmaxf(mmax, m[j]);
@@ -41,55 +41,95 @@ static void quantize_superblock_affine(const float * x, int nsub, int sublen, in
     const float id  = d > 0.0f ? 1.0f / d : 0.0f;
     const float idm = dm > 0.0f ? 1.0f / dm : 0.0f;
     for (int j = 0; j < nsub; j++) {
-        const float * xs   = x + j * sublen;
-        const int     s0   = clampi((int) lrintf(a[j] * id), 0, smax);
-        const int     m0   = clampi((int) lrintf(m[j] * idm), 0, smax);
-        float         best = INFINITY;
+        const float * xs = x + j * sublen;
+        const int     s0 = clampi((int) lrintf(a[j] * id), 0, smax);
+        const int     m0 = clampi((int) lrintf(m[j] * idm), 0, smax);
+        // the rounded scale and min, each tried one step either side
+        float ca[9], cb[9], err[9];
+        int   cs[9], cm[9], nc = 0;
         for (int ds = -1; ds <= 1; ds++) {
             for (int dmi = -1; dmi <= 1; dmi++) {
                 const int s = s0 + ds, mm = m0 + dmi;
                 if (s < 0 || s > smax || mm < 0 || mm > smax) {
                     continue;
                 }
-                const float err = ggml_qsearch_err_affine(sublen, xs, d * (float) s, -dm * (float) mm, nmax, tmp);
-                if (err < best) {
-                    best  = err;
-                    sc[j] = (uint8_t) s;
-                    mn[j] = (uint8_t) mm;
-                    memcpy(q + j * sublen, tmp, (size_t) sublen * sizeof(int));
-                }
+                cs[nc]   = s;
+                cm[nc]   = mm;
+                ca[nc]   = d * (float) s;
+                cb[nc++] = -dm * (float) mm;
             }
+        }
+        K->err_affine_multi(sublen, xs, nc, ca, cb, nmax, err);
+        float best = INFINITY;
+        int   bc   = -1;
+        sc[j]      = (uint8_t) s0;
+        mn[j]      = (uint8_t) m0;
+        for (int c = 0; c < nc; c++) {
+            if (err[c] < best) {
+                best = err[c];
+                bc   = c;
+            }
+        }
+        if (bc >= 0) {
+            sc[j] = (uint8_t) cs[bc];
+            mn[j] = (uint8_t) cm[bc];
+            K->assign_affine(sublen, xs, ca[bc], cb[bc], nmax, q + j * sublen);
         }
     }
 }
 
-// Symmetric sub-blocks (q3_K, q6_K, iq4_xs): x ~ (d*sc)*level(q), sc signed in [smin, smax].
-static void quantize_superblock_sym(const float * x, int nsub, int sublen, int qmin, int qmax, const int8_t * levels,
-                                    int nlev, int smin, int smax, int * sc, int * q, ggml_fp16_t * d_out) {
+// Symmetric sub-blocks (q3_K, q6_K, iq4_xs): x ~ (d*sc)*level(q), sc signed in [smin, smax]. Integer
+// levels (levels == NULL) go through the kernels K; iq4_xs's table through the reference search.
+static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float * x, int nsub, int sublen, int qmin,
+                                    int qmax, const int8_t * levels, int nlev, int smin, int smax, int * sc, int * q,
+                                    ggml_fp16_t * d_out) {
     float s[16];
     int   tmp[QK_K];
     float amax = 0.0f;
     for (int j = 0; j < nsub; j++) {
-        s[j] = ggml_qsearch_sym(sublen, x + j * sublen, qmin, qmax, levels, nlev, q + j * sublen);
+        s[j] = levels ? ggml_qsearch_sym(sublen, x + j * sublen, qmin, qmax, levels, nlev, q + j * sublen)
+                      : K->sym(sublen, x + j * sublen, qmin, qmax, q + j * sublen);
         amax = fmaxf(amax, fabsf(s[j]));
     }
     *d_out         = FP32_TO_FP16(amax / (float) smax);
     const float d  = FP16_TO_FP32(*d_out);
     const float id = d > 0.0f ? 1.0f / d : 0.0f;
     for (int j = 0; j < nsub; j++) {
-        const float * xs   = x + j * sublen;
-        const int     s0   = clampi((int) lrintf(s[j] * id), smin, smax);
-        float         best = INFINITY;
+        const float * xs = x + j * sublen;
+        const int     s0 = clampi((int) lrintf(s[j] * id), smin, smax);
+        // the rounded sub-block scale, tried one step either side
+        float cd[3], err[3];
+        int   cc[3], nc = 0;
         for (int ds = -1; ds <= 1; ds++) {
             const int c = s0 + ds;
             if (c < smin || c > smax) {
                 continue;
             }
-            const float err = ggml_qsearch_err_sym(sublen, xs, d * (float) c, qmin, qmax, levels, nlev, tmp);
-            if (err < best) {
-                best  = err;
-                sc[j] = c;
-                memcpy(q + j * sublen, tmp, (size_t) sublen * sizeof(int));
+            cc[nc]   = c;
+            cd[nc++] = d * (float) c;
+        }
+        if (levels) {
+            for (int c = 0; c < nc; c++) {
+                err[c] = ggml_qsearch_err_sym(sublen, xs, cd[c], qmin, qmax, levels, nlev, tmp);
+            }
+        } else {
+            K->err_sym_multi(sublen, xs, nc, cd, qmin, qmax, err);
+        }
+        float best = INFINITY;
+        int   bc   = -1;
+        sc[j]      = s0;
+        for (int c = 0; c < nc; c++) {
+            if (err[c] < best) {
+                best = err[c];
+                bc   = c;
+            }
+        }
+        if (bc >= 0) {
+            sc[j] = cc[bc];
+            if (levels) {
+                ggml_qsearch_err_sym(sublen, xs, cd[bc], qmin, qmax, levels, nlev, q + j * sublen);
+            } else {
+                K->assign_sym(sublen, xs, cd[bc], qmin, qmax, q + j * sublen);
             }
         }
     }
@@ -98,11 +138,12 @@ static void quantize_superblock_sym(const float * x, int nsub, int sublen, int q
 // =============================================================================================
 // q2_K
 void quantize_row_q2_K_ref(const float * x, block_q2_K * y, int64_t n) {
-    int     q[QK_K];
-    uint8_t sc[16], mn[16];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[QK_K];
+    uint8_t                      sc[16], mn[16];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_q2_K * b = &y[ib];
-        quantize_superblock_affine(x, 16, 16, 3, 15, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, 16, 16, 3, 15, sc, mn, q, &b->d, &b->dmin);
         for (int j = 0; j < 16; j++) {
             b->scales[j] = (uint8_t) (sc[j] | (mn[j] << 4));
         }
@@ -163,10 +204,11 @@ void ggml_q3_K_scales(const uint8_t * p, int8_t * out) {
 }
 
 void quantize_row_q3_K_ref(const float * x, block_q3_K * y, int64_t n) {
-    int q[QK_K], sc[16];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[QK_K], sc[16];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_q3_K * b = &y[ib];
-        quantize_superblock_sym(x, 16, 16, -4, 3, NULL, 0, -32, 31, sc, q, &b->d);
+        quantize_superblock_sym(K, x, 16, 16, -4, 3, NULL, 0, -32, 31, sc, q, &b->d);
         memset(b->scales, 0, sizeof(b->scales));
         for (int i = 0; i < 16; i++) {
             const int u = sc[i] + 32;
@@ -238,11 +280,12 @@ static void pack_scale_min_k4(const uint8_t * sc, const uint8_t * mn, uint8_t * 
 }
 
 void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t n) {
-    int     q[QK_K];
-    uint8_t sc[8], mn[8];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[QK_K];
+    uint8_t                      sc[8], mn[8];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_q4_K * b = &y[ib];
-        quantize_superblock_affine(x, 8, 32, 15, 63, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, 8, 32, 15, 63, sc, mn, q, &b->d, &b->dmin);
         pack_scale_min_k4(sc, mn, b->scales);
         // chunk c of 64: elements 64c+l in the low nibble of qs[32c+l], 64c+32+l in the high nibble
         for (int c = 0; c < 4; c++) {
@@ -296,11 +339,12 @@ void ggml_vec_dot_q4_K_q8_K_ref(int n, float * s, const void * vx, const void * 
 }
 
 void quantize_row_q5_K_ref(const float * x, block_q5_K * y, int64_t n) {
-    int     q[QK_K];
-    uint8_t sc[8], mn[8];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[QK_K];
+    uint8_t                      sc[8], mn[8];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_q5_K * b = &y[ib];
-        quantize_superblock_affine(x, 8, 32, 31, 63, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, 8, 32, 31, 63, sc, mn, q, &b->d, &b->dmin);
         pack_scale_min_k4(sc, mn, b->scales);
         memset(b->qh, 0, sizeof(b->qh));
         for (int c = 0; c < 4; c++) {
@@ -357,10 +401,11 @@ void ggml_vec_dot_q5_K_q8_K_ref(int n, float * s, const void * vx, const void * 
 // =============================================================================================
 // q6_K
 void quantize_row_q6_K_ref(const float * x, block_q6_K * y, int64_t n) {
-    int q[QK_K], sc[16];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[QK_K], sc[16];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_q6_K * b = &y[ib];
-        quantize_superblock_sym(x, 16, 16, -32, 31, NULL, 0, -127, 127, sc, q, &b->d);
+        quantize_superblock_sym(K, x, 16, 16, -32, 31, NULL, 0, -127, 127, sc, q, &b->d);
         for (int j = 0; j < 16; j++) {
             b->scales[j] = (int8_t) sc[j];
         }
@@ -463,7 +508,7 @@ void quantize_row_iq4_xs_ref(const float * x, block_iq4_xs * y, int64_t n) {
     int q[QK_K], sc[8];
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
         block_iq4_xs * b = &y[ib];
-        quantize_superblock_sym(x, 8, 32, 0, 15, ggml_kvalues_iq4nl, 16, -32, 31, sc, q, &b->d);
+        quantize_superblock_sym(NULL, x, 8, 32, 0, 15, ggml_kvalues_iq4nl, 16, -32, 31, sc, q, &b->d);
         b->scales_h = 0;
         memset(b->scales_l, 0, sizeof(b->scales_l));
         for (int j = 0; j < 8; j++) {

@@ -1,5 +1,6 @@
-// Reference quantization for the 32-element block types (q4_0, q4_1, q5_0, q5_1, q8_0, q8_1, iq4_nl),
-// the shared scale searches, and the scalar dot products of these types. K-quants: ggml-quants-k.c.
+// Reference quantization for the 32-element block types (q4_0, q4_1, q5_0, q5_1, q8_0, q8_1, iq4_nl)
+// over the scale searches of ggml-quants-search.c, and the scalar dot products of these types. K-quants:
+// ggml-quants-k.c.
 #include "ggml-quants.h"
 #include "ggml-quants-search.h"
 
@@ -29,188 +30,27 @@ const int8_t ggml_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
 #define FP16_TO_FP32(x) ggml_fp16_to_fp32(x)
 #define FP32_TO_FP16(x) ggml_fp32_to_fp16(x)
 
-static inline int clampi(int v, int lo, int hi) {
-    return v < lo ? lo : (v > hi ? hi : v);
-}
-
 // =============================================================================================
-// scale searches
-int ggml_qsearch_nearest(float v, int qmin, int qmax, const int8_t * levels, int nlev) {
-    if (!levels) {
-        return clampi((int) lrintf(v), qmin, qmax);
-    }
-    int   best  = 0;
-    float bestd = fabsf(v - levels[0]);
-    for (int i = 1; i < nlev; i++) {
-        const float dd = fabsf(v - levels[i]);
-        if (dd < bestd) {
-            bestd = dd;
-            best  = i;
-        }
-    }
-    return best;
-}
-
-static inline float level_value(int q, const int8_t * levels) {
-    return levels ? (float) levels[q] : (float) q;
-}
-
-float ggml_qsearch_err_sym(int n, const float * x, float d, int qmin, int qmax, const int8_t * levels, int nlev,
-                           int * q) {
-    const float id  = d != 0.0f ? 1.0f / d : 0.0f;
-    float       err = 0.0f;
-    for (int i = 0; i < n; i++) {
-        q[i]          = ggml_qsearch_nearest(x[i] * id, qmin, qmax, levels, nlev);
-        const float e = x[i] - d * level_value(q[i], levels);
-        err += e * e;
-    }
-    return err;
-}
-
-float ggml_qsearch_sym(int n, const float * x, int qmin, int qmax, const int8_t * levels, int nlev, int * q) {
-    float amax = 0.0f, xm = 0.0f;
-    for (int i = 0; i < n; i++) {
-        if (fabsf(x[i]) > amax) {
-            amax = fabsf(x[i]);
-            xm   = x[i];
-        }
-    }
-    const int zero_q = levels ? ggml_qsearch_nearest(0.0f, 0, 0, levels, nlev) : 0;
-    if (amax < 1e-30f) {
-        for (int i = 0; i < n; i++) {
-            q[i] = zero_q;
-        }
-        return 0.0f;
-    }
-    const float lo = levels ? levels[0] : (float) qmin;
-    const float hi = levels ? levels[nlev - 1] : (float) qmax;
-    int         tmp[QK_K];
-    float       best_score = -1.0f, best_d = 0.0f;
-    // the extreme element lands on either end level; sweep the mapping from 1 level short to half a level beyond
-    for (int side = 0; side < 2; side++) {
-        const float t = side == 0 ? lo : hi;
-        if (t == 0.0f) {
-            continue;
-        }
-        const float step = levels ? fabsf(t) / 16.0f : 1.0f;
-        for (int k = -10; k <= 5; k++) {
-            const float tt     = t + (t > 0 ? 1.0f : -1.0f) * 0.1f * (float) k * step;
-            const float iscale = tt / xm;
-            float       sxq = 0.0f, sqq = 0.0f;
-            for (int i = 0; i < n; i++) {
-                tmp[i]        = ggml_qsearch_nearest(iscale * x[i], qmin, qmax, levels, nlev);
-                const float l = level_value(tmp[i], levels);
-                sxq += x[i] * l;
-                sqq += l * l;
-            }
-            // with the optimal d = sxq/sqq the error is sxx - sxq^2/sqq: maximize the second term
-            if (sqq > 0.0f && sxq * sxq / sqq > best_score) {
-                best_score = sxq * sxq / sqq;
-                best_d     = sxq / sqq;
-                memcpy(q, tmp, (size_t) n * sizeof(int));
-            }
-        }
-    }
-    return best_d;
-}
-
-float ggml_qsearch_err_affine(int n, const float * x, float a, float b, int nmax, int * q) {
-    const float ia  = a != 0.0f ? 1.0f / a : 0.0f;
-    float       err = 0.0f;
-    for (int i = 0; i < n; i++) {
-        q[i]          = clampi((int) lrintf((x[i] - b) * ia), 0, nmax);
-        const float e = x[i] - (a * (float) q[i] + b);
-        err += e * e;
-    }
-    return err;
-}
-
-// least-squares (a, b) for fixed q; false when q is constant (a is then undetermined)
-static bool fit_affine(int n, const float * x, const int * q, bool b_nonpos, float * a, float * b) {
-    float sq = 0, sqq = 0, sx = 0, sxq = 0;
-    for (int i = 0; i < n; i++) {
-        sq += (float) q[i];
-        sqq += (float) (q[i] * q[i]);
-        sx += x[i];
-        sxq += x[i] * (float) q[i];
-    }
-    const float det = (float) n * sqq - sq * sq;
-    if (det <= 0.0f) {
-        return false;
-    }
-    *a = ((float) n * sxq - sq * sx) / det;
-    *b = (sqq * sx - sq * sxq) / det;
-    if (b_nonpos && *b > 0.0f) {
-        *b = 0.0f;
-        *a = sqq > 0 ? sxq / sqq : 0.0f;
-    }
-    if (*a < 0.0f) {
-        return false;
-    }
-    return true;
-}
-
-void ggml_qsearch_affine(int n, const float * x, int nmax, bool b_nonpos, float * a, float * b, int * q) {
-    float mn = x[0], mx = x[0];
-    for (int i = 1; i < n; i++) {
-        mn = fminf(mn, x[i]);
-        mx = fmaxf(mx, x[i]);
-    }
-    if (b_nonpos && mn > 0.0f) {
-        mn = 0.0f;
-    }
-    if (mx - mn < 1e-30f) {
-        *a = 0.0f;
-        *b = mn;
-        for (int i = 0; i < n; i++) {
-            q[i] = 0;
-        }
+// q4_0 / q5_0 / iq4_nl: symmetric, one fp16 scale per 32. K: the search kernels (integer levels),
+// resolved once per row.
+static void quantize_block_sym(const ggml_qsearch_kernels * K, const float * x, int qmin, int qmax,
+                               const int8_t * levels, int nlev, int * q, ggml_fp16_t * d_out) {
+    if (levels) {
+        const float d = ggml_qsearch_sym(32, x, qmin, qmax, levels, nlev, q);
+        *d_out        = FP32_TO_FP16(d);
+        // the codes are re-chosen for the scale actually stored
+        ggml_qsearch_err_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, levels, nlev, q);
         return;
     }
-    int   tmp[QK_K];
-    float best_err = ggml_qsearch_err_affine(n, x, (mx - mn) / (float) nmax, mn, nmax, q);
-    float best_a = (mx - mn) / (float) nmax, best_b = mn;
-    for (int k = -10; k <= 10; k++) {
-        const float iscale = ((float) nmax + 0.1f * (float) k) / (mx - mn);
-        for (int i = 0; i < n; i++) {
-            tmp[i] = clampi((int) lrintf(iscale * (x[i] - mn)), 0, nmax);
-        }
-        float ca, cb;
-        if (!fit_affine(n, x, tmp, b_nonpos, &ca, &cb)) {
-            continue;
-        }
-        // refine: reassign to the fitted grid and refit once more
-        for (int it = 0; it < 2; it++) {
-            const float err = ggml_qsearch_err_affine(n, x, ca, cb, nmax, tmp);
-            if (err < best_err) {
-                best_err = err;
-                best_a   = ca;
-                best_b   = cb;
-            }
-            if (!fit_affine(n, x, tmp, b_nonpos, &ca, &cb)) {
-                break;
-            }
-        }
-    }
-    *a = best_a;
-    *b = best_b;
-    ggml_qsearch_err_affine(n, x, best_a, best_b, nmax, q);
-}
-
-// =============================================================================================
-// q4_0 / q5_0 / iq4_nl: symmetric, one fp16 scale per 32
-static float quantize_block_sym(const float * x, int qmin, int qmax, const int8_t * levels, int nlev, int * q,
-                                ggml_fp16_t * d_out) {
-    const float d = ggml_qsearch_sym(32, x, qmin, qmax, levels, nlev, q);
-    *d_out        = FP32_TO_FP16(d);
-    // the codes are re-chosen for the scale actually stored
-    return ggml_qsearch_err_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, levels, nlev, q);
+    *d_out = FP32_TO_FP16(K->sym(32, x, qmin, qmax, NULL));  // codes: chosen below for the stored scale
+    K->assign_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, q);
 }
 
 void quantize_row_q4_0_ref(const float * x, block_q4_0 * y, int64_t n) {
-    int q[32];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[32];
     for (int64_t ib = 0; ib < n / QK4_0; ib++, x += QK4_0) {
-        quantize_block_sym(x, -8, 7, NULL, 0, q, &y[ib].d);
+        quantize_block_sym(K, x, -8, 7, NULL, 0, q, &y[ib].d);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) ((q[j] + 8) | ((q[j + 16] + 8) << 4));
         }
@@ -218,9 +58,10 @@ void quantize_row_q4_0_ref(const float * x, block_q4_0 * y, int64_t n) {
 }
 
 void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
-    int q[32];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[32];
     for (int64_t ib = 0; ib < n / QK5_0; ib++, x += QK5_0) {
-        quantize_block_sym(x, -16, 15, NULL, 0, q, &y[ib].d);
+        quantize_block_sym(K, x, -16, 15, NULL, 0, q, &y[ib].d);
         uint32_t qh = 0;
         for (int j = 0; j < 16; j++) {
             const int u0 = q[j] + 16, u1 = q[j + 16] + 16;
@@ -235,7 +76,7 @@ void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
 void quantize_row_iq4_nl_ref(const float * x, block_iq4_nl * y, int64_t n) {
     int q[32];
     for (int64_t ib = 0; ib < n / QK4_NL; ib++, x += QK4_NL) {
-        quantize_block_sym(x, 0, 15, ggml_kvalues_iq4nl, 16, q, &y[ib].d);
+        quantize_block_sym(NULL, x, 0, 15, ggml_kvalues_iq4nl, 16, q, &y[ib].d);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) (q[j] | (q[j + 16] << 4));
         }
@@ -243,18 +84,20 @@ void quantize_row_iq4_nl_ref(const float * x, block_iq4_nl * y, int64_t n) {
 }
 
 // q4_1 / q5_1: affine, fp16 scale and offset per 32
-static void quantize_block_affine(const float * x, int nmax, int * q, ggml_fp16_t * d_out, ggml_fp16_t * m_out) {
+static void quantize_block_affine(const ggml_qsearch_kernels * K, const float * x, int nmax, int * q,
+                                  ggml_fp16_t * d_out, ggml_fp16_t * m_out) {
     float a, b;
-    ggml_qsearch_affine(32, x, nmax, false, &a, &b, q);
+    K->affine(32, x, nmax, false, &a, &b, q);
     *d_out = FP32_TO_FP16(a);
     *m_out = FP32_TO_FP16(b);
-    ggml_qsearch_err_affine(32, x, FP16_TO_FP32(*d_out), FP16_TO_FP32(*m_out), nmax, q);
+    K->assign_affine(32, x, FP16_TO_FP32(*d_out), FP16_TO_FP32(*m_out), nmax, q);
 }
 
 void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t n) {
-    int q[32];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[32];
     for (int64_t ib = 0; ib < n / QK4_1; ib++, x += QK4_1) {
-        quantize_block_affine(x, 15, q, &y[ib].d, &y[ib].m);
+        quantize_block_affine(K, x, 15, q, &y[ib].d, &y[ib].m);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) (q[j] | (q[j + 16] << 4));
         }
@@ -262,9 +105,10 @@ void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t n) {
 }
 
 void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t n) {
-    int q[32];
+    const ggml_qsearch_kernels * K = ggml_qsearch_best();
+    int                          q[32];
     for (int64_t ib = 0; ib < n / QK5_1; ib++, x += QK5_1) {
-        quantize_block_affine(x, 31, q, &y[ib].d, &y[ib].m);
+        quantize_block_affine(K, x, 31, q, &y[ib].d, &y[ib].m);
         uint32_t qh = 0;
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) ((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
@@ -275,7 +119,7 @@ void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t n) {
     }
 }
 
-// q8_0 / q8_1: max-abs scaling (256 levels leave little to search). The SIMD activation quantizers
+// // q8_0 / q8_1: max-abs scaling (256 levels leave little to search). The SIMD activation quantizers
 // perform exactly these float operations, so they match this reference bit for bit.
 void quantize_row_q8_0_ref(const float * x, block_q8_0 * y, int64_t n) {
     for (int64_t ib = 0; ib < n / QK8_0; ib++, x += QK8_0) {
