@@ -757,11 +757,12 @@ inline void mm_rows(int ng, int nrows, const uint8_t * w, size_t rs, const typen
                     float * const * out) {
     int r = 0;
     if (RN == 1) {
-        // GEMV from DRAM: one row at a time is one long sequential stream (4 interleaved short row
-        // streams ran at a third of the bandwidth here), and the next row is prefetched at the same
-        // offset. The last row has no successor to prefetch.
-        for (; r + 1 < nrows; r++) {
-            mm_block<F, 1, RN, true>(ng, w + r * rs, rs, a, out, r);
+        // GEMV from DRAM: 4 rows per pass share each packed activation vector (one row at a time ran
+        // out of load and FMA-latency slots: 4 independent accumulator chains hide the FMA latency),
+        // and the next 4 rows are prefetched at the same offset, so the hardware sees one stream
+        // running ahead of the reads. The last 4 rows have no successor to prefetch.
+        for (; r + 8 <= nrows; r += 4) {
+            mm_block<F, 4, RN, true>(ng, w + r * rs, rs, a, out, r);
         }
     }
     for (; r + 4 <= nrows; r += 4) {
