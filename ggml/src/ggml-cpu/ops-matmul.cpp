@@ -277,11 +277,34 @@ size_t ggml_cpu_mul_mat_work_size(const ggml_tensor * dst, int nth) {
     return act_conv_bytes(dst->src[0], dst->src[1], nth);
 }
 
+namespace {
+
+// Decode with one contiguous F32 activation row: every thread quantizes the row into its own slot of
+// the scratch (a few microseconds of duplicated work) instead of splitting the conversion and waiting
+// at a barrier: at one token per graph that barrier is paid by every matrix product of the model.
+bool private_activation(const ggml_cpu_params * p, const ggml_tensor * a, const ggml_tensor * b, act_layout & L) {
+    if (p->nth < 2 || cpu_nrows(b) != 1 || !ggml_is_quantized(a->type) || b->type != GGML_TYPE_F32 || b->nb[0] != 4)
+        return false;
+    const ggml_type vdt = vec_dot_type_of(a->type);
+    const int64_t   K   = b->ne[0];
+    L.type              = vdt;
+    L.row_bytes         = ggml_row_size(vdt, K);
+    // the per-thread F32 staging slot (K * 4 bytes) holds the converted row (fewer bytes)
+    char * y = (char *) p->wdata + align64(L.row_bytes) + (size_t) p->ith * align64((size_t) K * 4);
+    act_from_float(a->type)((const float *) cpu_ptr(b, 0, 0, 0, 0), y, K);
+    L.conv = y;
+    return true;
+}
+
+}  // namespace
+
 void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * a = dst->src[0];
     const ggml_tensor * b = dst->src[1];
-    const act_layout    L = prepare_activations(p, a, b);
-    const block_runner  R = make_runner(a->type, a->ne[0]);
+    act_layout          L{b, nullptr, 0, GGML_TYPE_F32};
+    if (!private_activation(p, a, b, L))
+        L = prepare_activations(p, a, b);
+    const block_runner R = make_runner(a->type, a->ne[0]);
 
     const int64_t M = a->ne[1], N = b->ne[1], B2 = b->ne[2], B3 = b->ne[3];
     const int64_t r2 = B2 / a->ne[2], r3 = B3 / a->ne[3];  // broadcast ratios over dims 2, 3
