@@ -1,7 +1,8 @@
 // Quantized kernels against the machine's memory read bandwidth.
 //   ReadBandwidth/threads:T   streaming sum over 512 MiB (the ceiling for weight streaming)
 //   Gemv/<type>/<K>/<N>/<T>   N weight rows of K elements against one activation row, T threads;
-//                             "GBps" counts the weight bytes read (compare with ReadBandwidth)
+//                             "GBps" counts the weight bytes read (compare with ReadBandwidth);
+//                             "GBps_cpu" the same per CPU second of the calling thread (shared machines)
 //   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), 1 thread, "GFLOPs" = 2*K*N*512 per run
 // The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
 // as decoding does with the weights of successive layers.
@@ -10,6 +11,7 @@
 #include <immintrin.h>
 #include <atomic>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <random>
 #include <thread>
@@ -70,6 +72,12 @@ pair_runner & runner() {
     return r;
 }
 
+double thread_cpu_seconds() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
 // ---- memory read bandwidth ----------------------------------------------------------------------
 __attribute__((target("avx2"))) uint64_t sum_avx2(const uint8_t * p, size_t n) {
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
@@ -104,7 +112,8 @@ void BM_ReadBandwidth(benchmark::State & state) {
     const int    nth   = (int) state.range(0);
     uint8_t *    buf   = (uint8_t *) aligned_alloc(64, bytes);
     memset(buf, 1, bytes);
-    uint64_t sink = 0;
+    uint64_t     sink = 0;
+    const double cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
         if (nth == 1) {
             sink += stream_sum(buf, bytes);
@@ -114,9 +123,11 @@ void BM_ReadBandwidth(benchmark::State & state) {
             sink += part[0] + part[1];
         }
     }
+    const double cpu = thread_cpu_seconds() - cpu0;
     benchmark::DoNotOptimize(sink);
-    state.counters["GBps"] = benchmark::Counter((double) bytes * state.iterations(), benchmark::Counter::kIsRate,
-                                                benchmark::Counter::kIs1000);
+    state.counters["GBps"]     = benchmark::Counter((double) bytes * state.iterations(), benchmark::Counter::kIsRate,
+                                                    benchmark::Counter::kIs1000);
+    state.counters["GBps_cpu"] = cpu > 0 ? (double) bytes * state.iterations() / cpu / 1e9 : 0.0;
     free(buf);
 }
 BENCHMARK(BM_ReadBandwidth)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -172,7 +183,8 @@ void BM_Gemv(benchmark::State & state) {
     }
     const auto         y = make_activation(t, k, 3);
     std::vector<float> out(nrows);
-    size_t             c = 0;
+    size_t             c    = 0;
+    const double       cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
         const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
         if (nth == 1) {
@@ -186,8 +198,12 @@ void BM_Gemv(benchmark::State & state) {
         }
         benchmark::ClobberMemory();
     }
+    const double cpu       = thread_cpu_seconds() - cpu0;
     state.counters["GBps"] = benchmark::Counter((double) mbytes * state.iterations(), benchmark::Counter::kIsRate,
                                                 benchmark::Counter::kIs1000);
+    // per CPU second of the calling thread: on a shared machine wall time also counts the time other
+    // processes held the core; this counts memory stalls but not descheduled time
+    state.counters["GBps_cpu"] = cpu > 0 ? (double) mbytes * state.iterations() / cpu / 1e9 : 0.0;
     state.SetLabel(std::string(ggml_type_name(t)) + " " + ggml_cpu_isa_name(ggml_cpu_best_isa()));
 }
 
