@@ -2,7 +2,9 @@
 // the kernels need another layout (non-contiguous rows, or the vec_dot type of a quantized weight);
 // then the result is cut into fixed tiles (BM weight rows x BN activation rows) handed round-robin
 // to the threads. The tile grid does not depend on the thread count and every kernel variant sums a
-// dot product in the same order, so results are identical for any number of threads.
+// dot product in the same order, so results are identical for any number of threads. Decode (one F32
+// activation row, quantized weights) converts the row in every thread instead (no barrier) and splits
+// the weight rows into one contiguous slice per thread.
 #include "ggml-cpu-impl.h"
 #include "matmul-kernels.h"
 
