@@ -139,6 +139,8 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
         {"mul_mat q8_0", mm_builder(GGML_TYPE_Q8_0, 256, 70, 40, false)},
         {"mul_mat q4_K", mm_builder(GGML_TYPE_Q4_K, 256, 70, 3, false)},
         {"mul_mat q4_0 decode", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, false)},
+        {"mul_mat q8_0 decode", mm_builder(GGML_TYPE_Q8_0, 1024, 77, 1, false)},
+        {"mul_mat q4_0 decode permuted", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, true)},
         {"rms_norm+softmax",
          [](ggml_context * ctx) {
              ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 200, 17, 3);
