@@ -39,9 +39,13 @@ inline float hsum8(__m256 v) {
 
 // ---- row vectors: R weight rows per vector, 256 bits per row ------------------------------------
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
-constexpr int   R  = 2;
-constexpr int   RP = 2;  // row vectors per tile (4 rows)
-constexpr int   RN = 4;  // activation rows per tile
+constexpr int R = 2;
+#    ifndef KQ_RP  // tile shape override, for tuning
+#        define KQ_RP 2
+#        define KQ_RN 4
+#    endif
+constexpr int   RP = KQ_RP;  // row vectors per tile (4 rows; 4 x 4 beat 2 x 8, 4 x 6, 6 x 3 on Zen 5)
+constexpr int   RN = KQ_RN;  // activation rows per tile (at most 8)
 typedef __m512i vi;
 typedef __m512  vf;
 
@@ -108,8 +112,12 @@ inline vf setf(float x) {
 }
 #else
 constexpr int   R  = 1;
-constexpr int   RP = 2;  // 2 rows x 2 activation rows: 16 ymm registers
-constexpr int   RN = 2;
+#    ifndef KQ_RP
+#        define KQ_RP 1
+#        define KQ_RN 4
+#    endif
+constexpr int   RP = KQ_RP;  // rows per tile (1 x 4 beat 2 x 2 and 2 x 3 with 16 ymm registers)
+constexpr int   RN = KQ_RN;  // activation rows per tile
 typedef __m256i vi;
 typedef __m256  vf;
 
@@ -229,26 +237,16 @@ void k45_tile(int nb, const uint8_t * const * w, const block_q8_K * const * y, f
         for (int i = 0; i < NP * R; i++) {
             bp[i] = w[i] + (size_t) ib * sizeof(B);
         }
-        vi T[NP], M[NP], hb[NP];
-        vf D[NP], DM[NP];
+        vi       T[NP], hb[NP];
+        uint64_t mins[NP * R];  // turned into vectors after the chunk loop (fewer live registers)
         for (int p = 0; p < NP; p++) {
-            __m256i t[R], m[R];
-            __m256  d[R], dm[R];
+            __m256i t[R];
             for (int i = 0; i < R; i++) {
-                const B * x = (const B *) bp[p * R + i];
-                uint64_t  sc, mn;
-                k4_scales(x->scales, &sc, &mn);
-                const __m128i sc8 = _mm_cvtsi64_si128((long long) sc);
-                const __m128i mn8 = _mm_cvtsi64_si128((long long) mn);
-                t[i]              = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sc8));
-                m[i]              = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn8, mn8));
-                d[i]              = _mm256_set1_ps(fp16_to_f32(x->d));
-                dm[i]             = _mm256_set1_ps(fp16_to_f32(x->dmin));
+                uint64_t sc;
+                k4_scales(((const B *) bp[p * R + i])->scales, &sc, &mins[p * R + i]);
+                t[i] = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_cvtsi64_si128((long long) sc)));
             }
-            T[p]  = join(t);
-            M[p]  = join(m);
-            D[p]  = joinf(d);
-            DM[p] = joinf(dm);
+            T[p] = join(t);
             if (Q5) {
                 hb[p] = rows32(bp + p * R, offsetof(block_q5_K, qh));
             }
@@ -281,6 +279,22 @@ void k45_tile(int nb, const uint8_t * const * w, const block_q8_K * const * y, f
                     si[p][c] = dot_acc(si[p][c], hi[p], y1, sh[p]);
                 }
             }
+        }
+        vi M[NP];
+        vf D[NP], DM[NP];
+        for (int p = 0; p < NP; p++) {
+            __m256i m[R];
+            __m256  d[R], dm[R];
+            for (int i = 0; i < R; i++) {
+                const B *     x   = (const B *) bp[p * R + i];
+                const __m128i mn8 = _mm_cvtsi64_si128((long long) mins[p * R + i]);
+                m[i]              = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn8, mn8));
+                d[i]              = _mm256_set1_ps(fp16_to_f32(x->d));
+                dm[i]             = _mm256_set1_ps(fp16_to_f32(x->dmin));
+            }
+            M[p]  = join(m);
+            D[p]  = joinf(d);
+            DM[p] = joinf(dm);
         }
         for (int c = 0; c < NC; c++) {
             const vi bs = bcast(load256(y[c][ib].bsums));
@@ -415,6 +429,12 @@ struct q6k {
     }
 };
 
+template <int A, int B>
+constexpr int min_i() {
+    return A < B ? A : B;
+}
+
+// nc (1..RN) activation rows: one instantiation per count, so no tile computes unused columns
 template <typename F, int NP>
 void tile_cols(int nb, const uint8_t * const * w, int nc, const block_q8_K * const * y, float (*res)[RP * R]) {
     switch (nc) {
@@ -422,13 +442,25 @@ void tile_cols(int nb, const uint8_t * const * w, int nc, const block_q8_K * con
             F::template tile<NP, 1>(nb, w, y, res);
             break;
         case 2:
-            F::template tile<NP, 2>(nb, w, y, res);
+            F::template tile<NP, min_i<2, RN>()>(nb, w, y, res);
             break;
         case 3:
-            F::template tile<NP, (RN >= 3 ? 3 : RN)>(nb, w, y, res);
+            F::template tile<NP, min_i<3, RN>()>(nb, w, y, res);
+            break;
+        case 4:
+            F::template tile<NP, min_i<4, RN>()>(nb, w, y, res);
+            break;
+        case 5:
+            F::template tile<NP, min_i<5, RN>()>(nb, w, y, res);
+            break;
+        case 6:
+            F::template tile<NP, min_i<6, RN>()>(nb, w, y, res);
+            break;
+        case 7:
+            F::template tile<NP, min_i<7, RN>()>(nb, w, y, res);
             break;
         default:
-            F::template tile<NP, RN>(nb, w, y, res);
+            F::template tile<NP, min_i<8, RN>()>(nb, w, y, res);
             break;
     }
 }
