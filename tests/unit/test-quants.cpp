@@ -424,19 +424,22 @@ TEST_P(QuantsIsa, GemvOddRowCounts) {
     }
 }
 
-// many activation rows at once (the prefill kernels), odd row and column counts, tail blocks; below
-// the kernels' chunk size every column must also equal the GEMV of that column exactly (same order)
+// many activation rows at once (the prefill kernels), odd row and column counts (partial tiles of
+// rows and of columns), tail blocks; below the kernels' chunk size every column must also equal the
+// GEMV of that column exactly (same order). For the K-quants the GEMV is the vec_dot loop, so this also
+// proves their tiled GEMM bit-identical to the vec_dot.
 TEST_P(QuantsIsa, GemmMatchesScalar) {
     const ggml_cpu_isa isa = GetParam();
     if (!ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
         GTEST_SKIP() << "CPU lacks " << ggml_cpu_isa_name(isa);
     }
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_F16}) {
+    for (ggml_type t :
+         {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_F16}) {
         const ggml_cpu_type_traits * ref = scalar_traits(t);
         const int                    bs  = (int) ggml_blck_size(t) < 32 ? 32 : (int) ggml_blck_size(t);
-        for (int n : {4 * bs, 5 * bs, 35 * bs}) {
-            for (int nrows : {1, 4, 6, 13}) {
-                for (int ncols : {1, 2, 3, 4, 5, 9}) {
+        for (int n : {1 * bs, 4 * bs, 5 * bs, 35 * bs}) {
+            for (int nrows : {1, 2, 3, 4, 5, 6, 13}) {
+                for (int ncols : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
                     const auto           w  = random_normal((size_t) n * nrows, 41 + nrows);
                     const size_t         rs = ggml_row_size(t, n);
                     std::vector<uint8_t> qw(rs * nrows);
@@ -469,6 +472,18 @@ TEST_P(QuantsIsa, GemmMatchesScalar) {
                 }
             }
         }
+    }
+}
+
+// the prefill path of Q4_K_M models: the SIMD tables must install the tiled K-quant GEMMs (otherwise
+// GemmMatchesScalar would only test the per-column fallback)
+TEST_P(QuantsIsa, KQuantGemmInstalled) {
+    const ggml_cpu_isa isa = GetParam();
+    if (isa == GGML_CPU_ISA_SCALAR || !ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
+        GTEST_SKIP() << "no SIMD table " << ggml_cpu_isa_name(isa);
+    }
+    for (ggml_type t : {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K}) {
+        EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm, nullptr) << ggml_type_name(t);
     }
 }
 

@@ -122,10 +122,12 @@ const tables & get_tables() {
         std::memcpy(r.t[GGML_CPU_ISA_AVX2], r.t[GGML_CPU_ISA_SCALAR], sizeof(r.t[0]));
         if (r.has[GGML_CPU_ISA_AVX2]) {
             ggml_cpu_quants_fill_avx2(r.t[GGML_CPU_ISA_AVX2]);
+            ggml_cpu_kq_gemm_fill_avx2(r.t[GGML_CPU_ISA_AVX2]);
         }
         std::memcpy(r.t[GGML_CPU_ISA_AVX512], r.t[GGML_CPU_ISA_AVX2], sizeof(r.t[0]));
         if (r.has[GGML_CPU_ISA_AVX512]) {
             ggml_cpu_quants_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
+            ggml_cpu_kq_gemm_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
         }
         r.best = r.has[GGML_CPU_ISA_AVX512] ? GGML_CPU_ISA_AVX512
                  : r.has[GGML_CPU_ISA_AVX2] ? GGML_CPU_ISA_AVX2
