@@ -13,10 +13,13 @@
 #include "ggml-cpu.h"
 #include "ggml-cpu/ggml-cpu-compute.h"
 #include "ggml.h"
+#include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
 extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
+
+using testing_util::nmse;
 
 namespace {
 
@@ -73,15 +76,6 @@ struct graph_fixture {
         return v;
     }
 };
-
-double nmse(const std::vector<float> & a, const std::vector<float> & b) {
-    double e = 0, n = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        e += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
-        n += (double) b[i] * b[i];
-    }
-    return n > 0 ? e / n : e;
-}
 
 std::function<ggml_tensor *(ggml_context *)> mm_builder(ggml_type t, int64_t K, int64_t M, int64_t N, bool permuted_b) {
     return [=](ggml_context * ctx) {

@@ -14,10 +14,13 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
+#include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
 extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
+
+using testing_util::nmse;
 
 namespace {
 
@@ -104,15 +107,6 @@ struct fa_graph {
         return r;
     }
 };
-
-double nmse(const std::vector<float> & a, const std::vector<float> & b) {
-    double e = 0, n = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        e += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
-        n += (double) b[i] * b[i];
-    }
-    return n > 0 ? e / n : e;
-}
 
 // Every K/V type: the kernel and the reference see the same K/V values and F32 Q; only the order of
 // summation and the exp polynomial differ (observed nmse ~1e-12).

@@ -41,6 +41,15 @@ std::string write_temp_file(const std::string & stem, const std::vector<uint8_t>
     return path;
 }
 
+double nmse(const std::vector<float> & a, const std::vector<float> & b) {
+    double e = 0, n = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        e += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+        n += (double) b[i] * b[i];
+    }
+    return n > 0 ? e / n : e;
+}
+
 std::vector<std::string> vocab_test_cases(const std::string & inp) {
     static const std::string sep = "\n__ggml_vocab_test__\n";
     std::vector<std::string> out;

@@ -23,7 +23,11 @@ std::string write_temp_file(const std::string & stem, const std::vector<uint8_t>
 // Tokenizer vectors (tests/data/vocab/NAME.gguf.inp / .out): the cases of an .inp text, separated by
 // "\n__ggml_vocab_test__\n" (what follows the last separator is not a case), and the token ids of
 // each line of an .out text (llama_token is int32_t).
-std::vector<std::string>          vocab_test_cases(const std::string & inp);
+std::vector<std::string> vocab_test_cases(const std::string & inp);
+
+// Normalized mean squared error of a against the reference b: sum (a-b)^2 / sum b^2 (the op
+// harness's measure; the plain sum when b is all zero).
+double                            nmse(const std::vector<float> & a, const std::vector<float> & b);
 std::vector<std::vector<int32_t>> vocab_test_ids(const std::string & out);
 
 }  // namespace testing_util

@@ -11,11 +11,7 @@
 // Internal linkage only, so that the two compilations never merge.
 #pragma once
 
-#include "cpu-type-traits.h"
-
-extern "C" {
-#include "ggml-quants.h"
-}
+#include "quants-x86-kernels.h"  // fp16_to_f32, hsum_f32_8: the vec_dot's own helpers
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -25,16 +21,9 @@ extern "C" {
 namespace {
 namespace kq {
 
-inline float fp16_to_f32(ggml_fp16_t h) {
-    return _cvtsh_ss(h);
-}
-
-// the vec_dot's final reduction, step for step
+// the vec_dot's final reduction, the same function
 inline float hsum8(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s        = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s        = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
+    return hsum_f32_8(v);
 }
 
 // ---- row vectors: R weight rows per vector, 256 bits per row ------------------------------------
