@@ -1,0 +1,155 @@
+/*
+ * llama-bench-ab — one benchmark client for two engines.
+ *
+ * Written in C99 against the subset of llama.h that our header and upstream llama.cpp's share, so the
+ * very same source is compiled twice: linked to our libllama (CMake target llama-bench-ab) and to an
+ * upstream build (scripts/bench-vs-upstream.sh). Both engines then see identical requests: the same
+ * token ids, batch sizes, context parameters and timing code.
+ *
+ *   llama-bench-ab MODEL [THREADS=2] [N_PROMPT=512] [N_GEN=128] [REPS=3] [FLASH_ATTN=-1] [DEPTH=0]
+ *
+ * FLASH_ATTN: -1 auto (the default of both engines), 0 off, 1 on. DEPTH: tokens placed in the KV cache
+ * before each timed run (not timed). Prints one line:
+ *   pp=<t/s> tg=<t/s> rss_mb=<peak RSS> load_ms=<model load>
+ * pp is N_PROMPT tokens decoded in one call; tg is N_GEN single-token decodes; both medians of REPS.
+ * Exit status: 0 success, 1 usage, 2 load or decode failure.
+ */
+#include "llama.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
+    (void) user;
+    if (level == GGML_LOG_LEVEL_ERROR) {
+        fputs(text, stderr);
+    }
+}
+
+static int cmp_double(const void * a, const void * b) {
+    const double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double * v, int n) {
+    qsort(v, (size_t) n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Decodes n tokens of `toks` in chunks of at most `chunk`; 0 on success. */
+static int decode_chunks(struct llama_context * ctx, llama_token * toks, int n, int chunk) {
+    for (int i = 0; i < n; i += chunk) {
+        const int m = n - i < chunk ? n - i : chunk;
+        if (llama_decode(ctx, llama_batch_get_one(toks + i, m)) != 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static long arg_or(int argc, char ** argv, int i, long def, long lo, long hi) {
+    if (argc <= i) {
+        return def;
+    }
+    char *     end = NULL;
+    const long v   = strtol(argv[i], &end, 10);
+    if (!end || *end || v < lo || v > hi) {
+        fprintf(stderr, "llama-bench-ab: argument %d ('%s') must be an integer in [%ld, %ld]\n", i, argv[i], lo, hi);
+        exit(1);
+    }
+    return v;
+}
+
+int main(int argc, char ** argv) {
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fprintf(argc < 2 ? stderr : stdout,
+                "usage: llama-bench-ab MODEL [THREADS=2] [N_PROMPT=512] [N_GEN=128] [REPS=3] [FLASH_ATTN=-1] "
+                "[DEPTH=0]\n");
+        return argc < 2 ? 1 : 0;
+    }
+    const int n_threads = (int) arg_or(argc, argv, 2, 2, 1, 512);
+    const int n_prompt  = (int) arg_or(argc, argv, 3, 512, 0, 65536);
+    const int n_gen     = (int) arg_or(argc, argv, 4, 128, 0, 65536);
+    const int reps      = (int) arg_or(argc, argv, 5, 3, 1, 1000);
+    const int fa        = (int) arg_or(argc, argv, 6, -1, -1, 1);
+    const int depth     = (int) arg_or(argc, argv, 7, 0, 0, 1 << 20);
+
+    llama_log_set(quiet_log, NULL);
+    llama_backend_init();
+
+    const int64_t             t_load0 = llama_time_us();
+    struct llama_model_params mp      = llama_model_default_params();
+    struct llama_model *      model   = llama_model_load_from_file(argv[1], mp);
+    const int64_t             t_load1 = llama_time_us();
+    if (!model) {
+        fprintf(stderr, "llama-bench-ab: cannot load %s\n", argv[1]);
+        return 2;
+    }
+    struct llama_context_params cp = llama_context_default_params();
+    cp.n_ctx                       = (uint32_t) (depth + (n_prompt > n_gen ? n_prompt : n_gen) + 16);
+    cp.n_batch                     = (uint32_t) (n_prompt > 0 ? n_prompt : 1);
+    cp.n_threads                   = n_threads;
+    cp.n_threads_batch             = n_threads;
+    cp.flash_attn_type             = (enum llama_flash_attn_type) fa;
+    struct llama_context * ctx     = llama_init_from_model(model, cp);
+    if (!ctx) {
+        fprintf(stderr, "llama-bench-ab: cannot create a context\n");
+        llama_model_free(model);
+        return 2;
+    }
+
+    const int     n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    const int     n_tok   = depth + n_prompt + n_gen + 1;
+    llama_token * toks    = (llama_token *) malloc(sizeof(llama_token) * (size_t) n_tok);
+    double *      pp      = (double *) calloc((size_t) reps, sizeof(double));
+    double *      tg      = (double *) calloc((size_t) reps, sizeof(double));
+    unsigned      seed    = 12345u;
+    for (int i = 0; i < n_tok; ++i) { /* fixed pseudo-random ids, identical for both engines */
+        seed    = seed * 1103515245u + 12345u;
+        toks[i] = (llama_token) ((seed >> 8) % (unsigned) (n_vocab > 1 ? n_vocab - 1 : 1)) + 1;
+    }
+    const int chunk = (int) cp.n_batch;
+    int       rc    = 0;
+    /* one untimed warm-up of each phase, as llama-bench does */
+    for (int r = -1; r < reps && rc == 0; ++r) {
+        if (n_prompt > 0) {
+            llama_memory_clear(llama_get_memory(ctx), true);
+            rc |= decode_chunks(ctx, toks, depth, chunk);
+            const int64_t t0 = llama_time_us();
+            rc |= decode_chunks(ctx, toks + depth, n_prompt, chunk);
+            const int64_t t1 = llama_time_us();
+            if (r >= 0) {
+                pp[r] = n_prompt / ((t1 - t0) * 1e-6);
+            }
+        }
+        if (n_gen > 0) {
+            llama_memory_clear(llama_get_memory(ctx), true);
+            rc |= decode_chunks(ctx, toks, depth, chunk);
+            const int64_t t0 = llama_time_us();
+            for (int i = 0; i < n_gen && rc == 0; ++i) {
+                rc |= decode_chunks(ctx, toks + depth + n_prompt + i, 1, 1);
+            }
+            const int64_t t1 = llama_time_us();
+            if (r >= 0) {
+                tg[r] = n_gen / ((t1 - t0) * 1e-6);
+            }
+        }
+    }
+    if (rc != 0) {
+        fprintf(stderr, "llama-bench-ab: llama_decode failed\n");
+    } else {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        printf("pp=%.2f tg=%.2f rss_mb=%.0f load_ms=%.0f\n", n_prompt > 0 ? median(pp, reps) : 0.0,
+               n_gen > 0 ? median(tg, reps) : 0.0, ru.ru_maxrss / 1024.0, (t_load1 - t_load0) / 1000.0);
+    }
+    free(toks);
+    free(pp);
+    free(tg);
+    llama_free(ctx);
+    llama_model_free(model);
+    llama_backend_free();
+    return rc ? 2 : 0;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Ours vs upstream llama.cpp, side by side through one client (bench/ab-client/ab-client.c compiled
+# against each engine), interleaved so both see the same machine state. Prints a markdown table.
+#
+#   scripts/bench-vs-upstream.sh UPSTREAM_DIR
+#
+# UPSTREAM_DIR: an upstream llama.cpp source tree built for the CPU (CMake build in UPSTREAM_DIR/build
+# with shared libraries, the default). How to get one: docs/benchmarks.md "Comparing with upstream".
+# Environment (defaults in brackets):
+#   BUILD [build]           our CMake build folder (llama-bench-ab, llama-gguf-synth, llama-quantize are built)
+#   MODELS_DIR [/tmp/llama-bench-models]   TinyLlama-shape models are written here once and reused
+#   MODELS ["q4_0 q8_0 q4_k_m f16"]   FA ["-1 0"] (-1 = auto, each engine's default)
+#   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
+#   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
+set -euo pipefail
+UP=${1:?usage: scripts/bench-vs-upstream.sh UPSTREAM_DIR}
+UP=$(cd "$UP" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+MODELS_DIR=${MODELS_DIR:-/tmp/llama-bench-models}
+MODELS=${MODELS:-q4_0 q8_0 q4_k_m f16}
+FA=${FA:--1 0}
+THREADS=${THREADS:-2} N_PROMPT=${N_PROMPT:-512} N_GEN=${N_GEN:-128} REPS=${REPS:-3} ROUNDS=${ROUNDS:-2}
+DEPTH=${DEPTH:-0} QUANT=${QUANT:-0}
+
+cmake --build "$BUILD" --target llama-bench-ab llama-gguf-synth llama-quantize -j2 >/dev/null
+OURS=$BUILD/bin/llama-bench-ab
+
+# The same client against upstream's headers and shared library.
+UPLIB=$(dirname "$(find "$UP/build" -name 'libllama.so' -print -quit)")
+[ -n "$UPLIB" ] && [ -f "$UPLIB/libllama.so" ] || { echo "no libllama.so under $UP/build (build upstream first)" >&2; exit 1; }
+THEIRS=$BUILD/bin/llama-bench-ab-upstream
+cc -std=c99 -O2 "$ROOT/bench/ab-client/ab-client.c" -I "$UP/include" -I "$UP/ggml/include" -L "$UPLIB" -lllama \
+    -Wl,-rpath,"$UPLIB" -o "$THEIRS"
+UPQ=$(find "$UP/build" -name llama-quantize -type f -print -quit || true)
+
+mkdir -p "$MODELS_DIR"
+synth() {  # synth TYPE -> TinyLlama-shape random-weight model
+    local f=$MODELS_DIR/tl-$1.gguf
+    [ -f "$f" ] || "$BUILD/bin/llama-gguf-synth" --preset tinyllama --type "$1" \
+        --vocab "$ROOT/tests/data/vocab/ggml-vocab-llama-spm.gguf" -o "$f" >/dev/null
+    echo "$f"
+}
+model_for() {
+    case $1 in
+        q4_k_m)
+            local f=$MODELS_DIR/tl-q4_k_m.gguf
+            [ -f "$f" ] || "$BUILD/bin/llama-quantize" "$(synth f16)" "$f" Q4_K_M >/dev/null 2>&1
+            echo "$f" ;;
+        *) synth "$1" ;;
+    esac
+}
+field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
+med() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+echo "# ours vs upstream ($(basename "$UP")), $(nproc) cores, threads $THREADS, pp$N_PROMPT tg$N_GEN depth $DEPTH, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| model | flash attn | pp ours / upstream | × | tg ours / upstream | × | peak RSS MB ours / upstream |"
+echo "|---|---|---|---|---|---|---|"
+for m in $MODELS; do
+    f=$(model_for "$m")
+    for fa in $FA; do
+        o=(); t=()
+        for ((r = 0; r < ROUNDS; ++r)); do  # interleave: ours, theirs, ours, theirs ...
+            o+=("$("$OURS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
+            t+=("$("$THEIRS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
+        done
+        opp=$(printf '%s\n' "${o[@]}" | field pp | med); tpp=$(printf '%s\n' "${t[@]}" | field pp | med)
+        otg=$(printf '%s\n' "${o[@]}" | field tg | med); ttg=$(printf '%s\n' "${t[@]}" | field tg | med)
+        orss=$(printf '%s\n' "${o[@]}" | field rss_mb | med); trss=$(printf '%s\n' "${t[@]}" | field rss_mb | med)
+        name=$fa; [ "$fa" = -1 ] && name=auto; [ "$fa" = 0 ] && name=off; [ "$fa" = 1 ] && name=on
+        echo "| $m | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") | $orss / $trss |"
+    done
+done
+
+if [ "$QUANT" = 1 ] && [ -n "$UPQ" ]; then
+    echo
+    echo "| quantize F16 → | ours s | upstream s |"
+    echo "|---|---|---|"
+    src=$(synth f16)
+    for q in Q4_0 Q4_K_M; do
+        s0=$(date +%s.%N); "$BUILD/bin/llama-quantize" "$src" "$MODELS_DIR/q-ours.gguf" "$q" "$THREADS" >/dev/null 2>&1; s1=$(date +%s.%N)
+        "$UPQ" "$src" "$MODELS_DIR/q-up.gguf" "$q" "$THREADS" >/dev/null 2>&1; s2=$(date +%s.%N)
+        echo "| $q | $(awk -v a="$s0" -v b="$s1" 'BEGIN{printf "%.1f", b-a}') | $(awk -v a="$s1" -v b="$s2" 'BEGIN{printf "%.1f", b-a}') |"
+        rm -f "$MODELS_DIR/q-ours.gguf" "$MODELS_DIR/q-up.gguf"
+    done
+fi
