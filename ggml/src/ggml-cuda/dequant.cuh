@@ -110,38 +110,44 @@ GGML_CUDA_DQ_FN int scale_min_k4(const uint8_t * q, int j, int which) {
 }
 
 // ---- per-type element getters -------------------------------------------------------------------
-template <ggml_type T> struct dq;
+template <ggml_type T>
+struct dq;
 
-template <> struct dq<GGML_TYPE_F32> {
-    typedef float           block;
-    static constexpr int    qk = 1;
+template <>
+struct dq<GGML_TYPE_F32> {
+    typedef float         block;
+    static constexpr int  qk = 1;
     GGML_CUDA_DQ_FN float get(const block & b, int) { return b; }
 };
 
-template <> struct dq<GGML_TYPE_F16> {
-    typedef uint16_t        block;
-    static constexpr int    qk = 1;
+template <>
+struct dq<GGML_TYPE_F16> {
+    typedef uint16_t      block;
+    static constexpr int  qk = 1;
     GGML_CUDA_DQ_FN float get(const block & b, int) { return f16(b); }
 };
 
-template <> struct dq<GGML_TYPE_BF16> {
-    typedef uint16_t        block;
-    static constexpr int    qk = 1;
+template <>
+struct dq<GGML_TYPE_BF16> {
+    typedef uint16_t      block;
+    static constexpr int  qk = 1;
     GGML_CUDA_DQ_FN float get(const block & b, int) { return bf16(b); }
 };
 
-template <> struct dq<GGML_TYPE_Q4_0> {
-    typedef block_q4_0   block;
-    static constexpr int qk = QK4_0;
+template <>
+struct dq<GGML_TYPE_Q4_0> {
+    typedef block_q4_0    block;
+    static constexpr int  qk = QK4_0;
     GGML_CUDA_DQ_FN float get(const block & b, int j) {
         const int q = j < 16 ? (b.qs[j] & 0xF) : (b.qs[j - 16] >> 4);
         return mul(f16(b.d), (float) (q - 8));
     }
 };
 
-template <> struct dq<GGML_TYPE_Q4_1> {
-    typedef block_q4_1   block;
-    static constexpr int qk = QK4_1;
+template <>
+struct dq<GGML_TYPE_Q4_1> {
+    typedef block_q4_1    block;
+    static constexpr int  qk = QK4_1;
     GGML_CUDA_DQ_FN float get(const block & b, int j) {
         const int q = j < 16 ? (b.qs[j] & 0xF) : (b.qs[j - 16] >> 4);
         return add(mul(f16(b.d), (float) q), f16(b.m));
@@ -149,36 +155,39 @@ template <> struct dq<GGML_TYPE_Q4_1> {
 };
 
 // 5-bit value of a q5_0 / q5_1 block: low nibble as q4_0, bit 4 is bit j of the little-endian qh
-template <typename B> GGML_CUDA_DQ_FN int q5_value(const B & b, int j) {
-    const uint32_t qh = (uint32_t) b.qh[0] | ((uint32_t) b.qh[1] << 8) | ((uint32_t) b.qh[2] << 16) |
-                        ((uint32_t) b.qh[3] << 24);
+template <typename B>
+GGML_CUDA_DQ_FN int q5_value(const B & b, int j) {
+    const uint32_t qh =
+        (uint32_t) b.qh[0] | ((uint32_t) b.qh[1] << 8) | ((uint32_t) b.qh[2] << 16) | ((uint32_t) b.qh[3] << 24);
     const int lo = j < 16 ? (b.qs[j] & 0xF) : (b.qs[j - 16] >> 4);
     return lo | (int) (((qh >> j) & 1) << 4);
 }
 
-template <> struct dq<GGML_TYPE_Q5_0> {
-    typedef block_q5_0   block;
-    static constexpr int qk = QK5_0;
+template <>
+struct dq<GGML_TYPE_Q5_0> {
+    typedef block_q5_0    block;
+    static constexpr int  qk = QK5_0;
     GGML_CUDA_DQ_FN float get(const block & b, int j) { return mul(f16(b.d), (float) (q5_value(b, j) - 16)); }
 };
 
-template <> struct dq<GGML_TYPE_Q5_1> {
-    typedef block_q5_1   block;
-    static constexpr int qk = QK5_1;
-    GGML_CUDA_DQ_FN float get(const block & b, int j) {
-        return add(mul(f16(b.d), (float) q5_value(b, j)), f16(b.m));
-    }
+template <>
+struct dq<GGML_TYPE_Q5_1> {
+    typedef block_q5_1    block;
+    static constexpr int  qk = QK5_1;
+    GGML_CUDA_DQ_FN float get(const block & b, int j) { return add(mul(f16(b.d), (float) q5_value(b, j)), f16(b.m)); }
 };
 
-template <> struct dq<GGML_TYPE_Q8_0> {
-    typedef block_q8_0   block;
-    static constexpr int qk = QK8_0;
+template <>
+struct dq<GGML_TYPE_Q8_0> {
+    typedef block_q8_0    block;
+    static constexpr int  qk = QK8_0;
     GGML_CUDA_DQ_FN float get(const block & b, int j) { return mul(f16(b.d), (float) b.qs[j]); }
 };
 
-template <> struct dq<GGML_TYPE_IQ4_NL> {
-    typedef block_iq4_nl block;
-    static constexpr int qk = QK4_NL;
+template <>
+struct dq<GGML_TYPE_IQ4_NL> {
+    typedef block_iq4_nl  block;
+    static constexpr int  qk = QK4_NL;
     GGML_CUDA_DQ_FN float get(const block & b, int j) {
         const int q = j < 16 ? (b.qs[j] & 0xF) : (b.qs[j - 16] >> 4);
         return mul(f16(b.d), (float) kvalue_iq4nl(q));
@@ -186,22 +195,24 @@ template <> struct dq<GGML_TYPE_IQ4_NL> {
 };
 
 // q2_K: element 128*h + 32*j + 16*half + l is bits 2j..2j+1 of qs[32*h + 16*half + l], sub-block 8*h + 2*j + half
-template <> struct dq<GGML_TYPE_Q2_K> {
-    typedef block_q2_K   block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_Q2_K> {
+    typedef block_q2_K    block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int     h = e / 128, j = (e % 128) / 32, half = (e % 32) / 16, l = e % 16;
         const uint8_t sc = b.scales[8 * h + 2 * j + half];
         const float   dl = mul(f16(b.d), (float) (sc & 0xF)), ml = mul(f16(b.dmin), (float) (sc >> 4));
-        const int     q  = (b.qs[32 * h + 16 * half + l] >> (2 * j)) & 3;
+        const int     q = (b.qs[32 * h + 16 * half + l] >> (2 * j)) & 3;
         return sub(mul(dl, (float) q), ml);
     }
 };
 
 // q3_K: (d * scale) * q with the signed 6-bit scale of sub-block e/16 (ggml_q3_K_scales)
-template <> struct dq<GGML_TYPE_Q3_K> {
-    typedef block_q3_K   block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_Q3_K> {
+    typedef block_q3_K    block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int i  = e / 16;
         const int lo = i < 8 ? (b.scales[i] & 0xF) : (b.scales[i - 8] >> 4);
@@ -214,9 +225,10 @@ template <> struct dq<GGML_TYPE_Q3_K> {
 };
 
 // q4_K: chunk c = e/64 of 32 bytes; low nibbles are sub-block 2c, high nibbles sub-block 2c + 1
-template <> struct dq<GGML_TYPE_Q4_K> {
-    typedef block_q4_K   block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_Q4_K> {
+    typedef block_q4_K    block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int   c = e / 64, hi = (e % 64) / 32, l = e % 32, sb = 2 * c + hi;
         const float dl = mul(f16(b.d), (float) scale_min_k4(b.scales, sb, 0));
@@ -226,9 +238,10 @@ template <> struct dq<GGML_TYPE_Q4_K> {
     }
 };
 
-template <> struct dq<GGML_TYPE_Q5_K> {
-    typedef block_q5_K   block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_Q5_K> {
+    typedef block_q5_K    block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int   c = e / 64, hi = (e % 64) / 32, l = e % 32, sb = 2 * c + hi;
         const float dl = mul(f16(b.d), (float) scale_min_k4(b.scales, sb, 0));
@@ -238,9 +251,10 @@ template <> struct dq<GGML_TYPE_Q5_K> {
     }
 };
 
-template <> struct dq<GGML_TYPE_Q6_K> {
-    typedef block_q6_K   block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_Q6_K> {
+    typedef block_q6_K    block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int h = e / 128, k = (e % 128) / 32, l = e % 32;
         const int lo = (b.ql[64 * h + 32 * (k & 1) + l] >> (4 * (k >> 1))) & 0xF;
@@ -249,20 +263,21 @@ template <> struct dq<GGML_TYPE_Q6_K> {
     }
 };
 
-template <> struct dq<GGML_TYPE_IQ4_XS> {
-    typedef block_iq4_xs block;
-    static constexpr int qk = QK_K;
+template <>
+struct dq<GGML_TYPE_IQ4_XS> {
+    typedef block_iq4_xs  block;
+    static constexpr int  qk = QK_K;
     GGML_CUDA_DQ_FN float get(const block & b, int e) {
         const int j = e / 32, l = e % 32;
-        const int ls =
-            (((b.scales_l[j / 2] >> (4 * (j % 2))) & 0xF) | (((b.scales_h >> (2 * j)) & 3) << 4)) - 32;
-        const int q = l < 16 ? (b.qs[16 * j + l] & 0xF) : (b.qs[16 * j + l - 16] >> 4);
+        const int ls = (((b.scales_l[j / 2] >> (4 * (j % 2))) & 0xF) | (((b.scales_h >> (2 * j)) & 3) << 4)) - 32;
+        const int q  = l < 16 ? (b.qs[16 * j + l] & 0xF) : (b.qs[16 * j + l - 16] >> 4);
         return mul(mul(f16(b.d), (float) ls), (float) kvalue_iq4nl(q));
     }
 };
 
 // Element k of a row of type T that starts at `row` (rows of every supported type are contiguous).
-template <ggml_type T> GGML_CUDA_DQ_FN float row_get(const void * row, int64_t k) {
+template <ggml_type T>
+GGML_CUDA_DQ_FN float row_get(const void * row, int64_t k) {
     const typename dq<T>::block * b = (const typename dq<T>::block *) row;
     return dq<T>::get(b[k / dq<T>::qk], (int) (k % dq<T>::qk));
 }
