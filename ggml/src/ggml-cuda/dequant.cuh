@@ -96,9 +96,11 @@ GGML_CUDA_DQ_FN float bf16(uint16_t h) {
 }
 
 GGML_CUDA_DQ_FN int kvalue_iq4nl(int i) {
-    // the codebook of ggml_kvalues_iq4nl, as a switch-free constant expression usable on both sides
-    constexpr int8_t kv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-    return kv[i];
+    // the codebook of ggml_kvalues_iq4nl packed into two 64-bit constants (one int8 per byte), so the
+    // device decodes it in registers instead of indexing a local-memory array; the unit test compares
+    // all 16 entries with the CPU table
+    const uint64_t packed = i < 8 ? 0xf6eaddcfbfad9881ull : 0x7159453526190d01ull;
+    return (int) (int8_t) (uint8_t) (packed >> (8 * (i & 7)));
 }
 
 // 6-bit scale (which = 0) or min (which = 1) of sub-block j of a q4_K / q5_K block (ggml_get_scale_min_k4)
