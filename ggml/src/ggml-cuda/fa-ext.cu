@@ -297,7 +297,8 @@ bool ggml_cuda_flash_attn_supported(const ggml_cuda_device_info & info, const gg
     if (m && m->type != GGML_TYPE_F16 && m->type != GGML_TYPE_F32) {
         return false;
     }
-    return k->ne[2] > 0 && q->ne[2] % k->ne[2] == 0 && k->ne[3] > 0 && q->ne[2] / k->ne[2] <= 65535 * kRows;
+    // grid: y = K/V heads, z = dim 3 (times the KV splits, which fall back to 1 when they would not fit)
+    return k->ne[2] > 0 && q->ne[2] % k->ne[2] == 0 && k->ne[3] > 0 && k->ne[2] <= 65535 && q->ne[3] <= 65535;
 }
 
 bool ggml_cuda_flash_attn(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
