@@ -1,0 +1,213 @@
+// mm-vec.cu — matrix x few-vectors straight from the stored weights (decode and small batches), and the
+// same kernel indexing experts for MUL_MAT_ID. One warp per weight row: each lane dequantizes 8
+// consecutive elements per step in registers (dequant.cuh) and multiplies them with up to
+// GGML_CUDA_MMV_MAX_COLS F32 activation columns; a warp sum gives the result. Weights are read once per
+// column group, activations come from L1/L2.
+//
+// A "problem" is one (weight slice, activation columns, destination columns) triple:
+//   MUL_MAT:    problem p = (i2, i3) of dst, weight slice (i2 / r2, i3 / r3) (broadcast as the CPU does)
+//   MUL_MAT_ID: problem p = (slot e, token t), weight slice ids[e, t], activation row (e % ne11, t)
+#include "mm-common.cuh"
+
+namespace {
+
+constexpr int      kWarps    = 4;  // weight rows per block
+constexpr int      kPerLane  = 8;  // consecutive elements per lane per step
+constexpr unsigned kMaxGridY = 65535u;
+
+struct mmv_args {
+    const char * w;  // weights: K x M per slice, rows contiguous
+    int64_t      K, M;
+    size_t       nbw1, nbw2, nbw3;
+    const char * y;  // activations, F32 with contiguous rows
+    size_t       nby1, nby2, nby3;
+    int64_t      ny1;
+    char *       d;  // destination, F32
+    size_t       nbd0, nbd1, nbd2, nbd3;
+    int          ncols;                   // activation columns per problem (MUL_MAT)
+    int64_t      n_problems, b2, r2, r3;  // MUL_MAT: problems = b2 * b3
+    const char * ids;                     // MUL_MAT_ID: I32 [n_used, n_tok], else nullptr
+    size_t       nbi0, nbi1;
+    int64_t      n_used, n_expert;
+};
+
+template <ggml_type T>
+__global__ void __launch_bounds__(kWarps * 32) mmv_kernel(const mmv_args a) {
+    using namespace ggml_cuda_dq;
+    constexpr int qk   = dq<T>::qk;
+    const int     lane = threadIdx.x % 32;
+    const int64_t row  = (int64_t) blockIdx.x * kWarps + threadIdx.x / 32;
+    if (row >= a.M) {
+        return;  // the whole warp leaves together; the kernel has no block-wide barrier
+    }
+    for (int64_t p = blockIdx.y; p < a.n_problems; p += gridDim.y) {
+        const char * w;
+        const char * y;
+        char *       d;
+        int          ncols;
+        if (a.ids) {
+            const int64_t e = p % a.n_used, t = p / a.n_used;
+            const int32_t x = *(const int32_t *) (a.ids + e * a.nbi0 + t * a.nbi1);
+            d               = a.d + row * a.nbd0 + e * a.nbd1 + t * a.nbd2;
+            if (x < 0 || x >= a.n_expert) {
+                if (lane == 0) {
+                    *(float *) d = 0.0f;  // bad expert id: zeros (the device cannot fail the graph)
+                }
+                continue;
+            }
+            w     = a.w + row * a.nbw1 + x * a.nbw2;
+            y     = a.y + (e % a.ny1) * a.nby1 + t * a.nby2;
+            ncols = 1;
+        } else {
+            const int64_t i2 = p % a.b2, i3 = p / a.b2;
+            w     = a.w + row * a.nbw1 + (i2 / a.r2) * a.nbw2 + (i3 / a.r3) * a.nbw3;
+            y     = a.y + i2 * a.nby2 + i3 * a.nby3;
+            d     = a.d + row * a.nbd0 + i2 * a.nbd2 + i3 * a.nbd3;
+            ncols = a.ncols;
+        }
+        float acc[GGML_CUDA_MMV_MAX_COLS];
+#pragma unroll
+        for (int c = 0; c < GGML_CUDA_MMV_MAX_COLS; ++c) {
+            acc[c] = 0.0f;
+        }
+        // quantized rows are a whole number of blocks of 32 or 256, so an 8-aligned chunk is either
+        // fully inside the row or fully outside; plain float rows may end inside a chunk
+        for (int64_t k0 = (int64_t) lane * kPerLane; k0 < a.K; k0 += 32 * kPerLane) {
+            float wv[kPerLane];
+#pragma unroll
+            for (int t = 0; t < kPerLane; ++t) {
+                wv[t] = (qk > 1 || k0 + t < a.K) ? row_get<T>(w, k0 + t) : 0.0f;
+            }
+#pragma unroll
+            for (int c = 0; c < GGML_CUDA_MMV_MAX_COLS; ++c) {
+                if (c < ncols) {
+                    const float * yc = (const float *) (y + c * a.nby1) + k0;
+#pragma unroll
+                    for (int t = 0; t < kPerLane; ++t) {
+                        if (qk > 1 || k0 + t < a.K) {
+                            acc[c] += wv[t] * yc[t];
+                        }
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < GGML_CUDA_MMV_MAX_COLS; ++c) {
+            if (c < ncols) {
+                const float s = ggml_cuda_warp_sum(acc[c]);
+                if (lane == 0) {
+                    *(float *) (d + c * a.nbd1) = s;
+                }
+            }
+        }
+    }
+}
+
+bool launch(ggml_cuda_op_ctx & ctx, ggml_type type, const mmv_args & a, const char * who) {
+    if (a.M == 0 || a.n_problems == 0) {
+        return true;
+    }
+    const dim3 grid(ggml_cuda_blocks(a.M, kWarps),
+                    a.n_problems < (int64_t) kMaxGridY ? (unsigned) a.n_problems : kMaxGridY);
+    switch (type) {
+#define GGML_CUDA_MMV_CASE(T)                                   \
+    case T:                                                     \
+        mmv_kernel<T><<<grid, kWarps * 32, 0, ctx.stream>>>(a); \
+        break;
+        GGML_CUDA_MM_FOR_EACH_TYPE(GGML_CUDA_MMV_CASE)
+#undef GGML_CUDA_MMV_CASE
+        default:
+            GGML_LOG_ERROR("[%s] weight type %s is not supported\n", who, ggml_type_name(type));
+            return false;
+    }
+    return !CUDA_LAUNCH_FAILED();
+}
+
+// Points the activation fields of `a` at src1, or at a contiguous copy in scratch slot `slot` when its
+// rows are strided. False (logged) when the scratch cannot be had.
+bool bind_activations(ggml_cuda_op_ctx & ctx, const ggml_tensor * b, int slot, mmv_args & a) {
+    if (b->nb[0] == sizeof(float)) {
+        a.y    = (const char *) b->data;
+        a.nby1 = b->nb[1];
+        a.nby2 = b->nb[2];
+        a.nby3 = b->nb[3];
+        return true;
+    }
+    const size_t bytes = (size_t) ggml_nelements(b) * sizeof(float);
+    void *       tmp   = ctx.scratch(slot, bytes);
+    if (!tmp) {
+        GGML_LOG_ERROR("%s: no scratch for %zu bytes of activations\n", __func__, bytes);
+        return false;
+    }
+    if (!ggml_cuda_convert_f32(ctx, b, tmp, false)) {
+        return false;
+    }
+    a.y    = (const char *) tmp;
+    a.nby1 = (size_t) b->ne[0] * sizeof(float);
+    a.nby2 = a.nby1 * (size_t) b->ne[1];
+    a.nby3 = a.nby2 * (size_t) b->ne[2];
+    return true;
+}
+
+}  // namespace
+
+bool ggml_cuda_mul_mat_vec(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
+    const ggml_tensor * w = dst->src[0];
+    const ggml_tensor * b = dst->src[1];
+    mmv_args            a{};
+    a.w    = (const char *) w->data;
+    a.K    = w->ne[0];
+    a.M    = w->ne[1];
+    a.nbw1 = w->nb[1];
+    a.nbw2 = w->nb[2];
+    a.nbw3 = w->nb[3];
+    if (!bind_activations(ctx, b, 0, a)) {
+        return false;
+    }
+    a.ny1        = b->ne[1];
+    a.d          = (char *) dst->data;
+    a.nbd0       = dst->nb[0];
+    a.nbd1       = dst->nb[1];
+    a.nbd2       = dst->nb[2];
+    a.nbd3       = dst->nb[3];
+    a.ncols      = (int) b->ne[1];
+    a.b2         = b->ne[2];
+    a.r2         = b->ne[2] / w->ne[2];
+    a.r3         = b->ne[3] / w->ne[3];
+    a.n_problems = b->ne[2] * b->ne[3];
+    a.ids        = nullptr;
+    return launch(ctx, w->type, a, "mul_mat");
+}
+
+bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
+    const ggml_tensor * as  = dst->src[0];
+    const ggml_tensor * b   = dst->src[1];
+    const ggml_tensor * ids = dst->src[2];
+    mmv_args            a{};
+    a.w    = (const char *) as->data;
+    a.K    = as->ne[0];
+    a.M    = as->ne[1];
+    a.nbw1 = as->nb[1];
+    a.nbw2 = as->nb[2];
+    a.nbw3 = as->nb[3];
+    if (!bind_activations(ctx, b, 0, a)) {
+        return false;
+    }
+    a.ny1        = b->ne[1];
+    a.d          = (char *) dst->data;
+    a.nbd0       = dst->nb[0];
+    a.nbd1       = dst->nb[1];
+    a.nbd2       = dst->nb[2];
+    a.nbd3       = dst->nb[3];
+    a.ncols      = 1;
+    a.b2         = 1;
+    a.r2         = 1;
+    a.r3         = 1;
+    a.ids        = (const char *) ids->data;
+    a.nbi0       = ids->nb[0];
+    a.nbi1       = ids->nb[1];
+    a.n_used     = ids->ne[0];
+    a.n_expert   = as->ne[2];
+    a.n_problems = ids->ne[0] * ids->ne[1];
+    return launch(ctx, as->type, a, "mul_mat_id");
+}
