@@ -90,3 +90,8 @@ endif()
 
 # (h) the installed library works for a consumer outside the tree (find_package, pkg-config; shared, static)
 include(${CMAKE_CURRENT_SOURCE_DIR}/install/install-tests.cmake)
+
+# (c) the CUDA backend's host-testable math (ggml-cuda/ops-math.cuh, quantize.cuh) is compared bit for bit
+# with the reference quantizers, which are built with -ffp-contract=off: so is its host test
+set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/unit/test-cuda-host-math.cpp APPEND PROPERTY COMPILE_OPTIONS
+             -ffp-contract=off)
