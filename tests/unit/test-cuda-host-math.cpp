@@ -219,7 +219,13 @@ INSTANTIATE_TEST_SUITE_P(Modes, CudaHostRope,
                                          rope_case{GGML_ROPE_TYPE_NEOX, 64, false, 1.0f, 0.0f, 1},
                                          rope_case{GGML_ROPE_TYPE_NEOX, 32, true, 1.0f, 0.0f, 3},
                                          rope_case{GGML_ROPE_TYPE_NORMAL, 48, true, 0.25f, 1.0f, 17},
-                                         rope_case{GGML_ROPE_TYPE_NEOX, 64, false, 0.125f, 1.0f, 20011}));
+                                         rope_case{GGML_ROPE_TYPE_NEOX, 64, false, 0.125f, 1.0f, 20011}),
+                         [](const testing::TestParamInfo<rope_case> & i) {
+                             const rope_case & c = i.param;
+                             return std::string(c.mode == GGML_ROPE_TYPE_NEOX ? "neox" : "normal") + "_dims" +
+                                    std::to_string(c.n_dims) + (c.freq_factors ? "_ff" : "") +
+                                    (c.ext_factor != 0.0f ? "_yarn" : "") + "_pos" + std::to_string(c.pos_scale);
+                         });
 
 TEST(CudaHostMath, AlibiSlopeIsTheCpuFormula) {
     for (float max_bias : {0.0f, 1.0f, 8.0f}) {
