@@ -90,3 +90,21 @@ endif()
 
 # (h) the installed library works for a consumer outside the tree (find_package, pkg-config; shared, static)
 include(${CMAKE_CURRENT_SOURCE_DIR}/install/install-tests.cmake)
+
+# (c) the CUDA backend's host-testable math (ggml-cuda/ops-math.cuh, quantize.cuh) is compared bit for bit
+# with the reference quantizers, which are built with -ffp-contract=off: so is its host test
+set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/unit/test-cuda-host-math.cpp APPEND PROPERTY COMPILE_OPTIONS
+             -ffp-contract=off)
+
+# (d) the CUDA basic ops on a real device against the CPU backend (skips without a device; fails then
+# when LLAMA_TEST_REQUIRE_CUDA=1). Assumes the CUDA build (ggml/src/ggml-cuda/CMakeLists.txt) has enabled
+# the CUDA language and compiled the backend's .cu files into ggml-internal.
+if (LLAMA_CUDA AND CMAKE_CUDA_COMPILER)
+    add_executable(test-cuda-basic-ops ${CMAKE_CURRENT_SOURCE_DIR}/cuda/test-cuda-basic-ops.cu)
+    target_link_libraries(test-cuda-basic-ops PRIVATE test-common GTest::gtest_main)
+    if (TARGET CUDA::cudart)
+        target_link_libraries(test-cuda-basic-ops PRIVATE CUDA::cudart)
+    endif()
+    add_test(NAME test-cuda-basic-ops COMMAND test-cuda-basic-ops WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    set_tests_properties(test-cuda-basic-ops PROPERTIES LABELS backend)
+endif()

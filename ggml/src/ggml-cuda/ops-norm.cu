@@ -1,0 +1,56 @@
+// NORM ((x - mean) / sqrt(var + eps)) and RMS_NORM (x / sqrt(mean(x^2) + eps)) per row, one block per
+// row, sums in double like ggml-cpu/ops-norm.cpp (a row is read two or three times; it stays in L1/L2).
+#include "ops-basic.cuh"
+
+namespace {
+
+template <bool RMS>
+__global__ void k_norm(cuda_tview d, cuda_tview a, int64_t nrows, float eps) {
+    __shared__ double sh[32];
+    const int64_t     n = a.ne[0];
+    for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
+        int64_t i1, i2, i3;
+        cuda_row_index(d, r, i1, i2, i3);
+        const char * x    = cuda_ptr(a, 0, i1, i2, i3);
+        char *       dr   = cuda_ptr(d, 0, i1, i2, i3);
+        float        mean = 0.0f;
+        double       acc  = 0.0;
+        if (RMS) {
+            for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+                const float v = cuda_load_f(a.type, x + i * a.nb[0]);
+                acc += (double) v * v;
+            }
+        } else {
+            double sum = 0.0;
+            for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+                sum += cuda_load_f(a.type, x + i * a.nb[0]);
+            }
+            mean = (float) (cuda_block_sum(sum, sh) / (double) n);
+            for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+                const float v = cuda_load_f(a.type, x + i * a.nb[0]) - mean;
+                acc += (double) v * v;
+            }
+        }
+        const double var = cuda_block_sum(acc, sh) / (double) n;
+        const float  s   = (float) (1.0 / sqrt(var + eps));
+        for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+            cuda_store_f(d.type, dr + i * d.nb[0], (cuda_load_f(a.type, x + i * a.nb[0]) - mean) * s);
+        }
+    }
+}
+
+}  // namespace
+
+bool ggml_cuda_op_norm(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
+    const float    eps   = ggml_get_op_params_f32(dst, 0);
+    const int64_t  nrows = cuda_nrows(dst);
+    const unsigned grid  = cuda_row_blocks(nrows);
+    if (dst->op == GGML_OP_RMS_NORM) {
+        k_norm<true>
+            <<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(cuda_tview_of(dst), cuda_tview_of(dst->src[0]), nrows, eps);
+    } else {
+        k_norm<false>
+            <<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(cuda_tview_of(dst), cuda_tview_of(dst->src[0]), nrows, eps);
+    }
+    return true;
+}
