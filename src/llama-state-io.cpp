@@ -1,5 +1,6 @@
 #include "llama-state-io.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -231,17 +232,15 @@ image parse(const uint8_t * data, size_t size, const expect & e) {
     if ((size_t) n_cells > (r.n - r.off) / CELL_SIZE) {
         throw fail("truncated: %u cells", n_cells);
     }
-    std::vector<bool> idx_seen(img.src_kv_size, false);
     img.cells.resize(n_cells);
     for (cell_rec & c : img.cells) {
         c.idx   = r.u32("cell index");
         c.pos   = r.i32("cell pos");
         c.shift = r.i32("cell shift");
         c.seqs  = r.u64("cell sequences");
-        if (c.idx >= img.src_kv_size || idx_seen[c.idx]) {
-            throw fail("invalid or repeated cell index %u", c.idx);
+        if (c.idx >= img.src_kv_size) {
+            throw fail("cell index %u is outside the source cache (%u cells)", c.idx, img.src_kv_size);
         }
-        idx_seen[c.idx] = true;
         if (c.pos < 0) {
             throw fail("negative position %d in cell %u", c.pos, c.idx);
         }
@@ -250,6 +249,18 @@ image parse(const uint8_t * data, size_t size, const expect & e) {
         }
         if (e.n_seq_max < 64 && (c.seqs >> e.n_seq_max) != 0) {
             throw fail("cell %u holds a sequence id >= n_seq_max (%u) of this context", c.idx, e.n_seq_max);
+        }
+    }
+
+    // cell indices are distinct (checked sorted, so no table sized by the untrusted cache size)
+    std::vector<uint32_t> idxs(n_cells);
+    for (uint32_t j = 0; j < n_cells; j++) {
+        idxs[j] = img.cells[j].idx;
+    }
+    std::sort(idxs.begin(), idxs.end());
+    for (uint32_t j = 1; j < n_cells; j++) {
+        if (idxs[j] == idxs[j - 1]) {
+            throw fail("cell index %u appears twice", idxs[j]);
         }
     }
 
@@ -289,6 +300,9 @@ uint8_t * writer::reserve(size_t k) {
 }
 
 void writer::put(const void * p, size_t k) {
+    if (k == 0) {
+        return;  // p may be NULL (an empty vector's data()), which memcpy must not see
+    }
     uint8_t * d = reserve(k);
     if (d) {
         memcpy(d, p, k);
