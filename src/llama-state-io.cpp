@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -241,8 +242,8 @@ image parse(const uint8_t * data, size_t size, const expect & e) {
         if (c.idx >= img.src_kv_size) {
             throw fail("cell index %u is outside the source cache (%u cells)", c.idx, img.src_kv_size);
         }
-        if (c.pos < 0) {
-            throw fail("negative position %d in cell %u", c.pos, c.idx);
+        if (c.pos < 0 || c.pos == INT32_MAX) {
+            throw fail("invalid position %d in cell %u", c.pos, c.idx);  // the next token's must exist
         }
         if (img.kind == KIND_SEQ ? c.seqs != 0 : c.seqs == 0) {
             throw fail("invalid sequence set 0x%llx in cell %u", (unsigned long long) c.seqs, c.idx);

@@ -15,6 +15,7 @@
 
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "ggml-backend.h"
+#include "llama-state-io.h"
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
@@ -475,6 +476,57 @@ TEST_F(State, CorruptTruncatedOrMismatchedStatesAreRejected) {
 
     EXPECT_EQ(get_state(victim.get()), before);
     EXPECT_TRUE(same_bits(continue_greedy(victim.get(), 1, 5, 2), want)) << "the context no longer decodes the same";
+}
+
+// Mutated states with a recomputed checksum (so they get past it) through the real API: each is
+// refused with the context unchanged, or accepted and the context still decodes (no crash, a
+// documented return code). The parser alone is fuzzed by tests/fuzz/fuzz-state.cpp.
+TEST_F(State, MutatedStatesThroughTheApi) {
+    model_ptr m = load_model("models/stories260K.gguf");
+    ASSERT_NE(m, nullptr);
+    ctx_opts o;
+    o.n_seq_max = 4;
+    ctx_ptr src = make_ctx(m.get(), o);
+    decode(src.get(), prompt_tokens(src.get(), 3, 50), 0, 0);
+    llama_memory_seq_cp(llama_get_memory(src.get()), 0, 2, -1, -1);
+    const bytes full = get_state(src.get()), seq = get_seq_state(src.get(), 0);
+
+    ctx_ptr      c = make_ctx(m.get(), o);
+    std::mt19937 rng(99);
+    int          n_accepted = 0;
+    for (int i = 0; i < 1500; i++) {
+        const bool is_seq = i % 2;
+        bytes      b      = is_seq ? seq : full;
+        for (int k = 0; k < 1 + (int) (rng() % 3); k++) {
+            const size_t at = 16 + rng() % (b.size() - 24);  // past magic/version/size, not the checksum
+            if (rng() % 2) {
+                b[at] ^= (uint8_t) (1u << (rng() % 8));
+            } else if (at + 4 <= b.size() - 8) {
+                static const uint32_t vals[] = {0, 1, 2, 3, 4, 255, 256, 0x7fffffffu, 0x80000000u, 0xffffffffu};
+                memcpy(b.data() + at, &vals[rng() % 10], 4);
+            }
+        }
+        const uint64_t sum = llama_state_io::checksum(b.data(), b.size() - 8);
+        memcpy(b.data() + b.size() - 8, &sum, 8);
+
+        const bytes  before = get_state(c.get());
+        const size_t got    = is_seq ? llama_state_seq_set_data(c.get(), b.data(), b.size(), 1)
+                                     : llama_state_set_data(c.get(), b.data(), b.size());
+        if (got == 0) {
+            ASSERT_EQ(get_state(c.get()), before) << "a refused state changed the context, mutation " << i;
+            continue;
+        }
+        ASSERT_EQ(got, b.size());
+        n_accepted++;
+        // decode one token after sequence 1's last position: any documented code, no crash
+        const llama_pos p = llama_memory_seq_pos_max(llama_get_memory(c.get()), 1) + 1;
+        owned_batch     bt(1);
+        bt.add(5, p, {1});
+        const int32_t rc = llama_decode(c.get(), bt.b);
+        EXPECT_TRUE(rc == 0 || rc == 1 || rc == -1) << rc << " " << llama_last_error();
+        llama_memory_clear(llama_get_memory(c.get()), true);
+    }
+    EXPECT_GT(n_accepted, 0);  // some mutations (K/V bytes, logits) are valid states
 }
 
 // Writes seeds for the state fuzzer (tests/fuzz/seeds-state) when LLAMA_TEST_WRITE_STATE_SEEDS
