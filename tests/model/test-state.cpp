@@ -156,6 +156,12 @@ protected:
         }
         llama_backend_init();
     }
+    // the synthetic models synth_path wrote (written again if a later suite needs them)
+    static void TearDownTestSuite() {
+        for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {
+            std::remove((testing::TempDir() + "test-state-" + std::to_string(getpid()) + "-" + arch + ".gguf").c_str());
+        }
+    }
 };
 
 // ---- whole context ---------------------------------------------------------------------------
