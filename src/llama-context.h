@@ -14,6 +14,9 @@
 #include <vector>
 
 struct llama_model;
+namespace llama_state_io {
+class writer;
+}  // namespace llama_state_io
 
 struct llama_context {
     // Throws llama_error on invalid parameters or allocation failure.
@@ -42,6 +45,14 @@ struct llama_context {
     // The scheduler and its backends ([GPU devices holding weights..., CPU]); for tests and tools.
     ggml_backend_sched_t                get_sched() const { return sched; }
     const std::vector<ggml_backend_t> & get_backends() const { return backends; }
+
+    // ---- state (llama-state.cpp, format in docs/state.md) ----
+    // Writes the whole context (seq_id < 0: outputs and every cell) or one sequence's cells.
+    void state_write(llama_state_io::writer & w, llama_seq_id seq_id, uint32_t flags) const;
+    // Parses and validates src, then restores the whole context (dest < 0) or sequence dest.
+    // exact: the state must fill src[0, size) (a file). Returns the bytes read. Throws
+    // llama_error, and then the context is unchanged.
+    size_t state_read(const uint8_t * src, size_t size, llama_seq_id dest, uint32_t flags, bool exact = false);
 
     llama_perf_context_data perf() const;
     void                    perf_reset();

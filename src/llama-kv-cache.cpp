@@ -42,8 +42,12 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
     if (v_trans && (ggml_is_quantized(type_v))) {
         throw llama_error(llama_format("a quantized V cache (%s) needs flash attention", ggml_type_name(type_v)));
     }
-    if (hp.n_embd_k_gqa() % ggml_blck_size(type_k) != 0 || hp.n_embd_v_gqa() % ggml_blck_size(type_v) != 0) {
-        throw llama_error("the KV cache type's block size does not divide the K/V row size");
+    // attention views the cache per head: a quantized block must not straddle two heads
+    if (hp.n_embd_head_k % ggml_blck_size(type_k) != 0 || hp.n_embd_head_v % ggml_blck_size(type_v) != 0) {
+        throw llama_error(
+            llama_format("a %s/%s KV cache needs head sizes (K %u, V %u) that are multiples of its "
+                         "block size",
+                         ggml_type_name(type_k), ggml_type_name(type_v), hp.n_embd_head_k, hp.n_embd_head_v));
     }
 
     try {

@@ -12,6 +12,10 @@
 #include "llama-memory.h"
 
 struct llama_model;
+namespace llama_state_io {
+class writer;
+struct image;
+}  // namespace llama_state_io
 
 // Where the tokens of one ubatch go: a cell index per token.
 struct llama_kv_slot {
@@ -49,9 +53,19 @@ public:
     // Undoes apply() for a ubatch whose compute did not complete (the slot's cells were empty).
     void release(const llama_kv_slot & slot);
 
-    uint32_t size() const { return (uint32_t) cells.size(); }
-    uint32_t n_used() const { return used; }
-    bool     v_trans() const { return v_trans_; }
+    uint32_t  size() const { return (uint32_t) cells.size(); }
+    uint32_t  n_used() const { return used; }
+    bool      v_trans() const { return v_trans_; }
+    ggml_type type_k() const { return k_l.empty() ? GGML_TYPE_F16 : k_l[0]->type; }
+    ggml_type type_v() const { return v_l.empty() ? GGML_TYPE_F16 : v_l[0]->type; }
+
+    // ---- state (llama-kv-cache-state.cpp, format in docs/state.md) ----
+    // Writes the cells of seq_id (< 0: every cell with its sequence set) and their K/V rows,
+    // read from whichever backend buffer holds each layer.
+    void state_write(llama_state_io::writer & w, llama_seq_id seq_id) const;
+    // Restores a validated image: the whole cache (dest < 0) or sequence dest. Every check that
+    // can fail (room for the cells) runs before the cache changes; throws llama_error then.
+    void state_apply(const llama_state_io::image & img, llama_seq_id dest);
 
     // Pending position shifts (seq_add/seq_div) to rotate into K before the next decode.
     bool has_shift() const { return shift_pending; }

@@ -79,6 +79,16 @@ if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump 
     set_tests_properties(test-cli-chat PROPERTIES LABELS model)
 endif()
 
+if (TARGET llama-save-load-state)
+    # (f') a session saved after a long prompt and resumed in a second run continues exactly
+    add_test(NAME test-cli-session
+             COMMAND ${CMAKE_COMMAND} -DCASE=session -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                 -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
+    set_tests_properties(test-cli-session PROPERTIES LABELS model)
+endif()
+
 if (TARGET llama-tool-common)
     # (g) the tools' strict number parsers
     add_executable(test-arg-parse ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-arg-parse.cpp)

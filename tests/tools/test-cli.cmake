@@ -2,8 +2,9 @@
 # --help on stdout with exit 0; bad numbers, unknown flags and missing values are usage errors
 # (exit 1) naming the flag; a missing file is a runtime failure (exit 2) with the real reason; every
 # error is printed exactly once. With -DCASE=chat: llama-simple-chat piped through stdin prints no
-# ESC byte and keeps answering after its context has filled up.
-#   cmake -DCASE=args|chat -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
+# ESC byte and keeps answering after its context has filled up. With -DCASE=session:
+# llama-save-load-state resumed from a session file continues exactly like an uninterrupted run.
+#   cmake -DCASE=args|chat|session -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
 #         -DWORK=<scratch dir> -P test-cli.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -183,6 +184,39 @@ elseif (CASE STREQUAL "chat")
         endif()
     endforeach()
     check("n_text GREATER_EQUAL 2" "expected the late turns to produce text")
+elseif (CASE STREQUAL "session")
+    # llama-save-load-state: a run resumed from a saved session prints exactly what one
+    # uninterrupted run prints (the session restores the KV cache and the last logits)
+    set(prompt "")
+    foreach(i RANGE 1 12)
+        string(APPEND prompt "Once upon a time, there was a little dog named Max number ${i}. ")
+    endforeach()
+    file(WRITE ${WORK}/session-prompt.txt "${prompt}")
+    set(session ${WORK}/session.bin)
+    file(REMOVE ${session})
+    run(llama-save-load-state -m ${MODEL} -n 40 -f ${WORK}/session-prompt.txt)
+    set(whole "${out}")
+    check("rc EQUAL 0" "expected the uninterrupted run to succeed")
+    run(llama-save-load-state -m ${MODEL} -n 0 --save ${session} -f ${WORK}/session-prompt.txt)
+    set(saved "${out}")
+    check("rc EQUAL 0" "expected the saving run to succeed")
+    check("EXISTS \"${session}\"" "expected the session file")
+    run(llama-save-load-state -m ${MODEL} -n 40 --load ${session})
+    check("rc EQUAL 0" "expected the resumed run to succeed")
+    check("out STREQUAL whole" "expected the resumed run to print what the uninterrupted run printed")
+    string(LENGTH "${saved}" n_saved)
+    string(LENGTH "${whole}" n_whole)
+    check("n_whole GREATER n_saved" "expected the continuation to add text")
+    # saving and continuing in one run prints the same too
+    run(llama-save-load-state -m ${MODEL} -n 40 --save ${session} -f ${WORK}/session-prompt.txt)
+    check("out STREQUAL whole" "expected --save with -n to print the uninterrupted run")
+    # a corrupt session: exit 2 with the reason once, nothing restored
+    file(WRITE ${WORK}/session-bad.bin "truncated")
+    expect_failure("cannot load session" llama-save-load-state -m ${MODEL} --load ${WORK}/session-bad.bin)
+    check("err MATCHES \"not a session file\"" "expected the reason")
+    expect_failure("No such file or directory" llama-save-load-state -m ${MODEL} --load ${WORK}/no-such-session)
+    expect_usage("--save and --load exclude each other" llama-save-load-state -m ${MODEL} --save a --load b)
+    expect_usage("invalid value '5' for -c" llama-save-load-state -m ${MODEL} -c 5)
 else()
     message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
