@@ -55,6 +55,13 @@ if (LLAMA_CUDA)
     endif()
     include(CheckLanguage)
     check_language(CUDA)
+    if (CMAKE_CUDA_COMPILER AND NOT EXISTS "${CMAKE_CUDA_COMPILER}")
+        find_program(_llama_cuda_compiler "${CMAKE_CUDA_COMPILER}")  # a bare name is looked up on PATH
+        if (NOT _llama_cuda_compiler)
+            unset(CMAKE_CUDA_COMPILER CACHE)
+            unset(CMAKE_CUDA_COMPILER)
+        endif()
+    endif()
     if (NOT CMAKE_CUDA_COMPILER)
         message(FATAL_ERROR "LLAMA_CUDA=ON but no CUDA compiler (nvcc) was found: install the CUDA toolkit, "
                             "put nvcc on PATH or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc, or configure with "
