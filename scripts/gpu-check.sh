@@ -5,7 +5,8 @@
 #   2. runs the CUDA op harness, the CUDA backend tests and the CUDA end-to-end tests with
 #      LLAMA_TEST_REQUIRE_CUDA=1 (a missing device is a failure there, not a skip),
 #   3. writes synthetic models with llama-gguf-synth (TinyLlama and Llama-3-8B shapes; F16, Q4_0 and
-#      Q4_K, the bulk type of Q4_K_M, written directly as that type: no quantize step),
+#      Q4_K, the bulk type of Q4_K_M, written directly as that type: no quantize step), in the
+#      background while the tests run,
 #   4. runs llama-bench (pp512, tg128, flash attention off and on, -ngl 99) on them,
 #   5. measures the device-to-device copy bandwidth,
 # and writes one summary: $OUT/gpu-summary.md if OUT is set, else $BUILD_DIR/gpu-summary.md.
@@ -13,7 +14,8 @@
 #
 #   scripts/gpu-check.sh
 # Environment: BUILD_DIR (default build-gpu), JOBS (default nproc), MODELS_DIR (default $BUILD_DIR/models),
-#   GPU_CHECK_QUICK=1 (small preset and short benchmarks: tries the flow on a machine without a GPU).
+#   GPU_CHECK_QUICK=1 (small preset and short benchmarks: tries the flow on a machine without a GPU),
+#   GPU_CHECK_DEADLINE (default 420: seconds after which remaining benchmarks are skipped, noted).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD_DIR=${BUILD_DIR:-build-gpu}
@@ -76,7 +78,42 @@ step "configure (CUDA on, Vulkan $vk)" "$LOG_DIR/configure.log" \
 step "build (-j $JOBS)" "$LOG_DIR/build.log" cmake --build "$BUILD_DIR" -j "$JOBS"
 BIN=$BUILD_DIR/bin
 
-# ---- 2. tests -----------------------------------------------------------------------------------------
+# ---- 2. models (in the background, while the tests run) ------------------------------------------------
+# Q4_K stands for Q4_K_M (whose matrices are mostly Q4_K); synth writes every matrix in the given type.
+if [ "$QUICK" = 1 ]; then
+    shapes=(tiny)
+    types=(q4_0 f16)
+    bench_args=(-p 64 -n 16 -r 1)
+else
+    shapes=(tinyllama llama3-8b)
+    types=(q4_0 q4_K f16)
+    bench_args=(-p 512 -n 128 -r 2)
+fi
+synth_status=$LOG_DIR/synth-status.txt
+: >"$synth_status"
+synth_all() {
+    local preset ty m t0 vocab
+    for preset in "${shapes[@]}"; do
+        for ty in "${types[@]}"; do
+            m=$MODELS_DIR/$preset-$ty.gguf
+            vocab=()
+            [ "$preset" = tinyllama ] && vocab=(--vocab tests/data/vocab/ggml-vocab-llama-spm.gguf)
+            t0=$(date +%s)
+            if [ -s "$m" ] || "$BIN/llama-gguf-synth" -o "$m" --preset "$preset" --type "$ty" "${vocab[@]}" \
+                >"$LOG_DIR/synth-$preset-$ty.log" 2>&1; then
+                echo "ok $m $(($(date +%s) - t0))" >>"$synth_status"
+            else
+                rm -f "$m"
+                echo "FAIL $m $(($(date +%s) - t0))" >>"$synth_status"
+            fi
+        done
+    done
+}
+echo "gpu-check: [$(elapsed) s] writing models in the background"
+synth_all &
+synth_pid=$!
+
+# ---- 3. tests -----------------------------------------------------------------------------------------
 # Vulkan (if built) would see the same GPU: keep it out so every result here is the CUDA backend's
 export LLAMA_TEST_REQUIRE_CUDA=1 GGML_VK_DISABLE=1
 for t in test-cuda-backend test-backend-ops test-cuda-e2e; do
@@ -91,35 +128,28 @@ for t in test-cuda-backend test-backend-ops test-cuda-e2e; do
 done
 bw=$(grep -h -o 'd2d bandwidth: [0-9.]* GB/s' "$LOG_DIR/test-cuda-backend.log" 2>/dev/null | grep -o '[0-9.]*' | head -1)
 
-# ---- 3. models ----------------------------------------------------------------------------------------
-# Q4_K stands for Q4_K_M (whose matrices are mostly Q4_K); synth writes every matrix in the given type.
-if [ "$QUICK" = 1 ]; then
-    shapes=("tiny:tiny")
-    types=(q4_0 f16)
-    bench_args=(-p 64 -n 16 -r 1)
-else
-    shapes=("tinyllama:tinyllama" "llama3-8b:llama3-8b")
-    types=(q4_0 q4_K f16)
-    bench_args=(-p 512 -n 128 -r 2)
-fi
+# ---- 4. models written? -----------------------------------------------------------------------------
+wait $synth_pid
 models=()
-for s in "${shapes[@]}"; do
-    preset=${s%%:*}
-    for ty in "${types[@]}"; do
-        m=$MODELS_DIR/$preset-$ty.gguf
-        vocab=()
-        [ "$preset" = tinyllama ] && vocab=(--vocab tests/data/vocab/ggml-vocab-llama-spm.gguf)
-        if [ -s "$m" ] || step "synth $preset $ty" "$LOG_DIR/synth-$preset-$ty.log" \
-            "$BIN/llama-gguf-synth" -o "$m" --preset "$preset" --type "$ty" "${vocab[@]}"; then
-            models+=("$m")
-        fi
-    done
-done
+while read -r st m secs; do
+    if [ "$st" = ok ]; then
+        note "- ok   synth $(basename "$m") ($secs s)"
+        models+=("$m")
+    else
+        failures=$((failures + 1))
+        note "- FAIL synth $(basename "$m") ($secs s; log: synth-*.log)"
+    fi
+done <"$synth_status"
 
-# ---- 4. benchmarks ------------------------------------------------------------------------------------
+# ---- 5. benchmarks ------------------------------------------------------------------------------------
 bench_md=$LOG_DIR/bench.md
 : >"$bench_md"
+deadline=${GPU_CHECK_DEADLINE:-420} # seconds: later benchmarks are skipped so the summary is complete in time
 for m in "${models[@]}"; do
+    if [ "$(elapsed)" -gt "$deadline" ]; then
+        note "- skip llama-bench $(basename "$m") (past ${deadline} s)"
+        continue
+    fi
     log=$LOG_DIR/bench-$(basename "$m" .gguf).log
     # one call per model: loaded once, both flash-attention settings
     if step "llama-bench $(basename "$m") -fa 0,1" "$log" \
@@ -128,7 +158,7 @@ for m in "${models[@]}"; do
     fi
 done
 
-# ---- 5. summary -----------------------------------------------------------------------------------------
+# ---- 6. summary -----------------------------------------------------------------------------------------
 note ""
 note "## Device-to-device copy bandwidth"
 note ""
