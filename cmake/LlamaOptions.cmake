@@ -41,10 +41,45 @@ else()
     set(LLAMA_VULKAN OFF)
 endif()
 
-# ---- LLAMA_CUDA: there is no CUDA backend in this tree yet -----------------------------------------
-if (LLAMA_CUDA AND NOT EXISTS ${PROJECT_SOURCE_DIR}/ggml/src/ggml-cuda/CMakeLists.txt)
-    message(FATAL_ERROR "LLAMA_CUDA=ON: the CUDA backend is not implemented yet (only CPU and Vulkan "
-                        "are), configure with -DLLAMA_CUDA=OFF.")
+# ---- LLAMA_CUDA: ON / OFF ---------------------------------------------------------------------------
+# ON needs nvcc and the CUDA toolkit's cudart and cuBLAS (no GPU: the build works, the registry then has
+# 0 CUDA devices at run time). The language and the toolkit are enabled here, at the top level, so that
+# CUDA::cudart / CUDA::cublas are visible to every target that links libggml's objects.
+if (LLAMA_CUDA)
+    # the toolkit's usual place, for machines where nvcc is not on PATH (CUDACXX / -DCMAKE_CUDA_COMPILER win)
+    if (NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+        find_program(_llama_nvcc nvcc)
+        if (NOT _llama_nvcc)
+            set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+        endif()
+    endif()
+    include(CheckLanguage)
+    check_language(CUDA)
+    if (CMAKE_CUDA_COMPILER AND NOT EXISTS "${CMAKE_CUDA_COMPILER}")
+        find_program(_llama_cuda_compiler "${CMAKE_CUDA_COMPILER}")  # a bare name is looked up on PATH
+        if (NOT _llama_cuda_compiler)
+            unset(CMAKE_CUDA_COMPILER CACHE)
+            unset(CMAKE_CUDA_COMPILER)
+        endif()
+    endif()
+    if (NOT CMAKE_CUDA_COMPILER)
+        message(FATAL_ERROR "LLAMA_CUDA=ON but no CUDA compiler (nvcc) was found: install the CUDA toolkit, "
+                            "put nvcc on PATH or pass -DCMAKE_CUDA_COMPILER=/path/to/nvcc, or configure with "
+                            "-DLLAMA_CUDA=OFF.")
+    endif()
+    # Ampere and Hopper as machine code, plus Hopper PTX that the driver compiles for newer GPUs.
+    if (NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+        set(CMAKE_CUDA_ARCHITECTURES "80-real;90-real;90-virtual")
+    endif()
+    # libggml links the shared cudart like cuBLAS (which needs it anyway): one runtime in the process
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    enable_language(CUDA)
+    find_package(CUDAToolkit QUIET)
+    if (NOT TARGET CUDA::cudart OR NOT TARGET CUDA::cublas)
+        message(FATAL_ERROR "LLAMA_CUDA=ON but the CUDA toolkit's cudart and cuBLAS libraries were not found "
+                            "next to ${CMAKE_CUDA_COMPILER}: install them or configure with -DLLAMA_CUDA=OFF.")
+    endif()
+    message(STATUS "LLAMA_CUDA=ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES})")
 endif()
 
 # ---- LLAMA_BUILD_TESTS needs GoogleTest --------------------------------------------------------------

@@ -56,7 +56,13 @@ check "LLAMA_VULKAN=ON, no Vulkan package" fail "LLAMA_VULKAN=ON but the Vulkan 
     -DLLAMA_VULKAN=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON
 check "LLAMA_VULKAN=OFF" ok "${summary}.*backends CPU," -DLLAMA_VULKAN=OFF
 check "LLAMA_VULKAN=maybe" fail "LLAMA_VULKAN must be ON, OFF or AUTO" -DLLAMA_VULKAN=maybe
-check "LLAMA_CUDA=ON" fail "LLAMA_CUDA=ON: the CUDA backend is not implemented yet" -DLLAMA_CUDA=ON
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    check "LLAMA_CUDA=ON (nvcc found)" ok "${summary}.*backends CPU(\+Vulkan)?\+CUDA," -DLLAMA_CUDA=ON
+else
+    check "LLAMA_CUDA=ON (no nvcc)" fail "LLAMA_CUDA=ON but no CUDA compiler" -DLLAMA_CUDA=ON
+fi
+check "LLAMA_CUDA=ON, nvcc not where it is said to be" fail "LLAMA_CUDA=ON but no CUDA compiler" \
+    -DLLAMA_CUDA=ON -DCMAKE_CUDA_COMPILER=/nonexistent/nvcc
 check "LLAMA_CUDA=OFF" ok "${summary}" -DLLAMA_CUDA=OFF
 check "BUILD_SHARED_LIBS=OFF" ok "${summary}static libraries" -DBUILD_SHARED_LIBS=OFF
 check "BUILD_SHARED_LIBS=ON" ok "${summary}shared libraries" -DBUILD_SHARED_LIBS=ON

@@ -8,7 +8,8 @@
 # apt-get line to run and stops (exit 1). Environment:
 #   BUILD_DIR   build folder (default: build)
 #   JOBS        parallel jobs (default: nproc)
-#   CMAKE_ARGS  extra configure arguments (e.g. sanitizers, -DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+#   CMAKE_ARGS  extra configure arguments (e.g. sanitizers, -DCMAKE_COMPILE_WARNING_AS_ERROR=ON);
+#               -DLLAMA_CUDA=ON is added when nvcc is found, unless CMAKE_ARGS sets LLAMA_CUDA itself
 #   CTEST_ARGS  extra ctest arguments (e.g. -L unit)
 #   LLAMA_NO_INSTALL=1  never call apt-get (fail with the apt-get line instead)
 set -euo pipefail
@@ -38,7 +39,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     fi
 fi
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+# With a CUDA toolkit on the machine (nvcc on PATH or in /usr/local/cuda) the CUDA backend is built too,
+# so a CUDA compile error fails here; without a GPU its tests skip. CMAKE_ARGS naming LLAMA_CUDA wins.
+cuda_args=""
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    case " ${CMAKE_ARGS:-} " in
+        *LLAMA_CUDA=*) ;;
+        *) cuda_args="-DLLAMA_CUDA=ON" ;;
+    esac
+fi
+
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release $cuda_args ${CMAKE_ARGS:-}
 cmake --build "$BUILD_DIR" -j "$JOBS"
 # --no-tests=error: tests switch themselves off without GoogleTest; CI must not pass with none
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" ${CTEST_ARGS:-}

@@ -18,7 +18,8 @@ static void print_usage(FILE * out) {
             "  -o, --output FILE   the model to write (required)\n"
             "  --arch A         llama (default), qwen2, phi3, gemma, gemma2\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
-            "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000)\n"
+            "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
+            "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
             "  --n-embd N  --n-ff N  --n-head N  --n-head-kv N    1 to 1048576\n"
             "  --n-layer N      1 to 4096          --head-dim N   0 (n_embd / n_head) to 65536\n"
             "  --n-vocab N      0 (vocab default) to 16777216\n"
@@ -45,7 +46,7 @@ int main(int argc, char ** argv) {
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0 && !synth::apply_preset(argv[i + 1], p)) {
             args.fail(std::string("unknown preset '") + argv[i + 1] +
-                      "' for --preset (micro, tiny, stories260k, tinyllama)");
+                      "' for --preset (micro, tiny, stories260k, tinyllama, llama3-8b)");
         }
     }
     while (args.next()) {

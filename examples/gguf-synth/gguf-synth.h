@@ -47,7 +47,9 @@ struct params {
 };
 
 // Presets: "micro" (the layout of the synthetic micro models in tests/data), "tiny" (256-wide, K-quant
-// friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B).
+// friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B), "llama3-8b" (the
+// Llama-3-8B shape: GQA 32/8, n_ff 14336, a 128256-token vocab, rope base 500000; with the built-in byte
+// vocab padded to that size unless --vocab gives one of exactly that size).
 inline bool apply_preset(const std::string & preset, params & p) {
     auto set = [&](int64_t e, int64_t l, int64_t f, int64_t h, int64_t kv, int64_t v, int64_t ctx, bool tied) {
         p.n_embd = e, p.n_layer = l, p.n_ff = f, p.n_head = h, p.n_head_kv = kv, p.n_vocab = v, p.n_ctx = ctx;
@@ -61,6 +63,9 @@ inline bool apply_preset(const std::string & preset, params & p) {
         set(64, 5, 172, 8, 4, 512, 2048, false);
     } else if (preset == "tinyllama") {
         set(2048, 22, 5632, 32, 4, 32000, 2048, false);
+    } else if (preset == "llama3-8b") {
+        set(4096, 32, 14336, 32, 8, 128256, 8192, false);
+        p.rope_base = 500000.0f;
     } else {
         return false;
     }

@@ -201,6 +201,8 @@ inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng)
 }
 
 struct result {
+    ggml_op     op        = GGML_OP_NONE;  // the op under test (views of a computed node unwrapped)
+    ggml_type   type      = GGML_TYPE_F32;  // that node's output type
     bool        supported = true;
     bool        ok        = false;
     double      nmse      = 0.0;
@@ -231,6 +233,13 @@ inline result run_case(ggml_backend_t be, const test_case & tc, uint32_t seed) {
     if (!ggml_graph_is_ok(gf)) {
         res.msg = "graph build failed";
         return res;
+    }
+    {
+        const ggml_tensor * o = out;
+        while (o->op == GGML_OP_VIEW && o->src[0] && o->src[0]->op != GGML_OP_NONE)
+            o = o->src[0];
+        res.op   = o->op;
+        res.type = o->type;
     }
     for (int i = 0; i < ggml_graph_n_nodes(gf); ++i) {
         if (!ggml_backend_supports_op(be, ggml_graph_node(gf, i))) {

@@ -1,5 +1,6 @@
-// Every op on every device of the registry, against double-precision references written here
-// (never the kernels). A failure names the device, the family and the case.
+// Every op on every device of the registry (CPU, Vulkan, CUDA when built and present), against
+// double-precision references written here (never the kernels). A failure names the device, the family
+// and the case. The CPU and CUDA devices must support every case of their required ops.
 #include "op-harness.h"
 
 #include "ggml-cpu.h"
@@ -363,6 +364,44 @@ const family k_families[] = {
     {"matmul", cases_matmul}, {"rows_copy", cases_rows_copy}, {"attn", cases_attn},
 };
 
+// Ops a CUDA device must run (issue 12: everything the CPU runs for the architectures we support). A CUDA
+// device refusing a case of one of these fails the test instead of counting it as unsupported, so a
+// backend cannot pass by declining work. Other devices (Vulkan) may still decline.
+const ggml_op k_cuda_required_ops[] = {
+    GGML_OP_ADD,        GGML_OP_SUB,
+    GGML_OP_MUL,        GGML_OP_DIV,
+    GGML_OP_UNARY,      GGML_OP_GLU,
+    GGML_OP_SQR,        GGML_OP_SQRT,
+    GGML_OP_SCALE,      GGML_OP_CLAMP,
+    GGML_OP_SUM_ROWS,   GGML_OP_MEAN,
+    GGML_OP_NORM,       GGML_OP_RMS_NORM,
+    GGML_OP_ARGMAX,     GGML_OP_MUL_MAT,
+    GGML_OP_MUL_MAT_ID, GGML_OP_GET_ROWS,
+    GGML_OP_SET_ROWS,   GGML_OP_CPY,
+    GGML_OP_DUP,        GGML_OP_CONT,
+    GGML_OP_CONCAT,     GGML_OP_ROPE,
+    GGML_OP_SOFT_MAX,   GGML_OP_FLASH_ATTN_EXT,
+    GGML_OP_ARGSORT,
+};
+
+// Writes into K-quant / IQ4_XS blocks (weight quantization, never a KV cache type) stay on the CPU.
+bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
+    const bool write = op == GGML_OP_CPY || op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_SET_ROWS;
+    return write && (t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K ||
+                     t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
+}
+
+bool must_support(ggml_backend_dev_t dev, ggml_op op, ggml_type type) {
+    if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
+        return true;
+    if (std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) != "CUDA")
+        return false;
+    if (is_kv_cache_write_exempt(op, type))
+        return false;
+    return std::find(std::begin(k_cuda_required_ops), std::end(k_cuda_required_ops), op) !=
+           std::end(k_cuda_required_ops);
+}
+
 void run_family(const char * fam) {
     std::vector<test_case> cases;
     for (const family & f : k_families)
@@ -371,17 +410,17 @@ void run_family(const char * fam) {
     ASSERT_FALSE(cases.empty());
     ASSERT_GT(ggml_backend_dev_count(), 0u);
     for (size_t d = 0; d < ggml_backend_dev_count(); ++d) {
-        ggml_backend_dev_t dev    = ggml_backend_dev_get(d);
-        const bool         is_cpu = ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
-        ggml_backend_t     be     = ggml_backend_dev_init(dev, nullptr);
+        ggml_backend_dev_t dev = ggml_backend_dev_get(d);
+        ggml_backend_t     be  = ggml_backend_dev_init(dev, nullptr);
         ASSERT_NE(be, nullptr) << ggml_backend_dev_name(dev);
         int n_ok = 0, n_skip = 0;
         for (size_t i = 0; i < cases.size(); ++i) {
             const result r = run_case(be, cases[i], (uint32_t) (i * 7919 + 17));
             if (!r.supported) {
                 ++n_skip;
-                if (is_cpu)
-                    ADD_FAILURE() << ggml_backend_dev_name(dev) << ": CPU does not support " << cases[i].desc;
+                if (must_support(dev, r.op, r.type))
+                    ADD_FAILURE() << ggml_backend_dev_name(dev) << " must support " << ggml_op_name(r.op)
+                                  << " but refuses " << cases[i].desc;
                 continue;
             }
             if (r.ok) {
@@ -415,6 +454,17 @@ TEST(BackendOps, RowsCopy) {
 }
 TEST(BackendOps, Attention) {
     run_family("attn");
+}
+
+// scripts/gpu-check.sh sets LLAMA_TEST_REQUIRE_CUDA=1: there the families above must have run on CUDA.
+TEST(BackendOps, CudaDeviceRunsWhenRequired) {
+    const char *       req = getenv("LLAMA_TEST_REQUIRE_CUDA");
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name("CUDA");
+    const size_t       n   = reg ? ggml_backend_reg_dev_count(reg) : 0;
+    if (!(req && req[0] == '1')) {
+        GTEST_SKIP() << n << " CUDA devices; LLAMA_TEST_REQUIRE_CUDA is not set";
+    }
+    EXPECT_GT(n, 0u) << "LLAMA_TEST_REQUIRE_CUDA=1 but no CUDA device";
 }
 
 TEST(BackendOps, AtLeastAThousandCases) {

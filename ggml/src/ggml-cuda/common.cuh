@@ -26,12 +26,12 @@
 
 // Static facts about one device, filled once at registry enumeration.
 struct ggml_cuda_device_info {
-    int    device   = 0;  // CUDA ordinal
-    int    cc       = 0;  // compute capability, major * 10 + minor (e.g. 90 for Hopper)
-    int    sm_count = 0;
-    int    warp_size = 32;
+    int    device               = 0;  // CUDA ordinal
+    int    cc                   = 0;  // compute capability, major * 10 + minor (e.g. 90 for Hopper)
+    int    sm_count             = 0;
+    int    warp_size            = 32;
     size_t smem_per_block_optin = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
-    size_t total_mem = 0;
+    size_t total_mem            = 0;
 };
 
 // What an op implementation sees while a graph runs on one backend (one stream on one device).
@@ -46,7 +46,7 @@ struct ggml_cuda_op_ctx {
     // scratch() call with the same slot; because every node runs on the same stream, reusing it for
     // the next node is stream-ordered and safe. Returns nullptr (logged) when the device is out of memory.
     void * (*scratch_fn)(void * user, int slot, size_t bytes) = nullptr;
-    void * scratch_user                                    = nullptr;
+    void * scratch_user                                       = nullptr;
 
     void * scratch(int slot, size_t bytes) const { return scratch_fn(scratch_user, slot, bytes); }
 };

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The GPU check (issue 12): one call on a machine with an NVIDIA GPU (written for one H200, 16 cores,
+# no network, within 8 minutes) that
+#   1. builds Release with CUDA (and Vulkan when its packages are there) on all cores,
+#   2. runs the CUDA op harness, the CUDA backend tests and the CUDA end-to-end tests with
+#      LLAMA_TEST_REQUIRE_CUDA=1 (a missing device is a failure there, not a skip),
+#   3. writes synthetic models with llama-gguf-synth (TinyLlama and Llama-3-8B shapes; F16, Q4_0 and
+#      Q4_K, the bulk type of Q4_K_M, written directly as that type: no quantize step), in the
+#      background while the tests run,
+#   4. runs llama-bench (pp512, tg128, flash attention off and on, -ngl 99) on them,
+#   5. measures the device-to-device copy bandwidth,
+# and writes one summary: $OUT/gpu-summary.md if OUT is set, else $BUILD_DIR/gpu-summary.md.
+# Every step runs even if an earlier one failed; the exit status is non-zero if any failed.
+#
+#   scripts/gpu-check.sh
+# Environment: BUILD_DIR (default build-gpu), JOBS (default nproc), MODELS_DIR (default $BUILD_DIR/models),
+#   GPU_CHECK_QUICK=1 (small preset and short benchmarks: tries the flow on a machine without a GPU),
+#   GPU_CHECK_DEADLINE (default 420: seconds after which remaining benchmarks are skipped, noted).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+JOBS=${JOBS:-$(nproc)}
+MODELS_DIR=${MODELS_DIR:-$BUILD_DIR/models}
+QUICK=${GPU_CHECK_QUICK:-0}
+if [ -n "${OUT:-}" ]; then SUMMARY=$OUT/gpu-summary.md; else SUMMARY=$BUILD_DIR/gpu-summary.md; fi
+LOG_DIR=$(dirname "$SUMMARY")/gpu-logs
+mkdir -p "$BUILD_DIR" "$LOG_DIR" "$MODELS_DIR"
+start=$(date +%s)
+failures=0
+elapsed() { echo $(($(date +%s) - start)); }
+
+# summary lines are collected and written at the end (and on every step, so a timeout keeps them)
+lines=()
+note() {
+    lines+=("$*")
+    printf '%s\n' "${lines[@]}" >"$SUMMARY"
+}
+# step NAME LOG CMD...: runs CMD with output in LOG; notes pass/fail and the time
+step() {
+    local name=$1 log=$2
+    shift 2
+    local t0 rc
+    t0=$(date +%s)
+    echo "gpu-check: [$(elapsed) s] $name"
+    "$@" >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        note "- ok   $name ($(($(date +%s) - t0)) s)"
+    else
+        failures=$((failures + 1))
+        note "- FAIL $name (exit $rc, $(($(date +%s) - t0)) s; log: $(basename "$log"))"
+        tail -25 "$log" | sed 's/^/      /' >>"$LOG_DIR/failures.txt"
+    fi
+    return $rc
+}
+
+note "# GPU check ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+note ""
+note "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ local changes)')"
+note "- host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+    note "- GPU: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -4 | tr '\n' ';')"
+else
+    note "- GPU: nvidia-smi not found"
+fi
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+note "- nvcc: $("$NVCC" --version 2>/dev/null | grep -o 'release [0-9.]*' || echo 'not found')"
+note ""
+note "## Steps"
+
+# ---- 1. build -----------------------------------------------------------------------------------------
+vk=OFF
+if pkg-config --exists vulkan 2>/dev/null && { command -v glslc || command -v glslangValidator; } >/dev/null 2>&1; then
+    vk=AUTO
+fi
+step "configure (CUDA on, Vulkan $vk)" "$LOG_DIR/configure.log" \
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CUDA=ON -DLLAMA_VULKAN=$vk -DLLAMA_BUILD_BENCH=ON
+step "build (-j $JOBS)" "$LOG_DIR/build.log" cmake --build "$BUILD_DIR" -j "$JOBS"
+BIN=$BUILD_DIR/bin
+
+# ---- 2. models (in the background, while the tests run) ------------------------------------------------
+# Q4_K stands for Q4_K_M (whose matrices are mostly Q4_K); synth writes every matrix in the given type.
+if [ "$QUICK" = 1 ]; then
+    shapes=(tiny)
+    types=(q4_0 f16)
+    bench_args=(-p 64 -n 16 -r 1)
+else
+    shapes=(tinyllama llama3-8b)
+    types=(q4_0 q4_K f16)
+    bench_args=(-p 512 -n 128 -r 2)
+fi
+synth_status=$LOG_DIR/synth-status.txt
+: >"$synth_status"
+synth_all() {
+    local preset ty m t0 vocab
+    for preset in "${shapes[@]}"; do
+        for ty in "${types[@]}"; do
+            m=$MODELS_DIR/$preset-$ty.gguf
+            vocab=()
+            [ "$preset" = tinyllama ] && vocab=(--vocab tests/data/vocab/ggml-vocab-llama-spm.gguf)
+            t0=$(date +%s)
+            if [ -s "$m" ] || "$BIN/llama-gguf-synth" -o "$m" --preset "$preset" --type "$ty" "${vocab[@]}" \
+                >"$LOG_DIR/synth-$preset-$ty.log" 2>&1; then
+                echo "ok $m $(($(date +%s) - t0))" >>"$synth_status"
+            else
+                rm -f "$m"
+                echo "FAIL $m $(($(date +%s) - t0))" >>"$synth_status"
+            fi
+        done
+    done
+}
+echo "gpu-check: [$(elapsed) s] writing models in the background"
+synth_all &
+synth_pid=$!
+
+# ---- 3. tests -----------------------------------------------------------------------------------------
+# Vulkan (if built) would see the same GPU: keep it out so every result here is the CUDA backend's
+export LLAMA_TEST_REQUIRE_CUDA=1 GGML_VK_DISABLE=1
+for t in test-cuda-backend test-backend-ops test-cuda-e2e; do
+    if [ -x "$BIN/$t" ]; then
+        step "$t" "$LOG_DIR/$t.log" "$BIN/$t"
+        grep -E '^\[ CUDA[0-9]* \]|^\[ .* on CUDA \]|d2d bandwidth|^\[  (FAILED|SKIPPED) +\] .*\([0-9]+ ms\)$|^\[  PASSED  \] [0-9]+ test' "$LOG_DIR/$t.log" |
+            head -40 | sed 's/^/    /' >>"$LOG_DIR/test-lines.txt"
+    else
+        failures=$((failures + 1))
+        note "- FAIL $t (not built)"
+    fi
+done
+bw=$(grep -h -o 'd2d bandwidth: [0-9.]* GB/s' "$LOG_DIR/test-cuda-backend.log" 2>/dev/null | grep -o '[0-9.]*' | head -1)
+
+# ---- 4. models written? -----------------------------------------------------------------------------
+wait $synth_pid
+models=()
+while read -r st m secs; do
+    if [ "$st" = ok ]; then
+        note "- ok   synth $(basename "$m") ($secs s)"
+        models+=("$m")
+    else
+        failures=$((failures + 1))
+        note "- FAIL synth $(basename "$m") ($secs s; log: synth-*.log)"
+    fi
+done <"$synth_status"
+
+# ---- 5. benchmarks ------------------------------------------------------------------------------------
+bench_md=$LOG_DIR/bench.md
+: >"$bench_md"
+deadline=${GPU_CHECK_DEADLINE:-420} # seconds: later benchmarks are skipped so the summary is complete in time
+for m in "${models[@]}"; do
+    if [ "$(elapsed)" -gt "$deadline" ]; then
+        note "- skip llama-bench $(basename "$m") (past ${deadline} s)"
+        continue
+    fi
+    log=$LOG_DIR/bench-$(basename "$m" .gguf).log
+    # one call per model: loaded once, both flash-attention settings
+    if step "llama-bench $(basename "$m") -fa 0,1" "$log" \
+        "$BIN/llama-bench" -m "$m" -ngl 99 -fa 0,1 "${bench_args[@]}" -o md; then
+        grep '^|' "$log" >>"$bench_md"
+    fi
+done
+
+# ---- 6. summary -----------------------------------------------------------------------------------------
+note ""
+note "## Device-to-device copy bandwidth"
+note ""
+if [ -n "${bw:-}" ]; then
+    note "$bw GB/s (read + write; test-cuda-backend Cuda.DeviceToDeviceBandwidth)"
+else
+    note "not measured (test-cuda-backend did not run Cuda.DeviceToDeviceBandwidth)"
+fi
+note ""
+note "## llama-bench (-ngl 99; pp = prompt tokens/s, tg = generated tokens/s)"
+note ""
+# one header, then the rows of every run
+hdr=$(grep -m1 '^| *model' "$bench_md")
+[ -n "$hdr" ] && note "$hdr" && note "$(grep -m1 '^| *-' "$bench_md")"
+while IFS= read -r l; do
+    note "$l"
+done < <(grep '^|' "$bench_md" | grep -v '^| *model' | grep -v '^| *-')
+if [ -n "${bw:-}" ]; then
+    # decode reads every weight once per token: t/s x model size is the bandwidth decode achieves
+    note ""
+    note "Decode bandwidth (tg t/s x model size) against the copy bandwidth (issue 12: >= 40% for the 8B"
+    note "Q4_0 shape; pp512 >= 5000 t/s):"
+    note ""
+    while IFS= read -r l; do note "$l"; done < <(grep '^|' "$bench_md" | awk -F'|' -v bw="$bw" '
+        $8 ~ /tg/ {
+            split($3, sz, " "); gib = sz[1]; if (sz[2] == "MiB") gib /= 1024;
+            split($9, ts, " "); gbs = ts[1] * gib * 1.073741824;
+            printf "- %s fa %s %s: %.1f t/s x %.2f GiB = %.0f GB/s = %.0f%% of %s GB/s\n",
+                   $2, $7 + 0, $8, ts[1], gib, gbs, 100 * gbs / bw, bw }' | sed 's/  */ /g')
+fi
+note ""
+note "## Test lines"
+note ""
+[ -f "$LOG_DIR/test-lines.txt" ] && while IFS= read -r l; do note "$l"; done <"$LOG_DIR/test-lines.txt"
+if [ -f "$LOG_DIR/failures.txt" ]; then
+    note ""
+    note "## Failure tails"
+    note ""
+    while IFS= read -r l; do note "$l"; done <"$LOG_DIR/failures.txt"
+fi
+note ""
+note "$failures step(s) failed; $(elapsed) s in all."
+echo "gpu-check: $failures step(s) failed; summary in $SUMMARY"
+[ "$failures" -eq 0 ]
