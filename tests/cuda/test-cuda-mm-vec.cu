@@ -1,13 +1,14 @@
 // The CUDA mat-vec kernels (ggml/src/ggml-cuda/mm-vec*.cu) on a real device: MUL_MAT with 1..8 activation
 // columns for every weight type the device reads (the dp4a kernel, the vector-load float kernel and the
 // general kernel, chosen by type and alignment), broadcast batches, strided activations, and MUL_MAT_ID
-// per (slot, token), each run through ggml_cuda_compute_mm against a double-precision reference computed
+// (per token, and grouped by expert for a batch), each run through ggml_cuda_compute_mm against a double-precision reference computed
 // here from the dequantized weights (ggml_dequantize_row) and the F32 activations. The dp4a path quantizes
 // the activations to 8 bits, hence its looser bound. Then, for information, the decode bandwidth of the
 // Llama-3-8B projection shapes against a device-to-device copy (printed, not asserted).
 // Without a CUDA device the test skips with one line; LLAMA_TEST_REQUIRE_CUDA=1 makes that a failure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -262,23 +263,32 @@ TEST(CudaMmVec, BroadcastAndStridedActivations) {
     }
 }
 
-TEST(CudaMmVec, MulMatIdPerToken) {
+// One token (per-token kernels) and 37 tokens (grouped by expert for the dp4a types: lists longer than one
+// chunk of 8, experts nobody chose), activations shared by the slots (n_b = 1) or one per slot.
+TEST(CudaMmVec, MulMatId) {
     SKIP_WITHOUT_DEVICE(info);
     uint32_t seed = 200;
     for (ggml_type t : kTypes) {
-        for (int n_b : {1, 2}) {
-            ggml_init_params ip{64u << 20, nullptr, false};
-            ggml_context *   c      = ggml_init(ip);
-            ggml_tensor *    as     = ggml_new_tensor_3d(c, t, 512, 48, 4);  // 4 experts
-            ggml_tensor *    b      = ggml_new_tensor_3d(c, GGML_TYPE_F32, 512, n_b, 3);
-            ggml_tensor *    ids    = ggml_new_tensor_2d(c, GGML_TYPE_I32, 2, 3);  // 2 used, 3 tokens
-            const int32_t    sel[6] = {3, 0, 1, 3, 2, 2};
-            std::memcpy(ids->data, sel, sizeof(sel));
-            fill_weights(as, seed++);
-            fill_f32(b, seed++);
-            EXPECT_EQ(run_node(info, ggml_mul_mat_id(c, as, b, ids), bound(t)), "")
-                << ggml_type_name(t) << " n_b " << n_b;
-            ggml_free(c);
+        for (int n_tok : {1, 37}) {
+            for (int n_b : {1, 4}) {
+                ggml_init_params ip{64u << 20, nullptr, false};
+                ggml_context *   c   = ggml_init(ip);
+                ggml_tensor *    as  = ggml_new_tensor_3d(c, t, 512, 48, 8);  // 8 experts
+                ggml_tensor *    b   = ggml_new_tensor_3d(c, GGML_TYPE_F32, 512, n_b, n_tok);
+                ggml_tensor *    ids = ggml_new_tensor_2d(c, GGML_TYPE_I32, 4, n_tok);  // 4 used
+                std::mt19937     rng(seed);
+                for (int tok = 0; tok < n_tok; tok++) {
+                    // 4 distinct experts of 0..6 (expert 7 is never chosen)
+                    std::vector<int32_t> e = {0, 1, 2, 3, 4, 5, 6};
+                    std::shuffle(e.begin(), e.end(), rng);
+                    std::memcpy((int32_t *) ids->data + 4 * tok, e.data(), 4 * sizeof(int32_t));
+                }
+                fill_weights(as, seed++);
+                fill_f32(b, seed++);
+                EXPECT_EQ(run_node(info, ggml_mul_mat_id(c, as, b, ids), bound(t)), "")
+                    << ggml_type_name(t) << " n_tok " << n_tok << " n_b " << n_b;
+                ggml_free(c);
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
-// mm-vec.cu — matrix x few-vectors straight from the stored weights (decode and small batches), and the
-// same for MUL_MAT_ID one (slot, token) at a time. The entry points pick one of three kernels
-// (mm-vec.cuh): the dp4a kernel for the quantized types it covers (mm-vecq.cu), the vector-load float
-// kernel for aligned F32/F16/BF16 (mm-vecf.cu), else the general kernel here: one warp per weight row,
-// each lane dequantizing 8 consecutive elements per step in registers (dequant.cuh) and multiplying them
-// with up to GGML_CUDA_MMV_MAX_COLS F32 activation columns; a warp sum gives the result.
+// mm-vec.cu — matrix x few-vectors straight from the stored weights (decode and small batches), and
+// MUL_MAT_ID (one (slot, token) at a time, or grouped by expert for batches: mm-id.cu). The entry points
+// pick one of three kernels (mm-vec.cuh): the dp4a kernel for the quantized types it covers (mm-vecq.cu),
+// the vector-load float kernel for aligned F32/F16/BF16 (mm-vecf.cu), else the general kernel here: one
+// warp per weight row, each lane dequantizing 8 consecutive elements per step in registers (dequant.cuh)
+// and multiplying them with up to GGML_CUDA_MMV_MAX_COLS F32 activation columns; a warp sum gives the
+// result.
 #include "mm-vec.cuh"
 
 namespace {
@@ -191,5 +192,9 @@ bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
     a.n_used     = ids->ne[0];
     a.n_expert   = as->ne[2];
     a.n_problems = ids->ne[0] * ids->ne[1];
+    // a batch reads each expert once for all its tokens; one token gains nothing from grouping
+    if (ids->ne[1] > 1 && ggml_cuda_mmvq_supported(as->type, a)) {
+        return ggml_cuda_mmvq_id_grouped(ctx, as->type, a, "mul_mat_id");
+    }
     return run(ctx, as->type, a, "mul_mat_id");
 }

@@ -108,6 +108,15 @@ bool ggml_cuda_mmvq_supported(ggml_type type, const mmv_args & a);
 // Quantizes the F32 activations of `a` (contiguous rows, dims K x ny1 x ny2 x ny3) into q8_1 blocks in
 // scratch slot 1, points `a` at them and runs the dp4a kernel. False (logged) on a failure.
 bool ggml_cuda_mmvq(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const char * who);
+// The first half of ggml_cuda_mmvq: only the quantization into scratch slot 1 and the repointing of `a`.
+bool ggml_cuda_mmvq_quantize(ggml_cuda_op_ctx & ctx, mmv_args & a, const char * who);
+
+// ---- mm-id.cu ------------------------------------------------------------------------------------------
+// MUL_MAT_ID for several tokens with weights the dp4a kernel takes (ggml_cuda_mmvq_supported): the
+// (slot, token) pairs are grouped by expert on the device (lists in scratch slot 2), then each block computes
+// 2 rows of one expert for all of its pairs, 8 at a time, so an expert's weights are read from memory
+// once per matmul instead of once per routed token. `a` as for the per-token path (ids set).
+bool ggml_cuda_mmvq_id_grouped(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const char * who);
 
 // ---- mm-vecf.cu ----------------------------------------------------------------------------------------
 // Whether the vector-load float kernel takes weights of type `type` with the layout of `a`.

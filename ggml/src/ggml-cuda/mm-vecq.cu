@@ -124,10 +124,7 @@ bool ggml_cuda_mmvq_supported(ggml_type type, const mmv_args & a) {
     return align != 0 && a.K % QK8_1 == 0 && a.ncols <= GGML_CUDA_MMV_MAX_COLS && mmv_aligned(a, align, sizeof(float));
 }
 
-bool ggml_cuda_mmvq(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const char * who) {
-    if (a.M == 0 || a.n_problems == 0) {
-        return true;
-    }
+bool ggml_cuda_mmvq_quantize(ggml_cuda_op_ctx & ctx, mmv_args & a, const char * who) {
     const int64_t nrows    = a.ny1 * a.ny2 * a.ny3;
     const size_t  row_size = (size_t) (a.K / QK8_1) * sizeof(block_q8_1);
     const size_t  bytes    = row_size * (size_t) nrows;
@@ -136,16 +133,28 @@ bool ggml_cuda_mmvq(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const 
         GGML_LOG_ERROR("[%s] no scratch for %zu bytes of q8_1 activations\n", who, bytes);
         return false;
     }
-    const unsigned gy = nrows < (int64_t) kMmvMaxGridY ? (unsigned) nrows : kMmvMaxGridY;
-    quantize_q8_1_kernel<<<dim3(ggml_cuda_blocks(a.K, kThreads), gy), kThreads, 0, ctx.stream>>>(
-        a.y, a.nby1, a.nby2, a.nby3, a.K, a.ny1, a.ny2, nrows, (block_q8_1 *) q);
-    if (CUDA_LAUNCH_FAILED()) {
-        return false;
+    if (nrows > 0) {
+        const unsigned gy = nrows < (int64_t) kMmvMaxGridY ? (unsigned) nrows : kMmvMaxGridY;
+        quantize_q8_1_kernel<<<dim3(ggml_cuda_blocks(a.K, kThreads), gy), kThreads, 0, ctx.stream>>>(
+            a.y, a.nby1, a.nby2, a.nby3, a.K, a.ny1, a.ny2, nrows, (block_q8_1 *) q);
+        if (CUDA_LAUNCH_FAILED()) {
+            return false;
+        }
     }
     a.y    = (const char *) q;
     a.nby1 = row_size;
     a.nby2 = row_size * (size_t) a.ny1;
     a.nby3 = a.nby2 * (size_t) a.ny2;
+    return true;
+}
+
+bool ggml_cuda_mmvq(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const char * who) {
+    if (a.M == 0 || a.n_problems == 0) {
+        return true;
+    }
+    if (!ggml_cuda_mmvq_quantize(ctx, a, who)) {
+        return false;
+    }
     switch (type) {
 #define GGML_CUDA_VECQ_CASE(T) \
     case T:                    \
