@@ -1,9 +1,9 @@
 // The CUDA mat-vec kernels (ggml/src/ggml-cuda/mm-vec*.cu) on a real device: MUL_MAT with 1..8 activation
 // columns for every weight type the device reads (the dp4a kernel, the vector-load float kernel and the
 // general kernel, chosen by type and alignment), broadcast batches, strided activations, and MUL_MAT_ID
-// (per token, and grouped by expert for a batch), each run through ggml_cuda_compute_mm against a double-precision reference computed
-// here from the dequantized weights (ggml_dequantize_row) and the F32 activations. The dp4a path quantizes
-// the activations to 8 bits, hence its looser bound. Then, for information, the decode bandwidth of the
+// (per token, and grouped by expert for a batch), each run through ggml_cuda_compute_mm against a double-precision
+// reference computed here from the dequantized weights (ggml_dequantize_row) and the F32 activations. The dp4a path
+// quantizes the activations to 8 bits, hence its looser bound. Then, for information, the decode bandwidth of the
 // Llama-3-8B projection shapes against a device-to-device copy (printed, not asserted).
 // Without a CUDA device the test skips with one line; LLAMA_TEST_REQUIRE_CUDA=1 makes that a failure.
 #include <gtest/gtest.h>
