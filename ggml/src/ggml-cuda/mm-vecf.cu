@@ -2,7 +2,7 @@
 // per step with 128-bit loads (one uint4 of halves / bfloat16, two float4 of floats) and the matching
 // activations as two float4, and accumulates in F32. Block shape and reduction as mm-vecq.cu: 4 warps
 // per R rows (R = 1 for one column, 2 for up to 8), 1024 elements of a row per step.
-// Needs 16-byte aligned rows of weights and activations and K % 8 == 0; mm-vec.cu takes the rest.
+// Needs 16-byte aligned rows of weights and activations, K % 8 == 0 and K >= 1024; mm-vec.cu takes the rest.
 #include "mm-vec.cuh"
 
 namespace {
@@ -102,7 +102,9 @@ bool ggml_cuda_mmvf_supported(ggml_type type, const mmv_args & a) {
     if (type != GGML_TYPE_F32 && type != GGML_TYPE_F16 && type != GGML_TYPE_BF16) {
         return false;
     }
-    return a.K % kPer == 0 && a.ncols <= GGML_CUDA_MMV_MAX_COLS && mmv_aligned(a, 16, 16);
+    // a row shorter than one step of the block (1024) would leave most threads idle (attention's K x Q at
+    // head size 128): the general kernel, a warp per row, uses the lanes better there
+    return a.K % kPer == 0 && a.K >= kThreads * kPer && a.ncols <= GGML_CUDA_MMV_MAX_COLS && mmv_aligned(a, 16, 16);
 }
 
 bool ggml_cuda_mmvf(ggml_cuda_op_ctx & ctx, ggml_type type, const mmv_args & a, const char * who) {
