@@ -1,35 +1,16 @@
-// mm-vec.cu — matrix x few-vectors straight from the stored weights (decode and small batches), and the
-// same kernel indexing experts for MUL_MAT_ID. One warp per weight row: each lane dequantizes 8
-// consecutive elements per step in registers (dequant.cuh) and multiplies them with up to
-// GGML_CUDA_MMV_MAX_COLS F32 activation columns; a warp sum gives the result. Weights are read once per
-// column group, activations come from L1/L2.
-//
-// A "problem" is one (weight slice, activation columns, destination columns) triple:
-//   MUL_MAT:    problem p = (i2, i3) of dst, weight slice (i2 / r2, i3 / r3) (broadcast as the CPU does)
-//   MUL_MAT_ID: problem p = (slot e, token t), weight slice ids[e, t], activation row (e % ne11, t)
-#include "mm-common.cuh"
+// mm-vec.cu — matrix x few-vectors straight from the stored weights (decode and small batches), and
+// MUL_MAT_ID (one (slot, token) at a time, or grouped by expert for batches: mm-id.cu). The entry points
+// pick one of three kernels (mm-vec.cuh): the dp4a kernel for the quantized types it covers (mm-vecq.cu),
+// the vector-load float kernel for aligned F32/F16/BF16 (mm-vecf.cu), else the general kernel here: one
+// warp per weight row, each lane dequantizing 8 consecutive elements per step in registers (dequant.cuh)
+// and multiplying them with up to GGML_CUDA_MMV_MAX_COLS F32 activation columns; a warp sum gives the
+// result.
+#include "mm-vec.cuh"
 
 namespace {
 
-constexpr int      kWarps    = 4;  // weight rows per block
-constexpr int      kPerLane  = 8;  // consecutive elements per lane per step
-constexpr unsigned kMaxGridY = 65535u;
-
-struct mmv_args {
-    const char * w;  // weights: K x M per slice, rows contiguous
-    int64_t      K, M;
-    size_t       nbw1, nbw2, nbw3;
-    const char * y;  // activations, F32 with contiguous rows
-    size_t       nby1, nby2, nby3;
-    int64_t      ny1;
-    char *       d;  // destination, F32
-    size_t       nbd0, nbd1, nbd2, nbd3;
-    int          ncols;                   // activation columns per problem (MUL_MAT)
-    int64_t      n_problems, b2, r2, r3;  // MUL_MAT: problems = b2 * b3
-    const char * ids;                     // MUL_MAT_ID: I32 [n_used, n_tok], else nullptr
-    size_t       nbi0, nbi1;
-    int64_t      n_used, n_expert;
-};
+constexpr int kWarps   = 4;  // weight rows per block
+constexpr int kPerLane = 8;  // consecutive elements per lane per step
 
 template <ggml_type T>
 __global__ void __launch_bounds__(kWarps * 32) mmv_kernel(const mmv_args a) {
@@ -41,31 +22,18 @@ __global__ void __launch_bounds__(kWarps * 32) mmv_kernel(const mmv_args a) {
         return;  // the whole warp leaves together; the kernel has no block-wide barrier
     }
     for (int64_t p = blockIdx.y; p < a.n_problems; p += gridDim.y) {
-        const char * w;
-        const char * y;
-        char *       d;
-        int          ncols;
-        if (a.ids) {
-            const int64_t e = p % a.n_used, t = p / a.n_used;
-            const int32_t x = *(const int32_t *) (a.ids + e * a.nbi0 + t * a.nbi1);
-            d               = a.d + row * a.nbd0 + e * a.nbd1 + t * a.nbd2;
-            if (x < 0 || x >= a.n_expert) {
-                if (lane == 0) {
-                    *(float *) d = 0.0f;  // bad expert id: zeros (the device cannot fail the graph)
-                }
-                continue;
+        const mmv_problem pr = mmv_problem_at(a, p);
+        if (pr.bad) {
+            if (lane == 0) {
+                *(float *) (pr.d + row * a.nbd0) = 0.0f;  // bad expert id: zeros (the device cannot fail the graph)
             }
-            w     = a.w + row * a.nbw1 + x * a.nbw2;
-            y     = a.y + (e % a.ny1) * a.nby1 + t * a.nby2;
-            ncols = 1;
-        } else {
-            const int64_t i2 = p % a.b2, i3 = p / a.b2;
-            w     = a.w + row * a.nbw1 + (i2 / a.r2) * a.nbw2 + (i3 / a.r3) * a.nbw3;
-            y     = a.y + i2 * a.nby2 + i3 * a.nby3;
-            d     = a.d + row * a.nbd0 + i2 * a.nbd2 + i3 * a.nbd3;
-            ncols = a.ncols;
+            continue;
         }
-        float acc[GGML_CUDA_MMV_MAX_COLS];
+        const char * w     = pr.w + row * a.nbw1;
+        const char * y     = pr.y;
+        char *       d     = pr.d + row * a.nbd0;
+        const int    ncols = pr.ncols;
+        float        acc[GGML_CUDA_MMV_MAX_COLS];
 #pragma unroll
         for (int c = 0; c < GGML_CUDA_MMV_MAX_COLS; ++c) {
             acc[c] = 0.0f;
@@ -108,7 +76,7 @@ bool launch(ggml_cuda_op_ctx & ctx, ggml_type type, const mmv_args & a, const ch
         return true;
     }
     const dim3 grid(ggml_cuda_blocks(a.M, kWarps),
-                    a.n_problems < (int64_t) kMaxGridY ? (unsigned) a.n_problems : kMaxGridY);
+                    a.n_problems < (int64_t) kMmvMaxGridY ? (unsigned) a.n_problems : kMmvMaxGridY);
     switch (type) {
 #define GGML_CUDA_MMV_CASE(T)                                   \
     case T:                                                     \
@@ -149,6 +117,17 @@ bool bind_activations(ggml_cuda_op_ctx & ctx, const ggml_tensor * b, int slot, m
     return true;
 }
 
+// Runs the fastest kernel that takes the weights and the layout of `a` (activations bound, F32).
+bool run(ggml_cuda_op_ctx & ctx, ggml_type type, mmv_args & a, const char * who) {
+    if (ggml_cuda_mmvq_supported(type, a)) {
+        return ggml_cuda_mmvq(ctx, type, a, who);
+    }
+    if (ggml_cuda_mmvf_supported(type, a)) {
+        return ggml_cuda_mmvf(ctx, type, a, who);
+    }
+    return launch(ctx, type, a, who);
+}
+
 }  // namespace
 
 bool ggml_cuda_mul_mat_vec(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
@@ -165,6 +144,8 @@ bool ggml_cuda_mul_mat_vec(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
         return false;
     }
     a.ny1        = b->ne[1];
+    a.ny2        = b->ne[2];
+    a.ny3        = b->ne[3];
     a.d          = (char *) dst->data;
     a.nbd0       = dst->nb[0];
     a.nbd1       = dst->nb[1];
@@ -176,7 +157,7 @@ bool ggml_cuda_mul_mat_vec(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
     a.r3         = b->ne[3] / w->ne[3];
     a.n_problems = b->ne[2] * b->ne[3];
     a.ids        = nullptr;
-    return launch(ctx, w->type, a, "mul_mat");
+    return run(ctx, w->type, a, "mul_mat");
 }
 
 bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
@@ -194,6 +175,8 @@ bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
         return false;
     }
     a.ny1        = b->ne[1];
+    a.ny2        = b->ne[2];
+    a.ny3        = b->ne[3];
     a.d          = (char *) dst->data;
     a.nbd0       = dst->nb[0];
     a.nbd1       = dst->nb[1];
@@ -209,5 +192,9 @@ bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
     a.n_used     = ids->ne[0];
     a.n_expert   = as->ne[2];
     a.n_problems = ids->ne[0] * ids->ne[1];
-    return launch(ctx, as->type, a, "mul_mat_id");
+    // a batch reads each expert once for all its tokens; one token gains nothing from grouping
+    if (ids->ne[1] > 1 && ggml_cuda_mmvq_supported(as->type, a)) {
+        return ggml_cuda_mmvq_id_grouped(ctx, as->type, a, "mul_mat_id");
+    }
+    return run(ctx, as->type, a, "mul_mat_id");
 }
