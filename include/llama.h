@@ -343,7 +343,8 @@ struct llama_context_params {
     int32_t  n_threads_batch; /* threads for multi-token decodes (prompt processing) */
 
     enum llama_rope_scaling_type rope_scaling_type; /* UNSPECIFIED = the model's */
-    enum llama_pooling_type      pooling_type;      /* embeddings pooling; UNSPECIFIED = the model's */
+    enum llama_pooling_type      pooling_type;      /* embeddings pooling; UNSPECIFIED = the model's;
+                                                     * RANK without a classifier head fails */
     enum llama_attention_type    attention_type;    /* UNSPECIFIED = the model's */
     enum llama_flash_attn_type   flash_attn_type;   /* fused attention kernel */
 
@@ -492,6 +493,9 @@ LLAMA_API bool        llama_model_has_decoder(const struct llama_model * model);
 /* For encoder-decoder models, the token that starts decoding; LLAMA_TOKEN_NULL otherwise. */
 LLAMA_API llama_token llama_model_decoder_start_token(const struct llama_model * model);
 LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model);
+/* Number of scores a classifier (reranker) model gives per sequence with pooling RANK: the rows
+ * of its cls.output head; 0 for a model without one. */
+LLAMA_API uint32_t    llama_model_n_cls_out(const struct llama_model * model);
 
 /* Builds the path of split number split_no (0-based) of split_count: "<prefix>-%05d-of-%05d.gguf".
  * snprintf semantics; returns the length written, or 0 on bad arguments. */
@@ -709,7 +713,17 @@ LLAMA_API struct llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, in
 /* Frees a batch from llama_batch_init (not one from llama_batch_get_one). */
 LLAMA_API void llama_batch_free(struct llama_batch batch);
 
-/* Runs the encoder of an encoder-decoder model. Returns -1: no such model here. */
+/*
+ * Runs an encoder model (BERT family: no LM head, bidirectional attention) over a batch and
+ * computes embeddings for every token: per token (llama_get_embeddings_ith) and, when the
+ * context's pooling type is not NONE, per sequence (llama_get_embeddings_seq). The batch is
+ * computed as a whole, so n_tokens must be <= n_ubatch; each sequence attends to its own tokens
+ * in this batch only (nothing carries over between calls: positions start again at 0).
+ * llama_decode on such a model does the same.
+ * Returns 0 on success; -1 for an invalid batch (token id out of range, position beyond the
+ * model's position embeddings, n_tokens > n_ubatch, ...) or a decoder-only model (which has no
+ * encoder: use llama_decode); 2 aborted; < -1 fatal. Reason in llama_last_error().
+ */
 LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch batch);
 
 /*
@@ -749,9 +763,16 @@ LLAMA_API float * llama_get_logits(struct llama_context * ctx);
  * token i did not request logits. */
 LLAMA_API float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
 
-/* Embeddings (contexts with embeddings enabled): all output rows of n_embd floats, the row of
- * batch token i (negative: from the end), or the pooled embedding of a sequence (pooling other
- * than NONE). NULL where not available. Owned by the context. */
+/* Embeddings (contexts with embeddings enabled, and every encoder model): all output rows of
+ * n_embd floats (with embeddings on, every batch token is an output), the row of batch token i
+ * (negative: from the end), or the pooled vector of a sequence of the last batch:
+ *   MEAN  the mean of the sequence's token rows in the batch
+ *   CLS   the row of its lowest position (the first token, [CLS] for BERT)
+ *   LAST  the row of its highest position
+ *   RANK  the CLS row through the model's classifier head: llama_model_n_cls_out(model) scores
+ * The rows are the model's final hidden states (after the output norm); no normalisation is
+ * applied. llama_get_embeddings_seq returns NULL with pooling NONE or for a sequence absent from
+ * the last batch. NULL where not available. Owned by the context, valid until the next decode. */
 LLAMA_API float * llama_get_embeddings(struct llama_context * ctx);
 LLAMA_API float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i);
 LLAMA_API float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);

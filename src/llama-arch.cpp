@@ -13,8 +13,9 @@ struct arch_row {
 
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
-    {LLM_ARCH_LLAMA, "llama"}, {LLM_ARCH_QWEN2, "qwen2"},   {LLM_ARCH_PHI3, "phi3"},
-    {LLM_ARCH_GEMMA, "gemma"}, {LLM_ARCH_GEMMA2, "gemma2"},
+    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},   {LLM_ARCH_PHI3, "phi3"},
+    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"}, {LLM_ARCH_BERT, "bert"},
+    {LLM_ARCH_NOMIC_BERT, "nomic-bert"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -49,6 +50,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, "%s.attention.layer_norm_rms_epsilon"},
     {LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal"},
     {LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window"},
+    {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
     {LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base"},
@@ -93,6 +95,13 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_DOWN, "blk.%d.ffn_down"},
     {LLM_TENSOR_ROPE_FACTORS_LONG, "rope_factors_long"},
     {LLM_TENSOR_ROPE_FACTORS_SHORT, "rope_factors_short"},
+    {LLM_TENSOR_TOKEN_TYPES, "token_types"},
+    {LLM_TENSOR_POS_EMBD, "position_embd"},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, "token_embd_norm"},
+    {LLM_TENSOR_ATTN_OUT_NORM, "blk.%d.attn_output_norm"},
+    {LLM_TENSOR_LAYER_OUT_NORM, "blk.%d.layer_output_norm"},
+    {LLM_TENSOR_CLS, "cls"},
+    {LLM_TENSOR_CLS_OUT, "cls.output"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -12,6 +12,8 @@ enum llm_arch {
     LLM_ARCH_PHI3,
     LLM_ARCH_GEMMA,
     LLM_ARCH_GEMMA2,
+    LLM_ARCH_BERT,
+    LLM_ARCH_NOMIC_BERT,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -47,6 +49,7 @@ enum llm_kv {
     LLM_KV_ATTENTION_LAYERNORM_RMS_EPS,
     LLM_KV_ATTENTION_CAUSAL,
     LLM_KV_ATTENTION_SLIDING_WINDOW,
+    LLM_KV_POOLING_TYPE,
 
     LLM_KV_ROPE_DIMENSION_COUNT,
     LLM_KV_ROPE_FREQ_BASE,
@@ -96,6 +99,13 @@ enum llm_tensor {
     LLM_TENSOR_FFN_DOWN,
     LLM_TENSOR_ROPE_FACTORS_LONG,
     LLM_TENSOR_ROPE_FACTORS_SHORT,
+    LLM_TENSOR_TOKEN_TYPES,      // BERT: token type (segment) embeddings
+    LLM_TENSOR_POS_EMBD,         // absolute position embeddings
+    LLM_TENSOR_TOKEN_EMBD_NORM,  // layer norm after the input embeddings
+    LLM_TENSOR_ATTN_OUT_NORM,    // BERT post-attention layer norm
+    LLM_TENSOR_LAYER_OUT_NORM,   // BERT post-FFN layer norm
+    LLM_TENSOR_CLS,              // classifier (reranker) dense layer
+    LLM_TENSOR_CLS_OUT,          // classifier output projection
     LLM_TENSOR_COUNT,
 };
 

@@ -69,9 +69,9 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     cp.no_perf      = params.no_perf;
     cp.warmup       = false;
     cp.pooling_type = params.pooling_type == LLAMA_POOLING_TYPE_UNSPECIFIED ? hp.pooling_type : params.pooling_type;
-    if (cp.pooling_type != LLAMA_POOLING_TYPE_NONE) {
-        LLAMA_LOG_WARN("%s: pooling is not implemented; embeddings are per token\n", __func__);
-        cp.pooling_type = LLAMA_POOLING_TYPE_NONE;
+    std::string pool_err;
+    if (!llama_pooling::supported(model, cp.pooling_type, pool_err)) {
+        throw llama_error(pool_err);
     }
     cp.cb_eval           = params.cb_eval;
     cp.cb_eval_user_data = params.cb_eval_user_data;
@@ -191,7 +191,7 @@ void llama_context::build_graph(const llm_graph_params & p) {
     gres->params = p;
     llm_graph_context g(model, cparams, *kv, p, *gres);
     model.ops->build_graph(g);
-    if (!ggml_graph_is_ok(gres->gf) || !gres->t_logits) {
+    if (!ggml_graph_is_ok(gres->gf) || (!gres->t_logits && !gres->t_embd)) {
         throw llama_error("failed to build the graph (see the log)");
     }
 }
@@ -247,6 +247,13 @@ bool llama_context::apply_k_shift(std::string & err) {
 // ---- decode ------------------------------------------------------------------------------------
 
 int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
+    if (model.is_encoder()) {
+        return encode(batch, err);  // as llama.cpp does for models without a decoder
+    }
+    return run(batch, err);
+}
+
+int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     const int64_t t0      = cparams.no_perf ? 0 : llama_time_us();
     const int32_t n_vocab = (int32_t) model.hparams.n_vocab;
     const int32_t n_embd  = (int32_t) model.hparams.n_embd;
@@ -259,7 +266,11 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
         err = llama_format("n_tokens = %d exceeds n_batch = %u", batch.n_tokens, cparams.n_batch);
         return -1;
     }
-    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, kv.get(), cparams.embeddings, err)) {
+    // a model without an LM head only has embeddings to give
+    const bool want_embd = cparams.embeddings || model.is_encoder();
+    const bool has_head  = model.output != nullptr;
+    pooling.clear();
+    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, kv.get(), want_embd, err)) {
         return -1;
     }
     if (kv->has_shift() && !apply_k_shift(err)) {
@@ -277,8 +288,8 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
     // outputs of this decode replace the previous ones
     n_outputs  = (int32_t) balloc.n_outputs();
     output_ids = balloc.output_ids();
-    logits.resize((size_t) n_outputs * n_vocab);
-    if (cparams.embeddings) {
+    logits.resize(has_head ? (size_t) n_outputs * n_vocab : 0);
+    if (want_embd) {
         embd.resize((size_t) n_outputs * n_embd);
     } else {
         embd.clear();
@@ -327,14 +338,24 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
             return -3;
         }
         if (ub.n_outputs > 0) {
-            ggml_backend_tensor_get(gres->t_logits, logits.data() + (size_t) n_out_done * n_vocab, 0,
-                                    (size_t) ub.n_outputs * n_vocab * sizeof(float));
-            if (cparams.embeddings && gres->t_embd) {
+            if (has_head && gres->t_logits) {
+                ggml_backend_tensor_get(gres->t_logits, logits.data() + (size_t) n_out_done * n_vocab, 0,
+                                        (size_t) ub.n_outputs * n_vocab * sizeof(float));
+            }
+            if (want_embd && gres->t_embd) {
                 ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_embd, 0,
                                         (size_t) ub.n_outputs * n_embd * sizeof(float));
             }
         }
         n_out_done += (int32_t) ub.n_outputs;
+    }
+    if (want_embd && cparams.pooling_type != LLAMA_POOLING_TYPE_NONE) {
+        try {
+            pooling.pool(model, cparams.pooling_type, ubatches, embd.data(), n_embd);
+        } catch (const std::exception & e) {
+            err = e.what();
+            return -3;
+        }
     }
 
     if (!cparams.no_perf) {
@@ -348,6 +369,33 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
         }
     }
     return 0;
+}
+
+int32_t llama_context::encode(const llama_batch & batch, std::string & err) {
+    if (!model.is_encoder()) {
+        err = "the model has no encoder (a decoder-only model: use llama_decode)";
+        return -1;
+    }
+    if (batch.n_tokens > 0 && (uint32_t) batch.n_tokens > cparams.n_ubatch) {
+        // every token must see its whole sequence, so the batch is computed in one piece
+        err = llama_format("n_tokens = %d exceeds n_ubatch = %u (an encoder sees the batch at once)", batch.n_tokens,
+                           cparams.n_ubatch);
+        return -1;
+    }
+    if (model.pos_embd && batch.n_tokens > 0) {
+        const int64_t n_pos = model.pos_embd->ne[1];
+        for (int32_t i = 0; i < batch.n_tokens; i++) {
+            const int64_t p = batch.pos ? batch.pos[i] : i;
+            if (p < 0 || p >= n_pos) {
+                err = llama_format("position %lld of token %d is outside the model's %lld positions", (long long) p, i,
+                                   (long long) n_pos);
+                return -1;
+            }
+        }
+    }
+    // the cache only holds this batch: sequences do not continue across calls
+    kv->clear(false);
+    return run(batch, err);
 }
 
 // ---- outputs -----------------------------------------------------------------------------------
@@ -377,6 +425,10 @@ static int32_t output_row(int32_t i, int32_t n_outputs, const std::vector<int32_
 }
 
 float * llama_context::logits_ith(int32_t i, std::string & err) {
+    if (logits.empty() && n_outputs > 0) {
+        err = "the model has no LM head (an encoder): use the embeddings";
+        return nullptr;
+    }
     const int32_t j = output_row(i, n_outputs, output_ids, err);
     return j < 0 ? nullptr : logits.data() + (size_t) j * model.hparams.n_vocab;
 }
@@ -498,10 +550,18 @@ void llama_synchronize(struct llama_context * ctx) {
 }
 
 int32_t llama_encode(struct llama_context * ctx, struct llama_batch batch) {
-    (void) ctx;
-    (void) batch;
-    llama_report_error(__func__, "the model has no encoder");
-    return -1;
+    return llama_api_guard(__func__, (int32_t) -3, [&]() -> int32_t {
+        if (!ctx) {
+            throw llama_error("ctx is NULL");
+        }
+        std::string   err;
+        const int32_t rc = ctx->encode(batch, err);
+        if (rc != 0) {
+            llama_set_last_error(llama_format("llama_encode: %s", err.c_str()));
+            LLAMA_LOG_ERROR("llama_encode: %s\n", err.c_str());
+        }
+        return rc;
+    });
 }
 
 int32_t llama_decode(struct llama_context * ctx, struct llama_batch batch) {
@@ -560,9 +620,7 @@ float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i) {
 }
 
 float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id) {
-    (void) ctx;
-    (void) seq_id;
-    return nullptr;  // no pooling yet
+    return ctx ? ctx->embd_seq(seq_id) : nullptr;
 }
 
 // ---- C API: memory -----------------------------------------------------------------------------

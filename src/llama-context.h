@@ -6,6 +6,7 @@
 #include "llama-cparams.h"
 #include "llama-graph.h"
 #include "llama-kv-cache.h"
+#include "llama-pooling.h"
 #include "llama.h"
 
 #include "ggml-backend.h"
@@ -29,12 +30,18 @@ struct llama_context {
     llama_cparams       cparams;
 
     // Returns the llama_decode codes (0, 1, 2, -1, < -1); the reason of a failure is in err.
+    // On an encoder (a model without an LM head) it is encode().
     int32_t decode(const llama_batch & batch, std::string & err);
+    // Runs an encoder over a batch as a whole (n_tokens <= n_ubatch), each sequence attending to its
+    // tokens in this batch only. Same codes; -1 for a model without an encoder.
+    int32_t encode(const llama_batch & batch, std::string & err);
 
     // Output row of batch index i (negative: from the end), or nullptr with the reason in err.
     float * logits_ith(int32_t i, std::string & err);
     float * embd_ith(int32_t i, std::string & err);
-    float * logits_all() { return n_outputs > 0 ? logits.data() : nullptr; }
+    float * logits_all() { return n_outputs > 0 && !logits.empty() ? logits.data() : nullptr; }
+    // The pooled vector of a sequence of the last decode (pooling other than NONE), or nullptr.
+    float * embd_seq(llama_seq_id seq_id) { return pooling.seq(seq_id); }
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
 
     void set_n_threads(int32_t n_threads, int32_t n_threads_batch);
@@ -77,6 +84,10 @@ private:
     std::vector<float>   embd;        // [n_outputs][n_embd] when embeddings are on
     std::vector<int32_t> output_ids;  // batch index -> row, -1 when none
     int32_t              n_outputs = 0;
+    llama_pooling        pooling;  // per-sequence vectors (llama-pooling.cpp)
+
+    // the batch loop of decode/encode
+    int32_t run(const llama_batch & batch, std::string & err);
 
     // perf
     int64_t t_start_us  = 0;

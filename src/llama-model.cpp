@@ -14,7 +14,7 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama, &llm_ops_qwen2, &llm_ops_phi3, &llm_ops_gemma, &llm_ops_gemma2,
+    &llm_ops_llama, &llm_ops_qwen2, &llm_ops_phi3, &llm_ops_gemma, &llm_ops_gemma2, &llm_ops_bert, &llm_ops_nomic_bert,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -151,6 +151,13 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, hp.n_ctx_orig_yarn, false);
     ml.get_key(LLM_KV_ROPE_SCALING_FINETUNED, hp.rope_finetuned, false);
     ml.get_key(LLM_KV_ATTENTION_CAUSAL, hp.causal_attn, false);
+    uint32_t pooling = 0;
+    if (ml.get_key(LLM_KV_POOLING_TYPE, pooling, false)) {
+        if (pooling > LLAMA_POOLING_TYPE_RANK) {
+            throw llama_error(llama_format("unknown pooling type %u in the model", pooling));
+        }
+        hp.pooling_type = (enum llama_pooling_type) pooling;
+    }
 
     ops->load_hparams(ml, hp);
 }
@@ -418,6 +425,10 @@ bool llama_model_has_decoder(const struct llama_model * model) {
 llama_token llama_model_decoder_start_token(const struct llama_model * model) {
     (void) model;
     return LLAMA_TOKEN_NULL;
+}
+
+uint32_t llama_model_n_cls_out(const struct llama_model * model) {
+    return model && model->cls_out ? (uint32_t) model->cls_out->ne[1] : 0;
 }
 
 bool llama_model_is_recurrent(const struct llama_model * model) {

@@ -47,6 +47,12 @@ struct llama_layer {
     ggml_tensor * ffn_up_b      = nullptr;
     ggml_tensor * ffn_down_b    = nullptr;
 
+    // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
+    ggml_tensor * attn_out_norm    = nullptr;
+    ggml_tensor * attn_out_norm_b  = nullptr;
+    ggml_tensor * layer_out_norm   = nullptr;
+    ggml_tensor * layer_out_norm_b = nullptr;
+
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
 };
 
@@ -89,11 +95,20 @@ struct llama_model {
     llama_vocab        vocab;
     llama_model_params params;
 
-    ggml_tensor *            tok_embd      = nullptr;
-    ggml_tensor *            output_norm   = nullptr;
-    ggml_tensor *            output_norm_b = nullptr;
-    ggml_tensor *            output        = nullptr;  // == tok_embd when the embeddings are tied
-    ggml_tensor *            output_b      = nullptr;
+    ggml_tensor * tok_embd      = nullptr;
+    ggml_tensor * output_norm   = nullptr;
+    ggml_tensor * output_norm_b = nullptr;
+    ggml_tensor * output        = nullptr;  // == tok_embd when the embeddings are tied
+    ggml_tensor * output_b      = nullptr;
+    // encoders (BERT): input embeddings and the classifier head of rerankers (pooling RANK)
+    ggml_tensor *            type_embd  = nullptr;  // (n_token_types, embd); type 0 is added to every token
+    ggml_tensor *            pos_embd   = nullptr;  // (n_ctx_train, embd) absolute positions
+    ggml_tensor *            tok_norm   = nullptr;
+    ggml_tensor *            tok_norm_b = nullptr;
+    ggml_tensor *            cls        = nullptr;  // (embd, embd) dense + tanh
+    ggml_tensor *            cls_b      = nullptr;
+    ggml_tensor *            cls_out    = nullptr;  // (embd, n_cls_out) scores
+    ggml_tensor *            cls_out_b  = nullptr;
     std::vector<llama_layer> layers;
 
     // every key/value of the file, as text (llama_model_meta_*)
@@ -134,6 +149,9 @@ struct llama_model {
 
     // Keeps the loader's mappings/locks alive as long as the model uses them.
     void keep_storage(llama_model_loader & ml);
+
+    // An encoder-only model (BERT): no LM head, llama_encode gives embeddings.
+    bool is_encoder() const { return output == nullptr; }
 
     std::string  desc() const;
     const char * meta_value(const std::string & key) const;  // nullptr if absent

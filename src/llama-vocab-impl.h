@@ -39,14 +39,16 @@ struct llama_vocab::impl {
     llama_token fim_pre = LLAMA_TOKEN_NULL, fim_suf = LLAMA_TOKEN_NULL, fim_mid = LLAMA_TOKEN_NULL;
     llama_token fim_pad = LLAMA_TOKEN_NULL, fim_rep = LLAMA_TOKEN_NULL, fim_sep = LLAMA_TOKEN_NULL;
 
-    bool add_bos          = false;
-    bool add_eos          = false;
-    bool add_sep          = false;
-    bool add_space_prefix = false;
-    bool remove_extra_ws  = false;
-    bool escape_ws        = true;   // UGM: spaces become U+2581
-    bool ignore_merges    = false;  // BPE: a piece that is a whole token is not merged (llama 3)
-    bool clean_spaces     = false;  // detokenize: drop spaces before punctuation (WordPiece)
+    bool add_bos           = false;
+    bool add_eos           = false;
+    bool add_sep           = false;
+    bool add_space_prefix  = false;
+    bool remove_extra_ws   = false;
+    bool wpm_lowercase     = true;  // WPM: lowercase; strip accents (NFD, drop marks)
+    bool wpm_strip_accents = true;
+    bool escape_ws         = true;   // UGM: spaces become U+2581
+    bool ignore_merges     = false;  // BPE: a piece that is a whole token is not merged (llama 3)
+    bool clean_spaces      = false;  // detokenize: drop spaces before punctuation (WordPiece)
 
     std::unordered_set<llama_token> eog;
     std::array<llama_token, 256>    byte_tokens{};  // SPM byte fallback (LLAMA_TOKEN_NULL when absent)

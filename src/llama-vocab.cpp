@@ -229,6 +229,8 @@ llama_vocab_data llama_vocab::read_gguf(const gguf_context * g) {
     d.add_sep                  = read_bool(g, "tokenizer.ggml.add_sep_token");
     d.add_space_prefix         = read_bool(g, "tokenizer.ggml.add_space_prefix");
     d.remove_extra_whitespaces = read_bool(g, "tokenizer.ggml.remove_extra_whitespaces");
+    d.normalizer_lowercase     = read_bool(g, "tokenizer.ggml.normalizer.lowercase");
+    d.normalizer_strip_accents = read_bool(g, "tokenizer.ggml.normalizer.strip_accents");
     return d;
 }
 
@@ -376,6 +378,9 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.add_space_prefix = *d.add_space_prefix;
     if (d.remove_extra_whitespaces)
         s.remove_extra_ws = *d.remove_extra_whitespaces;
+    // as llama.cpp: accents are stripped when lowercasing unless the file says otherwise
+    s.wpm_lowercase     = d.normalizer_lowercase.value_or(true);
+    s.wpm_strip_accents = d.normalizer_strip_accents.value_or(s.wpm_lowercase);
 
     // tokens recognised by their text when the file does not name them
     auto detect = [&](llama_token & dst, std::initializer_list<const char *> texts) {

@@ -38,6 +38,8 @@ struct llama_vocab_data {
     std::optional<int64_t> bos, eos, eot, eom, unk, sep, pad, cls, mask;
     std::optional<int64_t> fim_pre, fim_suf, fim_mid, fim_pad, fim_rep, fim_sep;
     std::optional<bool>    add_bos, add_eos, add_sep, add_space_prefix, remove_extra_whitespaces;
+    // WordPiece (BertNormalizer): lowercase (default true), strip_accents (default: lowercase)
+    std::optional<bool> normalizer_lowercase, normalizer_strip_accents;
 };
 
 struct llama_vocab {

@@ -88,6 +88,14 @@ if (TARGET llama-save-load-state)
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
     set_tests_properties(test-cli-session PROPERTIES LABELS model)
 endif()
+if (TARGET llama-embedding AND TARGET llama-gguf-synth)
+    # llama-embedding on a synthetic BERT (written by llama-gguf-synth with the bert-bge vocab)
+    add_test(NAME test-cli-embedding
+             COMMAND ${CMAKE_COMMAND} -DCASE=embedding -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                 -DVOCAB=${LLAMA_TEST_DATA_DIR}/vocab/ggml-vocab-bert-bge.gguf -DWORK=${CMAKE_CURRENT_BINARY_DIR}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
+    set_tests_properties(test-cli-embedding PROPERTIES LABELS model)
+endif()
 
 if (TARGET llama-tool-common)
     # (g) the tools' strict number parsers

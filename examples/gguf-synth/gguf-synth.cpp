@@ -16,7 +16,8 @@ static void print_usage(FILE * out) {
             "usage: %s -o OUT.gguf [options]\n\n"
             "Writes a synthetic (random-weight) GGUF model.\n\n"
             "  -o, --output FILE   the model to write (required)\n"
-            "  --arch A         llama (default), qwen2, phi3, gemma, gemma2\n"
+            "  --arch A         llama (default), qwen2, phi3, gemma, gemma2; encoders bert, nomic-bert\n"
+            "                   (n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -24,7 +25,10 @@ static void print_usage(FILE * out) {
             "  --n-layer N      1 to 4096          --head-dim N   0 (n_embd / n_head) to 65536\n"
             "  --n-vocab N      0 (vocab default) to 16777216\n"
             "  --n-ctx N        1 to 16777216      --n-swa N      0 (architecture default) to 16777216\n"
-            "  --rms-eps X      0 (architecture default) to 1\n"
+            "  --rms-eps X      0 (architecture default) to 1 (the layer norm epsilon for encoders)\n"
+            "  --cls-out N      bert: write a reranker head (cls, cls.output) with N scores, 0 to 65536\n"
+            "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
+            "                   (default: 2, or 4 with --cls-out)\n"
             "  --rope-base X    1 to 1e12\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
@@ -42,6 +46,7 @@ int main(int argc, char ** argv) {
     synth::params p;
     std::string   out;
     tool::args    args(k_prog, argc, argv, print_usage);
+    bool          kv_given = false;
     // presets first so explicit dims override them whatever the order on the command line
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0 && !synth::apply_preset(argv[i + 1], p)) {
@@ -66,6 +71,7 @@ int main(int argc, char ** argv) {
             p.n_head = args.int_value(1, 1 << 20);
         } else if (args.is("--n-head-kv")) {
             p.n_head_kv = args.int_value(1, 1 << 20);
+            kv_given    = true;
         } else if (args.is("--head-dim")) {
             p.head_dim = args.int_value(0, 1 << 16);
         } else if (args.is("--n-vocab")) {
@@ -76,6 +82,10 @@ int main(int argc, char ** argv) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {
             p.rms_eps = (float) args.float_value(0, 1);
+        } else if (args.is("--cls-out")) {
+            p.n_cls_out = args.int_value(0, 65536);
+        } else if (args.is("--pooling")) {
+            p.pooling = (int) args.int_value(0, 4);
         } else if (args.is("--rope-base")) {
             p.rope_base = (float) args.float_value(1, 1e12);
         } else if (args.is("--tied")) {
@@ -110,6 +120,9 @@ int main(int argc, char ** argv) {
     }
     if (out.empty()) {
         args.fail("no output file given (-o OUT.gguf)");
+    }
+    if (synth::is_encoder_arch(p.arch) && !kv_given) {
+        p.n_head_kv = p.n_head;  // encoders have no grouped-query attention
     }
     // ggml's errors (an unreadable --vocab file) are held and reported once, with the reason below
     tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, nullptr);

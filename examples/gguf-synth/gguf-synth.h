@@ -25,7 +25,7 @@
 namespace synth {
 
 struct params {
-    std::string arch      = "llama";  // llama, qwen2, phi3, gemma, gemma2
+    std::string arch      = "llama";  // llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert
     std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
     int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
@@ -44,7 +44,14 @@ struct params {
     float       std       = 0.02f;
     int         n_threads = 0;  // 0: hardware concurrency
     std::string vocab_path;     // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    // encoders (bert, nomic-bert)
+    int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
+    int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
 };
+
+inline bool is_encoder_arch(const std::string & a) {
+    return a == "bert" || a == "nomic-bert";
+}
 
 // Presets: "micro" (the layout of the synthetic micro models in tests/data), "tiny" (256-wide, K-quant
 // friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B), "llama3-8b" (the
@@ -103,7 +110,7 @@ inline void fill_normal(float * out, int64_t n, uint64_t seed, float stddev) {
 }
 
 // ---- model layout --------------------------------------------------------------------------------
-enum class init { normal, ones };
+enum class init { normal, ones, near_one };  // near_one: 1 + N(0, std) (encoder norms)
 
 struct tensor_desc {
     std::string name;
@@ -117,7 +124,64 @@ inline int64_t head_dim_of(const params & p) {
     return p.head_dim > 0 ? p.head_dim : p.n_embd / std::max<int64_t>(p.n_head, 1);
 }
 
+// BERT-family layout with llama.cpp's tensor names (token_types has 2 rows, position_embd n_ctx).
+inline std::vector<tensor_desc> layout_encoder(const params & p, int64_t n_vocab) {
+    const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p), nq = p.n_head * D;
+    const float   sd    = p.std;
+    const bool    nomic = p.arch == "nomic-bert";
+
+    std::vector<tensor_desc> t;
+    auto mat  = [&](const std::string & n, int64_t a, int64_t b) { t.push_back({n, {a, b}, 2, init::normal, sd}); };
+    auto vec  = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1}, 1, k, sd}); };
+    auto norm = [&](const std::string & n) {
+        vec(n + ".weight", E, init::near_one);
+        vec(n + ".bias", E, init::normal);
+    };
+    mat("token_embd.weight", E, n_vocab);
+    mat("token_types.weight", E, 2);
+    if (!nomic) {
+        mat("position_embd.weight", E, p.n_ctx);
+    }
+    norm("token_embd_norm");
+    for (int64_t il = 0; il < p.n_layer; il++) {
+        const std::string b = "blk." + std::to_string(il) + ".";
+        if (nomic) {
+            mat(b + "attn_qkv.weight", E, 3 * nq);
+            mat(b + "attn_output.weight", nq, E);
+        } else {
+            for (const char * x : {"attn_q", "attn_k", "attn_v"}) {
+                mat(b + x + ".weight", E, nq);
+                vec(b + x + ".bias", nq, init::normal);
+            }
+            mat(b + "attn_output.weight", nq, E);
+            vec(b + "attn_output.bias", E, init::normal);
+        }
+        norm(b + "attn_output_norm");
+        mat(b + "ffn_up.weight", E, F);
+        if (nomic) {
+            mat(b + "ffn_gate.weight", E, F);
+        } else {
+            vec(b + "ffn_up.bias", F, init::normal);
+        }
+        mat(b + "ffn_down.weight", F, E);
+        if (!nomic) {
+            vec(b + "ffn_down.bias", E, init::normal);
+        }
+        norm(b + "layer_output_norm");
+    }
+    if (!nomic && p.n_cls_out > 0) {
+        mat("cls.weight", E, E);
+        vec("cls.bias", E, init::normal);
+        mat("cls.output.weight", E, p.n_cls_out);
+        vec("cls.output.bias", p.n_cls_out, init::normal);
+    }
+    return t;
+}
+
 inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
+    if (is_encoder_arch(p.arch)) {
+        return layout_encoder(p, n_vocab);
+    }
     const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p);
     const int64_t nq = p.n_head * D, nkv = p.n_head_kv * D;
     const float   sd = p.std, sd_res = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
@@ -169,7 +233,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 }
 
 inline bool known_arch(const std::string & a) {
-    return a == "llama" || a == "qwen2" || a == "phi3" || a == "gemma" || a == "gemma2";
+    return a == "llama" || a == "qwen2" || a == "phi3" || a == "gemma" || a == "gemma2" || is_encoder_arch(a);
 }
 
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
@@ -255,6 +319,11 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
         } else {
             uint64_t s = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
             fill_normal(row.data(), n, splitmix64(s), t.stddev);
+            if (t.kind == init::near_one) {
+                for (float & x : row) {
+                    x += 1.0f;
+                }
+            }
         }
         if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, nullptr) ==
             0) {
@@ -267,7 +336,16 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
 // Writes the model to path. False with a message in err on failure (the partial file is removed).
 inline bool write_model(const params & p, const std::string & path, std::string & err) {
     if (!known_arch(p.arch)) {
-        err = "unknown architecture '" + p.arch + "' (llama, qwen2, phi3, gemma, gemma2)";
+        err = "unknown architecture '" + p.arch + "' (llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert)";
+        return false;
+    }
+    const bool encoder = is_encoder_arch(p.arch);
+    if (encoder && p.n_head_kv != p.n_head) {
+        err = "bert and nomic-bert need n_head_kv == n_head";
+        return false;
+    }
+    if (p.n_cls_out < 0 || (p.n_cls_out > 0 && p.arch != "bert") || p.pooling < -1 || p.pooling > 4) {
+        err = "a classifier head is written for bert only; pooling is -1 to 4";
         return false;
     }
     if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_ff <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 ||
@@ -287,9 +365,21 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
     gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
     const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2";
-    const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : 1e-5f);
-    gguf_set_val_f32(g.get(), (A + "attention.layer_norm_rms_epsilon").c_str(), eps);
-    gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);
+    const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : encoder ? 1e-12f : 1e-5f);
+    if (encoder) {
+        // layer norm (with bias), bidirectional attention, the pooling the model was trained for
+        gguf_set_val_f32(g.get(), (A + "attention.layer_norm_epsilon").c_str(), eps);
+        gguf_set_val_bool(g.get(), (A + "attention.causal").c_str(), false);
+        gguf_set_val_u32(g.get(), (A + "pooling_type").c_str(),
+                         (uint32_t) (p.pooling >= 0    ? p.pooling
+                                     : p.n_cls_out > 0 ? 4
+                                                       : 2));
+    } else {
+        gguf_set_val_f32(g.get(), (A + "attention.layer_norm_rms_epsilon").c_str(), eps);
+    }
+    if (p.arch != "bert") {
+        gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);
+    }
     if (p.arch == "llama" || p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
     }

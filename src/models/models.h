@@ -9,3 +9,5 @@ extern const llm_arch_ops llm_ops_qwen2;
 extern const llm_arch_ops llm_ops_phi3;
 extern const llm_arch_ops llm_ops_gemma;
 extern const llm_arch_ops llm_ops_gemma2;
+extern const llm_arch_ops llm_ops_bert;
+extern const llm_arch_ops llm_ops_nomic_bert;

@@ -4,7 +4,9 @@
 # error is printed exactly once. With -DCASE=chat: llama-simple-chat piped through stdin prints no
 # ESC byte and keeps answering after its context has filled up. With -DCASE=session:
 # llama-save-load-state resumed from a session file continues exactly like an uninterrupted run.
-#   cmake -DCASE=args|chat|session -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
+# With -DCASE=embedding (and -DVOCAB=<bert vocab gguf>): llama-embedding on a synthetic BERT from
+# llama-gguf-synth.
+#   cmake -DCASE=args|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
 #         -DWORK=<scratch dir> -P test-cli.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -217,6 +219,43 @@ elseif (CASE STREQUAL "session")
     expect_failure("No such file or directory" llama-save-load-state -m ${MODEL} --load ${WORK}/no-such-session)
     expect_usage("--save and --load exclude each other" llama-save-load-state -m ${MODEL} --save a --load b)
     expect_usage("invalid value '5' for -c" llama-save-load-state -m ${MODEL} -c 5)
+elseif (CASE STREQUAL "embedding")
+    set(bert ${WORK}/embd-cli-bert.gguf)
+    set(rank ${WORK}/embd-cli-rank.gguf)
+    set(shape --n-embd 32 --n-layer 2 --n-ff 64 --n-head 4 --n-ctx 128 --type f32 --vocab ${VOCAB})
+    run(llama-gguf-synth -o ${bert} --arch bert ${shape})
+    check("rc EQUAL 0" "expected the synthetic BERT to be written")
+    run(llama-gguf-synth -o ${rank} --arch bert --cls-out 1 ${shape})
+    check("rc EQUAL 0" "expected the synthetic reranker to be written")
+
+    expect_help(llama-embedding)
+    # JSON, two prompts; max-abs normalisation puts one component of each vector at +-32760 exactly
+    run(llama-embedding -m ${bert} -p "hello world" -p "北京 is a city" --json --normalize 0)
+    count_of("${out}" "\"object\": \"embedding\"" n_vec)
+    count_of("${out}" "32760" n_max)
+    check("rc EQUAL 0" "expected success")
+    check("out MATCHES \"^{\n  .object.: .list.\"" "expected a JSON list")
+    check("n_vec EQUAL 2" "expected two embeddings")
+    check("n_max EQUAL 2" "expected one max-abs component per vector")
+    # pooling none: [CLS] hello world [SEP] gives four vectors of 32 values
+    run(llama-embedding -m ${bert} -p "hello world" --pooling none --normalize -1)
+    count_of("${out}" "embedding " n_vec)
+    check("rc EQUAL 0 AND n_vec EQUAL 4" "expected one vector per token")
+    check("out MATCHES \"embedding 3:( [^ \n]+)+\n$\"" "expected the last token's vector")
+    # prompts from a file, one per line; a reranker prints one score per prompt
+    file(WRITE ${WORK}/embd-prompts.txt "first prompt\n\nsecond prompt\nthird\n")
+    run(llama-embedding -m ${rank} -f ${WORK}/embd-prompts.txt)
+    count_of("${out}" "score " n_score)
+    check("rc EQUAL 0 AND n_score EQUAL 3" "expected three reranker scores")
+    check("out MATCHES \"score 0: [^ \n]+\n\"" "expected one number per score line")
+    # errors
+    expect_usage("invalid value 'median' for --pooling" llama-embedding -m ${bert} -p x --pooling median)
+    expect_usage("invalid value '65' for --normalize" llama-embedding -m ${bert} -p x --normalize 65)
+    expect_usage("no prompts given" llama-embedding -m ${bert})
+    expect_failure("pooling RANK needs a classifier head" llama-embedding -m ${bert}
+                   -p x --pooling rank)
+    expect_failure(${enoent} llama-embedding -m ${missing} -p x)
+    file(REMOVE ${bert} ${rank} ${WORK}/embd-prompts.txt)
 else()
     message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
