@@ -201,7 +201,7 @@ inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng)
 }
 
 struct result {
-    ggml_op     op        = GGML_OP_NONE;  // the op under test (views of a computed node unwrapped)
+    ggml_op     op        = GGML_OP_NONE;   // the op under test (views of a computed node unwrapped)
     ggml_type   type      = GGML_TYPE_F32;  // that node's output type
     bool        supported = true;
     bool        ok        = false;
