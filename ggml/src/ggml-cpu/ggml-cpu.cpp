@@ -311,7 +311,12 @@ void graph_job_fn(int ith, int nth, void * arg) {
             continue;
         }
         p.node = i;
-        compute_node(&p, t);
+        if (i + 1 < job->n_nodes && ggml_cpu_rms_norm_mul_fusable(t, job->nodes[i + 1])) {
+            ggml_cpu_op_rms_norm_mul(&p, t, job->nodes[i + 1]);  // both nodes, one barrier
+            ++i;
+        } else {
+            compute_node(&p, t);
+        }
         // thread 0 polls the abort callback; the barrier publishes its answer to the others
         if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
             job->aborted_at.store(i, std::memory_order_relaxed);
