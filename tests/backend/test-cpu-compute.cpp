@@ -182,6 +182,31 @@ TEST_F(CpuCompute, RmsNormMulFusionGivesTheSameBits) {
     }
 }
 
+TEST_F(CpuCompute, F16RowConversionMatchesTheReference) {
+    // F32 -> F16 rows (KV cache writes) use F16C where present: same bits as ggml_fp32_to_fp16 for
+    // every non-NaN value: each half, the float just below / above each midpoint between halves,
+    // the exact midpoints (ties to even), subnormals, overflow to inf; NaN stays NaN
+    std::vector<float> x;
+    for (uint32_t h = 0; h < 0x7c00; ++h) {
+        const float a = ggml_fp16_to_fp32((ggml_fp16_t) h);
+        const float b = ggml_fp16_to_fp32((ggml_fp16_t) (h + 1));
+        const float m = a + (b - a) * 0.5f;
+        for (float v : {a, m, std::nextafter(m, a), std::nextafter(m, b)}) {
+            x.push_back(v);
+            x.push_back(-v);
+        }
+    }
+    for (float v : {65504.0f, 65519.99f, 65520.0f, 1e9f, INFINITY, 1e-9f, 3e-8f, 0.0f})
+        for (float s : {1.0f, -1.0f})
+            x.push_back(v * s);
+    x.push_back(std::nanf(""));
+    std::vector<uint16_t> y(x.size());
+    ASSERT_TRUE(ggml_cpu_from_float_row(GGML_TYPE_F16, x.data(), y.data(), (int64_t) x.size()));
+    for (size_t i = 0; i + 1 < x.size(); ++i)
+        ASSERT_EQ(y[i], ggml_fp32_to_fp16(x[i])) << "x=" << x[i];
+    EXPECT_TRUE(std::isnan(ggml_fp16_to_fp32(y.back())));
+}
+
 TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
     std::vector<std::pair<std::string, std::function<ggml_tensor *(ggml_context *)>>> graphs = {
         {"mul_mat f32", mm_builder(GGML_TYPE_F32, 300, 70, 40, false)},
