@@ -4,22 +4,7 @@
 
 #include <cmath>
 
-void ggml_cpu_vec_swiglu_avx512(const float * x, const float * g, float * d, int64_t n);  // vec-exp.avx512.cpp
-void ggml_cpu_vec_geglu_avx512(const float * x, const float * g, float * d, int64_t n);
-
 namespace {
-
-bool has_avx512() {
-#if defined(__x86_64__)
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") != 0;
-    }();
-    return has;
-#else
-    return false;
-#endif
-}
 
 constexpr float k_sqrt_2_over_pi = 0.79788456080286535588f;
 constexpr float k_gelu_coef      = 0.044715f;
@@ -127,10 +112,12 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int           gop     = ggml_get_op_params_i32(dst, 0);
     const bool          swapped = ggml_get_op_params_i32(dst, 1) != 0;
     const int64_t       n       = dst->ne[0];
-    const bool          vec     = (gop == GGML_GLU_OP_SWIGLU || gop == GGML_GLU_OP_GEGLU) && has_avx512() &&
-                     !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && a->nb[0] == 4 &&
-                     dst->type == GGML_TYPE_F32 && dst->nb[0] == 4 &&
-                     (!b || (b->type == GGML_TYPE_F32 && b->nb[0] == 4));
+    // unit-stride F32: the same float expressions as the loop below without its per-element type
+    // dispatch. Exactly the same bits on purpose: after a GLU the activations are quantized to 8
+    // bits, where a 1-ulp difference (a polynomial exp) flips roundings and other backends disagree.
+    const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && a->nb[0] == 4 &&
+                      dst->type == GGML_TYPE_F32 && dst->nb[0] == 4 &&
+                      (!b || (b->type == GGML_TYPE_F32 && b->nb[0] == 4));
     int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
     for (int64_t r = r0; r < r1; ++r) {
@@ -152,10 +139,24 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
             gt = a->type;
             gs = a->nb[0];
         }
-        if (vec) {
-            // SIMD exp (vec-exp.avx512.cpp); the loop below stays the reference (GGML_CPU_SCALAR=1)
-            auto kern = gop == GGML_GLU_OP_SWIGLU ? ggml_cpu_vec_swiglu_avx512 : ggml_cpu_vec_geglu_avx512;
-            kern((const float *) x, (const float *) g, (float *) d, n);
+        if (fast) {
+            const float * xf = (const float *) x;
+            const float * gf = (const float *) g;
+            float *       df = (float *) d;
+            switch (gop) {
+                case GGML_GLU_OP_SWIGLU:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = silu(xf[i]) * gf[i];
+                    break;
+                case GGML_GLU_OP_GEGLU:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = gelu_tanh(xf[i]) * gf[i];
+                    break;
+                default:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = gelu_erf(xf[i]) * gf[i];
+                    break;
+            }
             continue;
         }
         for (int64_t i = 0; i < n; ++i) {
