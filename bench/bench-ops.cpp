@@ -46,6 +46,8 @@ struct bench_graph {
                 std::memcpy(bytes.data(), f.data(), bytes.size());
             if (t->type == GGML_TYPE_F16)
                 ggml_fp32_to_fp16_row(f.data(), (ggml_fp16_t *) bytes.data(), (int64_t) f.size());
+            if (t->type == GGML_TYPE_BF16)
+                ggml_fp32_to_bf16_row(f.data(), (ggml_bf16_t *) bytes.data(), (int64_t) f.size());
             ggml_backend_tensor_set(t, bytes.data(), 0, bytes.size());
         }
     }
@@ -57,9 +59,11 @@ struct bench_graph {
     bool run() { return ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS; }
 };
 
-// args: type (0 f32, 1 f16, 2 q4_0, 3 q8_0, 4 q4_K; quantized weights are zero blocks), M, N, threads; K = 2048
+// args: type (0 f32, 1 f16, 2 q4_0, 3 q8_0, 4 q4_K, 5 bf16; quantized weights are zero blocks), M, N,
+// threads; K = 2048
 void BM_MulMat(benchmark::State & st) {
-    const ggml_type types[] = {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K};
+    const ggml_type types[] = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_Q4_0,
+                               GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_BF16};
     const ggml_type t       = types[st.range(0)];
     const int64_t   K = 2048, M = st.range(1), N = st.range(2);
     bench_graph     g(
@@ -76,7 +80,7 @@ void BM_MulMat(benchmark::State & st) {
                 " threads=" + std::to_string(st.range(3)));
 }
 BENCHMARK(BM_MulMat)
-    ->ArgsProduct({{0, 1}, {2048, 5632}, {1, 512}, {1, 2}})
+    ->ArgsProduct({{0, 1, 5}, {2048, 5632}, {1, 512}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_MulMat)->ArgsProduct({{2, 3, 4}, {5632}, {1, 512}, {1, 2}})->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -12,12 +12,15 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml-cpu/ggml-cpu-compute.h"
+#include "ggml-cpu/ggml-cpu-impl.h"
+#include "ggml-cpu/matmul-gemm.h"
 #include "ggml.h"
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
 extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
+int             ggml_cpu_mm_isa_level();  // ops-matmul.cpp: 0 scalar, 1 AVX2, 2 AVX-512
 
 using testing_util::nmse;
 
@@ -107,9 +110,11 @@ struct CpuCompute : ::testing::Test {
 }  // namespace
 
 TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
+    // BF16 at N >= 16 runs the BF16 GEMM where the CPU has it (tiles of 48 rows: M = 67 leaves partial
+    // row blocks; N = 130 a partial panel; odd K a half pair), everything else the dot-product kernels
     for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
         for (int64_t K : {1, 15, 16, 17, 255, 4097})
-            for (int64_t N : {1, 3, 37})
+            for (int64_t N : {1, 3, 17, 37, 64, 130})
                 for (bool perm : {false, true}) {
                     graph_fixture g(mm_builder(t, K, 67, N, perm), be);
                     ggml_cpu_set_scalar(true);
@@ -119,16 +124,94 @@ TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
                     for (int isa : {1, 2}) {  // AVX2 and AVX-512 (each capped at what this CPU has)
                         ggml_cpu_set_mm_isa(isa);
                         ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
-                        EXPECT_LT(nmse(g.result(), ref), 1e-11)
+                        // with AVX-512 BF16, BF16 weights meet activations rounded to BF16 (vdpbf16ps):
+                        // relative error ~2^-9 per product; every other case is exact up to sum order
+                        const bool   bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
+                        const double tol      = bf16_act ? 1e-5 : 1e-11;
+                        EXPECT_LT(nmse(g.result(), ref), tol)
                             << ggml_type_name(t) << " K=" << K << " N=" << N << " perm=" << perm << " isa=" << isa;
                     }
                 }
+}
+
+TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
+    // guards the comparison above: the BF16 GEMM (vdpbf16ps) must really run for BF16 weights at
+    // N >= 16 on a CPU with AVX-512 BF16, and never under the scalar switch (the oracle) or for
+    // other weight types (their dot-product kernels keep GEMV and GEMM in one summation order)
+    bool has_bf16 = false;
+#if defined(__x86_64__)
+    has_bf16 = __builtin_cpu_supports("avx512bf16") && ggml_cpu_mm_isa_level() == 2;
+#endif
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
+        for (int64_t N : {3, 16, 130}) {
+            graph_fixture g(mm_builder(t, 100, 67, N, false), be);
+            EXPECT_EQ(ggml_cpu_mm_gemm_applies(g.out), has_bf16 && t == GGML_TYPE_BF16 && N >= 16) << N;
+            ggml_cpu_set_scalar(true);
+            EXPECT_FALSE(ggml_cpu_mm_gemm_applies(g.out));
+            ggml_cpu_set_scalar(false);
+        }
+}
+
+TEST_F(CpuCompute, RmsNormMulFusionGivesTheSameBits) {
+    // the graph loop runs RMS_NORM + MUL(weight row) as one pass (not under GGML_CPU_SCALAR): both
+    // results must equal the unfused nodes' bit for bit, including the norm output used elsewhere
+    for (int64_t n : {1, 15, 64, 2049}) {
+        ggml_tensor * norm = nullptr;
+        ggml_tensor * mul  = nullptr;
+        graph_fixture g(
+            [&](ggml_context * ctx) {
+                ggml_tensor * x = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, n, 7, 3);
+                ggml_tensor * w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+                norm            = ggml_rms_norm(ctx, x, 1e-5f);
+                mul             = ggml_mul(ctx, norm, w);
+                return ggml_add(ctx, mul, ggml_scale(ctx, norm, 0.5f));
+            },
+            be);
+        ASSERT_TRUE(ggml_cpu_rms_norm_mul_fusable(norm, mul));
+        ggml_cpu_set_scalar(true);
+        EXPECT_FALSE(ggml_cpu_rms_norm_mul_fusable(norm, mul));
+        ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+        const std::vector<float> ref = g.result();
+        ggml_cpu_set_scalar(false);
+        for (int nt : {1, 2, 3}) {
+            ggml_backend_cpu_set_n_threads(be, nt);
+            ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> r = g.result();
+            EXPECT_EQ(0, std::memcmp(ref.data(), r.data(), r.size() * 4)) << "n=" << n << " threads=" << nt;
+        }
+    }
+}
+
+TEST_F(CpuCompute, F16RowConversionMatchesTheReference) {
+    // F32 -> F16 rows (KV cache writes) use F16C where present: same bits as ggml_fp32_to_fp16 for
+    // every non-NaN value: each half, the float just below / above each midpoint between halves,
+    // the exact midpoints (ties to even), subnormals, overflow to inf; NaN stays NaN
+    std::vector<float> x;
+    for (uint32_t h = 0; h < 0x7c00; ++h) {
+        const float a = ggml_fp16_to_fp32((ggml_fp16_t) h);
+        const float b = ggml_fp16_to_fp32((ggml_fp16_t) (h + 1));
+        const float m = a + (b - a) * 0.5f;
+        for (float v : {a, m, std::nextafter(m, a), std::nextafter(m, b)}) {
+            x.push_back(v);
+            x.push_back(-v);
+        }
+    }
+    for (float v : {65504.0f, 65519.99f, 65520.0f, 1e9f, INFINITY, 1e-9f, 3e-8f, 0.0f})
+        for (float s : {1.0f, -1.0f})
+            x.push_back(v * s);
+    x.push_back(std::nanf(""));
+    std::vector<uint16_t> y(x.size());
+    ASSERT_TRUE(ggml_cpu_from_float_row(GGML_TYPE_F16, x.data(), y.data(), (int64_t) x.size()));
+    for (size_t i = 0; i + 1 < x.size(); ++i)
+        ASSERT_EQ(y[i], ggml_fp32_to_fp16(x[i])) << "x=" << x[i];
+    EXPECT_TRUE(std::isnan(ggml_fp16_to_fp32(y.back())));
 }
 
 TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
     std::vector<std::pair<std::string, std::function<ggml_tensor *(ggml_context *)>>> graphs = {
         {"mul_mat f32", mm_builder(GGML_TYPE_F32, 300, 70, 40, false)},
         {"mul_mat f16", mm_builder(GGML_TYPE_F16, 300, 70, 1, false)},
+        {"mul_mat bf16 prefill", mm_builder(GGML_TYPE_BF16, 301, 101, 70, false)},
         {"mul_mat bf16 permuted", mm_builder(GGML_TYPE_BF16, 64, 33, 9, true)},
         {"mul_mat q8_0", mm_builder(GGML_TYPE_Q8_0, 256, 70, 40, false)},
         {"mul_mat q4_K", mm_builder(GGML_TYPE_Q4_K, 256, 70, 3, false)},

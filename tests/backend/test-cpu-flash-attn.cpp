@@ -56,16 +56,17 @@ struct fa_graph {
     ggml_backend_buffer_t buf = nullptr;
     ggml_cgraph *         gf  = nullptr;
     ggml_tensor *         out = nullptr;
+    ggml_tensor *         k = nullptr, *v = nullptr, *m = nullptr;
 
     fa_graph(const fa_case & c, ggml_backend_t be, uint32_t seed) {
         ggml_init_params ip{ggml_tensor_overhead() * 16 + ggml_graph_overhead(), nullptr, true};
-        ctx              = ggml_init(ip);
-        ggml_tensor * q  = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.D, c.n_q, c.n_head);
-        ggml_tensor * k  = ggml_new_tensor_3d(ctx, c.kt, c.D, c.n_kv, c.n_head_kv);
-        ggml_tensor * v  = ggml_new_tensor_3d(ctx, c.vt, c.Dv, c.n_kv, c.n_head_kv);
-        ggml_tensor * m  = c.mask ? ggml_new_tensor_2d(ctx, GGML_TYPE_F16, c.n_kv, c.n_q + 3) : nullptr;
-        const float   sc = 1.0f / std::sqrt((float) c.D);
-        out              = ggml_flash_attn_ext(ctx, q, k, v, m, sc, c.max_bias, c.softcap);
+        ctx             = ggml_init(ip);
+        ggml_tensor * q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, c.D, c.n_q, c.n_head);
+        k               = ggml_new_tensor_3d(ctx, c.kt, c.D, c.n_kv, c.n_head_kv);
+        v               = ggml_new_tensor_3d(ctx, c.vt, c.Dv, c.n_kv, c.n_head_kv);
+        m               = c.mask ? ggml_new_tensor_2d(ctx, GGML_TYPE_F16, c.n_kv, c.n_q + 3) : nullptr;
+        const float sc  = 1.0f / std::sqrt((float) c.D);
+        out             = ggml_flash_attn_ext(ctx, q, k, v, m, sc, c.max_bias, c.softcap);
         EXPECT_NE(out, nullptr) << c.name();
         gf = ggml_new_graph(ctx);
         ggml_build_forward_expand(gf, out);
@@ -209,6 +210,74 @@ TEST_F(CpuFlashAttn, ThreadCountsGiveIdenticalBits) {
                 continue;
             }
             EXPECT_EQ(0, std::memcmp(first.data(), r.data(), r.size() * 4)) << c.name() << " threads=" << nt;
+        }
+    }
+}
+
+TEST_F(CpuFlashAttn, NanInMaskedKvCellDoesNotLeak) {
+    // A masked cell (-inf in the mask) must contribute exactly nothing, as in the reference, which
+    // skips it: NaN/Inf left in K or V there (stale or never-written KV cache cells) must not reach
+    // the output. Key `hidden` is masked for every query row; the last key (prefill cases) only for
+    // the rows before the last (causal); rows that do see it are not compared. n_kv > 512 also covers
+    // the decode split into key chunks.
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_Q8_0}) {
+        for (int64_t n_q : {1, 5, 40}) {
+            const fa_case c{64, 64, n_q, 600, 8, 2, t, t, true, 0.0f, 0.0f};
+            fa_graph      g(c, be, 11);
+            ASSERT_NE(g.out, nullptr);
+            const int64_t     hidden = 37, last = n_q > 1 ? c.n_kv - 1 : hidden;
+            std::vector<bool> sees_last((size_t) c.n_q);
+            for (int64_t i = 0; i < g.m->ne[1]; ++i) {
+                std::vector<ggml_fp16_t> h((size_t) c.n_kv);
+                ggml_backend_tensor_get(g.m, h.data(), (size_t) i * g.m->nb[1], h.size() * 2);
+                h[(size_t) hidden] = ggml_fp32_to_fp16(-INFINITY);
+                ggml_backend_tensor_set(g.m, h.data(), (size_t) i * g.m->nb[1], h.size() * 2);
+                if (i < c.n_q)
+                    sees_last[(size_t) i] = ggml_fp16_to_fp32(h[(size_t) last]) != -INFINITY;
+            }
+            for (ggml_tensor * kv : {g.k, g.v}) {
+                std::vector<uint8_t> bytes = encode(kv->type, std::vector<float>((size_t) kv->ne[0], 1.0f), kv->ne[0]);
+                if (kv->type == GGML_TYPE_F32) {
+                    const std::vector<float> nan((size_t) kv->ne[0], std::nanf(""));
+                    std::memcpy(bytes.data(), nan.data(), bytes.size());
+                } else {
+                    // F16 values, or the F16 scale that starts each Q8_0 block: 0x7e00 is a NaN
+                    const size_t step = kv->type == GGML_TYPE_F16 ? 2 : ggml_type_size(kv->type);
+                    for (size_t o = 0; o < bytes.size(); o += step) {
+                        bytes[o]     = 0x00;
+                        bytes[o + 1] = 0x7e;
+                    }
+                }
+                for (int64_t h = 0; h < kv->ne[2]; ++h)
+                    for (int64_t j : {hidden, last})
+                        ggml_backend_tensor_set(kv, bytes.data(), (size_t) (h * kv->nb[2] + j * kv->nb[1]),
+                                                bytes.size());
+            }
+            ggml_cpu_set_scalar(true);
+            ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
+            const std::vector<float> ref = g.result();
+            ggml_cpu_set_scalar(false);
+            for (int isa : {0, 1, 2}) {
+                ggml_cpu_set_mm_isa(isa);
+                ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
+                const std::vector<float> r = g.result();
+                std::vector<float>       rf, reff;  // rows that must be finite
+                for (int64_t iq = 0; iq < c.n_q; ++iq) {
+                    if (sees_last[(size_t) iq])
+                        continue;  // NaN is visible to it: garbage in, garbage out in both paths
+                    for (int64_t h = 0; h < c.n_head; ++h)
+                        for (int64_t d = 0; d < c.Dv; ++d) {
+                            const size_t i = (size_t) ((iq * c.n_head + h) * c.Dv + d);
+                            ASSERT_TRUE(std::isfinite(r[i])) << c.name() << " isa=" << isa << " row " << iq;
+                            ASSERT_TRUE(std::isfinite(ref[i])) << c.name() << " row " << iq;
+                            rf.push_back(r[i]);
+                            reff.push_back(ref[i]);
+                        }
+                }
+                EXPECT_FALSE(rf.empty()) << c.name();
+                EXPECT_LT(nmse(rf, reff), k_max_nmse) << c.name() << " isa=" << isa;
+            }
+            ggml_cpu_set_mm_isa(-1);
         }
     }
 }

@@ -157,6 +157,10 @@ void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst);   // UNARY
 void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst);     // ops-unary.cpp
 void ggml_cpu_op_reduce(const ggml_cpu_params * p, ggml_tensor * dst);  // SUM_ROWS, MEAN, ARGMAX
 void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst);    // NORM, RMS_NORM
+// RMS_NORM then MUL by a weight row broadcast over the rows (ops-norm.cpp): the graph loop runs both
+// nodes as one when _fusable says so (not under GGML_CPU_SCALAR); same bits as the two nodes.
+bool ggml_cpu_rms_norm_mul_fusable(const ggml_tensor * norm, const ggml_tensor * mul);
+void ggml_cpu_op_rms_norm_mul(const ggml_cpu_params * p, ggml_tensor * norm, ggml_tensor * mul);
 void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_get_rows(const ggml_cpu_params * p, ggml_tensor * dst);

@@ -97,6 +97,22 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
 
 // ---- row conversion (float-like types here, quantized ones through the CPU type traits) -------
 
+void ggml_cpu_fp32_to_fp16_f16c(const float * x, uint16_t * y, int64_t n);  // vec-convert.avx2.cpp
+
+namespace {
+bool has_f16c() {
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool has = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    }();
+    return has;
+#else
+    return false;
+#endif
+}
+}  // namespace
+
 bool ggml_cpu_can_from_float(ggml_type t) {
     if (cpu_is_float_type(t)) {
         return true;
@@ -125,7 +141,11 @@ bool ggml_cpu_from_float_row(ggml_type t, const float * x, void * y, int64_t n) 
             std::memcpy(y, x, (size_t) n * 4);
             return true;
         case GGML_TYPE_F16:
-            ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
+            if (has_f16c() && !ggml_cpu_use_scalar()) {
+                ggml_cpu_fp32_to_fp16_f16c(x, (uint16_t *) y, n);  // vec-convert.avx2.cpp
+            } else {
+                ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
+            }
             return true;
         case GGML_TYPE_BF16:
             ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n);
@@ -311,7 +331,12 @@ void graph_job_fn(int ith, int nth, void * arg) {
             continue;
         }
         p.node = i;
-        compute_node(&p, t);
+        if (i + 1 < job->n_nodes && ggml_cpu_rms_norm_mul_fusable(t, job->nodes[i + 1])) {
+            ggml_cpu_op_rms_norm_mul(&p, t, job->nodes[i + 1]);  // both nodes, one barrier
+            ++i;
+        } else {
+            compute_node(&p, t);
+        }
         // thread 0 polls the abort callback; the barrier publishes its answer to the others
         if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
             job->aborted_at.store(i, std::memory_order_relaxed);

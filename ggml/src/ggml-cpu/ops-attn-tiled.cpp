@@ -35,7 +35,9 @@ size_t align64(size_t n) {
 void pv_portable(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
     for (int q = 0; q < nq; ++q)
         for (int j = 0; j < nk; ++j) {
-            const float   pj = p[q * ldp + j];
+            const float pj = p[q * ldp + j];
+            if (pj == 0.0f)
+                continue;  // a masked key adds nothing, even when its V row holds NaN/Inf
             const float * vr = v + (size_t) j * ldv;
             float *       a  = acc + q * ldacc;
             for (int d = 0; d < dv; ++d)

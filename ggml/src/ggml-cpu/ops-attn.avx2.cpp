@@ -20,7 +20,10 @@ void pv_block(int nk, const float * p, int ldp, const float * v, int ldv, float 
         for (int i = 0; i < NV; ++i)
             x[i] = _mm256_loadu_ps(vr + 8 * i);
         for (int q = 0; q < NQ; ++q) {
-            const __m256 pj = _mm256_set1_ps(p[q * ldp + j]);
+            const float w = p[q * ldp + j];
+            if (w == 0.0f)
+                continue;  // a masked key adds nothing, even when its V row holds NaN/Inf
+            const __m256 pj = _mm256_set1_ps(w);
             for (int i = 0; i < NV; ++i)
                 a[q][i] = _mm256_fmadd_ps(pj, x[i], a[q][i]);
         }
@@ -41,7 +44,8 @@ void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv,
         for (int q = 0; q < NQ; ++q) {
             float s = acc[q * ldacc + d];
             for (int j = 0; j < nk; ++j)
-                s = std::fma(p[q * ldp + j], v[(size_t) j * ldv + d], s);
+                if (p[q * ldp + j] != 0.0f)
+                    s = std::fma(p[q * ldp + j], v[(size_t) j * ldv + d], s);
             acc[q * ldacc + d] = s;
         }
 }

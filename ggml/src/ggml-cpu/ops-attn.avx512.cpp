@@ -32,9 +32,11 @@ void pv_block(int nk, int dv, const float * p, int ldp, const float * v, int ldv
             for (int i = 0; i < 4; ++i)
                 x[i] = _mm512_maskz_loadu_ps(mk[i], vr + 16 * i);
             for (int q = 0; q < NQ; ++q) {
-                const __m512 pj = _mm512_set1_ps(p[q * ldp + j]);
+                // a zero weight (masked key) leaves acc untouched, even when its V row holds NaN/Inf
+                const __m512    pj = _mm512_set1_ps(p[q * ldp + j]);
+                const __mmask16 nz = _mm512_cmp_ps_mask(pj, _mm512_setzero_ps(), _CMP_NEQ_UQ);
                 for (int i = 0; i < 4; ++i)
-                    a[q][i] = _mm512_fmadd_ps(pj, x[i], a[q][i]);
+                    a[q][i] = _mm512_mask3_fmadd_ps(pj, x[i], a[q][i], nz);
             }
         }
         for (int q = 0; q < NQ; ++q)

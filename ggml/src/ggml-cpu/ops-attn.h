@@ -8,6 +8,7 @@
 struct ggml_cpu_fa_kernels {
     // acc[q][d] += sum_{j < nk} p[q][j] * v[j][d] for q < nq, d < dv; rows of p, v and acc are ldp,
     // ldv and ldacc floats apart. Each acc element sums j in increasing order (blocking-independent).
+    // Terms with p[q][j] == 0 (masked keys) are skipped, so a NaN/Inf in such a V row cannot leak in.
     void (*pv)(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc);
     // s[i] = exp(s[i] - m) for i < n (-inf gives 0); returns the sum of the new s[i].
     float (*exp_sum)(float * s, int n, float m);

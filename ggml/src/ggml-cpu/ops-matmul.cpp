@@ -6,6 +6,7 @@
 // activation row, quantized weights) converts the row in every thread instead (no barrier) and splits
 // the weight rows into one contiguous slice per thread.
 #include "ggml-cpu-impl.h"
+#include "matmul-gemm.h"
 #include "matmul-kernels.h"
 
 #include <algorithm>
@@ -276,6 +277,8 @@ bool ggml_cpu_mul_mat_supported(const ggml_tensor * a) {
 }
 
 size_t ggml_cpu_mul_mat_work_size(const ggml_tensor * dst, int nth) {
+    if (ggml_cpu_mm_gemm_applies(dst))
+        return ggml_cpu_mm_gemm_work_size(dst, nth);
     return act_conv_bytes(dst->src[0], dst->src[1], nth);
 }
 
@@ -303,7 +306,11 @@ bool private_activation(const ggml_cpu_params * p, const ggml_tensor * a, const 
 void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * a = dst->src[0];
     const ggml_tensor * b = dst->src[1];
-    act_layout          L{b, nullptr, 0, GGML_TYPE_F32};
+    if (ggml_cpu_mm_gemm_applies(dst)) {
+        ggml_cpu_mm_gemm(p, dst);  // float-like weights at prefill sizes (ops-matmul-gemm.cpp)
+        return;
+    }
+    act_layout L{b, nullptr, 0, GGML_TYPE_F32};
     if (!private_activation(p, a, b, L))
         L = prepare_activations(p, a, b);
     const block_runner R = make_runner(a->type, a->ne[0]);

@@ -1,7 +1,67 @@
 // NORM ((x - mean) / sqrt(var + eps)) and RMS_NORM (x / sqrt(mean(x^2) + eps)) per row, sums in double.
+// RMS_NORM followed by a MUL with a weight row is fused by the graph loop: one pass writes both
+// results, with the same float operations as the two nodes (identical bits), and one barrier less.
 #include "ggml-cpu-impl.h"
 
 #include <cmath>
+
+namespace {
+
+// 1 / sqrt(mean(x^2) + eps) of a unit-stride F32 row
+float rms_scale(const float * xf, int64_t n, float eps) {
+    // 16 float lanes (vectorizable), then a double sum: accurate for any row length we meet
+    float   part[16] = {0};
+    int64_t i        = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int l = 0; l < 16; ++l)
+            part[l] += xf[i + l] * xf[i + l];
+    double ss = 0.0;
+    for (int l = 0; l < 16; ++l)
+        ss += part[l];
+    for (; i < n; ++i)
+        ss += (double) xf[i] * xf[i];
+    return (float) (1.0 / std::sqrt(ss / (double) n + eps));
+}
+
+bool f32_rows(const ggml_tensor * t) {
+    return t->type == GGML_TYPE_F32 && t->nb[0] == 4;
+}
+
+}  // namespace
+
+bool ggml_cpu_rms_norm_mul_fusable(const ggml_tensor * norm, const ggml_tensor * mul) {
+    if (norm->op != GGML_OP_RMS_NORM || mul->op != GGML_OP_MUL || ggml_cpu_use_scalar())
+        return false;
+    const ggml_tensor * w = mul->src[0] == norm ? mul->src[1] : mul->src[1] == norm ? mul->src[0] : nullptr;
+    if (!w || w == norm || !f32_rows(norm->src[0]) || !f32_rows(norm) || !f32_rows(mul) || !f32_rows(w))
+        return false;
+    for (int d = 0; d < 4; ++d)
+        if (mul->ne[d] != norm->ne[d] || (d > 0 && w->ne[d] != 1))
+            return false;
+    return w->ne[0] == norm->ne[0];
+}
+
+void ggml_cpu_op_rms_norm_mul(const ggml_cpu_params * p, ggml_tensor * norm, ggml_tensor * mul) {
+    const ggml_tensor * a   = norm->src[0];
+    const float *       w   = (const float *) (mul->src[0] == norm ? mul->src[1] : mul->src[0])->data;
+    const float         eps = ggml_get_op_params_f32(norm, 0);
+    const int64_t       n   = a->ne[0];
+    int64_t             r0, r1;
+    cpu_split(cpu_nrows(norm), p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i1, i2, i3;
+        cpu_row_index(norm, r, i1, i2, i3);
+        const float * xf = (const float *) cpu_ptr(a, 0, i1, i2, i3);
+        float *       df = (float *) cpu_ptr(norm, 0, i1, i2, i3);
+        float *       mf = (float *) cpu_ptr(mul, 0, i1, i2, i3);
+        const float   s  = rms_scale(xf, n, eps);
+        for (int64_t i = 0; i < n; ++i) {
+            const float v = xf[i] * s;  // the RMS_NORM result, as its node stores it
+            df[i]         = v;
+            mf[i]         = v * w[i];
+        }
+    }
+}
 
 void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * a   = dst->src[0];
@@ -19,18 +79,7 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
             const float * xf = (const float *) x;
             float *       df = (float *) d;
             if (dst->op == GGML_OP_RMS_NORM) {
-                // 16 float lanes (vectorizable), then a double sum: accurate for any row length we meet
-                float   part[16] = {0};
-                int64_t i        = 0;
-                for (; i + 16 <= n; i += 16)
-                    for (int l = 0; l < 16; ++l)
-                        part[l] += xf[i + l] * xf[i + l];
-                double ss = 0.0;
-                for (int l = 0; l < 16; ++l)
-                    ss += part[l];
-                for (; i < n; ++i)
-                    ss += (double) xf[i] * xf[i];
-                const float s = (float) (1.0 / std::sqrt(ss / (double) n + eps));
+                const float s = rms_scale(xf, n, eps);
                 for (int64_t i = 0; i < n; ++i)
                     df[i] = xf[i] * s;
             } else {

@@ -43,13 +43,20 @@ void ggml_cpu_op_rope(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     const double mscale_yarn = ext_factor != 0.0f ? 1.0 + 0.1 * std::log(1.0 / freq_scale) : 1.0;
 
-    thread_local std::vector<float> cs;  // cos, sin per pair of the current token (reused across graphs)
-    cs.resize((size_t) n_dims + 2);
-    int64_t cached_token = -1, cached_i3 = -1;
-
     const int64_t ne0  = dst->ne[0];
     const int64_t half = n_dims / 2;
-    int64_t       r0, r1;
+    // cos of pair k at cs[k], sin at cs[half + k], for the current token (reused across graphs);
+    // base^(-2k/n_dims) once per op instead of once per token (the same double values)
+    thread_local std::vector<float>  cs;
+    thread_local std::vector<double> freq;
+    cs.resize((size_t) n_dims + 2);
+    freq.resize((size_t) half + 1);
+    for (int64_t k = 0; k < half; ++k)
+        freq[(size_t) k] = std::pow((double) freq_base, -2.0 * (double) k / n_dims);
+    int64_t    cached_token = -1, cached_i3 = -1;
+    const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 &&
+                      a->nb[0] == 4 && dst->nb[0] == 4;
+    int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
@@ -57,7 +64,7 @@ void ggml_cpu_op_rope(const ggml_cpu_params * p, ggml_tensor * dst) {
         if (i2 != cached_token || i3 != cached_i3) {
             const double ppos = (double) *(const int32_t *) cpu_ptr(pos, i2, 0, 0, 0);
             for (int64_t k = 0; k < half; ++k) {
-                double theta_extrap = ppos * std::pow((double) freq_base, -2.0 * (double) k / n_dims);
+                double theta_extrap = ppos * freq[(size_t) k];
                 if (ff) {
                     theta_extrap /= (double) *(const float *) cpu_ptr(ff, k, 0, 0, 0);
                 }
@@ -69,20 +76,44 @@ void ggml_cpu_op_rope(const ggml_cpu_params * p, ggml_tensor * dst) {
                     theta            = theta_interp * (1.0 - mix) + theta_extrap * mix;
                     mscale *= mscale_yarn;
                 }
-                cs[2 * k]     = (float) (std::cos(theta) * mscale);
-                cs[2 * k + 1] = (float) (std::sin(theta) * mscale);
+                cs[k]        = (float) (std::cos(theta) * mscale);
+                cs[half + k] = (float) (std::sin(theta) * mscale);
             }
             cached_token = i2;
             cached_i3    = i3;
         }
         const char * x = cpu_ptr(a, 0, i1, i2, i3);
         char *       d = cpu_ptr(dst, 0, i1, i2, i3);
+        if (fast) {
+            // unit-stride F32: plain loops the compiler vectorizes, the same float expressions as
+            // the reference loop below (in place is fine: each pair is read before it is written)
+            const float * xf = (const float *) x;
+            float *       df = (float *) d;
+            const float * cv = cs.data();
+            const float * sv = cs.data() + half;
+            if (neox) {
+                for (int64_t k = 0; k < half; ++k) {
+                    const float x0 = xf[k], x1 = xf[k + half];
+                    df[k]        = x0 * cv[k] - x1 * sv[k];
+                    df[k + half] = x0 * sv[k] + x1 * cv[k];
+                }
+            } else {
+                for (int64_t k = 0; k < half; ++k) {
+                    const float x0 = xf[2 * k], x1 = xf[2 * k + 1];
+                    df[2 * k]     = x0 * cv[k] - x1 * sv[k];
+                    df[2 * k + 1] = x0 * sv[k] + x1 * cv[k];
+                }
+            }
+            for (int64_t k = n_dims; k < ne0; ++k)
+                df[k] = xf[k];
+            continue;
+        }
         for (int64_t k = 0; k < half; ++k) {
             const int64_t j0 = neox ? k : 2 * k;
             const int64_t j1 = neox ? k + half : 2 * k + 1;
             const float   x0 = cpu_load_f(a->type, x + j0 * a->nb[0]);
             const float   x1 = cpu_load_f(a->type, x + j1 * a->nb[0]);
-            const float   c = cs[2 * k], s = cs[2 * k + 1];
+            const float   c = cs[k], s = cs[half + k];
             cpu_store_f(dst->type, d + j0 * dst->nb[0], x0 * c - x1 * s);
             cpu_store_f(dst->type, d + j1 * dst->nb[0], x0 * s + x1 * c);
         }

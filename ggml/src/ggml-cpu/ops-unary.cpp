@@ -112,7 +112,13 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int           gop     = ggml_get_op_params_i32(dst, 0);
     const bool          swapped = ggml_get_op_params_i32(dst, 1) != 0;
     const int64_t       n       = dst->ne[0];
-    int64_t             r0, r1;
+    // unit-stride F32: the same float expressions as the loop below without its per-element type
+    // dispatch. Exactly the same bits on purpose: after a GLU the activations are quantized to 8
+    // bits, where a 1-ulp difference (a polynomial exp) flips roundings and other backends disagree.
+    const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && a->nb[0] == 4 &&
+                      dst->type == GGML_TYPE_F32 && dst->nb[0] == 4 &&
+                      (!b || (b->type == GGML_TYPE_F32 && b->nb[0] == 4));
+    int64_t r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
@@ -132,6 +138,26 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
             x  = x + (swapped ? n * a->nb[0] : 0);
             gt = a->type;
             gs = a->nb[0];
+        }
+        if (fast) {
+            const float * xf = (const float *) x;
+            const float * gf = (const float *) g;
+            float *       df = (float *) d;
+            switch (gop) {
+                case GGML_GLU_OP_SWIGLU:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = silu(xf[i]) * gf[i];
+                    break;
+                case GGML_GLU_OP_GEGLU:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = gelu_tanh(xf[i]) * gf[i];
+                    break;
+                default:
+                    for (int64_t i = 0; i < n; ++i)
+                        df[i] = gelu_erf(xf[i]) * gf[i];
+                    break;
+            }
+            continue;
         }
         for (int64_t i = 0; i < n; ++i) {
             const float xv = cpu_load_f(a->type, x + i * a->nb[0]);
