@@ -22,6 +22,7 @@ inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
     const uint16_t * scales = (const uint16_t *) grp;
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m512i    m4     = _mm512_set1_epi8(0x0F);
+    const __m512i    mh     = _mm512_set1_epi8((char) 0xF0);
     __m512           acc[NC];
     for (int c = 0; c < NC; ++c)
         acc[c] = _mm512_setzero_ps();
@@ -34,7 +35,7 @@ inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
         for (int j = 0; j < 4; ++j) {
             const __m512i v = _mm512_loadu_si512((const void *) (q + 64 * j));
             lo[j]           = _mm512_and_si512(v, m4);
-            hi[j]           = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
+            hi[j]           = _mm512_and_si512(v, mh);  // 16 x the high nibble: no shift per vector
         }
         for (int c = 0; c < NC; ++c) {
             const int32_t * yq = (const int32_t *) (y[c].qs + b * 32);
@@ -43,7 +44,9 @@ inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
                 s0 = _mm512_dpbusd_epi32(s0, lo[j], _mm512_set1_epi32(yq[j]));
                 s1 = _mm512_dpbusd_epi32(s1, hi[j], _mm512_set1_epi32(yq[4 + j]));
             }
-            const __m512i s = _mm512_sub_epi32(_mm512_add_epi32(s0, s1), _mm512_set1_epi32(y[c].corr[b]));
+            // s1 is a multiple of 16: the shift is exact
+            const __m512i s =
+                _mm512_sub_epi32(_mm512_add_epi32(s0, _mm512_srai_epi32(s1, 4)), _mm512_set1_epi32(y[c].corr[b]));
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(dw, _mm512_set1_ps(y[c].d[b])), acc[c]);
         }
     }
