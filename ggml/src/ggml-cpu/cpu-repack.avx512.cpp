@@ -13,9 +13,11 @@
 namespace {
 
 constexpr int NC_MAX = 4;
-// Quant bytes prefetched ahead of the block being read: one stream per thread; ~100 ns of DRAM
-// latency at ~40 GB/s per core wants ~4 KiB in flight.
-constexpr int PF_DIST = 4096;
+// Quant bytes prefetched ahead of the block being read (one stream per thread), non-temporal: the
+// weights are read once per token and would only evict the activations and the KV cache from L2
+// (decode, NC == 1; prefill re-reads a group for every 4 activation rows and keeps it cached).
+// Distance and hint from bench-quants RepackGemv (2048-8192 within noise on the shared VM).
+constexpr int PF_DIST = 2048;
 
 template <int NC>
 inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -29,7 +31,7 @@ inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 256;
         for (int j = 0; j < 4; ++j)
-            _mm_prefetch((const char *) q + PF_DIST + 64 * j, _MM_HINT_T0);
+            _mm_prefetch((const char *) q + PF_DIST + 64 * j, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (scales + b * 16)));
         __m512i      lo[4], hi[4];
         for (int j = 0; j < 4; ++j) {
@@ -64,7 +66,7 @@ inline void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 512;
         for (int j = 0; j < 8; ++j)
-            _mm_prefetch((const char *) q + PF_DIST + 64 * j, _MM_HINT_T0);
+            _mm_prefetch((const char *) q + PF_DIST + 64 * j, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (scales + b * 16)));
         __m512i      v[8];
         for (int j = 0; j < 8; ++j)
