@@ -3,6 +3,8 @@
 //   Gemv/<type>/<K>/<N>/<T>   N weight rows of K elements against one activation row, T threads;
 //                             "GBps" counts the weight bytes read (compare with ReadBandwidth);
 //                             "GBps_cpu" the same per CPU second of the calling thread (shared machines)
+//   RepackGemv/<type>/<K>/<N>/<T>/<l2>  the same on the CPU_REPACK layout (16 rows interleaved);
+//                             l2:1 = one L2-resident matrix (compute speed, compare with GemvL2)
 //   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), 1 thread, "GFLOPs" = 2*K*N*512 per run
 // The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
 // as decoding does with the weights of successive layers.
@@ -20,6 +22,7 @@
 extern "C" {
 #include "ggml-quants.h"
 }
+#include "ggml-cpu/cpu-repack.h"
 #include "ggml-cpu/cpu-type-traits.h"
 
 namespace {
@@ -260,6 +263,78 @@ void gemv_args(benchmark::internal::Benchmark * b) {
     b->ArgNames({"type", "K", "N", "threads"});
 }
 BENCHMARK(BM_Gemv)->Apply(gemv_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same GEMV on the CPU_REPACK layout (cpu-repack.h): rows interleaved 16 at a time, one
+// contiguous slice of groups per thread, as mul_mat runs it for a weight in a CPU_REPACK buffer.
+void BM_RepackGemv(benchmark::State & state) {
+    const ggml_type      t = (ggml_type) state.range(0);
+    const int64_t        k = state.range(1), nrows = state.range(2), nb = k / 32;
+    const int            nth    = (int) state.range(3);
+    const size_t         mbytes = ggml_row_size(t, k) * nrows;
+    const auto           one    = make_weights(t, k, nrows);
+    const bool           l2     = state.range(4) != 0;  // one small copy: compute speed without DRAM
+    const size_t         ncopy  = l2 ? 1 : ((size_t) 256 << 20) / mbytes + 1;
+    std::vector<uint8_t> w(mbytes * ncopy);
+    for (size_t c = 0; c < ncopy; c++) {
+        ggml_repack_pack(t, k, nrows, one.data(), w.data() + c * mbytes);
+    }
+    const auto           yq = make_activation(t, k, 3);  // Q8_0 blocks
+    std::vector<int8_t>  qs(nb * 32);
+    std::vector<float>   d(nb);
+    std::vector<int32_t> corr(nb);
+    for (int64_t i = 0; i < nb; i++) {
+        const block_q8_0 * blk = (const block_q8_0 *) yq.data() + i;
+        memcpy(&qs[i * 32], blk->qs, 32);
+        d[i]      = ggml_fp16_to_fp32(blk->d);
+        int32_t s = 0;
+        for (int j = 0; j < 32; j++) {
+            s += blk->qs[j];
+        }
+        corr[i] = (t == GGML_TYPE_Q4_0 ? 8 : 128) * s;
+    }
+    const ggml_repack_act      y = {qs.data(), d.data(), corr.data()};
+    const ggml_repack_kernel_t kern =
+        t == GGML_TYPE_Q4_0 ? ggml_repack_kernels_active()->q4_0 : ggml_repack_kernels_active()->q8_0;
+    const size_t       gb = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
+    std::vector<float> out(nrows);
+    size_t             c    = 0;
+    const double       cpu0 = thread_cpu_seconds();
+    for (auto _ : state) {
+        const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
+        if (nth == 1) {
+            float * o = out.data();
+            kern(nb, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
+        } else {
+            const int64_t ng = nrows / GGML_REPACK_ROWS, half = ng / 2;
+            runner().run([&](int i) {
+                const int64_t g0 = i == 0 ? 0 : half, g1 = i == 0 ? half : ng;
+                float *       o = out.data() + g0 * GGML_REPACK_ROWS;
+                kern(nb, g1 - g0, m + g0 * gb, gb, 1, &y, &o);
+            });
+        }
+        benchmark::ClobberMemory();
+    }
+    const double cpu           = thread_cpu_seconds() - cpu0;
+    state.counters["GBps"]     = benchmark::Counter((double) mbytes * state.iterations(), benchmark::Counter::kIsRate,
+                                                    benchmark::Counter::kIs1000);
+    state.counters["GBps_cpu"] = cpu > 0 ? (double) mbytes * state.iterations() / cpu / 1e9 : 0.0;
+    const ggml_repack_kernels * ks = ggml_repack_kernels_active();
+    state.SetLabel(std::string(ggml_type_name(t)) + " repack " +
+                   (ks == ggml_repack_kernels_avx512() ? "avx512"
+                    : ks == ggml_repack_kernels_avx2() ? "avx2"
+                                                       : "scalar"));
+}
+
+void repack_args(benchmark::internal::Benchmark * b) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0}) {
+        b->Args({(int64_t) t, 2048, 5632, 1, 0});
+        b->Args({(int64_t) t, 2048, 32000, 1, 0});
+        b->Args({(int64_t) t, 2048, 5632, 2, 0});
+        b->Args({(int64_t) t, 2048, 256, 1, 1});
+    }
+    b->ArgNames({"type", "K", "N", "threads", "l2"});
+}
+BENCHMARK(BM_RepackGemv)->Apply(repack_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Compute speed without DRAM: 256 rows that stay in L2, GEMV entry vs a plain loop over vec_dot
 // (mode 0: vec_dot loop, 1: ggml_cpu_gemv). CPU time, so the rate is per busy core.

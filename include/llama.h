@@ -326,7 +326,9 @@ struct llama_model_params {
     bool use_mmap;        /* map the file if possible (used when load_mode is AUTO) */
     bool use_mlock;       /* keep the weights in RAM (used when load_mode is AUTO) */
     bool check_tensors;   /* validate the weight data (NaN/Inf in float tensors) */
-    bool use_extra_bufts; /* use extra (repacking) buffer types if available */
+    bool use_extra_bufts; /* use extra (repacking) buffer types if available (default true): the CPU
+                           * then stores Q4_0/Q8_0 matrices interleaved for its int8 kernels, read
+                           * from the file instead of mapped (same memory, not a second copy) */
 
     /* (libllama) how weights are loaded. Precedence: any value other than LLAMA_LOAD_MODE_AUTO
      * wins and use_mmap/use_mlock are ignored; with AUTO (the default) use_mmap and use_mlock

@@ -48,6 +48,57 @@ bool weight_supported(ggml_backend_dev_t dev, const llama_tensor_weight & w, llm
     return ok;
 }
 
+// Weights whose only use in every graph is as the matrix of a mul_mat: the ones an extra buffer type
+// (a layout only the device's mul_mat reads, e.g. the CPU's CPU_REPACK) may hold.
+bool weight_is_matmul_only(llm_tensor kind, const char * suffix) {
+    if (!suffix || std::string(suffix) != "weight") {
+        return false;
+    }
+    switch (kind) {
+        case LLM_TENSOR_OUTPUT:
+        case LLM_TENSOR_ATTN_Q:
+        case LLM_TENSOR_ATTN_K:
+        case LLM_TENSOR_ATTN_V:
+        case LLM_TENSOR_ATTN_QKV:
+        case LLM_TENSOR_ATTN_OUT:
+        case LLM_TENSOR_FFN_GATE:
+        case LLM_TENSOR_FFN_UP:
+        case LLM_TENSOR_FFN_DOWN:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// The first extra buffer type of dev whose mul_mat accepts this weight in it (the probe weight sits in
+// a zero-size buffer of that type, which is what supports_op looks at), or NULL.
+ggml_backend_buffer_type_t extra_buft_for(ggml_backend_dev_t dev, const llama_tensor_weight & w) {
+    auto get = (ggml_backend_dev_get_extra_bufts_t) ggml_backend_reg_get_proc_address(
+        ggml_backend_dev_backend_reg(dev), "ggml_backend_dev_get_extra_bufts");
+    ggml_backend_buffer_type_t * list = get ? get(dev) : nullptr;
+    for (; list && *list; list++) {
+        ggml_backend_buffer_t probe = ggml_backend_buft_alloc_buffer(*list, 0);
+        if (!probe) {
+            continue;
+        }
+        ggml_init_params ip  = {4 * ggml_tensor_overhead(), nullptr, true};
+        ggml_context *   ctx = ggml_init(ip);
+        bool             ok  = false;
+        if (ctx) {
+            ggml_tensor * wt = ggml_new_tensor(ctx, w.type, 4, w.ne);
+            wt->buffer       = probe;
+            ggml_tensor * op = ggml_mul_mat(ctx, wt, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, wt->ne[0], 1));
+            ok               = ggml_n_dims(wt) == 2 && ggml_backend_dev_supports_op(dev, op);
+            ggml_free(ctx);
+        }
+        ggml_backend_buffer_free(probe);
+        if (ok) {
+            return *list;
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 void llama_model::select_devices() {
@@ -195,6 +246,11 @@ ggml_context * llama_model::weight_ctx(const llama_tensor_weight * w, llm_tensor
                         ggml_type_name(w->type), ggml_backend_dev_name(dev));
         n_kept_on_cpu++;
         dev = dev_cpu;
+    }
+    if (dev == dev_cpu && params.use_extra_bufts && w && weight_is_matmul_only(t, suffix)) {
+        if (ggml_backend_buffer_type_t extra = extra_buft_for(dev_cpu, *w)) {
+            return ctx_for_buft(extra);
+        }
     }
     return ctx_for_buft(dev == dev_cpu ? ggml_backend_cpu_buffer_type() : ggml_backend_dev_buffer_type(dev));
 }

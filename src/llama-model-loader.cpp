@@ -612,6 +612,11 @@ void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context 
     std::vector<uint8_t> staging;
     for (const auto & c : ctxs) {
         const bool in_place = use_mmap && c.second == buft_cpu;
+        // an extra CPU buffer type (CPU_REPACK) keeps its own converted copy: read with pread, never
+        // through the mapping, so the mapped pages of those tensors are never resident beside it
+        const ggml_backend_dev_t dev       = ggml_backend_buft_get_device(c.second);
+        const bool               extra_cpu = c.second != buft_cpu && !ggml_backend_buft_is_host(c.second) && dev &&
+                               ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
         for (ggml_tensor * t = ggml_get_first_tensor(c.first); t; t = ggml_get_next_tensor(c.first, t)) {
             const llama_tensor_weight * w = get_weight(ggml_get_name(t));
             if (!w) {
@@ -631,7 +636,7 @@ void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context 
                     throw llama_error(llama_format("cannot place tensor '%s'", w->name.c_str()));
                 }
                 src = t->data;
-            } else if (use_mmap) {
+            } else if (use_mmap && !extra_cpu) {
                 src = (const uint8_t *) mappings[w->idx]->addr() + w->offs;
                 ggml_backend_tensor_set(t, src, 0, n);
             } else if (ggml_backend_buffer_is_host(t->buffer)) {

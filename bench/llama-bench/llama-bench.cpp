@@ -44,6 +44,7 @@ struct cmd_params {
     std::vector<ggml_type>           type_k       = {GGML_TYPE_F16};
     std::vector<ggml_type>           type_v       = {GGML_TYPE_F16};
     std::vector<int>                 flash_attn   = {0};
+    std::vector<int>                 no_repack    = {0};
     int                              reps         = 5;
     bool                             warmup       = true;
     bool                             verbose      = false;
@@ -55,6 +56,7 @@ struct cmd_params {
 struct instance {
     std::string model;
     int         n_prompt, n_gen, n_batch, n_ubatch, n_threads, n_gpu_layers, flash_attn;
+    int         no_repack;  // 1: use_extra_bufts off (weights stay in the GGUF layout)
     ggml_type   type_k, type_v;
     int         n_depth;  // tokens put in the KV cache (untimed) before each run of the test
 };
@@ -83,6 +85,8 @@ void print_usage(FILE * out) {
             "  -ctk, --cache-type-k T      K cache type (default: f16)\n"
             "  -ctv, --cache-type-v T      V cache type (default: f16)\n"
             "  -fa, --flash-attn 0|1       flash attention (default: 0)\n"
+            "  -nr, --no-repack 0|1        1: keep CPU weights in the file layout (use_extra_bufts off;\n"
+            "                              default: 0)\n"
             "  -r, --repetitions N         repetitions per test, 1 to 100000 (default: %d)\n"
             "  -o, --output md|csv|json|jsonl  output format (default: md)\n"
             "  --bw-mib N                  buffer size of the bandwidth probe, 1 to 65536 (default: 256)\n"
@@ -174,6 +178,8 @@ void parse_args(int argc, char ** argv, cmd_params & p) {
             }
         } else if (args.is("-fa", "--flash-attn")) {
             reset_once("fa", p.flash_attn), append(p.flash_attn, args.int_list_value(0, 1));
+        } else if (args.is("-nr", "--no-repack")) {
+            reset_once("nr", p.no_repack), append(p.no_repack, args.int_list_value(0, 1));
         } else if (args.is("-r", "--repetitions")) {
             p.reps = (int) args.int_value(1, 100000);
         } else if (args.is("-o", "--output")) {
@@ -201,32 +207,33 @@ std::vector<instance> make_instances(const cmd_params & p) {
     // model and ngl outermost so a loaded model is reused by consecutive instances
     for (const auto & m : p.model)
         for (int ngl : p.n_gpu_layers)
-            for (int nb : p.n_batch)
-                for (int nub : p.n_ubatch)
-                    for (ggml_type tk : p.type_k)
-                        for (ggml_type tv : p.type_v)
-                            for (int fa : p.flash_attn)
-                                for (int nt : p.n_threads)
-                                    for (int nd : p.n_depth) {
-                                        auto add = [&](int np, int ng) {
-                                            out.push_back({m, np, ng, nb, nub, nt, ngl, fa, tk, tv, nd});
-                                        };
-                                        for (int np : p.n_prompt) {
-                                            if (np > 0) {
-                                                add(np, 0);
+            for (int nr : p.no_repack)
+                for (int nb : p.n_batch)
+                    for (int nub : p.n_ubatch)
+                        for (ggml_type tk : p.type_k)
+                            for (ggml_type tv : p.type_v)
+                                for (int fa : p.flash_attn)
+                                    for (int nt : p.n_threads)
+                                        for (int nd : p.n_depth) {
+                                            auto add = [&](int np, int ng) {
+                                                out.push_back({m, np, ng, nb, nub, nt, ngl, fa, nr, tk, tv, nd});
+                                            };
+                                            for (int np : p.n_prompt) {
+                                                if (np > 0) {
+                                                    add(np, 0);
+                                                }
+                                            }
+                                            for (int ng : p.n_gen) {
+                                                if (ng > 0) {
+                                                    add(0, ng);
+                                                }
+                                            }
+                                            for (const auto & pg : p.n_pg) {
+                                                if (pg.first > 0 || pg.second > 0) {
+                                                    add(pg.first, pg.second);
+                                                }
                                             }
                                         }
-                                        for (int ng : p.n_gen) {
-                                            if (ng > 0) {
-                                                add(0, ng);
-                                            }
-                                        }
-                                        for (const auto & pg : p.n_pg) {
-                                            if (pg.first > 0 || pg.second > 0) {
-                                                add(pg.first, pg.second);
-                                            }
-                                        }
-                                    }
     return out;
 }
 
@@ -489,6 +496,7 @@ std::vector<std::tuple<std::string, std::string, bool>> fields(const result & r)
         {"type_v", ggml_type_name(i.type_v), true},
         {"n_gpu_layers", std::to_string(i.n_gpu_layers), false},
         {"flash_attn", i.flash_attn ? "true" : "false", false},
+        {"no_repack", i.no_repack ? "true" : "false", false},
         {"n_prompt", std::to_string(i.n_prompt), false},
         {"n_gen", std::to_string(i.n_gen), false},
         {"n_depth", std::to_string(i.n_depth), false},
@@ -581,6 +589,8 @@ struct md_printer : printer {
             cols.push_back("type_v");
         if (p.flash_attn != d.flash_attn)
             cols.push_back("fa");
+        if (p.no_repack != d.no_repack)
+            cols.push_back("nr");
         cols.push_back("test");
         cols.push_back("t/s");
         cols.push_back("tg % roofline");
@@ -622,6 +632,8 @@ struct md_printer : printer {
                 v = ggml_type_name(r.inst.type_v);
             } else if (c == "fa") {
                 v = std::to_string(r.inst.flash_attn);
+            } else if (c == "nr") {
+                v = std::to_string(r.inst.no_repack);
             } else if (c == "test") {
                 v = r.name();
             } else if (c == "t/s") {
@@ -679,7 +691,7 @@ int main(int argc, char ** argv) {
     int                         rc = 0;
     for (size_t k = 0; k < insts.size(); k++) {
         const instance &  in  = insts[k];
-        const std::string key = in.model + "|" + std::to_string(in.n_gpu_layers);
+        const std::string key = in.model + "|" + std::to_string(in.n_gpu_layers) + "|" + std::to_string(in.no_repack);
         if (!model && key == model_key) {
             continue;  // this model failed to load: reported once, its other tests are skipped
         }
@@ -687,6 +699,7 @@ int main(int argc, char ** argv) {
             llama_model_free(model);
             llama_model_params mp = llama_model_default_params();
             mp.n_gpu_layers       = in.n_gpu_layers;
+            mp.use_extra_bufts    = in.no_repack == 0;
             tool::load_progress progress;
             progress.attach(mp);
             model     = llama_model_load_from_file(in.model.c_str(), mp);

@@ -165,6 +165,11 @@ GGML_API void *             ggml_backend_reg_get_proc_address(ggml_backend_reg_t
 
 /* Signature of the "ggml_backend_set_n_threads" proc address offered by CPU-like registries. */
 typedef void (*ggml_backend_set_n_threads_t)(ggml_backend_t backend, int n_threads);
+/* Signature of the "ggml_backend_dev_get_extra_bufts" proc address: the device's extra buffer types
+ * (e.g. the CPU's CPU_REPACK, which stores quantized matrices in the layout its kernels stream best),
+ * NULL-terminated, owned by the backend. A weight may be placed in one when
+ * ggml_backend_dev_supports_op accepts the op that uses it with the weight in a buffer of that type. */
+typedef ggml_backend_buffer_type_t * (*ggml_backend_dev_get_extra_bufts_t)(ggml_backend_dev_t device);
 
 /* The global registry: every backend family compiled in (CPU always; Vulkan, CUDA when built). */
 GGML_API size_t             ggml_backend_reg_count(void);

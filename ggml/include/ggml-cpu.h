@@ -23,6 +23,13 @@ GGML_API void               ggml_backend_cpu_set_abort_callback(ggml_backend_t b
                                                                 ggml_abort_callback abort_callback,
                                                                 void * abort_callback_data);
 GGML_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
+/* CPU_REPACK: the CPU device's extra buffer type (also offered through the registry's
+ * "ggml_backend_dev_get_extra_bufts" proc address). Q4_0 and Q8_0 matrices (2-D, rows a multiple of
+ * 16) placed in it are stored row-interleaved for the int8 kernels; ggml_backend_tensor_set/get still
+ * take and return the GGUF bytes. The CPU device runs only MUL_MAT with such a tensor as src0 and
+ * refuses every other op reading from this buffer type (other tensors are stored as they are, for
+ * get/set only). Not a host buffer type. Never NULL. */
+GGML_API ggml_backend_buffer_type_t ggml_backend_cpu_repack_buffer_type(void);
 
 /* CPU features detected at run time (for system info strings and tests). */
 GGML_API bool ggml_cpu_has_avx2(void);

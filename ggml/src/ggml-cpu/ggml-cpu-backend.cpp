@@ -1,6 +1,7 @@
 // ggml-cpu-backend.cpp — wraps the CPU compute engine (ggml-cpu-compute.h) into the backend vtables:
 // the host buffer type, the CPU backend (a thread pool + abort callback), the "CPU" device and
 // registry, and the run-time CPU feature queries.
+#include "cpu-repack.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu-compute.h"
 #include "ggml-cpu.h"
@@ -238,6 +239,16 @@ static ggml_backend_buffer_t cpu_dev_buffer_from_host_ptr(ggml_backend_dev_t, vo
 }
 
 static bool cpu_dev_supports_op(ggml_backend_dev_t, const struct ggml_tensor * op) {
+    // a tensor in a CPU_REPACK buffer is readable only as the packed weight of a mul_mat
+    const ggml_backend_buffer_type_t repack = ggml_backend_cpu_repack_buffer_type();
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        const ggml_tensor * s = op->src[i];
+        if (s && s->buffer && s->buffer->buft == repack) {
+            if (op->op != GGML_OP_MUL_MAT || i != 0 || s->view_src || !ggml_repack_supports_tensor(s)) {
+                return false;
+            }
+        }
+    }
     if (ggml_backend_op_is_noop(op)) {
         return true;
     }
@@ -245,7 +256,12 @@ static bool cpu_dev_supports_op(ggml_backend_dev_t, const struct ggml_tensor * o
 }
 
 static bool cpu_dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t buft) {
-    return ggml_backend_buft_is_host(buft);
+    return ggml_backend_buft_is_host(buft) || buft == ggml_backend_cpu_repack_buffer_type();
+}
+
+static ggml_backend_buffer_type_t * cpu_dev_get_extra_bufts(ggml_backend_dev_t) {
+    static ggml_backend_buffer_type_t list[] = {ggml_backend_cpu_repack_buffer_type(), nullptr};
+    return list;
 }
 
 static const char * cpu_reg_get_name(ggml_backend_reg_t) {
@@ -263,6 +279,10 @@ static ggml_backend_dev_t cpu_reg_get_device(ggml_backend_reg_t reg, size_t inde
 static void * cpu_reg_get_proc_address(ggml_backend_reg_t, const char * name) {
     if (std::strcmp(name, "ggml_backend_set_n_threads") == 0) {
         ggml_backend_set_n_threads_t fn = ggml_backend_cpu_set_n_threads;
+        return (void *) fn;
+    }
+    if (std::strcmp(name, "ggml_backend_dev_get_extra_bufts") == 0) {
+        ggml_backend_dev_get_extra_bufts_t fn = cpu_dev_get_extra_bufts;
         return (void *) fn;
     }
     return nullptr;

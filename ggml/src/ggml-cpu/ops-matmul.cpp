@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cpu-repack.h"
 #include "cpu-type-traits.h"
 
 namespace {
@@ -277,6 +278,8 @@ bool ggml_cpu_mul_mat_supported(const ggml_tensor * a) {
 }
 
 size_t ggml_cpu_mul_mat_work_size(const ggml_tensor * dst, int nth) {
+    if (ggml_repack_is_packed(dst->src[0]))
+        return ggml_repack_mul_mat_work_size(dst, nth);
     if (ggml_cpu_mm_gemm_applies(dst))
         return ggml_cpu_mm_gemm_work_size(dst, nth);
     return act_conv_bytes(dst->src[0], dst->src[1], nth);
@@ -306,6 +309,10 @@ bool private_activation(const ggml_cpu_params * p, const ggml_tensor * a, const 
 void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor * a = dst->src[0];
     const ggml_tensor * b = dst->src[1];
+    if (ggml_repack_is_packed(a)) {
+        ggml_repack_mul_mat(p, dst);  // interleaved weight: its own kernels (cpu-repack.h)
+        return;
+    }
     if (ggml_cpu_mm_gemm_applies(dst)) {
         ggml_cpu_mm_gemm(p, dst);  // float-like weights at prefill sizes (ops-matmul-gemm.cpp)
         return;

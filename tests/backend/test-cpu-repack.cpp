@@ -1,0 +1,174 @@
+// CPU_REPACK: Q4_0 / Q8_0 weights stored interleaved. get_tensor returns the GGUF bytes that went
+// in; mul_mat on a packed weight equals the plain path (same int8 activations, same integer block
+// sums, only the float accumulation order differs) and is bit-identical across instruction sets and
+// thread counts; ops other than mul_mat refuse packed tensors.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+#include "test-common.h"
+
+extern "C" void ggml_cpu_set_mm_isa(int isa);  // -1 auto, 0 scalar, 1 avx2, 2 avx512 (ops-matmul.cpp)
+extern "C" void ggml_cpu_set_auto_threads(bool enable);
+
+using testing_util::nmse;
+
+namespace {
+
+// Random GGUF bytes with finite scales (the full quant range, including Q8_0's -128).
+std::vector<uint8_t> random_weights(ggml_type t, int64_t K, int64_t M, uint32_t seed) {
+    std::mt19937                          rng(seed);
+    std::uniform_real_distribution<float> u(0.001f, 0.05f);
+    const size_t                          bs = ggml_type_size(t);
+    std::vector<uint8_t>                  v(ggml_row_size(t, K) * M);
+    for (size_t off = 0; off < v.size(); off += bs) {
+        const ggml_fp16_t d = ggml_fp32_to_fp16(rng() % 2 ? u(rng) : -u(rng));
+        std::memcpy(&v[off], &d, 2);
+        for (size_t i = 2; i < bs; ++i)
+            v[off + i] = (uint8_t) rng();
+    }
+    return v;
+}
+
+struct weight {
+    ggml_context *        ctx = nullptr;
+    ggml_backend_buffer_t buf = nullptr;
+    ggml_tensor *         w   = nullptr;
+
+    weight(ggml_backend_buffer_type_t buft, ggml_type t, int64_t K, int64_t M, const std::vector<uint8_t> & bytes) {
+        ggml_init_params ip{ggml_tensor_overhead() * 4, nullptr, true};
+        ctx = ggml_init(ip);
+        w   = ggml_new_tensor_2d(ctx, t, K, M);
+        buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, buft);
+        ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        ggml_backend_tensor_set(w, bytes.data(), 0, bytes.size());
+    }
+    ~weight() {
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+    }
+};
+
+// y = w x for N random activation rows, on the CPU backend with n_threads.
+std::vector<float> mul_mat(ggml_backend_t be, ggml_tensor * w, int64_t N, int n_threads) {
+    ggml_init_params ip{ggml_tensor_overhead() * 8 + ggml_graph_overhead(), nullptr, true};
+    ggml_context *   ctx = ggml_init(ip);
+    ggml_tensor *    x   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, w->ne[0], N);
+    ggml_tensor *    y   = ggml_mul_mat(ctx, w, x);
+    ggml_cgraph *    gf  = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, y);
+    ggml_backend_buffer_t           buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+    std::mt19937                    rng(7);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::vector<float>              xv((size_t) ggml_nelements(x));
+    for (float & f : xv)
+        f = nd(rng);
+    ggml_backend_tensor_set(x, xv.data(), 0, xv.size() * 4);
+    ggml_backend_cpu_set_n_threads(be, n_threads);
+    EXPECT_EQ(ggml_backend_graph_compute(be, gf), GGML_STATUS_SUCCESS);
+    std::vector<float> out((size_t) ggml_nelements(y));
+    ggml_backend_tensor_get(y, out.data(), 0, out.size() * 4);
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    return out;
+}
+
+class CpuRepack : public ::testing::TestWithParam<ggml_type> {
+protected:
+    void SetUp() override {
+        be = ggml_backend_cpu_init();
+        ASSERT_NE(be, nullptr);
+        ggml_cpu_set_auto_threads(false);
+    }
+    void TearDown() override {
+        ggml_cpu_set_mm_isa(-1);
+        ggml_cpu_set_auto_threads(true);
+        ggml_backend_free(be);
+    }
+    ggml_backend_t be = nullptr;
+};
+
+TEST_P(CpuRepack, GetTensorReturnsTheGgufBytes) {
+    const ggml_type t = GetParam();
+    for (int64_t K : {32, 96, 2048}) {
+        const int64_t              M     = 48;
+        const std::vector<uint8_t> bytes = random_weights(t, K, M, (uint32_t) K);
+        weight                     pw(ggml_backend_cpu_repack_buffer_type(), t, K, M, bytes);
+        std::vector<uint8_t>       back(bytes.size());
+        ggml_backend_tensor_get(pw.w, back.data(), 0, back.size());
+        EXPECT_EQ(back, bytes) << "K=" << K;
+        // the stored layout is not the GGUF one (the test would pass trivially otherwise)
+        EXPECT_NE(std::memcmp(pw.w->data, bytes.data(), bytes.size()), 0);
+        // partial reads and writes see GGUF offsets
+        const size_t         off = ggml_row_size(t, K) * 17 + 3, n = ggml_row_size(t, K) + 5;
+        std::vector<uint8_t> part(n);
+        ggml_backend_tensor_get(pw.w, part.data(), off, n);
+        EXPECT_EQ(0, std::memcmp(part.data(), bytes.data() + off, n));
+        std::vector<uint8_t> patch(n, 0x11), expect = bytes;
+        std::memcpy(expect.data() + off, patch.data(), n);
+        ggml_backend_tensor_set(pw.w, patch.data(), off, n);
+        ggml_backend_tensor_get(pw.w, back.data(), 0, back.size());
+        EXPECT_EQ(back, expect);
+    }
+}
+
+TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
+    const ggml_type t = GetParam();
+    for (int64_t K : {32, 160, 1024}) {
+        for (int64_t M : {16, 48, 272}) {
+            const std::vector<uint8_t> bytes = random_weights(t, K, M, (uint32_t) (K * 1000 + M));
+            weight                     plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);
+            weight                     packed(ggml_backend_cpu_repack_buffer_type(), t, K, M, bytes);
+            for (int64_t N : {1, 2, 3, 7, 64, 129}) {
+                ggml_cpu_set_mm_isa(0);
+                const std::vector<float> ref  = mul_mat(be, packed.w, N, 1);  // the scalar reference
+                const std::vector<float> base = mul_mat(be, plain.w, N, 2);
+                EXPECT_LT(nmse(ref, base), 1e-12) << "K=" << K << " M=" << M << " N=" << N;
+                for (int isa : {1, 2}) {
+                    ggml_cpu_set_mm_isa(isa);
+                    for (int nth : {1, 2, 3}) {
+                        // identical bits: every kernel sums each block exactly and accumulates in order
+                        const std::vector<float> got = mul_mat(be, packed.w, N, nth);
+                        ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * 4))
+                            << "K=" << K << " M=" << M << " N=" << N << " isa=" << isa << " nth=" << nth;
+                    }
+                }
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, CpuRepack, ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0),
+                         [](const ::testing::TestParamInfo<ggml_type> & i) { return ggml_type_name(i.param); });
+
+TEST(CpuRepackDevice, OffersTheBufferTypeAndRefusesOtherOpsOnPackedWeights) {
+    ggml_backend_reg_t reg = ggml_backend_cpu_reg();
+    ggml_backend_dev_t dev = ggml_backend_reg_dev_get(reg, 0);
+    auto               get =
+        (ggml_backend_dev_get_extra_bufts_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_dev_get_extra_bufts");
+    ASSERT_NE(get, nullptr);
+    ggml_backend_buffer_type_t * list = get(dev);
+    ASSERT_NE(list, nullptr);
+    EXPECT_EQ(list[0], ggml_backend_cpu_repack_buffer_type());
+    EXPECT_EQ(list[1], nullptr);
+    EXPECT_TRUE(ggml_backend_dev_supports_buft(dev, ggml_backend_cpu_repack_buffer_type()));
+    EXPECT_FALSE(ggml_backend_buft_is_host(ggml_backend_cpu_repack_buffer_type()));
+
+    const std::vector<uint8_t> bytes = random_weights(GGML_TYPE_Q4_0, 64, 32, 3);
+    weight                     pw(ggml_backend_cpu_repack_buffer_type(), GGML_TYPE_Q4_0, 64, 32, bytes);
+    ggml_init_params           ip{ggml_tensor_overhead() * 8, nullptr, true};
+    ggml_context *             ctx = ggml_init(ip);
+    ggml_tensor *              mm  = ggml_mul_mat(ctx, pw.w, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2));
+    ggml_tensor *              gr  = ggml_get_rows(ctx, pw.w, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(dev, mm));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(dev, gr));
+    ggml_free(ctx);
+}
+
+}  // namespace
