@@ -46,6 +46,11 @@ struct llama_layer {
     ggml_tensor * ffn_gate_b    = nullptr;
     ggml_tensor * ffn_up_b      = nullptr;
     ggml_tensor * ffn_down_b    = nullptr;
+    // mixture of experts: router and stacked expert weights
+    ggml_tensor * ffn_gate_inp  = nullptr;
+    ggml_tensor * ffn_gate_exps = nullptr;
+    ggml_tensor * ffn_up_exps   = nullptr;
+    ggml_tensor * ffn_down_exps = nullptr;
 
     // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
     ggml_tensor * attn_out_norm    = nullptr;

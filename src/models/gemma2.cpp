@@ -3,8 +3,7 @@
 // soft-capping of the attention scores (attn_logit_softcapping) and of the final logits
 // (final_logit_softcapping), and queries scaled by 1/sqrt(head_dim).
 // Sliding window: every other layer attends over a local window (attention.sliding_window, 4096 in
-// the released models). It is read into n_swa but not applied: every layer attends over the whole
-// cache, which is exact while the context is not larger than the window.
+// the released models): the even layers attend only to the last n_swa positions (their KQ mask says so).
 #include <cmath>
 
 #include "llama-graph.h"
@@ -15,6 +14,7 @@
 static void gemma2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa, false);
+    hp.set_swa_pattern(2);                 // even layers local, odd global
     hp.f_attn_logit_softcapping  = 50.0f;  // the released models' values when the keys are absent
     hp.f_final_logit_softcapping = 30.0f;
     ml.get_key(LLM_KV_ATTN_LOGIT_SOFTCAPPING, hp.f_attn_logit_softcapping, false);
@@ -77,7 +77,7 @@ static ggml_tensor * gemma2_attn(llm_graph_context & g, const llama_layer & l, g
     ggml_tensor * cur;
     if (g.params.flash_attn) {
         ggml_tensor * v = ggml_permute(ctx0, g.kv.get_v(ctx0, il, (uint32_t) g.n_kv), 0, 2, 1, 3);
-        cur             = ggml_flash_attn_ext(ctx0, q, k, v, g.res.inp.kq_mask, kq_scale, 0.0f, cap);
+        cur             = ggml_flash_attn_ext(ctx0, q, k, v, g.kq_mask(il), kq_scale, 0.0f, cap);
         g.cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hp.n_embd_head_v * hp.n_head, g.n_tokens);
     } else {
@@ -88,7 +88,7 @@ static ggml_tensor * gemma2_attn(llm_graph_context & g, const llama_layer & l, g
             kq_scale = 1.0f;
             g.cb(kq, "kq_softcap", il);
         }
-        kq = ggml_soft_max_ext(ctx0, kq, g.res.inp.kq_mask, kq_scale, 0.0f);
+        kq = ggml_soft_max_ext(ctx0, kq, g.kq_mask(il), kq_scale, 0.0f);
         g.cb(kq, "kq_soft_max", il);
         ggml_tensor * v   = g.kv.get_v(ctx0, il, (uint32_t) g.n_kv);
         ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);

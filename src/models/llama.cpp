@@ -1,7 +1,9 @@
-// The llama family: llama 1/2/3, mistral, TinyLlama, stories.
+// The llama family: llama 1/2/3, mistral, TinyLlama, stories; with expert_count > 0, Mixtral-style
+// mixture of experts (softmax router, top expert_used_count, weights renormalised to sum 1).
 // Pre-norm decoder blocks: RMS norm -> attention with RoPE (NORMAL pairs) and grouped-query K/V ->
 // residual -> RMS norm -> SwiGLU feed-forward -> residual; final RMS norm and the LM head (tied to
 // the token embeddings when output.weight is absent).
+#include "decoder.h"
 #include "models.h"
 
 #include "llama-graph.h"
@@ -48,9 +50,18 @@ static void llama_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, LLAMA_TENSOR_NOT_REQUIRED, il, "bias");
 
         l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, {n_embd}, 0, il);
-        l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);  // (embd, ff)
-        l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);
-        l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
+        if (hp.n_expert > 0) {
+            // Mixtral-style experts, stacked (embd, ff, n_expert)
+            const int64_t n_exp = hp.n_expert;
+            l.ffn_gate_inp      = tc.create(LLM_TENSOR_FFN_GATE_INP, {n_embd, n_exp}, 0, il);
+            l.ffn_gate_exps     = tc.create(LLM_TENSOR_FFN_GATE_EXPS, {n_embd, n_ff, n_exp}, 0, il);
+            l.ffn_up_exps       = tc.create(LLM_TENSOR_FFN_UP_EXPS, {n_embd, n_ff, n_exp}, 0, il);
+            l.ffn_down_exps     = tc.create(LLM_TENSOR_FFN_DOWN_EXPS, {n_ff, n_embd, n_exp}, 0, il);
+        } else {
+            l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);  // (embd, ff)
+            l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);
+            l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
+        }
 
         l.rope_freqs = rope_freqs;
     }
@@ -91,8 +102,12 @@ static void llama_build_graph(llm_graph_context & g) {
 
         cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "ffn_norm", il);
-        cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR,
-                          il);
+        if (l.ffn_gate_inp) {
+            cur = llm_build_moe_ffn(g, l, cur, /*norm_w=*/true, il);  // softmax top-k, renormalised (Mixtral)
+        } else {
+            cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU,
+                              LLM_FFN_PAR, il);
+        }
         cur = ggml_add(ctx0, cur, ffn_inp);
         g.cb(cur, "l_out", il);
         inpL = cur;

@@ -1,5 +1,6 @@
 // End-to-end agreement with the reference engine for the architectures beyond llama (qwen2, phi3,
-// gemma, gemma2) on their synthetic micro models: the prompt's tokens, the greedy token of every
+// gemma, gemma2; qwen3, gemma3 with its sliding window, llama with experts, qwen3moe) on their
+// synthetic micro models: the prompt's tokens, the greedy token of every
 // step and every logit within 1% of the row RMS, with plain and with flash attention. Also checks
 // that a multi-token batch gives the same rows as decoding token by token (the KV-cache path).
 #include <gtest/gtest.h>
@@ -67,7 +68,8 @@ TEST_P(ArchE2E, MatchesReference) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     char desc[128];
     llama_model_desc(m.get(), desc, sizeof desc);
-    EXPECT_EQ(std::string(desc).rfind(GetParam(), 0), 0u) << desc;
+    const std::string arch = std::string(GetParam()) == "llama-moe" ? "llama" : GetParam();  // llama with experts
+    EXPECT_EQ(std::string(desc).rfind(arch + " ", 0), 0u) << desc;
 
     const arch_reference r  = load_arch_reference(name());
     const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
@@ -91,10 +93,13 @@ TEST_P(ArchE2E, MatchesReference) {
         }
         printf("%s flash_attn=%d: %zu steps, max |logit error| / row RMS = %.2e\n", name().c_str(), (int) fa,
                r.greedy.size(), worst);
-        // all four measure 1.3e-3..1.8e-3 (F16 KV and summation order); the README's 1% bound is loose
-        // enough to let small graph errors through (qwen2 without its K bias: 4.7e-3), so also hold
-        // the measured level
-        EXPECT_LT(worst, 3e-3) << name() << " flash_attn " << fa;
+        // the older four measure 1.3e-3..1.8e-3 (F16 KV and summation order); the README's 1% bound is
+        // loose enough to let small graph errors through (qwen2 without its K bias: 4.7e-3), so also
+        // hold the measured level. The newer references (qwen3, gemma3, llama-moe, qwen3moe) come from
+        // a later engine whose own F16/F32 runs differ by up to 8.4e-3; they measure 2.7e-3..5.4e-3.
+        const std::string p     = GetParam();
+        const bool        newer = p == "qwen3" || p == "gemma3" || p == "llama-moe" || p == "qwen3moe";
+        EXPECT_LT(worst, newer ? 7e-3 : 3e-3) << name() << " flash_attn " << fa;
     }
 }
 
@@ -127,8 +132,14 @@ TEST_P(ArchE2E, BatchedPrefillMatchesTokenByToken) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Synthetic, ArchE2E, ::testing::Values("qwen2", "phi3", "gemma", "gemma2"),
-                         [](const ::testing::TestParamInfo<const char *> & info) { return std::string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Synthetic, ArchE2E,
+                         ::testing::Values("qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3", "llama-moe",
+                                           "qwen3moe"),
+                         [](const ::testing::TestParamInfo<const char *> & info) {
+                             std::string n = info.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });
 
 // The synthetic gemma2's attention barely moves its logits (even uniform attention changes them by
 // < 0.1% of the RMS), so the reference cannot see the attention soft-cap. These tests check it
@@ -255,4 +266,106 @@ TEST(ArchE2EGemma2, FinalLogitsAreSoftCapped) {
         bent += std::fabs(base[i]) > 2 * cap;
     }
     EXPECT_GT(bent, 0);
+}
+
+// Sliding window: gemma2's even layers attend over the last n_swa positions only. With the window
+// overridden to 4, layer 0's attention probabilities (captured by the eval callback) must be exactly
+// zero for cells 4 or more positions back and positive inside the window, while layer 1 (global)
+// keeps weight on every earlier position.
+struct captured_probs {
+    std::vector<float>   p0, p1;
+    std::vector<int64_t> ne0;
+};
+
+bool capture_probs_cb(ggml_tensor * t, bool ask, void * ud) {
+    const std::string name = ggml_get_name(t);
+    const bool        want = name == "kq_soft_max-0" || name == "kq_soft_max-1";
+    if (ask || !want) {
+        return want || ask == false;
+    }
+    auto &             c = *(captured_probs *) ud;
+    std::vector<float> v(ggml_nelements(t));
+    ggml_backend_tensor_get(t, v.data(), 0, v.size() * sizeof(float));
+    if (name == "kq_soft_max-0") {
+        c.p0  = v;
+        c.ne0 = {t->ne[0], t->ne[1], t->ne[2]};
+    } else {
+        c.p1 = v;
+    }
+    return true;
+}
+
+TEST(ArchE2ESwa, Gemma2LocalLayersMaskPastTheWindow) {
+    llama_log_set(quiet_log, nullptr);
+    const int               n_swa  = 4;
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "gemma2.attention.sliding_window");
+    kvo[0].val_i64        = n_swa;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/gemma2-micro-f16.gguf").c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_swa(m.get()), n_swa);
+
+    llama_context_params cp = ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED);
+    captured_probs       c;
+    cp.cb_eval           = capture_probs_cb;
+    cp.cb_eval_user_data = &c;
+    ctx_ptr                  ctx(llama_init_from_model(m.get(), cp));
+    std::vector<llama_token> toks = tokenize(m.get(), "Once upon a time there was a little dog");
+    const int                n    = (int) toks.size();
+    ASSERT_GT(n, 2 * n_swa);
+    ASSERT_EQ(llama_decode(ctx.get(), llama_batch_get_one(toks.data(), n)), 0) << llama_last_error();
+    ASSERT_EQ(c.ne0.size(), 3u);
+    ASSERT_EQ(c.p0.size(), c.p1.size());
+    const int64_t n_kv = c.ne0[0], n_rows = c.ne0[1], n_head = c.ne0[2];
+    ASSERT_GE(n_kv, n);
+    ASSERT_GE(n_rows, n);
+    int masked = 0;
+    for (int64_t h = 0; h < n_head; h++) {
+        for (int t = 0; t < n; t++) {
+            const float * r0 = c.p0.data() + (h * n_rows + t) * n_kv;
+            const float * r1 = c.p1.data() + (h * n_rows + t) * n_kv;
+            for (int j = 0; j <= t; j++) {
+                if (t - j >= n_swa) {
+                    EXPECT_EQ(r0[j], 0.0f) << "head " << h << " token " << t << " cell " << j;
+                    EXPECT_GT(r1[j], 0.0f) << "the global layer lost cell " << j;
+                    masked++;
+                } else {
+                    EXPECT_GT(r0[j], 0.0f) << "head " << h << " token " << t << " cell " << j;
+                }
+            }
+        }
+    }
+    EXPECT_GT(masked, 0);
+}
+
+// The gemma3 reference runs past its 8-token window: with the window widened beyond the context (the
+// local layers then attend over everything) the logits must move far from the reference, so
+// MatchesReference/gemma3 checks the window.
+TEST(ArchE2ESwa, Gemma3ReferenceSeesTheWindow) {
+    llama_log_set(quiet_log, nullptr);
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "gemma3.attention.sliding_window");
+    kvo[0].val_i64        = 4096;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/gemma3-micro-f16.gguf").c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const arch_reference r  = load_arch_reference("gemma3-micro-f16");
+    const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    ctx_ptr              ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+    ASSERT_NE(ctx, nullptr) << llama_last_error();
+    std::vector<llama_token> out;
+    std::vector<float>       rows;
+    run_greedy(ctx.get(), r.prompt, (int) r.greedy.size(), out, rows);
+    ASSERT_EQ(rows.size(), r.logits.size());
+    double worst = 0;
+    for (size_t s = 0; s < r.greedy.size(); s++) {
+        worst = std::max(worst, max_err_rel_rms(rows.data() + s * nv, r.logits.data() + s * nv, nv));
+    }
+    printf("gemma3 without its window: max |logit error| / row RMS = %.2e\n", worst);
+    EXPECT_GT(worst, 0.1);
 }

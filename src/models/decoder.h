@@ -1,0 +1,27 @@
+// The shared decoder block, driven by a per-architecture description. An architecture that is a
+// pre-norm transformer (llama-like) states how it differs -- activation, embedding scale, q/k norms,
+// post-norms, output tying -- and gets its tensor list and graph from here; layer-wise choices come
+// from hparams (sliding-window layers and their rope base, the KQ scale, the number of experts).
+#pragma once
+
+#include "llama-graph.h"
+#include "llama-model.h"
+
+struct llm_decoder_desc {
+    llm_ffn_op ffn_op      = LLM_FFN_SILU;  // gated: SwiGLU (SILU) or GeGLU (GELU)
+    bool       embd_scale  = false;         // token embeddings * sqrt(n_embd) (gemma family)
+    bool       qk_norm     = false;         // per-head RMS norm of Q and K before rope
+    bool       post_norms  = false;         // RMS norms on the attention and FFN outputs before the residuals
+    bool       opt_biases  = false;         // optional Q/K/V/O biases
+    bool       tied_output = false;         // the LM head is always the token embeddings
+    // Feed-forward with experts when hparams.n_expert > 0: softmax router, top n_expert_used, SwiGLU
+    // experts (stacked *_exps tensors), gate weights renormalised to sum 1 when moe_norm_w.
+    bool moe_norm_w = true;
+};
+
+void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, llama_tensor_creator & tc);
+void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);
+
+// The mixture-of-experts feed-forward on cur [n_embd, n_tokens]: route, run only the selected
+// experts (GGML_OP_MUL_MAT_ID), weight and sum their outputs.
+ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, bool norm_w, int il);
