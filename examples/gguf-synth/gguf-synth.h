@@ -25,7 +25,7 @@
 namespace synth {
 
 struct params {
-    std::string arch      = "llama";  // llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert
+    std::string arch      = "llama";  // llama, qwen2, qwen3, phi3, gemma, gemma2, gemma3, bert, nomic-bert
     std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
     int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
@@ -37,7 +37,7 @@ struct params {
     int64_t     n_ctx     = 4096;
     float       rms_eps   = 0.0f;  // 0: the architecture's usual value
     float       rope_base = 10000.0f;
-    int64_t     n_swa     = 0;              // sliding window (phi3, gemma2); 0: the architecture's default
+    int64_t     n_swa     = 0;              // sliding window (phi3, gemma2, gemma3); 0: the architecture's default
     bool        tied      = true;           // no output.weight: the LM head is token_embd (phi3 always has one)
     ggml_type   type      = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed      = 42;
@@ -213,8 +213,12 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
                 vec(b + "attn_v.bias", nkv, init::normal);
             }
         }
+        if (p.arch == "qwen3" || p.arch == "gemma3") {  // per-head q/k RMS norms
+            vec(b + "attn_q_norm.weight", D, init::ones);
+            vec(b + "attn_k_norm.weight", D, init::ones);
+        }
         mat(b + "attn_output.weight", nq, E, sd_res);
-        if (p.arch == "gemma2") {
+        if (p.arch == "gemma2" || p.arch == "gemma3") {
             vec(b + "post_attention_norm.weight", E, init::ones);
         }
         vec(b + "ffn_norm.weight", E, init::ones);
@@ -225,7 +229,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
             mat(b + "ffn_up.weight", E, F, sd);
         }
         mat(b + "ffn_down.weight", F, E, sd_res);
-        if (p.arch == "gemma2") {
+        if (p.arch == "gemma2" || p.arch == "gemma3") {
             vec(b + "post_ffw_norm.weight", E, init::ones);
         }
     }
@@ -233,7 +237,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 }
 
 inline bool known_arch(const std::string & a) {
-    return a == "llama" || a == "qwen2" || a == "phi3" || a == "gemma" || a == "gemma2" || is_encoder_arch(a);
+    return a == "llama" || a == "qwen2" || a == "qwen3" || a == "phi3" || a == "gemma" || a == "gemma2" ||
+           a == "gemma3" || is_encoder_arch(a);
 }
 
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
@@ -336,7 +341,8 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
 // Writes the model to path. False with a message in err on failure (the partial file is removed).
 inline bool write_model(const params & p, const std::string & path, std::string & err) {
     if (!known_arch(p.arch)) {
-        err = "unknown architecture '" + p.arch + "' (llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert)";
+        err = "unknown architecture '" + p.arch +
+              "' (llama, qwen2, qwen3, phi3, gemma, gemma2, gemma3, bert, nomic-bert)";
         return false;
     }
     const bool encoder = is_encoder_arch(p.arch);
@@ -364,7 +370,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
     gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
-    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2";
+    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2" || p.arch == "gemma3";
     const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : encoder ? 1e-12f : 1e-5f);
     if (encoder) {
         // layer norm (with bias), bidirectional attention, the pooling the model was trained for
@@ -383,7 +389,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     if (p.arch == "llama" || p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
     }
-    if (p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) {
+    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || p.arch == "gemma3") {  // gemma3 files always say
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) p.head_dim);
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.head_dim);
     }
@@ -394,6 +400,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
                          (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
         gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), 50.0f);
         gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), 30.0f);
+    } else if (p.arch == "gemma3") {
+        // every 6th layer global (the default pattern), the others local with their own rope base
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 512));
+        gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), 10000.0f);
     }
     gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
 

@@ -369,3 +369,41 @@ TEST(ArchE2ESwa, Gemma3ReferenceSeesTheWindow) {
     printf("gemma3 without its window: max |logit error| / row RMS = %.2e\n", worst);
     EXPECT_GT(worst, 0.1);
 }
+
+// Mixture of experts with ubatches smaller than the prompt: every row matches one whole-prompt ubatch
+// (the routing is per token, so splitting must not change it).
+TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
+    llama_log_set(quiet_log, nullptr);
+    for (const char * name : {"llama-moe", "qwen3moe"}) {
+        SCOPED_TRACE(name);
+        model_ptr m(
+            llama_model_load_from_file(data_path(std::string("models/synthetic/") + name + "-micro-f16.gguf").c_str(),
+                                       llama_model_default_params()));
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+        std::vector<llama_token> toks = tokenize(m.get(), "Once upon a time there was a little dog");
+        const int                n    = (int) toks.size();
+        std::vector<float>       rows[2];
+        for (int pass = 0; pass < 2; pass++) {
+            llama_context_params cp = ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED);
+            cp.n_ubatch             = pass == 0 ? 512 : 3;
+            ctx_ptr     ctx(llama_init_from_model(m.get(), cp));
+            llama_batch b = llama_batch_init(n, 0, 1);
+            for (int i = 0; i < n; i++) {
+                b.token[i]     = toks[i];
+                b.pos[i]       = i;
+                b.n_seq_id[i]  = 1;
+                b.seq_id[i][0] = 0;
+                b.logits[i]    = true;
+            }
+            b.n_tokens = n;
+            ASSERT_EQ(llama_decode(ctx.get(), b), 0) << llama_last_error();
+            rows[pass].assign(llama_get_logits(ctx.get()), llama_get_logits(ctx.get()) + (size_t) n * nv);
+            llama_batch_free(b);
+        }
+        for (int i = 0; i < n; i++) {
+            EXPECT_LT(max_err_rel_rms(rows[1].data() + (size_t) i * nv, rows[0].data() + (size_t) i * nv, nv), 1e-3)
+                << "position " << i;
+        }
+    }
+}

@@ -128,7 +128,7 @@ struct ToolsTest : ::testing::Test {
 // The generator's micro preset, with the vocab copied from the stored model, reproduces each stored
 // synthetic model's keys and tensors exactly (names, order, types, shapes, sizes).
 TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
-    for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {
+    for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3"}) {
         SCOPED_TRACE(arch);
         const std::string ref = data_path(std::string("models/synthetic/") + arch + "-micro-f16.gguf");
         synth::params     p;
@@ -138,6 +138,12 @@ TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
         p.vocab_path = ref;
         if (p.arch == "gemma2") {
             p.n_layer = 26, p.n_swa = 2048;
+        }
+        if (p.arch == "qwen3") {
+            p.head_dim = 32, p.rope_base = 1e6f;
+        }
+        if (p.arch == "gemma3") {
+            p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
         }
         temp_file   f("micro.gguf");
         std::string err;
