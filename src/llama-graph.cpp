@@ -282,15 +282,21 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                                // [d, n_tokens, n_head]
     ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
     ggml_tensor * cur;
+    const float   cap = hparams.f_attn_logit_softcapping;  // gemma2: cap * tanh(scores / cap), 0 = off
 
     if (params.flash_attn) {
         ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, 0.0f);  // [dv, n_head, n_tokens]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
         ggml_tensor * kq = ggml_mul_mat(ctx0, k, q);  // [n_kv, n_tokens, n_head]
         cb(kq, "kq", il);
+        if (cap > 0.0f) {
+            kq       = ggml_scale(ctx0, ggml_tanh(ctx0, ggml_scale(ctx0, kq, kq_scale / cap)), cap);
+            kq_scale = 1.0f;
+            cb(kq, "kq_softcap", il);
+        }
         kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
         cb(kq, "kq_soft_max", il);
         ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]

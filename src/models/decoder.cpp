@@ -24,19 +24,25 @@ void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, l
         model.output = model.tok_embd;
     }
 
+    ggml_tensor * rope_freqs = d.rope_freqs ? tc.create(LLM_TENSOR_ROPE_FREQS, {(int64_t) hp.n_rot / 2}, opt) : nullptr;
+
     model.layers.resize(hp.n_layer);
     for (int il = 0; il < (int) hp.n_layer; il++) {
         llama_layer & l = model.layers[il];
+        l.rope_freqs    = rope_freqs;
         l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
         l.wq            = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);
         l.wk            = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);
         l.wv            = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
         l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
-        if (d.opt_biases) {
-            l.bq = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, opt, il, "bias");
-            l.bk = tc.create(LLM_TENSOR_ATTN_K, {n_k}, opt, il, "bias");
-            l.bv = tc.create(LLM_TENSOR_ATTN_V, {n_v}, opt, il, "bias");
-            l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, opt, il, "bias");
+        if (d.biases != LLM_BIAS_NONE) {
+            const int flags = d.biases == LLM_BIAS_QKV ? 0 : opt;
+            l.bq            = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, flags, il, "bias");
+            l.bk            = tc.create(LLM_TENSOR_ATTN_K, {n_k}, flags, il, "bias");
+            l.bv            = tc.create(LLM_TENSOR_ATTN_V, {n_v}, flags, il, "bias");
+            if (d.biases == LLM_BIAS_QKVO_OPTIONAL) {
+                l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, opt, il, "bias");
+            }
         }
         if (d.qk_norm) {
             l.attn_q_norm = tc.create(LLM_TENSOR_ATTN_Q_NORM, {head_dim}, 0, il);
