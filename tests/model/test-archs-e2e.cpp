@@ -132,6 +132,64 @@ TEST_P(ArchE2E, BatchedPrefillMatchesTokenByToken) {
     }
 }
 
+// RMS of (a - b) relative to b's RMS: the typical error (the max over a 32000-logit row of a
+// quantized random model is a 4-5 sigma outlier).
+double rms_err_rel_rms(const float * a, const float * b, int n) {
+    double e2 = 0, r2 = 0;
+    for (int i = 0; i < n; i++) {
+        e2 += (double) (a[i] - b[i]) * (a[i] - b[i]);
+        r2 += (double) b[i] * b[i];
+    }
+    return r2 > 0 ? std::sqrt(e2 / r2) : 1.0;
+}
+
+// Quantized copies (Q8_0, Q4_0) against the F16 reference, teacher-forced with the reference's tokens
+// (one batch: prompt + greedy tokens), so a flipped near-tie cannot derail the later rows. Measured
+// RMS error / row RMS: Q8_0 1.4e-2..4.3e-2 (gemma3, 12 layers, the most), Q4_0 1.0e-1..3.4e-1; the
+// bounds leave ~2x; a wrong quantized path (e.g. experts read from the wrong rows) gives ~100%.
+TEST_P(ArchE2E, QuantizedStaysNearReference) {
+    const arch_reference r = load_arch_reference(name());
+    struct qcase {
+        llama_ftype ft;
+        double      bound;
+    };
+    for (const qcase qc : {qcase{LLAMA_FTYPE_MOSTLY_Q8_0, 0.08}, qcase{LLAMA_FTYPE_MOSTLY_Q4_0, 0.6}}) {
+        const std::string           out = testing_util::write_temp_file(name() + "-q.gguf", {});
+        llama_model_quantize_params qp  = llama_model_quantize_default_params();
+        qp.ftype                        = qc.ft;
+        qp.nthread                      = 2;
+        const std::string in            = data_path("models/synthetic/" + name() + ".gguf");
+        ASSERT_EQ(llama_model_quantize(in.c_str(), out.c_str(), &qp), 0u) << llama_last_error();
+        model_ptr m(llama_model_load_from_file(out.c_str(), llama_model_default_params()));
+        remove(out.c_str());
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+        std::vector<llama_token> toks = r.prompt;
+        toks.insert(toks.end(), r.greedy.begin(), r.greedy.end() - 1);
+        ctx_ptr     ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        llama_batch b = llama_batch_init((int) toks.size(), 0, 1);
+        for (size_t i = 0; i < toks.size(); i++) {
+            b.token[i]     = toks[i];
+            b.pos[i]       = (llama_pos) i;
+            b.n_seq_id[i]  = 1;
+            b.seq_id[i][0] = 0;
+            b.logits[i]    = i + 1 >= r.prompt.size();
+        }
+        b.n_tokens = (int) toks.size();
+        ASSERT_EQ(llama_decode(ctx.get(), b), 0) << llama_last_error();
+        llama_batch_free(b);
+        double worst = 0;
+        for (size_t s = 0; s < r.greedy.size(); s++) {
+            const float * lg = llama_get_logits_ith(ctx.get(), (int) (r.prompt.size() - 1 + s));
+            ASSERT_NE(lg, nullptr);
+            worst = std::max(worst, rms_err_rel_rms(lg, r.logits.data() + s * nv, nv));
+        }
+        printf("%s %s: RMS of the logit error / row RMS = %.2e\n", name().c_str(),
+               qc.ft == LLAMA_FTYPE_MOSTLY_Q8_0 ? "Q8_0" : "Q4_0", worst);
+        EXPECT_LT(worst, qc.bound) << name() << " ftype " << qc.ft;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Synthetic, ArchE2E,
                          ::testing::Values("qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3", "llama-moe",
                                            "qwen3moe"),
