@@ -13,10 +13,10 @@ struct arch_row {
 
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
-    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},   {LLM_ARCH_PHI3, "phi3"},
-    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"}, {LLM_ARCH_BERT, "bert"},
-    {LLM_ARCH_NOMIC_BERT, "nomic-bert"}, {LLM_ARCH_QWEN3, "qwen3"},   {LLM_ARCH_QWEN3MOE, "qwen3moe"},
-    {LLM_ARCH_GEMMA3, "gemma3"},
+    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},     {LLM_ARCH_PHI3, "phi3"},
+    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"},   {LLM_ARCH_BERT, "bert"},
+    {LLM_ARCH_NOMIC_BERT, "nomic-bert"}, {LLM_ARCH_QWEN3, "qwen3"},     {LLM_ARCH_QWEN3MOE, "qwen3moe"},
+    {LLM_ARCH_GEMMA3, "gemma3"},         {LLM_ARCH_GPT_OSS, "gpt-oss"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -111,6 +111,7 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_GATE_EXPS, "blk.%d.ffn_gate_exps"},
     {LLM_TENSOR_FFN_UP_EXPS, "blk.%d.ffn_up_exps"},
     {LLM_TENSOR_FFN_DOWN_EXPS, "blk.%d.ffn_down_exps"},
+    {LLM_TENSOR_ATTN_SINKS, "blk.%d.attn_sinks"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -17,6 +17,7 @@ enum llm_arch {
     LLM_ARCH_QWEN3,
     LLM_ARCH_QWEN3MOE,
     LLM_ARCH_GEMMA3,
+    LLM_ARCH_GPT_OSS,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -117,6 +118,7 @@ enum llm_tensor {
     LLM_TENSOR_FFN_GATE_EXPS,    // MoE expert weights, stacked (embd, ff, n_expert)
     LLM_TENSOR_FFN_UP_EXPS,
     LLM_TENSOR_FFN_DOWN_EXPS,
+    LLM_TENSOR_ATTN_SINKS,  // gpt-oss: per-head sink logits
     LLM_TENSOR_COUNT,
 };
 

@@ -273,7 +273,8 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
 }
 
 ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
-                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il) const {
+                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il,
+                                            ggml_tensor * sinks) const {
     // store this ubatch's K and V first: the attention below reads them back from the cache
     ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
     ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, res.inp.k_idxs, il));
@@ -284,7 +285,7 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     ggml_tensor * cur;
     const float   cap = hparams.f_attn_logit_softcapping;  // gemma2: cap * tanh(scores / cap), 0 = off
 
-    if (params.flash_attn) {
+    if (params.flash_attn && !sinks) {
         ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
         cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
@@ -297,10 +298,29 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
             kq_scale = 1.0f;
             cb(kq, "kq_softcap", il);
         }
-        kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
+        if (sinks) {
+            // softmax over [scores | sink]: the masked, scaled scores get one more column holding
+            // the head's sink logit, and that column is dropped after the softmax
+            ggml_tensor * m = kq_mask(il);
+            m               = ggml_view_2d(ctx0, m, m->ne[0], n_tokens, m->nb[1], 0);
+            kq              = ggml_scale(ctx0, kq, kq_scale);
+            ggml_tensor * col0 =
+                ggml_cont(ctx0, ggml_view_3d(ctx0, kq, 1, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
+            ggml_tensor * sink_col = ggml_add(ctx0, ggml_scale(ctx0, col0, 0.0f),
+                                              ggml_reshape_3d(ctx0, sinks, 1, 1, sinks->ne[0]));  // finite * 0
+            kq = ggml_concat(ctx0, ggml_add(ctx0, kq, m), sink_col, 0);  // [n_kv + 1, n_tokens, n_head]
+            kq = ggml_soft_max(ctx0, kq);
+            kq = ggml_cont(ctx0, ggml_view_3d(ctx0, kq, n_kv, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
+        } else {
+            kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
+        }
         cb(kq, "kq_soft_max", il);
-        ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
-        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);            // [dv, n_tokens, n_head]
+        ggml_tensor * v = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
+        if (!kv.v_trans()) {
+            // a flash-attention cache (row-major V) on the plain path (sink layers): transpose here
+            v = ggml_cont(ctx0, ggml_permute(ctx0, v, 1, 2, 0, 3));
+        }
+        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);  // [dv, n_tokens, n_head]
         cb(kqv, "kqv", il);
         cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3);  // [dv, n_head, n_tokens]
         cur = ggml_cont_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);

@@ -125,8 +125,10 @@ struct llm_graph_context {
                             llm_ffn_gate gate_type, int il) const;
     // Stores k_cur/v_cur in the cache and attends over it; then the output projection.
     //   q_cur [head_dim, n_head, n_tokens], k_cur [head_dim, n_head_kv, n_tokens], v_cur [n_embd_v_gqa, n_tokens]
+    //   sinks [n_head] (gpt-oss): one extra logit per head that joins the softmax and is then dropped
+    //   (attention may go "nowhere"); such layers take the plain path even with flash attention on.
     ggml_tensor * build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur, ggml_tensor * k_cur,
-                             ggml_tensor * v_cur, float kq_scale, int il) const;
+                             ggml_tensor * v_cur, float kq_scale, int il, ggml_tensor * sinks = nullptr) const;
     // Projection with optional bias.
     ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;
     // The separate-projection attention input shared by most architectures: Q/K/V = W cur (+ bias when the

@@ -66,23 +66,38 @@ void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, l
     }
 }
 
-ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, bool norm_w, int il) {
+// Adds the selected experts' bias rows: b [n, n_expert], ids I32 [n_used, n_tokens], x [n, n_used, n_tokens].
+static ggml_tensor * add_expert_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b, ggml_tensor * ids) {
+    if (!b) {
+        return x;
+    }
+    ggml_tensor * rows = ggml_get_rows(ctx, b, ggml_reshape_1d(ctx, ids, ggml_nelements(ids)));
+    return ggml_add(ctx, x, ggml_reshape_3d(ctx, rows, x->ne[0], x->ne[1], x->ne[2]));
+}
+
+ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
+                                const llm_decoder_desc & d, int il) {
     ggml_context * ctx0     = g.ctx0;
     const int64_t  n_embd   = cur->ne[0];
     const int64_t  n_tokens = cur->ne[1];
     const int64_t  n_expert = g.hparams.n_expert;
     const int64_t  n_used   = g.hparams.n_expert_used;
 
-    ggml_tensor * logits = ggml_mul_mat(ctx0, l.ffn_gate_inp, cur);  // [n_expert, n_tokens]
+    ggml_tensor * logits = g.build_lora_mm(l.ffn_gate_inp, cur, l.ffn_gate_inp_b);  // [n_expert, n_tokens]
     g.cb(logits, "ffn_moe_logits", il);
-    ggml_tensor * probs = ggml_soft_max(ctx0, logits);
+    ggml_tensor * probs = d.moe_gating == LLM_MOE_GATING_SOFTMAX ? ggml_soft_max(ctx0, logits) : logits;
     g.cb(probs, "ffn_moe_probs", il);
 
     ggml_tensor * selected = ggml_cont(ctx0, ggml_top_k(ctx0, probs, (int) n_used));  // I32 [n_used, n_tokens]
     g.cb(selected, "ffn_moe_topk", il);
     ggml_tensor * weights = ggml_get_rows(ctx0, ggml_reshape_3d(ctx0, probs, 1, n_expert, n_tokens), selected);
     g.cb(weights, "ffn_moe_weights", il);  // [1, n_used, n_tokens]
-    if (norm_w) {
+    if (d.moe_gating == LLM_MOE_GATING_SOFTMAX_WEIGHT) {
+        weights = ggml_soft_max(ctx0, ggml_reshape_2d(ctx0, weights, n_used, n_tokens));
+        weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
+        g.cb(weights, "ffn_moe_weights_softmax", il);
+    }
+    if (d.moe_norm_w) {
         weights = ggml_reshape_2d(ctx0, weights, n_used, n_tokens);
         weights = ggml_div(ctx0, weights, ggml_sum_rows(ctx0, weights));
         weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
@@ -91,12 +106,24 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
 
     cur             = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
     ggml_tensor * u = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]
+    u               = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
     g.cb(u, "ffn_moe_up", il);
     ggml_tensor * gt = ggml_mul_mat_id(ctx0, l.ffn_gate_exps, cur, selected);
+    gt               = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
     g.cb(gt, "ffn_moe_gate", il);
-    ggml_tensor * par = ggml_swiglu_split(ctx0, gt, u);
+    ggml_tensor * par;
+    if (d.moe_act == LLM_MOE_ACT_SWIGLU_OAI) {
+        const float   alpha = 1.702f, limit = 7.0f;  // gpt-oss's constants, as upstream
+        ggml_tensor * x   = ggml_clamp(ctx0, gt, -INFINITY, limit);
+        ggml_tensor * y   = ggml_clamp(ctx0, u, -limit, limit);
+        ggml_tensor * glu = ggml_mul(ctx0, x, ggml_sigmoid(ctx0, ggml_scale(ctx0, x, alpha)));
+        par               = ggml_mul(ctx0, glu, ggml_scale_bias(ctx0, y, 1.0f, 1.0f));
+    } else {
+        par = ggml_swiglu_split(ctx0, gt, u);
+    }
     g.cb(par, "ffn_moe_act", il);
     ggml_tensor * experts = ggml_mul_mat_id(ctx0, l.ffn_down_exps, par, selected);  // [n_embd, n_used, n_tokens]
+    experts               = add_expert_bias(ctx0, experts, l.ffn_down_exps_b, selected);
     g.cb(experts, "ffn_moe_down", il);
     experts = ggml_mul(ctx0, experts, weights);
     g.cb(experts, "ffn_moe_weighted", il);
@@ -134,7 +161,7 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
 
         ggml_tensor *q, *k, *v;
         g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);  // q/k norms and the layer's rope base included
-        cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il);
+        cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il, l.attn_sinks);
 
         if (il == (int) hp.n_layer - 1 && inp_out_ids) {
             // only the requested rows go through the last FFN and the head
@@ -152,7 +179,7 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
         cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "ffn_norm", il);
         if (l.ffn_gate_inp) {
-            cur = llm_build_moe_ffn(g, l, cur, d.moe_norm_w, il);
+            cur = llm_build_moe_ffn(g, l, cur, d, il);
         } else {
             cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, d.ffn_op, LLM_FFN_PAR,
                               il);

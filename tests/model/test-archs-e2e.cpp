@@ -1,5 +1,5 @@
 // End-to-end agreement with the reference engine for the architectures beyond llama (qwen2, phi3,
-// gemma, gemma2; qwen3, gemma3 with its sliding window, llama with experts, qwen3moe) on their
+// gemma, gemma2; qwen3, gemma3 with its sliding window, llama with experts, qwen3moe, gpt-oss) on their
 // synthetic micro models: the prompt's tokens, the greedy token of every
 // step and every logit within 1% of the row RMS, with plain and with flash attention. Also checks
 // that a multi-token batch gives the same rows as decoding token by token (the KV-cache path).
@@ -97,8 +97,8 @@ TEST_P(ArchE2E, MatchesReference) {
         // loose enough to let small graph errors through (qwen2 without its K bias: 4.7e-3), so also
         // hold the measured level. The newer references (qwen3, gemma3, llama-moe, qwen3moe) come from
         // a later engine whose own F16/F32 runs differ by up to 8.4e-3; they measure 2.7e-3..5.4e-3.
-        const std::string p     = GetParam();
-        const bool        newer = p == "qwen3" || p == "gemma3" || p == "llama-moe" || p == "qwen3moe";
+        const std::string p = GetParam();
+        const bool newer    = p == "qwen3" || p == "gemma3" || p == "llama-moe" || p == "qwen3moe" || p == "gpt-oss";
         EXPECT_LT(worst, newer ? 7e-3 : 3e-3) << name() << " flash_attn " << fa;
     }
 }
@@ -192,7 +192,7 @@ TEST_P(ArchE2E, QuantizedStaysNearReference) {
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, ArchE2E,
                          ::testing::Values("qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3", "llama-moe",
-                                           "qwen3moe"),
+                                           "qwen3moe", "gpt-oss"),
                          [](const ::testing::TestParamInfo<const char *> & info) {
                              std::string n = info.param;
                              std::replace(n.begin(), n.end(), '-', '_');
@@ -399,40 +399,44 @@ TEST(ArchE2ESwa, Gemma2LocalLayersMaskPastTheWindow) {
     EXPECT_GT(masked, 0);
 }
 
-// The gemma3 reference runs past its 8-token window: with the window widened beyond the context (the
-// local layers then attend over everything) the logits must move far from the reference, so
-// MatchesReference/gemma3 checks the window.
-TEST(ArchE2ESwa, Gemma3ReferenceSeesTheWindow) {
+// The gemma3 and gpt-oss references run past their 8-token windows: with the window widened beyond
+// the context (the local layers then attend over everything) the logits must move far from the
+// reference, so MatchesReference checks the window.
+TEST(ArchE2ESwa, ReferencesSeeTheWindow) {
     llama_log_set(quiet_log, nullptr);
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "gemma3.attention.sliding_window");
-    kvo[0].val_i64        = 4096;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/gemma3-micro-f16.gguf").c_str(), mp));
-    ASSERT_NE(m, nullptr) << llama_last_error();
-    const arch_reference r  = load_arch_reference("gemma3-micro-f16");
-    const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
-    ctx_ptr              ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
-    ASSERT_NE(ctx, nullptr) << llama_last_error();
-    std::vector<llama_token> out;
-    std::vector<float>       rows;
-    run_greedy(ctx.get(), r.prompt, (int) r.greedy.size(), out, rows);
-    ASSERT_EQ(rows.size(), r.logits.size());
-    double worst = 0;
-    for (size_t s = 0; s < r.greedy.size(); s++) {
-        worst = std::max(worst, max_err_rel_rms(rows.data() + s * nv, r.logits.data() + s * nv, nv));
+    for (const char * arch : {"gemma3", "gpt-oss"}) {
+        SCOPED_TRACE(arch);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s.attention.sliding_window", arch);
+        kvo[0].val_i64         = 4096;
+        llama_model_params mp  = llama_model_default_params();
+        mp.kv_overrides        = kvo;
+        const std::string name = std::string(arch) + "-micro-f16";
+        model_ptr         m(llama_model_load_from_file(data_path("models/synthetic/" + name + ".gguf").c_str(), mp));
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        const arch_reference r  = load_arch_reference(name);
+        const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+        ctx_ptr              ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ASSERT_NE(ctx, nullptr) << llama_last_error();
+        std::vector<llama_token> out;
+        std::vector<float>       rows;
+        run_greedy(ctx.get(), r.prompt, (int) r.greedy.size(), out, rows);
+        ASSERT_EQ(rows.size(), r.logits.size());
+        double worst = 0;
+        for (size_t s = 0; s < r.greedy.size(); s++) {
+            worst = std::max(worst, max_err_rel_rms(rows.data() + s * nv, r.logits.data() + s * nv, nv));
+        }
+        printf("%s without its window: max |logit error| / row RMS = %.2e\n", arch, worst);
+        EXPECT_GT(worst, 0.1);
     }
-    printf("gemma3 without its window: max |logit error| / row RMS = %.2e\n", worst);
-    EXPECT_GT(worst, 0.1);
 }
 
 // Mixture of experts with ubatches smaller than the prompt: every row matches one whole-prompt ubatch
 // (the routing is per token, so splitting must not change it).
 TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
     llama_log_set(quiet_log, nullptr);
-    for (const char * name : {"llama-moe", "qwen3moe"}) {
+    for (const char * name : {"llama-moe", "qwen3moe", "gpt-oss"}) {
         SCOPED_TRACE(name);
         model_ptr m(
             llama_model_load_from_file(data_path(std::string("models/synthetic/") + name + "-micro-f16.gguf").c_str(),
