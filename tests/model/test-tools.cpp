@@ -128,13 +128,15 @@ struct ToolsTest : ::testing::Test {
 // The generator's micro preset, with the vocab copied from the stored model, reproduces each stored
 // synthetic model's keys and tensors exactly (names, order, types, shapes, sizes).
 TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
-    for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3"}) {
-        SCOPED_TRACE(arch);
-        const std::string ref = data_path(std::string("models/synthetic/") + arch + "-micro-f16.gguf");
+    for (const char * file :
+         {"llama", "qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3", "llama-moe", "qwen3moe"}) {
+        SCOPED_TRACE(file);
+        const std::string ref  = data_path(std::string("models/synthetic/") + file + "-micro-f16.gguf");
+        const std::string arch = std::string(file) == "llama-moe" ? "llama" : file;
         synth::params     p;
         synth::apply_preset("micro", p);
         p.arch       = arch;
-        p.name       = std::string("synthetic-") + arch + "-micro";
+        p.name       = std::string("synthetic-") + file + "-micro";
         p.vocab_path = ref;
         if (p.arch == "gemma2") {
             p.n_layer = 26, p.n_swa = 2048;
@@ -144,6 +146,12 @@ TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
         }
         if (p.arch == "gemma3") {
             p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
+        }
+        if (std::string(file) == "llama-moe") {
+            p.n_expert = 4, p.n_expert_used = 2;
+        }
+        if (p.arch == "qwen3moe") {
+            p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
         }
         temp_file   f("micro.gguf");
         std::string err;
