@@ -25,9 +25,10 @@
 namespace synth {
 
 struct params {
-    std::string arch      = "llama";  // llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, bert, nomic-bert
-    std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
-    int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
+    std::string arch =
+        "llama";  // llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert
+    std::string name      = "";  // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;   // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
     int64_t     n_layer   = 2;
     int64_t     n_ff      = 192;
@@ -193,7 +194,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p);
     const int64_t nq = p.n_head * D, nkv = p.n_head_kv * D;
     const float   sd = p.std, sd_res = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
-    const bool    untied = !p.tied || p.arch == "phi3";
+    const bool    oss    = p.arch == "gpt-oss";
+    const bool    untied = !p.tied || p.arch == "phi3" || oss;
 
     std::vector<tensor_desc> t;
     auto                     mat = [&](const std::string & n, int64_t a, int64_t b, float s) {
@@ -219,7 +221,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
             mat(b + "attn_q.weight", E, nq, sd);
             mat(b + "attn_k.weight", E, nkv, sd);
             mat(b + "attn_v.weight", E, nkv, sd);
-            if (p.arch == "qwen2") {
+            if (p.arch == "qwen2" || oss) {
                 vec(b + "attn_q.bias", nq, init::normal);
                 vec(b + "attn_k.bias", nkv, init::normal);
                 vec(b + "attn_v.bias", nkv, init::normal);
@@ -230,15 +232,27 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
             vec(b + "attn_k_norm.weight", D, init::ones);
         }
         mat(b + "attn_output.weight", nq, E, sd_res);
-        if (p.arch == "gemma2" || p.arch == "gemma3") {
-            vec(b + "post_attention_norm.weight", E, init::ones);
+        if (oss) {
+            vec(b + "attn_output.bias", E, init::normal);
+            vec(b + "attn_sinks.weight", p.n_head, init::normal);
         }
-        vec(b + "ffn_norm.weight", E, init::ones);
+        if (p.arch == "gemma2" || p.arch == "gemma3" || oss) {
+            vec(b + "post_attention_norm.weight", E, init::ones);  // gpt-oss: the norm before the experts
+        }
+        if (!oss) {
+            vec(b + "ffn_norm.weight", E, init::ones);
+        }
         if (p.n_expert > 0) {
             t.push_back({b + "ffn_gate_inp.weight", {E, p.n_expert, 1}, 2, init::normal, sd, true});
             exps(b + "ffn_gate_exps.weight", E, FE, sd);
             exps(b + "ffn_up_exps.weight", E, FE, sd);
             exps(b + "ffn_down_exps.weight", FE, E, sd_res);
+            if (oss) {  // router and expert biases, F32
+                t.push_back({b + "ffn_gate_inp.bias", {p.n_expert, 1, 1}, 1, init::normal, sd});
+                t.push_back({b + "ffn_gate_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
+                t.push_back({b + "ffn_up_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
+                t.push_back({b + "ffn_down_exps.bias", {E, p.n_expert, 1}, 2, init::normal, sd, true});
+            }
             continue;
         }
         if (p.arch == "phi3") {
@@ -256,8 +270,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 }
 
 inline bool known_arch(const std::string & a) {
-    return a == "llama" || a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "phi3" || a == "gemma" ||
-           a == "gemma2" || a == "gemma3" || is_encoder_arch(a);
+    return a == "llama" || a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "gpt-oss" || a == "phi3" ||
+           a == "gemma" || a == "gemma2" || a == "gemma3" || is_encoder_arch(a);
 }
 
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
@@ -361,14 +375,16 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
 inline bool write_model(const params & p, const std::string & path, std::string & err) {
     if (!known_arch(p.arch)) {
         err = "unknown architecture '" + p.arch +
-              "' (llama, qwen2, qwen3, qwen3moe, phi3, gemma, gemma2, gemma3, bert, nomic-bert)";
+              "' (llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert)";
         return false;
     }
-    const bool moe_arch = p.arch == "llama" || p.arch == "qwen3moe";
+    const bool moe_arch = p.arch == "llama" || p.arch == "qwen3moe" || p.arch == "gpt-oss";
     if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !moe_arch) ||
-        (p.arch == "qwen3moe" && p.n_expert == 0) || p.n_expert_used < 0 || p.n_expert_used > p.n_expert ||
-        p.n_ff_exp < 0) {
-        err = "experts: --n-expert 1 to 256 for llama and qwen3moe (required there), --n-expert-used up to it";
+        ((p.arch == "qwen3moe" || p.arch == "gpt-oss") && p.n_expert == 0) || p.n_expert_used < 0 ||
+        p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
+        err =
+            "experts: --n-expert 1 to 256 for llama, qwen3moe and gpt-oss (required for the last two), "
+            "--n-expert-used up to it";
         return false;
     }
     const bool encoder = is_encoder_arch(p.arch);
@@ -415,9 +431,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     if (p.arch == "llama" || p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
     }
-    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || p.arch == "gemma3") {  // gemma3 files always say
-        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) p.head_dim);
-        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.head_dim);
+    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || p.arch == "gemma3" ||
+        p.arch == "gpt-oss") {  // these files always say
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     }
     if (p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx));
@@ -435,10 +452,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         const int64_t used = p.n_expert_used > 0 ? p.n_expert_used : std::min<int64_t>(2, p.n_expert);
         gguf_set_val_u32(g.get(), (A + "expert_count").c_str(), (uint32_t) p.n_expert);
         gguf_set_val_u32(g.get(), (A + "expert_used_count").c_str(), (uint32_t) used);
-        if (p.arch == "qwen3moe") {
+        if (p.arch == "qwen3moe" || p.arch == "gpt-oss") {
             gguf_set_val_u32(g.get(), (A + "expert_feed_forward_length").c_str(),
                              (uint32_t) (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff));
         }
+    }
+    if (p.arch == "gpt-oss") {  // even layers local (the default pattern); the released models use 128
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 128));
     }
     gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
 
