@@ -13,9 +13,10 @@ struct arch_row {
 
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
-    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},   {LLM_ARCH_PHI3, "phi3"},
-    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"}, {LLM_ARCH_BERT, "bert"},
-    {LLM_ARCH_NOMIC_BERT, "nomic-bert"},
+    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},     {LLM_ARCH_PHI3, "phi3"},
+    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"},   {LLM_ARCH_BERT, "bert"},
+    {LLM_ARCH_NOMIC_BERT, "nomic-bert"}, {LLM_ARCH_QWEN3, "qwen3"},     {LLM_ARCH_QWEN3MOE, "qwen3moe"},
+    {LLM_ARCH_GEMMA3, "gemma3"},         {LLM_ARCH_GPT_OSS, "gpt-oss"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -39,6 +40,8 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual"},
     {LLM_KV_EXPERT_COUNT, "%s.expert_count"},
     {LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count"},
+    {LLM_KV_EXPERT_FEED_FORWARD_LENGTH, "%s.expert_feed_forward_length"},
+    {LLM_KV_EXPERT_WEIGHTS_NORM, "%s.expert_weights_norm"},
     {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
     {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
 
@@ -50,10 +53,12 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, "%s.attention.layer_norm_rms_epsilon"},
     {LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal"},
     {LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window"},
+    {LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, "%s.attention.sliding_window_pattern"},
     {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
     {LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base"},
+    {LLM_KV_ROPE_FREQ_BASE_SWA, "%s.rope.freq_base_swa"},
     {LLM_KV_ROPE_SCALE_LINEAR, "%s.rope.scale_linear"},
     {LLM_KV_ROPE_SCALING_TYPE, "%s.rope.scaling.type"},
     {LLM_KV_ROPE_SCALING_FACTOR, "%s.rope.scaling.factor"},
@@ -102,6 +107,11 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_LAYER_OUT_NORM, "blk.%d.layer_output_norm"},
     {LLM_TENSOR_CLS, "cls"},
     {LLM_TENSOR_CLS_OUT, "cls.output"},
+    {LLM_TENSOR_FFN_GATE_INP, "blk.%d.ffn_gate_inp"},
+    {LLM_TENSOR_FFN_GATE_EXPS, "blk.%d.ffn_gate_exps"},
+    {LLM_TENSOR_FFN_UP_EXPS, "blk.%d.ffn_up_exps"},
+    {LLM_TENSOR_FFN_DOWN_EXPS, "blk.%d.ffn_down_exps"},
+    {LLM_TENSOR_ATTN_SINKS, "blk.%d.attn_sinks"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

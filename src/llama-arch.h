@@ -14,6 +14,10 @@ enum llm_arch {
     LLM_ARCH_GEMMA2,
     LLM_ARCH_BERT,
     LLM_ARCH_NOMIC_BERT,
+    LLM_ARCH_QWEN3,
+    LLM_ARCH_QWEN3MOE,
+    LLM_ARCH_GEMMA3,
+    LLM_ARCH_GPT_OSS,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -38,6 +42,8 @@ enum llm_kv {
     LLM_KV_USE_PARALLEL_RESIDUAL,
     LLM_KV_EXPERT_COUNT,
     LLM_KV_EXPERT_USED_COUNT,
+    LLM_KV_EXPERT_FEED_FORWARD_LENGTH,
+    LLM_KV_EXPERT_WEIGHTS_NORM,
     LLM_KV_ATTN_LOGIT_SOFTCAPPING,
     LLM_KV_FINAL_LOGIT_SOFTCAPPING,
 
@@ -49,10 +55,12 @@ enum llm_kv {
     LLM_KV_ATTENTION_LAYERNORM_RMS_EPS,
     LLM_KV_ATTENTION_CAUSAL,
     LLM_KV_ATTENTION_SLIDING_WINDOW,
+    LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN,
     LLM_KV_POOLING_TYPE,
 
     LLM_KV_ROPE_DIMENSION_COUNT,
     LLM_KV_ROPE_FREQ_BASE,
+    LLM_KV_ROPE_FREQ_BASE_SWA,
     LLM_KV_ROPE_SCALE_LINEAR,
     LLM_KV_ROPE_SCALING_TYPE,
     LLM_KV_ROPE_SCALING_FACTOR,
@@ -106,6 +114,11 @@ enum llm_tensor {
     LLM_TENSOR_LAYER_OUT_NORM,   // BERT post-FFN layer norm
     LLM_TENSOR_CLS,              // classifier (reranker) dense layer
     LLM_TENSOR_CLS_OUT,          // classifier output projection
+    LLM_TENSOR_FFN_GATE_INP,     // MoE router (embd, n_expert)
+    LLM_TENSOR_FFN_GATE_EXPS,    // MoE expert weights, stacked (embd, ff, n_expert)
+    LLM_TENSOR_FFN_UP_EXPS,
+    LLM_TENSOR_FFN_DOWN_EXPS,
+    LLM_TENSOR_ATTN_SINKS,  // gpt-oss: per-head sink logits
     LLM_TENSOR_COUNT,
 };
 

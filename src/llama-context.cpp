@@ -215,10 +215,13 @@ bool llama_context::apply_k_shift(std::string & err) {
     for (uint32_t il = 0; il < hp.n_layer; il++) {
         ggml_tensor * k   = kv->get_k(ctx0, (int) il, size);  // [d, n_head_kv, size]
         ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
+        // sliding-window layers may rotate with their own base (gemma3)
+        const bool swa_rope = hp.is_swa((int) il) && hp.rope_freq_base_train_swa > 0.0f;
         tmp = ggml_rope_ext(ctx0, tmp, shift, model.layers[il].rope_freqs, (int) hp.n_rot, (int) hp.rope_type,
-                            (int) cparams.n_ctx_orig_yarn, cparams.rope_freq_base, cparams.rope_freq_scale,
-                            cparams.yarn_ext_factor, cparams.yarn_attn_factor, cparams.yarn_beta_fast,
-                            cparams.yarn_beta_slow);
+                            (int) cparams.n_ctx_orig_yarn,
+                            swa_rope ? hp.rope_freq_base_train_swa : cparams.rope_freq_base,
+                            swa_rope ? hp.rope_freq_scale_train_swa : cparams.rope_freq_scale, cparams.yarn_ext_factor,
+                            cparams.yarn_attn_factor, cparams.yarn_beta_fast, cparams.yarn_beta_slow);
         ggml_build_forward_expand(gres->gf, ggml_cpy(ctx0, tmp, k));
     }
     if (!ggml_graph_is_ok(gres->gf)) {
@@ -318,7 +321,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             }
             gres->valid = true;
         }
-        gres->set_inputs(ub, slots[u], *kv, n_embd);
+        gres->set_inputs(ub, slots[u], *kv, n_embd, model.hparams.n_swa);
 
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
         if (st != GGML_STATUS_SUCCESS) {

@@ -37,7 +37,7 @@ void llm_graph_result::reset() {
 }
 
 void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv,
-                                  int32_t n_embd) {
+                                  int32_t n_embd, uint32_t n_swa) {
     const uint32_t n = ub.n_tokens;
     if (inp.tokens) {
         ggml_backend_tensor_set(inp.tokens, ub.token, 0, n * sizeof(int32_t));
@@ -69,14 +69,21 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.v_idxs, s_i64.data(), 0, ggml_nbytes(inp.v_idxs));
     }
     if (inp.kq_mask) {
-        // the padding rows never change: they are written once per built graph, the token rows
-        // on every call
-        const int64_t n_rows = mask_pad_done ? (int64_t) n : inp.kq_mask->ne[1];
-        s_f32.resize((size_t) n_rows * inp.kq_mask->ne[0]);
-        kv.fill_kq_mask(s_f32.data(), n_rows, ub, (uint32_t) inp.kq_mask->ne[0], params.causal);
-        ggml_backend_tensor_set(inp.kq_mask, s_f32.data(), 0, s_f32.size() * sizeof(float));
-        mask_pad_done = true;
+        set_mask(inp.kq_mask, ub, kv, 0);
     }
+    if (inp.kq_mask_swa) {
+        set_mask(inp.kq_mask_swa, ub, kv, n_swa);
+    }
+    mask_pad_done = true;
+}
+
+void llm_graph_result::set_mask(ggml_tensor * mask, const llama_ubatch & ub, const llama_kv_cache & kv,
+                                uint32_t n_swa) {
+    // the padding rows never change: they are written once per built graph, the token rows on every call
+    const int64_t n_rows = mask_pad_done ? (int64_t) ub.n_tokens : mask->ne[1];
+    s_f32.resize((size_t) n_rows * mask->ne[0]);
+    kv.fill_kq_mask(s_f32.data(), n_rows, ub, (uint32_t) mask->ne[0], params.causal, n_swa);
+    ggml_backend_tensor_set(mask, s_f32.data(), 0, s_f32.size() * sizeof(float));
 }
 
 // ---- llm_graph_context -------------------------------------------------------------------------
@@ -144,6 +151,11 @@ void llm_graph_context::build_attn_inp() {
     res.inp.kq_mask      = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, n_kv, n_rows);
     ggml_set_input(res.inp.kq_mask);
     cb(res.inp.kq_mask, "kq_mask", -1);
+    if (hparams.is_swa_any()) {
+        res.inp.kq_mask_swa = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, n_kv, n_rows);
+        ggml_set_input(res.inp.kq_mask_swa);
+        cb(res.inp.kq_mask_swa, "kq_mask_swa", -1);
+    }
 
     res.inp.k_idxs = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, n_tokens);
     ggml_set_input(res.inp.k_idxs);
@@ -170,11 +182,21 @@ ggml_tensor * llm_graph_context::build_norm(ggml_tensor * cur, ggml_tensor * w, 
     return cur;
 }
 
-ggml_tensor * llm_graph_context::build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors) const {
+ggml_tensor * llm_graph_context::kq_mask(int il) const {
+    return hparams.is_swa(il) && res.inp.kq_mask_swa ? res.inp.kq_mask_swa : res.inp.kq_mask;
+}
+
+ggml_tensor * llm_graph_context::build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors,
+                                            int il) const {
+    float base  = cparams.rope_freq_base;
+    float scale = cparams.rope_freq_scale;
+    if (hparams.is_swa(il) && hparams.rope_freq_base_train_swa > 0.0f) {
+        base  = hparams.rope_freq_base_train_swa;
+        scale = hparams.rope_freq_scale_train_swa;
+    }
     return ggml_rope_ext(ctx0, x, pos, freq_factors, (int) hparams.n_rot, (int) hparams.rope_type,
-                         (int) cparams.n_ctx_orig_yarn, cparams.rope_freq_base, cparams.rope_freq_scale,
-                         cparams.yarn_ext_factor, cparams.yarn_attn_factor, cparams.yarn_beta_fast,
-                         cparams.yarn_beta_slow);
+                         (int) cparams.n_ctx_orig_yarn, base, scale, cparams.yarn_ext_factor, cparams.yarn_attn_factor,
+                         cparams.yarn_beta_fast, cparams.yarn_beta_slow);
 }
 
 ggml_tensor * llm_graph_context::build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b) const {
@@ -197,9 +219,17 @@ void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur,
 
     q = ggml_reshape_3d(ctx0, q, head_dim, hparams.n_head, n_tokens);
     k = ggml_reshape_3d(ctx0, k, head_dim, hparams.n_head_kv, n_tokens);
-    q = build_rope(q, inp_pos, l.rope_freqs);
+    if (l.attn_q_norm) {
+        q = build_norm(q, l.attn_q_norm, nullptr, LLM_NORM_RMS, il);
+        cb(q, "Qcur_normed", il);
+    }
+    if (l.attn_k_norm) {
+        k = build_norm(k, l.attn_k_norm, nullptr, LLM_NORM_RMS, il);
+        cb(k, "Kcur_normed", il);
+    }
+    q = build_rope(q, inp_pos, l.rope_freqs, il);
     cb(q, "Qcur_rope", il);
-    k = build_rope(k, inp_pos, l.rope_freqs);
+    k = build_rope(k, inp_pos, l.rope_freqs, il);
     cb(k, "Kcur_rope", il);
 }
 
@@ -243,7 +273,8 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
 }
 
 ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
-                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il) const {
+                                            ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il,
+                                            ggml_tensor * sinks) const {
     // store this ubatch's K and V first: the attention below reads them back from the cache
     ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
     ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, res.inp.k_idxs, il));
@@ -252,19 +283,44 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                                // [d, n_tokens, n_head]
     ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
     ggml_tensor * cur;
+    const float   cap = hparams.f_attn_logit_softcapping;  // gemma2: cap * tanh(scores / cap), 0 = off
 
-    if (params.flash_attn) {
+    if (params.flash_attn && !sinks) {
         ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, res.inp.kq_mask, kq_scale, 0.0f, 0.0f);  // [dv, n_head, n_tokens]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
         ggml_tensor * kq = ggml_mul_mat(ctx0, k, q);  // [n_kv, n_tokens, n_head]
         cb(kq, "kq", il);
-        kq = ggml_soft_max_ext(ctx0, kq, res.inp.kq_mask, kq_scale, 0.0f);
+        if (cap > 0.0f) {
+            kq       = ggml_scale(ctx0, ggml_tanh(ctx0, ggml_scale(ctx0, kq, kq_scale / cap)), cap);
+            kq_scale = 1.0f;
+            cb(kq, "kq_softcap", il);
+        }
+        if (sinks) {
+            // softmax over [scores | sink]: the masked, scaled scores get one more column holding
+            // the head's sink logit, and that column is dropped after the softmax
+            ggml_tensor * m = kq_mask(il);
+            m               = ggml_view_2d(ctx0, m, m->ne[0], n_tokens, m->nb[1], 0);
+            kq              = ggml_scale(ctx0, kq, kq_scale);
+            ggml_tensor * col0 =
+                ggml_cont(ctx0, ggml_view_3d(ctx0, kq, 1, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
+            ggml_tensor * sink_col = ggml_add(ctx0, ggml_scale(ctx0, col0, 0.0f),
+                                              ggml_reshape_3d(ctx0, sinks, 1, 1, sinks->ne[0]));  // finite * 0
+            kq = ggml_concat(ctx0, ggml_add(ctx0, kq, m), sink_col, 0);  // [n_kv + 1, n_tokens, n_head]
+            kq = ggml_soft_max(ctx0, kq);
+            kq = ggml_cont(ctx0, ggml_view_3d(ctx0, kq, n_kv, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
+        } else {
+            kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
+        }
         cb(kq, "kq_soft_max", il);
-        ggml_tensor * v   = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
-        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);            // [dv, n_tokens, n_head]
+        ggml_tensor * v = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
+        if (!kv.v_trans()) {
+            // a flash-attention cache (row-major V) on the plain path (sink layers): transpose here
+            v = ggml_cont(ctx0, ggml_permute(ctx0, v, 1, 2, 0, 3));
+        }
+        ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);  // [dv, n_tokens, n_head]
         cb(kqv, "kqv", il);
         cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3);  // [dv, n_head, n_tokens]
         cur = ggml_cont_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);

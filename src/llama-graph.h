@@ -39,9 +39,12 @@ struct llm_graph_inputs {
     ggml_tensor * embd    = nullptr;  // F32 [n_embd, n_tokens]
     ggml_tensor * pos     = nullptr;  // I32 [n_tokens]
     ggml_tensor * kq_mask = nullptr;  // F32 [n_kv, n_tokens padded to GGML_KQ_MASK_PAD]
-    ggml_tensor * out_ids = nullptr;  // I32 [n_outputs]
-    ggml_tensor * k_idxs  = nullptr;  // I64 [n_tokens]
-    ggml_tensor * v_idxs  = nullptr;  // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
+    // the same for the sliding-window layers (only when the model has some): cells further back than
+    // n_swa positions are masked too
+    ggml_tensor * kq_mask_swa = nullptr;
+    ggml_tensor * out_ids     = nullptr;  // I32 [n_outputs]
+    ggml_tensor * k_idxs      = nullptr;  // I64 [n_tokens]
+    ggml_tensor * v_idxs      = nullptr;  // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
@@ -67,12 +70,14 @@ struct llm_graph_result {
     bool             valid    = false;
 
     // Copies the ubatch's values into the input tensors.
-    void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv, int32_t n_embd);
+    void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv, int32_t n_embd,
+                    uint32_t n_swa = 0);
 
 private:
     size_t               max_nodes;
     std::vector<uint8_t> meta;  // arena of ctx
     bool                 mask_pad_done = false;
+    void set_mask(ggml_tensor * mask, const llama_ubatch & ub, const llama_kv_cache & kv, uint32_t n_swa);
     // scratch reused across decodes (no allocation per token)
     std::vector<int32_t> s_i32;
     std::vector<int64_t> s_i64;
@@ -110,19 +115,25 @@ struct llm_graph_context {
 
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;
-    // x [head_dim, n_heads, n_tokens]
-    ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors) const;
+    // x [head_dim, n_heads, n_tokens]. il >= 0: with that layer's base (sliding-window layers may
+    // have their own, hparams.rope_freq_base_train_swa).
+    ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors, int il = -1) const;
+    // The KQ mask layer il attends with (the sliding-window one for SWA layers).
+    ggml_tensor * kq_mask(int il) const;
     ggml_tensor * build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
                             ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b, llm_ffn_op op,
                             llm_ffn_gate gate_type, int il) const;
     // Stores k_cur/v_cur in the cache and attends over it; then the output projection.
     //   q_cur [head_dim, n_head, n_tokens], k_cur [head_dim, n_head_kv, n_tokens], v_cur [n_embd_v_gqa, n_tokens]
+    //   sinks [n_head] (gpt-oss): one extra logit per head that joins the softmax and is then dropped
+    //   (attention may go "nowhere"); such layers take the plain path even with flash attention on.
     ggml_tensor * build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur, ggml_tensor * k_cur,
-                             ggml_tensor * v_cur, float kq_scale, int il) const;
+                             ggml_tensor * v_cur, float kq_scale, int il, ggml_tensor * sinks = nullptr) const;
     // Projection with optional bias.
     ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;
     // The separate-projection attention input shared by most architectures: Q/K/V = W cur (+ bias when the
-    // layer has one), Q and K split into heads and rotated (with the layer's rope_freqs, if any).
+    // layer has one), Q and K split into heads, RMS-normed per head when the layer has attn_q_norm /
+    // attn_k_norm (qwen3, gemma3), and rotated (with the layer's rope_freqs, if any).
     //   q [head_dim, n_head, n_tokens], k [head_dim, n_head_kv, n_tokens], v [n_embd_v_gqa, n_tokens]
     void build_qkv_rope(const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos, int il, ggml_tensor *& q,
                         ggml_tensor *& k, ggml_tensor *& v) const;

@@ -4,6 +4,7 @@
 #include "llama.h"
 
 #include <cstdint>
+#include <vector>
 
 struct llama_hparams {
     uint32_t n_ctx_train   = 0;  // training context length
@@ -37,9 +38,38 @@ struct llama_hparams {
     float    f_attn_logit_softcapping  = 0.0f;
     float    f_final_logit_softcapping = 0.0f;
     uint32_t n_swa                     = 0;  // sliding attention window (0 = full attention)
+    // per layer: attends over the sliding window (only when n_swa > 0); empty = no layer does
+    std::vector<bool> swa_layers;
+    // rope of the sliding-window layers (gemma3: local layers rotate with a smaller base)
+    float rope_freq_base_train_swa  = 0.0f;  // 0 = same as the global layers
+    float rope_freq_scale_train_swa = 1.0f;
+    float f_attention_scale         = 0.0f;  // KQ scale; 0 = 1/sqrt(head size)
+
+    // mixture of experts
+    uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
+    bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
 
     // K/V row width for all KV heads of a layer
     uint32_t n_embd_k_gqa() const { return n_embd_head_k * n_head_kv; }
     uint32_t n_embd_v_gqa() const { return n_embd_head_v * n_head_kv; }
+    // Whether layer il attends over the sliding window only.
+    bool is_swa(int il) const { return n_swa > 0 && il >= 0 && (size_t) il < swa_layers.size() && swa_layers[il]; }
+    bool is_swa_any() const {
+        for (bool b : swa_layers) {
+            if (b && n_swa > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+    // Marks layers as sliding-window the way upstream llama.cpp does: with period p, every p-th layer
+    // (the last of each group) attends globally; p == 0: all layers local. dense_first: the first of
+    // each group is the global one instead.
+    void set_swa_pattern(uint32_t p, bool dense_first = false) {
+        swa_layers.assign(n_layer, false);
+        for (uint32_t il = 0; il < n_layer; il++) {
+            swa_layers[il] = p == 0 || (dense_first ? il % p != 0 : il % p < p - 1);
+        }
+    }
     uint32_t n_gqa() const { return n_head_kv ? n_head / n_head_kv : 0; }
 };

@@ -486,8 +486,8 @@ void llama_kv_cache::fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) cons
     }
 }
 
-void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv,
-                                  bool causal) const {
+void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal,
+                                  uint32_t n_swa) const {
     for (int64_t r = 0; r < n_rows; r++) {
         float * row = dst + r * n_kv;
         if (r >= ub.n_tokens) {
@@ -499,7 +499,9 @@ void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatc
         const llama_pos    p = ub.pos[r];
         for (uint32_t j = 0; j < n_kv; j++) {
             const cell & c = cells[j];
-            row[j]         = (c.seq.test(s) && (!causal || c.pos <= p)) ? 0.0f : -INFINITY;
+            // sliding window as upstream's LLAMA_SWA_TYPE_STANDARD: keep p - n_swa < pos <= p
+            const bool in_window = n_swa == 0 || (int64_t) p - c.pos < (int64_t) n_swa;
+            row[j]               = (c.seq.test(s) && (!causal || c.pos <= p) && in_window) ? 0.0f : -INFINITY;
         }
     }
 }

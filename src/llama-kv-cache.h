@@ -87,7 +87,9 @@ public:
     // (transposed V is written element by element); mask F32 [n_kv, n_tokens padded].
     void fill_k_idxs(int64_t * dst, const llama_kv_slot & slot) const;
     void fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) const;
-    void fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal) const;
+    // n_swa > 0: also masks cells n_swa or more positions behind the token (sliding-window layers).
+    void fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal,
+                      uint32_t n_swa = 0) const;
 
 private:
     struct cell {

@@ -14,7 +14,8 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama, &llm_ops_qwen2, &llm_ops_phi3, &llm_ops_gemma, &llm_ops_gemma2, &llm_ops_bert, &llm_ops_nomic_bert,
+    &llm_ops_llama,      &llm_ops_qwen2, &llm_ops_phi3,     &llm_ops_gemma,  &llm_ops_gemma2,  &llm_ops_bert,
+    &llm_ops_nomic_bert, &llm_ops_qwen3, &llm_ops_qwen3moe, &llm_ops_gemma3, &llm_ops_gpt_oss,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -151,6 +152,11 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, hp.n_ctx_orig_yarn, false);
     ml.get_key(LLM_KV_ROPE_SCALING_FINETUNED, hp.rope_finetuned, false);
     ml.get_key(LLM_KV_ATTENTION_CAUSAL, hp.causal_attn, false);
+    ml.get_key(LLM_KV_EXPERT_COUNT, hp.n_expert, false);
+    ml.get_key(LLM_KV_EXPERT_USED_COUNT, hp.n_expert_used, false);
+    if (hp.n_expert > 256 || hp.n_expert_used > hp.n_expert || (hp.n_expert > 0 && hp.n_expert_used == 0)) {
+        throw llama_error(llama_format("invalid expert counts: %u experts, %u used", hp.n_expert, hp.n_expert_used));
+    }
     uint32_t pooling = 0;
     if (ml.get_key(LLM_KV_POOLING_TYPE, pooling, false)) {
         if (pooling > LLAMA_POOLING_TYPE_RANK) {
@@ -351,8 +357,7 @@ int32_t llama_model_n_head_kv(const struct llama_model * model) {
     return model ? (int32_t) model->hparams.n_head_kv : 0;
 }
 int32_t llama_model_n_swa(const struct llama_model * model) {
-    (void) model;
-    return 0;
+    return model && model->hparams.is_swa_any() ? (int32_t) model->hparams.n_swa : 0;
 }
 float llama_model_rope_freq_scale_train(const struct llama_model * model) {
     return model ? model->hparams.rope_freq_scale_train : 1.0f;

@@ -46,6 +46,17 @@ struct llama_layer {
     ggml_tensor * ffn_gate_b    = nullptr;
     ggml_tensor * ffn_up_b      = nullptr;
     ggml_tensor * ffn_down_b    = nullptr;
+    // mixture of experts: router and stacked expert weights
+    ggml_tensor * ffn_gate_inp  = nullptr;
+    ggml_tensor * ffn_gate_exps = nullptr;
+    ggml_tensor * ffn_up_exps   = nullptr;
+    ggml_tensor * ffn_down_exps = nullptr;
+    // gpt-oss: router and expert biases ([n_expert], [ff, n_expert], [embd, n_expert]), attention sinks
+    ggml_tensor * ffn_gate_inp_b  = nullptr;
+    ggml_tensor * ffn_gate_exps_b = nullptr;
+    ggml_tensor * ffn_up_exps_b   = nullptr;
+    ggml_tensor * ffn_down_exps_b = nullptr;
+    ggml_tensor * attn_sinks      = nullptr;
 
     // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
     ggml_tensor * attn_out_norm    = nullptr;

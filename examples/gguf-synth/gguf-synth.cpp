@@ -16,8 +16,11 @@ static void print_usage(FILE * out) {
             "usage: %s -o OUT.gguf [options]\n\n"
             "Writes a synthetic (random-weight) GGUF model.\n\n"
             "  -o, --output FILE   the model to write (required)\n"
-            "  --arch A         llama (default), qwen2, phi3, gemma, gemma2; encoders bert, nomic-bert\n"
+            "  --arch A         llama (default), qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3;\n"
+            "                   encoders bert, nomic-bert\n"
             "                   (n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
+            "  --n-expert N     llama, qwen3moe, gpt-oss: mixture of experts with N experts, 0 (dense) to 256\n"
+            "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -78,6 +81,12 @@ int main(int argc, char ** argv) {
             p.n_vocab = args.int_value(0, 1 << 24);
         } else if (args.is("--n-ctx")) {
             p.n_ctx = args.int_value(1, 1 << 24);
+        } else if (args.is("--n-expert")) {
+            p.n_expert = args.int_value(0, 256);
+        } else if (args.is("--n-expert-used")) {
+            p.n_expert_used = args.int_value(0, 256);
+        } else if (args.is("--n-ff-exp")) {
+            p.n_ff_exp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-swa")) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {

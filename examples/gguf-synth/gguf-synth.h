@@ -25,9 +25,10 @@
 namespace synth {
 
 struct params {
-    std::string arch      = "llama";  // llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert
-    std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
-    int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
+    std::string arch =
+        "llama";  // llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert
+    std::string name      = "";  // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;   // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
     int64_t     n_layer   = 2;
     int64_t     n_ff      = 192;
@@ -37,13 +38,17 @@ struct params {
     int64_t     n_ctx     = 4096;
     float       rms_eps   = 0.0f;  // 0: the architecture's usual value
     float       rope_base = 10000.0f;
-    int64_t     n_swa     = 0;              // sliding window (phi3, gemma2); 0: the architecture's default
-    bool        tied      = true;           // no output.weight: the LM head is token_embd (phi3 always has one)
-    ggml_type   type      = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
-    uint64_t    seed      = 42;
-    float       std       = 0.02f;
-    int         n_threads = 0;  // 0: hardware concurrency
-    std::string vocab_path;     // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    int64_t     n_swa     = 0;  // sliding window (phi3, gemma2, gemma3); 0: the architecture's default
+    // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
+    int64_t     n_expert      = 0;
+    int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
+    int64_t     n_ff_exp      = 0;              // qwen3moe expert size; 0: n_ff
+    bool        tied          = true;           // no output.weight: the LM head is token_embd (phi3 always has one)
+    ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
+    uint64_t    seed          = 42;
+    float       std           = 0.02f;
+    int         n_threads     = 0;  // 0: hardware concurrency
+    std::string vocab_path;         // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
@@ -114,10 +119,14 @@ enum class init { normal, ones, near_one };  // near_one: 1 + N(0, std) (encoder
 
 struct tensor_desc {
     std::string name;
-    int64_t     ne[2];
+    int64_t     ne[3];
     int         n_dims;
     init        kind;
     float       stddev;
+    bool        f32 = false;  // a matrix kept in F32 whatever the type (the MoE router)
+
+    int64_t   n_rows() const { return ne[1] * (n_dims > 2 ? ne[2] : 1); }
+    ggml_type type(ggml_type matrices) const { return n_dims == 1 || f32 ? GGML_TYPE_F32 : matrices; }
 };
 
 inline int64_t head_dim_of(const params & p) {
@@ -185,13 +194,18 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p);
     const int64_t nq = p.n_head * D, nkv = p.n_head_kv * D;
     const float   sd = p.std, sd_res = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
-    const bool    untied = !p.tied || p.arch == "phi3";
+    const bool    oss    = p.arch == "gpt-oss";
+    const bool    untied = !p.tied || p.arch == "phi3" || oss;
 
     std::vector<tensor_desc> t;
     auto                     mat = [&](const std::string & n, int64_t a, int64_t b, float s) {
-        t.push_back({n, {a, b}, 2, init::normal, s});
+        t.push_back({n, {a, b, 1}, 2, init::normal, s});
     };
-    auto vec = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1}, 1, k, sd}); };
+    auto exps = [&](const std::string & n, int64_t a, int64_t b, float s) {
+        t.push_back({n, {a, b, p.n_expert}, 3, init::normal, s});
+    };
+    auto          vec = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1, 1}, 1, k, sd}); };
+    const int64_t FE  = p.n_ff_exp > 0 ? p.n_ff_exp : F;
 
     mat("token_embd.weight", E, n_vocab, sd);
     vec("output_norm.weight", E, init::ones);
@@ -207,17 +221,40 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
             mat(b + "attn_q.weight", E, nq, sd);
             mat(b + "attn_k.weight", E, nkv, sd);
             mat(b + "attn_v.weight", E, nkv, sd);
-            if (p.arch == "qwen2") {
+            if (p.arch == "qwen2" || oss) {
                 vec(b + "attn_q.bias", nq, init::normal);
                 vec(b + "attn_k.bias", nkv, init::normal);
                 vec(b + "attn_v.bias", nkv, init::normal);
             }
         }
-        mat(b + "attn_output.weight", nq, E, sd_res);
-        if (p.arch == "gemma2") {
-            vec(b + "post_attention_norm.weight", E, init::ones);
+        if (p.arch == "qwen3" || p.arch == "qwen3moe" || p.arch == "gemma3") {  // per-head q/k RMS norms
+            vec(b + "attn_q_norm.weight", D, init::ones);
+            vec(b + "attn_k_norm.weight", D, init::ones);
         }
-        vec(b + "ffn_norm.weight", E, init::ones);
+        mat(b + "attn_output.weight", nq, E, sd_res);
+        if (oss) {
+            vec(b + "attn_output.bias", E, init::normal);
+            vec(b + "attn_sinks.weight", p.n_head, init::normal);
+        }
+        if (p.arch == "gemma2" || p.arch == "gemma3" || oss) {
+            vec(b + "post_attention_norm.weight", E, init::ones);  // gpt-oss: the norm before the experts
+        }
+        if (!oss) {
+            vec(b + "ffn_norm.weight", E, init::ones);
+        }
+        if (p.n_expert > 0) {
+            t.push_back({b + "ffn_gate_inp.weight", {E, p.n_expert, 1}, 2, init::normal, sd, true});
+            exps(b + "ffn_gate_exps.weight", E, FE, sd);
+            exps(b + "ffn_up_exps.weight", E, FE, sd);
+            exps(b + "ffn_down_exps.weight", FE, E, sd_res);
+            if (oss) {  // router and expert biases, F32
+                t.push_back({b + "ffn_gate_inp.bias", {p.n_expert, 1, 1}, 1, init::normal, sd});
+                t.push_back({b + "ffn_gate_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
+                t.push_back({b + "ffn_up_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
+                t.push_back({b + "ffn_down_exps.bias", {E, p.n_expert, 1}, 2, init::normal, sd, true});
+            }
+            continue;
+        }
         if (p.arch == "phi3") {
             mat(b + "ffn_up.weight", E, 2 * F, sd);  // gate and up fused
         } else {
@@ -225,7 +262,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
             mat(b + "ffn_up.weight", E, F, sd);
         }
         mat(b + "ffn_down.weight", F, E, sd_res);
-        if (p.arch == "gemma2") {
+        if (p.arch == "gemma2" || p.arch == "gemma3") {
             vec(b + "post_ffw_norm.weight", E, init::ones);
         }
     }
@@ -233,7 +270,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 }
 
 inline bool known_arch(const std::string & a) {
-    return a == "llama" || a == "qwen2" || a == "phi3" || a == "gemma" || a == "gemma2" || is_encoder_arch(a);
+    return a == "llama" || a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "gpt-oss" || a == "phi3" ||
+           a == "gemma" || a == "gemma2" || a == "gemma3" || is_encoder_arch(a);
 }
 
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
@@ -336,7 +374,17 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
 // Writes the model to path. False with a message in err on failure (the partial file is removed).
 inline bool write_model(const params & p, const std::string & path, std::string & err) {
     if (!known_arch(p.arch)) {
-        err = "unknown architecture '" + p.arch + "' (llama, qwen2, phi3, gemma, gemma2, bert, nomic-bert)";
+        err = "unknown architecture '" + p.arch +
+              "' (llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert)";
+        return false;
+    }
+    const bool moe_arch = p.arch == "llama" || p.arch == "qwen3moe" || p.arch == "gpt-oss";
+    if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !moe_arch) ||
+        ((p.arch == "qwen3moe" || p.arch == "gpt-oss") && p.n_expert == 0) || p.n_expert_used < 0 ||
+        p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
+        err =
+            "experts: --n-expert 1 to 256 for llama, qwen3moe and gpt-oss (required for the last two), "
+            "--n-expert-used up to it";
         return false;
     }
     const bool encoder = is_encoder_arch(p.arch);
@@ -364,7 +412,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
     gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
-    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2";
+    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2" || p.arch == "gemma3";
     const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : encoder ? 1e-12f : 1e-5f);
     if (encoder) {
         // layer norm (with bias), bidirectional attention, the pooling the model was trained for
@@ -383,9 +431,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     if (p.arch == "llama" || p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
     }
-    if (p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) {
-        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) p.head_dim);
-        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.head_dim);
+    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || p.arch == "gemma3" ||
+        p.arch == "gpt-oss") {  // these files always say
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     }
     if (p.arch == "phi3") {
         gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx));
@@ -394,6 +443,22 @@ inline bool write_model(const params & p, const std::string & path, std::string 
                          (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
         gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), 50.0f);
         gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), 30.0f);
+    } else if (p.arch == "gemma3") {
+        // every 6th layer global (the default pattern), the others local with their own rope base
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 512));
+        gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), 10000.0f);
+    }
+    if (p.n_expert > 0) {
+        const int64_t used = p.n_expert_used > 0 ? p.n_expert_used : std::min<int64_t>(2, p.n_expert);
+        gguf_set_val_u32(g.get(), (A + "expert_count").c_str(), (uint32_t) p.n_expert);
+        gguf_set_val_u32(g.get(), (A + "expert_used_count").c_str(), (uint32_t) used);
+        if (p.arch == "qwen3moe" || p.arch == "gpt-oss") {
+            gguf_set_val_u32(g.get(), (A + "expert_feed_forward_length").c_str(),
+                             (uint32_t) (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff));
+        }
+    }
+    if (p.arch == "gpt-oss") {  // even layers local (the default pattern); the released models use 128
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 128));
     }
     gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
 
@@ -436,7 +501,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
 
     const std::vector<tensor_desc> tensors = layout(p, n_vocab);
     for (const auto & t : tensors) {
-        const ggml_type ty = t.n_dims == 1 ? GGML_TYPE_F32 : p.type;
+        const ggml_type ty = t.type(p.type);
         if (t.ne[0] % ggml_blck_size(ty) != 0) {
             err = t.name + ": rows of " + std::to_string(t.ne[0]) + " do not fit " + ggml_type_name(ty) + " blocks";
             return false;
@@ -467,7 +532,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     size_t               pos = 0;
     std::vector<uint8_t> buf;
     for (const auto & t : tensors) {
-        const ggml_type ty   = t.n_dims == 1 ? GGML_TYPE_F32 : p.type;
+        const ggml_type ty   = t.type(p.type);
         const int64_t   id   = gguf_find_tensor(g.get(), t.name.c_str());
         const size_t    off  = gguf_get_tensor_offset(g.get(), id);
         const size_t    size = gguf_get_tensor_size(g.get(), id);
@@ -477,7 +542,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             return fail("write failed");
         }
         buf.resize(size);
-        const int64_t            nrows = t.ne[1];
+        const int64_t            nrows = t.n_rows();
         const int                n     = (int) std::min<int64_t>(nt, std::max<int64_t>(1, nrows * t.ne[0] / 65536));
         std::vector<char>        ok(n, 1);
         std::vector<std::thread> th;

@@ -11,3 +11,7 @@ extern const llm_arch_ops llm_ops_gemma;
 extern const llm_arch_ops llm_ops_gemma2;
 extern const llm_arch_ops llm_ops_bert;
 extern const llm_arch_ops llm_ops_nomic_bert;
+extern const llm_arch_ops llm_ops_qwen3;
+extern const llm_arch_ops llm_ops_qwen3moe;
+extern const llm_arch_ops llm_ops_gemma3;
+extern const llm_arch_ops llm_ops_gpt_oss;

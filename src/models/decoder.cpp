@@ -1,0 +1,197 @@
+#include "decoder.h"
+
+#include "llama-model-loader.h"
+
+#include <cmath>
+
+void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, llama_tensor_creator & tc) {
+    const llama_hparams & hp       = model.hparams;
+    const int64_t         n_embd   = hp.n_embd;
+    const int64_t         n_vocab  = hp.n_vocab;
+    const int64_t         n_ff     = hp.n_ff;
+    const int64_t         n_ff_exp = hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff;
+    const int64_t         n_expert = hp.n_expert;
+    const int64_t         head_dim = hp.n_embd_head_k;
+    const int64_t         n_q      = head_dim * hp.n_head;
+    const int64_t         n_k      = hp.n_embd_k_gqa();
+    const int64_t         n_v      = hp.n_embd_v_gqa();
+    const int             opt      = LLAMA_TENSOR_NOT_REQUIRED;
+
+    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});
+    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
+    model.output      = d.tied_output ? nullptr : tc.create(LLM_TENSOR_OUTPUT, {n_embd, n_vocab}, opt);
+    if (!model.output) {
+        model.output = model.tok_embd;
+    }
+
+    ggml_tensor * rope_freqs = d.rope_freqs ? tc.create(LLM_TENSOR_ROPE_FREQS, {(int64_t) hp.n_rot / 2}, opt) : nullptr;
+
+    model.layers.resize(hp.n_layer);
+    for (int il = 0; il < (int) hp.n_layer; il++) {
+        llama_layer & l = model.layers[il];
+        l.rope_freqs    = rope_freqs;
+        l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
+        l.wq            = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);
+        l.wk            = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);
+        l.wv            = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
+        l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
+        if (d.biases != LLM_BIAS_NONE) {
+            const int flags = d.biases == LLM_BIAS_QKV ? 0 : opt;
+            l.bq            = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, flags, il, "bias");
+            l.bk            = tc.create(LLM_TENSOR_ATTN_K, {n_k}, flags, il, "bias");
+            l.bv            = tc.create(LLM_TENSOR_ATTN_V, {n_v}, flags, il, "bias");
+            if (d.biases == LLM_BIAS_QKVO_OPTIONAL) {
+                l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, opt, il, "bias");
+            }
+        }
+        if (d.qk_norm) {
+            l.attn_q_norm = tc.create(LLM_TENSOR_ATTN_Q_NORM, {head_dim}, 0, il);
+            l.attn_k_norm = tc.create(LLM_TENSOR_ATTN_K_NORM, {head_dim}, 0, il);
+        }
+        if (d.post_norms) {
+            l.attn_post_norm = tc.create(LLM_TENSOR_ATTN_POST_NORM, {n_embd}, 0, il);
+            l.ffn_post_norm  = tc.create(LLM_TENSOR_FFN_POST_NORM, {n_embd}, 0, il);
+        }
+        l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, {n_embd}, 0, il);
+        if (n_expert > 0) {
+            l.ffn_gate_inp  = tc.create(LLM_TENSOR_FFN_GATE_INP, {n_embd, n_expert}, 0, il);
+            l.ffn_gate_exps = tc.create(LLM_TENSOR_FFN_GATE_EXPS, {n_embd, n_ff_exp, n_expert}, 0, il);
+            l.ffn_up_exps   = tc.create(LLM_TENSOR_FFN_UP_EXPS, {n_embd, n_ff_exp, n_expert}, 0, il);
+            l.ffn_down_exps = tc.create(LLM_TENSOR_FFN_DOWN_EXPS, {n_ff_exp, n_embd, n_expert}, 0, il);
+        } else {
+            l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);
+            l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);
+            l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
+        }
+    }
+}
+
+// Adds the selected experts' bias rows: b [n, n_expert], ids I32 [n_used, n_tokens], x [n, n_used, n_tokens].
+static ggml_tensor * add_expert_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b, ggml_tensor * ids) {
+    if (!b) {
+        return x;
+    }
+    ggml_tensor * rows = ggml_get_rows(ctx, b, ggml_reshape_1d(ctx, ids, ggml_nelements(ids)));
+    return ggml_add(ctx, x, ggml_reshape_3d(ctx, rows, x->ne[0], x->ne[1], x->ne[2]));
+}
+
+ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
+                                const llm_decoder_desc & d, int il) {
+    ggml_context * ctx0     = g.ctx0;
+    const int64_t  n_embd   = cur->ne[0];
+    const int64_t  n_tokens = cur->ne[1];
+    const int64_t  n_expert = g.hparams.n_expert;
+    const int64_t  n_used   = g.hparams.n_expert_used;
+
+    ggml_tensor * logits = g.build_lora_mm(l.ffn_gate_inp, cur, l.ffn_gate_inp_b);  // [n_expert, n_tokens]
+    g.cb(logits, "ffn_moe_logits", il);
+    ggml_tensor * probs = d.moe_gating == LLM_MOE_GATING_SOFTMAX ? ggml_soft_max(ctx0, logits) : logits;
+    g.cb(probs, "ffn_moe_probs", il);
+
+    ggml_tensor * selected = ggml_cont(ctx0, ggml_top_k(ctx0, probs, (int) n_used));  // I32 [n_used, n_tokens]
+    g.cb(selected, "ffn_moe_topk", il);
+    ggml_tensor * weights = ggml_get_rows(ctx0, ggml_reshape_3d(ctx0, probs, 1, n_expert, n_tokens), selected);
+    g.cb(weights, "ffn_moe_weights", il);  // [1, n_used, n_tokens]
+    if (d.moe_gating == LLM_MOE_GATING_SOFTMAX_WEIGHT) {
+        weights = ggml_soft_max(ctx0, ggml_reshape_2d(ctx0, weights, n_used, n_tokens));
+        weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
+        g.cb(weights, "ffn_moe_weights_softmax", il);
+    }
+    if (d.moe_norm_w) {
+        weights = ggml_reshape_2d(ctx0, weights, n_used, n_tokens);
+        weights = ggml_div(ctx0, weights, ggml_sum_rows(ctx0, weights));
+        weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
+        g.cb(weights, "ffn_moe_weights_norm", il);
+    }
+
+    cur             = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
+    ggml_tensor * u = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]
+    u               = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
+    g.cb(u, "ffn_moe_up", il);
+    ggml_tensor * gt = ggml_mul_mat_id(ctx0, l.ffn_gate_exps, cur, selected);
+    gt               = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
+    g.cb(gt, "ffn_moe_gate", il);
+    ggml_tensor * par;
+    if (d.moe_act == LLM_MOE_ACT_SWIGLU_OAI) {
+        const float   alpha = 1.702f, limit = 7.0f;  // gpt-oss's constants, as upstream
+        ggml_tensor * x   = ggml_clamp(ctx0, gt, -INFINITY, limit);
+        ggml_tensor * y   = ggml_clamp(ctx0, u, -limit, limit);
+        ggml_tensor * glu = ggml_mul(ctx0, x, ggml_sigmoid(ctx0, ggml_scale(ctx0, x, alpha)));
+        par               = ggml_mul(ctx0, glu, ggml_scale_bias(ctx0, y, 1.0f, 1.0f));
+    } else {
+        par = ggml_swiglu_split(ctx0, gt, u);
+    }
+    g.cb(par, "ffn_moe_act", il);
+    ggml_tensor * experts = ggml_mul_mat_id(ctx0, l.ffn_down_exps, par, selected);  // [n_embd, n_used, n_tokens]
+    experts               = add_expert_bias(ctx0, experts, l.ffn_down_exps_b, selected);
+    g.cb(experts, "ffn_moe_down", il);
+    experts = ggml_mul(ctx0, experts, weights);
+    g.cb(experts, "ffn_moe_weighted", il);
+
+    ggml_tensor * out = nullptr;
+    for (int64_t e = 0; e < n_used; e++) {
+        ggml_tensor * v = ggml_view_2d(ctx0, experts, n_embd, n_tokens, experts->nb[2], e * experts->nb[1]);
+        out             = out ? ggml_add(ctx0, out, v) : ggml_cont(ctx0, v);
+    }
+    g.cb(out, "ffn_moe_out", il);
+    return out;
+}
+
+void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) {
+    const llama_model &   model = g.model;
+    const llama_hparams & hp    = g.hparams;
+    ggml_context *        ctx0  = g.ctx0;
+    const float kq_scale = hp.f_attention_scale > 0.0f ? hp.f_attention_scale : 1.0f / sqrtf((float) hp.n_embd_head_k);
+
+    ggml_tensor * inpL = g.build_inp_embd(model.tok_embd);
+    if (d.embd_scale) {
+        inpL = ggml_scale(ctx0, inpL, sqrtf((float) hp.n_embd));
+        g.cb(inpL, "inp_scaled", -1);
+    }
+    ggml_tensor * inp_pos = g.build_inp_pos();
+    g.build_attn_inp();
+    ggml_tensor * inp_out_ids = g.build_inp_out_ids();
+
+    for (int il = 0; il < (int) hp.n_layer; il++) {
+        const llama_layer & l     = model.layers[il];
+        ggml_tensor *       inpSA = inpL;
+
+        ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
+        g.cb(cur, "attn_norm", il);
+
+        ggml_tensor *q, *k, *v;
+        g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);  // q/k norms and the layer's rope base included
+        cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il, l.attn_sinks);
+
+        if (il == (int) hp.n_layer - 1 && inp_out_ids) {
+            // only the requested rows go through the last FFN and the head
+            cur   = ggml_get_rows(ctx0, cur, inp_out_ids);
+            inpSA = ggml_get_rows(ctx0, inpSA, inp_out_ids);
+        }
+        if (l.attn_post_norm) {
+            cur = g.build_norm(cur, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);
+            g.cb(cur, "attn_post_norm", il);
+        }
+
+        ggml_tensor * ffn_inp = ggml_add(ctx0, cur, inpSA);
+        g.cb(ffn_inp, "ffn_inp", il);
+
+        cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
+        g.cb(cur, "ffn_norm", il);
+        if (l.ffn_gate_inp) {
+            cur = llm_build_moe_ffn(g, l, cur, d, il);
+        } else {
+            cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, d.ffn_op, LLM_FFN_PAR,
+                              il);
+        }
+        if (l.ffn_post_norm) {
+            cur = g.build_norm(cur, l.ffn_post_norm, nullptr, LLM_NORM_RMS, il);
+            g.cb(cur, "ffn_post_norm", il);
+        }
+        cur = ggml_add(ctx0, cur, ffn_inp);
+        g.cb(cur, "l_out", il);
+        inpL = cur;
+    }
+
+    g.build_output(inpL);
+}
