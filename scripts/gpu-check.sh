@@ -116,10 +116,10 @@ synth_pid=$!
 # ---- 3. tests -----------------------------------------------------------------------------------------
 # Vulkan (if built) would see the same GPU: keep it out so every result here is the CUDA backend's
 export LLAMA_TEST_REQUIRE_CUDA=1 GGML_VK_DISABLE=1
-for t in test-cuda-backend test-backend-ops test-cuda-e2e; do
+for t in test-cuda-backend test-cuda-basic-ops test-cuda-mm-vec test-backend-ops test-cuda-e2e; do
     if [ -x "$BIN/$t" ]; then
         step "$t" "$LOG_DIR/$t.log" "$BIN/$t"
-        grep -E '^\[ CUDA[0-9]* \]|^\[ .* on CUDA \]|d2d bandwidth|^\[  (FAILED|SKIPPED) +\] .*\([0-9]+ ms\)$|^\[  PASSED  \] [0-9]+ test' "$LOG_DIR/$t.log" |
+        grep -E '^\[ CUDA[0-9]* \]|^\[ .* on CUDA \]|d2d bandwidth|^\[mm-vec\]|^\[  (FAILED|SKIPPED) +\] .*\([0-9]+ ms\)$|^\[  PASSED  \] [0-9]+ test' "$LOG_DIR/$t.log" |
             head -40 | sed 's/^/    /' >>"$LOG_DIR/test-lines.txt"
     else
         failures=$((failures + 1))
