@@ -9,7 +9,7 @@
 # Environment (defaults in brackets):
 #   BUILD [build]           our CMake build folder (llama-bench-ab, llama-gguf-synth, llama-quantize are built)
 #   MODELS_DIR [/tmp/llama-bench-models]   TinyLlama-shape models are written here once and reused
-#   MODELS ["q4_0 q8_0 q4_k_m f16"]   FA ["-1 0"] (-1 = auto, each engine's default)
+#   MODELS ["q4_0 q8_0 q4_k_m f16"; empty: no table, e.g. with QUANT=1]   FA ["-1 0"] (-1 = auto, each engine's default)
 #   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
 #   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
 set -euo pipefail
@@ -18,7 +18,7 @@ UP=$(cd "$UP" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 MODELS_DIR=${MODELS_DIR:-/tmp/llama-bench-models}
-MODELS=${MODELS:-q4_0 q8_0 q4_k_m f16}
+MODELS=${MODELS-q4_0 q8_0 q4_k_m f16}
 FA=${FA:--1 0}
 THREADS=${THREADS:-2} N_PROMPT=${N_PROMPT:-512} N_GEN=${N_GEN:-128} REPS=${REPS:-3} ROUNDS=${ROUNDS:-2}
 DEPTH=${DEPTH:-0} QUANT=${QUANT:-0}
