@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ggml-backend.h"
+#include "ggml-cpu.h"
 #include "llama-context.h"
 #include "llama-model.h"
 #include "llama.h"
@@ -60,8 +61,11 @@ bool on_vulkan(const ggml_tensor * t) {
            std::string(ggml_backend_buft_name(ggml_backend_buffer_get_type(t->buffer))).rfind("Vulkan", 0) == 0;
 }
 
+// CPU memory: host buffers, or the CPU backend's repacked weight layout (CPU_REPACK, not host-readable)
 bool on_cpu(const ggml_tensor * t) {
-    return t && t->buffer && ggml_backend_buffer_is_host(t->buffer);
+    return t && t->buffer &&
+           (ggml_backend_buffer_is_host(t->buffer) ||
+            ggml_backend_buffer_get_type(t->buffer) == ggml_backend_cpu_repack_buffer_type());
 }
 
 struct model_deleter {
