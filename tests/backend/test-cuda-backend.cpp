@@ -3,6 +3,7 @@
 // device-to-device and pinned host copies, the out-of-memory path, async copies and events across two
 // backends, CUDA-graph replay of a single-token graph, and a refused op failing cleanly.
 // Without a CUDA device the device tests skip with one line; LLAMA_TEST_REQUIRE_CUDA=1 makes them fail.
+#include "backend-test-util.h"
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
@@ -19,6 +20,9 @@
 #include <random>
 #include <string>
 #include <vector>
+
+using backend_test::ctx_holder;
+using backend_test::random_floats;
 
 namespace {
 
@@ -44,35 +48,12 @@ ggml_backend_dev_t cuda_dev(size_t i = 0) {
     return reg && ggml_backend_reg_dev_count(reg) > i ? ggml_backend_reg_dev_get(reg, i) : nullptr;
 }
 
-bool cuda_required() {
-    const char * v = getenv("LLAMA_TEST_REQUIRE_CUDA");
-    return v && v[0] == '1';
-}
-
 #define SKIP_WITHOUT_CUDA()                                                               \
     if (!cuda_dev()) {                                                                    \
-        if (cuda_required())                                                              \
+        if (backend_test::required("LLAMA_TEST_REQUIRE_CUDA"))                            \
             FAIL() << "LLAMA_TEST_REQUIRE_CUDA=1 but no CUDA device";                     \
         GTEST_SKIP() << "no CUDA device (build without LLAMA_CUDA, no driver or no GPU)"; \
     }
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937                          rng(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float>                    v(n);
-    for (auto & x : v)
-        x = u(rng);
-    return v;
-}
-
-struct ctx_holder {
-    ggml_context * ctx;
-    explicit ctx_holder(size_t n_tensors) {
-        ggml_init_params ip{ggml_tensor_overhead() * n_tensors + ggml_graph_overhead(), nullptr, true};
-        ctx = ggml_init(ip);
-    }
-    ~ctx_holder() { ggml_free(ctx); }
-};
 
 struct buffer_holder {
     ggml_backend_buffer_t b;
@@ -89,7 +70,7 @@ struct backend_holder {
 TEST(Cuda, RegistryNeverAbortsAndExplainsZeroDevices) {
     ggml_backend_reg_t reg = cuda_reg();
     if (!reg) {
-        if (cuda_required())
+        if (backend_test::required("LLAMA_TEST_REQUIRE_CUDA"))
             FAIL() << "LLAMA_TEST_REQUIRE_CUDA=1 but built without CUDA";
         GTEST_SKIP() << "built without CUDA (LLAMA_CUDA=OFF)";
     }
@@ -114,7 +95,7 @@ TEST(Cuda, RegistryNeverAbortsAndExplainsZeroDevices) {
         for (char ch : why[0])
             EXPECT_TRUE(ch == '\n' || (ch >= 32 && ch < 127)) << "unprintable byte in: " << why[0];
         std::printf("%s", why[0].c_str());
-        if (cuda_required())
+        if (backend_test::required("LLAMA_TEST_REQUIRE_CUDA"))
             FAIL() << "LLAMA_TEST_REQUIRE_CUDA=1 but no CUDA device";
     } else {
         EXPECT_TRUE(why.empty());

@@ -1,6 +1,7 @@
 // The Vulkan backend beyond the op harness: device enumeration, buffer transfers at odd offsets,
 // multi-node graphs (barriers between dependent dispatches), failure paths, and the scheduler
 // splitting a graph between Vulkan and the CPU. Skips when the build or machine has no Vulkan device.
+#include "backend-test-util.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
@@ -14,6 +15,9 @@
 #include <random>
 #include <string>
 #include <vector>
+
+using backend_test::ctx_holder;
+using backend_test::random_floats;
 
 namespace {
 
@@ -29,37 +33,12 @@ ggml_backend_dev_t vk_dev0() {
     return reg && ggml_backend_reg_dev_count(reg) > 0 ? ggml_backend_reg_dev_get(reg, 0) : nullptr;
 }
 
-// CI sets LLAMA_TEST_REQUIRE_VULKAN=1 (it installs lavapipe), so a missing device fails there
-// instead of silently skipping; elsewhere a machine without Vulkan skips.
-bool vulkan_required() {
-    const char * v = getenv("LLAMA_TEST_REQUIRE_VULKAN");
-    return v && v[0] == '1';
-}
-
 #define SKIP_WITHOUT_VULKAN()                                                   \
     if (!vk_dev0()) {                                                           \
-        if (vulkan_required())                                                  \
+        if (backend_test::required("LLAMA_TEST_REQUIRE_VULKAN"))                \
             FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but no Vulkan device";       \
         GTEST_SKIP() << "no Vulkan device (build without Vulkan or no driver)"; \
     }
-
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-    std::mt19937                          rng(seed);
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float>                    v(n);
-    for (auto & x : v)
-        x = u(rng);
-    return v;
-}
-
-struct ctx_holder {
-    ggml_context * ctx;
-    explicit ctx_holder(size_t n_tensors) {
-        ggml_init_params ip{ggml_tensor_overhead() * n_tensors + ggml_graph_overhead(), nullptr, true};
-        ctx = ggml_init(ip);
-    }
-    ~ctx_holder() { ggml_free(ctx); }
-};
 
 // A small attention-like chain: every node depends on the previous one.
 struct chain {
@@ -284,7 +263,7 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
 TEST(Vulkan, OutOfRangeIndicesAreErrorsNotCrashes) {
     ggml_backend_reg_t reg = vk_reg();
     if (!reg) {
-        if (vulkan_required())
+        if (backend_test::required("LLAMA_TEST_REQUIRE_VULKAN"))
             FAIL() << "LLAMA_TEST_REQUIRE_VULKAN=1 but built without Vulkan";
         GTEST_SKIP() << "built without Vulkan";
     }
