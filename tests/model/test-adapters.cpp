@@ -22,6 +22,8 @@
 
 #include "../../examples/gguf-synth/gguf-synth-adapter.h"
 #include "ggml-backend.h"
+#include "llama-adapter.h"
+#include "llama-model.h"
 #include "llama.h"
 #include "test-llama-util.h"
 
@@ -606,4 +608,59 @@ TEST_F(Adapters, MalformedAdaptersAreRejected) {
     // the model still works and has no adapter left over
     ctx_ptr c = make_ctx(m.get());
     EXPECT_EQ(decode_all(c.get(), k_prompt), base_logits());
+}
+
+// ---- placement --------------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<float> q8_run(const std::string & path, bool extra_bufts, const std::string & lora, std::string & buft,
+                          std::string & weight_buft) {
+    llama_model_params mp = llama_model_default_params();
+    mp.use_extra_bufts    = extra_bufts;
+    model_ptr m(llama_model_load_from_file(path.c_str(), mp));
+    EXPECT_NE(m, nullptr) << llama_last_error();
+    if (!m) {
+        return {};
+    }
+    const ggml_tensor * wq = m->get_tensor("blk.0.attn_q.weight");
+    EXPECT_NE(wq, nullptr);
+    weight_buft            = wq ? ggml_backend_buft_name(ggml_backend_buffer_get_type(wq->buffer)) : "";
+    llama_adapter_lora * a = lora.empty() ? nullptr : llama_adapter_lora_init(m.get(), lora.c_str());
+    if (!lora.empty()) {
+        EXPECT_NE(a, nullptr) << llama_last_error();
+        if (!a) {
+            return {};
+        }
+        // where the factors of blk.0.attn_q went
+        const llama_adapter_lora_weight & w = a->ab_map.at("blk.0.attn_q.weight");
+        buft                                = ggml_backend_buft_name(ggml_backend_buffer_get_type(w.a->buffer));
+    }
+    ctx_ptr c     = make_ctx(m.get());
+    float   scale = 0.5f;
+    EXPECT_EQ(llama_set_adapters_lora(c.get(), &a, a ? 1 : 0, &scale), 0);
+    return decode_all(c.get(), k_prompt);
+}
+
+}  // namespace
+
+// Q8_0 weights repacked for the CPU (CPU_REPACK): the factors get a plain CPU buffer, and the run
+// matches the one without repacking.
+TEST_F(Adapters, RepackedWeightsGetPlainCpuFactors) {
+    const std::string           q  = tmp("q8.gguf");
+    llama_model_quantize_params qp = llama_model_quantize_default_params();
+    qp.ftype                       = LLAMA_FTYPE_MOSTLY_Q8_0;
+    qp.nthread                     = 2;
+    ASSERT_EQ(llama_model_quantize(F().base.c_str(), q.c_str(), &qp), 0u) << llama_last_error();
+    std::string              buft_on, buft_off, w_on, w_off, unused, unused_w;
+    const std::vector<float> on   = q8_run(q, true, F().lora_a, buft_on, w_on);
+    const std::vector<float> off  = q8_run(q, false, F().lora_a, buft_off, w_off);
+    const std::vector<float> base = q8_run(q, true, "", unused, unused_w);
+    remove(q.c_str());
+    EXPECT_EQ(w_on, "CPU_REPACK");  // else this test checks nothing
+    EXPECT_NE(w_off, "CPU_REPACK");
+    EXPECT_EQ(buft_on, "CPU");
+    EXPECT_EQ(buft_off, "CPU");
+    EXPECT_LT(rel_err(on, off), 1e-3);  // repacked kernels: only the accumulation order differs
+    EXPECT_GT(rel_err(on, base), 1e-2);
 }
