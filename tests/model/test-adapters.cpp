@@ -664,3 +664,68 @@ TEST_F(Adapters, RepackedWeightsGetPlainCpuFactors) {
     EXPECT_LT(rel_err(on, off), 1e-3);  // repacked kernels: only the accumulation order differs
     EXPECT_GT(rel_err(on, base), 1e-2);
 }
+
+// ---- other architectures --------------------------------------------------------------------------
+
+// Every architecture's graph sends its projections through build_lora_mm and its layer outputs
+// through build_cvec: qwen2 (biases), qwen3 (q/k norms), gemma2 (post-norms, soft-caps), phi3 (fused
+// QKV and gate/up, its own graph).
+class AdaptersArch : public testing::TestWithParam<const char *> {};
+
+TEST_P(AdaptersArch, LoraMatchesMergedAndCvecMatchesDefinition) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string arch = GetParam();
+    std::string       err;
+    synth::params     p;
+    synth::apply_preset("micro", p);
+    p.arch                 = arch;
+    p.n_layer              = k_n_layer;
+    p.type                 = GGML_TYPE_F32;
+    p.n_threads            = 2;
+    const std::string base = tmp(arch + "-base.gguf"), lora = tmp(arch + "-lora.gguf"),
+                      merged = tmp(arch + "-merged.gguf");
+    ASSERT_TRUE(synth::write_model(p, base, err)) << err;
+    synth::lora_params lp;
+    lp.model_path = base;
+    lp.alpha      = 2.0f;
+    lp.targets.push_back("attn_qkv");  // phi3
+    ASSERT_TRUE(synth::write_lora(lp, lora, err)) << err;
+    ASSERT_TRUE(synth::write_merged(base, {{lora, 1.0f}}, merged, err)) << err;
+
+    model_ptr m = load(base);
+    ASSERT_NE(m, nullptr);
+    llama_adapter_lora * a = llama_adapter_lora_init(m.get(), lora.c_str());
+    ASSERT_NE(a, nullptr) << llama_last_error();
+    ctx_ptr c = make_ctx(m.get());
+    ASSERT_NE(c, nullptr);
+    const std::vector<float> plain = decode_all(c.get(), k_prompt);
+    clear(c.get());
+    float one = 1.0f;
+    ASSERT_EQ(llama_set_adapters_lora(c.get(), &a, 1, &one), 0);
+    const std::vector<float> got = decode_all(c.get(), k_prompt);
+    const std::vector<float> ref = logits_of_model(merged);
+    EXPECT_LT(rel_err(got, ref), k_tol);
+    EXPECT_GT(rel_err(got, plain), 1e-3);
+
+    // control vector on layers 1..2 against the hook
+    clear(c.get());
+    ASSERT_EQ(llama_set_adapters_lora(c.get(), nullptr, 0, nullptr), 0);
+    cvec_hook h;
+    h.n_embd = p.n_embd;
+    h.data   = synth::detail::normal((k_n_layer - 1) * p.n_embd, 5, 0.5f);
+    h.il0    = 1;
+    h.il1    = k_n_layer - 1;
+    ASSERT_EQ(llama_set_adapter_cvec(c.get(), h.data.data(), h.data.size(), (int32_t) p.n_embd, h.il0, h.il1), 0);
+    const std::vector<float> cv   = decode_all(c.get(), k_prompt);
+    ctx_ptr                  hc   = make_ctx(m.get(), hook_cb, &h);
+    const std::vector<float> cref = decode_all(hc.get(), k_prompt);
+    EXPECT_EQ(h.n_hit, k_n_layer - 1);
+    EXPECT_LT(rel_err(cv, cref), k_tol);
+    EXPECT_GT(rel_err(cv, plain), 1e-3);
+
+    for (const std::string * f : {&base, &lora, &merged}) {
+        remove(f->c_str());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, AdaptersArch, testing::Values("qwen2", "qwen3", "gemma2", "phi3"));
