@@ -301,7 +301,22 @@ void llama_adapter_cvec::set(const llama_model & model, const float * data, size
             llama_format("control vector n_embd %d does not match the model's %u", n_embd, model.hparams.n_embd));
     }
     if (tensors.empty() && model.hparams.n_layer > 1) {
-        alloc(model);
+        try {
+            alloc(model);
+        } catch (...) {
+            // leave nothing half-made behind: the next set() starts over
+            for (ggml_backend_buffer_t b : bufs) {
+                ggml_backend_buffer_free(b);
+            }
+            for (ggml_context * c : ctxs) {
+                ggml_free(c);
+            }
+            bufs.clear();
+            ctxs.clear();
+            tensors.clear();
+            present.clear();
+            throw;
+        }
     }
     for (size_t il = 1; il < tensors.size(); il++) {
         const size_t off = (size_t) n_embd * (il - 1);
