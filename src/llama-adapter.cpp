@@ -198,12 +198,29 @@ llama_adapter_lora * llama_adapter_lora_load(llama_model & model, const std::str
         throw llama_error("the adapter has no lora_a/lora_b tensors");
     }
 
+    // every data range inside the file before anything is allocated (a lying header must not make
+    // us allocate gigabytes)
+    llama_file   file(path);
+    const size_t data_off = gguf_get_data_offset(g.get());
+    auto         range_ok = [&](const ggml_tensor * t) {
+        const int64_t id = gguf_find_tensor(g.get(), ggml_get_name(t));
+        if (id < 0) {
+            return false;
+        }
+        const size_t off  = data_off + gguf_get_tensor_offset(g.get(), id);
+        const size_t size = ggml_nbytes(t);
+        return off >= data_off && off + size >= off && off + size <= file.size();
+    };
+
     buft_contexts ctxs(pairs.size() * 2);
     for (auto & it : pairs) {
         const std::string &         name = it.first;
         llama_adapter_lora_weight & p    = it.second;
         if (!p.a || !p.b) {
             throw llama_error("adapter pair for '" + name + "' lacks its " + (p.a ? "lora_b" : "lora_a"));
+        }
+        if (!range_ok(p.a) || !range_ok(p.b)) {
+            throw llama_error("adapter data for '" + name + "' lies past the end of the file (truncated?)");
         }
         const ggml_tensor * w = model.get_tensor(name.c_str());
         if (!w) {
@@ -238,8 +255,6 @@ llama_adapter_lora * llama_adapter_lora_load(llama_model & model, const std::str
     ctxs.alloc(ad->bufs);
 
     // copy the data, every range checked against the file
-    llama_file           file(path);
-    const size_t         data_off = gguf_get_data_offset(g.get());
     std::vector<uint8_t> buf;
     auto                 load = [&](const ggml_tensor * src, ggml_tensor * dst) {
         const int64_t id = gguf_find_tensor(g.get(), ggml_get_name(src));
