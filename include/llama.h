@@ -1023,6 +1023,78 @@ LLAMA_API struct llama_model_quantize_params llama_model_quantize_default_params
 LLAMA_API uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out,
                                         const struct llama_model_quantize_params * params);
 
+/* ============================================================================================
+ * Adapters: LoRA / aLoRA (implemented in src/llama-adapter*.cpp) and control vectors
+ *
+ * A LoRA adapter is a GGUF file with general.type = "adapter", adapter.type = "lora",
+ * general.architecture equal to the model's, adapter.lora.alpha (F32, optional) and, per adapted
+ * weight W (name "<W>"), two tensors "<W>.lora_a" (ne = [W.ne0, r]) and "<W>.lora_b"
+ * (ne = [r, W.ne1]). With an adapter active at user scale s, every projection y = W x becomes
+ * y = W x + k * B (A x), k = s * alpha / r (k = s when alpha is 0 or absent). token_embd.weight
+ * pairs are flipped (A: [r, n_vocab], B: [r, n_embd]) and add k * B A[token] to the embeddings.
+ * ========================================================================================== */
+
+struct llama_adapter_lora; /* a loaded adapter; owned by its model (see llama_adapter_lora_free) */
+
+/* Loads the LoRA adapter at path_lora for model. Its tensors are placed with the weights they
+ * adapt (on the same device / buffer type; weights repacked for the CPU get a plain CPU copy).
+ * Returns NULL when the file is not a LoRA adapter GGUF, its architecture differs from the
+ * model's, a pair is incomplete, a tensor adapts no weight of the model or has the wrong shape, or
+ * the data is truncated (reason in llama_last_error()). The adapter is valid until it is freed or
+ * the model is freed, whichever comes first. */
+LLAMA_API struct llama_adapter_lora * llama_adapter_lora_init(struct llama_model * model, const char * path_lora);
+
+/* The adapter file's metadata (scalar keys only; array values are skipped), as strings like
+ * llama_model_meta_*. Each returns the length of the full string (snprintf semantics: buf holds at
+ * most buf_size - 1 bytes plus the NUL), or -1 (buf set to "" when buf_size > 0) for an unknown key,
+ * an index out of range or a NULL adapter. */
+LLAMA_API int32_t llama_adapter_meta_val_str(const struct llama_adapter_lora * adapter, const char * key, char * buf, size_t buf_size);
+/* Number of metadata pairs (0 for NULL). */
+LLAMA_API int32_t llama_adapter_meta_count(const struct llama_adapter_lora * adapter);
+/* Key of pair i, in [0, llama_adapter_meta_count). */
+LLAMA_API int32_t llama_adapter_meta_key_by_index(const struct llama_adapter_lora * adapter, int32_t i, char * buf, size_t buf_size);
+/* Value of pair i. */
+LLAMA_API int32_t llama_adapter_meta_val_str_by_index(const struct llama_adapter_lora * adapter, int32_t i, char * buf, size_t buf_size);
+
+/* Frees an adapter now (NULL is a no-op); adapters not freed are freed with their model. Contexts
+ * that still have it set stop applying it at their next decode. */
+LLAMA_API void llama_adapter_lora_free(struct llama_adapter_lora * adapter);
+
+/* aLoRA (activated LoRA): an adapter whose file has adapter.alora.invocation_tokens (array of
+ * UINT32) is meant to apply only from the last occurrence of that token sequence in the prompt
+ * onwards, so the KV cache of the text before it (computed by the base model) is shared with plain
+ * runs. The library applies an adapter to whatever is decoded while it is set: decode the tokens
+ * before the invocation start with the adapter off (or scale 0), then set it and decode the rest
+ * (see docs/adapters.md). Number of invocation tokens (0 for a plain LoRA or NULL) and the tokens
+ * themselves (owned by the adapter; NULL when there are none). */
+LLAMA_API uint64_t            llama_adapter_get_alora_n_invocation_tokens(const struct llama_adapter_lora * adapter);
+LLAMA_API const llama_token * llama_adapter_get_alora_invocation_tokens  (const struct llama_adapter_lora * adapter);
+
+/* (libllama) Where an aLoRA activates in tokens[0..n_tokens): the index of the first token of the
+ * last complete occurrence of its invocation sequence, or -1 if there is none (or the adapter has
+ * no invocation tokens, or an argument is NULL / negative). */
+LLAMA_API int32_t llama_adapter_alora_invocation_start(const struct llama_adapter_lora * adapter,
+                                                       const llama_token * tokens, int32_t n_tokens);
+
+/* Sets the LoRA adapters of ctx to adapters[0..n_adapters) with scales[i] (replacing the previous
+ * set; n_adapters 0 removes them all; scales may be NULL when n_adapters is 0). Every adapter must
+ * belong to ctx's model. Takes effect at the next llama_decode (outputs already computed are
+ * unchanged; K/V already in the cache stay as they were computed). Returns 0 on success, -1 on
+ * invalid arguments: NULL ctx, adapters or scales NULL with n_adapters > 0, an adapter freed or of
+ * another model (nothing changed; reason in llama_last_error()). An adapter with scale 0 is the same
+ * as leaving it out. */
+LLAMA_API int32_t llama_set_adapters_lora(struct llama_context * ctx, struct llama_adapter_lora ** adapters,
+                                          size_t n_adapters, float * scales);
+
+/* Sets a control vector: after layer il (il_start <= il <= il_end, both inclusive) the residual
+ * stream of every token gets data[(il - 1) * n_embd .. il * n_embd) added. data holds one n_embd
+ * row per layer starting at layer 1 (layer 0 never has one), len floats in all; layers whose row
+ * lies past len get none, and layers outside [il_start, il_end] are left alone. n_embd must be the
+ * model's. data NULL clears the vector. Takes effect at the next llama_decode. Returns 0 on
+ * success, -1 on failure (n_embd mismatch, NULL ctx, out of memory; reason in llama_last_error()). */
+LLAMA_API int32_t llama_set_adapter_cvec(struct llama_context * ctx, const float * data, size_t len, int32_t n_embd,
+                                         int32_t il_start, int32_t il_end);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,9 +114,11 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
         abort_cb_data = params.abort_callback_data;
 
         // nodes per layer are a few dozen; weights give a generous bound for every architecture
-        max_nodes = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
-        sched     = ggml_backend_sched_new(backends.data(), nullptr, (int) backends.size(), max_nodes, false,
-                                           params.op_offload);
+        max_nodes      = std::max<size_t>(1024, 16 * (model.layers.size() * 16 + 16));
+        max_nodes_base = max_nodes;
+        lora_gen       = model.lora_gen;
+        sched          = ggml_backend_sched_new(backends.data(), nullptr, (int) backends.size(), max_nodes, false,
+                                                params.op_offload);
         if (!sched) {
             throw llama_error("cannot create the scheduler");
         }
@@ -190,6 +192,8 @@ void llama_context::build_graph(const llm_graph_params & p) {
     gres->reset();
     gres->params = p;
     llm_graph_context g(model, cparams, *kv, p, *gres);
+    g.loras = &loras;
+    g.cvec  = cvec.get();
     model.ops->build_graph(g);
     if (!ggml_graph_is_ok(gres->gf) || (!gres->t_logits && !gres->t_embd)) {
         throw llama_error("failed to build the graph (see the log)");
@@ -269,6 +273,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
         err = llama_format("n_tokens = %d exceeds n_batch = %u", batch.n_tokens, cparams.n_batch);
         return -1;
     }
+    sync_adapters();  // an adapter freed since the last decode must not reach the graph
     // a model without an LM head only has embeddings to give
     const bool want_embd = cparams.embeddings || model.is_encoder();
     const bool has_head  = model.output != nullptr;

@@ -2,6 +2,7 @@
 // its outputs (logits/embeddings rows), perf counters.
 #pragma once
 
+#include "llama-adapter.h"
 #include "llama-batch.h"
 #include "llama-cparams.h"
 #include "llama-graph.h"
@@ -64,6 +65,12 @@ struct llama_context {
     llama_perf_context_data perf() const;
     void                    perf_reset();
 
+    // ---- adapters (llama-adapter-api.cpp) ----
+    // Replaces the LoRA set (adapters already validated: of this model, scales != 0).
+    void set_adapters_lora(const llama_adapter_loras & l);
+    // See llama_set_adapter_cvec. Throws llama_error.
+    void set_adapter_cvec(const float * data, size_t len, int32_t n_embd, int32_t il_start, int32_t il_end);
+
 private:
     std::unique_ptr<llama_kv_cache> kv;
 
@@ -74,6 +81,14 @@ private:
 
     std::unique_ptr<llm_graph_result> gres;  // the graph of the last ubatch (reused when possible)
     llama_batch_allocr                balloc;
+
+    // adapters: the active LoRA set, the control vector, and model.lora_gen when loras was checked
+    llama_adapter_loras                 loras;
+    std::unique_ptr<llama_adapter_cvec> cvec;
+    uint64_t                            lora_gen       = 0;
+    size_t                              max_nodes_base = 0;  // graph size without adapters
+    // Drops adapters freed since the last check and sizes the graph for what is set.
+    void sync_adapters();
 
     ggml_abort_callback abort_cb      = nullptr;
     void *              abort_cb_data = nullptr;

@@ -1,5 +1,7 @@
 #include "llama-graph.h"
 
+#include "llama-adapter.h"
+
 #include "llama-impl.h"
 #include "llama-model.h"
 
@@ -124,6 +126,15 @@ ggml_tensor * llm_graph_context::build_inp_embd(ggml_tensor * tok_embd) {
         ggml_set_input(res.inp.tokens);
         cb(res.inp.tokens, "inp_tokens", -1);
         cur = ggml_get_rows(ctx0, tok_embd, res.inp.tokens);
+        // token_embd adapters: A's columns are gathered per token, then B projects them to n_embd
+        for (size_t i = 0; loras && i < loras->size(); i++) {
+            const llama_adapter_lora_weight * lw = (*loras)[i].first->get_weight(tok_embd);
+            if (lw && lw->embd) {
+                const float   k = lw->scale((*loras)[i].first->alpha, (*loras)[i].second);
+                ggml_tensor * d = ggml_mul_mat(ctx0, lw->b, ggml_get_rows(ctx0, lw->a, res.inp.tokens));
+                cur             = ggml_add(ctx0, cur, ggml_scale(ctx0, d, k));
+            }
+        }
     }
     cb(cur, "inp_embd", -1);
     return cur;
@@ -200,11 +211,32 @@ ggml_tensor * llm_graph_context::build_rope(ggml_tensor * x, ggml_tensor * pos, 
 }
 
 ggml_tensor * llm_graph_context::build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b) const {
-    cur = ggml_mul_mat(ctx0, w, cur);
+    ggml_tensor * x = cur;
+    cur             = ggml_mul_mat(ctx0, w, x);
+    for (size_t i = 0; loras && i < loras->size(); i++) {
+        const llama_adapter_lora_weight * lw = (*loras)[i].first->get_weight(w);
+        if (!lw || lw->embd) {
+            continue;  // embd pairs are flipped: they apply to the input gathering only (tied head too)
+        }
+        const float   k  = lw->scale((*loras)[i].first->alpha, (*loras)[i].second);
+        ggml_tensor * ab = ggml_mul_mat(ctx0, lw->b, ggml_mul_mat(ctx0, lw->a, x));
+        cur              = ggml_add(ctx0, cur, ggml_scale(ctx0, ab, k));
+    }
     if (b) {
         cur = ggml_add(ctx0, cur, b);
     }
     return cur;
+}
+
+ggml_tensor * llm_graph_context::build_cvec(ggml_tensor * cur, int il) const {
+    if (!cvec) {
+        return cur;
+    }
+    ggml_tensor * out = cvec->apply_to(ctx0, cur, il);
+    if (out != cur) {
+        cb(out, "l_out_cvec", il);
+    }
+    return out;
 }
 
 void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos, int il,

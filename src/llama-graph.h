@@ -11,11 +11,14 @@
 #include "ggml.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 struct llama_layer;
 
 struct llama_model;
+struct llama_adapter_lora;
+struct llama_adapter_cvec;
 
 // Everything that fixes the topology of a graph: equal params -> the graph can be reused with new
 // input values.
@@ -100,6 +103,10 @@ struct llm_graph_context {
     const int64_t n_outputs;
     const int64_t n_kv;
 
+    // adapters of the context (set after construction; nullptr / empty: none)
+    const std::vector<std::pair<const llama_adapter_lora *, float>> * loras = nullptr;
+    const llama_adapter_cvec *                                        cvec  = nullptr;
+
     llm_graph_context(const llama_model & model, const llama_cparams & cparams, const llama_kv_cache & kv,
                       const llm_graph_params & params, llm_graph_result & res);
 
@@ -129,8 +136,11 @@ struct llm_graph_context {
     //   (attention may go "nowhere"); such layers take the plain path even with flash attention on.
     ggml_tensor * build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur, ggml_tensor * k_cur,
                              ggml_tensor * v_cur, float kq_scale, int il, ggml_tensor * sinks = nullptr) const;
-    // Projection with optional bias.
+    // Projection with optional bias: W cur (+ b), plus k * B (A cur) for each active LoRA adapter
+    // holding a pair for W (k = its scale, see llama_adapter_lora_weight::scale).
     ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;
+    // The residual stream after layer il plus the control vector's direction for il (if any).
+    ggml_tensor * build_cvec(ggml_tensor * cur, int il) const;
     // The separate-projection attention input shared by most architectures: Q/K/V = W cur (+ bias when the
     // layer has one), Q and K split into heads, RMS-normed per head when the layer has attn_q_norm /
     // attn_k_norm (qwen3, gemma3), and rotated (with the layer's rope_freqs, if any).

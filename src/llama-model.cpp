@@ -1,5 +1,7 @@
 #include "llama-model.h"
 
+#include "llama-adapter.h"
+
 #include "llama-impl.h"
 #include "llama-model-loader.h"
 #include "models/models.h"
@@ -30,12 +32,24 @@ const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
 // ---- llama_model ---------------------------------------------------------------------------------
 
 llama_model::~llama_model() {
+    for (llama_adapter_lora * a : loras) {
+        delete a;
+    }
     for (ggml_backend_buffer_t b : bufs) {
         ggml_backend_buffer_free(b);
     }
     for (auto & c : ctxs_w) {
         ggml_free(c.first);
     }
+}
+
+ggml_tensor * llama_model::get_tensor(const char * name) const {
+    for (const auto & c : ctxs_w) {
+        if (ggml_tensor * t = ggml_get_tensor(c.first, name)) {
+            return t;
+        }
+    }
+    return nullptr;
 }
 
 const char * llama_model_ftype_name(llama_ftype ft) {

@@ -8,6 +8,7 @@
 #include "llama.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,6 +167,14 @@ struct llama_model {
 
     std::string  desc() const;
     const char * meta_value(const std::string & key) const;  // nullptr if absent
+
+    // The weight named name (the first copy when a weight is duplicated on devices), nullptr if none.
+    ggml_tensor * get_tensor(const char * name) const;
+
+    // LoRA adapters loaded for this model (owned; freed with it). lora_gen changes whenever one is
+    // freed, so contexts drop it before their next graph.
+    std::set<struct llama_adapter_lora *> loras;
+    uint64_t                              lora_gen = 0;
 
 private:
     // weight tensor metadata, one context per buffer type (in creation order)

@@ -1,6 +1,6 @@
 // llama-gguf-synth: writes a synthetic (random-weight) GGUF model; see gguf-synth.h for the recipe.
 //   llama-gguf-synth -o /tmp/tl.gguf --preset tinyllama --type f16 --vocab ggml-vocab-llama-spm.gguf
-#include "gguf-synth.h"
+#include "gguf-synth-adapter.h"
 
 #include <strings.h>
 
@@ -41,6 +41,13 @@ static void print_usage(FILE * out) {
             "  --name NAME      general.name\n"
             "  --threads N      0 (all cores) to 512\n"
             "  -h, --help       print this help and exit\n\n"
+            "Adapters for an existing model MODEL (F32/F16 weights for --merge):\n"
+            "  --lora-of MODEL  write a LoRA adapter with random factors instead of a model\n"
+            "    --rank N (1 to 65536, default 4)  --alpha X (0 = no alpha key)  --std X (default 0.05)\n"
+            "    --type f32|f16  --seed S  --targets a,b (attn_q,attn_k,attn_v,attn_output,ffn_gate,ffn_up,\n"
+            "    ffn_down; also token_embd, output)  --invocation T1,T2 (token ids: an aLoRA)\n"
+            "  --cvec-of MODEL  write a control vector (direction.1 .. direction.<n_layer-1>, N(0, std))\n"
+            "  --merge MODEL    write MODEL with W + k B A for each --lora FILE[:SCALE] (scale default 1)\n\n"
             "exit status: 0 success, 1 usage error, 2 the model could not be written\n",
             k_prog);
 }
@@ -50,6 +57,11 @@ int main(int argc, char ** argv) {
     std::string   out;
     tool::args    args(k_prog, argc, argv, print_usage);
     bool          kv_given = false;
+    // adapter modes
+    synth::lora_params                         lp;
+    std::string                                cvec_of, merge_of;
+    std::vector<std::pair<std::string, float>> merge_loras;
+    bool                                       std_given = false, type_given = false;
     // presets first so explicit dims override them whatever the order on the command line
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--preset") == 0 && !synth::apply_preset(argv[i + 1], p)) {
@@ -113,10 +125,46 @@ int main(int argc, char ** argv) {
             if (!found) {
                 args.fail("unknown type '" + t + "' for --type (f32, f16, bf16, q8_0, ...)");
             }
+            lp.type    = p.type;
+            type_given = true;
         } else if (args.is("--seed")) {
-            p.seed = args.uint_value(0, UINT64_MAX);
+            p.seed = lp.seed = args.uint_value(0, UINT64_MAX);
         } else if (args.is("--std")) {
-            p.std = (float) args.float_value(0, 100);
+            p.std = lp.std = (float) args.float_value(0, 100);
+            std_given      = true;
+        } else if (args.is("--lora-of")) {
+            lp.model_path = args.value();
+        } else if (args.is("--rank")) {
+            lp.rank = args.int_value(1, 65536);
+        } else if (args.is("--alpha")) {
+            lp.alpha = (float) args.float_value(-1e6, 1e6);
+        } else if (args.is("--targets")) {
+            lp.targets.clear();
+            std::string v = args.value();
+            for (size_t a = 0, b; a <= v.size(); a = b + 1) {
+                b = v.find(',', a);
+                b = b == std::string::npos ? v.size() : b;
+                if (b > a) {
+                    lp.targets.push_back(v.substr(a, b - a));
+                }
+            }
+        } else if (args.is("--invocation")) {
+            for (int t : args.int_list_value(0, INT32_MAX)) {
+                lp.invocation_tokens.push_back((uint32_t) t);
+            }
+        } else if (args.is("--cvec-of")) {
+            cvec_of = args.value();
+        } else if (args.is("--merge")) {
+            merge_of = args.value();
+        } else if (args.is("--lora")) {
+            std::string  v     = args.value();
+            float        scale = 1.0f;
+            const size_t colon = v.rfind(':');
+            if (colon != std::string::npos) {
+                scale = (float) args.float_of("--lora scale", v.substr(colon + 1), -1e6, 1e6);
+                v     = v.substr(0, colon);
+            }
+            merge_loras.emplace_back(v, scale);
         } else if (args.is("--vocab")) {
             p.vocab_path = args.value();
         } else if (args.is("--name")) {
@@ -129,6 +177,33 @@ int main(int argc, char ** argv) {
     }
     if (out.empty()) {
         args.fail("no output file given (-o OUT.gguf)");
+    }
+    const int n_modes = !lp.model_path.empty() + !cvec_of.empty() + !merge_of.empty();
+    if (n_modes > 1) {
+        args.fail("--lora-of, --cvec-of and --merge exclude each other");
+    }
+    if (n_modes == 1) {
+        tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, nullptr);
+        ggml_log_set(tool::log_callback, nullptr);
+        std::string err;
+        bool        ok = false;
+        if (!lp.model_path.empty()) {
+            lp.std  = std_given ? lp.std : 0.05f;
+            lp.type = type_given ? lp.type : GGML_TYPE_F32;
+            ok      = synth::write_lora(lp, out, err);
+        } else if (!cvec_of.empty()) {
+            ok = synth::write_cvec(cvec_of, p.seed, std_given ? p.std : 0.05f, out, err);
+        } else {
+            if (merge_loras.empty()) {
+                args.fail("--merge needs at least one --lora FILE[:SCALE]");
+            }
+            ok = synth::write_merged(merge_of, merge_loras, out, err);
+        }
+        if (!ok) {
+            return tool::report_failure(err, tool::failure_reason());
+        }
+        fprintf(stderr, "%s: wrote %s\n", k_prog, out.c_str());
+        return tool::EXIT_OK;
     }
     if (synth::is_encoder_arch(p.arch) && !kv_given) {
         p.n_head_kv = p.n_head;  // encoders have no grouped-query attention

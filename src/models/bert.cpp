@@ -166,6 +166,7 @@ static void bert_build_graph(llm_graph_context & g) {
         }
         cur = ggml_add(ctx0, cur, ffn_inp);
         cur = g.build_norm(cur, l.layer_out_norm, l.layer_out_norm_b, LLM_NORM, il);
+        cur = g.build_cvec(cur, il);  // control vector, if one is set
         g.cb(cur, "l_out", il);
         inpL = cur;
     }

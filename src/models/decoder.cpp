@@ -189,6 +189,7 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
             g.cb(cur, "ffn_post_norm", il);
         }
         cur = ggml_add(ctx0, cur, ffn_inp);
+        cur = g.build_cvec(cur, il);  // control vector, if one is set
         g.cb(cur, "l_out", il);
         inpL = cur;
     }

@@ -112,6 +112,7 @@ static void phi3_build_graph(llm_graph_context & g) {
         g.cb(cur, "ffn_out", il);
 
         cur = ggml_add(ctx0, cur, ffn_inp);
+        cur = g.build_cvec(cur, il);  // control vector, if one is set
         g.cb(cur, "l_out", il);
         inpL = cur;
     }

@@ -134,6 +134,24 @@ if (CASE STREQUAL "args")
     expect_usage("unknown preset 'huge'" llama-gguf-synth -o ${WORK}/s.gguf --preset huge)
     expect_failure("cannot create ${WORK}/no-such-dir/s.gguf: ${enoent}" llama-gguf-synth
                    -o ${WORK}/no-such-dir/s.gguf)
+    # adapters: a LoRA, a control vector and the merged model for a small F32 model; then misuse
+    run(llama-gguf-synth -o ${WORK}/ad-base.gguf --preset micro --n-layer 1 --type f32)
+    check("rc EQUAL 0" "expected the base model to be written")
+    run(llama-gguf-synth -o ${WORK}/ad-lora.gguf --lora-of ${WORK}/ad-base.gguf --rank 2 --alpha 4
+        --targets attn_q,ffn_up --invocation 5,6)
+    check("rc EQUAL 0 AND EXISTS ${WORK}/ad-lora.gguf" "expected the LoRA to be written")
+    run(llama-gguf-synth -o ${WORK}/ad-cvec.gguf --cvec-of ${WORK}/ad-base.gguf)
+    check("rc EQUAL 0 AND EXISTS ${WORK}/ad-cvec.gguf" "expected the control vector to be written")
+    run(llama-gguf-synth -o ${WORK}/ad-merged.gguf --merge ${WORK}/ad-base.gguf --lora ${WORK}/ad-lora.gguf:0.5)
+    check("rc EQUAL 0 AND EXISTS ${WORK}/ad-merged.gguf" "expected the merged model to be written")
+    expect_usage("invalid value '0' for --rank" llama-gguf-synth -o ${WORK}/l.gguf --lora-of ${WORK}/ad-base.gguf
+                 --rank 0)
+    expect_usage("--lora-of, --cvec-of and --merge exclude each other" llama-gguf-synth -o ${WORK}/l.gguf
+                 --lora-of ${WORK}/ad-base.gguf --cvec-of ${WORK}/ad-base.gguf)
+    expect_usage("--merge needs at least one --lora" llama-gguf-synth -o ${WORK}/l.gguf --merge ${WORK}/ad-base.gguf)
+    expect_failure("no weight of the model matches the targets" llama-gguf-synth -o ${WORK}/l.gguf
+                   --lora-of ${WORK}/ad-base.gguf --targets nothing)
+    expect_failure("cannot read the model" llama-gguf-synth -o ${WORK}/l.gguf --lora-of ${WORK}/no-such.gguf)
 
     # llama-bench (its tests list: -p 4 -n 4 are two tests on one model, yet one load error)
     expect_help(llama-bench)
