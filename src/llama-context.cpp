@@ -16,6 +16,15 @@ static uint32_t pad_up(uint32_t x, uint32_t n) {
 
 // ---- creation ----------------------------------------------------------------------------------
 
+// The YaRN attention factor handed to the rope op for a context-extension factor (upstream's rule):
+// the magnitude correction 0.1 ln(s) + 1 (divided by the same with mscale_all_dim = log_mul when the
+// model gives one), over the 1 + 0.1 ln(s) the rope op multiplies in itself whenever ext_factor != 0.
+static float yarn_attn_factor_for(float factor, float log_mul) {
+    auto  mscale = [](float s, float m) { return s <= 1.0f ? 1.0f : 0.1f * m * logf(s) + 1.0f; };
+    float f      = log_mul != 0.0f ? mscale(factor, 1.0f) / mscale(factor, log_mul) : mscale(factor, 1.0f);
+    return f / (1.0f + 0.1f * logf(factor));
+}
+
 llama_context::llama_context(const llama_model & model, const llama_context_params & params) : model(model) {
     t_start_us               = llama_time_us();
     const llama_hparams & hp = model.hparams;
@@ -52,14 +61,22 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     if (scaling == LLAMA_ROPE_SCALING_TYPE_NONE) {
         cp.rope_freq_scale = 1.0f;
     }
-    cp.n_ctx_orig_yarn  = params.yarn_orig_ctx ? params.yarn_orig_ctx
-                          : hp.n_ctx_orig_yarn ? hp.n_ctx_orig_yarn
-                                               : hp.n_ctx_train;
-    cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor
-                                                         : (scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f);
-    cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : 1.0f;
-    cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : 32.0f;
-    cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : 1.0f;
+    cp.n_ctx_orig_yarn = params.yarn_orig_ctx ? params.yarn_orig_ctx
+                         : hp.n_ctx_orig_yarn ? hp.n_ctx_orig_yarn
+                                              : hp.n_ctx_train;
+    // YaRN: a context value >= 0 wins over the model's; a negative ext_factor means "not set" and
+    // becomes 1 for yarn scaling, 0 otherwise
+    cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor : hp.yarn_ext_factor;
+    cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : hp.yarn_attn_factor;
+    cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : hp.yarn_beta_fast;
+    cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : hp.yarn_beta_slow;
+    if (cp.yarn_ext_factor < 0.0f) {
+        cp.yarn_ext_factor = scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f;
+    }
+    if (cp.yarn_ext_factor != 0.0f) {
+        cp.yarn_attn_factor = yarn_attn_factor_for(1.0f / cp.rope_freq_scale, hp.rope_yarn_log_mul);
+    }
+    cp.yarn_attn_factor *= hp.rope_attn_factor;
 
     cp.embeddings   = params.embeddings;
     cp.causal_attn  = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
@@ -217,8 +234,8 @@ bool llama_context::apply_k_shift(std::string & err) {
         ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
         // sliding-window layers may rotate with their own base (gemma3)
         const bool swa_rope = hp.is_swa((int) il) && hp.rope_freq_base_train_swa > 0.0f;
-        tmp = ggml_rope_ext(ctx0, tmp, shift, model.layers[il].rope_freqs, (int) hp.n_rot, (int) hp.rope_type,
-                            (int) cparams.n_ctx_orig_yarn,
+        tmp = ggml_rope_ext(ctx0, tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) hp.n_rot,
+                            (int) hp.rope_type, (int) cparams.n_ctx_orig_yarn,
                             swa_rope ? hp.rope_freq_base_train_swa : cparams.rope_freq_base,
                             swa_rope ? hp.rope_freq_scale_train_swa : cparams.rope_freq_scale, cparams.yarn_ext_factor,
                             cparams.yarn_attn_factor, cparams.yarn_beta_fast, cparams.yarn_beta_slow);

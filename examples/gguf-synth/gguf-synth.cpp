@@ -16,8 +16,7 @@ static void print_usage(FILE * out) {
             "usage: %s -o OUT.gguf [options]\n\n"
             "Writes a synthetic (random-weight) GGUF model.\n\n"
             "  -o, --output FILE   the model to write (required)\n"
-            "  --arch A         llama (default), qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3;\n"
-            "                   encoders bert, nomic-bert\n"
+            "  --arch A         %s (default: llama)\n"
             "                   (n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
             "  --n-expert N     llama, qwen3moe, gpt-oss: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
@@ -33,6 +32,10 @@ static void print_usage(FILE * out) {
             "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
             "                   (default: 2, or 4 with --cls-out)\n"
             "  --rope-base X    1 to 1e12\n"
+            "  --rope-scaling T    <arch>.rope.scaling.type: none, linear, yarn, longrope (default: not written)\n"
+            "  --rope-scale X   rope.scaling.factor, 1 to 1e6;  --rope-orig-ctx N  its original_context_length\n"
+            "  --yarn-beta-fast X  --yarn-beta-slow X   0 to 1e6;  --rope-attn-factor X  0 to 100\n"
+            "  --rope-factors   phi3: write LongRoPE rope_factors_long / rope_factors_short\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
             "  --seed S         0 to 18446744073709551615 (default 42)\n"
@@ -42,7 +45,7 @@ static void print_usage(FILE * out) {
             "  --threads N      0 (all cores) to 512\n"
             "  -h, --help       print this help and exit\n\n"
             "exit status: 0 success, 1 usage error, 2 the model could not be written\n",
-            k_prog);
+            k_prog, synth::arch_names().c_str());
 }
 
 int main(int argc, char ** argv) {
@@ -97,6 +100,20 @@ int main(int argc, char ** argv) {
             p.pooling = (int) args.int_value(0, 4);
         } else if (args.is("--rope-base")) {
             p.rope_base = (float) args.float_value(1, 1e12);
+        } else if (args.is("--rope-scaling")) {
+            p.rope_scaling = args.value();
+        } else if (args.is("--rope-scale")) {
+            p.rope_scaling_factor = (float) args.float_value(1, 1e6);
+        } else if (args.is("--rope-orig-ctx")) {
+            p.rope_orig_ctx = args.int_value(1, 1 << 24);
+        } else if (args.is("--yarn-beta-fast")) {
+            p.yarn_beta_fast = (float) args.float_value(0, 1e6);
+        } else if (args.is("--yarn-beta-slow")) {
+            p.yarn_beta_slow = (float) args.float_value(0, 1e6);
+        } else if (args.is("--rope-attn-factor")) {
+            p.rope_attn_factor = (float) args.float_value(0, 100);
+        } else if (args.is("--rope-factors")) {
+            p.rope_factors = true;
         } else if (args.is("--tied")) {
             p.tied = true;
         } else if (args.is("--untied")) {
