@@ -36,6 +36,7 @@ static void print_usage(FILE * out) {
             "  --rope-scale X   rope.scaling.factor, 1 to 1e6;  --rope-orig-ctx N  its original_context_length\n"
             "  --yarn-beta-fast X  --yarn-beta-slow X   0 to 1e6;  --rope-attn-factor X  0 to 100\n"
             "  --rope-factors   phi3: write LongRoPE rope_factors_long / rope_factors_short\n"
+            "  --swa-layers F   gemma3, gpt-oss: per-layer sliding-window flags, e.g. 110110 (one 0/1 per layer)\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
             "  --seed S         0 to 18446744073709551615 (default 42)\n"
@@ -112,6 +113,15 @@ int main(int argc, char ** argv) {
             p.yarn_beta_slow = (float) args.float_value(0, 1e6);
         } else if (args.is("--rope-attn-factor")) {
             p.rope_attn_factor = (float) args.float_value(0, 100);
+        } else if (args.is("--swa-layers")) {
+            const std::string f = args.value();
+            p.swa_flags.clear();
+            for (char c : f) {
+                if (c != '0' && c != '1') {
+                    args.fail("--swa-layers takes a string of 0 and 1, one per layer");
+                }
+                p.swa_flags.push_back(c == '1');
+            }
         } else if (args.is("--rope-factors")) {
             p.rope_factors = true;
         } else if (args.is("--tied")) {

@@ -47,6 +47,9 @@ struct params {
     float       yarn_beta_slow      = 0.0f;
     float       rope_attn_factor    = 0.0f;
     bool        rope_factors        = false;  // phi3: write rope_factors_long / rope_factors_short (LongRoPE)
+    // gemma3, gpt-oss: non-empty writes attention.sliding_window_pattern as one flag per layer
+    // (true = sliding window) instead of the architecture's default period
+    std::vector<bool> swa_flags;
     // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
     int64_t     n_expert      = 0;
     int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
@@ -544,6 +547,15 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         // every 6th layer global (the default pattern), the others local with their own rope base
         gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 512));
         gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), 10000.0f);
+    }
+    if (!p.swa_flags.empty()) {
+        if ((p.arch != "gemma3" && p.arch != "gpt-oss") || (int64_t) p.swa_flags.size() != p.n_layer) {
+            err = "sliding-window flags: gemma3 or gpt-oss, one per layer";
+            return false;
+        }
+        std::vector<int8_t> f(p.swa_flags.begin(), p.swa_flags.end());
+        gguf_set_arr_data(g.get(), (A + "attention.sliding_window_pattern").c_str(), GGUF_TYPE_BOOL, f.data(),
+                          f.size());
     }
     if (!p.rope_scaling.empty()) {
         gguf_set_val_str(g.get(), (A + "rope.scaling.type").c_str(), p.rope_scaling.c_str());
