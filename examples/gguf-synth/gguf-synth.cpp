@@ -17,7 +17,7 @@ static void print_usage(FILE * out) {
             "Writes a synthetic (random-weight) GGUF model.\n\n"
             "  -o, --output FILE   the model to write (required)\n"
             "  --arch A         %s (default: llama)\n"
-            "                   (n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
+            "                   (encoders: n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
             "  --n-expert N     llama, qwen3moe, gpt-oss: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
