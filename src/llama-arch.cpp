@@ -64,6 +64,12 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ROPE_SCALING_FACTOR, "%s.rope.scaling.factor"},
     {LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, "%s.rope.scaling.original_context_length"},
     {LLM_KV_ROPE_SCALING_FINETUNED, "%s.rope.scaling.finetuned"},
+    {LLM_KV_ROPE_SCALING_ATTN_FACTOR, "%s.rope.scaling.attn_factor"},
+    {LLM_KV_ROPE_SCALING_YARN_LOG_MUL, "%s.rope.scaling.yarn_log_multiplier"},
+    {LLM_KV_ROPE_SCALING_YARN_EXT_FACTOR, "%s.rope.scaling.yarn_ext_factor"},
+    {LLM_KV_ROPE_SCALING_YARN_ATTN_FACTOR, "%s.rope.scaling.yarn_attn_factor"},
+    {LLM_KV_ROPE_SCALING_YARN_BETA_FAST, "%s.rope.scaling.yarn_beta_fast"},
+    {LLM_KV_ROPE_SCALING_YARN_BETA_SLOW, "%s.rope.scaling.yarn_beta_slow"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},

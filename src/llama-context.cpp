@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 static uint32_t pad_up(uint32_t x, uint32_t n) {
@@ -16,7 +17,18 @@ static uint32_t pad_up(uint32_t x, uint32_t n) {
 
 // ---- creation ----------------------------------------------------------------------------------
 
-llama_context::llama_context(const llama_model & model, const llama_context_params & params) : model(model) {
+// The YaRN attention factor handed to the rope op for a context-extension factor (upstream's rule):
+// the magnitude correction 0.1 ln(s) + 1 (divided by the same with mscale_all_dim = log_mul when the
+// model gives one), over the 1 + 0.1 ln(s) the rope op multiplies in itself whenever ext_factor != 0.
+static float yarn_attn_factor_for(float factor, float log_mul) {
+    auto  mscale = [](float s, float m) { return s <= 1.0f ? 1.0f : 0.1f * m * logf(s) + 1.0f; };
+    float f      = log_mul != 0.0f ? mscale(factor, 1.0f) / mscale(factor, log_mul) : mscale(factor, 1.0f);
+    return f / (1.0f + 0.1f * logf(factor));
+}
+
+llama_context::llama_context(const llama_model & model, const llama_context_params & params,
+                             const std::function<void(llama_cparams &)> & adjust)
+    : model(model) {
     t_start_us               = llama_time_us();
     const llama_hparams & hp = model.hparams;
     if (model.params.vocab_only || model.layers.empty()) {
@@ -52,14 +64,22 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     if (scaling == LLAMA_ROPE_SCALING_TYPE_NONE) {
         cp.rope_freq_scale = 1.0f;
     }
-    cp.n_ctx_orig_yarn  = params.yarn_orig_ctx ? params.yarn_orig_ctx
-                          : hp.n_ctx_orig_yarn ? hp.n_ctx_orig_yarn
-                                               : hp.n_ctx_train;
-    cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor
-                                                         : (scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f);
-    cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : 1.0f;
-    cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : 32.0f;
-    cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : 1.0f;
+    cp.n_ctx_orig_yarn = params.yarn_orig_ctx ? params.yarn_orig_ctx
+                         : hp.n_ctx_orig_yarn ? hp.n_ctx_orig_yarn
+                                              : hp.n_ctx_train;
+    // YaRN: a context value >= 0 wins over the model's; a negative ext_factor means "not set" and
+    // becomes 1 for yarn scaling, 0 otherwise
+    cp.yarn_ext_factor  = params.yarn_ext_factor >= 0.0f ? params.yarn_ext_factor : hp.yarn_ext_factor;
+    cp.yarn_attn_factor = params.yarn_attn_factor >= 0.0f ? params.yarn_attn_factor : hp.yarn_attn_factor;
+    cp.yarn_beta_fast   = params.yarn_beta_fast >= 0.0f ? params.yarn_beta_fast : hp.yarn_beta_fast;
+    cp.yarn_beta_slow   = params.yarn_beta_slow >= 0.0f ? params.yarn_beta_slow : hp.yarn_beta_slow;
+    if (cp.yarn_ext_factor < 0.0f) {
+        cp.yarn_ext_factor = scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f;
+    }
+    if (cp.yarn_ext_factor != 0.0f) {
+        cp.yarn_attn_factor = yarn_attn_factor_for(1.0f / cp.rope_freq_scale, hp.rope_yarn_log_mul);
+    }
+    cp.yarn_attn_factor *= hp.rope_attn_factor;
 
     cp.embeddings   = params.embeddings;
     cp.causal_attn  = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
@@ -92,8 +112,19 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
         throw llama_error("invalid KV cache type");
     }
 
+    if (adjust) {
+        adjust(cp);
+    }
+    // a window cache for the sliding-window layers: per sequence the n_swa cells a next token can
+    // see, plus room for one ubatch (upstream's size); none when that is not smaller than n_ctx
+    uint32_t swa_size = 0;
+    if (!cp.swa_full && hp.is_swa_any()) {
+        const uint64_t want =
+            pad_up((uint32_t) std::min<uint64_t>((uint64_t) hp.n_swa * cp.n_seq_max + cp.n_ubatch, 1u << 24), 256);
+        swa_size = want < cp.n_ctx ? (uint32_t) want : 0;
+    }
     kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
-                                cp.offload_kqv));
+                                cp.offload_kqv, swa_size));
 
     // a failure below frees what was made so far (the destructor does not run)
     try {
@@ -135,6 +166,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             p.n_tokens   = n_tok;
             p.n_outputs  = n_tok;
             p.n_kv       = cp.n_ctx;
+            p.n_kv_swa   = kv->swa_cache() ? kv->swa_cache()->size() : 0;
             p.causal     = cp.causal_attn;
             p.flash_attn = cp.flash_attn;
             build_graph(p);
@@ -177,11 +209,12 @@ void llama_context::release() {
 
 // ---- graph -------------------------------------------------------------------------------------
 
-llm_graph_params llama_context::graph_params(const llama_ubatch & ub, uint32_t n_kv) const {
+llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llama_kv_slot & slot) const {
     llm_graph_params p;
     p.n_tokens   = ub.n_tokens;
     p.n_outputs  = ub.n_outputs;
-    p.n_kv       = n_kv;
+    p.n_kv       = slot.n_kv;
+    p.n_kv_swa   = slot.n_kv_swa;
     p.embd_input = ub.token == nullptr;
     p.causal     = cparams.causal_attn;
     p.flash_attn = cparams.flash_attn;
@@ -209,20 +242,26 @@ void llama_context::set_threads_for(uint32_t n_tokens) {
 }
 
 bool llama_context::apply_k_shift(std::string & err) {
-    // rotate every cached K by its cell's accumulated position delta: rope is additive in the angle
-    const llama_hparams & hp   = model.hparams;
-    const uint32_t        size = kv->size();
+    // rotate every cached K by its cell's accumulated position delta: rope is additive in the angle.
+    // One shift input per cache (the window cache of the sliding-window layers has its own cells).
+    const llama_hparams & hp = model.hparams;
     gres->reset();
-    ggml_context * ctx0  = gres->ctx;
-    ggml_tensor *  shift = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, size);
-    ggml_set_input(shift);
+    ggml_context *   ctx0     = gres->ctx;
+    llama_kv_cache * caches[] = {kv.get(), kv->swa_cache()};
+    ggml_tensor *    shifts[] = {nullptr, nullptr};
+    for (int c = 0; c < 2 && caches[c]; c++) {
+        shifts[c] = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, caches[c]->size());
+        ggml_set_input(shifts[c]);
+    }
     for (uint32_t il = 0; il < hp.n_layer; il++) {
-        ggml_tensor * k   = kv->get_k(ctx0, (int) il, size);  // [d, n_head_kv, size]
-        ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
+        const int     c     = caches[1] && hp.is_swa((int) il) ? 1 : 0;
+        ggml_tensor * shift = shifts[c];
+        ggml_tensor * k     = kv->get_k(ctx0, (int) il, caches[c]->size());  // [d, n_head_kv, size]
+        ggml_tensor * tmp   = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
         // sliding-window layers may rotate with their own base (gemma3)
         const bool swa_rope = hp.is_swa((int) il) && hp.rope_freq_base_train_swa > 0.0f;
-        tmp = ggml_rope_ext(ctx0, tmp, shift, model.layers[il].rope_freqs, (int) hp.n_rot, (int) hp.rope_type,
-                            (int) cparams.n_ctx_orig_yarn,
+        tmp = ggml_rope_ext(ctx0, tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) hp.n_rot,
+                            (int) hp.rope_type, (int) cparams.n_ctx_orig_yarn,
                             swa_rope ? hp.rope_freq_base_train_swa : cparams.rope_freq_base,
                             swa_rope ? hp.rope_freq_scale_train_swa : cparams.rope_freq_scale, cparams.yarn_ext_factor,
                             cparams.yarn_attn_factor, cparams.yarn_beta_fast, cparams.yarn_beta_slow);
@@ -237,9 +276,13 @@ bool llama_context::apply_k_shift(std::string & err) {
         err = "cannot allocate the K-shift graph";
         return false;
     }
-    std::vector<int32_t> deltas(size);
-    kv->take_shifts(deltas.data());
-    ggml_backend_tensor_set(shift, deltas.data(), 0, size * sizeof(int32_t));
+    for (int c = 0; c < 2 && caches[c]; c++) {
+        std::vector<int32_t> deltas(caches[c]->size());
+        caches[c]->take_shifts(deltas.data());
+        if (shifts[c]->buffer) {  // an input no layer uses is not allocated
+            ggml_backend_tensor_set(shifts[c], deltas.data(), 0, deltas.size() * sizeof(int32_t));
+        }
+    }
     set_threads_for(2);
     const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
     ggml_backend_sched_reset(sched);
@@ -309,7 +352,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
         const llama_ubatch & ub = ubatches[u];
         kv->apply(ub, slots[u]);
 
-        const llm_graph_params p = graph_params(ub, slots[u].n_kv);
+        const llm_graph_params p = graph_params(ub, slots[u]);
         if (gres->valid && gres->params == p) {
             n_reused++;
         } else {

@@ -12,6 +12,7 @@
 
 #include "ggml-backend.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -21,8 +22,10 @@ class writer;
 }  // namespace llama_state_io
 
 struct llama_context {
-    // Throws llama_error on invalid parameters or allocation failure.
-    llama_context(const llama_model & model, const llama_context_params & params);
+    // Throws llama_error on invalid parameters or allocation failure. adjust (tests, tools): called
+    // on the resolved cparams before the cache and the scheduler are made.
+    llama_context(const llama_model & model, const llama_context_params & params,
+                  const std::function<void(llama_cparams &)> & adjust = nullptr);
     ~llama_context();
     llama_context(const llama_context &)             = delete;
     llama_context & operator=(const llama_context &) = delete;
@@ -112,7 +115,7 @@ private:
     int32_t n_eval      = 0;
     int32_t n_reused    = 0;
 
-    llm_graph_params graph_params(const llama_ubatch & ub, uint32_t n_kv) const;
+    llm_graph_params graph_params(const llama_ubatch & ub, const llama_kv_slot & slot) const;
     // Builds the graph for params into gres (not allocated). Throws on failure.
     void build_graph(const llm_graph_params & p);
     // Applies pending position shifts to the cached K (seq_add/seq_div). False on failure.

@@ -30,6 +30,8 @@ struct llama_cparams {
     bool flash_attn;
     bool no_perf;
     bool warmup;
+    // false (upstream's swa_full = false): sliding-window layers get a window-sized cache of their own
+    bool swa_full = true;
 
     enum llama_pooling_type pooling_type;
 

@@ -73,7 +73,23 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
     if (inp.kq_mask) {
         set_mask(inp.kq_mask, ub, kv, 0);
     }
-    if (inp.kq_mask_swa) {
+    const llama_kv_cache * ws = kv.swa_cache();
+    if (ws && (inp.k_idxs_swa || inp.v_idxs_swa || inp.kq_mask_swa)) {
+        const llama_kv_slot ss = llama_kv_cache::swa_slot(slot);
+        if (inp.k_idxs_swa) {
+            s_i64.resize(ggml_nelements(inp.k_idxs_swa));
+            ws->fill_k_idxs(s_i64.data(), ss);
+            ggml_backend_tensor_set(inp.k_idxs_swa, s_i64.data(), 0, ggml_nbytes(inp.k_idxs_swa));
+        }
+        if (inp.v_idxs_swa) {
+            s_i64.resize(ggml_nelements(inp.v_idxs_swa));
+            ws->fill_v_idxs(s_i64.data(), ss);
+            ggml_backend_tensor_set(inp.v_idxs_swa, s_i64.data(), 0, ggml_nbytes(inp.v_idxs_swa));
+        }
+        if (inp.kq_mask_swa) {
+            set_mask(inp.kq_mask_swa, ub, *ws, n_swa);
+        }
+    } else if (inp.kq_mask_swa) {
         set_mask(inp.kq_mask_swa, ub, kv, n_swa);
     }
     mask_pad_done = true;
@@ -163,7 +179,8 @@ void llm_graph_context::build_attn_inp() {
     ggml_set_input(res.inp.kq_mask);
     cb(res.inp.kq_mask, "kq_mask", -1);
     if (hparams.is_swa_any()) {
-        res.inp.kq_mask_swa = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, n_kv, n_rows);
+        // with a window cache the sliding-window layers attend over its cells instead
+        res.inp.kq_mask_swa = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, kv.swa_cache() ? params.n_kv_swa : n_kv, n_rows);
         ggml_set_input(res.inp.kq_mask_swa);
         cb(res.inp.kq_mask_swa, "kq_mask_swa", -1);
     }
@@ -176,6 +193,15 @@ void llm_graph_context::build_attn_inp() {
     res.inp.v_idxs   = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
     ggml_set_input(res.inp.v_idxs);
     cb(res.inp.v_idxs, "v_idxs", -1);
+
+    if (kv.swa_cache()) {
+        res.inp.k_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, n_tokens);
+        ggml_set_input(res.inp.k_idxs_swa);
+        cb(res.inp.k_idxs_swa, "k_idxs_swa", -1);
+        res.inp.v_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
+        ggml_set_input(res.inp.v_idxs_swa);
+        cb(res.inp.v_idxs_swa, "v_idxs_swa", -1);
+    }
 }
 
 ggml_tensor * llm_graph_context::build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type,
@@ -308,18 +334,20 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
                                             ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il,
                                             ggml_tensor * sinks) const {
     // store this ubatch's K and V first: the attention below reads them back from the cache
-    ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
-    ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, res.inp.k_idxs, il));
-    ggml_build_forward_expand(gf, kv.cpy_v(ctx0, v_cur, res.inp.v_idxs, il));
+    const bool     win    = in_window_cache(il);
+    const uint32_t n_kv_l = n_kv_of(il);  // cells of the layer's cache
+    ggml_tensor *  k2d    = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
+    ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
+    ggml_build_forward_expand(gf, kv.cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
 
-    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                                // [d, n_tokens, n_head]
-    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
+    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                       // [d, n_tokens, n_head]
+    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
     ggml_tensor * cur;
     const float   cap = hparams.f_attn_logit_softcapping;  // gemma2: cap * tanh(scores / cap), 0 = off
 
     if (params.flash_attn && !sinks) {
-        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, (uint32_t) n_kv), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);  // [dv, n_head, n_tokens]
+        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);    // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
@@ -342,12 +370,12 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
                                               ggml_reshape_3d(ctx0, sinks, 1, 1, sinks->ne[0]));  // finite * 0
             kq = ggml_concat(ctx0, ggml_add(ctx0, kq, m), sink_col, 0);  // [n_kv + 1, n_tokens, n_head]
             kq = ggml_soft_max(ctx0, kq);
-            kq = ggml_cont(ctx0, ggml_view_3d(ctx0, kq, n_kv, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
+            kq = ggml_cont(ctx0, ggml_view_3d(ctx0, kq, n_kv_l, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
         } else {
             kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
         }
         cb(kq, "kq_soft_max", il);
-        ggml_tensor * v = kv.get_v(ctx0, il, (uint32_t) n_kv);  // [n_kv, dv, n_head_kv]
+        ggml_tensor * v = kv.get_v(ctx0, il, n_kv_l);  // [n_kv, dv, n_head_kv]
         if (!kv.v_trans()) {
             // a flash-attention cache (row-major V) on the plain path (sink layers): transpose here
             v = ggml_cont(ctx0, ggml_permute(ctx0, v, 1, 2, 0, 3));

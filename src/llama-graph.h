@@ -26,13 +26,14 @@ struct llm_graph_params {
     uint32_t n_tokens   = 0;
     uint32_t n_outputs  = 0;
     uint32_t n_kv       = 0;
+    uint32_t n_kv_swa   = 0;      // cells of the window cache attended over (0: no window cache)
     bool     embd_input = false;  // the batch carries embeddings instead of tokens
     bool     causal     = true;
     bool     flash_attn = false;
 
     bool operator==(const llm_graph_params & o) const {
-        return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && embd_input == o.embd_input &&
-               causal == o.causal && flash_attn == o.flash_attn;
+        return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
+               embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn;
     }
 };
 
@@ -48,6 +49,9 @@ struct llm_graph_inputs {
     ggml_tensor * out_ids     = nullptr;  // I32 [n_outputs]
     ggml_tensor * k_idxs      = nullptr;  // I64 [n_tokens]
     ggml_tensor * v_idxs      = nullptr;  // I64 [n_tokens] or [n_tokens * n_embd_v_gqa]
+    // write indices into the window cache (sliding-window layers, when the cache has one)
+    ggml_tensor * k_idxs_swa = nullptr;
+    ggml_tensor * v_idxs_swa = nullptr;
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
@@ -127,6 +131,9 @@ struct llm_graph_context {
     ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors, int il = -1) const;
     // The KQ mask layer il attends with (the sliding-window one for SWA layers).
     ggml_tensor * kq_mask(int il) const;
+    // Whether layer il's K/V live in the window cache; the cells its attention spans.
+    bool          in_window_cache(int il) const { return kv.swa_cache() && hparams.is_swa(il); }
+    uint32_t      n_kv_of(int il) const { return in_window_cache(il) ? params.n_kv_swa : (uint32_t) n_kv; }
     ggml_tensor * build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
                             ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b, llm_ffn_op op,
                             llm_ffn_gate gate_type, int il) const;

@@ -27,6 +27,14 @@ struct llama_hparams {
     float    rope_freq_scale_train = 1.0f;
     uint32_t n_ctx_orig_yarn       = 0;
     bool     rope_finetuned        = false;
+    // YaRN (rope.scaling.yarn_*); yarn_ext_factor < 0: derived from the scaling type at context
+    // creation (1 for yarn, else 0), like the context parameters' "not set"
+    float yarn_ext_factor   = -1.0f;
+    float yarn_attn_factor  = 1.0f;
+    float yarn_beta_fast    = 32.0f;
+    float yarn_beta_slow    = 1.0f;
+    float rope_yarn_log_mul = 0.0f;  // mscale_all_dim: attention factor ratio (0 = plain YaRN mscale)
+    float rope_attn_factor  = 1.0f;  // rope.scaling.attn_factor: extra factor on the rotated q/k
 
     llama_rope_scaling_type rope_scaling_type_train = LLAMA_ROPE_SCALING_TYPE_NONE;
     llama_rope_type         rope_type               = LLAMA_ROPE_TYPE_NORM;

@@ -34,10 +34,26 @@ static bool kv_type_supported(ggml_backend_dev_t dev, ggml_type type, int64_t n_
 }
 
 llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
-                               bool v_trans, uint32_t n_seq_max, bool offload)
-    : model(model), cells(kv_size), v_trans_(v_trans), n_seq_max(n_seq_max), seq_pos(LLAMA_MAX_SEQ) {
-    const llama_hparams & hp      = model.hparams;
-    const int             n_layer = (int) hp.n_layer;
+                               bool v_trans, uint32_t n_seq_max, bool offload, uint32_t swa_size)
+    : llama_kv_cache(model, kv_size, type_k, type_v, v_trans, n_seq_max, offload,
+                     swa_size > 0 && model.hparams.is_swa_any() ? layer_set::non_swa : layer_set::all) {
+    if (swa_size > 0 && model.hparams.is_swa_any()) {
+        // constructed: a throw here runs the destructor, which frees this cache's storage
+        swa.reset(new llama_kv_cache(model, swa_size, type_k, type_v, v_trans, n_seq_max, offload, layer_set::swa));
+        swa->window = model.hparams.n_swa;
+    }
+}
+
+llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
+                               bool v_trans, uint32_t n_seq_max, bool offload, layer_set layers)
+    : model(model),
+      type_k_(type_k),
+      type_v_(type_v),
+      cells(kv_size),
+      v_trans_(v_trans),
+      n_seq_max(n_seq_max),
+      seq_pos(LLAMA_MAX_SEQ) {
+    const llama_hparams & hp = model.hparams;
 
     if (v_trans && (ggml_is_quantized(type_v))) {
         throw llama_error(llama_format("a quantized V cache (%s) needs flash attention", ggml_type_name(type_v)));
@@ -49,10 +65,23 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
                          "block size",
                          ggml_type_name(type_k), ggml_type_name(type_v), hp.n_embd_head_k, hp.n_embd_head_v));
     }
+    alloc(kv_size, offload, layers);
+}
 
+void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
+    const llama_hparams & hp      = model.hparams;
+    const int             n_layer = (int) hp.n_layer;
+    const ggml_type       type_k  = type_k_;
+    const ggml_type       type_v  = type_v_;
+    const bool            v_trans = v_trans_;
     try {
         std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
+            if ((layers == layer_set::swa && !hp.is_swa(il)) || (layers == layer_set::non_swa && hp.is_swa(il))) {
+                k_l.push_back(nullptr);  // held by the other cache
+                v_l.push_back(nullptr);
+                continue;
+            }
             ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
             ggml_backend_dev_t         dev  = model.layer_dev(il);
             if (offload && dev && dev != model.dev_cpu) {
@@ -102,9 +131,12 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
                 ggml_backend_buffer_clear(bufs[i], 0);
                 size += ggml_backend_buffer_get_size(bufs[i]);
             }
-            LLAMA_LOG_INFO("%s: %u cells, K %s, V %s%s, %10s %.2f MiB\n", __func__, kv_size, ggml_type_name(type_k),
-                           ggml_type_name(type_v), v_trans ? " (transposed)" : "", ggml_backend_buft_name(c.second),
-                           size / 1024.0 / 1024.0);
+            LLAMA_LOG_INFO("%s: %u cells%s, K %s, V %s%s, %10s %.2f MiB\n", __func__, kv_size,
+                           layers == layer_set::swa       ? " (sliding-window layers)"
+                           : layers == layer_set::non_swa ? " (full-attention layers)"
+                                                          : "",
+                           ggml_type_name(type_k), ggml_type_name(type_v), v_trans ? " (transposed)" : "",
+                           ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);
         }
     } catch (...) {
         free_storage();
@@ -113,7 +145,20 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
 }
 
 llama_kv_cache::~llama_kv_cache() {
+    swa.reset();
     free_storage();
+}
+
+const llama_kv_cache & llama_kv_cache::holder(int il) const {
+    return swa && model.hparams.is_swa(il) ? *swa : *this;
+}
+
+size_t llama_kv_cache::total_size() const {
+    size_t n = swa ? swa->total_size() : 0;
+    for (ggml_backend_buffer_t b : bufs) {
+        n += ggml_backend_buffer_get_size(b);
+    }
+    return n;
 }
 
 void llama_kv_cache::free_storage() {
@@ -213,6 +258,9 @@ void llama_kv_cache::clear(bool data) {
             ggml_backend_buffer_clear(b, 0);
         }
     }
+    if (swa) {
+        swa->clear(data);
+    }
 }
 
 static bool in_range(llama_pos p, llama_pos p0, llama_pos p1) {
@@ -237,6 +285,9 @@ bool llama_kv_cache::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) {
     if (seq_id >= LLAMA_MAX_SEQ) {
         return false;
     }
+    if (swa) {
+        swa->seq_rm(seq_id, p0, p1);
+    }
     for (uint32_t i = 0; i < cells.size(); i++) {
         if (cells[i].empty() || !in_range(cells[i].pos, p0, p1)) {
             continue;
@@ -257,6 +308,9 @@ void llama_kv_cache::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, ll
     if (!seq_ok(src) || !seq_ok(dst) || src == dst) {
         return;
     }
+    if (swa) {
+        swa->seq_cp(src, dst, p0, p1);
+    }
     norm_range(p0, p1);
     for (uint32_t i = 0; i < cells.size(); i++) {
         if (cells[i].seq.test(src) && in_range(cells[i].pos, p0, p1)) {
@@ -266,6 +320,9 @@ void llama_kv_cache::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, ll
 }
 
 void llama_kv_cache::seq_keep(llama_seq_id seq_id) {
+    if (swa) {
+        swa->seq_keep(seq_id);
+    }
     for (uint32_t i = 0; i < cells.size(); i++) {
         if (cells[i].empty()) {
             continue;
@@ -285,6 +342,9 @@ void llama_kv_cache::seq_keep(llama_seq_id seq_id) {
 void llama_kv_cache::seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) {
     if (!seq_ok(seq_id) || delta == 0) {
         return;
+    }
+    if (swa) {
+        swa->seq_add(seq_id, p0, p1, delta);
     }
     norm_range(p0, p1);
     for (uint32_t i = 0; i < cells.size(); i++) {
@@ -307,6 +367,9 @@ void llama_kv_cache::seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, ll
 void llama_kv_cache::seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) {
     if (!seq_ok(seq_id) || d <= 1) {
         return;
+    }
+    if (swa) {
+        swa->seq_div(seq_id, p0, p1, d);
     }
     norm_range(p0, p1);
     for (uint32_t i = 0; i < cells.size(); i++) {
@@ -333,14 +396,16 @@ bool llama_kv_cache::seq_same_cells(llama_seq_id a, llama_seq_id b) const {
             return false;
         }
     }
-    return true;
+    return !swa || swa->seq_same_cells(a, b);
 }
 
 llama_pos llama_kv_cache::seq_pos_min(llama_seq_id seq_id) const {
     if (!seq_ok(seq_id) || seq_pos[seq_id].empty()) {
         return -1;
     }
-    return seq_pos[seq_id].begin()->first;
+    // with a window cache, the oldest position every layer still holds
+    const llama_pos own = seq_pos[seq_id].begin()->first;
+    return swa ? std::max(own, swa->seq_pos_min(seq_id)) : own;
 }
 
 llama_pos llama_kv_cache::seq_pos_max(llama_seq_id seq_id) const {
@@ -360,17 +425,32 @@ void llama_kv_cache::take_shifts(int32_t * dst) {
 
 // ---- slots -------------------------------------------------------------------------------------
 
+bool llama_kv_cache::reusable(uint32_t i) const {
+    // every sequence of the cell has moved n_swa or more positions past it: its next token (at
+    // pos_max + 1 or later, the batch rules) and all later ones mask it
+    const cell & c = cells[i];
+    if (window == 0 || c.empty()) {
+        return false;
+    }
+    for (uint32_t s = 0; s < LLAMA_MAX_SEQ; s++) {
+        if (c.seq.test(s) && (int64_t) seq_pos[s].rbegin()->first + 1 - c.pos < (int64_t) window) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool llama_kv_cache::find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const {
     const uint32_t n = (uint32_t) cells.size();
-    if (ub.n_tokens > n - used) {
+    if (window == 0 && ub.n_tokens > n - used) {
         return false;
     }
     // first empty cells from head (wrapping); they need not be contiguous since K/V are written
-    // by index (set_rows)
+    // by index (set_rows). A window cache also takes cells that slid out of every window.
     slot.idxs.clear();
     for (uint32_t k = 0; k < n && slot.idxs.size() < ub.n_tokens; k++) {
         const uint32_t i = (head + k) % n;
-        if (cells[i].empty()) {
+        if (cells[i].empty() || reusable(i)) {
             slot.idxs.push_back(i);
         }
     }
@@ -378,6 +458,13 @@ bool llama_kv_cache::find_slot(const llama_ubatch & ub, llama_kv_slot & slot) co
 }
 
 void llama_kv_cache::apply(const llama_ubatch & ub, const llama_kv_slot & slot) {
+    apply_cells(ub, slot);
+    if (swa) {
+        swa->apply(ub, swa_slot(slot));
+    }
+}
+
+void llama_kv_cache::apply_cells(const llama_ubatch & ub, const llama_kv_slot & slot) {
     for (uint32_t t = 0; t < ub.n_tokens; t++) {
         const uint32_t i = slot.idxs[t];
         cell           nc;
@@ -396,6 +483,9 @@ void llama_kv_cache::release(const llama_kv_slot & slot) {
     for (uint32_t i : slot.idxs) {
         cell_set(i, cell());
         head = std::min(head, i);
+    }
+    if (swa) {
+        swa->release(swa_slot(slot));
     }
 }
 
@@ -419,7 +509,7 @@ bool llama_kv_cache::prepare(const std::vector<llama_ubatch> & ubatches, std::ve
         for (uint32_t i : slot.idxs) {
             undo.push_back({i, cells[i]});
         }
-        apply(ub, slot);
+        apply_cells(ub, slot);
         slot.n_kv = std::min<uint32_t>((uint32_t) cells.size(), pad_to(used_max_p1(), KV_PAD));
         slots.push_back(std::move(slot));
     }
@@ -427,12 +517,24 @@ bool llama_kv_cache::prepare(const std::vector<llama_ubatch> & ubatches, std::ve
         cell_set(it->idx, it->c);
     }
     head = head_old;
+    if (ok && swa) {
+        // the window cache finds its own slots (it reuses cells the full cache keeps)
+        std::vector<llama_kv_slot> ws;
+        ok = swa->prepare(ubatches, ws);
+        for (size_t u = 0; ok && u < ws.size(); u++) {
+            slots[u].idxs_swa = std::move(ws[u].idxs);
+            slots[u].n_kv_swa = ws[u].n_kv;
+        }
+    }
     return ok;
 }
 
 // ---- graph helpers -----------------------------------------------------------------------------
 
 ggml_tensor * llama_kv_cache::get_k(ggml_context * c, int il, uint32_t n_kv) const {
+    if (swa && model.hparams.is_swa(il)) {
+        return swa->get_k(c, il, n_kv);
+    }
     const llama_hparams & hp = model.hparams;
     ggml_tensor *         k  = k_l[il];
     return ggml_view_3d(c, k, hp.n_embd_head_k, hp.n_head_kv, n_kv, ggml_row_size(k->type, hp.n_embd_head_k),
@@ -440,6 +542,9 @@ ggml_tensor * llama_kv_cache::get_k(ggml_context * c, int il, uint32_t n_kv) con
 }
 
 ggml_tensor * llama_kv_cache::get_v(ggml_context * c, int il, uint32_t n_kv) const {
+    if (swa && model.hparams.is_swa(il)) {
+        return swa->get_v(c, il, n_kv);
+    }
     const llama_hparams & hp = model.hparams;
     ggml_tensor *         v  = v_l[il];
     if (v_trans_) {
@@ -452,10 +557,16 @@ ggml_tensor * llama_kv_cache::get_v(ggml_context * c, int il, uint32_t n_kv) con
 }
 
 ggml_tensor * llama_kv_cache::cpy_k(ggml_context * c, ggml_tensor * k_cur, ggml_tensor * k_idxs, int il) const {
+    if (swa && model.hparams.is_swa(il)) {
+        return swa->cpy_k(c, k_cur, k_idxs, il);
+    }
     return ggml_set_rows(c, k_l[il], k_cur, k_idxs);
 }
 
 ggml_tensor * llama_kv_cache::cpy_v(ggml_context * c, ggml_tensor * v_cur, ggml_tensor * v_idxs, int il) const {
+    if (swa && model.hparams.is_swa(il)) {
+        return swa->cpy_v(c, v_cur, v_idxs, il);
+    }
     ggml_tensor * v = v_l[il];
     if (!v_trans_) {
         return ggml_set_rows(c, v, v_cur, v_idxs);

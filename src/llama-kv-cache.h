@@ -4,6 +4,7 @@
 
 #include <bitset>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "ggml-backend.h"
@@ -21,6 +22,9 @@ struct image;
 struct llama_kv_slot {
     std::vector<uint32_t> idxs;
     uint32_t              n_kv = 0;  // cells the graph must attend over (padded)
+    // the same in the window cache of the sliding-window layers (when the cache has one)
+    std::vector<uint32_t> idxs_swa;
+    uint32_t              n_kv_swa = 0;
 };
 
 class llama_kv_cache : public llama_memory_i {
@@ -28,8 +32,11 @@ public:
     // v_trans: store V transposed (rows = channels) for the plain attention path.
     // offload: K/V of an offloaded layer live on that layer's device (offload_kqv) when the device
     // can write the cache type; otherwise in CPU memory.
+    // swa_size > 0 (upstream's swa_full = false) on a model with sliding-window layers: their K/V live
+    // in a separate window cache of swa_size cells that keeps, per sequence, only the cells a later
+    // token can still see (cells n_swa or more positions behind the sequence's last one are reused).
     llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
-                   uint32_t n_seq_max, bool offload = false);
+                   uint32_t n_seq_max, bool offload = false, uint32_t swa_size = 0);
     ~llama_kv_cache() override;
 
     // ---- llama_memory_i ----
@@ -56,8 +63,15 @@ public:
     uint32_t  size() const { return (uint32_t) cells.size(); }
     uint32_t  n_used() const { return used; }
     bool      v_trans() const { return v_trans_; }
-    ggml_type type_k() const { return k_l.empty() ? GGML_TYPE_F16 : k_l[0]->type; }
-    ggml_type type_v() const { return v_l.empty() ? GGML_TYPE_F16 : v_l[0]->type; }
+    ggml_type type_k() const { return type_k_; }
+    ggml_type type_v() const { return type_v_; }
+    // The window cache of the sliding-window layers, or nullptr (they are in this cache).
+    const llama_kv_cache * swa_cache() const { return swa.get(); }
+    llama_kv_cache *       swa_cache() { return swa.get(); }
+    // The slot of a ubatch in the window cache.
+    static llama_kv_slot swa_slot(const llama_kv_slot & s) { return {s.idxs_swa, s.n_kv_swa, {}, 0}; }
+    // Bytes of K/V storage (all buffers, window cache included).
+    size_t total_size() const;
 
     // ---- state (llama-kv-cache-state.cpp, format in docs/state.md) ----
     // Writes the cells of seq_id (< 0: every cell with its sequence set) and their K/V rows,
@@ -68,13 +82,14 @@ public:
     void state_apply(const llama_state_io::image & img, llama_seq_id dest);
 
     // Pending position shifts (seq_add/seq_div) to rotate into K before the next decode.
-    bool has_shift() const { return shift_pending; }
-    // Fills dst (I32 [size]) with the per-cell shift deltas and clears them.
+    bool has_shift() const { return shift_pending || (swa && swa->shift_pending); }
+    // Fills dst (I32 [size]) with the per-cell shift deltas of this cache (not the window cache's) and
+    // clears them.
     void take_shifts(int32_t * dst);
 
-    // ---- graph helpers ----
-    ggml_tensor * k_layer(int il) const { return k_l[il]; }
-    ggml_tensor * v_layer(int il) const { return v_l[il]; }
+    // ---- graph helpers (layer il's K/V, wherever it lives: here or in the window cache) ----
+    ggml_tensor * k_layer(int il) const { return holder(il).k_l[il]; }
+    ggml_tensor * v_layer(int il) const { return holder(il).v_l[il]; }
     // K of the first n_kv cells as [head_dim, n_head_kv, n_kv].
     ggml_tensor * get_k(ggml_context * ctx, int il, uint32_t n_kv) const;
     // V as [n_kv, head_dim, n_head_kv] (transposed storage) or [head_dim, n_head_kv, n_kv].
@@ -100,6 +115,7 @@ private:
     };
 
     const llama_model & model;
+    ggml_type           type_k_, type_v_;
     std::vector<cell>   cells;
     uint32_t            head = 0;  // where the next slot search starts
     uint32_t            used = 0;  // non-empty cells
@@ -113,8 +129,26 @@ private:
     // one context per buffer type (CPU, each device holding layers); buffers split at the max size
     std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> ctxs;
     std::vector<ggml_backend_buffer_t>                                 bufs;
-    std::vector<ggml_tensor *>                                         k_l;
+    std::vector<ggml_tensor *>                                         k_l;  // per layer; nullptr where not held
     std::vector<ggml_tensor *>                                         v_l;
+
+    // sliding-window layers when they have their own window cache (held by the full cache)
+    std::unique_ptr<llama_kv_cache> swa;
+    // in a window cache: n_swa (a cell of one sequence n_swa or more positions behind that sequence's
+    // last one is never seen again and may be reused); 0 otherwise
+    uint32_t window = 0;
+
+    enum class layer_set { all, non_swa, swa };
+    llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
+                   uint32_t n_seq_max, bool offload, layer_set layers);
+    void                   alloc(uint32_t kv_size, bool offload, layer_set layers);
+    const llama_kv_cache & holder(int il) const;        // the cache holding layer il's K/V
+    bool                   reusable(uint32_t i) const;  // window cache: cell i is out of every later token's window
+    // state (llama-kv-cache-state.cpp), called on the cache holding layer il: its K and V rows (V
+    // untransposed) of cells idxs, UINT32_MAX giving zero rows; and the reverse for (row j, cell) pairs
+    void layer_rows_get(int il, const std::vector<uint32_t> & idxs, uint8_t * k_out, uint8_t * v_out) const;
+    void layer_rows_set(int il, const std::vector<std::pair<size_t, uint32_t>> & to, const uint8_t * k_in,
+                        const uint8_t * v_in, size_t k_row, size_t v_row);
 
     // cell mutation helpers that keep used/seq_pos in sync
     void cell_set(uint32_t i, const cell & c);
@@ -123,6 +157,7 @@ private:
     void cell_pos_set(uint32_t i, llama_pos p);
 
     bool     find_slot(const llama_ubatch & ub, llama_kv_slot & slot) const;
+    void     apply_cells(const llama_ubatch & ub, const llama_kv_slot & slot);  // this cache's cells only
     void     free_storage();
     uint32_t used_max_p1() const;
 };

@@ -32,7 +32,8 @@ bool weight_supported(ggml_backend_dev_t dev, const llama_tensor_weight & w, llm
     ggml_tensor * op = nullptr;
     if (kind == LLM_TENSOR_TOKEN_EMBD) {
         op = ggml_get_rows(ctx, wt, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1));
-    } else if (kind == LLM_TENSOR_ROPE_FREQS) {
+    } else if (kind == LLM_TENSOR_ROPE_FREQS || kind == LLM_TENSOR_ROPE_FACTORS_LONG ||
+               kind == LLM_TENSOR_ROPE_FACTORS_SHORT) {
         ggml_tensor * x   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 2 * wt->ne[0], 1, 1);
         ggml_tensor * pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
         op =
@@ -271,25 +272,33 @@ void llama_model::duplicate_shared_weights(llama_model_loader & ml) {
 
     // rope frequency factors shared by all layers (created once, outside the blocks): one copy per
     // device so that the rope of an offloaded layer does not pull the weight back to the CPU
-    const std::string                           rf_name = llm_tensor_name(LLM_TENSOR_ROPE_FREQS, "weight", -1);
-    std::map<ggml_backend_dev_t, ggml_tensor *> rf_copy;
-    for (size_t il = 0; il < layers.size(); il++) {
-        ggml_tensor *& rf = layers[il].rope_freqs;
-        if (!rf || rf_name != ggml_get_name(rf) || dev_layer[il] == dev_cpu) {
-            continue;
-        }
-        auto it = rf_copy.find(dev_layer[il]);
-        if (it == rf_copy.end()) {
-            const llama_tensor_weight * w   = ml.get_weight(rf_name);
-            ggml_context *              ctx = w ? weight_ctx(w, LLM_TENSOR_ROPE_FREQS, (int) il, "weight") : ctx_cpu;
-            ggml_tensor *               cp  = rf;
-            if (ctx != ctx_cpu) {
-                cp = ml.create_tensor(ctx, w->name, std::vector<int64_t>(w->ne, w->ne + std::max(1u, w->n_dims)),
-                                      LLAMA_TENSOR_DUPLICATED);
+    struct shared_rope {
+        llm_tensor    t;
+        ggml_tensor * llama_layer::*member;
+    };
+    for (const shared_rope & sr : {shared_rope{LLM_TENSOR_ROPE_FREQS, &llama_layer::rope_freqs},
+                                   shared_rope{LLM_TENSOR_ROPE_FACTORS_LONG, &llama_layer::rope_long},
+                                   shared_rope{LLM_TENSOR_ROPE_FACTORS_SHORT, &llama_layer::rope_short}}) {
+        const std::string                           rf_name = llm_tensor_name(sr.t, "weight", -1);
+        std::map<ggml_backend_dev_t, ggml_tensor *> rf_copy;
+        for (size_t il = 0; il < layers.size(); il++) {
+            ggml_tensor *& rf = layers[il].*sr.member;
+            if (!rf || rf_name != ggml_get_name(rf) || dev_layer[il] == dev_cpu) {
+                continue;
             }
-            it = rf_copy.emplace(dev_layer[il], cp).first;
+            auto it = rf_copy.find(dev_layer[il]);
+            if (it == rf_copy.end()) {
+                const llama_tensor_weight * w   = ml.get_weight(rf_name);
+                ggml_context *              ctx = w ? weight_ctx(w, sr.t, (int) il, "weight") : ctx_cpu;
+                ggml_tensor *               cp  = rf;
+                if (ctx != ctx_cpu) {
+                    cp = ml.create_tensor(ctx, w->name, std::vector<int64_t>(w->ne, w->ne + std::max(1u, w->n_dims)),
+                                          LLAMA_TENSOR_DUPLICATED);
+                }
+                it = rf_copy.emplace(dev_layer[il], cp).first;
+            }
+            rf = it->second;
         }
-        rf = it->second;
     }
 }
 

@@ -378,6 +378,35 @@ static int64_t find_or_throw(const gguf_context * g, const std::string & key, bo
         llama_format("key '%s' has type %s, expected %s", key.c_str(), gguf_type_name(gguf_get_kv_type(g, id)), want));
 }
 
+bool llama_model_loader::get_arr_flags(llm_kv kv, std::vector<bool> & out, uint32_t n) const {
+    const std::string key = kv_name(kv);
+    const int64_t     id  = gguf_find_key(meta, key.c_str());
+    if (id < 0 || gguf_get_kv_type(meta, id) != GGUF_TYPE_ARRAY) {
+        return false;
+    }
+    const gguf_type t  = gguf_get_arr_type(meta, id);
+    const size_t    es = t == GGUF_TYPE_STRING || t == GGUF_TYPE_ARRAY ? 0 : gguf_type_size(t);
+    const bool ok_type = t == GGUF_TYPE_BOOL || t == GGUF_TYPE_UINT8 || t == GGUF_TYPE_INT8 || t == GGUF_TYPE_UINT16 ||
+                         t == GGUF_TYPE_INT16 || t == GGUF_TYPE_UINT32 || t == GGUF_TYPE_INT32 ||
+                         t == GGUF_TYPE_UINT64 || t == GGUF_TYPE_INT64;
+    if (!ok_type || es == 0) {
+        throw llama_error(
+            llama_format("key '%s' is an array of %s, expected booleans or integers", key.c_str(), gguf_type_name(t)));
+    }
+    if (gguf_get_arr_n(meta, id) != n) {
+        throw llama_error(llama_format("key '%s' has %zu elements, expected one per layer (%u)", key.c_str(),
+                                       gguf_get_arr_n(meta, id), n));
+    }
+    const uint8_t * d = (const uint8_t *) gguf_get_arr_data(meta, id);
+    out.assign(n, false);
+    for (uint32_t i = 0; i < n; i++) {
+        for (size_t b = 0; b < es; b++) {
+            out[i] = out[i] || d[i * es + b] != 0;  // non-zero in any byte, whatever the width
+        }
+    }
+    return true;
+}
+
 bool llama_model_loader::get_key(const std::string & key, uint32_t & out, bool required) const {
     const int64_t id = find_or_throw(meta, key, required);
     if (id < 0) {

@@ -79,6 +79,10 @@ struct llama_model_loader {
     bool get_key(llm_kv kv, T & out, bool required = true) const {
         return get_key(kv_name(kv), out, required);
     }
+    // Per-layer flags from an array key of exactly n elements (bool or integer, non-zero = true).
+    // False if the key is absent or a scalar (read it as one then); throws on another element type
+    // or another length.
+    bool get_arr_flags(llm_kv kv, std::vector<bool> & out, uint32_t n) const;
 
     // Every key/value of the first file as strings (for llama_model_meta_*).
     std::vector<std::pair<std::string, std::string>> metadata_strings() const;

@@ -10,6 +10,7 @@
 #include "ggml-cpu.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -165,6 +166,20 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     hp.n_ctx_orig_yarn = hp.n_ctx_train;
     ml.get_key(LLM_KV_ROPE_SCALING_ORIG_CTX_LEN, hp.n_ctx_orig_yarn, false);
     ml.get_key(LLM_KV_ROPE_SCALING_FINETUNED, hp.rope_finetuned, false);
+    // upstream reads the yarn_* keys in the few architectures whose converters write them; they are
+    // architecture-templated, so reading them for every model changes nothing for the others
+    ml.get_key(LLM_KV_ROPE_SCALING_ATTN_FACTOR, hp.rope_attn_factor, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_YARN_LOG_MUL, hp.rope_yarn_log_mul, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_YARN_EXT_FACTOR, hp.yarn_ext_factor, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_YARN_ATTN_FACTOR, hp.yarn_attn_factor, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_YARN_BETA_FAST, hp.yarn_beta_fast, false);
+    ml.get_key(LLM_KV_ROPE_SCALING_YARN_BETA_SLOW, hp.yarn_beta_slow, false);
+    if (!(hp.rope_freq_scale_train > 0.0f) || !std::isfinite(hp.rope_freq_scale_train) ||
+        !std::isfinite(hp.rope_attn_factor) || !std::isfinite(hp.yarn_attn_factor) ||
+        !std::isfinite(hp.yarn_ext_factor) || !std::isfinite(hp.yarn_beta_fast) || !std::isfinite(hp.yarn_beta_slow) ||
+        !std::isfinite(hp.rope_yarn_log_mul)) {
+        throw llama_error("invalid rope scaling parameters (a factor is not a finite number)");
+    }
     ml.get_key(LLM_KV_ATTENTION_CAUSAL, hp.causal_attn, false);
     ml.get_key(LLM_KV_EXPERT_COUNT, hp.n_expert, false);
     ml.get_key(LLM_KV_EXPERT_USED_COUNT, hp.n_expert_used, false);

@@ -66,6 +66,9 @@ struct llama_layer {
     ggml_tensor * layer_out_norm_b = nullptr;
 
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
+    // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise
+    ggml_tensor * rope_long  = nullptr;
+    ggml_tensor * rope_short = nullptr;
 };
 
 // Passed to an architecture's load_tensors: creates weights declaratively with shape checks, each
@@ -165,7 +168,14 @@ struct llama_model {
     // An encoder-only model (BERT): no LM head, llama_encode gives embeddings.
     bool is_encoder() const { return output == nullptr; }
 
-    std::string  desc() const;
+    std::string desc() const;
+    // The rope frequency divisors of layer il for a context of n_ctx cells: rope_freqs when the
+    // layer has them, else LongRoPE's long factors when n_ctx exceeds n_ctx_orig_yarn, else the short
+    // ones (nullptr: none). The graph and the K shift must rotate with the same ones.
+    ggml_tensor * rope_factors(uint32_t n_ctx, int il) const {
+        const llama_layer & l = layers[il];
+        return l.rope_freqs ? l.rope_freqs : n_ctx > hparams.n_ctx_orig_yarn ? l.rope_long : l.rope_short;
+    }
     const char * meta_value(const std::string & key) const;  // nullptr if absent
 
     // The weight named name (the first copy when a weight is duplicated on devices), nullptr if none.

@@ -16,9 +16,8 @@ static void print_usage(FILE * out) {
             "usage: %s -o OUT.gguf [options]\n\n"
             "Writes a synthetic (random-weight) GGUF model.\n\n"
             "  -o, --output FILE   the model to write (required)\n"
-            "  --arch A         llama (default), qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3;\n"
-            "                   encoders bert, nomic-bert\n"
-            "                   (n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
+            "  --arch A         %s (default: llama)\n"
+            "                   (encoders: n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
             "  --n-expert N     llama, qwen3moe, gpt-oss: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
@@ -33,6 +32,11 @@ static void print_usage(FILE * out) {
             "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
             "                   (default: 2, or 4 with --cls-out)\n"
             "  --rope-base X    1 to 1e12\n"
+            "  --rope-scaling T    <arch>.rope.scaling.type: none, linear, yarn, longrope (default: not written)\n"
+            "  --rope-scale X   rope.scaling.factor, 1 to 1e6;  --rope-orig-ctx N  its original_context_length\n"
+            "  --yarn-beta-fast X  --yarn-beta-slow X   0 to 1e6;  --rope-attn-factor X  0 to 100\n"
+            "  --rope-factors   phi3: write LongRoPE rope_factors_long / rope_factors_short\n"
+            "  --swa-layers F   gemma3, gpt-oss: per-layer sliding-window flags, e.g. 110110 (one 0/1 per layer)\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
             "  --seed S         0 to 18446744073709551615 (default 42)\n"
@@ -49,7 +53,7 @@ static void print_usage(FILE * out) {
             "  --cvec-of MODEL  write a control vector (direction.1 .. direction.<n_layer-1>, N(0, std))\n"
             "  --merge MODEL    write MODEL with W + k B A for each --lora FILE[:SCALE] (scale default 1)\n\n"
             "exit status: 0 success, 1 usage error, 2 the model could not be written\n",
-            k_prog);
+            k_prog, synth::arch_names().c_str());
 }
 
 int main(int argc, char ** argv) {
@@ -109,6 +113,29 @@ int main(int argc, char ** argv) {
             p.pooling = (int) args.int_value(0, 4);
         } else if (args.is("--rope-base")) {
             p.rope_base = (float) args.float_value(1, 1e12);
+        } else if (args.is("--rope-scaling")) {
+            p.rope_scaling = args.value();
+        } else if (args.is("--rope-scale")) {
+            p.rope_scaling_factor = (float) args.float_value(1, 1e6);
+        } else if (args.is("--rope-orig-ctx")) {
+            p.rope_orig_ctx = args.int_value(1, 1 << 24);
+        } else if (args.is("--yarn-beta-fast")) {
+            p.yarn_beta_fast = (float) args.float_value(0, 1e6);
+        } else if (args.is("--yarn-beta-slow")) {
+            p.yarn_beta_slow = (float) args.float_value(0, 1e6);
+        } else if (args.is("--rope-attn-factor")) {
+            p.rope_attn_factor = (float) args.float_value(0, 100);
+        } else if (args.is("--swa-layers")) {
+            const std::string f = args.value();
+            p.swa_flags.clear();
+            for (char c : f) {
+                if (c != '0' && c != '1') {
+                    args.fail("--swa-layers takes a string of 0 and 1, one per layer");
+                }
+                p.swa_flags.push_back(c == '1');
+            }
+        } else if (args.is("--rope-factors")) {
+            p.rope_factors = true;
         } else if (args.is("--tied")) {
             p.tied = true;
         } else if (args.is("--untied")) {

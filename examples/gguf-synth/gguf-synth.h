@@ -25,10 +25,9 @@
 namespace synth {
 
 struct params {
-    std::string arch =
-        "llama";  // llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert
-    std::string name      = "";  // general.name ("synthetic-<arch>" if empty)
-    int64_t     n_vocab   = 0;   // 0: the vocab file's size, or 512 with the built-in vocab
+    std::string arch      = "llama";  // a name of arch_table()
+    std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
     int64_t     n_embd    = 64;
     int64_t     n_layer   = 2;
     int64_t     n_ff      = 192;
@@ -39,6 +38,18 @@ struct params {
     float       rms_eps   = 0.0f;  // 0: the architecture's usual value
     float       rope_base = 10000.0f;
     int64_t     n_swa     = 0;  // sliding window (phi3, gemma2, gemma3); 0: the architecture's default
+    // rope scaling keys: type "" (none written), "linear", "yarn" or "longrope"; factor and original
+    // context written when > 0; yarn betas and the attention factor written when > 0
+    std::string rope_scaling;
+    float       rope_scaling_factor = 0.0f;
+    int64_t     rope_orig_ctx       = 0;
+    float       yarn_beta_fast      = 0.0f;
+    float       yarn_beta_slow      = 0.0f;
+    float       rope_attn_factor    = 0.0f;
+    bool        rope_factors        = false;  // phi3: write rope_factors_long / rope_factors_short (LongRoPE)
+    // gemma3, gpt-oss: non-empty writes attention.sliding_window_pattern as one flag per layer
+    // (true = sliding window) instead of the architecture's default period
+    std::vector<bool> swa_flags;
     // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
     int64_t     n_expert      = 0;
     int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
@@ -54,8 +65,46 @@ struct params {
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
 };
 
+// The architectures the generator writes, one row each (tests/model/test-arch-registry.cpp checks that
+// every architecture libllama registers has a row, a shared micro model and a reference run).
+struct arch_info {
+    const char * name;           // general.architecture
+    bool         encoder;        // BERT family: layer norms, bidirectional, pooled
+    bool         moe;            // can write experts (--n-expert)
+    bool         needs_experts;  // always has experts
+};
+
+inline const std::vector<arch_info> & arch_table() {
+    static const std::vector<arch_info> t = {
+        {"llama", false, true, false},   {"qwen2", false, false, false},     {"qwen3", false, false, false},
+        {"qwen3moe", false, true, true}, {"gpt-oss", false, true, true},     {"phi3", false, false, false},
+        {"gemma", false, false, false},  {"gemma2", false, false, false},    {"gemma3", false, false, false},
+        {"bert", true, false, false},    {"nomic-bert", true, false, false},
+    };
+    return t;
+}
+
+inline const arch_info * find_arch(const std::string & a) {
+    for (const arch_info & i : arch_table()) {
+        if (a == i.name) {
+            return &i;
+        }
+    }
+    return nullptr;
+}
+
+// "llama, qwen2, ..." for messages.
+inline std::string arch_names() {
+    std::string s;
+    for (const arch_info & i : arch_table()) {
+        s += (s.empty() ? "" : ", ") + std::string(i.name);
+    }
+    return s;
+}
+
 inline bool is_encoder_arch(const std::string & a) {
-    return a == "bert" || a == "nomic-bert";
+    const arch_info * i = find_arch(a);
+    return i && i->encoder;
 }
 
 // Presets: "micro" (the layout of the synthetic micro models in tests/data), "tiny" (256-wide, K-quant
@@ -115,7 +164,8 @@ inline void fill_normal(float * out, int64_t n, uint64_t seed, float stddev) {
 }
 
 // ---- model layout --------------------------------------------------------------------------------
-enum class init { normal, ones, near_one };  // near_one: 1 + N(0, std) (encoder norms)
+// near_one: 1 + N(0, std) (encoder norms); abs_one: 1 + |N(0, std)| (LongRoPE divisors, >= 1)
+enum class init { normal, ones, near_one, abs_one };
 
 struct tensor_desc {
     std::string name;
@@ -209,6 +259,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 
     mat("token_embd.weight", E, n_vocab, sd);
     vec("output_norm.weight", E, init::ones);
+    if (p.rope_factors) {  // LongRoPE: long factors well above 1, short ones near 1 (D / 2 pairs)
+        t.push_back({"rope_factors_long.weight", {D / 2, 1, 1}, 1, init::abs_one, 4.0f});
+        t.push_back({"rope_factors_short.weight", {D / 2, 1, 1}, 1, init::abs_one, 0.25f});
+    }
     if (untied) {
         mat("output.weight", E, n_vocab, sd);
     }
@@ -270,8 +324,47 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
 }
 
 inline bool known_arch(const std::string & a) {
-    return a == "llama" || a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "gpt-oss" || a == "phi3" ||
-           a == "gemma" || a == "gemma2" || a == "gemma3" || is_encoder_arch(a);
+    return find_arch(a) != nullptr;
+}
+
+// The shared synthetic micro models (tests/data/models/synthetic/<file>-micro-f16.gguf, with reference
+// runs in tests/data/reference): one per decoder architecture, named after it, plus variants.
+inline std::vector<std::string> micro_model_files() {
+    std::vector<std::string> f;
+    for (const arch_info & i : arch_table()) {
+        if (!i.encoder) {
+            f.push_back(i.name);
+        }
+    }
+    f.push_back("llama-moe");  // llama with experts (Mixtral layout)
+    return f;
+}
+
+// The architecture and shape of micro model `file` (see micro_model_files) on top of the "micro"
+// preset. False for an unknown file.
+inline bool apply_micro_model(const std::string & file, params & p) {
+    const std::string arch = file == "llama-moe" ? "llama" : file;
+    const arch_info * ai   = find_arch(arch);
+    if (!ai || ai->encoder || !apply_preset("micro", p)) {
+        return false;
+    }
+    p.arch = arch;
+    p.name = "synthetic-" + file + "-micro";
+    if (arch == "gemma2") {
+        p.n_layer = 26, p.n_swa = 2048;
+    } else if (arch == "qwen3") {
+        p.head_dim = 32, p.rope_base = 1e6f;
+    } else if (arch == "gemma3") {
+        p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
+    } else if (arch == "qwen3moe") {
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
+    } else if (arch == "gpt-oss") {
+        p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
+    }
+    if (file == "llama-moe") {
+        p.n_expert = 4, p.n_expert_used = 2;
+    }
+    return true;
 }
 
 // general.file_type of a model whose matrices are `type` (llama_ftype values).
@@ -357,9 +450,9 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
         } else {
             uint64_t s = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
             fill_normal(row.data(), n, splitmix64(s), t.stddev);
-            if (t.kind == init::near_one) {
+            if (t.kind == init::near_one || t.kind == init::abs_one) {
                 for (float & x : row) {
-                    x += 1.0f;
+                    x = 1.0f + (t.kind == init::abs_one ? std::fabs(x) : x);
                 }
             }
         }
@@ -373,18 +466,25 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
 
 // Writes the model to path. False with a message in err on failure (the partial file is removed).
 inline bool write_model(const params & p, const std::string & path, std::string & err) {
-    if (!known_arch(p.arch)) {
-        err = "unknown architecture '" + p.arch +
-              "' (llama, qwen2, qwen3, qwen3moe, gpt-oss, phi3, gemma, gemma2, gemma3, bert, nomic-bert)";
+    const arch_info * ai = find_arch(p.arch);
+    if (!ai) {
+        err = "unknown architecture '" + p.arch + "' (" + arch_names() + ")";
         return false;
     }
-    const bool moe_arch = p.arch == "llama" || p.arch == "qwen3moe" || p.arch == "gpt-oss";
-    if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !moe_arch) ||
-        ((p.arch == "qwen3moe" || p.arch == "gpt-oss") && p.n_expert == 0) || p.n_expert_used < 0 ||
-        p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
+    if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !ai->moe) || (ai->needs_experts && p.n_expert == 0) ||
+        p.n_expert_used < 0 || p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
         err =
             "experts: --n-expert 1 to 256 for llama, qwen3moe and gpt-oss (required for the last two), "
             "--n-expert-used up to it";
+        return false;
+    }
+    if (p.rope_factors && p.arch != "phi3") {
+        err = "LongRoPE factors (--rope-factors) are written for phi3 only";
+        return false;
+    }
+    if (!p.rope_scaling.empty() && p.rope_scaling != "linear" && p.rope_scaling != "yarn" &&
+        p.rope_scaling != "longrope" && p.rope_scaling != "none") {
+        err = "rope scaling type '" + p.rope_scaling + "' is not none, linear, yarn or longrope";
         return false;
     }
     const bool encoder = is_encoder_arch(p.arch);
@@ -447,6 +547,33 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         // every 6th layer global (the default pattern), the others local with their own rope base
         gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 512));
         gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), 10000.0f);
+    }
+    if (!p.swa_flags.empty()) {
+        if ((p.arch != "gemma3" && p.arch != "gpt-oss") || (int64_t) p.swa_flags.size() != p.n_layer) {
+            err = "sliding-window flags: gemma3 or gpt-oss, one per layer";
+            return false;
+        }
+        std::vector<int8_t> f(p.swa_flags.begin(), p.swa_flags.end());
+        gguf_set_arr_data(g.get(), (A + "attention.sliding_window_pattern").c_str(), GGUF_TYPE_BOOL, f.data(),
+                          f.size());
+    }
+    if (!p.rope_scaling.empty()) {
+        gguf_set_val_str(g.get(), (A + "rope.scaling.type").c_str(), p.rope_scaling.c_str());
+    }
+    if (p.rope_scaling_factor > 0) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.factor").c_str(), p.rope_scaling_factor);
+    }
+    if (p.rope_orig_ctx > 0) {
+        gguf_set_val_u32(g.get(), (A + "rope.scaling.original_context_length").c_str(), (uint32_t) p.rope_orig_ctx);
+    }
+    if (p.yarn_beta_fast > 0) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.yarn_beta_fast").c_str(), p.yarn_beta_fast);
+    }
+    if (p.yarn_beta_slow > 0) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.yarn_beta_slow").c_str(), p.yarn_beta_slow);
+    }
+    if (p.rope_attn_factor > 0) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.attn_factor").c_str(), p.rope_attn_factor);
     }
     if (p.n_expert > 0) {
         const int64_t used = p.n_expert_used > 0 ? p.n_expert_used : std::min<int64_t>(2, p.n_expert);

@@ -129,7 +129,10 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
     g.cb(experts, "ffn_moe_weighted", il);
 
     ggml_tensor * out = nullptr;
-    for (int64_t e = 0; e < n_used; e++) {
+    // a ubatch without outputs has no rows left in the last layer: a view past the first expert would
+    // start beyond the (empty) tensor, and the sum of nothing is the first empty view
+    const int64_t n_sum = n_tokens > 0 ? n_used : 1;
+    for (int64_t e = 0; e < n_sum; e++) {
         ggml_tensor * v = ggml_view_2d(ctx0, experts, n_embd, n_tokens, experts->nb[2], e * experts->nb[1]);
         out             = out ? ggml_add(ctx0, out, v) : ggml_cont(ctx0, v);
     }

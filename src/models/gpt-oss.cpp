@@ -21,9 +21,12 @@ static void gpt_oss_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp);
     ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa);
-    uint32_t period = 2;
-    ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
-    hp.set_swa_pattern(period);
+    // a period, or one flag per layer (true = sliding window), as upstream reads the key
+    if (!ml.get_arr_flags(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hp.swa_layers, hp.n_layer)) {
+        uint32_t period = 2;
+        ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
+        hp.set_swa_pattern(period);
+    }
     ml.get_key(LLM_KV_ROPE_FREQ_BASE_SWA, hp.rope_freq_base_train_swa, false);  // default: the global base
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
     if (hp.n_expert == 0) {

@@ -1,7 +1,9 @@
 // Phi-3: pre-norm RMS blocks with a fused Q/K/V projection (attn_qkv, split with views) and a fused
 // gate+up projection (ffn_up holds [gate; up], combined by a fused SwiGLU), NEOX-style RoPE and a
-// separate LM head. Long-context rope factors (rope_factors_long/short, LongRoPE) are not supported:
-// a file that has them is refused rather than run with wrong positions.
+// separate LM head. LongRoPE (Phi-3 128k): optional rope_factors_long / rope_factors_short divide the
+// pair frequencies; a context longer than rope.scaling.original_context_length takes the long ones
+// (upstream's choice, made once per context), and rope.scaling.attn_factor scales the rotated q/k
+// (applied through the context's yarn_attn_factor).
 // Sliding window: phi3.attention.sliding_window is read into n_swa but not applied; the context
 // refuses nothing, so a context larger than the window attends over more than the model was trained
 // for (the synthetic model's window, 4096, is far above the 512 tokens the reference uses).
@@ -28,10 +30,11 @@ static void phi3_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     const int64_t         n_k     = hp.n_embd_k_gqa();
     const int64_t         n_v     = hp.n_embd_v_gqa();
 
-    if (tc.create(LLM_TENSOR_ROPE_FACTORS_LONG, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED) ||
-        tc.create(LLM_TENSOR_ROPE_FACTORS_SHORT, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED)) {
-        throw llama_error("phi3: LongRoPE frequency factors (rope_factors_long/short) are not supported");
-    }
+    // shared by all layers (one tensor each in the file); either may be absent
+    ggml_tensor * rope_long =
+        tc.create(LLM_TENSOR_ROPE_FACTORS_LONG, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED);
+    ggml_tensor * rope_short =
+        tc.create(LLM_TENSOR_ROPE_FACTORS_SHORT, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED);
 
     model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});
     model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
@@ -41,6 +44,8 @@ static void phi3_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     model.layers.resize(hp.n_layer);
     for (int il = 0; il < (int) hp.n_layer; il++) {
         llama_layer & l = model.layers[il];
+        l.rope_long     = rope_long;
+        l.rope_short    = rope_short;
         l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
         l.wqkv          = tc.create(LLM_TENSOR_ATTN_QKV, {n_embd, n_q + n_k + n_v}, 0, il);  // rows: q, k, v
         l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
@@ -87,9 +92,12 @@ static void phi3_build_graph(llm_graph_context & g) {
 
         q = ggml_reshape_3d(ctx0, q, head_dim, hp.n_head, n_tokens);
         k = ggml_reshape_3d(ctx0, k, head_dim, hp.n_head_kv, n_tokens);
-        q = g.build_rope(q, inp_pos, nullptr);
+        // LongRoPE: the long factors once the context outgrows the original one (upstream compares the
+        // per-sequence context; our cache is unified, so a sequence may fill all of n_ctx)
+        ggml_tensor * rope_factors = model.rope_factors(g.cparams.n_ctx, il);
+        q                          = g.build_rope(q, inp_pos, rope_factors);
         g.cb(q, "Qcur_rope", il);
-        k = g.build_rope(k, inp_pos, nullptr);
+        k = g.build_rope(k, inp_pos, rope_factors);
         g.cb(k, "Kcur_rope", il);
 
         cur = g.build_attn(l.wo, nullptr, q, k, v, 1.0f / sqrtf((float) head_dim), il);

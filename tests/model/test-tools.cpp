@@ -128,34 +128,12 @@ struct ToolsTest : ::testing::Test {
 // The generator's micro preset, with the vocab copied from the stored model, reproduces each stored
 // synthetic model's keys and tensors exactly (names, order, types, shapes, sizes).
 TEST_F(ToolsTest, GeneratorMatchesSharedSyntheticLayouts) {
-    for (const char * file :
-         {"llama", "qwen2", "phi3", "gemma", "gemma2", "qwen3", "gemma3", "llama-moe", "qwen3moe", "gpt-oss"}) {
+    for (const std::string & file : synth::micro_model_files()) {
         SCOPED_TRACE(file);
-        const std::string ref  = data_path(std::string("models/synthetic/") + file + "-micro-f16.gguf");
-        const std::string arch = std::string(file) == "llama-moe" ? "llama" : file;
+        const std::string ref = data_path("models/synthetic/" + file + "-micro-f16.gguf");
         synth::params     p;
-        synth::apply_preset("micro", p);
-        p.arch       = arch;
-        p.name       = std::string("synthetic-") + file + "-micro";
+        ASSERT_TRUE(synth::apply_micro_model(file, p));
         p.vocab_path = ref;
-        if (p.arch == "gemma2") {
-            p.n_layer = 26, p.n_swa = 2048;
-        }
-        if (p.arch == "qwen3") {
-            p.head_dim = 32, p.rope_base = 1e6f;
-        }
-        if (p.arch == "gemma3") {
-            p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
-        }
-        if (std::string(file) == "llama-moe") {
-            p.n_expert = 4, p.n_expert_used = 2;
-        }
-        if (p.arch == "qwen3moe") {
-            p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
-        }
-        if (p.arch == "gpt-oss") {
-            p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
-        }
         temp_file   f("micro.gguf");
         std::string err;
         ASSERT_TRUE(synth::write_model(p, f.path, err)) << err;
@@ -259,13 +237,16 @@ TEST_F(ToolsTest, GeneratedModelCarriesTheVocab) {
 // Every decoder architecture the generator writes, with its defaults (head size, window, experts where
 // required), loads in libllama and decodes to finite logits.
 TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
-    for (const char * arch : {"llama", "qwen2", "qwen3", "qwen3moe", "gpt-oss", "phi3", "gemma", "gemma2", "gemma3"}) {
-        SCOPED_TRACE(arch);
+    for (const synth::arch_info & ai : synth::arch_table()) {
+        if (ai.encoder) {
+            continue;
+        }
+        SCOPED_TRACE(ai.name);
         synth::params p;
         synth::apply_preset("micro", p);
-        p.arch    = arch;
+        p.arch    = ai.name;
         p.n_vocab = 512;
-        if (p.arch == "qwen3moe" || p.arch == "gpt-oss") {
+        if (ai.needs_experts) {
             p.n_expert = 4;
         }
         temp_file   f("dec.gguf");
