@@ -45,8 +45,12 @@ bool match_partial(const gram_rules & g, const gram_elem * e, gram_partial p) {
     if (p.n_remain <= 0) {
         return p.n_remain == 0;
     }
-    const uint32_t low  = p.value << (6 * p.n_remain);
+    uint32_t       low  = p.value << (6 * p.n_remain);
     const uint32_t high = low | ((1u << (6 * p.n_remain)) - 1);
+    if (low == 0) {
+        // a bare E0 or F0 lead: the shortest-form rule puts the code point above 0x7FF / 0xFFFF
+        low = p.n_remain == 2 ? 0x800 : p.n_remain == 3 ? 0x10000 : low;
+    }
     if (e->type == gram_type::CHARS) {
         for (const auto & r : g.sets[e->value]) {
             if (r.first <= high && r.second >= low) {
@@ -196,7 +200,10 @@ std::vector<gram_cand> reject_stack(const gram_rules & g, const gram_stack & sta
     if (!next.empty()) {
         gram_stacks after;
         expand(g, after_top(stack), after);
-        for (const auto & r : reject_stacks(g, after, next, false)) {
+        // the sub-call answers in its input's form (one code point further): step back, so
+        // the next stack of the caller sees the candidate's text from the same place
+        for (auto r : reject_stacks(g, after, next, false)) {
+            r.cps--;
             rejects.push_back(r);
         }
     }
@@ -230,6 +237,10 @@ gram_partial gram_decode_utf8(const std::string & bytes, gram_partial partial, s
     for (unsigned char b : bytes) {
         if (n_remain > 0) {
             if ((b & 0xC0) != 0x80) {
+                return invalid;
+            }
+            // overlong forms: E0 needs a second byte >= A0, F0 one >= 90
+            if (value == 0 && ((n_remain == 2 && b < 0xA0) || (n_remain == 3 && b < 0x90))) {
                 return invalid;
             }
             value = (value << 6) | (b & 0x3F);
