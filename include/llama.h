@@ -992,9 +992,10 @@ LLAMA_API struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(
     const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens,
     size_t num_trigger_tokens);
 /* DRY ("don't repeat yourself"): a token that would extend a sequence already repeated in the last
- * dry_penalty_last_n accepted tokens (-1: all) gets logit -= multiplier * base^(len - allowed_length)
- * when the repeated length len >= dry_allowed_length. A sequence breaker (strings, tokenized with
- * vocab) stops the matching. multiplier 0, base < 1 or penalty_last_n 0: no-op. */
+ * dry_penalty_last_n accepted tokens gets logit -= multiplier * base^(len - allowed_length) when
+ * the repeated length len >= dry_allowed_length. A sequence breaker (strings, found in the vocab's
+ * tokens) stops the matching. multiplier 0, base < 1 or penalty_last_n <= 0: no-op. vocab may be
+ * NULL when there are no breakers. */
 LLAMA_API struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier,
                                                         float dry_base, int32_t dry_allowed_length,
                                                         int32_t dry_penalty_last_n, const char ** seq_breakers,

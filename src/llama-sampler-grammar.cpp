@@ -41,10 +41,11 @@ struct sampler_grammar {
     std::vector<std::pair<llama_token, std::pair<size_t, size_t>>> spans;
 
     void restart() {
-        state.reset();
+        std::optional<gram_state> fresh;  // built first: if it throws, the old state stays
         if (sh->rules) {
-            state.emplace(sh->rules);
+            fresh.emplace(sh->rules);
         }
+        state    = std::move(fresh);
         awaiting = sh->lazy;
         buf.clear();
         spans.clear();
@@ -137,7 +138,17 @@ static void grammar_apply(llama_sampler * smpl, llama_token_data_array * cur_p) 
         }
         cands.push_back(c);
     }
-    for (size_t idx : gram_reject(st, cands)) {
+    std::vector<size_t> rejected;
+    try {
+        rejected = gram_reject(st, cands);
+    } catch (const gram_error &) {
+        // over the work limits: fail closed (nothing passes) rather than let anything through
+        for (size_t i = 0; i < cur_p->size; ++i) {
+            cur_p->data[i].logit = -INFINITY;
+        }
+        throw;
+    }
+    for (size_t idx : rejected) {
         cur_p->data[idx].logit = -INFINITY;
     }
 }
