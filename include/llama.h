@@ -911,6 +911,11 @@ LLAMA_API void         llama_sampler_apply(struct llama_sampler * smpl, llama_to
 LLAMA_API void         llama_sampler_reset(struct llama_sampler * smpl);
 /* A deep copy (with its state), or NULL if the sampler cannot be cloned. */
 LLAMA_API struct llama_sampler * llama_sampler_clone(const struct llama_sampler * smpl);
+/* Makes dst's mutable state (history, random state, grammar position) a copy of src's, so that dst
+ * continues exactly as src would; dst keeps its own identity (and its place in a chain). src and
+ * dst must be the same kind of sampler (same iface), else nothing happens and the reason is in
+ * llama_last_error(). NULL or src == dst: no-op. A custom sampler needs a clone function. */
+LLAMA_API void                   llama_sampler_copy(const struct llama_sampler * src, struct llama_sampler * dst);
 /* Frees the sampler (NULL is a no-op). Do not free a sampler that is part of a chain. */
 LLAMA_API void                   llama_sampler_free(struct llama_sampler * smpl);
 
@@ -945,6 +950,67 @@ LLAMA_API struct llama_sampler * llama_sampler_init_penalties(int32_t penalty_la
 /* Adds a fixed bias to the logits of chosen tokens (the array is copied). */
 LLAMA_API struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias,
                                                                const llama_logit_bias * logit_bias);
+
+/* XTC ("exclude top choices"): with probability p, removes every token whose probability is >= t
+ * except the least likely of them, keeping at least min_keep tokens. p <= 0 or t > 0.5: no-op.
+ * Draws from its own generator (seed LLAMA_DEFAULT_SEED = random). */
+LLAMA_API struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed);
+/* Top-n-sigma: keeps tokens whose logit is >= max - n * stddev (over the finite logits); the
+ * others become -inf. n <= 0: no-op. */
+LLAMA_API struct llama_sampler * llama_sampler_init_top_n_sigma(float n);
+/* Mirostat 1.0 (arXiv 2007.14966, tokens as words): estimates the Zipf exponent from the m most
+ * likely tokens, keeps the top k that match the current surprise budget mu (starts at 2 * tau),
+ * draws a token (sets selected) and moves mu by eta * (tau - observed surprise). n_vocab is the
+ * vocabulary size. A terminal sampler: put it last in a chain. */
+LLAMA_API struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta,
+                                                             int32_t m);
+/* Mirostat 2.0: keeps tokens whose surprise -log2(p) is <= mu (at least one), draws one, then
+ * updates mu as mirostat 1.0 does. Terminal sampler. */
+LLAMA_API struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta);
+/* Grammar-constrained sampling with a GBNF grammar (dialect: docs/sampling.md). Candidates whose
+ * text cannot continue the grammar get logit -inf; end-of-generation tokens only when the grammar
+ * is complete. grammar_root is the start rule ("root" if NULL). grammar_str NULL or "" gives a
+ * sampler that constrains nothing. Returns NULL if the grammar is malformed (unbalanced brackets,
+ * undefined rule, bad escape, left recursion, invalid UTF-8, too large): the reason is in
+ * llama_last_error() and the log. vocab must outlive the sampler. */
+LLAMA_API struct llama_sampler * llama_sampler_init_grammar(const struct llama_vocab * vocab, const char * grammar_str,
+                                                            const char * grammar_root);
+/* Deprecated form of llama_sampler_init_grammar_lazy_patterns: each trigger word is a literal
+ * string that activates the grammar where it first appears in the output. */
+LLAMA_API LLAMA_DEPRECATED(struct llama_sampler * llama_sampler_init_grammar_lazy(
+                               const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root,
+                               const char ** trigger_words, size_t num_trigger_words,
+                               const llama_token * trigger_tokens, size_t num_trigger_tokens),
+                           "use llama_sampler_init_grammar_lazy_patterns instead");
+/* A lazy grammar: it constrains nothing until it is triggered, either by an accepted token listed
+ * in trigger_tokens (the grammar then sees the output from that token on, the token included) or
+ * by a trigger pattern (ECMAScript regex) matching the whole output generated so far; the grammar
+ * then sees the output from the pattern's first capture group (or from the match start if it has
+ * none). Errors as llama_sampler_init_grammar; a bad regex also gives NULL. */
+LLAMA_API struct llama_sampler * llama_sampler_init_grammar_lazy_patterns(
+    const struct llama_vocab * vocab, const char * grammar_str, const char * grammar_root,
+    const char ** trigger_patterns, size_t num_trigger_patterns, const llama_token * trigger_tokens,
+    size_t num_trigger_tokens);
+/* DRY ("don't repeat yourself"): a token that would extend a sequence already repeated in the last
+ * dry_penalty_last_n accepted tokens gets logit -= multiplier * base^(len - allowed_length) when
+ * the repeated length len >= dry_allowed_length. A sequence breaker (strings, found in the vocab's
+ * tokens) stops the matching. multiplier 0, base < 1 or penalty_last_n <= 0: no-op. vocab may be
+ * NULL when there are no breakers. */
+LLAMA_API struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier,
+                                                        float dry_base, int32_t dry_allowed_length,
+                                                        int32_t dry_penalty_last_n, const char ** seq_breakers,
+                                                        size_t num_breakers);
+/* Adaptive-p: draws tokens whose probability is near target, correcting over time: it keeps an
+ * exponential moving average (decay in [0, 0.99]; history about 1/(1-decay) tokens) of the
+ * original probabilities of accepted tokens and aims at 2 * target - average. Logits are reshaped
+ * to peak at that probability, then a token is drawn (terminal sampler; put min-p before it at
+ * most). target < 0: plain draw from the distribution. */
+LLAMA_API struct llama_sampler * llama_sampler_init_adaptive_p(float target, float decay, uint32_t seed);
+/* For fill-in-the-middle: if end-of-generation tokens carry enough mass (3 * p_eog * n > p_text)
+ * keeps only them; otherwise merges the probability of tokens whose text is a prefix of another's
+ * into the more likely one, drops non-EOG tokens below 0.2 and then below 1/(n+1); if no text token
+ * is left, leaves a single EOT (or EOS) token. Use after top-k/top-p. */
+LLAMA_API struct llama_sampler * llama_sampler_init_infill(const struct llama_vocab * vocab);
 
 /* The seed used by a dist sampler (or the first one in a chain); LLAMA_DEFAULT_SEED if none. */
 LLAMA_API uint32_t llama_sampler_get_seed(const struct llama_sampler * smpl);

@@ -454,7 +454,7 @@ struct sampler_dist {
 
 }  // namespace
 
-static uint32_t dist_resolve_seed(uint32_t seed) {
+uint32_t llama_sampler_resolve_seed(uint32_t seed) {
     if (seed != LLAMA_DEFAULT_SEED) {
         return seed;
     }
@@ -478,19 +478,25 @@ static void dist_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
         return;
     }
     llama_sampler_softmax_impl(cur_p, false);
+    cur_p->selected = llama_sampler_draw_impl(cur_p, ctx->rng);
+}
 
+int64_t llama_sampler_draw_impl(const llama_token_data_array * cur_p, std::mt19937 & rng) {
+    if (cur_p == nullptr || cur_p->data == nullptr || cur_p->size == 0) {
+        return -1;
+    }
     double sum = 0.0;
     for (size_t i = 0; i < cur_p->size; ++i) {
-        sum += cur_p->data[i].p;
+        sum += cur_p->data[i].p > 0.0f ? cur_p->data[i].p : 0.0f;
     }
     // u in [0, 1) from 32 random bits: same stream on every standard library, unlike
     // std::uniform_real_distribution whose algorithm is implementation-defined
-    const double u = (double) ctx->rng() * (1.0 / 4294967296.0) * sum;
+    const double u = (double) rng() * (1.0 / 4294967296.0) * sum;
 
     double  cum  = 0.0;
     int64_t pick = -1;
     for (size_t i = 0; i < cur_p->size; ++i) {
-        if (cur_p->data[i].p <= 0.0f) {
+        if (!(cur_p->data[i].p > 0.0f)) {
             continue;
         }
         pick = (int64_t) i;  // the last token with mass absorbs rounding at the top end
@@ -499,12 +505,12 @@ static void dist_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
             break;
         }
     }
-    cur_p->selected = pick >= 0 ? pick : 0;
+    return pick >= 0 ? pick : 0;
 }
 
 static void dist_reset(llama_sampler * smpl) {
     auto * ctx    = (sampler_dist *) smpl->ctx;
-    ctx->seed_cur = dist_resolve_seed(ctx->seed);
+    ctx->seed_cur = llama_sampler_resolve_seed(ctx->seed);
     ctx->rng.seed(ctx->seed_cur);
 }
 
@@ -543,7 +549,7 @@ struct llama_sampler * llama_sampler_init_dist(uint32_t seed) {
         return nullptr;
     }
     ctx->seed     = seed;
-    ctx->seed_cur = dist_resolve_seed(seed);
+    ctx->seed_cur = llama_sampler_resolve_seed(seed);
     ctx->rng.seed(ctx->seed_cur);
     llama_sampler * res = llama_sampler_init(&llama_sampler_dist_i, ctx);
     if (res == nullptr) {
@@ -563,6 +569,10 @@ uint32_t llama_sampler_get_seed(const struct llama_sampler * smpl) {
     if (smpl->iface == &llama_sampler_dist_i && smpl->ctx != nullptr) {
         return ((const sampler_dist *) smpl->ctx)->seed_cur;
     }
+    uint32_t own = LLAMA_DEFAULT_SEED;
+    if (llama_sampler_seed_of(smpl, &own)) {
+        return own;  // xtc, mirostat, adaptive-p (llama-sampler-mirostat.cpp)
+    }
     if (llama_sampler_is_chain(smpl)) {
         // the last seeded member decides, as it is the one that picks the token
         const auto * c = (const llama_sampler_chain *) smpl->ctx;
@@ -574,4 +584,31 @@ uint32_t llama_sampler_get_seed(const struct llama_sampler * smpl) {
         }
     }
     return LLAMA_DEFAULT_SEED;
+}
+
+// ---------------------------------------------------------------------------------------------
+// copy: dst takes a clone of src's state and keeps its own llama_sampler object
+// ---------------------------------------------------------------------------------------------
+
+void llama_sampler_copy(const struct llama_sampler * src, struct llama_sampler * dst) {
+    if (src == nullptr || dst == nullptr || src == dst) {
+        return;
+    }
+    if (src->iface != dst->iface) {
+        LLAMA_SAMPLER_FAIL("cannot copy '%s' into a different kind of sampler ('%s')", llama_sampler_name(src),
+                           llama_sampler_name(dst));
+        return;
+    }
+    llama_sampler * tmp = llama_sampler_clone(src);
+    if (tmp == nullptr) {
+        LLAMA_SAMPLER_FAIL("cannot clone '%s'", llama_sampler_name(src));
+        return;
+    }
+    // a chain's state is its members: dst's members are freed with its ctx, tmp's are adopted
+    if (dst->iface != nullptr && dst->iface->free != nullptr) {
+        dst->iface->free(dst);
+    }
+    dst->ctx = tmp->ctx;
+    tmp->ctx = nullptr;
+    delete tmp;
 }

@@ -5,10 +5,14 @@
 //   llama-sampler.cpp          the generic calls, the chain, perf counters, greedy and dist
 //   llama-sampler-filters.cpp  top-k, top-p, min-p, typical, temp, temp-ext, penalties, logit-bias
 //   llama-sampler-sample.cpp   llama_sampler_sample (the only part that needs a llama_context)
+//   llama-sampler-mirostat.cpp xtc, top-n-sigma, mirostat v1/v2, adaptive-p
+//   llama-sampler-dry.cpp      DRY;  llama-sampler-infill.cpp  infill
+//   llama-sampler-grammar.cpp  grammar and lazy grammar (on llama-grammar*.cpp)
 // The helpers below are shared by those files and reachable by tests through llama-internal.
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "llama-impl.h"
@@ -44,6 +48,17 @@ int64_t llama_sampler_argmax_impl(const llama_token_data_array * cur_p);
 
 // temperature <= 0 (or NaN) keeps only the highest logit (the others become -inf); else logit /= t.
 void llama_sampler_temp_impl(llama_token_data_array * cur_p, float temp);
+
+// Draws an index with probability proportional to data[i].p (p <= 0 never wins unless all are);
+// -1 if empty. One 32-bit draw from rng, so streams are identical on every standard library.
+int64_t llama_sampler_draw_impl(const llama_token_data_array * cur_p, std::mt19937 & rng);
+
+// The seed as given by the caller; LLAMA_DEFAULT_SEED becomes a random one.
+uint32_t llama_sampler_resolve_seed(uint32_t seed);
+
+// The seed in use if smpl is one of the seeded samplers of llama-sampler-mirostat.cpp (xtc,
+// mirostat v1/v2, adaptive-p): sets *seed and returns true.
+bool llama_sampler_seed_of(const llama_sampler * smpl, uint32_t * seed);
 
 // Microseconds from a monotonic clock (perf counters).
 int64_t llama_sampler_time_us();
