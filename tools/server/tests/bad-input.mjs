@@ -74,7 +74,26 @@ const n200 = flood.filter((r) => r.status === 200 && r.json.usage.completion_tok
 check(n503 >= 1 && n200 >= 3 && n503 + n200 === 6, 'queue limit: 503 + Retry-After, the rest complete', `200: ${n200}, 503: ${n503}`);
 await alive('queue overflow');
 
+// the second identical prompt reuses the slot's KV cache (prompt-prefix reuse)
+const p1 = await post('/v1/completions', { prompt: 'The cat sat on the mat and looked at the dog', max_tokens: 2 }, KEY);
+const p2 = await post('/v1/completions', { prompt: 'The cat sat on the mat and looked at the dog', max_tokens: 2 }, KEY);
+check(p2.json?.usage?.prompt_tokens_details?.cached_tokens === p2.json?.usage?.prompt_tokens - 1 &&
+      p1.json?.usage?.prompt_tokens_details?.cached_tokens < p2.json?.usage?.prompt_tokens - 1,
+      'prompt prefix reused from the slot cache', JSON.stringify([p1.json?.usage, p2.json?.usage]));
+
 const m = await (await fetch(BASE + '/metrics')).text();
 check(/llama_requests_total\{endpoint="\/v1\/completions",status="400"\} \d+/.test(m) &&
       /llama_kv_cache_usage_ratio \S+/.test(m) && /llama_queue_depth 0/.test(m), '/metrics: Prometheus text');
+
+// SIGTERM: the in-flight request still completes, new work is refused, then the server exits
+// (run-server-test.sh checks its exit status 0)
+const long = post('/v1/completions', { prompt: 'Once', max_tokens: 1000, ignore_eos: true, temperature: 0 }, KEY);
+for (let i = 0; i < 100 && (await metric('llama_slots_busy')) !== 1; i++) await new Promise((r) => setTimeout(r, 5));
+process.kill(Number(process.env.SERVER_PID), 'SIGTERM');
+await new Promise((r) => setTimeout(r, 20));
+let during = 0;
+try { during = (await post('/v1/completions', { prompt: 'Once', max_tokens: 2 }, KEY)).status; } catch { during = -1; }
+const lr = await long;
+check(lr.status === 200 && lr.json.usage.completion_tokens === 1000, 'SIGTERM: the in-flight request completes', lr.text.slice(0, 200));
+check(during === 503 || during === -1, 'SIGTERM: new requests are refused while draining', String(during));
 done();
