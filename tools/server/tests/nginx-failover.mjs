@@ -28,12 +28,20 @@ child.stdout.on('data', (d) => {
 });
 const base = `http://127.0.0.1:${port}`;
 let up = false;
-for (let i = 0; i < 600 && !up; i++) {
+const tStart = Date.now();
+while (!up && Date.now() - tStart < 120000) {
     await sleep(50);
     try { up = (await fetch(base + '/health')).status === 200; } catch {}
 }
-check(up && replicas.length === 3, 'nginx and 3 replicas up', out);
-if (!up) { child.kill('SIGTERM'); done(); }
+check(up && replicas.length === 3, `nginx and 3 replicas up (${Date.now() - tStart} ms)`, out);
+if (!up) {
+    // say why: the replicas' and nginx's logs
+    for (const f of fs.existsSync(prefix) ? fs.readdirSync(prefix) : []) {
+        if (f.endsWith('.log')) console.log(`--- ${f}\n` + fs.readFileSync(`${prefix}/${f}`, 'utf8').slice(-2000));
+    }
+    child.kill('SIGTERM');
+    done();
+}
 
 const total = 60;
 let next = 0, finished = 0, killed = null;
