@@ -93,7 +93,7 @@ bool session::decode(const llama_token * toks, int n, reply_stats & stats) {
 
 int session::reply(const std::string & text, int n_predict, const std::function<void(const std::string &)> & on_piece,
                    reply_stats & stats) {
-    const bool               first = tokens_.empty();
+    const bool               first = tokens_.empty() || !cache_path_.empty();
     int                      n = -llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), nullptr, 0, first, true);
     std::vector<llama_token> toks((size_t) std::max(n, 0));
     if (n <= 0 || llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), toks.data(), n, first, true) < 0) {
@@ -106,8 +106,29 @@ int session::reply(const std::string & text, int n_predict, const std::function<
     for (llama_token t : toks) {
         llama_sampler_accept(smpl_, t);  // penalties see the prompt too
     }
-    if (!decode(toks.data(), n, stats)) {
+    size_t skip = 0;  // prompt tokens already in the cache (from the prompt cache file)
+    if (!cache_path_.empty()) {
+        std::vector<llama_token> saved((size_t) n_ctx_);
+        size_t                   n_saved = 0;
+        tokens_.clear();
+        if (llama_state_load_file(ctx_, cache_path_.c_str(), saved.data(), saved.size(), &n_saved)) {
+            while (skip < n_saved && skip < toks.size() && saved[skip] == toks[skip]) {
+                skip++;
+            }
+            skip = std::min(skip, toks.size() - 1);  // the last prompt token is decoded for its logits
+            llama_memory_seq_rm(mem_, 0, (llama_pos) skip, -1);
+            tokens_.assign(toks.begin(), toks.begin() + (long) skip);
+        } else {
+            llama_memory_clear(mem_, true);
+        }
+        stats.n_cached = (int) skip;
+    }
+    if (!decode(toks.data() + skip, n - (int) skip, stats)) {
         return -1;
+    }
+    if (!cache_path_.empty() && !llama_state_save_file(ctx_, cache_path_.c_str(), tokens_.data(), tokens_.size())) {
+        fprintf(stderr, "llama-cli: warning: cannot save the prompt cache %s: %s\n", cache_path_.c_str(),
+                llama_last_error());
     }
     stats.finish_reason = "length";
     std::string pending;  // bytes of an incomplete UTF-8 character

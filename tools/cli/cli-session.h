@@ -33,6 +33,7 @@ struct reply_stats {
     int         n_prompt = 0;
     int         n_gen    = 0;
     int         n_shifts = 0;   // context shifts during this reply
+    int         n_cached = 0;   // prompt tokens taken from the prompt cache file
     std::string finish_reason;  // "stop", "length" or "interrupted"
 };
 
@@ -49,6 +50,11 @@ public:
     // Forgets everything (a new conversation).
     void clear();
 
+    // One-shot prompt cache (--prompt-cache FILE): the next reply() treats its text as the whole
+    // prompt, reuses the longest prefix the file holds (llama_state_load_file) and saves the state
+    // after its prompt (llama_state_save_file). A missing or unreadable file is just a cold start.
+    void set_prompt_cache(const std::string & path) { cache_path_ = path; }
+
 private:
     bool decode(const llama_token * toks, int n, reply_stats & stats);
     bool make_room(int n);
@@ -61,6 +67,7 @@ private:
     int                      n_keep_;
     bool                     verbose_;
     std::vector<llama_token> tokens_;  // what the cache holds, in position order
+    std::string              cache_path_;
 };
 
 }  // namespace cli

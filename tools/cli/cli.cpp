@@ -41,6 +41,7 @@ static void print_usage(FILE * out) {
             "  --presence-penalty X      presence penalty, 0 = off (default 0)\n"
             "  --frequency-penalty X     frequency penalty, 0 = off (default 0)\n"
             "  --seed N                  sampling seed, 0 to 4294967295 (default: random)\n"
+            "  --prompt-cache FILE       with -p: reuse the prompt prefix saved in FILE, save this prompt's state\n"
             "  --json                    each reply as one JSON line (content, finish_reason, token counts)\n"
             "  -v, --verbose             show the library's log and context shifts\n"
             "  -h, --help                print this help and exit\n\n"
@@ -108,7 +109,7 @@ static bool read_message(std::string & msg) {
 }
 
 int main(int argc, char ** argv) {
-    std::string   model_path, prompt, system_prompt, tmpl_arg;
+    std::string   model_path, prompt, system_prompt, tmpl_arg, prompt_cache;
     bool          one_shot = false, raw = false, json = false, verbose = false;
     int           n_ctx = 4096, n_predict = 512, n_batch = 512, n_threads = 2;
     cli::sampling sp;
@@ -158,6 +159,8 @@ int main(int argc, char ** argv) {
             sp.frequency_penalty = (float) args.float_value(-100, 100);
         } else if (args.is("--seed")) {
             sp.seed = (uint32_t) args.uint_value(0, UINT32_MAX);
+        } else if (args.is("--prompt-cache")) {
+            prompt_cache = args.value();
         } else if (args.is("--json")) {
             json = true;
         } else if (args.is("-v", "--verbose")) {
@@ -171,6 +174,9 @@ int main(int argc, char ** argv) {
     }
     if (raw && !one_shot) {
         args.fail("--raw needs -p TEXT");
+    }
+    if (!prompt_cache.empty() && !one_shot) {
+        args.fail("--prompt-cache needs -p TEXT");
     }
     const bool   color   = !json && tool::use_color(stdout);
     const char * c_user  = color ? "\033[32m" : "";
@@ -201,7 +207,10 @@ int main(int argc, char ** argv) {
     }
     llama_sampler * smpl = cli::make_sampler(sp);
     cli::session    chat(ctx, smpl, verbose);
-    const char *    tmpl = tmpl_arg.empty() ? llama_model_chat_template(model, nullptr) : tmpl_arg.c_str();
+    if (!prompt_cache.empty()) {
+        chat.set_prompt_cache(prompt_cache);
+    }
+    const char * tmpl = tmpl_arg.empty() ? llama_model_chat_template(model, nullptr) : tmpl_arg.c_str();
 
     // the conversation so far, formatted; only the new part of each formatting is decoded
     std::vector<std::string> roles, contents;
@@ -283,8 +292,8 @@ int main(int argc, char ** argv) {
         if (json) {
             printf(
                 "{\"content\":%s,\"finish_reason\":\"%s\",\"tokens_prompt\":%d,\"tokens_generated\":%d,"
-                "\"context_shifts\":%d,\"ms\":%.1f}\n",
-                json_str(reply).c_str(), st.finish_reason.c_str(), st.n_prompt, st.n_gen, st.n_shifts,
+                "\"context_shifts\":%d,\"tokens_cached\":%d,\"ms\":%.1f}\n",
+                json_str(reply).c_str(), st.finish_reason.c_str(), st.n_prompt, st.n_gen, st.n_shifts, st.n_cached,
                 (double) (llama_time_us() - t0) / 1000.0);
             fflush(stdout);
         }

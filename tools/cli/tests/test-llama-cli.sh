@@ -45,6 +45,25 @@ case "$case" in
         printf '%s\n' "$out" | grep -q '"context_shifts":[1-9]' || fail "no reply counted a shift: $out"
         rm -f err.log
         ;;
+    cache)
+        # --prompt-cache: a warm run reuses the saved prompt and prints what a cold run prints
+        dir=$(mktemp -d)
+        trap 'rm -rf "$dir"' EXIT
+        run() { "$cli" -m "$model" --raw -p "$1" -n 16 --temp 0 --json ${2:+--prompt-cache "$2"}; }
+        cold=$(run "Once upon a time there was a big dog" "$dir/p.bin") || fail "cold run exit $?"
+        [ -s "$dir/p.bin" ] || fail "no prompt cache file written"
+        warm=$(run "Once upon a time there was a big dog" "$dir/p.bin") || fail "warm run exit $?"
+        [[ "$cold" == *'"tokens_cached":0,'* ]] || fail "cold run reused tokens: $cold"
+        [[ "$warm" =~ \"tokens_prompt\":([0-9]+).*\"tokens_cached\":([0-9]+) ]] || fail "warm run: $warm"
+        [ "${BASH_REMATCH[2]}" = $((BASH_REMATCH[1] - 1)) ] || fail "warm run did not reuse the prompt: $warm"
+        [ "${cold%%\"context_shifts\"*}" = "${warm%%\"context_shifts\"*}" ] || fail "warm output differs: $cold / $warm"
+        other=$(run "Once upon a time there was a cat" "$dir/p.bin") || fail "exit $?"
+        plain=$(run "Once upon a time there was a cat") || fail "exit $?"
+        [[ "$other" == *'"tokens_cached":'[1-9]* ]] || fail "a shared prefix was not reused: $other"
+        [ "${other%%\"context_shifts\"*}" = "${plain%%\"context_shifts\"*}" ] || fail "partial reuse changed the output"
+        echo garbage >"$dir/p.bin"
+        run "Once upon a time" "$dir/p.bin" >/dev/null || fail "a damaged cache file must be a cold start"
+        ;;
     tty)
         command -v script >/dev/null 2>&1 || { echo "SKIP: no script(1)"; exit 77; }
         out=$(printf 'Hello\n/exit\n' | script -qefc "'$cli' -m '$model' --temp 0 -n 8" /dev/null) || fail "exit $?"
