@@ -34,7 +34,7 @@ struct reply_stats {
     int         n_gen    = 0;
     int         n_shifts = 0;   // context shifts during this reply
     int         n_cached = 0;   // prompt tokens taken from the prompt cache file
-    std::string finish_reason;  // "stop", "length" or "interrupted"
+    std::string finish_reason;  // "stop" or "length"
 };
 
 class session {

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdio>
 #include <thread>
 
 #include "server-params.h"
@@ -124,6 +125,16 @@ http_server::http_server(const http_config & cfg, llama_model * model, engine & 
       metrics_(m),
       svr_(std::make_unique<httplib::Server>()),
       created_((int64_t) time(nullptr)) {
+    if (!cfg_.chat_template.empty()) {
+        tmpl_ = cfg_.chat_template.c_str();
+    }
+    // a template llama_chat_apply_template does not know would fail every chat request: use chatml
+    const llama_chat_message probe = {"user", "hi"};
+    char                     buf[16];
+    if (tmpl_ != nullptr && llama_chat_apply_template(tmpl_, &probe, 1, true, buf, sizeof(buf)) < 0) {
+        fprintf(stderr, "llama-server: warning: chat template not supported, using chatml\n");
+        tmpl_ = nullptr;
+    }
     routes();
 }
 

@@ -29,6 +29,7 @@ struct http_config {
     int         timeout_s    = 600;   // per request (queue + generation)
     int         http_threads = 64;    // connections served at once (streams hold one each)
     std::string model_id;
+    std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
 };
 
 class http_server {

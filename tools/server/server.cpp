@@ -40,6 +40,7 @@ static void print_usage(FILE * out) {
             "  --http-threads N       connections served at once (default 64)\n"
             "  --grace N              seconds to finish in-flight requests on SIGTERM (default 30)\n"
             "  --alias NAME           model id in the API (default: the file name)\n"
+            "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
@@ -82,6 +83,8 @@ int main(int argc, char ** argv) {
             hc.http_threads = (int) args.int_value(2, 4096);
         } else if (args.is("--grace")) {
             grace = (int) args.int_value(0, 86400);
+        } else if (args.is("--chat-template")) {
+            hc.chat_template = args.value();
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
         } else if (args.is("-v", "--verbose")) {
