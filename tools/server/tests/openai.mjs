@@ -8,13 +8,23 @@ const require = createRequire(process.env.NODE_PATH + '/');
 const OpenAI = require('openai');
 const client = new OpenAI({ baseURL: BASE + '/v1', apiKey: 'unused', maxRetries: 0, timeout: 60000 });
 
+// Every greedy reference is computed first: greedyRef blocks node's event loop, and a pooled
+// keep-alive socket the server closed meanwhile (its 5 s idle timeout) would then be reused.
+const prompts = ['Once upon a time', 'The little dog', 'Lily wanted to'];
+const refs = greedyRef(prompts, 40);
+const chatRef = greedyRef(['Tell me a story'], 48, true)[0];
+const words = ['Once upon a time', 'The cat', 'A big red ball', 'Tom and Sue went to the park', 'The sun',
+               'One day, a little bird', 'Mom said', 'There was a tree'];
+const jobs = Array.from({ length: 32 }, (_, i) => ({ prompt: words[i % 8] + (i >= 8 ? ' ' + 'and'.repeat(1 + i % 3) : ''),
+                                                   max_tokens: 8 + (i * 7) % 57 }));
+const uniq = [...new Set(jobs.map((j) => j.prompt))];
+const refMap = new Map(greedyRef(uniq, 64).map((r, i) => [uniq[i], r]));
+
 const models = await client.models.list();
 check(models.data.length === 1 && models.data[0].id === 'stories260K.gguf', 'models: one model, id = file name',
       JSON.stringify(models.data));
 
 // completions, greedy, equal to the library's greedy output
-const prompts = ['Once upon a time', 'The little dog', 'Lily wanted to'];
-const refs = greedyRef(prompts, 40);
 for (let i = 0; i < prompts.length; i++) {
     const r = await client.completions.create({ model: 'x', prompt: prompts[i], max_tokens: 40, temperature: 0 });
     check(r.choices[0].text === refs[i], `completion greedy = library greedy (${prompts[i]})`,
@@ -24,7 +34,6 @@ for (let i = 0; i < prompts.length; i++) {
 }
 
 // chat, not streamed and streamed, greedy
-const chatRef = greedyRef(['Tell me a story'], 48, true)[0];
 const msgs = [{ role: 'user', content: 'Tell me a story' }];
 const c1 = await client.chat.completions.create({ model: 'x', messages: msgs, max_tokens: 48, temperature: 0 });
 check(c1.choices[0].message.role === 'assistant' && c1.choices[0].message.content === chatRef,
@@ -93,12 +102,6 @@ check(await status(() => client.completions.create({ model: 'x', prompt: 'hi', t
 check(await status(() => client.completions.create({ model: 'x', prompt: 'hi', max_tokens: -5 })) === 400, 'error: negative max_tokens');
 
 // 32 concurrent streamed requests of different lengths, each equal to its greedy reference
-const words = ['Once upon a time', 'The cat', 'A big red ball', 'Tom and Sue went to the park', 'The sun',
-               'One day, a little bird', 'Mom said', 'There was a tree'];
-const jobs = Array.from({ length: 32 }, (_, i) => ({ prompt: words[i % 8] + (i >= 8 ? ' ' + 'and'.repeat(1 + i % 3) : ''),
-                                                   max_tokens: 8 + (i * 7) % 57 }));
-const uniq = [...new Set(jobs.map((j) => j.prompt))];
-const refMap = new Map(greedyRef(uniq, 64).map((r, i) => [uniq[i], r]));
 const t0 = Date.now();
 const results = await Promise.all(jobs.map(async (j) => {
     const st = await client.completions.create({ model: 'x', prompt: j.prompt, max_tokens: j.max_tokens, temperature: 0,
