@@ -134,7 +134,8 @@ engine::submit_status engine::submit(task t) {
     if (stop_) {
         return submit_status::stopping;
     }
-    if ((int) waiting_.size() >= queue_limit_) {
+    // the limit counts tasks that must wait: those a free slot will take at once do not
+    if ((int) waiting_.size() >= queue_limit_ + (int) slots_.size() - n_running_) {
         return submit_status::queue_full;
     }
     waiting_.push_back(std::move(t));

@@ -68,9 +68,9 @@ await alive('client disconnect');
 
 // queue limit: 1 slot + 2 waiting; more at once get 503 with Retry-After, the others complete
 const flood = await Promise.all(Array.from({ length: 6 }, () =>
-    post('/v1/completions', { prompt: 'Once', max_tokens: 200, ignore_eos: true, temperature: 0 }, KEY)));
+    post('/v1/completions', { prompt: 'Once', max_tokens: 1000, ignore_eos: true, temperature: 0 }, KEY)));
 const n503 = flood.filter((r) => r.status === 503 && r.headers.get('retry-after') === '1').length;
-const n200 = flood.filter((r) => r.status === 200 && r.json.usage.completion_tokens === 200).length;
+const n200 = flood.filter((r) => r.status === 200 && r.json.usage.completion_tokens === 1000).length;
 check(n503 >= 1 && n200 >= 3 && n503 + n200 === 6, 'queue limit: 503 + Retry-After, the rest complete', `200: ${n200}, 503: ${n503}`);
 await alive('queue overflow');
 
