@@ -16,11 +16,12 @@ trap cleanup EXIT INT TERM
 servers=""
 for i in $(seq 1 "$n"); do
     log="$prefix/replica-$i.log"
+    rm -f "$log"  # an old log would give an old port before the replica truncates it
     "$server" -m "$model" --port 0 -np 2 -c 2048 >"$log" 2>&1 &
     pids+=($!)
     port=""
     for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
-        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" | head -1)
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
         [ -n "$port" ] && break
         kill -0 "${pids[-1]}" 2>/dev/null || break
         sleep 0.05

@@ -29,11 +29,12 @@ fi
 start_server() {
     local log=$1
     shift
+    rm -f "$log"  # a previous run's log would give its port before the new server truncates it
     "$server" -m "$model" --port 0 "$@" >"$log" 2>&1 &
     pid=$!
     port=""
-    for _ in $(seq 1 200); do
-        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" | head -1)
+    for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
         [ -n "$port" ] && return 0
         kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "FAIL: the server exited at start"; exit 1; }
         sleep 0.05
