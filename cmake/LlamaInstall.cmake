@@ -63,7 +63,7 @@ endif()
 # ---- the user tools, to bin/ (not tests, not micro-benchmarks) -------------------------------------
 file(RELATIVE_PATH _llama_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
 set(_llama_tools "")
-foreach(_tool llama-simple llama-simple-chat llama-quantize llama-gguf-synth llama-bench llama-gguf-dump llama-save-load-state llama-embedding)
+foreach(_tool llama-simple llama-simple-chat llama-quantize llama-gguf-synth llama-bench llama-gguf-dump llama-save-load-state llama-embedding llama-cli llama-server)
     if (TARGET ${_tool})
         list(APPEND _llama_tools ${_tool})
     endif()

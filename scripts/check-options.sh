@@ -55,6 +55,12 @@ fi
 check "LLAMA_VULKAN=ON, no Vulkan package" fail "LLAMA_VULKAN=ON but the Vulkan headers and loader" \
     -DLLAMA_VULKAN=ON -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON
 check "LLAMA_VULKAN=OFF" ok "${summary}.*backends CPU," -DLLAMA_VULKAN=OFF
+check "LLAMA_BUILD_SERVER=AUTO" ok "LLAMA_BUILD_SERVER=AUTO -> (ON|OFF)"
+check "LLAMA_BUILD_SERVER=AUTO, no nlohmann_json" ok "LLAMA_BUILD_SERVER=AUTO -> OFF \(not found: .*nlohmann" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+check "LLAMA_BUILD_SERVER=ON, no nlohmann_json" fail "LLAMA_BUILD_SERVER=ON but .*nlohmann" \
+    -DLLAMA_BUILD_SERVER=ON -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON
+check "LLAMA_BUILD_SERVER=maybe" fail "LLAMA_BUILD_SERVER must be ON, OFF or AUTO" -DLLAMA_BUILD_SERVER=maybe
 check "LLAMA_VULKAN=maybe" fail "LLAMA_VULKAN must be ON, OFF or AUTO" -DLLAMA_VULKAN=maybe
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     check "LLAMA_CUDA=ON (nvcc found)" ok "${summary}.*backends CPU(\+Vulkan)?\+CUDA," -DLLAMA_CUDA=ON

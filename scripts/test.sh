@@ -19,7 +19,14 @@ JOBS=${JOBS:-$(nproc)}
 
 # What the build and the suite need. The Vulkan group (headers and loader, the GLSL compiler, and
 # lavapipe, Mesa's CPU Vulkan driver) lets the Vulkan backend be built and tested without a GPU.
-packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers)
+# llama-server needs cpp-httplib and nlohmann/json; its tests drive it with node (the `openai` npm
+# package is installed into the build tree by the test itself). nodejs/npm are added only when the
+# node/npm commands are missing (a NodeSource nodejs package already carries npm).
+packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers
+          libcpp-httplib-dev nlohmann-json3-dev)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
     for p in "${packages[@]}"; do

@@ -1,0 +1,173 @@
+#include "cli-session.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cli {
+
+llama_sampler * make_sampler(const sampling & s) {
+    llama_sampler * c = llama_sampler_chain_init(llama_sampler_chain_default_params());
+    if (s.repeat_penalty != 1.0f || s.presence_penalty != 0.0f || s.frequency_penalty != 0.0f) {
+        llama_sampler_chain_add(c, llama_sampler_init_penalties(s.repeat_last_n, s.repeat_penalty, s.frequency_penalty,
+                                                                s.presence_penalty));
+    }
+    if (s.temp <= 0.0f) {
+        llama_sampler_chain_add(c, llama_sampler_init_greedy());
+        return c;
+    }
+    llama_sampler_chain_add(c, llama_sampler_init_top_k(s.top_k));
+    llama_sampler_chain_add(c, llama_sampler_init_typical(s.typical_p, 1));
+    llama_sampler_chain_add(c, llama_sampler_init_top_p(s.top_p, 1));
+    llama_sampler_chain_add(c, llama_sampler_init_min_p(s.min_p, 1));
+    if (s.dynatemp_range > 0.0f) {
+        llama_sampler_chain_add(c, llama_sampler_init_temp_ext(s.temp, s.dynatemp_range, s.dynatemp_exp));
+    } else {
+        llama_sampler_chain_add(c, llama_sampler_init_temp(s.temp));
+    }
+    llama_sampler_chain_add(c, llama_sampler_init_dist(s.seed));
+    return c;
+}
+
+session::session(llama_context * ctx, llama_sampler * smpl, bool verbose)
+    : ctx_(ctx),
+      smpl_(smpl),
+      vocab_(llama_model_get_vocab(llama_get_model(ctx))),
+      mem_(llama_get_memory(ctx)),
+      n_ctx_((int) llama_n_ctx(ctx)),
+      n_keep_(llama_vocab_get_add_bos(llama_model_get_vocab(llama_get_model(ctx))) ? 1 : 0),
+      verbose_(verbose) {}
+
+void session::clear() {
+    llama_memory_clear(mem_, true);
+    llama_sampler_reset(smpl_);
+    tokens_.clear();
+}
+
+bool session::make_room(int n) {
+    const int n_past    = (int) tokens_.size();
+    const int n_discard = std::max((n_past - n_keep_) / 2, n_past + n - n_ctx_);
+    if (n_keep_ + n > n_ctx_ || n_discard > n_past - n_keep_) {
+        return false;
+    }
+    if (verbose_) {
+        fprintf(stderr, "[context full: forgetting %d of %d tokens]\n", n_discard, n_past);
+    }
+    if (llama_memory_can_shift(mem_)) {
+        llama_memory_seq_rm(mem_, 0, n_keep_, n_keep_ + n_discard);
+        llama_memory_seq_add(mem_, 0, n_keep_ + n_discard, -1, -n_discard);
+        tokens_.erase(tokens_.begin() + n_keep_, tokens_.begin() + n_keep_ + n_discard);
+        return true;
+    }
+    // no position shift: keep the prefix and decode the rest again
+    llama_memory_seq_rm(mem_, 0, n_keep_, -1);
+    std::vector<llama_token> rest(tokens_.begin() + n_keep_ + n_discard, tokens_.end());
+    tokens_.resize((size_t) n_keep_);
+    const int n_batch = (int) llama_n_batch(ctx_);
+    for (size_t i = 0; i < rest.size(); i += (size_t) n_batch) {
+        const int m = (int) std::min(rest.size() - i, (size_t) n_batch);
+        if (llama_decode(ctx_, llama_batch_get_one(rest.data() + i, m)) != 0) {
+            return false;
+        }
+        tokens_.insert(tokens_.end(), rest.begin() + (long) i, rest.begin() + (long) i + m);
+    }
+    return true;
+}
+
+bool session::decode(const llama_token * toks, int n, reply_stats & stats) {
+    const int n_batch = (int) llama_n_batch(ctx_);
+    for (int i = 0; i < n; i += n_batch) {
+        const int m = std::min(n - i, n_batch);
+        if ((int) tokens_.size() + m > n_ctx_) {
+            if (!make_room(m)) {
+                return false;
+            }
+            stats.n_shifts++;
+        }
+        if (llama_decode(ctx_, llama_batch_get_one(const_cast<llama_token *>(toks + i), m)) != 0) {
+            return false;
+        }
+        tokens_.insert(tokens_.end(), toks + i, toks + i + m);
+    }
+    return true;
+}
+
+int session::reply(const std::string & text, int n_predict, const std::function<void(const std::string &)> & on_piece,
+                   reply_stats & stats) {
+    const bool               first = tokens_.empty() || !cache_path_.empty();
+    int                      n = -llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), nullptr, 0, first, true);
+    std::vector<llama_token> toks((size_t) std::max(n, 0));
+    if (n <= 0 || llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), toks.data(), n, first, true) < 0) {
+        return -1;
+    }
+    stats.n_prompt = n;
+    if (n_keep_ + n + 1 > n_ctx_) {
+        return 0;
+    }
+    for (llama_token t : toks) {
+        llama_sampler_accept(smpl_, t);  // penalties see the prompt too
+    }
+    size_t skip = 0;  // prompt tokens already in the cache (from the prompt cache file)
+    if (!cache_path_.empty()) {
+        std::vector<llama_token> saved((size_t) n_ctx_);
+        size_t                   n_saved = 0;
+        tokens_.clear();
+        if (llama_state_load_file(ctx_, cache_path_.c_str(), saved.data(), saved.size(), &n_saved)) {
+            while (skip < n_saved && skip < toks.size() && saved[skip] == toks[skip]) {
+                skip++;
+            }
+            skip = std::min(skip, toks.size() - 1);  // the last prompt token is decoded for its logits
+            llama_memory_seq_rm(mem_, 0, (llama_pos) skip, -1);
+            tokens_.assign(toks.begin(), toks.begin() + (long) skip);
+        } else {
+            llama_memory_clear(mem_, true);
+        }
+        stats.n_cached = (int) skip;
+    }
+    if (!decode(toks.data() + skip, n - (int) skip, stats)) {
+        return -1;
+    }
+    if (!cache_path_.empty() && !llama_state_save_file(ctx_, cache_path_.c_str(), tokens_.data(), tokens_.size())) {
+        fprintf(stderr, "llama-cli: warning: cannot save the prompt cache %s: %s\n", cache_path_.c_str(),
+                llama_last_error());
+    }
+    stats.finish_reason = "length";
+    std::string pending;  // bytes of an incomplete UTF-8 character
+    for (int i = 0; i < n_predict; i++) {
+        llama_token tok = llama_sampler_sample(smpl_, ctx_, -1);
+        if (tok == LLAMA_TOKEN_NULL) {
+            return -1;
+        }
+        stats.n_gen++;
+        if (llama_vocab_is_eog(vocab_, tok)) {
+            stats.finish_reason = "stop";
+            break;
+        }
+        char buf[256];
+        int  m = llama_token_to_piece(vocab_, tok, buf, sizeof(buf), 0, false);
+        if (m < 0) {
+            return -1;
+        }
+        pending.append(buf, (size_t) m);
+        // print only complete characters
+        size_t cut = pending.size();
+        for (size_t k = 1; k <= 3 && k <= pending.size(); k++) {
+            const unsigned char c = (unsigned char) pending[pending.size() - k];
+            if ((c & 0xC0) == 0x80) {
+                continue;
+            }
+            const size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+            cut               = need > k ? pending.size() - k : pending.size();
+            break;
+        }
+        if (cut > 0) {
+            on_piece(pending.substr(0, cut));
+            pending.erase(0, cut);
+        }
+        if (!decode(&tok, 1, stats)) {
+            return -1;
+        }
+    }
+    return 1;
+}
+
+}  // namespace cli

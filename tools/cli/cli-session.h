@@ -1,0 +1,73 @@
+// A conversation held in one context (sequence 0): decoding with room made when the context is
+// full (context shift: the oldest half after the kept prefix is forgotten, positions shifted with
+// llama_memory_seq_rm/seq_add, or re-decoded where the cache cannot shift), and sampling a reply.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace cli {
+
+// The sampler flags (defaults as llama.cpp's llama-cli).
+struct sampling {
+    float    temp              = 0.8f;  // <= 0: greedy
+    int32_t  top_k             = 40;
+    float    top_p             = 0.95f;
+    float    min_p             = 0.05f;
+    float    typical_p         = 1.0f;
+    float    dynatemp_range    = 0.0f;
+    float    dynatemp_exp      = 1.0f;
+    int32_t  repeat_last_n     = 64;
+    float    repeat_penalty    = 1.0f;
+    float    presence_penalty  = 0.0f;
+    float    frequency_penalty = 0.0f;
+    uint32_t seed              = LLAMA_DEFAULT_SEED;
+};
+
+llama_sampler * make_sampler(const sampling & s);
+
+struct reply_stats {
+    int         n_prompt = 0;
+    int         n_gen    = 0;
+    int         n_shifts = 0;   // context shifts during this reply
+    int         n_cached = 0;   // prompt tokens taken from the prompt cache file
+    std::string finish_reason;  // "stop" or "length"
+};
+
+class session {
+public:
+    session(llama_context * ctx, llama_sampler * smpl, bool verbose);
+
+    // Decodes `text` (tokenized; BOS added only at the very start) and samples up to n_predict
+    // tokens, calling on_piece for each piece of text. Returns 1 on success, 0 when the text alone
+    // cannot fit in the context (nothing decoded), -1 on failure (reason in llama_last_error()).
+    int reply(const std::string & text, int n_predict, const std::function<void(const std::string &)> & on_piece,
+              reply_stats & stats);
+
+    // Forgets everything (a new conversation).
+    void clear();
+
+    // One-shot prompt cache (--prompt-cache FILE): the next reply() treats its text as the whole
+    // prompt, reuses the longest prefix the file holds (llama_state_load_file) and saves the state
+    // after its prompt (llama_state_save_file). A missing or unreadable file is just a cold start.
+    void set_prompt_cache(const std::string & path) { cache_path_ = path; }
+
+private:
+    bool decode(const llama_token * toks, int n, reply_stats & stats);
+    bool make_room(int n);
+
+    llama_context *          ctx_;
+    llama_sampler *          smpl_;
+    const llama_vocab *      vocab_;
+    llama_memory_t           mem_;
+    int                      n_ctx_;
+    int                      n_keep_;
+    bool                     verbose_;
+    std::vector<llama_token> tokens_;  // what the cache holds, in position order
+    std::string              cache_path_;
+};
+
+}  // namespace cli

@@ -1,0 +1,30 @@
+// POST /v1/embeddings: a second context on the same model with embeddings on and mean pooling,
+// used by one request at a time (the model is shared; contexts are per thread of use).
+#pragma once
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace server {
+
+class embedder {
+public:
+    embedder(llama_model * model, int n_ctx, int n_threads) : model_(model), n_ctx_(n_ctx), n_threads_(n_threads) {}
+    ~embedder() { llama_free(ctx_); }
+
+    // The L2-normalised mean of the text's token embeddings; n_tokens gets the token count.
+    // Throws bad_request when the text is empty or longer than the context, runtime_error on failure.
+    std::vector<float> embed(const std::string & text, int & n_tokens);
+
+private:
+    llama_model *   model_;
+    int             n_ctx_;
+    int             n_threads_;
+    llama_context * ctx_ = nullptr;  // created on first use
+    std::mutex      mutex_;
+};
+
+}  // namespace server

@@ -1,0 +1,417 @@
+#include "server-engine.h"
+
+#include <algorithm>
+
+namespace server {
+
+size_t utf8_incomplete_tail(const std::string & s) {
+    // look back at most 3 bytes for a lead byte whose sequence runs past the end
+    for (size_t k = 1; k <= 3 && k <= s.size(); k++) {
+        const unsigned char c = (unsigned char) s[s.size() - k];
+        if ((c & 0xC0) == 0x80) {
+            continue;  // continuation byte
+        }
+        const size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+        return need > k ? k : 0;
+    }
+    return 0;
+}
+
+bool utf8_valid(const std::string & s) {
+    size_t i = 0;
+    while (i < s.size()) {
+        const unsigned char c = (unsigned char) s[i];
+        size_t              n;
+        uint32_t            cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n  = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n  = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n  = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + n > s.size()) {
+            return false;
+        }
+        for (size_t k = 1; k < n; k++) {
+            const unsigned char d = (unsigned char) s[i + k];
+            if ((d & 0xC0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (d & 0x3F);
+        }
+        // overlong forms, surrogates and values past U+10FFFF are invalid
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF)) {
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
+struct engine::slot {
+    int                      id   = 0;
+    bool                     busy = false;
+    task                     t;
+    llama_sampler *          smpl = nullptr;
+    std::vector<llama_token> cache;                             // tokens in the KV cache for sequence `id`, in order
+    size_t                   n_prompt_done = 0;                 // prompt tokens already in the cache
+    llama_token              next          = LLAMA_TOKEN_NULL;  // sampled, not yet decoded
+    int                      i_batch       = -1;                // batch row whose logits this slot samples from
+    int                      n_gen         = 0;
+    int                      n_cached      = 0;
+    std::string              text;        // generated text
+    size_t                   n_sent = 0;  // bytes of `text` already sent
+};
+
+static llama_sampler * make_sampler(const sampling_params & sp, const llama_vocab * vocab) {
+    llama_sampler * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
+    if (!sp.logit_bias.empty()) {
+        llama_sampler_chain_add(
+            chain, llama_sampler_init_logit_bias(llama_vocab_n_tokens(vocab), (int32_t) sp.logit_bias.size(),
+                                                 sp.logit_bias.data()));
+    }
+    if (sp.presence_penalty != 0.0f || sp.frequency_penalty != 0.0f || sp.repeat_penalty != 1.0f) {
+        llama_sampler_chain_add(
+            chain, llama_sampler_init_penalties(64, sp.repeat_penalty, sp.frequency_penalty, sp.presence_penalty));
+    }
+    if (sp.temperature <= 0.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_greedy());
+        return chain;
+    }
+    if (sp.top_k > 0) {
+        llama_sampler_chain_add(chain, llama_sampler_init_top_k(sp.top_k));
+    }
+    if (sp.top_p < 1.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_top_p(sp.top_p, 1));
+    }
+    if (sp.min_p > 0.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_min_p(sp.min_p, 1));
+    }
+    llama_sampler_chain_add(chain, llama_sampler_init_temp(sp.temperature));
+    llama_sampler_chain_add(chain, llama_sampler_init_dist(sp.seed));
+    return chain;
+}
+
+engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m)
+    : ctx_(ctx),
+      vocab_(llama_model_get_vocab(llama_get_model(ctx))),
+      mem_(llama_get_memory(ctx)),
+      n_ctx_slot_((int) llama_n_ctx(ctx) / n_slots),
+      n_batch_((int) llama_n_batch(ctx)),
+      queue_limit_(queue_limit),
+      metrics_(m) {
+    for (int i = 0; i < n_slots; i++) {
+        slots_.push_back(std::make_unique<slot>());
+        slots_.back()->id = i;
+    }
+    metrics_.n_slots     = n_slots;
+    metrics_.kv_capacity = llama_n_ctx(ctx);
+    thread_              = std::thread([this] { run(); });
+}
+
+engine::~engine() {
+    stop();
+    for (auto & s : slots_) {
+        llama_sampler_free(s->smpl);
+    }
+}
+
+engine::submit_status engine::submit(task t) {
+    if (t.prompt.empty() || (int) t.prompt.size() + 1 > n_ctx_slot_) {
+        return submit_status::too_long;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_) {
+        return submit_status::stopping;
+    }
+    // the limit counts tasks that must wait: those a free slot will take at once do not
+    if ((int) waiting_.size() >= queue_limit_ + (int) slots_.size() - n_running_) {
+        return submit_status::queue_full;
+    }
+    waiting_.push_back(std::move(t));
+    metrics_.queue_depth = (int64_t) waiting_.size();
+    cv_.notify_all();
+    return submit_status::ok;
+}
+
+bool engine::idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return waiting_.empty() && n_running_ == 0;
+}
+
+void engine::stop() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+// Places waiting tasks on free slots, each on the free slot whose cache shares the longest prefix
+// with its prompt. Called with mutex_ held.
+void engine::assign_waiting() {
+    while (!waiting_.empty()) {
+        slot * best     = nullptr;
+        size_t best_lcp = 0;
+        for (auto & s : slots_) {
+            if (s->busy) {
+                continue;
+            }
+            const auto & p   = waiting_.front().prompt;
+            size_t       lcp = 0;
+            while (lcp < s->cache.size() && lcp < p.size() && s->cache[lcp] == p[lcp]) {
+                lcp++;
+            }
+            if (best == nullptr || lcp > best_lcp) {
+                best     = s.get();
+                best_lcp = lcp;
+            }
+        }
+        if (best == nullptr) {
+            return;
+        }
+        slot & s = *best;
+        s.t      = std::move(waiting_.front());
+        waiting_.pop_front();
+        // at least the last prompt token is decoded again: its logits give the first token
+        size_t keep = std::min(best_lcp, s.t.prompt.size() - 1);
+        if (!llama_memory_seq_rm(mem_, s.id, (llama_pos) keep, -1)) {
+            llama_memory_seq_rm(mem_, s.id, -1, -1);
+            keep = 0;
+        }
+        s.cache.resize(keep);
+        s.n_prompt_done = keep;
+        s.n_cached      = (int) keep;
+        s.next          = LLAMA_TOKEN_NULL;
+        s.n_gen         = 0;
+        s.text.clear();
+        s.n_sent = 0;
+        llama_sampler_free(s.smpl);
+        s.smpl = make_sampler(s.t.sampling, vocab_);
+        for (size_t i = 0; i < keep; i++) {
+            llama_sampler_accept(s.smpl, s.cache[i]);  // penalties see the whole prompt
+        }
+        s.busy = true;
+        n_running_++;
+        metrics_.cached_tokens += keep;
+    }
+    metrics_.queue_depth = (int64_t) waiting_.size();
+}
+
+void engine::add_to_batch(llama_batch & batch, llama_token tok, llama_pos pos, int seq, bool logits) {
+    const int i        = batch.n_tokens++;
+    batch.token[i]     = tok;
+    batch.pos[i]       = pos;
+    batch.n_seq_id[i]  = 1;
+    batch.seq_id[i][0] = seq;
+    batch.logits[i]    = logits ? 1 : 0;
+}
+
+// Sends the part of the generated text that can no longer change: not a possible start of a stop
+// string, not an incomplete UTF-8 sequence. With final set, everything complete is sent.
+void engine::emit_text(slot & s, bool final) {
+    size_t end = s.text.size();
+    if (!final) {
+        for (const auto & stop : s.t.stop) {
+            for (size_t k = std::min(stop.size() - 1, s.text.size()); k > 0; k--) {
+                if (s.text.size() - k >= s.n_sent && s.text.compare(s.text.size() - k, k, stop, 0, k) == 0) {
+                    end = std::min(end, s.text.size() - k);
+                    break;
+                }
+            }
+        }
+    }
+    end -= utf8_incomplete_tail(s.text.substr(0, end));
+    if (end > s.n_sent) {
+        task_event ev;
+        ev.index = s.t.index;
+        ev.text  = s.text.substr(s.n_sent, end - s.n_sent);
+        s.n_sent = end;
+        s.t.out->push(std::move(ev));
+    }
+}
+
+void engine::finish(slot & s, const std::string & reason, const std::string & error) {
+    if (error.empty()) {
+        emit_text(s, true);
+    }
+    task_event ev;
+    ev.index         = s.t.index;
+    ev.done          = true;
+    ev.finish_reason = reason;
+    ev.error         = error;
+    ev.n_prompt      = (int) s.t.prompt.size();
+    ev.n_cached      = s.n_cached;
+    ev.n_gen         = s.n_gen;
+    s.t.out->push(std::move(ev));
+    s.t.out.reset();
+    s.busy    = false;
+    s.i_batch = -1;
+    std::lock_guard<std::mutex> lock(mutex_);
+    n_running_--;
+}
+
+void engine::process_token(slot & s, llama_token tok) {
+    s.n_gen++;
+    metrics_.generated_tokens++;
+    if (!s.t.ignore_eos && llama_vocab_is_eog(vocab_, tok)) {
+        finish(s, "stop");
+        return;
+    }
+    char buf[256];
+    int  n = llama_token_to_piece(vocab_, tok, buf, sizeof(buf), 0, false);
+    if (n > 0) {
+        const size_t from = s.text.size();
+        s.text.append(buf, (size_t) n);
+        for (const auto & stop : s.t.stop) {
+            // a stop string may start in earlier text (across token boundaries) but not in sent text
+            const size_t start = from >= stop.size() ? from - stop.size() + 1 : 0;
+            const size_t pos   = s.text.find(stop, std::max(start, s.n_sent));
+            if (pos != std::string::npos) {
+                s.text.resize(pos);
+                finish(s, "stop");
+                return;
+            }
+        }
+    }
+    if (s.n_gen >= s.t.max_tokens || (int) s.cache.size() + 1 >= n_ctx_slot_) {
+        finish(s, "length");
+        return;
+    }
+    emit_text(s, false);
+    s.next = tok;
+}
+
+void engine::update_gauges() {
+    int64_t kv = 0, busy = 0;
+    for (auto & sp : slots_) {
+        kv += (int64_t) sp->cache.size();
+        busy += sp->busy ? 1 : 0;
+    }
+    metrics_.kv_tokens  = kv;
+    metrics_.slots_busy = busy;
+}
+
+void engine::run() {
+    llama_batch batch = llama_batch_init(n_batch_, 0, 1);
+    while (true) {
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            cv_.wait(lock, [this] { return stop_ || !waiting_.empty() || n_running_ > 0; });
+            if (stop_) {
+                break;
+            }
+            assign_waiting();
+        }
+        // drop cancelled and late tasks
+        const int64_t now = llama_time_us();
+        for (auto & sp : slots_) {
+            slot & s = *sp;
+            if (!s.busy) {
+                continue;
+            }
+            if (s.t.out->cancelled()) {
+                finish(s, "", "cancelled");
+            } else if (s.t.deadline_us > 0 && now > s.t.deadline_us) {
+                finish(s, "", "request timed out");
+            }
+        }
+        // one batch: every generating slot's next token, then prompt chunks while there is room
+        batch.n_tokens = 0;
+        for (auto & sp : slots_) {
+            slot & s  = *sp;
+            s.i_batch = -1;
+            if (s.busy && s.next != LLAMA_TOKEN_NULL) {
+                s.i_batch = batch.n_tokens;
+                add_to_batch(batch, s.next, (llama_pos) s.cache.size(), s.id, true);
+                s.cache.push_back(s.next);
+                s.next = LLAMA_TOKEN_NULL;
+            }
+        }
+        for (auto & sp : slots_) {
+            slot & s = *sp;
+            while (s.busy && s.i_batch < 0 && s.n_prompt_done < s.t.prompt.size() && batch.n_tokens < n_batch_) {
+                const bool last = s.n_prompt_done + 1 == s.t.prompt.size();
+                if (last) {
+                    s.i_batch = batch.n_tokens;
+                }
+                add_to_batch(batch, s.t.prompt[s.n_prompt_done], (llama_pos) s.cache.size(), s.id, last);
+                s.cache.push_back(s.t.prompt[s.n_prompt_done]);
+                s.n_prompt_done++;
+                metrics_.prompt_tokens++;
+            }
+        }
+        if (batch.n_tokens == 0) {
+            update_gauges();  // tasks may have been dropped above
+            continue;
+        }
+        const int64_t t0 = llama_time_us();
+        const int     rc = llama_decode(ctx_, batch);
+        metrics_.decode_us += (uint64_t) (llama_time_us() - t0);
+        metrics_.decode_calls++;
+        if (rc != 0) {
+            // fail every task of this batch and forget their cache (it may hold part of the batch)
+            const std::string err = std::string("decode failed: ") + llama_last_error();
+            std::vector<bool> in_batch(slots_.size(), false);
+            for (int i = 0; i < batch.n_tokens; i++) {
+                in_batch[(size_t) batch.seq_id[i][0]] = true;
+            }
+            for (auto & sp : slots_) {
+                if (in_batch[(size_t) sp->id]) {
+                    llama_memory_seq_rm(mem_, sp->id, -1, -1);
+                    sp->cache.clear();
+                    if (sp->busy) {
+                        finish(*sp, "", err);
+                    }
+                }
+            }
+            update_gauges();
+            continue;
+        }
+        for (auto & sp : slots_) {
+            slot & s = *sp;
+            if (s.busy && s.i_batch >= 0) {
+                const llama_token tok = llama_sampler_sample(s.smpl, ctx_, s.i_batch);
+                if (tok == LLAMA_TOKEN_NULL) {
+                    finish(s, "", std::string("sampling failed: ") + llama_last_error());
+                } else {
+                    process_token(s, tok);
+                }
+            }
+        }
+        update_gauges();
+    }
+    // shutting down: fail what is left
+    for (auto & sp : slots_) {
+        if (sp->busy) {
+            finish(*sp, "", "server shutting down");
+        }
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto & t : waiting_) {
+            task_event ev;
+            ev.index = t.index;
+            ev.done  = true;
+            ev.error = "server shutting down";
+            t.out->push(std::move(ev));
+        }
+        waiting_.clear();
+    }
+    llama_batch_free(batch);
+}
+
+}  // namespace server

@@ -1,0 +1,64 @@
+// The HTTP front: routes (OpenAI endpoints, /health, /metrics), the API key, limits, error bodies,
+// SSE streaming, and the graceful drain on shutdown. Handlers run on httplib's thread pool and talk
+// to the engine through tasks and channels (server-task.h).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "llama.h"
+#include "server-embed.h"
+#include "server-engine.h"
+#include "server-metrics.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace server {
+
+struct http_config {
+    std::string host = "127.0.0.1";
+    int         port = 8080;  // 0: any free port
+    std::string api_key;      // empty: no authentication
+    size_t      max_body     = 1 << 20;
+    int         max_tokens   = 4096;  // cap on max_tokens per choice
+    int         timeout_s    = 600;   // per request (queue + generation)
+    int         http_threads = 64;    // connections served at once (streams hold one each)
+    std::string model_id;
+    std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
+};
+
+class http_server {
+public:
+    http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m);
+    ~http_server();
+
+    // Binds the listening socket; returns the port, or -1.
+    int bind();
+    // Serves until stop() (blocks).
+    bool listen();
+    // Refuses new work (503), waits up to grace_s for in-flight requests, then stops listen().
+    void shutdown(int grace_s);
+
+private:
+    void routes();
+    void handle_completion(const httplib::Request & req, httplib::Response & res, bool chat);
+    void handle_embeddings(const httplib::Request & req, httplib::Response & res);
+
+    http_config                      cfg_;
+    llama_model *                    model_;
+    const llama_vocab *              vocab_;
+    const char *                     tmpl_;
+    engine &                         engine_;
+    embedder &                       embedder_;
+    metrics &                        metrics_;
+    std::unique_ptr<httplib::Server> svr_;
+    std::atomic<bool>                draining_{false};
+    int64_t                          created_;
+};
+
+}  // namespace server

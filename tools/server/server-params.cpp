@@ -1,0 +1,193 @@
+#include "server-params.h"
+
+#include "server-engine.h"
+
+namespace server {
+
+json parse_body(const std::string & body) {
+    if (!utf8_valid(body)) {
+        throw bad_request("the request body is not valid UTF-8");
+    }
+    json j;
+    try {
+        j = json::parse(body);
+    } catch (const json::exception & e) {
+        throw bad_request(std::string("malformed JSON: ") + e.what());
+    }
+    if (!j.is_object()) {
+        throw bad_request("the request body must be a JSON object");
+    }
+    return j;
+}
+
+namespace {
+
+// Reads an optional number field in [lo, hi]; null or absent leaves `out` unchanged.
+template <typename T>
+void get_number(const json & j, const char * key, T & out, double lo, double hi) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        return;
+    }
+    const bool want_int = std::is_integral<T>::value;
+    if (!it->is_number() || (want_int && !it->is_number_integer())) {
+        throw bad_request(std::string("'") + key + "' must be " + (want_int ? "an integer" : "a number"));
+    }
+    const double v = it->get<double>();
+    if (!(v >= lo && v <= hi)) {
+        throw bad_request(std::string("'") + key + "' must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                          "]");
+    }
+    out = want_int ? (T) it->get<int64_t>() : (T) v;
+}
+
+void get_bool(const json & j, const char * key, bool & out) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) {
+        return;
+    }
+    if (!it->is_boolean()) {
+        throw bad_request(std::string("'") + key + "' must be a boolean");
+    }
+    out = it->get<bool>();
+}
+
+// Text of a message content: a string, or an array of {"type": "text", "text": ...} parts.
+std::string content_text(const json & c) {
+    if (c.is_null()) {
+        return "";
+    }
+    if (c.is_string()) {
+        return c.get<std::string>();
+    }
+    if (c.is_array()) {
+        std::string out;
+        for (const auto & part : c) {
+            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+                !part["text"].is_string()) {
+                throw bad_request("'content' parts must be {\"type\": \"text\", \"text\": string}");
+            }
+            out += part["text"].get<std::string>();
+        }
+        return out;
+    }
+    throw bad_request("'content' must be a string or an array of text parts");
+}
+
+}  // namespace
+
+completion_request parse_completion(const json & body, const llama_vocab * vocab) {
+    completion_request r;
+    get_number(body, "n", r.n, 1, 16);
+    get_number(body, "max_tokens", r.max_tokens, 0, 1 << 20);
+    get_number(body, "max_completion_tokens", r.max_tokens, 0, 1 << 20);
+    get_bool(body, "stream", r.stream);
+    get_bool(body, "ignore_eos", r.ignore_eos);
+    get_number(body, "temperature", r.sampling.temperature, 0, 2);
+    get_number(body, "top_p", r.sampling.top_p, 0, 1);
+    get_number(body, "top_k", r.sampling.top_k, 0, 1 << 20);
+    get_number(body, "min_p", r.sampling.min_p, 0, 1);
+    get_number(body, "presence_penalty", r.sampling.presence_penalty, -2, 2);
+    get_number(body, "frequency_penalty", r.sampling.frequency_penalty, -2, 2);
+    get_number(body, "repeat_penalty", r.sampling.repeat_penalty, 0, 10);
+    int64_t seed = -1;
+    get_number(body, "seed", seed, -9.2e18, 9.2e18);
+    if (seed >= 0) {
+        r.sampling.seed = (uint32_t) (seed & 0xFFFFFFFF);
+    }
+    if (auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            throw bad_request("'stream_options' must be an object");
+        }
+        get_bool(*it, "include_usage", r.include_usage);
+    }
+    if (auto it = body.find("stop"); it != body.end() && !it->is_null()) {
+        if (it->is_string()) {
+            r.stop.push_back(it->get<std::string>());
+        } else if (it->is_array() && it->size() <= 4) {
+            for (const auto & s : *it) {
+                if (!s.is_string()) {
+                    throw bad_request("'stop' must be a string or an array of up to 4 strings");
+                }
+                r.stop.push_back(s.get<std::string>());
+            }
+        } else {
+            throw bad_request("'stop' must be a string or an array of up to 4 strings");
+        }
+        r.stop.erase(std::remove(r.stop.begin(), r.stop.end(), std::string()), r.stop.end());
+    }
+    if (auto it = body.find("logit_bias"); it != body.end() && !it->is_null()) {
+        if (!it->is_object()) {
+            throw bad_request("'logit_bias' must be an object mapping token ids to numbers");
+        }
+        const int n_vocab = llama_vocab_n_tokens(vocab);
+        for (const auto & [key, val] : it->items()) {
+            char *     end = nullptr;
+            const long id  = std::strtol(key.c_str(), &end, 10);
+            if (key.empty() || *end != '\0' || id < 0 || id >= n_vocab) {
+                throw bad_request("'logit_bias' key '" + key + "' is not a token id of this model");
+            }
+            if (!val.is_number() || val.get<double>() < -100 || val.get<double>() > 100) {
+                throw bad_request("'logit_bias' values must be numbers in [-100, 100]");
+            }
+            r.sampling.logit_bias.push_back({(llama_token) id, val.get<float>()});
+        }
+    }
+    if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
+        if (!it->is_object() || it->value("type", "text") != "text") {
+            throw bad_request("'response_format' other than {\"type\": \"text\"} is not supported yet");
+        }
+    }
+    return r;
+}
+
+completion_request parse_chat(const json & body, const llama_vocab * vocab, const char * tmpl) {
+    completion_request r  = parse_completion(body, vocab);
+    auto               it = body.find("messages");
+    if (it == body.end() || !it->is_array() || it->empty()) {
+        throw bad_request("'messages' must be a non-empty array");
+    }
+    std::vector<std::string> roles, contents;
+    for (const auto & m : *it) {
+        if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+            throw bad_request("each message must be an object with a string 'role'");
+        }
+        roles.push_back(m["role"].get<std::string>());
+        contents.push_back(content_text(m.contains("content") ? m["content"] : json()));
+    }
+    std::vector<llama_chat_message> msgs;
+    for (size_t i = 0; i < roles.size(); i++) {
+        msgs.push_back({roles[i].c_str(), contents[i].c_str()});
+    }
+    std::vector<char> buf(4096);
+    int32_t n = llama_chat_apply_template(tmpl, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
+    if (n > (int32_t) buf.size()) {
+        buf.resize((size_t) n + 1);
+        n = llama_chat_apply_template(tmpl, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
+    }
+    if (n < 0) {
+        throw std::runtime_error("the model's chat template is not supported");
+    }
+    r.prompt.assign(buf.data(), (size_t) n);
+    return r;
+}
+
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special) {
+    if (text.size() > (size_t) INT32_MAX / 2) {
+        throw bad_request("prompt too long");
+    }
+    const int32_t            n_max = (int32_t) text.size() + 2;
+    std::vector<llama_token> toks((size_t) n_max);
+    int32_t n = llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), n_max, add_special, true);
+    if (n < 0) {
+        toks.resize((size_t) -n);
+        n = llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), -n, add_special, true);
+    }
+    if (n < 0) {
+        throw bad_request("the prompt cannot be tokenized");
+    }
+    toks.resize((size_t) n);
+    return toks;
+}
+
+}  // namespace server

@@ -1,0 +1,73 @@
+// A generation task and the channel its results travel on. The HTTP thread that received the
+// request creates one channel and one task per choice (OpenAI's `n`), hands the tasks to the
+// engine, and reads events from the channel; the engine thread pushes them. Cancelling the channel
+// (client gone, shutdown) makes the engine drop the tasks at its next step.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "llama.h"
+
+namespace server {
+
+// Sampling settings of one task (OpenAI names; see server-params.cpp for their ranges).
+struct sampling_params {
+    float                         temperature       = 1.0f;  // <= 0: greedy
+    float                         top_p             = 1.0f;
+    int32_t                       top_k             = 0;  // 0: off
+    float                         min_p             = 0.0f;
+    float                         presence_penalty  = 0.0f;
+    float                         frequency_penalty = 0.0f;
+    float                         repeat_penalty    = 1.0f;
+    uint32_t                      seed              = LLAMA_DEFAULT_SEED;
+    std::vector<llama_logit_bias> logit_bias;
+};
+
+// One event of a task: a piece of text, or its end (finish_reason set, or error set).
+struct task_event {
+    int         index = 0;  // the choice this event belongs to
+    std::string text;
+    bool        done = false;
+    std::string finish_reason;  // "stop" or "length" when done without error
+    std::string error;          // set when the task failed (done is true too)
+    int         n_prompt = 0;   // prompt tokens (in the final event)
+    int         n_cached = 0;   // prompt tokens reused from the slot's cache
+    int         n_gen    = 0;   // generated tokens (in the final event)
+};
+
+// Events of all the tasks of one request, in the order they were produced.
+class channel {
+public:
+    void push(task_event ev);
+    // Waits up to timeout_ms for an event; false when none arrived.
+    bool pop(task_event & ev, int timeout_ms);
+    void cancel() { cancelled_ = true; }
+    bool cancelled() const { return cancelled_; }
+
+private:
+    std::mutex              mutex_;
+    std::condition_variable cv_;
+    std::deque<task_event>  events_;
+    std::atomic<bool>       cancelled_{false};
+};
+
+// What the engine needs to run one completion.
+struct task {
+    std::vector<llama_token> prompt;
+    int                      max_tokens = 16;
+    std::vector<std::string> stop;                // stop strings (not included in the output)
+    bool                     ignore_eos = false;  // generate past end-of-generation tokens (benchmarks)
+    sampling_params          sampling;
+    int64_t                  deadline_us = 0;  // llama_time_us() after which the task fails; 0 none
+    int                      index       = 0;  // choice index
+    std::shared_ptr<channel> out;
+};
+
+}  // namespace server

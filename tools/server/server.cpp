@@ -1,0 +1,175 @@
+// llama-server: an OpenAI-compatible HTTP server over one model with N parallel slots (see
+// docs/server.md). This file: command line, model and context, signals, start and graceful stop.
+//
+//   llama-server -m MODEL [--host H] [--port P] [-np N] [-c N_CTX] [--api-key KEY] ...
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "arg-parse.h"
+#include "llama.h"
+#include "server-embed.h"
+#include "server-engine.h"
+#include "server-http.h"
+#include "server-metrics.h"
+#include "tool-log.h"
+#include "tool-progress.h"
+
+static const char * k_prog = "llama-server";
+
+static void print_usage(FILE * out) {
+    fprintf(out,
+            "usage: %s -m MODEL [options]\n\n"
+            "OpenAI-compatible HTTP server: POST /v1/chat/completions, /v1/completions, /v1/embeddings;\n"
+            "GET /v1/models, /health, /metrics (Prometheus). SIGTERM/SIGINT: finish in-flight requests, exit.\n\n"
+            "  -m, --model FILE       GGUF model to load (required)\n"
+            "  --host ADDR            address to listen on (default 127.0.0.1)\n"
+            "  --port N               port, 0 = any free port (default 8080); the chosen one is printed\n"
+            "  -np, --parallel N      slots: requests decoded together, 1 to 256 (default 4)\n"
+            "  -c, --ctx-size N       context size shared by the slots, each gets N / slots (default 4096)\n"
+            "  -b, --batch-size N     most tokens per decode step, 16 to 65536 (default 512)\n"
+            "  -t, --threads N        CPU threads, 1 to 512 (default 2)\n"
+            "  --api-key KEY          require 'Authorization: Bearer KEY' (not for /health, /metrics)\n"
+            "  --max-body N           largest request body in bytes (default 1048576)\n"
+            "  --max-tokens N         most tokens a request may generate per choice (default 4096)\n"
+            "  --timeout N            seconds a request may take, queue included (default 600)\n"
+            "  --queue-limit N        requests waiting for a slot before 503 + Retry-After (default 64)\n"
+            "  --http-threads N       connections served at once (default 64)\n"
+            "  --grace N              seconds to finish in-flight requests on SIGTERM (default 30)\n"
+            "  --alias NAME           model id in the API (default: the file name)\n"
+            "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
+            "  -v, --verbose          show the library's log\n"
+            "  -h, --help             print this help and exit\n\n"
+            "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
+            k_prog);
+}
+
+int main(int argc, char ** argv) {
+    std::string         model_path;
+    server::http_config hc;
+    int                 n_slots = 4, n_ctx = 4096, n_batch = 512, n_threads = 2, queue_limit = 64, grace = 30;
+    bool                verbose = false;
+
+    tool::args args(k_prog, argc, argv, print_usage);
+    while (args.next()) {
+        if (args.is("-m", "--model")) {
+            model_path = args.value();
+        } else if (args.is("--host")) {
+            hc.host = args.value();
+        } else if (args.is("--port")) {
+            hc.port = (int) args.int_value(0, 65535);
+        } else if (args.is("-np", "--parallel")) {
+            n_slots = (int) args.int_value(1, 256);
+        } else if (args.is("-c", "--ctx-size")) {
+            n_ctx = (int) args.int_value(16, 1 << 22);
+        } else if (args.is("-b", "--batch-size")) {
+            n_batch = (int) args.int_value(16, 65536);
+        } else if (args.is("-t", "--threads")) {
+            n_threads = (int) args.int_value(1, 512);
+        } else if (args.is("--api-key")) {
+            hc.api_key = args.value();
+        } else if (args.is("--max-body")) {
+            hc.max_body = (size_t) args.int_value(64, (int64_t) 1 << 32);
+        } else if (args.is("--max-tokens")) {
+            hc.max_tokens = (int) args.int_value(1, 1 << 22);
+        } else if (args.is("--timeout")) {
+            hc.timeout_s = (int) args.int_value(1, 86400);
+        } else if (args.is("--queue-limit")) {
+            queue_limit = (int) args.int_value(0, 1 << 20);
+        } else if (args.is("--http-threads")) {
+            hc.http_threads = (int) args.int_value(2, 4096);
+        } else if (args.is("--grace")) {
+            grace = (int) args.int_value(0, 86400);
+        } else if (args.is("--chat-template")) {
+            hc.chat_template = args.value();
+        } else if (args.is("--alias")) {
+            hc.model_id = args.value();
+        } else if (args.is("-v", "--verbose")) {
+            verbose = true;
+        } else {
+            args.unknown();
+        }
+    }
+    if (model_path.empty()) {
+        args.fail("no model given (-m MODEL)");
+    }
+    if (n_ctx / n_slots < 16) {
+        args.fail("each slot needs at least 16 tokens of context (-c / -np)");
+    }
+    if (hc.model_id.empty()) {
+        const size_t slash = model_path.find_last_of('/');
+        hc.model_id        = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
+    }
+
+    // signals are taken by one thread with sigwait; every other thread (created below) blocks them
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+    signal(SIGPIPE, SIG_IGN);  // a client closing its socket is an error return, not a signal
+
+    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
+    llama_log_set(tool::log_callback, nullptr);
+    llama_backend_init();
+
+    llama_model_params  mp = llama_model_default_params();
+    tool::load_progress progress;
+    progress.attach(mp);
+    llama_model * model = llama_model_load_from_file(model_path.c_str(), mp);
+    progress.finish();
+    if (!model) {
+        return tool::report_failure("cannot load model " + model_path);
+    }
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx                = (uint32_t) n_ctx;
+    cp.n_batch              = (uint32_t) n_batch;
+    cp.n_ubatch             = (uint32_t) std::min(n_batch, 512);
+    cp.n_seq_max            = (uint32_t) n_slots;
+    cp.n_threads            = n_threads;
+    cp.n_threads_batch      = n_threads;
+    cp.kv_unified           = true;
+    llama_context * ctx     = llama_init_from_model(model, cp);
+    if (!ctx) {
+        llama_model_free(model);
+        return tool::report_failure("cannot create the context");
+    }
+
+    int rc = tool::EXIT_OK;
+    {
+        server::metrics     m;
+        server::engine      eng(ctx, n_slots, queue_limit, m);
+        server::embedder    emb(model, eng.slot_ctx(), n_threads);
+        server::http_server http(hc, model, eng, emb, m);
+        const int           port = http.bind();
+        if (port < 0) {
+            rc = tool::report_failure("cannot listen on " + hc.host + ":" + std::to_string(hc.port));
+        } else {
+            printf("%s: listening on http://%s:%d (%d slots of %d tokens)\n", k_prog, hc.host.c_str(), port, n_slots,
+                   eng.slot_ctx());
+            fflush(stdout);
+            std::thread sig_thread([&] {
+                int sig = 0;
+                sigwait(&sigs, &sig);
+                if (sig != 0) {
+                    fprintf(stderr, "%s: %s received, finishing in-flight requests\n", k_prog,
+                            sig == SIGTERM ? "SIGTERM" : "SIGINT");
+                }
+                http.shutdown(grace);
+            });
+            http.listen();
+            // listen() also returns on failure: wake the signal thread so it can be joined
+            pthread_kill(sig_thread.native_handle(), SIGTERM);
+            sig_thread.join();
+            printf("%s: stopped\n", k_prog);
+        }
+        eng.stop();
+    }
+    llama_free(ctx);
+    llama_model_free(model);
+    llama_backend_free();
+    return rc;
+}

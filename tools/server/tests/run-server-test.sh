@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Runs one llama-server test script (tests/<name>.mjs) against a server started here on a free
+# loopback port, then stops the server with SIGTERM and checks that it exits cleanly (status 0).
+#   run-server-test.sh NAME SERVER_BIN GREEDY_REF_BIN MODEL WORK_DIR
+# Exit 77 (ctest: skipped) when node/npm are missing, unless LLAMA_TEST_REQUIRE_NODE=1.
+set -euo pipefail
+name=$1 server=$2 greedy=$3 model=$4 work=$5
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+
+skip() {
+    if [ "${LLAMA_TEST_REQUIRE_NODE:-0}" = 1 ]; then
+        echo "FAIL: $* (LLAMA_TEST_REQUIRE_NODE=1)"
+        exit 1
+    fi
+    echo "SKIP: $*"
+    exit 77
+}
+command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get install nodejs npm)"
+
+if [ "$name" = openai ] && [ ! -d "$work/node_modules/openai" ]; then
+    command -v npm >/dev/null 2>&1 || skip "npm is not installed"
+    # the official client, into the build tree only (never the source tree)
+    (cd "$work" && npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1) ||
+        { cat "$work/npm.log"; skip "npm install openai failed"; }
+fi
+
+# start_server LOGFILE ARGS...: starts the server, sets $pid and $port
+start_server() {
+    local log=$1
+    shift
+    rm -f "$log"  # a previous run's log would give its port before the new server truncates it
+    "$server" -m "$model" --port 0 "$@" >"$log" 2>&1 &
+    pid=$!
+    port=""
+    for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
+        [ -n "$port" ] && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "FAIL: the server exited at start"; exit 1; }
+        sleep 0.05
+    done
+    cat "$log"
+    echo "FAIL: the server did not start"
+    exit 1
+}
+
+# stop_server: SIGTERM (unless the test sent it already); the server must exit 0 within 30 s
+stop_server() {
+    kill -TERM "$pid" 2>/dev/null || true
+    local rc=0
+    for _ in $(seq 1 300); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        kill -KILL "$pid"
+        echo "FAIL: the server did not stop on SIGTERM"
+        exit 1
+    fi
+    wait "$pid" || rc=$?
+    [ "$rc" = 0 ] || { echo "FAIL: the server exited with $rc after SIGTERM"; exit 1; }
+}
+
+export GREEDY_REF="$greedy" MODEL="$model" NODE_PATH="$work/node_modules"
+case "$name" in
+    nginx-failover)
+        command -v nginx >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
+        command -v nginx >/dev/null 2>&1 || { echo "SKIP: nginx is not installed"; exit 77; }
+        WORK="$work" SERVER="$server" RUN_REPLICAS="$here/../../../examples/nginx/run-replicas.sh" \
+            node "$here/nginx-failover.mjs"
+        exit $?
+        ;;
+    bench-slots)
+        # one server with 1 slot and one with 4, measured alternately (same load for both);
+        # BENCH_MODEL replaces stories260K (see bench-slots.mjs)
+        model=${BENCH_MODEL:-$model}
+        start_server "$work/server-1.log" -np 1 -c 2048
+        p1=$pid port1=$port
+        start_server "$work/server-4.log" -np 4 -c 8192
+        p4=$pid port4=$port
+        rc=0
+        PORT1=$port1 PORT4=$port4 node "$here/bench-slots.mjs" || rc=$?
+        pid=$p1 && stop_server
+        pid=$p4 && stop_server
+        exit $rc
+        ;;
+    bad-input)
+        start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
+        ;;&
+    openai)
+        start_server "$work/server-$name.log" -np 4 -c 4096
+        ;;&
+    *)
+        rc=0
+        PORT=$port SERVER_PID=$pid node "$here/$name.mjs" || rc=$?
+        if [ $rc != 0 ]; then
+            echo "--- server log"
+            tail -30 "$work/server-$name.log"
+            kill -KILL "$pid"
+            exit $rc
+        fi
+        # bad-input ends by sending SIGTERM itself; the others leave the server running
+        [ "$name" = bad-input ] || kill -0 "$pid" 2>/dev/null || { echo "FAIL: the server died"; exit 1; }
+        stop_server
+        ;;
+esac
+echo "PASS"
