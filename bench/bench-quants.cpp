@@ -278,11 +278,12 @@ void BM_RepackGemv(benchmark::State & state) {
     for (size_t c = 0; c < ncopy; c++) {
         ggml_repack_pack(t, k, nrows, one.data(), w.data() + c * mbytes);
     }
-    const auto           yq = make_activation(t, k, 3);  // Q8_0 blocks
+    const bool           kq = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
+    const auto           yq = make_activation(t, k, 3);  // Q8_0 blocks (K-quants: Q8_K)
     std::vector<int8_t>  qs(nb * 32);
     std::vector<float>   d(nb);
     std::vector<int32_t> corr(nb);
-    for (int64_t i = 0; i < nb; i++) {
+    for (int64_t i = 0; !kq && i < nb; i++) {
         const block_q8_0 * blk = (const block_q8_0 *) yq.data() + i;
         memcpy(&qs[i * 32], blk->qs, 32);
         d[i]      = ggml_fp16_to_fp32(blk->d);
@@ -292,24 +293,46 @@ void BM_RepackGemv(benchmark::State & state) {
         }
         corr[i] = (t == GGML_TYPE_Q4_0 ? 8 : 128) * s;
     }
-    const ggml_repack_act      y = {qs.data(), d.data(), corr.data()};
-    const ggml_repack_kernel_t kern =
-        t == GGML_TYPE_Q4_0 ? ggml_repack_kernels_active()->q4_0 : ggml_repack_kernels_active()->q8_0;
-    const size_t       gb = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
-    std::vector<float> out(nrows);
-    size_t             c    = 0;
-    const double       cpu0 = thread_cpu_seconds();
+    // K-quants: per super-block the values, d, and the sums in the kernels' pairs (cpu-repack.h)
+    for (int64_t i = 0; kq && i < k / 256; i++) {
+        const block_q8_K * blk = (const block_q8_K *) yq.data() + i;
+        memcpy(&qs[i * 256], blk->qs, 256);
+        d[i] = blk->d;
+        if (t == GGML_TYPE_Q6_K) {
+            memcpy(&corr[i * 8], blk->bsums, 32);
+            continue;
+        }
+        int32_t ys[8];
+        for (int j = 0; j < 8; j++) {
+            ys[j] = blk->bsums[2 * j] + blk->bsums[2 * j + 1];
+        }
+        const int lo[4] = {0, 1, 4, 5};
+        for (int q = 0; q < 4; q++) {
+            corr[i * 4 + q] = (int32_t) ((uint32_t) (uint16_t) ys[lo[q]] | (uint32_t) (uint16_t) ys[lo[q] + 2] << 16);
+        }
+    }
+    const int64_t               nbk  = kq ? k / 256 : nb;
+    const ggml_repack_act       y    = {qs.data(), d.data(), corr.data()};
+    const ggml_repack_kernels * ka   = ggml_repack_kernels_active();
+    const ggml_repack_kernel_t  kern = t == GGML_TYPE_Q4_0   ? ka->q4_0
+                                       : t == GGML_TYPE_Q8_0 ? ka->q8_0
+                                       : t == GGML_TYPE_Q4_K ? ka->q4_K
+                                                             : ka->q6_K;
+    const size_t                gb   = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
+    std::vector<float>          out(nrows);
+    size_t                      c    = 0;
+    const double                cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
         const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
         if (nth == 1) {
             float * o = out.data();
-            kern(nb, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
+            kern(nbk, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
         } else {
             const int64_t ng = nrows / GGML_REPACK_ROWS, half = ng / 2;
             runner().run([&](int i) {
                 const int64_t g0 = i == 0 ? 0 : half, g1 = i == 0 ? half : ng;
                 float *       o = out.data() + g0 * GGML_REPACK_ROWS;
-                kern(nb, g1 - g0, m + g0 * gb, gb, 1, &y, &o);
+                kern(nbk, g1 - g0, m + g0 * gb, gb, 1, &y, &o);
             });
         }
         benchmark::ClobberMemory();
@@ -326,7 +349,7 @@ void BM_RepackGemv(benchmark::State & state) {
 }
 
 void repack_args(benchmark::internal::Benchmark * b) {
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0}) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K}) {
         b->Args({(int64_t) t, 2048, 5632, 1, 0});
         b->Args({(int64_t) t, 2048, 32000, 1, 0});
         b->Args({(int64_t) t, 2048, 5632, 2, 0});
