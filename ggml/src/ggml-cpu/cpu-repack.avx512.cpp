@@ -180,56 +180,64 @@ inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
         const uint8_t * sb = grp + b * 3360;
         const uint8_t * ql = sb + 288;
         const uint8_t * qh = sb + 2336;
-        __m512i         isum[NC], csum[NC];
+        __m512i         isum[NC];
         for (int c = 0; c < NC; ++c)
-            isum[c] = csum[c] = _mm512_setzero_si512();
+            isum[c] = _mm512_setzero_si512();
+        // one sub-block pair at a time keeps 2 accumulators per activation row live (no spills at NC 4)
         for (int n = 0; n < 2; ++n) {
             for (int h = 0; h < 2; ++h) {
-                __m512i dl[NC][2], dh[NC][2];  // [sub-block within the 32 values]
-                for (int c = 0; c < NC; ++c)
-                    dl[c][0] = dl[c][1] = dh[c][0] = dh[c][1] = _mm512_setzero_si512();
-                for (int m = 0; m < 8; ++m) {
-                    const uint8_t * pl = ql + (16 * n + 8 * h + m) * 64;
-                    // the next super-block (53 lines), 2 lines per step: one stream in address order
-                    const int line = 2 * (16 * n + 8 * h + m);
-                    if (line * 64 < 3360)
-                        _mm_prefetch((const char *) sb + 3360 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                    if (line * 64 + 64 < 3360)
-                        _mm_prefetch((const char *) sb + 3424 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                    const __m512i l  = _mm512_loadu_si512((const void *) pl);
-                    const __m512i hb = _mm512_loadu_si512((const void *) (qh + (8 * n + m) * 64));
-                    // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5
-                    const __m512i hl =
-                        _mm512_and_si512(h == 0 ? _mm512_slli_epi16(hb, 4) : _mm512_slli_epi16(hb, 2), m30);
-                    const __m512i hh = _mm512_and_si512(h == 0 ? hb : _mm512_srli_epi16(hb, 2), m30);
-                    const __m512i vl = _mm512_or_si512(_mm512_and_si512(l, m4), hl);
-                    const __m512i vh = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), hh);
-                    for (int c = 0; c < NC; ++c) {
-                        const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
-                        dl[c][m / 4]       = _mm512_dpbusd_epi32(dl[c][m / 4], vl, _mm512_set1_epi32(yq[0]));
-                        dh[c][m / 4]       = _mm512_dpbusd_epi32(dh[c][m / 4], vh, _mm512_set1_epi32(yq[16]));
-                    }
-                }
                 // scale pairs p = 4n + h (low values) and 4n + h + 2 (high values), int16 per row
                 const __m512i pl2 =
                     _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * (4 * n + h))));
                 const __m512i ph2 =
                     _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * (4 * n + h + 2))));
-                const __m512i sl0 = _mm512_srai_epi32(_mm512_slli_epi32(pl2, 16), 16), sl1 = _mm512_srai_epi32(pl2, 16);
-                const __m512i sh0 = _mm512_srai_epi32(_mm512_slli_epi32(ph2, 16), 16), sh1 = _mm512_srai_epi32(ph2, 16);
-                for (int c = 0; c < NC; ++c) {
-                    const int32_t * bs = y[c].corr + b * 8 + 4 * n + h;
-                    __m512i t = _mm512_add_epi32(_mm512_mullo_epi32(dl[c][0], sl0), _mm512_mullo_epi32(dl[c][1], sl1));
-                    t         = _mm512_add_epi32(t, _mm512_mullo_epi32(dh[c][0], sh0));
-                    isum[c]   = _mm512_add_epi32(isum[c], _mm512_add_epi32(t, _mm512_mullo_epi32(dh[c][1], sh1)));
-                    csum[c]   = _mm512_dpwssd_epi32(csum[c], pl2, _mm512_set1_epi32(bs[0]));
-                    csum[c]   = _mm512_dpwssd_epi32(csum[c], ph2, _mm512_set1_epi32(bs[2]));
+                for (int sub = 0; sub < 2; ++sub) {
+                    __m512i dl[NC], dh[NC];
+                    for (int c = 0; c < NC; ++c)
+                        dl[c] = dh[c] = _mm512_setzero_si512();
+                    for (int m = 4 * sub; m < 4 * sub + 4; ++m) {
+                        const uint8_t * pl = ql + (16 * n + 8 * h + m) * 64;
+                        // the next super-block (53 lines), 2 lines per step: one stream in address order
+                        const int line = 2 * (16 * n + 8 * h + m);
+                        if (line * 64 < 3360)
+                            _mm_prefetch((const char *) sb + 3360 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                        if (line * 64 + 64 < 3360)
+                            _mm_prefetch((const char *) sb + 3424 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                        const __m512i l  = _mm512_loadu_si512((const void *) pl);
+                        const __m512i hb = _mm512_loadu_si512((const void *) (qh + (8 * n + m) * 64));
+                        // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5
+                        const __m512i hl =
+                            _mm512_and_si512(h == 0 ? _mm512_slli_epi16(hb, 4) : _mm512_slli_epi16(hb, 2), m30);
+                        const __m512i hh = _mm512_and_si512(h == 0 ? hb : _mm512_srli_epi16(hb, 2), m30);
+                        const __m512i vl = _mm512_or_si512(_mm512_and_si512(l, m4), hl);
+                        const __m512i vh = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(l, 4), m4), hh);
+                        for (int c = 0; c < NC; ++c) {
+                            const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
+                            dl[c]              = _mm512_dpbusd_epi32(dl[c], vl, _mm512_set1_epi32(yq[0]));
+                            dh[c]              = _mm512_dpbusd_epi32(dh[c], vh, _mm512_set1_epi32(yq[16]));
+                        }
+                    }
+                    const __m512i sl =
+                        sub == 0 ? _mm512_srai_epi32(_mm512_slli_epi32(pl2, 16), 16) : _mm512_srai_epi32(pl2, 16);
+                    const __m512i sh =
+                        sub == 0 ? _mm512_srai_epi32(_mm512_slli_epi32(ph2, 16), 16) : _mm512_srai_epi32(ph2, 16);
+                    for (int c = 0; c < NC; ++c)
+                        isum[c] = _mm512_add_epi32(
+                            isum[c], _mm512_add_epi32(_mm512_mullo_epi32(dl[c], sl), _mm512_mullo_epi32(dh[c], sh)));
                 }
             }
         }
+        // the -32 offset: csum = sum over the 8 scale pairs of (sc . bsum), isum - 32 * csum
+        __m512i P[8];
+        for (int p = 0; p < 8; ++p)
+            P[p] = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * p)));
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) sb));
         for (int c = 0; c < NC; ++c) {
-            const __m512i tot = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(csum[c], 5));
+            const int32_t * bs = y[c].corr + b * 8;
+            __m512i         cs = _mm512_setzero_si512();
+            for (int p = 0; p < 8; ++p)
+                cs = _mm512_dpwssd_epi32(cs, P[p], _mm512_set1_epi32(bs[p]));
+            const __m512i tot = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(cs, 5));
             acc[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(tot), _mm512_mul_ps(dw, _mm512_set1_ps(y[c].d[b])), acc[c]);
         }
     }
