@@ -6,6 +6,7 @@
 //   RepackGemv/<type>/<K>/<N>/<T>/<l2>  the same on the CPU_REPACK layout (16 rows interleaved);
 //                             l2:1 = one L2-resident matrix (compute speed, compare with GemvL2)
 //   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), 1 thread, "GFLOPs" = 2*K*N*512 per run
+//   RepackGemm/<type>/<K>/<N> the same on the CPU_REPACK layout ("GFLOPs_cpu" in both: per CPU second)
 // The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
 // as decoding does with the weights of successive layers.
 #include <benchmark/benchmark.h>
@@ -229,6 +230,7 @@ void BM_Gemm(benchmark::State & state) {
     std::vector<float> out((size_t) m * nrows);
     // tiles of 32 weight rows x 32 activation rows (as mul_mat cuts them): the weight tile stays in
     // L2 while its activation rows pass by; one thread (GFLOPs per core)
+    const double cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
         for (int64_t r0 = 0; r0 < nrows; r0 += 32) {
             const int64_t r1 = r0 + 32 < nrows ? r0 + 32 : nrows;
@@ -244,6 +246,8 @@ void BM_Gemm(benchmark::State & state) {
         }
         benchmark::ClobberMemory();
     }
+    const double cpu             = thread_cpu_seconds() - cpu0;
+    state.counters["GFLOPs_cpu"] = cpu > 0 ? 2.0 * k * nrows * m * state.iterations() / cpu / 1e9 : 0.0;
     state.counters["GFLOPs"] = benchmark::Counter(2.0 * k * nrows * m * state.iterations(), benchmark::Counter::kIsRate,
                                                   benchmark::Counter::kIs1000);
     state.SetLabel(std::string(ggml_type_name(t)) + " " + ggml_cpu_isa_name(ggml_cpu_best_isa()));
@@ -264,6 +268,47 @@ void gemv_args(benchmark::internal::Benchmark * b) {
 }
 BENCHMARK(BM_Gemv)->Apply(gemv_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// One activation row in the CPU_REPACK kernels' format (ggml_repack_act, cpu-repack.h) into qs (k
+// bytes), d and corr (k / 32 entries each).
+void repack_activation(ggml_type t, int64_t k, int seed, int8_t * qs, float * d, int32_t * corr) {
+    const int64_t nb = k / 32;
+    const bool    kq = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
+    const auto    yq = make_activation(t, k, seed);  // Q8_0 blocks (K-quants: Q8_K)
+    for (int64_t i = 0; !kq && i < nb; i++) {
+        const block_q8_0 * blk = (const block_q8_0 *) yq.data() + i;
+        memcpy(&qs[i * 32], blk->qs, 32);
+        d[i]      = ggml_fp16_to_fp32(blk->d);
+        int32_t s = 0;
+        for (int j = 0; j < 32; j++) {
+            s += blk->qs[j];
+        }
+        corr[i] = (t == GGML_TYPE_Q4_0 ? 8 : 128) * s;
+    }
+    // K-quants: per super-block the values, d, and the sums in the kernels' pairs (cpu-repack.h)
+    for (int64_t i = 0; kq && i < k / 256; i++) {
+        const block_q8_K * blk = (const block_q8_K *) yq.data() + i;
+        memcpy(&qs[i * 256], blk->qs, 256);
+        d[i] = blk->d;
+        if (t == GGML_TYPE_Q6_K) {
+            memcpy(corr + i * 8, blk->bsums, 32);
+            continue;
+        }
+        int32_t ys[8];
+        for (int j = 0; j < 8; j++) {
+            ys[j] = blk->bsums[2 * j] + blk->bsums[2 * j + 1];
+        }
+        const int lo[4] = {0, 1, 4, 5};
+        for (int q = 0; q < 4; q++) {
+            corr[i * 4 + q] = (int32_t) ((uint32_t) (uint16_t) ys[lo[q]] | (uint32_t) (uint16_t) ys[lo[q] + 2] << 16);
+        }
+    }
+}
+
+ggml_repack_kernel_t repack_kernel(ggml_type t) {
+    const ggml_repack_kernels * ka = ggml_repack_kernels_active();
+    return t == GGML_TYPE_Q4_0 ? ka->q4_0 : t == GGML_TYPE_Q8_0 ? ka->q8_0 : t == GGML_TYPE_Q4_K ? ka->q4_K : ka->q6_K;
+}
+
 // The same GEMV on the CPU_REPACK layout (cpu-repack.h): rows interleaved 16 at a time, one
 // contiguous slice of groups per thread, as mul_mat runs it for a weight in a CPU_REPACK buffer.
 void BM_RepackGemv(benchmark::State & state) {
@@ -278,38 +323,29 @@ void BM_RepackGemv(benchmark::State & state) {
     for (size_t c = 0; c < ncopy; c++) {
         ggml_repack_pack(t, k, nrows, one.data(), w.data() + c * mbytes);
     }
-    const auto           yq = make_activation(t, k, 3);  // Q8_0 blocks
+    const bool           kq = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
     std::vector<int8_t>  qs(nb * 32);
     std::vector<float>   d(nb);
     std::vector<int32_t> corr(nb);
-    for (int64_t i = 0; i < nb; i++) {
-        const block_q8_0 * blk = (const block_q8_0 *) yq.data() + i;
-        memcpy(&qs[i * 32], blk->qs, 32);
-        d[i]      = ggml_fp16_to_fp32(blk->d);
-        int32_t s = 0;
-        for (int j = 0; j < 32; j++) {
-            s += blk->qs[j];
-        }
-        corr[i] = (t == GGML_TYPE_Q4_0 ? 8 : 128) * s;
-    }
-    const ggml_repack_act      y = {qs.data(), d.data(), corr.data()};
-    const ggml_repack_kernel_t kern =
-        t == GGML_TYPE_Q4_0 ? ggml_repack_kernels_active()->q4_0 : ggml_repack_kernels_active()->q8_0;
-    const size_t       gb = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
-    std::vector<float> out(nrows);
-    size_t             c    = 0;
-    const double       cpu0 = thread_cpu_seconds();
+    repack_activation(t, k, 3, qs.data(), d.data(), corr.data());
+    const int64_t              nbk  = kq ? k / 256 : nb;
+    const ggml_repack_act      y    = {qs.data(), d.data(), corr.data()};
+    const ggml_repack_kernel_t kern = repack_kernel(t);
+    const size_t               gb   = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
+    std::vector<float>         out(nrows);
+    size_t                     c    = 0;
+    const double               cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
         const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
         if (nth == 1) {
             float * o = out.data();
-            kern(nb, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
+            kern(nbk, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
         } else {
             const int64_t ng = nrows / GGML_REPACK_ROWS, half = ng / 2;
             runner().run([&](int i) {
                 const int64_t g0 = i == 0 ? 0 : half, g1 = i == 0 ? half : ng;
                 float *       o = out.data() + g0 * GGML_REPACK_ROWS;
-                kern(nb, g1 - g0, m + g0 * gb, gb, 1, &y, &o);
+                kern(nbk, g1 - g0, m + g0 * gb, gb, 1, &y, &o);
             });
         }
         benchmark::ClobberMemory();
@@ -326,7 +362,7 @@ void BM_RepackGemv(benchmark::State & state) {
 }
 
 void repack_args(benchmark::internal::Benchmark * b) {
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0}) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K}) {
         b->Args({(int64_t) t, 2048, 5632, 1, 0});
         b->Args({(int64_t) t, 2048, 32000, 1, 0});
         b->Args({(int64_t) t, 2048, 5632, 2, 0});
@@ -335,6 +371,51 @@ void repack_args(benchmark::internal::Benchmark * b) {
     b->ArgNames({"type", "K", "N", "threads", "l2"});
 }
 BENCHMARK(BM_RepackGemv)->Apply(repack_args)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Prefill on the CPU_REPACK layout as mul_mat cuts it: one group of 16 weight rows x 64 activation
+// rows per tile; one thread, GFLOPs per CPU second (compare with BM_Gemm's plain-layout GEMM).
+void BM_RepackGemm(benchmark::State & state) {
+    const ggml_type      t = (ggml_type) state.range(0);
+    const int64_t        k = state.range(1), nrows = state.range(2), nb = k / 32, m = 512;
+    const bool           kq     = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
+    const size_t         mbytes = ggml_row_size(t, k) * nrows, gb = mbytes / (size_t) (nrows / GGML_REPACK_ROWS);
+    const auto           one = make_weights(t, k, nrows);
+    std::vector<uint8_t> w(mbytes);
+    ggml_repack_pack(t, k, nrows, one.data(), w.data());
+    std::vector<int8_t>  qs(8 * nb * 32);  // 8 distinct activation rows, reused
+    std::vector<float>   d(8 * nb);
+    std::vector<int32_t> corr(8 * nb);
+    for (int j = 0; j < 8; j++) {
+        repack_activation(t, k, j, &qs[j * nb * 32], &d[j * nb], &corr[j * nb]);
+    }
+    std::vector<ggml_repack_act> ys(m);
+    for (int64_t j = 0; j < m; j++) {
+        ys[j] = {&qs[(j % 8) * nb * 32], &d[(j % 8) * nb], &corr[(j % 8) * nb]};
+    }
+    const ggml_repack_kernel_t kern = repack_kernel(t);
+    std::vector<float>         out((size_t) m * nrows);
+    const double               cpu0 = thread_cpu_seconds();
+    for (auto _ : state) {
+        for (int64_t g = 0; g < nrows / GGML_REPACK_ROWS; g++) {
+            for (int64_t c0 = 0; c0 < m; c0 += 64) {
+                float * os[64];
+                for (int c = 0; c < 64; c++) {
+                    os[c] = out.data() + (c0 + c) * nrows;
+                }
+                kern(kq ? k / 256 : nb, 1, w.data() + g * gb, gb, 64, ys.data() + c0, os);
+            }
+        }
+        benchmark::ClobberMemory();
+    }
+    const double cpu             = thread_cpu_seconds() - cpu0;
+    state.counters["GFLOPs_cpu"] = cpu > 0 ? 2.0 * k * nrows * m * state.iterations() / cpu / 1e9 : 0.0;
+    state.SetLabel(std::string(ggml_type_name(t)) + " repack");
+}
+BENCHMARK(BM_RepackGemm)
+    ->ArgsProduct({{GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K}, {2048}, {2048}})
+    ->ArgNames({"type", "K", "N"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // Compute speed without DRAM: 256 rows that stay in L2, GEMV entry vs a plain loop over vec_dot
 // (mode 0: vec_dot loop, 1: ggml_cpu_gemv). CPU time, so the rate is per busy core.

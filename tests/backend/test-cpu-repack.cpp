@@ -1,4 +1,4 @@
-// CPU_REPACK: Q4_0 / Q8_0 weights stored interleaved. get_tensor returns the GGUF bytes that went
+// CPU_REPACK: Q4_0 / Q8_0 / Q4_K / Q6_K weights stored interleaved. get_tensor returns the GGUF bytes that went
 // in; mul_mat on a packed weight equals the plain path (same int8 activations, same integer block
 // sums, only the float accumulation order differs) and is bit-identical across instruction sets and
 // thread counts; ops other than mul_mat refuse packed tensors.
@@ -28,10 +28,15 @@ std::vector<uint8_t> random_weights(ggml_type t, int64_t K, int64_t M, uint32_t 
     const size_t                          bs = ggml_type_size(t);
     std::vector<uint8_t>                  v(ggml_row_size(t, K) * M);
     for (size_t off = 0; off < v.size(); off += bs) {
-        const ggml_fp16_t d = ggml_fp32_to_fp16(rng() % 2 ? u(rng) : -u(rng));
-        std::memcpy(&v[off], &d, 2);
-        for (size_t i = 2; i < bs; ++i)
+        for (size_t i = 0; i < bs; ++i)
             v[off + i] = (uint8_t) rng();
+        // the fp16 scales: d first (Q6_K: last), Q4_K's dmin after d
+        const ggml_fp16_t d = ggml_fp32_to_fp16(rng() % 2 ? u(rng) : -u(rng));
+        std::memcpy(&v[off + (t == GGML_TYPE_Q6_K ? bs - 2 : 0)], &d, 2);
+        if (t == GGML_TYPE_Q4_K) {
+            const ggml_fp16_t dmin = ggml_fp32_to_fp16(u(rng));
+            std::memcpy(&v[off + 2], &dmin, 2);
+        }
     }
     return v;
 }
@@ -54,6 +59,11 @@ struct weight {
         ggml_free(ctx);
     }
 };
+
+// Row lengths for the tests: the K-quants take multiples of their 256-value super-block.
+std::vector<int64_t> ks(ggml_type t, std::vector<int64_t> blocks32, std::vector<int64_t> blocks256) {
+    return t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K ? blocks256 : blocks32;
+}
 
 // y = w x for N random activation rows, on the CPU backend with n_threads.
 std::vector<float> mul_mat(ggml_backend_t be, ggml_tensor * w, int64_t N, int n_threads) {
@@ -96,7 +106,7 @@ protected:
 
 TEST_P(CpuRepack, GetTensorReturnsTheGgufBytes) {
     const ggml_type t = GetParam();
-    for (int64_t K : {32, 96, 2048}) {
+    for (int64_t K : ks(t, {32, 96, 2048}, {256, 768, 2048})) {
         const int64_t              M     = 48;
         const std::vector<uint8_t> bytes = random_weights(t, K, M, (uint32_t) K);
         weight                     pw(ggml_backend_cpu_repack_buffer_type(), t, K, M, bytes);
@@ -120,7 +130,7 @@ TEST_P(CpuRepack, GetTensorReturnsTheGgufBytes) {
 
 TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
     const ggml_type t = GetParam();
-    for (int64_t K : {32, 160, 1024}) {
+    for (int64_t K : ks(t, {32, 160, 1024}, {256, 1280})) {
         for (int64_t M : {16, 48, 272}) {
             const std::vector<uint8_t> bytes = random_weights(t, K, M, (uint32_t) (K * 1000 + M));
             weight                     plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);
@@ -144,7 +154,8 @@ TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, CpuRepack, ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0),
+INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
+                         ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K),
                          [](const ::testing::TestParamInfo<ggml_type> & i) { return ggml_type_name(i.param); });
 
 TEST(CpuRepackDevice, OffersTheBufferTypeAndRefusesOtherOpsOnPackedWeights) {

@@ -1,4 +1,4 @@
-// The CPU_REPACK buffer type: CPU memory whose Q4_0 / Q8_0 matrices are stored in the interleaved
+// The CPU_REPACK buffer type: CPU memory whose Q4_0 / Q8_0 / Q4_K / Q6_K matrices are stored in the interleaved
 // layout of cpu-repack.h. It is not a host buffer type (nobody but mul_mat may read t->data); every
 // access goes through set_tensor / get_tensor, which convert from and to the GGUF bytes. Tensors the
 // layout does not take are stored as they are.

@@ -79,6 +79,156 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
     }
 }
 
+// Q4_K: per sub-block the 8 maddubs results are summed in int16 (|sum| <= 8 * 2 * 15 * 128 < 2^15)
+// and pmaddwd against (sc, sc) per row gives sc * dot in int32; the mins term is 4 pmaddwd of the
+// unpacked min pairs against the activation's sub-block sum pairs.
+template <int NC>
+void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
+    const __m256i m4  = _mm256_set1_epi8(0x0F);
+    const __m256i m6  = _mm256_set1_epi32(0x3f3f3f3f);
+    const __m256i m2  = _mm256_set1_epi32(0x03030303);
+    const __m256i mlo = _mm256_set1_epi32(0x0f0f0f0f);
+    const __m256i mb  = _mm256_set1_epi32(0xff);
+    const __m256i mw  = _mm256_set1_epi32(0x00ff00ff);
+    for (int h = 0; h < 2; ++h) {
+        __m256 acc[NC];
+        for (int c = 0; c < NC; ++c)
+            acc[c] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t * sb  = grp + b * 2304;
+            const uint8_t * q   = sb + 256 + 32 * h;
+            const __m256i   u0  = _mm256_loadu_si256((const __m256i *) (sb + 64 + 32 * h));
+            const __m256i   u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
+            const __m256i   u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
+            const __m256i   s03 = _mm256_and_si256(u0, m6);
+            const __m256i   s47 = _mm256_or_si256(_mm256_and_si256(u2, mlo),
+                                                  _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
+            const __m256i   m03 = _mm256_and_si256(u1, m6);
+            const __m256i   m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
+                                                  _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
+            __m256i         isum[NC];
+            for (int c = 0; c < NC; ++c)
+                isum[c] = _mm256_setzero_si256();
+            for (int k = 0; k < 4; ++k) {
+                const __m256i S  = k < 2 ? s03 : s47;
+                __m256i       sl = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2)), mb);
+                __m256i       sh = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2) + 8), mb);
+                sl               = _mm256_or_si256(sl, _mm256_slli_epi32(sl, 16));  // (sc, sc) as int16
+                sh               = _mm256_or_si256(sh, _mm256_slli_epi32(sh, 16));
+                __m256i pl[NC], ph[NC];
+                for (int c = 0; c < NC; ++c)
+                    pl[c] = ph[c] = _mm256_setzero_si256();
+                for (int jj = 0; jj < 8; ++jj) {
+                    const __m256i v  = _mm256_loadu_si256((const __m256i *) (q + (8 * k + jj) * 64));
+                    const __m256i lo = _mm256_and_si256(v, m4);
+                    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                    for (int c = 0; c < NC; ++c) {
+                        const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 64 * k);
+                        pl[c] = _mm256_add_epi16(pl[c], _mm256_maddubs_epi16(lo, _mm256_set1_epi32(yq[jj])));
+                        ph[c] = _mm256_add_epi16(ph[c], _mm256_maddubs_epi16(hi, _mm256_set1_epi32(yq[8 + jj])));
+                    }
+                }
+                for (int c = 0; c < NC; ++c)
+                    isum[c] = _mm256_add_epi32(
+                        isum[c], _mm256_add_epi32(_mm256_madd_epi16(pl[c], sl), _mm256_madd_epi16(ph[c], sh)));
+            }
+            const __m256i p0 = _mm256_and_si256(m03, mw), p1 = _mm256_and_si256(_mm256_srli_epi32(m03, 8), mw);
+            const __m256i p2 = _mm256_and_si256(m47, mw), p3 = _mm256_and_si256(_mm256_srli_epi32(m47, 8), mw);
+            const __m256  dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * h)));
+            const __m256  dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 32 + 16 * h)));
+            for (int c = 0; c < NC; ++c) {
+                const int32_t * ys = y[c].corr + b * 4;
+                __m256i         ms = _mm256_madd_epi16(p0, _mm256_set1_epi32(ys[0]));
+                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p1, _mm256_set1_epi32(ys[1])));
+                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p2, _mm256_set1_epi32(ys[2])));
+                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p3, _mm256_set1_epi32(ys[3])));
+                const __m256 dy    = _mm256_set1_ps(y[c].d[b]);
+                acc[c]             = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, dy), acc[c]);
+                acc[c]             = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dm, dy), acc[c]);
+            }
+        }
+        for (int c = 0; c < NC; ++c)
+            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c]);
+    }
+}
+
+// Q6_K: two maddubs (values 0..63, |pair| <= 2 * 63 * 128) summed in int16 stay below 2^15, then
+// pmaddwd against (sc, sc) per row; the -32 offset is one pmaddwd per scale pair against the
+// activation's 16-value sums.
+template <int NC>
+void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
+    const __m256i m4  = _mm256_set1_epi8(0x0F);
+    const __m256i m30 = _mm256_set1_epi8(0x30);
+    for (int half = 0; half < 2; ++half) {
+        __m256 acc[NC];
+        for (int c = 0; c < NC; ++c)
+            acc[c] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t * sb = grp + b * 3360;
+            const uint8_t * ql = sb + 288 + 32 * half;
+            const uint8_t * qh = sb + 2336 + 32 * half;
+            __m256i         isum[NC];
+            for (int c = 0; c < NC; ++c)
+                isum[c] = _mm256_setzero_si256();
+            for (int n = 0; n < 2; ++n) {
+                for (int h = 0; h < 2; ++h) {
+                    const __m256i pl2 = _mm256_cvtepi8_epi16(
+                        _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * half)));
+                    const __m256i ph2 = _mm256_cvtepi8_epi16(
+                        _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * half)));
+                    for (int sub = 0; sub < 2; ++sub) {
+                        // (sc, sc) as int16 for sub-block 2p + sub
+                        const __m256i tl = sub == 0 ? _mm256_slli_epi32(pl2, 16) : _mm256_srli_epi32(pl2, 16);
+                        const __m256i th = sub == 0 ? _mm256_slli_epi32(ph2, 16) : _mm256_srli_epi32(ph2, 16);
+                        const __m256i sl = sub == 0 ? _mm256_or_si256(tl, _mm256_srli_epi32(tl, 16))
+                                                    : _mm256_or_si256(tl, _mm256_slli_epi32(tl, 16));
+                        const __m256i sh = sub == 0 ? _mm256_or_si256(th, _mm256_srli_epi32(th, 16))
+                                                    : _mm256_or_si256(th, _mm256_slli_epi32(th, 16));
+                        for (int m2 = 0; m2 < 4; m2 += 2) {
+                            __m256i pl[NC], ph[NC];
+                            for (int c = 0; c < NC; ++c)
+                                pl[c] = ph[c] = _mm256_setzero_si256();
+                            for (int mm = 0; mm < 2; ++mm) {
+                                const int     m = 4 * sub + m2 + mm;
+                                const __m256i l =
+                                    _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64));
+                                const __m256i hb = _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64));
+                                const __m256i hl =
+                                    _mm256_and_si256(h == 0 ? _mm256_slli_epi16(hb, 4) : _mm256_slli_epi16(hb, 2), m30);
+                                const __m256i hh = _mm256_and_si256(h == 0 ? hb : _mm256_srli_epi16(hb, 2), m30);
+                                const __m256i vl = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
+                                const __m256i vh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
+                                for (int c = 0; c < NC; ++c) {
+                                    const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
+                                    pl[c] = _mm256_add_epi16(pl[c], _mm256_maddubs_epi16(vl, _mm256_set1_epi32(yq[0])));
+                                    ph[c] =
+                                        _mm256_add_epi16(ph[c], _mm256_maddubs_epi16(vh, _mm256_set1_epi32(yq[16])));
+                                }
+                            }
+                            for (int c = 0; c < NC; ++c)
+                                isum[c] = _mm256_add_epi32(isum[c], _mm256_add_epi32(_mm256_madd_epi16(pl[c], sl),
+                                                                                     _mm256_madd_epi16(ph[c], sh)));
+                        }
+                    }
+                    for (int c = 0; c < NC; ++c) {
+                        const int32_t * bs = y[c].corr + b * 8 + 4 * n + h;
+                        // isum -= 32 * (the pair's sc . bsum): exact, as in the scalar reference
+                        const __m256i cs = _mm256_add_epi32(_mm256_madd_epi16(pl2, _mm256_set1_epi32(bs[0])),
+                                                            _mm256_madd_epi16(ph2, _mm256_set1_epi32(bs[2])));
+                        isum[c]          = _mm256_sub_epi32(isum[c], _mm256_slli_epi32(cs, 5));
+                    }
+                }
+            }
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * half)));
+            for (int c = 0; c < NC; ++c)
+                acc[c] =
+                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c]);
+        }
+        for (int c = 0; c < NC; ++c)
+            _mm256_storeu_ps(out[c] + row0 + 8 * half, acc[c]);
+    }
+}
+
 template <bool Q4>
 void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
          float * const * out) {
@@ -95,6 +245,31 @@ void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const 
     }
 }
 
+template <void (*G1)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t),
+          void (*G2)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t)>
+void run_k(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
+           float * const * out) {
+    for (int64_t g = 0; g < ng; ++g) {
+        const uint8_t * grp = w + g * gb;
+        const int64_t   r0  = g * GGML_REPACK_ROWS;
+        for (int c0 = 0; c0 < ncols; c0 += NC_MAX) {
+            if (ncols - c0 >= 2) {
+                G2(nb, grp, y + c0, out + c0, r0);
+            } else {
+                G1(nb, grp, y + c0, out + c0, r0);
+            }
+        }
+    }
+}
+
+void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
+            float * const * out) {
+    run_k<q4_K_group<1>, q4_K_group<2>>(nb, ng, w, gb, nc, y, out);
+}
+void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
+            float * const * out) {
+    run_k<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
+}
 void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
             float * const * out) {
     run<true>(nb, ng, w, gb, nc, y, out);
@@ -107,6 +282,6 @@ void k_q8_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const 
 }  // namespace
 
 const ggml_repack_kernels * ggml_repack_kernels_avx2() {
-    static const ggml_repack_kernels k = {k_q4_0, k_q8_0};
+    static const ggml_repack_kernels k = {k_q4_0, k_q8_0, k_q4_K, k_q6_K};
     return &k;
 }
