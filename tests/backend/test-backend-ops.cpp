@@ -394,7 +394,8 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
 bool must_support(ggml_backend_dev_t dev, ggml_op op, ggml_type type) {
     if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
         return true;
-    if (std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) != "CUDA")
+    const std::string reg = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
+    if (reg != "CUDA")
         return false;
     if (is_kv_cache_write_exempt(op, type))
         return false;

@@ -38,33 +38,38 @@ bool addressable_elems(const ggml_tensor * t) {
 bool rows_contiguous(const ggml_tensor * t) {
     return t->nb[0] == ggml_type_size(t->type);
 }
+// rows (dims 1..3) one stride apart, so a flat row index r is at r * nb[1]
+bool rows_evenly_spaced(const ggml_tensor * t) {
+    return t->nb[2] == t->nb[1] * t->ne[1] && t->nb[3] == t->nb[2] * t->ne[2];
+}
 
-bool supports_matmul_type(ggml_type t) {
+// The quantized types with a dequantizer in shaders/quants.glsl: every type the CPU computes.
+bool is_vk_quant(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
         case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
         case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
         case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q6_K:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
             return true;
         default:
             return false;
     }
 }
 
+bool supports_matmul_type(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || is_vk_quant(t);
+}
+
 bool supports_get_rows_type(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_I32:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q8_0:
-            return true;
-        default:
-            return false;
-    }
+    return supports_matmul_type(t) || t == GGML_TYPE_I32;
 }
 
 // quantized tensors are addressed in 16-bit words
@@ -188,13 +193,10 @@ const char * tname(ggml_type t) {
             return "bf16";
         case GGML_TYPE_I32:
             return "i32";
-        case GGML_TYPE_Q4_0:
-            return "q4_0";
-        case GGML_TYPE_Q8_0:
-            return "q8_0";
-        case GGML_TYPE_Q4_K:
-            return "q4_k";
         default:
+            if (is_vk_quant(t)) {
+                return ggml_type_name(t);  // "q4_0", "q4_K", "iq4_nl": the shader variant names use these
+            }
             return "?";
     }
 }
@@ -344,6 +346,65 @@ bool enc_mul_mat(const enc & e) {
             return false;
     }
     return true;
+}
+
+// dst[m, e, t] = as[:, m, ids[e, t]] . b[:, e % n_b, t]: the mul_mat shader with MUL_MAT_ID, one
+// workgroup per output element (m, e, t).
+bool enc_mul_mat_id(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *ids = e.node->src[2], *d = e.node;
+    const size_t       ua = addr_unit(a);
+    bound              ba, bb, bi, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, ids, 4, &bi) ||
+        !offsets_ok(e, d, 4, &bd))
+        return false;
+    const std::string   sh   = std::string("mul_mat_id_") + tname(a->type);
+    const ggml_tensor * s[4] = {a, b, ids, nullptr};
+    const uint32_t      M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
+    for (uint32_t m0 = 0; m0 < M; m0 += 65535) {
+        pc_words pc;
+        pc.u(a->ne[0]).u(M).u(n_used).u(1).u(1).u(1).u(m0);
+        pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+        pc.u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(b->ne[1]);
+        if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, std::min<uint32_t>(65535, M - m0), n_used, n_tok))
+            return false;
+    }
+    return true;
+}
+
+bool enc_concat(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       u   = ggml_type_size(a->type);
+    const int          dim = ggml_get_op_params_i32(d, 0);
+    bound              ba, bb, bd;
+    if (!offsets_ok(e, a, u, &ba) || !offsets_ok(e, b, u, &bb) || !offsets_ok(e, d, u, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(d).u(dim).u(a->ne[dim]).strides(ba, a, u).strides(bb, b, u).strides(bd, d, u);
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, u == 2 ? "concat_16" : "concat_32", s, d, pc, ggml_nelements(d));
+}
+
+// argmax (2-D a) and argsort: one workgroup per row of a
+bool enc_arg(const enc & e, bool sort) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    bound              ba, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd))
+        return false;
+    const uint64_t nrows = (uint64_t) a->ne[1] * a->ne[2] * a->ne[3];
+    pc_words       pc;
+    pc.u(a->ne[0]).u(nrows);
+    if (sort)
+        pc.u(ggml_get_op_params_i32(d, 0) == GGML_SORT_ORDER_DESC ? 1 : 0);
+    pc.u(ba.rem / 4).u(a->nb[0] / 4).u(a->nb[1] / 4).u(bd.rem / 4);
+    if (sort)
+        pc.u(d->nb[1] / 4);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    uint32_t            gx, gy;
+    grid(nrows, &gx, &gy);
+    if (sort) {  // one invocation per element: x = chunks of 256 elements, (y, z) = rows
+        return dispatch(e.dev, e.cmd, "argsort_f32", s, d, pc, (uint32_t) ((a->ne[0] + 255) / 256), gx, gy);
+    }
+    return dispatch(e.dev, e.cmd, "argmax_f32", s, d, pc, gx, gy, 1);
 }
 
 double yarn_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
@@ -501,6 +562,20 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
                    rows_contiguous(op) && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
                    (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
                    addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
+        case GGML_OP_MUL_MAT_ID: {
+            const ggml_tensor * ids = op->src[2];
+            return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
+                   rows_contiguous(op) && ids->type == GGML_TYPE_I32 && addressable_elems(ids) &&
+                   (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
+                   addressable_elems(b) && addressable_elems(op) && op->ne[1] <= 65535 && op->ne[2] <= 65535;
+        }
+        case GGML_OP_CONCAT:
+            return (is_f32_or_f16(a) || a->type == GGML_TYPE_I32) && b->type == a->type && op->type == a->type &&
+                   addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
+        case GGML_OP_ARGMAX:
+        case GGML_OP_ARGSORT:
+            return is_f32(a) && op->type == GGML_TYPE_I32 && rows_evenly_spaced(a) && rows_contiguous(op) &&
+                   rows_evenly_spaced(op) && addressable_elems(a) && addressable_elems(op);
         case GGML_OP_ROPE: {
             const int           mode    = ggml_get_op_params_i32(op, 2);
             const bool          mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
@@ -567,6 +642,14 @@ bool ggml_vk_encode_op(vk_device * dev, VkCommandBuffer cmd, ggml_tensor * node)
             return enc_set_rows(e);
         case GGML_OP_MUL_MAT:
             return enc_mul_mat(e);
+        case GGML_OP_MUL_MAT_ID:
+            return enc_mul_mat_id(e);
+        case GGML_OP_CONCAT:
+            return enc_concat(e);
+        case GGML_OP_ARGMAX:
+            return enc_arg(e, false);
+        case GGML_OP_ARGSORT:
+            return enc_arg(e, true);
         case GGML_OP_ROPE:
             return enc_rope(e);
         case GGML_OP_SOFT_MAX:
