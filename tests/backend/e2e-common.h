@@ -240,7 +240,8 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         EXPECT_TRUE(be.on_gpu(m->output_norm)) << path;
         for (int il = 0; il < n_layer; il++) {
             EXPECT_TRUE(be.on_gpu(m->layers[il].wo)) << path << " layer " << il;
-            EXPECT_TRUE(be.on_gpu(m->layers[il].ffn_down)) << path << " layer " << il;
+            const llama_layer & l = m->layers[il];
+            EXPECT_TRUE(be.on_gpu(l.ffn_down ? l.ffn_down : l.ffn_down_exps)) << path << " layer " << il;
             EXPECT_TRUE(be.on_gpu(m->layers[il].attn_norm)) << path << " layer " << il;
         }
         EXPECT_GT(m->weights_size(ggml_backend_dev_buffer_type(gpu)), m->weights_size(ggml_backend_cpu_buffer_type()));
