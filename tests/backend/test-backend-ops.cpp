@@ -394,10 +394,7 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
 // What a Vulkan device may still decline (issue 17): everything else in k_cuda_required_ops it must
 // run. Kept as short as the backend allows; each entry is a documented gap in docs/vulkan.md.
 bool is_vulkan_gap(const result & r) {
-    const bool write = r.op == GGML_OP_CPY || r.op == GGML_OP_DUP || r.op == GGML_OP_CONT || r.op == GGML_OP_SET_ROWS;
-    const bool kv_quant = r.op == GGML_OP_FLASH_ATTN_EXT && ggml_is_quantized(r.src1_type);
-    return (write && (ggml_is_quantized(r.type) || r.type == GGML_TYPE_BF16 || r.src0_type == GGML_TYPE_BF16)) ||
-           kv_quant;
+    return r.op == GGML_OP_FLASH_ATTN_EXT && ggml_is_quantized(r.src1_type);
 }
 
 bool must_support(ggml_backend_dev_t dev, const result & r) {

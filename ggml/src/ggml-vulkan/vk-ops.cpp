@@ -16,6 +16,9 @@ bool is_f32(const ggml_tensor * t) {
 bool is_f32_or_f16(const ggml_tensor * t) {
     return t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16;
 }
+bool is_float16_or_32(const ggml_tensor * t) {
+    return is_f32_or_f16(t) || t->type == GGML_TYPE_BF16;
+}
 
 // Strides and view offset are whole multiples of `unit` bytes (the shaders index in those units),
 // and every element index fits in 32 bits.
@@ -301,10 +304,48 @@ bool enc_get_rows(const enc & e) {
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
 }
 
+bool is_q_write_type(ggml_type t) {
+    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
+}
+
+bool enc_set_rows(const enc & e) {
+    const ggml_tensor *src = e.node->src[0], *ids = e.node->src[1], *d = e.node;
+    const bool         q  = is_q_write_type(d->type);
+    const size_t       ud = addr_unit(d);
+    bound              bs, bi, bd;
+    if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
+    pc.strides(bd, d, ud, !q);
+    const ggml_tensor * s[4] = {src, ids, nullptr, nullptr};
+    const std::string   sh   = std::string("set_rows_") + tname(d->type);
+    if (q) {  // one invocation per 32-element block
+        return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src) / 32, 64);
+    }
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src));
+}
+
+// F32 -> Q8_0 / Q4_0 of the same shape: the set_rows_q shader with identity rows
+bool enc_cpy_quant(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    bound              ba, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 2, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(a).strides(ba, a, 4).u(0).u(0).u(0).u(0).strides(bd, d, 2, false);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    const std::string   sh   = std::string("cpy_f32_") + tname(d->type);
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a) / 32, 64);
+}
+
 bool enc_cpy(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *d = e.node;
-    const size_t       ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
-    bound              ba, bd;
+    if (is_q_write_type(d->type)) {
+        return enc_cpy_quant(e);
+    }
+    const size_t ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
+    bound        ba, bd;
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd))
         return false;
     pc_words pc;
@@ -312,20 +353,6 @@ bool enc_cpy(const enc & e) {
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
     const std::string   sh   = std::string("cpy_") + tname(a->type) + "_" + tname(d->type);
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
-}
-
-bool enc_set_rows(const enc & e) {
-    const ggml_tensor *src = e.node->src[0], *ids = e.node->src[1], *d = e.node;
-    const size_t       ud = ggml_type_size(d->type);
-    bound              bs, bi, bd;
-    if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd))
-        return false;
-    pc_words pc;
-    pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
-    pc.strides(bd, d, ud);
-    const ggml_tensor * s[4] = {src, ids, nullptr, nullptr};
-    return dispatch_flat(e.dev, e.cmd, d->type == GGML_TYPE_F16 ? "set_rows_f16" : "set_rows_f32", s, d, pc,
-                         ggml_nelements(src));
 }
 
 bool enc_mul_mat(const enc & e) {
@@ -550,13 +577,19 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
         case GGML_OP_CONT:
         case GGML_OP_DUP: {
             const ggml_type s = a->type, d = op->type;
-            const bool      ok = (is_f32_or_f16(a) && is_f32_or_f16(op)) || (s == GGML_TYPE_I32 && d == s);
+            if (is_q_write_type(d)) {  // whole blocks, same shape
+                return op->op == GGML_OP_CPY && is_f32(a) && ggml_are_same_shape(a, op) && a->ne[0] % 32 == 0 &&
+                       addressable_elems(a) && addressable(op, 2);
+            }
+            const bool ok = (is_float16_or_32(a) && is_float16_or_32(op)) || (s == GGML_TYPE_I32 && d == s);
             return ok && addressable_elems(a) && addressable_elems(op);
         }
         case GGML_OP_SET_ROWS:
-            return is_f32_or_f16(op) && is_f32(a) && (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) &&
-                   a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) &&
-                   addressable_elems(op);
+            if (is_q_write_type(op->type) && (op->ne[0] % 32 != 0 || !addressable(op, 2)))
+                return false;
+            return (is_float16_or_32(op) || is_q_write_type(op->type)) && is_f32(a) &&
+                   (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) && a->ne[2] == op->ne[2] &&
+                   a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) && addressable(op, addr_unit(op));
         case GGML_OP_MUL_MAT:
             return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
                    rows_contiguous(op) && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
