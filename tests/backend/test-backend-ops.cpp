@@ -391,12 +391,6 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
                      t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
 }
 
-// What a Vulkan device may still decline (issue 17): everything else in k_cuda_required_ops it must
-// run. Kept as short as the backend allows; each entry is a documented gap in docs/vulkan.md.
-bool is_vulkan_gap(const result & r) {
-    return r.op == GGML_OP_FLASH_ATTN_EXT && ggml_is_quantized(r.src1_type);
-}
-
 bool must_support(ggml_backend_dev_t dev, const result & r) {
     const ggml_op   op   = r.op;
     const ggml_type type = r.type;
@@ -406,8 +400,6 @@ bool must_support(ggml_backend_dev_t dev, const result & r) {
     if (reg != "CUDA" && reg != "Vulkan")
         return false;
     if (is_kv_cache_write_exempt(op, type))
-        return false;
-    if (reg == "Vulkan" && is_vulkan_gap(r))
         return false;
     return std::find(std::begin(k_cuda_required_ops), std::end(k_cuda_required_ops), op) !=
            std::end(k_cuda_required_ops);

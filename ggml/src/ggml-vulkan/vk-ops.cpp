@@ -304,6 +304,21 @@ bool enc_get_rows(const enc & e) {
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
 }
 
+// quantized K/V types flash attention dequantizes (the 32-element KV-cache types)
+bool is_fa_quant(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL:
+            return true;
+        default:
+            return false;
+    }
+}
+
 bool is_q_write_type(ggml_type t) {
     return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
 }
@@ -513,7 +528,7 @@ bool enc_flash_attn(const enc & e) {
     const ggml_tensor * d     = e.node;
     const float         scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
     const float         softcap = ggml_get_op_params_f32(d, 2);
-    const size_t        ukv = ggml_type_size(k->type), um = m ? ggml_type_size(m->type) : 4;
+    const size_t        ukv = addr_unit(k), um = m ? ggml_type_size(m->type) : 4;
     bound               bq, bk, bv, bm, bd;
     if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, ukv, &bk) || !offsets_ok(e, v, ukv, &bv) ||
         !offsets_ok(e, d, 4, &bd) || (m && !offsets_ok(e, m, um, &bm))) {
@@ -533,8 +548,8 @@ bool enc_flash_attn(const enc & e) {
     }
     pc.strides(bd, d, 4, false).f(scale).f(softcap).f(m0).f(m1).u(n2);
     const ggml_tensor * s[4] = {q, k, v, m};
-    return dispatch(e.dev, e.cmd, k->type == GGML_TYPE_F16 ? "flash_attn_f16" : "flash_attn_f32", s, d, pc,
-                    (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
+    const std::string   sh   = std::string("flash_attn_") + tname(k->type);
+    return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
 }
 
 }  // namespace
@@ -623,11 +638,12 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
                    addressable_elems(op);
         case GGML_OP_FLASH_ATTN_EXT: {
             const ggml_tensor *k = op->src[1], *v = op->src[2], *m = op->src[3];
-            return is_f32(a) && is_f32_or_f16(k) && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
+            const bool kv_ok = is_f32_or_f16(k) || (is_fa_quant(k->type) && k->ne[0] % 32 == 0 && v->ne[0] % 32 == 0);
+            return is_f32(a) && kv_ok && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
                    rows_contiguous(v) && rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] &&
                    a->ne[1] <= 65535 && a->ne[2] <= 65535 && a->ne[3] <= 65535 &&
                    (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) && addressable_elems(a) &&
-                   addressable_elems(k) && addressable_elems(v) && addressable_elems(op);
+                   addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) && addressable_elems(op);
         }
         default:
             return false;

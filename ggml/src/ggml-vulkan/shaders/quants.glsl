@@ -1,13 +1,17 @@
 // Dequantizers over a buffer viewed as uint16 words (every block size is even, so blocks are
 // 2-byte aligned). `bw` is the word index of the block, j the element inside it. Each one computes
 // exactly what the CPU's dequantize_row_* computes, in the same order (bit-exact values).
-// Needs: a uint16_t array named `aq` in the including shader.
+// Needs: a uint16_t array named `aq` in the including shader, or QREAD(i) defined to read 16-bit word
+// i as a uint (flash attention reads K and V from two buffers).
+#ifndef QREAD
+#define QREAD(i) uint(aq[i])
+#endif
 
 uint q_byte(uint bw, uint byte_off) {
-    const uint w = uint(aq[bw + (byte_off >> 1)]);
+    const uint w = QREAD(bw + (byte_off >> 1));
     return (byte_off & 1u) != 0u ? (w >> 8) : (w & 0xFFu);
 }
-float q_half(uint bw) { return unpackHalf2x16(uint(aq[bw])).x; }
+float q_half(uint bw) { return unpackHalf2x16(QREAD(bw)).x; }
 // element j of a 32-element nibble array at byte qs: low nibbles are 0..15, high nibbles 16..31
 uint q_nibble32(uint bw, uint qs, uint j) {
     const uint b = q_byte(bw, qs + (j & 15u));
@@ -150,7 +154,7 @@ float dequant(uint bw, uint j) {
 #define BLOCK_WORDS 68u
 float dequant(uint bw, uint j) {
     const uint  s  = j >> 5;
-    const uint  ls = ((q_byte(bw, 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xFu) | (((uint(aq[bw + 1u]) >> (2u * s)) & 3u) << 4);
+    const uint  ls = ((q_byte(bw, 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xFu) | (((QREAD(bw + 1u) >> (2u * s)) & 3u) << 4);
     const float dl = q_half(bw) * float(int(ls) - 32);
     return dl * float(kvalues_iq4nl[q_nibble32(bw, 8u + 16u * s, j & 31u)]);
 }
