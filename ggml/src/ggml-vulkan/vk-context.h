@@ -43,13 +43,19 @@ struct vk_device {
     int                              index = 0;
     std::string                      name;         // "Vulkan0"
     std::string                      description;  // driver's device name
+    std::string                      features;     // " (subgroup 32, fp16 yes, coopmat no)"
     VkPhysicalDevice                 phys = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties       props{};
     VkPhysicalDeviceMemoryProperties mem_props{};
     uint32_t                         queue_family = 0;
     size_t                           mem_total    = 0;
     bool                             fp64         = false;
-    enum ggml_backend_dev_type       type         = GGML_BACKEND_DEVICE_TYPE_GPU;
+    // reported features (the llama-bench device line) and the GEMV's choice
+    uint32_t                   subgroup_size  = 0;      // 0: unknown
+    bool                       subgroup_arith = false;  // subgroupAdd in compute shaders: the mul_mv GEMV is used
+    bool                       fp16           = false;  // shaderFloat16
+    bool                       coopmat        = false;  // VK_KHR_cooperative_matrix offered (not used yet)
+    enum ggml_backend_dev_type type           = GGML_BACKEND_DEVICE_TYPE_GPU;
 
     std::mutex                         mutex;  // guards lazy init, pipeline cache and queue submits
     bool                               ready           = false;
@@ -92,9 +98,11 @@ struct vk_backend_ctx {
 };
 
 // ---- vk-device.cpp
-std::vector<vk_device *> & ggml_vk_devices();     // enumerated once, process lifetime
-bool       ggml_vk_device_init(vk_device * dev);  // lazily creates the logical device; false if unusable
-VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name);  // cached; VK_NULL_HANDLE on failure
+std::vector<vk_device *> & ggml_vk_devices();  // enumerated once, process lifetime
+bool ggml_vk_device_init(vk_device * dev);     // lazily creates the logical device; false if unusable
+// Cached per (name, specialization constants 0..n_spec-1); VK_NULL_HANDLE on failure.
+VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32_t * spec = nullptr,
+                                uint32_t n_spec = 0);
 
 // ---- vk-buffer.cpp
 extern const ggml_backend_buffer_type_i ggml_vk_buffer_type_iface;

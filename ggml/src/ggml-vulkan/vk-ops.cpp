@@ -131,15 +131,12 @@ struct pc_words {
 };
 
 // Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches
-// gx*gy*gz workgroups, then a barrier so the next node sees the writes.
-bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+// gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const srcs[4],
               const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
     if (pc.n > VK_PUSH_WORDS) {
-        GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", shader, pc.n, VK_PUSH_WORDS);
-        return false;
-    }
-    VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
-    if (!pipe) {
+        GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", ggml_op_name(dst->op), pc.n,
+                       VK_PUSH_WORDS);
         return false;
     }
     bound b[VK_N_BINDINGS];
@@ -170,6 +167,13 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const g
     vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0,
                          nullptr, 0, nullptr);
     return true;
+}
+
+// The same with the shader variant by name (no specialization constants).
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
+    VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
+    return pipe && dispatch(dev, cmd, pipe, srcs, dst, pc, gx, gy, gz);
 }
 
 // The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
@@ -370,16 +374,45 @@ bool enc_cpy(const enc & e) {
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
 }
 
+// Single-column mul_mat (decode): mul_mv.comp, WG invocations and ROWS rows per workgroup (two rows
+// per subgroup of the device's size), one subgroupAdd per row.
+bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound & bd) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       ua      = addr_unit(a);
+    const uint32_t     sg      = std::min<uint32_t>(std::max<uint32_t>(e.dev->subgroup_size, 1), 128);
+    const uint32_t     spec[2] = {std::max<uint32_t>(128, sg), 2 * std::max<uint32_t>(128, sg) / sg};  // WG, ROWS
+    const std::string  sh      = std::string("mul_mv_") + tname(a->type);
+    VkPipeline         pipe    = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
+    if (!pipe) {
+        return false;
+    }
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    const uint32_t      M = (uint32_t) d->ne[0], gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    const uint32_t      rows_per_dispatch = 65535 * spec[1];
+    for (uint32_t m0 = 0; m0 < M; m0 += rows_per_dispatch) {
+        pc_words pc;
+        pc.u(a->ne[0]).u(M).u(1).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
+        pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+        const uint32_t rows = std::min(rows_per_dispatch, M - m0);
+        if (!dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + spec[1] - 1) / spec[1], 1, gz))
+            return false;
+    }
+    return true;
+}
+
 bool enc_mul_mat(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
     const size_t       ua = addr_unit(a);
     bound              ba, bb, bd;
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd))
         return false;
-    const std::string   sh   = std::string("mul_mat_") + tname(a->type);
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
     const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
-    const uint32_t      gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    if (N == 1 && e.dev->subgroup_arith) {
+        return enc_mul_mv(e, ba, bb, bd);
+    }
+    const std::string sh = std::string("mul_mat_") + tname(a->type);
+    const uint32_t    gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
     for (uint32_t m0 = 0; m0 < M; m0 += 65535) {  // workgroup counts are limited to 65535 per dimension
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
