@@ -12,12 +12,41 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 using backend_test::ctx_holder;
 using backend_test::random_floats;
+
+// Counts operator new calls made on this thread while g_count_allocs is set (the no-allocation test).
+namespace {
+thread_local bool g_count_allocs = false;
+thread_local long g_n_allocs     = 0;
+}  // namespace
+
+// GCC pairs the malloc/free inside these replacements with inlined new/delete call sites and warns
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void * operator new(size_t n) {
+    if (g_count_allocs)
+        g_n_allocs++;
+    if (void * p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void * p) noexcept {
+    std::free(p);
+}
+void operator delete(void * p, size_t) noexcept {
+    std::free(p);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#endif
 
 namespace {
 
@@ -263,6 +292,40 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     ggml_backend_buffer_free(wbuf);
     ggml_backend_free(vk);
     ggml_backend_free(cpu);
+}
+
+// Once its pipelines exist, computing a decode-like graph again allocates nothing on the host in our
+// code: shader names are built in stack buffers and the pipeline cache is searched without strings.
+// (Long variant names such as mul_mat_id_iq4_xs used to cost a heap string per dispatch.)
+TEST(Vulkan, RepeatedComputeAllocatesNothing) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_t vk = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ASSERT_NE(vk, nullptr);
+    ctx_holder    h(16);
+    ggml_tensor * x   = ggml_new_tensor_2d(h.ctx, GGML_TYPE_F32, 256, 1);
+    ggml_tensor * w   = ggml_new_tensor_2d(h.ctx, GGML_TYPE_Q4_K, 256, 64);
+    ggml_tensor * as  = ggml_new_tensor_3d(h.ctx, GGML_TYPE_IQ4_XS, 256, 32, 4);
+    ggml_tensor * ids = ggml_new_tensor_2d(h.ctx, GGML_TYPE_I32, 2, 1);
+    ggml_tensor * n   = ggml_rms_norm(h.ctx, x, 1e-5f);
+    ggml_tensor * y   = ggml_mul_mat(h.ctx, w, n);  // the subgroup GEMV where the device has it
+    ggml_tensor * z   = ggml_mul_mat_id(h.ctx, as, ggml_reshape_3d(h.ctx, n, 256, 1, 1), ids);
+    ggml_tensor * out = ggml_concat(h.ctx, y, ggml_reshape_2d(h.ctx, z, 64, 1), 0);
+    ggml_cgraph * gf  = ggml_new_graph(h.ctx);
+    ggml_build_forward_expand(gf, out);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, vk);
+    ASSERT_NE(buf, nullptr);
+    ggml_backend_buffer_clear(buf, 0);  // zero weights: finite results, the values do not matter here
+    const int32_t id[2] = {0, 3};
+    ggml_backend_tensor_set(ids, id, 0, sizeof id);
+    ASSERT_EQ(ggml_backend_graph_compute(vk, gf), GGML_STATUS_SUCCESS);  // creates the pipelines
+    g_n_allocs           = 0;
+    g_count_allocs       = true;
+    const ggml_status st = ggml_backend_graph_compute(vk, gf);
+    g_count_allocs       = false;
+    EXPECT_EQ(st, GGML_STATUS_SUCCESS);
+    EXPECT_EQ(g_n_allocs, 0) << "operator new calls during a repeated compute";
+    ggml_backend_buffer_free(buf);
+    ggml_backend_free(vk);
 }
 
 TEST(Vulkan, OutOfRangeIndicesAreErrorsNotCrashes) {

@@ -57,21 +57,22 @@ struct vk_device {
     bool                       coopmat        = false;  // VK_KHR_cooperative_matrix offered (not used yet)
     enum ggml_backend_dev_type type           = GGML_BACKEND_DEVICE_TYPE_GPU;
 
-    std::mutex                         mutex;  // guards lazy init, pipeline cache and queue submits
-    bool                               ready           = false;
-    bool                               failed          = false;
-    VkDevice                           device          = VK_NULL_HANDLE;
-    VkQueue                            queue           = VK_NULL_HANDLE;
-    PFN_vkCmdPushDescriptorSetKHR      push_descriptor = nullptr;
-    VkDescriptorSetLayout              dsl             = VK_NULL_HANDLE;
-    VkPipelineLayout                   layout          = VK_NULL_HANDLE;
-    std::map<std::string, vk_pipeline> pipelines;                      // by shader variant name
-    uint32_t                           mem_type     = 0;               // memory type for buffers
-    bool                               host_visible = false;           // mapped directly (lavapipe, ReBAR)
-    uint32_t                           staging_type = 0;               // host-visible type for staging copies
-    VkCommandPool                      xfer_pool    = VK_NULL_HANDLE;  // staging copies (under mutex)
-    VkCommandBuffer                    xfer_cmd     = VK_NULL_HANDLE;
-    VkFence                            xfer_fence   = VK_NULL_HANDLE;
+    std::mutex                    mutex;  // guards lazy init, pipeline cache and queue submits
+    bool                          ready           = false;
+    bool                          failed          = false;
+    VkDevice                      device          = VK_NULL_HANDLE;
+    VkQueue                       queue           = VK_NULL_HANDLE;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
+    VkDescriptorSetLayout         dsl             = VK_NULL_HANDLE;
+    VkPipelineLayout              layout          = VK_NULL_HANDLE;
+    // by "<variant>[#spec0#spec1...]"; std::less<> looks up a char buffer without building a string
+    std::map<std::string, vk_pipeline, std::less<>> pipelines;
+    uint32_t                                        mem_type     = 0;      // memory type for buffers
+    bool                                            host_visible = false;  // mapped directly (lavapipe, ReBAR)
+    uint32_t                                        staging_type = 0;      // host-visible type for staging copies
+    VkCommandPool                                   xfer_pool    = VK_NULL_HANDLE;  // staging copies (under mutex)
+    VkCommandBuffer                                 xfer_cmd     = VK_NULL_HANDLE;
+    VkFence                                         xfer_fence   = VK_NULL_HANDLE;
 
     ggml_backend_buffer_type buft{};
     ggml_backend_device      dev{};

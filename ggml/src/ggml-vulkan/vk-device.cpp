@@ -4,8 +4,10 @@
 #include "vk-context.h"
 #include "vk-shaders.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 bool ggml_vk_check(VkResult r, const char * what, const char * func) {
     if (r == VK_SUCCESS) {
@@ -381,11 +383,12 @@ bool ggml_vk_device_init(vk_device * dev) {
 
 VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32_t * spec, uint32_t n_spec) {
     std::lock_guard<std::mutex> lock(dev->mutex);
-    std::string                 key = name;
-    for (uint32_t i = 0; i < n_spec; i++) {
-        key += "#" + std::to_string(spec[i]);
+    char                        key[160];  // no heap on the lookup path: called for every dispatch
+    int                         n = std::snprintf(key, sizeof key, "%s", name);
+    for (uint32_t i = 0; i < n_spec && n > 0 && (size_t) n < sizeof key; i++) {
+        n += std::snprintf(key + n, sizeof key - (size_t) n, "#%u", spec[i]);
     }
-    auto it = dev->pipelines.find(key);
+    auto it = dev->pipelines.find(std::string_view(key));
     if (it != dev->pipelines.end()) {
         return it->second.pipeline;
     }
@@ -423,7 +426,7 @@ VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32
             vkDestroyShaderModule(dev->device, mod, nullptr);
         }
     }
-    dev->pipelines[key] = p;  // failures are cached too: they will not succeed on retry
+    dev->pipelines.emplace(key, p);  // failures are cached too: they will not succeed on retry
     return p.pipeline;
 }
 

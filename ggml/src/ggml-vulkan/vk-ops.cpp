@@ -4,6 +4,7 @@
 #include "vk-context.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace {
@@ -208,6 +209,15 @@ const char * tname(ggml_type t) {
     }
 }
 
+// A shader variant name built without touching the heap (a decode step allocates nothing).
+struct vname {
+    char buf[64];
+    vname(const char * a, const char * b, const char * c = "", const char * d = "") {
+        std::snprintf(buf, sizeof buf, "%s%s%s%s", a, b, c, d);
+    }
+    const char * c_str() const { return buf; }
+};
+
 bool unit_ok(const bound & b, size_t unit) {
     return b.rem % unit == 0;
 }
@@ -304,7 +314,7 @@ bool enc_get_rows(const enc & e) {
     pc.ne(d).strides(ba, a, ua, false).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, 4, false);
     const ggml_tensor * s[4] = {a, ids, nullptr, nullptr};
-    const std::string   sh   = std::string("get_rows_") + tname(a->type);
+    const vname         sh("get_rows_", tname(a->type));
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
 }
 
@@ -338,7 +348,7 @@ bool enc_set_rows(const enc & e) {
     pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, ud, !q);
     const ggml_tensor * s[4] = {src, ids, nullptr, nullptr};
-    const std::string   sh   = std::string("set_rows_") + tname(d->type);
+    const vname         sh("set_rows_", tname(d->type));
     if (q) {  // one invocation per 32-element block
         return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src) / 32, 64);
     }
@@ -354,7 +364,7 @@ bool enc_cpy_quant(const enc & e) {
     pc_words pc;
     pc.ne(a).strides(ba, a, 4).u(0).u(0).u(0).u(0).strides(bd, d, 2, false);
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
-    const std::string   sh   = std::string("cpy_f32_") + tname(d->type);
+    const vname         sh("cpy_f32_", tname(d->type));
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a) / 32, 64);
 }
 
@@ -370,7 +380,7 @@ bool enc_cpy(const enc & e) {
     pc_words pc;
     pc.ne(a).strides(ba, a, ua).ne(d).strides(bd, d, ud);
     const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
-    const std::string   sh   = std::string("cpy_") + tname(a->type) + "_" + tname(d->type);
+    const vname         sh("cpy_", tname(a->type), "_", tname(d->type));
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
 }
 
@@ -381,8 +391,8 @@ bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound &
     const size_t       ua      = addr_unit(a);
     const uint32_t     sg      = std::min<uint32_t>(std::max<uint32_t>(e.dev->subgroup_size, 1), 128);
     const uint32_t     spec[2] = {std::max<uint32_t>(128, sg), 2 * std::max<uint32_t>(128, sg) / sg};  // WG, ROWS
-    const std::string  sh      = std::string("mul_mv_") + tname(a->type);
-    VkPipeline         pipe    = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
+    const vname        sh("mul_mv_", tname(a->type));
+    VkPipeline         pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
     if (!pipe) {
         return false;
     }
@@ -411,8 +421,8 @@ bool enc_mul_mat(const enc & e) {
     if (N == 1 && e.dev->subgroup_arith) {
         return enc_mul_mv(e, ba, bb, bd);
     }
-    const std::string sh = std::string("mul_mat_") + tname(a->type);
-    const uint32_t    gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    const vname    sh("mul_mat_", tname(a->type));
+    const uint32_t gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
     for (uint32_t m0 = 0; m0 < M; m0 += 65535) {  // workgroup counts are limited to 65535 per dimension
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
@@ -432,7 +442,7 @@ bool enc_mul_mat_id(const enc & e) {
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, ids, 4, &bi) ||
         !offsets_ok(e, d, 4, &bd))
         return false;
-    const std::string   sh   = std::string("mul_mat_id_") + tname(a->type);
+    const vname         sh("mul_mat_id_", tname(a->type));
     const ggml_tensor * s[4] = {a, b, ids, nullptr};
     const uint32_t      M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
     for (uint32_t m0 = 0; m0 < M; m0 += 65535) {
@@ -581,7 +591,7 @@ bool enc_flash_attn(const enc & e) {
     }
     pc.strides(bd, d, 4, false).f(scale).f(softcap).f(m0).f(m1).u(n2);
     const ggml_tensor * s[4] = {q, k, v, m};
-    const std::string   sh   = std::string("flash_attn_") + tname(k->type);
+    const vname         sh("flash_attn_", tname(k->type));
     return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
 }
 
