@@ -384,6 +384,10 @@ bool enc_cpy(const enc & e) {
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
 }
 
+// From this many columns of b on, mul_mat uses the tiled GEMM (mul_mm.comp); between 2 and this the
+// column-group kernel (mul_mat.comp), which also stands in for the GEMV without subgroups.
+constexpr uint32_t k_mm_min_cols = 8;
+
 // Single-column mul_mat (decode): mul_mv.comp, WG invocations and ROWS rows per workgroup (two rows
 // per subgroup of the device's size), one subgroupAdd per row.
 bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound & bd) {
@@ -420,6 +424,19 @@ bool enc_mul_mat(const enc & e) {
     const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
     if (N == 1 && e.dev->subgroup_arith) {
         return enc_mul_mv(e, ba, bb, bd);
+    }
+    if (N >= k_mm_min_cols) {  // batches: the shared-memory tiled GEMM, 32 x 32 tiles of dst
+        const vname    sh("mul_mm_", tname(a->type));
+        const uint32_t gy = (N + 31) / 32, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+        for (uint32_t m0 = 0; m0 < M; m0 += 65535u * 32u) {
+            pc_words pc;
+            pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
+            pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+            const uint32_t rows = std::min<uint32_t>(65535u * 32u, M - m0);
+            if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (rows + 31) / 32, gy, gz))
+                return false;
+        }
+        return true;
     }
     const vname    sh("mul_mat_", tname(a->type));
     const uint32_t gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
