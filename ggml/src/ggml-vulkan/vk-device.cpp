@@ -96,11 +96,17 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> qf(nq);
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf.data());
+    // a compute queue family, preferably one without graphics (a dedicated compute engine: no sharing
+    // with rendering work, and the family drivers expect compute-only submits on)
     bool found = false;
-    for (uint32_t i = 0; i < nq && !found; i++) {
-        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            dev->queue_family = i;
-            found             = true;
+    for (int pass = 0; pass < 2 && !found; pass++) {
+        for (uint32_t i = 0; i < nq && !found; i++) {
+            const bool compute  = qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+            const bool graphics = qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+            if (compute && (pass == 1 || !graphics)) {
+                dev->queue_family = i;
+                found             = true;
+            }
         }
     }
     if (!found) {
