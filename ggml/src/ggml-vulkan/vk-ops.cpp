@@ -388,15 +388,22 @@ bool enc_cpy(const enc & e) {
 // column-group kernel (mul_mat.comp), which also stands in for the GEMV without subgroups.
 constexpr uint32_t k_mm_min_cols = 8;
 
+// The GEMV's specialization constants: WG = max(128, subgroup size) invocations, two rows per subgroup.
+void mv_spec(const vk_device * dev, uint32_t spec[2]) {
+    const uint32_t sg = std::min<uint32_t>(std::max<uint32_t>(dev->subgroup_size, 1), 128);
+    spec[0]           = std::max<uint32_t>(128, sg);
+    spec[1]           = 2 * spec[0] / sg;
+}
+
 // Single-column mul_mat (decode): mul_mv.comp, WG invocations and ROWS rows per workgroup (two rows
 // per subgroup of the device's size), one subgroupAdd per row.
 bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound & bd) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
-    const size_t       ua      = addr_unit(a);
-    const uint32_t     sg      = std::min<uint32_t>(std::max<uint32_t>(e.dev->subgroup_size, 1), 128);
-    const uint32_t     spec[2] = {std::max<uint32_t>(128, sg), 2 * std::max<uint32_t>(128, sg) / sg};  // WG, ROWS
-    const vname        sh("mul_mv_", tname(a->type));
-    VkPipeline         pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
+    const size_t       ua = addr_unit(a);
+    uint32_t           spec[2];
+    mv_spec(e.dev, spec);
+    const vname sh("mul_mv_", tname(a->type));
+    VkPipeline  pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
     if (!pipe) {
         return false;
     }
@@ -450,8 +457,9 @@ bool enc_mul_mat(const enc & e) {
     return true;
 }
 
-// dst[m, e, t] = as[:, m, ids[e, t]] . b[:, e % n_b, t]: the mul_mat shader with MUL_MAT_ID, one
-// workgroup per output element (m, e, t).
+// dst[m, e, t] = as[:, m, ids[e, t]] . b[:, e % n_b, t]: the subgroup GEMV with MUL_MAT_ID (ROWS rows per
+// workgroup, one workgroup row-block per (e, t)), or without subgroup arithmetic the mul_mat shader
+// with MUL_MAT_ID, one workgroup per output element (m, e, t).
 bool enc_mul_mat_id(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *ids = e.node->src[2], *d = e.node;
     const size_t       ua = addr_unit(a);
@@ -459,9 +467,28 @@ bool enc_mul_mat_id(const enc & e) {
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, ids, 4, &bi) ||
         !offsets_ok(e, d, 4, &bd))
         return false;
-    const vname         sh("mul_mat_id_", tname(a->type));
     const ggml_tensor * s[4] = {a, b, ids, nullptr};
     const uint32_t      M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
+    if (e.dev->subgroup_arith) {  // the subgroup GEMV per (expert slot, token)
+        uint32_t    spec[2];
+        const vname shv("mul_mv_id_", tname(a->type));
+        mv_spec(e.dev, spec);
+        VkPipeline pipe = ggml_vk_get_pipeline(e.dev, shv.c_str(), spec, 2);
+        if (!pipe)
+            return false;
+        const uint32_t rows_per_dispatch = 65535 * spec[1];
+        for (uint32_t m0 = 0; m0 < M; m0 += rows_per_dispatch) {
+            pc_words pc;
+            pc.u(a->ne[0]).u(M).u(n_used).u(1).u(1).u(1).u(m0);
+            pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+            pc.u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(b->ne[1]);
+            const uint32_t rows = std::min(rows_per_dispatch, M - m0);
+            if (!dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + spec[1] - 1) / spec[1], n_used, n_tok))
+                return false;
+        }
+        return true;
+    }
+    const vname sh("mul_mat_id_", tname(a->type));
     for (uint32_t m0 = 0; m0 < M; m0 += 65535) {
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(n_used).u(1).u(1).u(1).u(m0);

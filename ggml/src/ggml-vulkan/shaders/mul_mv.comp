@@ -4,6 +4,7 @@
 // from the device's subgroup size). Each subgroup takes rows gl_SubgroupID, + gl_NumSubgroups, ...:
 // its lanes walk a row's K (units of 32 weights for quantized types, dequantized once each) and one
 // subgroupAdd sums them, so there is no shared memory and no barrier. Correct for any subgroup size.
+// With MUL_MAT_ID the same for mixture of experts: dst[m, e, t] = as[:, m, ids[e, t]] . b[:, e % n_b, t].
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #include "common.glsl"
@@ -20,6 +21,9 @@ layout(binding = 0) readonly buffer A { uint16_t aq[]; };
 #include "quants.glsl"
 #endif
 layout(binding = 1) readonly buffer B { float b[]; };
+#ifdef MUL_MAT_ID
+layout(binding = 2) readonly buffer I { int ids[]; };
+#endif
 layout(binding = 3) writeonly buffer D { float d[]; };
 
 // the mul_mat push constants (N is 1 here)
@@ -28,17 +32,31 @@ layout(push_constant) uniform P {
     uint a_off, a_s1, a_s2, a_s3;
     uint b_off, b_s0, b_s1, b_s2, b_s3;
     uint d_off, d_s1, d_s2, d_s3;
+#ifdef MUL_MAT_ID
+    uint i_off, i_s0, i_s1, n_b;  // ids offset and strides (ints), rows of b per token
+#endif
 } p;
 
 void main() {
+    const uint lane = gl_SubgroupInvocationID, nl = gl_SubgroupSize;
+#ifdef MUL_MAT_ID
+    // y: expert slot e, z: token; the slot's expert picks the weight matrix, e % n_b the row of b
+    const uint e = gl_WorkGroupID.y, tok = gl_WorkGroupID.z;
+    const uint expert = uint(ids[p.i_off + e * p.i_s0 + tok * p.i_s1]);
+    const uint bbase  = p.b_off + (e % p.n_b) * p.b_s1 + tok * p.b_s2;
+    const uint a23    = p.a_off + expert * p.a_s2;
+    const uint d23    = p.d_off + e * p.d_s1 + tok * p.d_s2;
+#else
     const uint i2 = gl_WorkGroupID.z % p.ne12;
     const uint i3 = gl_WorkGroupID.z / p.ne12;
-    const uint lane = gl_SubgroupInvocationID, nl = gl_SubgroupSize;
     const uint bbase = p.b_off + i2 * p.b_s2 + i3 * p.b_s3;
+    const uint a23   = p.a_off + (i2 / p.r2) * p.a_s2 + (i3 / p.r3) * p.a_s3;
+    const uint d23   = p.d_off + i2 * p.d_s2 + i3 * p.d_s3;
+#endif
     for (uint r = gl_SubgroupID; r < ROWS; r += gl_NumSubgroups) {
         const uint m = p.m_base + gl_WorkGroupID.x * ROWS + r;
         if (m >= p.M) break;  // uniform in the subgroup
-        const uint abase = p.a_off + m * p.a_s1 + (i2 / p.r2) * p.a_s2 + (i3 / p.r3) * p.a_s3;
+        const uint abase = a23 + m * p.a_s1;
         float acc = 0.0;
 #if defined(A_F32) || defined(A_F16) || defined(A_BF16)
         for (uint k = lane; k < p.K; k += nl) {
@@ -58,6 +76,6 @@ void main() {
         }
 #endif
         acc = subgroupAdd(acc);
-        if (subgroupElect()) d[p.d_off + m + i2 * p.d_s2 + i3 * p.d_s3] = acc;
+        if (subgroupElect()) d[d23 + m] = acc;
     }
 }
