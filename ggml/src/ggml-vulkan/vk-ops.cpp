@@ -709,6 +709,8 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
                    addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
         case GGML_OP_ARGMAX:
         case GGML_OP_ARGSORT:
+            if (op->op == GGML_OP_ARGSORT && a->ne[0] > (int64_t) 65535 * 256)  // x = chunks of 256 elements
+                return false;
             return is_f32(a) && op->type == GGML_TYPE_I32 && rows_evenly_spaced(a) && rows_contiguous(op) &&
                    rows_evenly_spaced(op) && addressable_elems(a) && addressable_elems(op);
         case GGML_OP_ROPE: {
