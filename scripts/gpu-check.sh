@@ -9,6 +9,9 @@
 #      background while the tests run,
 #   4. runs llama-bench (pp512, tg128, flash attention off and on, -ngl 99) on them,
 #   5. measures the device-to-device copy bandwidth,
+#   6. when Vulkan was built: the Vulkan backend tests, op harness and end-to-end tests on the same GPU
+#      through NVIDIA's Vulkan driver (CUDA hidden, LLAMA_TEST_REQUIRE_VULKAN=1) and llama-bench of the
+#      Q4_0 models on Vulkan (issue 17),
 # and writes one summary: $OUT/gpu-summary.md if OUT is set, else $BUILD_DIR/gpu-summary.md.
 # Every step runs even if an earlier one failed; the exit status is non-zero if any failed.
 #
@@ -128,6 +131,19 @@ for t in test-cuda-backend test-cuda-basic-ops test-cuda-mm-vec test-backend-ops
 done
 bw=$(grep -h -o 'd2d bandwidth: [0-9.]* GB/s' "$LOG_DIR/test-cuda-backend.log" 2>/dev/null | grep -o '[0-9.]*' | head -1)
 
+# ---- 3b. Vulkan on the same GPU (issue 17), when built: NVIDIA's Vulkan driver with CUDA hidden --------
+# (the Vulkan loader must be there: see the device README; the build needs libvulkan-dev and glslc)
+vk_env=(env -u GGML_VK_DISABLE CUDA_VISIBLE_DEVICES= LLAMA_TEST_REQUIRE_CUDA=0 LLAMA_TEST_REQUIRE_VULKAN=1)
+if [ -x "$BIN/test-vulkan-e2e" ]; then
+    for t in test-vulkan-backend test-backend-ops test-vulkan-e2e; do
+        step "$t (Vulkan)" "$LOG_DIR/$t-vk.log" "${vk_env[@]}" "$BIN/$t"
+        grep -E '^\[ Vulkan[0-9]* \]|on Vulkan \]|^Vulkan[0-9]+: |^\[  (FAILED|SKIPPED) +\] .*\([0-9]+ ms\)$|^\[  PASSED  \] [0-9]+ test' \
+            "$LOG_DIR/$t-vk.log" | head -40 | sed 's/^/    /' >>"$LOG_DIR/test-lines.txt"
+    done
+else
+    note "- skip Vulkan tests (built without Vulkan)"
+fi
+
 # ---- 4. models written? -----------------------------------------------------------------------------
 wait $synth_pid
 models=()
@@ -157,6 +173,22 @@ for m in "${models[@]}"; do
         grep '^|' "$log" >>"$bench_md"
     fi
 done
+
+# Vulkan on the Q4_0 models (flash attention off), when built; the backend column says Vulkan
+if [ -x "$BIN/test-vulkan-e2e" ]; then
+    for m in "${models[@]}"; do
+        case "$m" in *q4_0*) ;; *) continue ;; esac
+        if [ "$(elapsed)" -gt "$deadline" ]; then
+            note "- skip llama-bench $(basename "$m") on Vulkan (past ${deadline} s)"
+            continue
+        fi
+        log=$LOG_DIR/bench-vk-$(basename "$m" .gguf).log
+        if step "llama-bench $(basename "$m") on Vulkan" "$log" \
+            "${vk_env[@]}" "$BIN/llama-bench" -m "$m" -ngl 99 -fa 0 "${bench_args[@]}" -o md; then
+            grep '^|' "$log" >>"$bench_md"
+        fi
+    done
+fi
 
 # ---- 6. summary -----------------------------------------------------------------------------------------
 note ""

@@ -18,9 +18,13 @@ bool dev_is_gpu(ggml_backend_dev_t d) {
     return t == GGML_BACKEND_DEVICE_TYPE_GPU || t == GGML_BACKEND_DEVICE_TYPE_IGPU;
 }
 
+bool is_expert_kind(llm_tensor kind) {
+    return kind == LLM_TENSOR_FFN_GATE_EXPS || kind == LLM_TENSOR_FFN_UP_EXPS || kind == LLM_TENSOR_FFN_DOWN_EXPS;
+}
+
 // Can dev run the op the graph applies to a weight of this kind, type and shape (like llama.cpp's
-// weight_buft_supported)? Matrices are probed with mul_mat, 1-D weights with mul/add, rope
-// frequency factors with rope.
+// weight_buft_supported)? Matrices are probed with mul_mat (stacked experts with mul_mat_id, their
+// biases with get_rows), 1-D weights with mul/add, rope frequency factors with rope.
 bool weight_supported(ggml_backend_dev_t dev, const llama_tensor_weight & w, llm_tensor kind, const char * suffix,
                       int rope_mode) {
     ggml_init_params ip  = {8 * ggml_tensor_overhead(), nullptr, true};
@@ -38,6 +42,13 @@ bool weight_supported(ggml_backend_dev_t dev, const llama_tensor_weight & w, llm
         ggml_tensor * pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
         op =
             ggml_rope_ext(ctx, x, pos, wt, (int) (2 * wt->ne[0]), rope_mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    } else if (is_expert_kind(kind) && suffix && std::string(suffix) == "bias") {
+        // per-expert biases are gathered by the selected expert ids
+        op = ggml_get_rows(ctx, wt, ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1));
+    } else if (is_expert_kind(kind)) {
+        // stacked experts [K, M, n_expert] are the matrix of a mul_mat_id
+        op = ggml_mul_mat_id(ctx, wt, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, wt->ne[0], 1, 1),
+                             ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 1, 1));
     } else if (ggml_n_dims(wt) >= 2) {
         op = ggml_mul_mat(ctx, wt, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, wt->ne[0], 1));
     } else {

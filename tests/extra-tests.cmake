@@ -138,3 +138,11 @@ if (LLAMA_CUDA AND CMAKE_CUDA_COMPILER)
     add_test(NAME test-cuda-mm-vec COMMAND test-cuda-mm-vec WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(test-cuda-mm-vec PROPERTIES LABELS backend)
 endif()
+
+if (TARGET test-backend-ops AND LLAMA_VULKAN)
+    # (h) the Vulkan GEMV without subgroup operations: the plain mul_mat shader takes single columns
+    # too (devices without subgroupAdd); the default run above covers the subgroup GEMV (mul_mv)
+    add_test(NAME test-backend-ops-vk-no-subgroups COMMAND test-backend-ops --gtest_filter=BackendOps.MatMul)
+    set_tests_properties(test-backend-ops-vk-no-subgroups PROPERTIES LABELS backend
+        ENVIRONMENT "GGML_VK_DISABLE_SUBGROUPS=1")
+endif()

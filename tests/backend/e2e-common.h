@@ -171,22 +171,41 @@ inline double err_rel_rms(const std::vector<float> & ref, const std::vector<floa
     return rms > 0 ? mx / rms : mx;
 }
 
-inline void expect_same_run(const run_result & cpu, const run_result & gpu, const std::string & what) {
+// tol: the largest max |err| / rms allowed on any step's logits
+inline void expect_same_run(const run_result & cpu, const run_result & gpu, const std::string & what,
+                            double tol = 0.01) {
     EXPECT_EQ(gpu.tokens, cpu.tokens) << what;
     ASSERT_EQ(gpu.logits.size(), cpu.logits.size()) << what;
     double worst = 0;
     for (size_t s = 0; s < cpu.logits.size(); s++) {
         worst = std::max(worst, err_rel_rms(cpu.logits[s], gpu.logits[s]));
     }
-    EXPECT_LT(worst, 0.01) << what << ": logits differ from the CPU run";
+    EXPECT_LT(worst, tol) << what << ": logits differ from the CPU run";
     std::printf("[ %s ] %zu steps, max |err| / rms = %.2e, %d splits, %.1f tok/s (CPU %.1f tok/s)\n", what.c_str(),
                 gpu.tokens.size(), worst, gpu.n_splits, gpu.tok_per_s, cpu.tok_per_s);
 }
 
+// The layer matrices (attention, dense FFN, experts) that m has, with their names.
+inline std::vector<const ggml_tensor *> layer_matrices(const llama_model * m) {
+    std::vector<const ggml_tensor *> r;
+    for (const llama_layer & l : m->layers) {
+        for (const ggml_tensor * w : {l.wq, l.wk, l.wv, l.wqkv, l.wo, l.ffn_gate, l.ffn_up, l.ffn_down, l.ffn_gate_exps,
+                                      l.ffn_up_exps, l.ffn_down_exps}) {
+            if (w) {
+                r.push_back(w);
+            }
+        }
+    }
+    return r;
+}
+
 // Runs CPU, all-on-device and half-offloaded, and checks placement and results. Returns false when
 // libllama does not implement the file's architecture (a skip, with the reason in skip_reason).
+// max_splits_full > 0: with everything offloaded, every layer matrix must be on the device and the
+// graph split at most that often (no op left on the CPU between device ops). logit_tol: see
+// expect_same_run.
 inline bool check_model(const gpu_backend & be, const std::string & path, const std::string & prompt, int n_steps,
-                        std::string & skip_reason) {
+                        std::string & skip_reason, int max_splits_full = 0, double logit_tol = 0.01) {
     ggml_backend_dev_t gpu   = be.dev0();
     model_ptr          m_cpu = load(path, 0, gpu);
     if (!m_cpu) {
@@ -221,11 +240,19 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         EXPECT_TRUE(be.on_gpu(m->output_norm)) << path;
         for (int il = 0; il < n_layer; il++) {
             EXPECT_TRUE(be.on_gpu(m->layers[il].wo)) << path << " layer " << il;
-            EXPECT_TRUE(be.on_gpu(m->layers[il].ffn_down)) << path << " layer " << il;
+            const llama_layer & l = m->layers[il];
+            EXPECT_TRUE(be.on_gpu(l.ffn_down ? l.ffn_down : l.ffn_down_exps)) << path << " layer " << il;
             EXPECT_TRUE(be.on_gpu(m->layers[il].attn_norm)) << path << " layer " << il;
         }
         EXPECT_GT(m->weights_size(ggml_backend_dev_buffer_type(gpu)), m->weights_size(ggml_backend_cpu_buffer_type()));
         const run_result r = run_greedy(be, m.get(), prompt, n_steps);
+        if (max_splits_full > 0) {
+            for (const ggml_tensor * w : layer_matrices(m.get())) {
+                EXPECT_TRUE(be.on_gpu(w))
+                    << path << ": " << w->name << " (" << ggml_type_name(w->type) << ") is not on " << be.name;
+            }
+            EXPECT_LE(r.n_splits, max_splits_full) << path << ": ops fell back to the CPU";
+        }
         EXPECT_EQ(r.n_backends, 2u);
         EXPECT_GT(r.n_gpu_nodes, 0) << "no node ran in a " << be.name << " buffer";
         EXPECT_EQ(r.n_observed, n_steps + 1) << "eval callback";
@@ -233,7 +260,7 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         if (be.graph_launches) {
             EXPECT_GT(r.graph_launches, 0u) << "single-token decode never replayed a device graph";
         }
-        expect_same_run(cpu, r, path + " all on " + be.name);
+        expect_same_run(cpu, r, path + " all on " + be.name, logit_tol);
     }
 
     // the last half of the layers on the device, the output layer on the CPU: activations cross over
@@ -253,9 +280,25 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         const run_result r = run_greedy(be, m.get(), prompt, n_steps);
         EXPECT_GT(r.n_splits, 1) << "the scheduler did not split the graph between CPU and " << be.name;
         EXPECT_GT(r.n_gpu_nodes, 0);
-        expect_same_run(cpu, r, path + " half on " + be.name);
+        expect_same_run(cpu, r, path + " half on " + be.name, logit_tol);
     }
     return true;
+}
+
+// Quantizes tests/data/<rel> (or an absolute path) to ftype in a temporary file and returns its path ("" and a failure
+// if quantization failed). The caller removes the file.
+inline std::string quantize_to_temp(const std::string & rel, llama_ftype ftype, const std::string & tag) {
+    const std::string           out = testing_util::write_temp_file(tag, {});
+    llama_model_quantize_params qp  = llama_model_quantize_default_params();
+    qp.ftype                        = ftype;
+    qp.nthread                      = 2;
+    const std::string in            = rel[0] == '/' ? rel : testing_util::data_path(rel);
+    if (llama_model_quantize(in.c_str(), out.c_str(), &qp) != 0) {
+        ADD_FAILURE() << tag << ": " << llama_last_error();
+        remove(out.c_str());
+        return "";
+    }
+    return out;
 }
 
 // The KV cache of offloaded layers lives on the device unless offload_kqv is off.

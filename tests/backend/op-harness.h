@@ -201,8 +201,10 @@ inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng)
 }
 
 struct result {
-    ggml_op     op        = GGML_OP_NONE;   // the op under test (views of a computed node unwrapped)
-    ggml_type   type      = GGML_TYPE_F32;  // that node's output type
+    ggml_op     op        = GGML_OP_NONE;     // the op under test (views of a computed node unwrapped)
+    ggml_type   type      = GGML_TYPE_F32;    // that node's output type
+    ggml_type   src0_type = GGML_TYPE_COUNT;  // its first two sources' types (COUNT: none)
+    ggml_type   src1_type = GGML_TYPE_COUNT;
     bool        supported = true;
     bool        ok        = false;
     double      nmse      = 0.0;
@@ -238,8 +240,10 @@ inline result run_case(ggml_backend_t be, const test_case & tc, uint32_t seed) {
         const ggml_tensor * o = out;
         while (o->op == GGML_OP_VIEW && o->src[0] && o->src[0]->op != GGML_OP_NONE)
             o = o->src[0];
-        res.op   = o->op;
-        res.type = o->type;
+        res.op        = o->op;
+        res.type      = o->type;
+        res.src0_type = o->src[0] ? o->src[0]->type : GGML_TYPE_COUNT;
+        res.src1_type = o->src[1] ? o->src[1]->type : GGML_TYPE_COUNT;
     }
     for (int i = 0; i < ggml_graph_n_nodes(gf); ++i) {
         if (!ggml_backend_supports_op(be, ggml_graph_node(gf, i))) {

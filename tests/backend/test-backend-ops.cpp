@@ -1,6 +1,6 @@
 // Every op on every device of the registry (CPU, Vulkan, CUDA when built and present), against
 // double-precision references written here (never the kernels). A failure names the device, the family
-// and the case. The CPU and CUDA devices must support every case of their required ops.
+// and the case. The CPU, CUDA and Vulkan devices must support every case of their required ops.
 #include "op-harness.h"
 
 #include "ggml-cpu.h"
@@ -364,9 +364,9 @@ const family k_families[] = {
     {"matmul", cases_matmul}, {"rows_copy", cases_rows_copy}, {"attn", cases_attn},
 };
 
-// Ops a CUDA device must run (issue 12: everything the CPU runs for the architectures we support). A CUDA
-// device refusing a case of one of these fails the test instead of counting it as unsupported, so a
-// backend cannot pass by declining work. Other devices (Vulkan) may still decline.
+// Ops a CUDA or Vulkan device must run (issue 12 / 17: everything the CPU runs for the architectures we
+// support). A device refusing a case of one of these fails the test instead of counting it as
+// unsupported, so a backend cannot pass by declining work. Other devices may still decline.
 const ggml_op k_cuda_required_ops[] = {
     GGML_OP_ADD,        GGML_OP_SUB,
     GGML_OP_MUL,        GGML_OP_DIV,
@@ -391,10 +391,13 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
                      t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
 }
 
-bool must_support(ggml_backend_dev_t dev, ggml_op op, ggml_type type) {
+bool must_support(ggml_backend_dev_t dev, const result & r) {
+    const ggml_op   op   = r.op;
+    const ggml_type type = r.type;
     if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
         return true;
-    if (std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) != "CUDA")
+    const std::string reg = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
+    if (reg != "CUDA" && reg != "Vulkan")
         return false;
     if (is_kv_cache_write_exempt(op, type))
         return false;
@@ -418,7 +421,7 @@ void run_family(const char * fam) {
             const result r = run_case(be, cases[i], (uint32_t) (i * 7919 + 17));
             if (!r.supported) {
                 ++n_skip;
-                if (must_support(dev, r.op, r.type))
+                if (must_support(dev, r))
                     ADD_FAILURE() << ggml_backend_dev_name(dev) << " must support " << ggml_op_name(r.op)
                                   << " but refuses " << cases[i].desc;
                 continue;

@@ -43,29 +43,36 @@ struct vk_device {
     int                              index = 0;
     std::string                      name;         // "Vulkan0"
     std::string                      description;  // driver's device name
+    std::string                      features;     // " (subgroup 32, fp16 yes, coopmat no)"
     VkPhysicalDevice                 phys = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties       props{};
     VkPhysicalDeviceMemoryProperties mem_props{};
     uint32_t                         queue_family = 0;
     size_t                           mem_total    = 0;
     bool                             fp64         = false;
-    enum ggml_backend_dev_type       type         = GGML_BACKEND_DEVICE_TYPE_GPU;
+    // reported features (the llama-bench device line) and the GEMV's choice
+    uint32_t                   subgroup_size  = 0;      // 0: unknown
+    bool                       subgroup_arith = false;  // subgroupAdd in compute shaders: the mul_mv GEMV is used
+    bool                       fp16           = false;  // shaderFloat16
+    bool                       coopmat        = false;  // VK_KHR_cooperative_matrix offered (not used yet)
+    enum ggml_backend_dev_type type           = GGML_BACKEND_DEVICE_TYPE_GPU;
 
-    std::mutex                         mutex;  // guards lazy init, pipeline cache and queue submits
-    bool                               ready           = false;
-    bool                               failed          = false;
-    VkDevice                           device          = VK_NULL_HANDLE;
-    VkQueue                            queue           = VK_NULL_HANDLE;
-    PFN_vkCmdPushDescriptorSetKHR      push_descriptor = nullptr;
-    VkDescriptorSetLayout              dsl             = VK_NULL_HANDLE;
-    VkPipelineLayout                   layout          = VK_NULL_HANDLE;
-    std::map<std::string, vk_pipeline> pipelines;                      // by shader variant name
-    uint32_t                           mem_type     = 0;               // memory type for buffers
-    bool                               host_visible = false;           // mapped directly (lavapipe, ReBAR)
-    uint32_t                           staging_type = 0;               // host-visible type for staging copies
-    VkCommandPool                      xfer_pool    = VK_NULL_HANDLE;  // staging copies (under mutex)
-    VkCommandBuffer                    xfer_cmd     = VK_NULL_HANDLE;
-    VkFence                            xfer_fence   = VK_NULL_HANDLE;
+    std::mutex                    mutex;  // guards lazy init, pipeline cache and queue submits
+    bool                          ready           = false;
+    bool                          failed          = false;
+    VkDevice                      device          = VK_NULL_HANDLE;
+    VkQueue                       queue           = VK_NULL_HANDLE;
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor = nullptr;
+    VkDescriptorSetLayout         dsl             = VK_NULL_HANDLE;
+    VkPipelineLayout              layout          = VK_NULL_HANDLE;
+    // by "<variant>[#spec0#spec1...]"; std::less<> looks up a char buffer without building a string
+    std::map<std::string, vk_pipeline, std::less<>> pipelines;
+    uint32_t                                        mem_type     = 0;      // memory type for buffers
+    bool                                            host_visible = false;  // mapped directly (lavapipe, ReBAR)
+    uint32_t                                        staging_type = 0;      // host-visible type for staging copies
+    VkCommandPool                                   xfer_pool    = VK_NULL_HANDLE;  // staging copies (under mutex)
+    VkCommandBuffer                                 xfer_cmd     = VK_NULL_HANDLE;
+    VkFence                                         xfer_fence   = VK_NULL_HANDLE;
 
     ggml_backend_buffer_type buft{};
     ggml_backend_device      dev{};
@@ -92,9 +99,11 @@ struct vk_backend_ctx {
 };
 
 // ---- vk-device.cpp
-std::vector<vk_device *> & ggml_vk_devices();     // enumerated once, process lifetime
-bool       ggml_vk_device_init(vk_device * dev);  // lazily creates the logical device; false if unusable
-VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name);  // cached; VK_NULL_HANDLE on failure
+std::vector<vk_device *> & ggml_vk_devices();  // enumerated once, process lifetime
+bool ggml_vk_device_init(vk_device * dev);     // lazily creates the logical device; false if unusable
+// Cached per (name, specialization constants 0..n_spec-1); VK_NULL_HANDLE on failure.
+VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32_t * spec = nullptr,
+                                uint32_t n_spec = 0);
 
 // ---- vk-buffer.cpp
 extern const ggml_backend_buffer_type_i ggml_vk_buffer_type_iface;

@@ -4,8 +4,10 @@
 #include "vk-context.h"
 #include "vk-shaders.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 bool ggml_vk_check(VkResult r, const char * what, const char * func) {
     if (r == VK_SUCCESS) {
@@ -63,16 +65,48 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
         return false;
     }
     dev->fp64 = f2.features.shaderFloat64 == VK_TRUE;
+    {
+        VkPhysicalDeviceShaderFloat16Int8Features f16i8 = vk_init<VkPhysicalDeviceShaderFloat16Int8Features>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES);
+        VkPhysicalDeviceFeatures2 ff = vk_init<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+        ff.pNext                     = &f16i8;
+        vkGetPhysicalDeviceFeatures2(phys, &ff);
+        dev->fp16 = f16i8.shaderFloat16 == VK_TRUE;
+        VkPhysicalDeviceSubgroupProperties sg =
+            vk_init<VkPhysicalDeviceSubgroupProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+        VkPhysicalDeviceProperties2 p2 =
+            vk_init<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+        p2.pNext = &sg;
+        vkGetPhysicalDeviceProperties2(phys, &p2);
+        dev->subgroup_size  = sg.subgroupSize;
+        dev->subgroup_arith = (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                              (sg.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                              (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) && sg.subgroupSize > 0 &&
+                              !env_flag("GGML_VK_DISABLE_SUBGROUPS");
+        dev->coopmat = has_extension(phys, "VK_KHR_cooperative_matrix");
+        // the driver's name plus what the kernels may use, so the llama-bench device line says it
+        char feat[128];
+        std::snprintf(feat, sizeof feat, " (subgroup %u%s, fp16 %s, coopmat %s)", sg.subgroupSize,
+                      dev->subgroup_arith ? "" : " no-arith", dev->fp16 ? "yes" : "no", dev->coopmat ? "yes" : "no");
+        dev->features = feat;
+        dev->description += feat;
+    }
 
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> qf(nq);
     vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, qf.data());
+    // a compute queue family, preferably one without graphics (a dedicated compute engine: no sharing
+    // with rendering work, and the family drivers expect compute-only submits on)
     bool found = false;
-    for (uint32_t i = 0; i < nq && !found; i++) {
-        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-            dev->queue_family = i;
-            found             = true;
+    for (int pass = 0; pass < 2 && !found; pass++) {
+        for (uint32_t i = 0; i < nq && !found; i++) {
+            const bool compute  = qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+            const bool graphics = qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+            if (compute && (pass == 1 || !graphics)) {
+                dev->queue_family = i;
+                found             = true;
+            }
         }
     }
     if (!found) {
@@ -353,9 +387,14 @@ bool ggml_vk_device_init(vk_device * dev) {
     return dev->ready;
 }
 
-VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name) {
+VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32_t * spec, uint32_t n_spec) {
     std::lock_guard<std::mutex> lock(dev->mutex);
-    auto                        it = dev->pipelines.find(name);
+    char                        key[160];  // no heap on the lookup path: called for every dispatch
+    int                         n = std::snprintf(key, sizeof key, "%s", name);
+    for (uint32_t i = 0; i < n_spec && n > 0 && (size_t) n < sizeof key; i++) {
+        n += std::snprintf(key + n, sizeof key - (size_t) n, "#%u", spec[i]);
+    }
+    auto it = dev->pipelines.find(std::string_view(key));
     if (it != dev->pipelines.end()) {
         return it->second.pipeline;
     }
@@ -380,14 +419,20 @@ VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name) {
             cpci.stage.stage  = VK_SHADER_STAGE_COMPUTE_BIT;
             cpci.stage.module = mod;
             cpci.stage.pName  = "main";
-            cpci.layout       = dev->layout;
+            std::vector<VkSpecializationMapEntry> entries(n_spec);
+            for (uint32_t i = 0; i < n_spec; i++) {
+                entries[i] = {i, i * 4, 4};
+            }
+            VkSpecializationInfo si{n_spec, entries.data(), n_spec * sizeof(uint32_t), spec};
+            cpci.stage.pSpecializationInfo = n_spec ? &si : nullptr;
+            cpci.layout                    = dev->layout;
             if (VK_FAILED(vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &cpci, nullptr, &p.pipeline))) {
                 p.pipeline = VK_NULL_HANDLE;
             }
             vkDestroyShaderModule(dev->device, mod, nullptr);
         }
     }
-    dev->pipelines[name] = p;  // failures are cached too: they will not succeed on retry
+    dev->pipelines.emplace(key, p);  // failures are cached too: they will not succeed on retry
     return p.pipeline;
 }
 

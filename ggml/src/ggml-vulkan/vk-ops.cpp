@@ -4,6 +4,7 @@
 #include "vk-context.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace {
@@ -15,6 +16,9 @@ bool is_f32(const ggml_tensor * t) {
 }
 bool is_f32_or_f16(const ggml_tensor * t) {
     return t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16;
+}
+bool is_float16_or_32(const ggml_tensor * t) {
+    return is_f32_or_f16(t) || t->type == GGML_TYPE_BF16;
 }
 
 // Strides and view offset are whole multiples of `unit` bytes (the shaders index in those units),
@@ -38,33 +42,38 @@ bool addressable_elems(const ggml_tensor * t) {
 bool rows_contiguous(const ggml_tensor * t) {
     return t->nb[0] == ggml_type_size(t->type);
 }
+// rows (dims 1..3) one stride apart, so a flat row index r is at r * nb[1]
+bool rows_evenly_spaced(const ggml_tensor * t) {
+    return t->nb[2] == t->nb[1] * t->ne[1] && t->nb[3] == t->nb[2] * t->ne[2];
+}
 
-bool supports_matmul_type(ggml_type t) {
+// The quantized types with a dequantizer in shaders/quants.glsl: every type the CPU computes.
+bool is_vk_quant(ggml_type t) {
     switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
         case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
         case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q2_K:
+        case GGML_TYPE_Q3_K:
         case GGML_TYPE_Q4_K:
+        case GGML_TYPE_Q5_K:
+        case GGML_TYPE_Q6_K:
+        case GGML_TYPE_IQ4_NL:
+        case GGML_TYPE_IQ4_XS:
             return true;
         default:
             return false;
     }
 }
 
+bool supports_matmul_type(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || is_vk_quant(t);
+}
+
 bool supports_get_rows_type(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_I32:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q8_0:
-            return true;
-        default:
-            return false;
-    }
+    return supports_matmul_type(t) || t == GGML_TYPE_I32;
 }
 
 // quantized tensors are addressed in 16-bit words
@@ -123,15 +132,12 @@ struct pc_words {
 };
 
 // Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches
-// gx*gy*gz workgroups, then a barrier so the next node sees the writes.
-bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+// gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const srcs[4],
               const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
     if (pc.n > VK_PUSH_WORDS) {
-        GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", shader, pc.n, VK_PUSH_WORDS);
-        return false;
-    }
-    VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
-    if (!pipe) {
+        GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", ggml_op_name(dst->op), pc.n,
+                       VK_PUSH_WORDS);
         return false;
     }
     bound b[VK_N_BINDINGS];
@@ -164,6 +170,13 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const g
     return true;
 }
 
+// The same with the shader variant by name (no specialization constants).
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
+    VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
+    return pipe && dispatch(dev, cmd, pipe, srcs, dst, pc, gx, gy, gz);
+}
+
 // The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
 void grid(uint64_t n_groups, uint32_t * gx, uint32_t * gy) {
     const uint64_t max_x = 65535;
@@ -188,16 +201,22 @@ const char * tname(ggml_type t) {
             return "bf16";
         case GGML_TYPE_I32:
             return "i32";
-        case GGML_TYPE_Q4_0:
-            return "q4_0";
-        case GGML_TYPE_Q8_0:
-            return "q8_0";
-        case GGML_TYPE_Q4_K:
-            return "q4_k";
         default:
+            if (is_vk_quant(t)) {
+                return ggml_type_name(t);  // "q4_0", "q4_K", "iq4_nl": the shader variant names use these
+            }
             return "?";
     }
 }
+
+// A shader variant name built without touching the heap (a decode step allocates nothing).
+struct vname {
+    char buf[64];
+    vname(const char * a, const char * b, const char * c = "", const char * d = "") {
+        std::snprintf(buf, sizeof buf, "%s%s%s%s", a, b, c, d);
+    }
+    const char * c_str() const { return buf; }
+};
 
 bool unit_ok(const bound & b, size_t unit) {
     return b.rem % unit == 0;
@@ -295,35 +314,111 @@ bool enc_get_rows(const enc & e) {
     pc.ne(d).strides(ba, a, ua, false).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, 4, false);
     const ggml_tensor * s[4] = {a, ids, nullptr, nullptr};
-    const std::string   sh   = std::string("get_rows_") + tname(a->type);
+    const vname         sh("get_rows_", tname(a->type));
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
 }
 
-bool enc_cpy(const enc & e) {
-    const ggml_tensor *a = e.node->src[0], *d = e.node;
-    const size_t       ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
-    bound              ba, bd;
-    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd))
-        return false;
-    pc_words pc;
-    pc.ne(a).strides(ba, a, ua).ne(d).strides(bd, d, ud);
-    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
-    const std::string   sh   = std::string("cpy_") + tname(a->type) + "_" + tname(d->type);
-    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
+// quantized K/V types flash attention dequantizes (the 32-element KV-cache types)
+bool is_fa_quant(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_IQ4_NL:
+            return true;
+        default:
+            return false;
+    }
+}
+
+bool is_q_write_type(ggml_type t) {
+    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
 }
 
 bool enc_set_rows(const enc & e) {
     const ggml_tensor *src = e.node->src[0], *ids = e.node->src[1], *d = e.node;
-    const size_t       ud = ggml_type_size(d->type);
+    const bool         q  = is_q_write_type(d->type);
+    const size_t       ud = addr_unit(d);
     bound              bs, bi, bd;
     if (!offsets_ok(e, src, 4, &bs) || !offsets_ok(e, ids, 4, &bi) || !offsets_ok(e, d, ud, &bd))
         return false;
     pc_words pc;
     pc.ne(src).strides(bs, src, 4).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
-    pc.strides(bd, d, ud);
+    pc.strides(bd, d, ud, !q);
     const ggml_tensor * s[4] = {src, ids, nullptr, nullptr};
-    return dispatch_flat(e.dev, e.cmd, d->type == GGML_TYPE_F16 ? "set_rows_f16" : "set_rows_f32", s, d, pc,
-                         ggml_nelements(src));
+    const vname         sh("set_rows_", tname(d->type));
+    if (q) {  // one invocation per 32-element block
+        return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src) / 32, 64);
+    }
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src));
+}
+
+// F32 -> Q8_0 / Q4_0 of the same shape: the set_rows_q shader with identity rows
+bool enc_cpy_quant(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    bound              ba, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 2, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(a).strides(ba, a, 4).u(0).u(0).u(0).u(0).strides(bd, d, 2, false);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    const vname         sh("cpy_f32_", tname(d->type));
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a) / 32, 64);
+}
+
+bool enc_cpy(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    if (is_q_write_type(d->type)) {
+        return enc_cpy_quant(e);
+    }
+    const size_t ua = ggml_type_size(a->type), ud = ggml_type_size(d->type);
+    bound        ba, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, d, ud, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(a).strides(ba, a, ua).ne(d).strides(bd, d, ud);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    const vname         sh("cpy_", tname(a->type), "_", tname(d->type));
+    return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(a));
+}
+
+// From this many columns of b on, mul_mat uses the tiled GEMM (mul_mm.comp); between 2 and this the
+// column-group kernel (mul_mat.comp), which also stands in for the GEMV without subgroups.
+constexpr uint32_t k_mm_min_cols = 8;
+
+// The GEMV's specialization constants: WG = max(128, subgroup size) invocations, two rows per subgroup.
+void mv_spec(const vk_device * dev, uint32_t spec[2]) {
+    const uint32_t sg = std::min<uint32_t>(std::max<uint32_t>(dev->subgroup_size, 1), 128);
+    spec[0]           = std::max<uint32_t>(128, sg);
+    spec[1]           = 2 * spec[0] / sg;
+}
+
+// Single-column mul_mat (decode): mul_mv.comp, WG invocations and ROWS rows per workgroup (two rows
+// per subgroup of the device's size), one subgroupAdd per row.
+bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound & bd) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       ua = addr_unit(a);
+    uint32_t           spec[2];
+    mv_spec(e.dev, spec);
+    const vname sh("mul_mv_", tname(a->type));
+    VkPipeline  pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), spec, 2);
+    if (!pipe) {
+        return false;
+    }
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    const uint32_t      M = (uint32_t) d->ne[0], gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    const uint32_t      rows_per_dispatch = 65535 * spec[1];
+    for (uint32_t m0 = 0; m0 < M; m0 += rows_per_dispatch) {
+        pc_words pc;
+        pc.u(a->ne[0]).u(M).u(1).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
+        pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+        const uint32_t rows = std::min(rows_per_dispatch, M - m0);
+        if (!dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + spec[1] - 1) / spec[1], 1, gz))
+            return false;
+    }
+    return true;
 }
 
 bool enc_mul_mat(const enc & e) {
@@ -332,10 +427,26 @@ bool enc_mul_mat(const enc & e) {
     bound              ba, bb, bd;
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd))
         return false;
-    const std::string   sh   = std::string("mul_mat_") + tname(a->type);
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
     const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
-    const uint32_t      gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    if (N == 1 && e.dev->subgroup_arith) {
+        return enc_mul_mv(e, ba, bb, bd);
+    }
+    if (N >= k_mm_min_cols) {  // batches: the shared-memory tiled GEMM, 32 x 32 tiles of dst
+        const vname    sh("mul_mm_", tname(a->type));
+        const uint32_t gy = (N + 31) / 32, gz = (uint32_t) (d->ne[2] * d->ne[3]);
+        for (uint32_t m0 = 0; m0 < M; m0 += 65535u * 32u) {
+            pc_words pc;
+            pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
+            pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+            const uint32_t rows = std::min<uint32_t>(65535u * 32u, M - m0);
+            if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (rows + 31) / 32, gy, gz))
+                return false;
+        }
+        return true;
+    }
+    const vname    sh("mul_mat_", tname(a->type));
+    const uint32_t gy = (N + 7) / 8, gz = (uint32_t) (d->ne[2] * d->ne[3]);
     for (uint32_t m0 = 0; m0 < M; m0 += 65535) {  // workgroup counts are limited to 65535 per dimension
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(N).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
@@ -344,6 +455,85 @@ bool enc_mul_mat(const enc & e) {
             return false;
     }
     return true;
+}
+
+// dst[m, e, t] = as[:, m, ids[e, t]] . b[:, e % n_b, t]: the subgroup GEMV with MUL_MAT_ID (ROWS rows per
+// workgroup, one workgroup row-block per (e, t)), or without subgroup arithmetic the mul_mat shader
+// with MUL_MAT_ID, one workgroup per output element (m, e, t).
+bool enc_mul_mat_id(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *ids = e.node->src[2], *d = e.node;
+    const size_t       ua = addr_unit(a);
+    bound              ba, bb, bi, bd;
+    if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, ids, 4, &bi) ||
+        !offsets_ok(e, d, 4, &bd))
+        return false;
+    const ggml_tensor * s[4] = {a, b, ids, nullptr};
+    const uint32_t      M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
+    if (e.dev->subgroup_arith) {  // the subgroup GEMV per (expert slot, token)
+        uint32_t    spec[2];
+        const vname shv("mul_mv_id_", tname(a->type));
+        mv_spec(e.dev, spec);
+        VkPipeline pipe = ggml_vk_get_pipeline(e.dev, shv.c_str(), spec, 2);
+        if (!pipe)
+            return false;
+        const uint32_t rows_per_dispatch = 65535 * spec[1];
+        for (uint32_t m0 = 0; m0 < M; m0 += rows_per_dispatch) {
+            pc_words pc;
+            pc.u(a->ne[0]).u(M).u(n_used).u(1).u(1).u(1).u(m0);
+            pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+            pc.u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(b->ne[1]);
+            const uint32_t rows = std::min(rows_per_dispatch, M - m0);
+            if (!dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + spec[1] - 1) / spec[1], n_used, n_tok))
+                return false;
+        }
+        return true;
+    }
+    const vname sh("mul_mat_id_", tname(a->type));
+    for (uint32_t m0 = 0; m0 < M; m0 += 65535) {
+        pc_words pc;
+        pc.u(a->ne[0]).u(M).u(n_used).u(1).u(1).u(1).u(m0);
+        pc.strides(ba, a, ua, false).strides(bb, b, 4).strides(bd, d, 4, false);
+        pc.u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(b->ne[1]);
+        if (!dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, std::min<uint32_t>(65535, M - m0), n_used, n_tok))
+            return false;
+    }
+    return true;
+}
+
+bool enc_concat(const enc & e) {
+    const ggml_tensor *a = e.node->src[0], *b = e.node->src[1], *d = e.node;
+    const size_t       u   = ggml_type_size(a->type);
+    const int          dim = ggml_get_op_params_i32(d, 0);
+    bound              ba, bb, bd;
+    if (!offsets_ok(e, a, u, &ba) || !offsets_ok(e, b, u, &bb) || !offsets_ok(e, d, u, &bd))
+        return false;
+    pc_words pc;
+    pc.ne(d).u(dim).u(a->ne[dim]).strides(ba, a, u).strides(bb, b, u).strides(bd, d, u);
+    const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
+    return dispatch_flat(e.dev, e.cmd, u == 2 ? "concat_16" : "concat_32", s, d, pc, ggml_nelements(d));
+}
+
+// argmax (2-D a) and argsort: one workgroup per row of a
+bool enc_arg(const enc & e, bool sort) {
+    const ggml_tensor *a = e.node->src[0], *d = e.node;
+    bound              ba, bd;
+    if (!offsets_ok(e, a, 4, &ba) || !offsets_ok(e, d, 4, &bd))
+        return false;
+    const uint64_t nrows = (uint64_t) a->ne[1] * a->ne[2] * a->ne[3];
+    pc_words       pc;
+    pc.u(a->ne[0]).u(nrows);
+    if (sort)
+        pc.u(ggml_get_op_params_i32(d, 0) == GGML_SORT_ORDER_DESC ? 1 : 0);
+    pc.u(ba.rem / 4).u(a->nb[0] / 4).u(a->nb[1] / 4).u(bd.rem / 4);
+    if (sort)
+        pc.u(d->nb[1] / 4);
+    const ggml_tensor * s[4] = {a, nullptr, nullptr, nullptr};
+    uint32_t            gx, gy;
+    grid(nrows, &gx, &gy);
+    if (sort) {  // one invocation per element: x = chunks of 256 elements, (y, z) = rows
+        return dispatch(e.dev, e.cmd, "argsort_f32", s, d, pc, (uint32_t) ((a->ne[0] + 255) / 256), gx, gy);
+    }
+    return dispatch(e.dev, e.cmd, "argmax_f32", s, d, pc, gx, gy, 1);
 }
 
 double yarn_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
@@ -425,7 +615,7 @@ bool enc_flash_attn(const enc & e) {
     const ggml_tensor * d     = e.node;
     const float         scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
     const float         softcap = ggml_get_op_params_f32(d, 2);
-    const size_t        ukv = ggml_type_size(k->type), um = m ? ggml_type_size(m->type) : 4;
+    const size_t        ukv = addr_unit(k), um = m ? ggml_type_size(m->type) : 4;
     bound               bq, bk, bv, bm, bd;
     if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, ukv, &bk) || !offsets_ok(e, v, ukv, &bv) ||
         !offsets_ok(e, d, 4, &bd) || (m && !offsets_ok(e, m, um, &bm))) {
@@ -445,8 +635,8 @@ bool enc_flash_attn(const enc & e) {
     }
     pc.strides(bd, d, 4, false).f(scale).f(softcap).f(m0).f(m1).u(n2);
     const ggml_tensor * s[4] = {q, k, v, m};
-    return dispatch(e.dev, e.cmd, k->type == GGML_TYPE_F16 ? "flash_attn_f16" : "flash_attn_f32", s, d, pc,
-                    (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
+    const vname         sh("flash_attn_", tname(k->type));
+    return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
 }
 
 }  // namespace
@@ -489,18 +679,40 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
         case GGML_OP_CONT:
         case GGML_OP_DUP: {
             const ggml_type s = a->type, d = op->type;
-            const bool      ok = (is_f32_or_f16(a) && is_f32_or_f16(op)) || (s == GGML_TYPE_I32 && d == s);
+            if (is_q_write_type(d)) {  // whole blocks, same shape
+                return op->op == GGML_OP_CPY && is_f32(a) && ggml_are_same_shape(a, op) && a->ne[0] % 32 == 0 &&
+                       addressable_elems(a) && addressable(op, 2);
+            }
+            const bool ok = (is_float16_or_32(a) && is_float16_or_32(op)) || (s == GGML_TYPE_I32 && d == s);
             return ok && addressable_elems(a) && addressable_elems(op);
         }
         case GGML_OP_SET_ROWS:
-            return is_f32_or_f16(op) && is_f32(a) && (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) &&
-                   a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) &&
-                   addressable_elems(op);
+            if (is_q_write_type(op->type) && (op->ne[0] % 32 != 0 || !addressable(op, 2)))
+                return false;
+            return (is_float16_or_32(op) || is_q_write_type(op->type)) && is_f32(a) &&
+                   (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) && a->ne[2] == op->ne[2] &&
+                   a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) && addressable(op, addr_unit(op));
         case GGML_OP_MUL_MAT:
             return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
                    rows_contiguous(op) && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
                    (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
                    addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
+        case GGML_OP_MUL_MAT_ID: {
+            const ggml_tensor * ids = op->src[2];
+            return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
+                   rows_contiguous(op) && ids->type == GGML_TYPE_I32 && addressable_elems(ids) &&
+                   (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
+                   addressable_elems(b) && addressable_elems(op) && op->ne[1] <= 65535 && op->ne[2] <= 65535;
+        }
+        case GGML_OP_CONCAT:
+            return (is_f32_or_f16(a) || a->type == GGML_TYPE_I32) && b->type == a->type && op->type == a->type &&
+                   addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
+        case GGML_OP_ARGMAX:
+        case GGML_OP_ARGSORT:
+            if (op->op == GGML_OP_ARGSORT && a->ne[0] > (int64_t) 65535 * 256)  // x = chunks of 256 elements
+                return false;
+            return is_f32(a) && op->type == GGML_TYPE_I32 && rows_evenly_spaced(a) && rows_contiguous(op) &&
+                   rows_evenly_spaced(op) && addressable_elems(a) && addressable_elems(op);
         case GGML_OP_ROPE: {
             const int           mode    = ggml_get_op_params_i32(op, 2);
             const bool          mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
@@ -515,11 +727,12 @@ bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
                    addressable_elems(op);
         case GGML_OP_FLASH_ATTN_EXT: {
             const ggml_tensor *k = op->src[1], *v = op->src[2], *m = op->src[3];
-            return is_f32(a) && is_f32_or_f16(k) && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
+            const bool kv_ok = is_f32_or_f16(k) || (is_fa_quant(k->type) && k->ne[0] % 32 == 0 && v->ne[0] % 32 == 0);
+            return is_f32(a) && kv_ok && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
                    rows_contiguous(v) && rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] &&
                    a->ne[1] <= 65535 && a->ne[2] <= 65535 && a->ne[3] <= 65535 &&
                    (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) && addressable_elems(a) &&
-                   addressable_elems(k) && addressable_elems(v) && addressable_elems(op);
+                   addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) && addressable_elems(op);
         }
         default:
             return false;
@@ -567,6 +780,14 @@ bool ggml_vk_encode_op(vk_device * dev, VkCommandBuffer cmd, ggml_tensor * node)
             return enc_set_rows(e);
         case GGML_OP_MUL_MAT:
             return enc_mul_mat(e);
+        case GGML_OP_MUL_MAT_ID:
+            return enc_mul_mat_id(e);
+        case GGML_OP_CONCAT:
+            return enc_concat(e);
+        case GGML_OP_ARGMAX:
+            return enc_arg(e, false);
+        case GGML_OP_ARGSORT:
+            return enc_arg(e, true);
         case GGML_OP_ROPE:
             return enc_rope(e);
         case GGML_OP_SOFT_MAX:

@@ -9,3 +9,10 @@ uint flat_index(uint wg_size) {
 uint flat_group() {
     return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 }
+
+// F32 -> BF16 bits as the CPU's ggml_fp32_to_bf16: round to nearest even, NaN kept quiet
+uint f32_to_bf16(float f) {
+    const uint u = floatBitsToUint(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (u >> 16) | 64u;
+    return (u + (0x7FFFu + ((u >> 16) & 1u))) >> 16;
+}

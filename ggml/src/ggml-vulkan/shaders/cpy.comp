@@ -1,24 +1,34 @@
 #version 450
 // dst = src converted, element by element in logical (row-major over ne) order; the two tensors may
-// have different shapes (reshaped dst) and any strides. Used by CPY, CONT and DUP.
+// have different shapes (reshaped dst) and any strides. Used by CPY, CONT and DUP. F32, F16, BF16
+// (converted through F32, rounded to nearest even as the CPU does), I32 -> I32.
 #include "common.glsl"
 layout(local_size_x = 256) in;
 #if defined(A_F16)
 layout(binding = 0) readonly buffer A { float16_t a[]; };
+#define LOAD(i) float(a[i])
+#elif defined(A_BF16)
+layout(binding = 0) readonly buffer A { uint16_t a[]; };
+#define LOAD(i) uintBitsToFloat(uint(a[i]) << 16)
 #elif defined(A_I32)
 layout(binding = 0) readonly buffer A { int a[]; };
+#define LOAD(i) a[i]
 #else
 layout(binding = 0) readonly buffer A { float a[]; };
+#define LOAD(i) a[i]
 #endif
 #if defined(D_F16)
 layout(binding = 3) writeonly buffer D { float16_t d[]; };
-#define CONV(v) float16_t(float(v))
+#define STORE(i, v) d[i] = float16_t(v)
+#elif defined(D_BF16)
+layout(binding = 3) writeonly buffer D { uint16_t d[]; };
+#define STORE(i, v) d[i] = uint16_t(f32_to_bf16(v))
 #elif defined(D_I32)
 layout(binding = 3) writeonly buffer D { int d[]; };
-#define CONV(v) (v)
+#define STORE(i, v) d[i] = (v)
 #else
 layout(binding = 3) writeonly buffer D { float d[]; };
-#define CONV(v) float(v)
+#define STORE(i, v) d[i] = (v)
 #endif
 
 layout(push_constant) uniform P {
@@ -41,6 +51,6 @@ void main() {
     const uint d1 = i % p.d_ne1; i /= p.d_ne1;
     const uint d2 = i % p.d_ne2;
     const uint d3 = i / p.d_ne2;
-    d[p.d_off + d0 * p.d_s0 + d1 * p.d_s1 + d2 * p.d_s2 + d3 * p.d_s3] =
-        CONV(a[p.a_off + a0 * p.a_s0 + a1 * p.a_s1 + a2 * p.a_s2 + a3 * p.a_s3]);
+    STORE(p.d_off + d0 * p.d_s0 + d1 * p.d_s1 + d2 * p.d_s2 + d3 * p.d_s3,
+          LOAD(p.a_off + a0 * p.a_s0 + a1 * p.a_s1 + a2 * p.a_s2 + a3 * p.a_s3));
 }

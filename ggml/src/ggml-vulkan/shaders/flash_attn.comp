@@ -2,19 +2,43 @@
 // Flash attention for one query row of one head per workgroup: out = softmax(scale * q.K^T (softcap)
 // + slope * mask) . V, streaming K/V in chunks of WG positions with an online softmax (running max
 // and sum, the accumulator rescaled whenever the max grows). Each thread owns Dv/WG output dims.
-// q F32; K and V both F32 or both F16 (KV_F16); mask F32 or F16 at binding 4.
+// q F32; K and V both F32, both F16 (KV_F16) or both of one 32-element quantized type (KV_Q + A_<type>);
+// mask F32 or F16 at binding 4.
 #include "common.glsl"
 #include "activations.glsl"
 #define WG 64u
 #define MAX_DV_PER_THREAD 4u
 layout(local_size_x = 64) in;
 layout(binding = 0) readonly buffer Q { float q[]; };
-#ifdef KV_F16
+#if defined(KV_F16)
 layout(binding = 1) readonly buffer K { float16_t k[]; };
 layout(binding = 2) readonly buffer V { float16_t v[]; };
+#elif defined(KV_Q)
+// quantized K and V (both of the A_<type> of quants.glsl), addressed in 16-bit words; q_sel picks the
+// buffer the dequantizer reads
+layout(binding = 1) readonly buffer K { uint16_t kq[]; };
+layout(binding = 2) readonly buffer V { uint16_t vq[]; };
+uint q_sel = 0u;
+#define QREAD(i) (q_sel == 0u ? uint(kq[i]) : uint(vq[i]))
+#include "quants.glsl"
 #else
 layout(binding = 1) readonly buffer K { float k[]; };
 layout(binding = 2) readonly buffer V { float v[]; };
+#endif
+
+// element c of the K / V row starting at `row` (elements, or words for quantized K/V)
+#ifdef KV_Q
+float load_k(uint row, uint c) {
+    q_sel = 0u;
+    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
+}
+float load_v(uint row, uint c) {
+    q_sel = 1u;
+    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
+}
+#else
+float load_k(uint row, uint c) { return float(k[row + c]); }
+float load_v(uint row, uint c) { return float(v[row + c]); }
 #endif
 layout(binding = 3) writeonly buffer D { float d[]; };
 layout(binding = 4) readonly buffer M32 { float m32[]; };
@@ -67,7 +91,7 @@ void main() {
         float s = NEG_INF;
         if (j < p.n_kv) {
             float dot = 0.0;
-            for (uint c = 0u; c < p.D; ++c) dot += q[qb + c] * float(k[kb + j * p.k_s1 + c]);
+            for (uint c = 0u; c < p.D; ++c) dot += q[qb + c] * load_k(kb + j * p.k_s1, c);
             s = dot * p.scale;
             if (p.softcap > 0.0) s = p.softcap * act_tanh(s / p.softcap);
             if (p.mask == 1u) s += slope * m32[mb + j];
@@ -84,7 +108,7 @@ void main() {
             const uint c = t + i * WG;
             if (c < p.Dv) {
                 float a = acc[i] * alpha;
-                for (uint jj = 0u; jj < n; ++jj) a += pw[jj] * float(v[vb + (c0 + jj) * p.v_s1 + c]);
+                for (uint jj = 0u; jj < n; ++jj) a += pw[jj] * load_v(vb + (c0 + jj) * p.v_s1, c);
                 acc[i] = a;
             }
         }

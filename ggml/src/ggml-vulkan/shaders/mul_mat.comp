@@ -2,7 +2,10 @@
 // dst[m, n, i2, i3] = sum_k a[k, m, i2 / r2, i3 / r3] * b[k, n, i2, i3]
 // One workgroup per (weight row m, group of NC columns n): every thread walks a strided slice of K,
 // dequantizes each weight once and uses it for all NC columns; a shared-memory tree sums the slices.
-// With N == 1 this is the GEMV. Weights F32/F16/BF16/Q4_0/Q8_0/Q4_K with contiguous rows; b and dst F32.
+// With N == 1 this is the GEMV. Weights F32/F16/BF16 or any type of quants.glsl with contiguous rows;
+// b and dst F32.
+// With MUL_MAT_ID (mixture of experts): dst[m, e, t] = sum_k as[k, m, ids[e, t]] * b[k, e % n_b, t]; one
+// workgroup per (m, e, t), since each (e, t) may pick another expert's rows.
 #include "common.glsl"
 #define WG 64u
 #define NC 8u
@@ -18,6 +21,9 @@ layout(binding = 0) readonly buffer A { uint16_t aq[]; };
 #include "quants.glsl"
 #endif
 layout(binding = 1) readonly buffer B { float b[]; };
+#ifdef MUL_MAT_ID
+layout(binding = 2) readonly buffer I { int ids[]; };
+#endif
 layout(binding = 3) writeonly buffer D { float d[]; };
 
 // a offsets/strides: elements for F32/F16, 16-bit words for quantized types; b, d: floats
@@ -26,20 +32,31 @@ layout(push_constant) uniform P {
     uint a_off, a_s1, a_s2, a_s3;
     uint b_off, b_s0, b_s1, b_s2, b_s3;
     uint d_off, d_s1, d_s2, d_s3;
+#ifdef MUL_MAT_ID
+    uint i_off, i_s0, i_s1, n_b;  // ids offset and strides (ints), rows of b per token
+#endif
 } p;
 
 shared float red[NC][WG];
 
 void main() {
     const uint m  = p.m_base + gl_WorkGroupID.x;
+    const uint t  = gl_LocalInvocationID.x;
+#ifdef MUL_MAT_ID
+    const uint e = gl_WorkGroupID.y, tok = gl_WorkGroupID.z;
+    const uint nc = 1u;
+    const uint expert = uint(ids[p.i_off + e * p.i_s0 + tok * p.i_s1]);
+    const uint abase = p.a_off + m * p.a_s1 + expert * p.a_s2;
+    const uint bbase = p.b_off + (e % p.n_b) * p.b_s1 + tok * p.b_s2;
+#else
     const uint n0 = gl_WorkGroupID.y * NC;
     const uint i2 = gl_WorkGroupID.z % p.ne12;
     const uint i3 = gl_WorkGroupID.z / p.ne12;
-    const uint t  = gl_LocalInvocationID.x;
     const uint nc = min(NC, p.N - n0);
 
     const uint abase = p.a_off + m * p.a_s1 + (i2 / p.r2) * p.a_s2 + (i3 / p.r3) * p.a_s3;
     const uint bbase = p.b_off + n0 * p.b_s1 + i2 * p.b_s2 + i3 * p.b_s3;
+#endif
 
     float acc[NC];
     [[unroll]] for (uint c = 0u; c < NC; ++c) acc[c] = 0.0;
@@ -80,5 +97,9 @@ void main() {
         }
         barrier();
     }
+#ifdef MUL_MAT_ID
+    if (t == 0u) d[p.d_off + m + e * p.d_s1 + tok * p.d_s2] = red[0][0];
+#else
     if (t < nc) d[p.d_off + m + (n0 + t) * p.d_s1 + i2 * p.d_s2 + i3 * p.d_s3] = red[t][0];
+#endif
 }

@@ -1,13 +1,16 @@
 #version 450
-// dst[k, ids[i, i2, i3], i2, i3] = src[k, i, i2, i3] (the KV-cache write); src F32, dst F32 or F16,
+// dst[k, ids[i, i2, i3], i2, i3] = src[k, i, i2, i3] (the KV-cache write); src F32, dst F32, F16 or BF16,
 // ids I32 or I64 (read as the low 32 bits: row indices are small and non-negative).
 #include "common.glsl"
 layout(local_size_x = 256) in;
 layout(binding = 0) readonly buffer S { float s[]; };
 layout(binding = 1) readonly buffer I { uint ids[]; };
-#ifdef D_F16
+#if defined(D_F16)
 layout(binding = 3) writeonly buffer D { float16_t d[]; };
 #define STORE(i, v) d[i] = float16_t(v)
+#elif defined(D_BF16)
+layout(binding = 3) writeonly buffer D { uint16_t d[]; };
+#define STORE(i, v) d[i] = uint16_t(f32_to_bf16(v))
 #else
 layout(binding = 3) writeonly buffer D { float d[]; };
 #define STORE(i, v) d[i] = (v)
