@@ -30,6 +30,7 @@ struct llama_cparams {
     bool flash_attn;
     bool no_perf;
     bool warmup;
+    bool swa_full;  // full-size cache for sliding-window layers (llama_context_params.swa_full)
 
     enum llama_pooling_type pooling_type;
 

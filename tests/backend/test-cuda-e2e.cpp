@@ -389,7 +389,7 @@ TEST_F(CudaE2E, DefaultDevicesAndAbortCallback) {
 TEST_F(CudaE2E, LoadModesUploadTheSameWeights) {
     SKIP_WITHOUT_CUDA();
     std::vector<std::vector<float>> logits;
-    for (llama_load_mode mode : {LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_DIO}) {
+    for (llama_load_mode mode : {LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_DIRECT_IO}) {
         static ggml_backend_dev_t devs[2];
         devs[0]                       = cuda_dev0();
         int                n_progress = 0;
