@@ -149,8 +149,16 @@ if (TARGET llama)
         add_test(NAME test-abi-layout
                  COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:abi-layout-probe>
                      -DGOLDEN=${LLAMA_TEST_DATA_DIR}/abi/layout-x86_64.txt
-                     -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/compare-layout.cmake)
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/compare-probe.cmake)
         set_tests_properties(test-abi-layout PROPERTIES LABELS unit)
+        # - signatures: every function's type, as the C++ compiler spells it, equals llama.cpp's
+        add_executable(abi-signature-probe ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-signature-probe.cpp)
+        target_link_libraries(abi-signature-probe PRIVATE llama)
+        add_test(NAME test-abi-signatures
+                 COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:abi-signature-probe>
+                     -DGOLDEN=${LLAMA_TEST_DATA_DIR}/abi/signatures.txt
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/compare-probe.cmake)
+        set_tests_properties(test-abi-signatures PROPERTIES LABELS unit)
     endif()
     # - a C99 client relying on what llama.h includes, as llama.cpp's does
     add_executable(test-abi-c99-client ${CMAKE_CURRENT_SOURCE_DIR}/abi/c99-upstream-style.c)

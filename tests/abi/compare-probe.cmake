@@ -1,6 +1,6 @@
-# Runs the layout probe (built against our llama.h) and compares its output, line by line, with
+# Runs a probe (layout or signatures, built against our llama.h) and compares its output, line by line, with
 # the golden table made from llama.cpp's headers (docs/abi.md).
-#   cmake -DPROBE=abi-layout-probe -DGOLDEN=tests/data/abi/layout-x86_64.txt -P compare-layout.cmake
+#   cmake -DPROBE=abi-layout-probe -DGOLDEN=tests/data/abi/layout-x86_64.txt -P compare-probe.cmake
 execute_process(COMMAND ${PROBE} OUTPUT_VARIABLE ours RESULT_VARIABLE rc)
 if (NOT rc EQUAL 0)
     message(FATAL_ERROR "the probe failed (${rc})")
@@ -31,6 +31,6 @@ if (NOT n_want EQUAL n_got)
     math(EXPR bad "${bad} + 1")
 endif()
 if (bad GREATER 0)
-    message(FATAL_ERROR "${bad} layout differences from llama.cpp's llama.h")
+    message(FATAL_ERROR "${bad} differences from llama.cpp's llama.h")
 endif()
-message(STATUS "${n_want} layout items identical")
+message(STATUS "${n_want} items identical")

@@ -1,0 +1,247 @@
+// abi-signature-probe.cpp — prints the exact type of every function of llama.cpp's llama.h (as
+// the compiler spells it), one a line. Built against our llama.h it must print what it prints
+// against llama.cpp's headers at 4df29be4 (tests/data/abi/signatures.txt, docs/abi.md): the same
+// parameter and return types, so bindings and programs that take function addresses agree.
+// Functions still pending on other branches (tests/data/abi/pending-functions.txt) are left out.
+#include "llama.h"
+
+#include <cstdio>
+#include <cstring>
+
+#if defined(__GNUC__)
+#    pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
+// __PRETTY_FUNCTION__ names T: "... [with T = <type>]"
+template <typename T>
+static void print_type(const char * name) {
+    const char * s = __PRETTY_FUNCTION__;
+    const char * w = std::strstr(s, "T = ");
+    const char * e = w ? std::strpbrk(w, ";]") : nullptr;
+    std::printf("%s %.*s\n", name, w && e ? (int) (e - w - 4) : 0, w ? w + 4 : "");
+}
+
+#define SIG(f) print_type<decltype(&f)>(#f)
+
+int main() {
+    SIG(llama_ftype_name);
+    SIG(llama_flash_attn_type_name);
+    SIG(llama_load_mode_name);
+    SIG(llama_load_mode_from_str);
+    SIG(llama_version);
+    SIG(llama_model_default_params);
+    SIG(llama_context_default_params);
+    SIG(llama_sampler_chain_default_params);
+    SIG(llama_model_quantize_default_params);
+    SIG(llama_backend_init);
+    SIG(llama_backend_free);
+    SIG(llama_numa_init);
+    SIG(llama_attach_threadpool);
+    SIG(llama_detach_threadpool);
+    SIG(llama_model_init_from_user);
+    SIG(llama_load_model_from_file);
+    SIG(llama_model_load_from_file);
+    SIG(llama_model_load_from_file_ptr);
+    SIG(llama_model_load_from_splits);
+    SIG(llama_model_save_to_file);
+    SIG(llama_free_model);
+    SIG(llama_model_free);
+    SIG(llama_init_from_model);
+    SIG(llama_new_context_with_model);
+    SIG(llama_free);
+    SIG(llama_time_us);
+    SIG(llama_max_devices);
+    SIG(llama_max_parallel_sequences);
+    SIG(llama_max_tensor_buft_overrides);
+    SIG(llama_supports_mmap);
+    SIG(llama_supports_mlock);
+    SIG(llama_supports_gpu_offload);
+    SIG(llama_supports_rpc);
+    SIG(llama_n_ctx);
+    SIG(llama_n_ctx_seq);
+    SIG(llama_n_batch);
+    SIG(llama_n_ubatch);
+    SIG(llama_n_seq_max);
+    SIG(llama_n_rs_seq);
+    SIG(llama_n_ctx_train);
+    SIG(llama_n_embd);
+    SIG(llama_n_layer);
+    SIG(llama_n_head);
+    SIG(llama_n_vocab);
+    SIG(llama_get_model);
+    SIG(llama_get_memory);
+    SIG(llama_pooling_type);
+    SIG(llama_model_get_vocab);
+    SIG(llama_model_rope_type);
+    SIG(llama_model_n_ctx_train);
+    SIG(llama_model_n_embd);
+    SIG(llama_model_n_embd_inp);
+    SIG(llama_model_n_embd_out);
+    SIG(llama_model_n_layer);
+    SIG(llama_model_n_layer_nextn);
+    SIG(llama_model_n_head);
+    SIG(llama_model_n_head_kv);
+    SIG(llama_model_n_swa);
+    SIG(llama_model_rope_freq_scale_train);
+    SIG(llama_model_n_cls_out);
+    SIG(llama_model_cls_label);
+    SIG(llama_vocab_type);
+    SIG(llama_vocab_n_tokens);
+    SIG(llama_model_meta_val_str);
+    SIG(llama_model_meta_count);
+    SIG(llama_model_meta_key_str);
+    SIG(llama_model_meta_key_by_index);
+    SIG(llama_model_meta_val_str_by_index);
+    SIG(llama_model_desc);
+    SIG(llama_model_ftype);
+    SIG(llama_model_size);
+    SIG(llama_model_chat_template);
+    SIG(llama_model_n_params);
+    SIG(llama_model_has_encoder);
+    SIG(llama_model_has_decoder);
+    SIG(llama_model_decoder_start_token);
+    SIG(llama_model_is_recurrent);
+    SIG(llama_model_is_hybrid);
+    SIG(llama_model_is_diffusion);
+    SIG(llama_model_quantize);
+    SIG(llama_memory_clear);
+    SIG(llama_memory_seq_rm);
+    SIG(llama_memory_seq_cp);
+    SIG(llama_memory_seq_keep);
+    SIG(llama_memory_seq_add);
+    SIG(llama_memory_seq_div);
+    SIG(llama_memory_seq_pos_min);
+    SIG(llama_memory_seq_pos_max);
+    SIG(llama_memory_can_shift);
+    SIG(llama_state_get_size);
+    SIG(llama_get_state_size);
+    SIG(llama_state_get_data);
+    SIG(llama_copy_state_data);
+    SIG(llama_state_set_data);
+    SIG(llama_set_state_data);
+    SIG(llama_state_load_file);
+    SIG(llama_load_session_file);
+    SIG(llama_state_save_file);
+    SIG(llama_save_session_file);
+    SIG(llama_state_seq_get_size);
+    SIG(llama_state_seq_get_data);
+    SIG(llama_state_seq_set_data);
+    SIG(llama_state_seq_save_file);
+    SIG(llama_state_seq_load_file);
+    SIG(llama_state_seq_get_size_ext);
+    SIG(llama_state_seq_get_data_ext);
+    SIG(llama_state_seq_set_data_ext);
+    SIG(llama_batch_get_one);
+    SIG(llama_batch_init);
+    SIG(llama_batch_free);
+    SIG(llama_encode);
+    SIG(llama_decode);
+    SIG(llama_set_n_threads);
+    SIG(llama_n_threads);
+    SIG(llama_n_threads_batch);
+    SIG(llama_set_embeddings);
+    SIG(llama_set_causal_attn);
+    SIG(llama_set_warmup);
+    SIG(llama_set_abort_callback);
+    SIG(llama_synchronize);
+    SIG(llama_get_logits);
+    SIG(llama_get_logits_ith);
+    SIG(llama_get_embeddings);
+    SIG(llama_get_embeddings_ith);
+    SIG(llama_get_embeddings_seq);
+    SIG(llama_get_sampled_token_ith);
+    SIG(llama_get_sampled_probs_ith);
+    SIG(llama_get_sampled_probs_count_ith);
+    SIG(llama_get_sampled_logits_ith);
+    SIG(llama_get_sampled_logits_count_ith);
+    SIG(llama_get_sampled_candidates_ith);
+    SIG(llama_get_sampled_candidates_count_ith);
+    SIG(llama_vocab_get_text);
+    SIG(llama_vocab_get_score);
+    SIG(llama_vocab_get_attr);
+    SIG(llama_vocab_is_eog);
+    SIG(llama_vocab_is_control);
+    SIG(llama_vocab_bos);
+    SIG(llama_vocab_eos);
+    SIG(llama_vocab_eot);
+    SIG(llama_vocab_sep);
+    SIG(llama_vocab_nl);
+    SIG(llama_vocab_pad);
+    SIG(llama_vocab_mask);
+    SIG(llama_vocab_get_add_bos);
+    SIG(llama_vocab_get_add_eos);
+    SIG(llama_vocab_get_add_sep);
+    SIG(llama_vocab_get_suppress_tokens);
+    SIG(llama_vocab_fim_pre);
+    SIG(llama_vocab_fim_suf);
+    SIG(llama_vocab_fim_mid);
+    SIG(llama_vocab_fim_pad);
+    SIG(llama_vocab_fim_rep);
+    SIG(llama_vocab_fim_sep);
+    SIG(llama_token_get_text);
+    SIG(llama_token_get_score);
+    SIG(llama_token_get_attr);
+    SIG(llama_token_is_eog);
+    SIG(llama_token_is_control);
+    SIG(llama_token_bos);
+    SIG(llama_token_eos);
+    SIG(llama_token_eot);
+    SIG(llama_token_cls);
+    SIG(llama_token_sep);
+    SIG(llama_token_nl);
+    SIG(llama_token_pad);
+    SIG(llama_add_bos_token);
+    SIG(llama_add_eos_token);
+    SIG(llama_token_fim_pre);
+    SIG(llama_token_fim_suf);
+    SIG(llama_token_fim_mid);
+    SIG(llama_token_fim_pad);
+    SIG(llama_token_fim_rep);
+    SIG(llama_token_fim_sep);
+    SIG(llama_vocab_cls);
+    SIG(llama_tokenize);
+    SIG(llama_token_to_piece);
+    SIG(llama_detokenize);
+    SIG(llama_chat_apply_template);
+    SIG(llama_chat_builtin_templates);
+    SIG(llama_set_sampler);
+    SIG(llama_sampler_init);
+    SIG(llama_sampler_name);
+    SIG(llama_sampler_accept);
+    SIG(llama_sampler_apply);
+    SIG(llama_sampler_reset);
+    SIG(llama_sampler_clone);
+    SIG(llama_sampler_free);
+    SIG(llama_sampler_chain_init);
+    SIG(llama_sampler_chain_add);
+    SIG(llama_sampler_chain_get);
+    SIG(llama_sampler_chain_n);
+    SIG(llama_sampler_chain_remove);
+    SIG(llama_sampler_init_greedy);
+    SIG(llama_sampler_init_dist);
+    SIG(llama_sampler_init_top_k);
+    SIG(llama_sampler_init_top_p);
+    SIG(llama_sampler_init_min_p);
+    SIG(llama_sampler_init_typical);
+    SIG(llama_sampler_init_temp);
+    SIG(llama_sampler_init_temp_ext);
+    SIG(llama_sampler_init_penalties);
+    SIG(llama_sampler_init_logit_bias);
+    SIG(llama_sampler_get_seed);
+    SIG(llama_sampler_sample);
+    SIG(llama_split_path);
+    SIG(llama_split_prefix);
+    SIG(llama_print_system_info);
+    SIG(llama_log_get);
+    SIG(llama_log_set);
+    SIG(llama_perf_context);
+    SIG(llama_perf_context_print);
+    SIG(llama_perf_context_reset);
+    SIG(llama_perf_sampler);
+    SIG(llama_perf_sampler_print);
+    SIG(llama_perf_sampler_reset);
+    SIG(llama_opt_param_filter_all);
+    SIG(llama_opt_init);
+    SIG(llama_opt_epoch);
+    return 0;
+}
