@@ -5,10 +5,13 @@
  * logits, sample the next token, turn tokens back into text. This header is the whole contract;
  * it is plain C99 so any language can bind it.
  *
- * Compatibility: the names, signatures, struct fields and enum values below follow llama.cpp's
- * llama.h for everything they have in common, so programs written against its core (the calls of
- * its examples/simple and examples/simple-chat) compile unchanged. Additions of ours are marked
- * "(libllama)".
+ * Compatibility: this header is binary-compatible with llama.cpp's llama.h at commit 4df29be4:
+ * every function it declares exists here with the same signature, every struct has the same size
+ * and field offsets, every enum the same values, and the same headers are included, so programs
+ * and bindings built for it run against libllama unchanged (checked by tests/abi and the golden
+ * tables of tests/data/abi; docs/abi.md). Features libllama lacks are declared too and fail as
+ * documented at each function (NULL / false / an error code, with llama_last_error()), never abort.
+ * Additions of ours are marked "(libllama)".
  *
  * Conventions
  *  - Errors: no function aborts or throws. A failing call returns NULL, false or a documented
@@ -20,8 +23,9 @@
  *    A context (and the samplers used with it) must be used by one thread at a time. Everything
  *    else (llama_backend_init, loading models, tokenizing, llama_log_set) may be called from
  *    several threads at once; the log callback may then be called from several threads at once.
- *  - ABI: structs only grow at the end; enum values never change. Always start from the
- *    *_default_params() functions so new fields get their defaults.
+ *  - ABI: struct layouts and enum values are llama.cpp's; libllama's own additions are functions,
+ *    never fields. Always start from the *_default_params() functions so every field gets its
+ *    default.
  *
  * Typical use (see examples/simple):
  *   llama_backend_init();
