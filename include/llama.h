@@ -976,7 +976,8 @@ LLAMA_API float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq
  *                (both in the order of candidates; count = number of candidates)
  * The chain is not told about the chosen token: call llama_sampler_accept on it for the tokens
  * you keep (in output order), as llama_sampler_sample would have. The arrays are owned by the
- * context and valid until the next decode; NULL / 0 where nothing was sampled.
+ * context and valid until the next decode or whole-context state restore (which drops them: they
+ * are not part of a state); NULL / 0 where nothing was sampled.
  * ========================================================================================== */
 
 /* Sets (smpl a chain, owned by the caller, alive as long as it is set) or removes (smpl NULL)

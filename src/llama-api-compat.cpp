@@ -12,7 +12,18 @@
 
 // ---- enum names --------------------------------------------------------------------------------
 
-const char * llama_ftype_name(enum llama_ftype ftype) {
+// An enum argument as an int without loading it as the enum type: callers through the C ABI may
+// pass any value, and an out-of-range enum load is undefined behaviour.
+template <typename E>
+static int enum_value(const E & e) {
+    int v = 0;
+    static_assert(sizeof(E) == sizeof(int), "enum size");
+    std::memcpy(&v, &e, sizeof(v));
+    return v;
+}
+
+const char * llama_ftype_name(enum llama_ftype ftype_arg) {
+    const int ftype = enum_value(ftype_arg);
     // the GUESSED flag may be or-ed into a real type
     if (ftype & LLAMA_FTYPE_GUESSED) {
         if (ftype == LLAMA_FTYPE_GUESSED) {
@@ -56,14 +67,17 @@ const char * llama_ftype_name(enum llama_ftype ftype) {
         case LLAMA_FTYPE_MOSTLY_Q2_0:
             return "Q2_0";
         default: {
-            const char * n = llama_model_ftype_name(ftype);
+            if (ftype < 0 || ftype > LLAMA_FTYPE_MOSTLY_Q2_0) {
+                return "unknown, may not work";
+            }
+            const char * n = llama_model_ftype_name((llama_ftype) ftype);
             return std::strcmp(n, "unknown") == 0 ? "unknown, may not work" : n;
         }
     }
 }
 
 const char * llama_flash_attn_type_name(enum llama_flash_attn_type t) {
-    switch (t) {
+    switch (enum_value(t)) {
         case LLAMA_FLASH_ATTN_TYPE_AUTO:
             return "auto";
         case LLAMA_FLASH_ATTN_TYPE_DISABLED:
@@ -88,7 +102,7 @@ static const struct {
 
 const char * llama_load_mode_name(enum llama_load_mode mode) {
     for (const auto & m : k_load_modes) {
-        if (m.mode == mode) {
+        if (m.mode == enum_value(mode)) {
             return m.name;
         }
     }
@@ -106,7 +120,7 @@ enum llama_load_mode llama_load_mode_from_str(const char * str) {
 }
 
 const char * llama_model_meta_key_str(enum llama_model_meta_key key) {
-    switch (key) {
+    switch (enum_value(key)) {
         case LLAMA_MODEL_META_KEY_SAMPLING_SEQUENCE:
             return "general.sampling.sequence";
         case LLAMA_MODEL_META_KEY_SAMPLING_TOP_K:
