@@ -5,10 +5,13 @@
  * logits, sample the next token, turn tokens back into text. This header is the whole contract;
  * it is plain C99 so any language can bind it.
  *
- * Compatibility: the names, signatures, struct fields and enum values below follow llama.cpp's
- * llama.h for everything they have in common, so programs written against its core (the calls of
- * its examples/simple and examples/simple-chat) compile unchanged. Additions of ours are marked
- * "(libllama)".
+ * Compatibility: this header is binary-compatible with llama.cpp's llama.h at commit 4df29be4:
+ * every function it declares exists here with the same signature, every struct has the same size
+ * and field offsets, every enum the same values, and the same headers are included, so programs
+ * and bindings built for it run against libllama unchanged (checked by tests/abi and the golden
+ * tables of tests/data/abi; docs/abi.md). Features libllama lacks are declared too and fail as
+ * documented at each function (NULL / false / an error code, with llama_last_error()), never abort.
+ * Additions of ours are marked "(libllama)".
  *
  * Conventions
  *  - Errors: no function aborts or throws. A failing call returns NULL, false or a documented
@@ -20,8 +23,9 @@
  *    A context (and the samplers used with it) must be used by one thread at a time. Everything
  *    else (llama_backend_init, loading models, tokenizing, llama_log_set) may be called from
  *    several threads at once; the log callback may then be called from several threads at once.
- *  - ABI: structs only grow at the end; enum values never change. Always start from the
- *    *_default_params() functions so new fields get their defaults.
+ *  - ABI: struct layouts and enum values are llama.cpp's; libllama's own additions are functions,
+ *    never fields. Always start from the *_default_params() functions so every field gets its
+ *    default.
  *
  * Typical use (see examples/simple):
  *   llama_backend_init();
@@ -35,13 +39,18 @@
 #ifndef LLAMA_H
 #define LLAMA_H
 
+/* The same headers as llama.cpp's llama.h, so a client relying on what they declare (FILE and
+ * printf from stdio.h, the ggml types) compiles unchanged. */
 #include "ggml.h"
-#include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-backend.h"
+#include "ggml-opt.h"
+#include "gguf.h"
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
 
 #if defined(_WIN32)
 #    if defined(LLAMA_BUILD)
@@ -56,8 +65,14 @@
 
 #if defined(__GNUC__)
 #    define LLAMA_DEPRECATED(func, hint) func __attribute__((deprecated(hint)))
+#elif defined(_MSC_VER)
+#    define LLAMA_DEPRECATED(func, hint) __declspec(deprecated(hint)) func
 #else
 #    define LLAMA_DEPRECATED(func, hint) func
+#endif
+/* llama.cpp's name of the same macro */
+#ifndef DEPRECATED
+#    define DEPRECATED(func, hint) LLAMA_DEPRECATED(func, hint)
 #endif
 
 /* (libllama) version of this header; llama_version() gives the library's at run time */
@@ -70,8 +85,16 @@
 #define LLAMA_DEFAULT_SEED 0xFFFFFFFF
 #define LLAMA_TOKEN_NULL   -1
 
+/* llama.cpp's file magics, declared for source compatibility (LoRA "ggla", session "ggsn",
+ * sequence state "ggsq"). libllama does not write files with them. */
+#define LLAMA_FILE_MAGIC_GGLA 0x67676c61u
+#define LLAMA_FILE_MAGIC_GGSN 0x6767736eu
+#define LLAMA_FILE_MAGIC_GGSQ 0x67677371u
+
 /* Session and sequence-state files (llama_state_save_file, llama_state_seq_save_file). The
- * magics are libllama's own: the files are not interchangeable with llama.cpp's (docs/state.md). */
+ * magics are libllama's own: the files are not interchangeable with llama.cpp's (docs/state.md),
+ * so these four macros keep libllama's values (the only macros whose values differ from
+ * llama.cpp's; docs/abi.md). */
 #define LLAMA_FILE_MAGIC_LLSN 0x6e736c6cu /* "llsn" as bytes: a whole-context session */
 #define LLAMA_FILE_MAGIC_LLSQ 0x71736c6cu /* "llsq" as bytes: one sequence */
 #define LLAMA_SESSION_MAGIC     LLAMA_FILE_MAGIC_LLSN
@@ -110,6 +133,7 @@ enum llama_vocab_type {
     LLAMA_VOCAB_TYPE_WPM  = 3, /* WordPiece (BERT) */
     LLAMA_VOCAB_TYPE_UGM  = 4, /* Unigram (T5) */
     LLAMA_VOCAB_TYPE_RWKV = 5, /* greedy trie (RWKV) */
+    LLAMA_VOCAB_TYPE_PLAMO2 = 6, /* PLaMo-2 (not supported by this library: such vocabs fail to load) */
 };
 
 /* How positions are rotated into q and k (a property of the architecture). */
@@ -117,6 +141,10 @@ enum llama_rope_type {
     LLAMA_ROPE_TYPE_NONE = -1,
     LLAMA_ROPE_TYPE_NORM = 0,
     LLAMA_ROPE_TYPE_NEOX = GGML_ROPE_TYPE_NEOX,
+    /* multi-section RoPE variants of vision-language models (no architecture here uses them) */
+    LLAMA_ROPE_TYPE_MROPE  = GGML_ROPE_TYPE_MROPE,
+    LLAMA_ROPE_TYPE_IMROPE = GGML_ROPE_TYPE_IMROPE,
+    LLAMA_ROPE_TYPE_VISION = GGML_ROPE_TYPE_VISION,
 };
 
 /* The values of the GGUF key tokenizer.ggml.token_type. */
@@ -163,14 +191,35 @@ enum llama_ftype {
     LLAMA_FTYPE_MOSTLY_Q5_K_S = 16,
     LLAMA_FTYPE_MOSTLY_Q5_K_M = 17,
     LLAMA_FTYPE_MOSTLY_Q6_K   = 18,
-    LLAMA_FTYPE_MOSTLY_IQ4_NL = 25,
-    LLAMA_FTYPE_MOSTLY_IQ4_XS = 30,
-    LLAMA_FTYPE_MOSTLY_BF16   = 32,
-    LLAMA_FTYPE_MOSTLY_TQ1_0  = 36,
-    LLAMA_FTYPE_MOSTLY_TQ2_0  = 37,
+    /* 19..24, 26..29, 31 and 38..41: mixes of types this library cannot quantize to (the names
+     * exist so files declaring them are described; llama_model_quantize rejects them) */
+    LLAMA_FTYPE_MOSTLY_IQ2_XXS = 19,
+    LLAMA_FTYPE_MOSTLY_IQ2_XS  = 20,
+    LLAMA_FTYPE_MOSTLY_Q2_K_S  = 21,
+    LLAMA_FTYPE_MOSTLY_IQ3_XS  = 22,
+    LLAMA_FTYPE_MOSTLY_IQ3_XXS = 23,
+    LLAMA_FTYPE_MOSTLY_IQ1_S   = 24,
+    LLAMA_FTYPE_MOSTLY_IQ4_NL  = 25,
+    LLAMA_FTYPE_MOSTLY_IQ3_S   = 26,
+    LLAMA_FTYPE_MOSTLY_IQ3_M   = 27,
+    LLAMA_FTYPE_MOSTLY_IQ2_S   = 28,
+    LLAMA_FTYPE_MOSTLY_IQ2_M   = 29,
+    LLAMA_FTYPE_MOSTLY_IQ4_XS  = 30,
+    LLAMA_FTYPE_MOSTLY_IQ1_M   = 31,
+    LLAMA_FTYPE_MOSTLY_BF16    = 32,
+    LLAMA_FTYPE_MOSTLY_TQ1_0   = 36,
+    LLAMA_FTYPE_MOSTLY_TQ2_0   = 37,
+    LLAMA_FTYPE_MOSTLY_MXFP4_MOE = 38,
+    LLAMA_FTYPE_MOSTLY_NVFP4     = 39,
+    LLAMA_FTYPE_MOSTLY_Q1_0      = 40,
+    LLAMA_FTYPE_MOSTLY_Q2_0      = 41,
 
     LLAMA_FTYPE_GUESSED = 1024, /* not in the file: guessed from the tensor types */
 };
+
+/* The name of a file type as llama.cpp prints it ("Q8_0", "Q4_K - Medium", "all F32"; the
+ * GUESSED flag adds " (guessed)"). A static string; "unknown, may not work" for other values. */
+LLAMA_API const char * llama_ftype_name(enum llama_ftype ftype);
 
 enum llama_rope_scaling_type {
     LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED = -1, /* use the model's */
@@ -203,23 +252,40 @@ enum llama_flash_attn_type {
     LLAMA_FLASH_ATTN_TYPE_ENABLED  = 1,
 };
 
+/* "auto", "disabled" or "enabled" (a static string); "unknown" for other values. */
+LLAMA_API const char * llama_flash_attn_type_name(enum llama_flash_attn_type flash_attn_type);
+
 /* How a model is spread over several GPUs. */
 enum llama_split_mode {
     LLAMA_SPLIT_MODE_NONE  = 0, /* everything on main_gpu */
     LLAMA_SPLIT_MODE_LAYER = 1, /* whole layers per GPU, in the tensor_split proportions */
     LLAMA_SPLIT_MODE_ROW   = 2, /* rows of each weight split across GPUs (if supported) */
+    LLAMA_SPLIT_MODE_TENSOR = 3, /* tensor parallelism (not supported: treated as LAYER) */
 };
 
-/* (libllama) How the weights get from the file into memory. */
+/* How the weights get from the file into memory (llama_model_params.load_mode). */
 enum llama_load_mode {
-    LLAMA_LOAD_MODE_AUTO       = 0, /* decided by use_mmap/use_mlock (mmap by default), falling back
-                                       to plain reads where mmap is unavailable or fails */
-    LLAMA_LOAD_MODE_NONE       = 1, /* plain reads into an allocated buffer */
-    LLAMA_LOAD_MODE_MMAP       = 2, /* map the file; weights are used in place (fails if mmap does) */
-    LLAMA_LOAD_MODE_MLOCK      = 3, /* plain reads, then lock the buffer in RAM */
-    LLAMA_LOAD_MODE_MMAP_MLOCK = 4, /* map the file and lock the mapping in RAM */
-    LLAMA_LOAD_MODE_DIO        = 5, /* direct I/O reads bypassing the page cache (best effort:
-                                       falls back to plain reads where unsupported) */
+    LLAMA_LOAD_MODE_AUTO       = -1, /* map the file where possible, falling back to plain reads
+                                        where mmap is unavailable or fails (the default) */
+    LLAMA_LOAD_MODE_NONE       = 0,  /* plain reads into an allocated buffer */
+    LLAMA_LOAD_MODE_MMAP       = 1,  /* map the file; weights are used in place (fails if mmap does) */
+    LLAMA_LOAD_MODE_MLOCK      = 2,  /* plain reads, then lock the buffer in RAM */
+    LLAMA_LOAD_MODE_MMAP_MLOCK = 3,  /* map the file and lock the mapping in RAM */
+    LLAMA_LOAD_MODE_DIRECT_IO  = 4,  /* direct I/O reads bypassing the page cache (best effort:
+                                        falls back to plain reads where unsupported) */
+};
+
+/* "auto", "none", "mmap", "mlock", "mmap+mlock" or "dio" (a static string; "unknown" for other
+ * values), and back: llama_load_mode_from_str returns LLAMA_LOAD_MODE_AUTO for NULL or an
+ * unknown name (with the reason in llama_last_error()). */
+LLAMA_API const char *         llama_load_mode_name(enum llama_load_mode load_mode);
+LLAMA_API enum llama_load_mode llama_load_mode_from_str(const char * str);
+
+/* The kind of context (llama_context_params.ctx_type). Only DEFAULT is supported: a context with
+ * MTP (multi-token prediction) fails to be created. */
+enum llama_context_type {
+    LLAMA_CONTEXT_TYPE_DEFAULT = 0,
+    LLAMA_CONTEXT_TYPE_MTP     = 1,
 };
 
 /* ============================================================================================
@@ -274,6 +340,23 @@ enum llama_model_kv_override_type {
     LLAMA_KV_OVERRIDE_TYPE_STR,
 };
 
+/* Sampling settings a model file may recommend (GGUF keys general.sampling.*), for
+ * llama_model_meta_key_str. */
+enum llama_model_meta_key {
+    LLAMA_MODEL_META_KEY_SAMPLING_SEQUENCE,
+    LLAMA_MODEL_META_KEY_SAMPLING_TOP_K,
+    LLAMA_MODEL_META_KEY_SAMPLING_TOP_P,
+    LLAMA_MODEL_META_KEY_SAMPLING_MIN_P,
+    LLAMA_MODEL_META_KEY_SAMPLING_XTC_PROBABILITY,
+    LLAMA_MODEL_META_KEY_SAMPLING_XTC_THRESHOLD,
+    LLAMA_MODEL_META_KEY_SAMPLING_TEMP,
+    LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_LAST_N,
+    LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_REPEAT,
+    LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT,
+    LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_TAU,
+    LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_ETA,
+};
+
 /* Replaces a metadata value of the model file at load time. An array of these ends with an
  * element whose key is the empty string. */
 struct llama_model_kv_override {
@@ -308,6 +391,7 @@ struct llama_model_params {
 
     int32_t               n_gpu_layers; /* layers to store in GPU memory (<0 or > n_layer: all) */
     enum llama_split_mode split_mode;   /* how to split the model across several GPUs */
+    enum llama_load_mode  load_mode;    /* how the weights are read (AUTO: mmap, else plain reads) */
 
     /* the GPU used for the whole model when split_mode is LLAMA_SPLIT_MODE_NONE */
     int32_t main_gpu;
@@ -323,17 +407,19 @@ struct llama_model_params {
     const struct llama_model_kv_override * kv_overrides;
 
     bool vocab_only;      /* load only the vocabulary, no weights */
-    bool use_mmap;        /* map the file if possible (used when load_mode is AUTO) */
-    bool use_mlock;       /* keep the weights in RAM (used when load_mode is AUTO) */
     bool check_tensors;   /* validate the weight data (NaN/Inf in float tensors) */
     bool use_extra_bufts; /* use extra (repacking) buffer types if available (default true): the CPU
                            * then stores Q4_0/Q8_0 matrices interleaved for its int8 kernels, read
                            * from the file instead of mapped (same memory, not a second copy) */
+    bool no_host;         /* accepted and ignored (host buffers are used only where required) */
+    bool no_alloc;        /* must be false: metadata-only loads are not supported (the load fails) */
+    bool load_mtp;        /* must be false: no multi-token-prediction layers are loaded (fails) */
+};
 
-    /* (libllama) how weights are loaded. Precedence: any value other than LLAMA_LOAD_MODE_AUTO
-     * wins and use_mmap/use_mlock are ignored; with AUTO (the default) use_mmap and use_mlock
-     * decide, as in llama.cpp. */
-    enum llama_load_mode load_mode;
+/* Attaches a sampler chain to sequence seq_id of a new context (llama_context_params.samplers). */
+struct llama_sampler_seq_config {
+    llama_seq_id           seq_id;
+    struct llama_sampler * sampler; /* a chain (llama_sampler_chain_init); the caller keeps it alive */
 };
 
 struct llama_context_params {
@@ -341,9 +427,13 @@ struct llama_context_params {
     uint32_t n_batch;         /* max tokens in one llama_decode call */
     uint32_t n_ubatch;        /* max tokens computed at once (a batch is split into ubatches) */
     uint32_t n_seq_max;       /* max distinct sequences (seq ids in [0, n_seq_max)) */
+    uint32_t n_rs_seq;        /* recurrent-state snapshots per sequence; must be 0 (no recurrent cache) */
+    uint32_t n_outputs_max;   /* accepted and ignored (outputs are sized per batch) */
+    uint32_t n_outputs_max_per_seq; /* accepted and ignored */
     int32_t  n_threads;       /* threads for single-token decodes (generation) */
     int32_t  n_threads_batch; /* threads for multi-token decodes (prompt processing) */
 
+    enum llama_context_type      ctx_type;          /* must be LLAMA_CONTEXT_TYPE_DEFAULT */
     enum llama_rope_scaling_type rope_scaling_type; /* UNSPECIFIED = the model's */
     enum llama_pooling_type      pooling_type;      /* embeddings pooling; UNSPECIFIED = the model's;
                                                      * RANK without a classifier head fails */
@@ -360,14 +450,18 @@ struct llama_context_params {
     uint32_t yarn_orig_ctx;    /* 0 = the training context length */
     float    defrag_thold;     /* accepted and ignored (no defragmentation is needed) */
 
-    /* called for every graph node during compute (debugging dumps); see ggml-backend.h */
+    /* called for graph nodes during compute, as by ggml_backend_sched_set_eval_callback: first
+     * with ask = true (return true to see this node), then, after the nodes up to it were
+     * computed, with ask = false and the computed tensor (return false to stop the decode, which
+     * then returns 2 as if aborted). Per-node calls split the graph: expect slower decodes. */
     ggml_backend_sched_eval_callback cb_eval;
     void *                           cb_eval_user_data;
 
     enum ggml_type type_k; /* KV cache types (F16 default; F32, BF16, Q8_0 ... where supported) */
     enum ggml_type type_v;
 
-    /* polled during decode; returning true aborts it (llama_decode returns 2) */
+    /* polled during decode (between graph nodes on the CPU, between ubatches everywhere);
+     * returning true aborts it (llama_decode returns 2) */
     ggml_abort_callback abort_callback;
     void *              abort_callback_data;
 
@@ -375,8 +469,17 @@ struct llama_context_params {
     bool offload_kqv; /* keep the KV cache and attention on the GPU */
     bool no_perf;     /* do not measure timings */
     bool op_offload;  /* let GPU backends take host-weight ops for large batches */
-    bool swa_full;    /* accepted for compatibility (no sliding-window cache yet) */
-    bool kv_unified;  /* accepted for compatibility: one cache shared by all sequences (always) */
+    bool swa_full;    /* full-size cache for sliding-window layers (default true) */
+    bool kv_unified;  /* accepted: one cache is always shared by all sequences */
+
+    /* Backend sampling: a sampler chain per sequence, run on the logits of that sequence's
+     * outputs right after every llama_decode (see llama_get_sampled_token_ith). NULL / 0: none.
+     * The chains stay owned by the caller and must outlive the context. */
+    struct llama_sampler_seq_config * samplers;
+    size_t                            n_samplers;
+
+    /* another context to share results with (llama.cpp's MTP drafts); must be NULL here */
+    struct llama_context * ctx_other;
 };
 
 /* One chat turn for llama_chat_apply_template. */
@@ -414,6 +517,21 @@ LLAMA_API int64_t llama_time_us(void);
 
 LLAMA_API size_t llama_max_devices(void);            /* max GPU devices a model can use */
 LLAMA_API size_t llama_max_parallel_sequences(void); /* max n_seq_max of a context */
+/* Max entries of llama_model_params.tensor_buft_overrides (4096). */
+LLAMA_API size_t llama_max_tensor_buft_overrides(void);
+
+/* NUMA placement of the CPU threads. Accepted for compatibility and without effect: the CPU
+ * backend does not pin threads to NUMA nodes (any strategy is fine, nothing fails). */
+LLAMA_API void llama_numa_init(enum ggml_numa_strategy numa);
+
+/* Makes the context compute on the CPU with the caller's thread pools (ggml_threadpool_new in
+ * ggml-cpu.h): threadpool for single-token decodes, threadpool_batch (NULL: threadpool) for
+ * larger batches; the pools' thread counts then replace n_threads / n_threads_batch. The pools
+ * stay owned by the caller and must outlive the attachment. llama_detach_threadpool returns the
+ * context to its own pools (with the n_threads values set before the attach). NULL ctx: no-op. */
+LLAMA_API void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool,
+                                       ggml_threadpool_t threadpool_batch);
+LLAMA_API void llama_detach_threadpool(struct llama_context * ctx);
 
 LLAMA_API bool llama_supports_mmap(void);        /* mapping model files is available */
 LLAMA_API bool llama_supports_mlock(void);       /* locking memory is available */
@@ -427,6 +545,9 @@ LLAMA_API const char * llama_print_system_info(void);
 /* Installs the log callback for libllama AND ggml (NULL restores the default, which writes to
  * stderr). Thread-safe. The text passed to the callback usually ends with a newline. */
 LLAMA_API void llama_log_set(ggml_log_callback log_callback, void * user_data);
+/* The callback and user data installed by llama_log_set (the default callback, which writes to
+ * stderr, if none was set). Either pointer may be NULL. */
+LLAMA_API void llama_log_get(ggml_log_callback * log_callback, void ** user_data);
 
 /* (libllama) The library version "MAJOR.MINOR.PATCH", and the ABI version (LLAMA_ABI_VERSION of
  * the built library; compare with the header's to detect a mismatched shared library). */
@@ -451,8 +572,36 @@ LLAMA_API struct llama_model * llama_model_load_from_file(const char * path_mode
 LLAMA_API struct llama_model * llama_model_load_from_splits(const char ** paths, size_t n_paths,
                                                            struct llama_model_params params);
 
+/* Loads a model from an open FILE: the whole file it refers to (from its start, whatever the
+ * FILE's position) as one GGUF file, with params.load_mode as for a path. The FILE stays the
+ * caller's and is not closed or moved. Linux only (it goes through /proc/self/fd); elsewhere, and
+ * on any load failure, NULL with the reason in llama_last_error(). */
+LLAMA_API struct llama_model * llama_model_load_from_file_ptr(FILE * file, struct llama_model_params params);
+
+/* Called by llama_model_init_from_user for every weight: fill tensor->data (ggml_nbytes(tensor)
+ * bytes, host memory) with its values. */
+typedef void (*llama_model_set_tensor_data_t)(struct ggml_tensor * tensor, void * userdata);
+
+/* llama.cpp builds a model from GGUF metadata plus a callback filling each weight. Not supported
+ * here: always returns NULL with the reason in llama_last_error() (nothing is called back; metadata
+ * stays the caller's). Write the GGUF file and load it instead. */
+LLAMA_API struct llama_model * llama_model_init_from_user(struct gguf_context * metadata,
+                                                         llama_model_set_tensor_data_t set_tensor_data,
+                                                         void * set_tensor_data_ud, struct llama_model_params params);
+
+/* Writes the model (metadata after overrides, and every weight in its current type, read back
+ * from whichever device holds it) as one GGUF file. Failures (no weights: vocab_only; I/O error)
+ * are reported through the log and llama_last_error(); no partial file is left behind. */
+LLAMA_API void llama_model_save_to_file(const struct llama_model * model, const char * path_model);
+
 /* Frees a model (NULL is a no-op). Every context created from it must be freed first. */
 LLAMA_API void llama_model_free(struct llama_model * model);
+
+/* Deprecated llama.cpp names of llama_model_load_from_file and llama_model_free. */
+LLAMA_API LLAMA_DEPRECATED(struct llama_model * llama_load_model_from_file(const char * path_model,
+                                                                           struct llama_model_params params),
+                           "use llama_model_load_from_file instead");
+LLAMA_API LLAMA_DEPRECATED(void llama_free_model(struct llama_model * model), "use llama_model_free instead");
 
 /* The model's vocabulary, owned by the model. */
 LLAMA_API const struct llama_vocab * llama_model_get_vocab(const struct llama_model * model);
@@ -464,6 +613,17 @@ LLAMA_API int32_t llama_model_n_layer(const struct llama_model * model);     /* 
 LLAMA_API int32_t llama_model_n_head(const struct llama_model * model);      /* attention heads */
 LLAMA_API int32_t llama_model_n_head_kv(const struct llama_model * model);   /* K/V heads (GQA) */
 LLAMA_API int32_t llama_model_n_swa(const struct llama_model * model);       /* sliding window, 0 = none */
+LLAMA_API int32_t llama_model_n_embd_inp(const struct llama_model * model);  /* input embedding size (= n_embd) */
+LLAMA_API int32_t llama_model_n_embd_out(const struct llama_model * model);  /* output embedding size (= n_embd) */
+LLAMA_API int32_t llama_model_n_layer_nextn(const struct llama_model * model); /* MTP layers: always 0 */
+
+/* Deprecated llama.cpp names: llama_model_n_ctx_train, _n_embd, _n_layer, _n_head and
+ * llama_vocab_n_tokens. */
+LLAMA_API LLAMA_DEPRECATED(int32_t llama_n_ctx_train(const struct llama_model * model), "use llama_model_n_ctx_train instead");
+LLAMA_API LLAMA_DEPRECATED(int32_t llama_n_embd(const struct llama_model * model), "use llama_model_n_embd instead");
+LLAMA_API LLAMA_DEPRECATED(int32_t llama_n_layer(const struct llama_model * model), "use llama_model_n_layer instead");
+LLAMA_API LLAMA_DEPRECATED(int32_t llama_n_head(const struct llama_model * model), "use llama_model_n_head instead");
+LLAMA_API LLAMA_DEPRECATED(int32_t llama_n_vocab(const struct llama_vocab * vocab), "use llama_vocab_n_tokens instead");
 
 /* The RoPE frequency scale the model was trained with. */
 LLAMA_API float llama_model_rope_freq_scale_train(const struct llama_model * model);
@@ -475,6 +635,9 @@ LLAMA_API float llama_model_rope_freq_scale_train(const struct llama_model * mod
 LLAMA_API int32_t llama_model_meta_val_str(const struct llama_model * model, const char * key, char * buf,
                                            size_t buf_size);
 LLAMA_API int32_t llama_model_meta_count(const struct llama_model * model);
+/* The GGUF key of a llama_model_meta_key ("general.sampling.top_k", ...), a static string; NULL
+ * for other values. */
+LLAMA_API const char * llama_model_meta_key_str(enum llama_model_meta_key key);
 LLAMA_API int32_t llama_model_meta_key_by_index(const struct llama_model * model, int32_t i, char * buf,
                                                 size_t buf_size);
 LLAMA_API int32_t llama_model_meta_val_str_by_index(const struct llama_model * model, int32_t i, char * buf,
@@ -482,6 +645,9 @@ LLAMA_API int32_t llama_model_meta_val_str_by_index(const struct llama_model * m
 
 /* A short description, e.g. "llama 260K F32"; snprintf semantics, returns the full length. */
 LLAMA_API int32_t llama_model_desc(const struct llama_model * model, char * buf, size_t buf_size);
+
+/* The file type (general.file_type, else guessed from the weights with LLAMA_FTYPE_GUESSED set). */
+LLAMA_API enum llama_ftype llama_model_ftype(const struct llama_model * model);
 
 LLAMA_API uint64_t llama_model_size(const struct llama_model * model);     /* bytes of all weights */
 LLAMA_API uint64_t llama_model_n_params(const struct llama_model * model); /* number of weights */
@@ -495,9 +661,14 @@ LLAMA_API bool        llama_model_has_decoder(const struct llama_model * model);
 /* For encoder-decoder models, the token that starts decoding; LLAMA_TOKEN_NULL otherwise. */
 LLAMA_API llama_token llama_model_decoder_start_token(const struct llama_model * model);
 LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model);
+LLAMA_API bool        llama_model_is_hybrid(const struct llama_model * model);    /* always false here */
+LLAMA_API bool        llama_model_is_diffusion(const struct llama_model * model); /* always false here */
 /* Number of scores a classifier (reranker) model gives per sequence with pooling RANK: the rows
  * of its cls.output head; 0 for a model without one. */
 LLAMA_API uint32_t    llama_model_n_cls_out(const struct llama_model * model);
+/* The label of classifier output i (GGUF key <arch>.classifier.output_labels), owned by the
+ * model; NULL if i >= the number of labels or the model has none. */
+LLAMA_API const char * llama_model_cls_label(const struct llama_model * model, uint32_t i);
 
 /* Builds the path of split number split_no (0-based) of split_count: "<prefix>-%05d-of-%05d.gguf".
  * snprintf semantics; returns the length written, or 0 on bad arguments. */
@@ -520,10 +691,19 @@ LLAMA_API struct llama_context * llama_init_from_model(struct llama_model * mode
 
 LLAMA_API void llama_free(struct llama_context * ctx); /* NULL is a no-op */
 
+/* Deprecated llama.cpp name of llama_init_from_model. */
+LLAMA_API LLAMA_DEPRECATED(struct llama_context * llama_new_context_with_model(struct llama_model * model,
+                                                                              struct llama_context_params params),
+                           "use llama_init_from_model instead");
+
 LLAMA_API uint32_t llama_n_ctx(const struct llama_context * ctx);     /* resolved context size */
 LLAMA_API uint32_t llama_n_batch(const struct llama_context * ctx);   /* resolved max batch */
 LLAMA_API uint32_t llama_n_ubatch(const struct llama_context * ctx);  /* resolved max ubatch */
 LLAMA_API uint32_t llama_n_seq_max(const struct llama_context * ctx); /* max sequences */
+/* The context size one sequence can use: n_ctx (the cache is shared by all sequences). */
+LLAMA_API uint32_t llama_n_ctx_seq(const struct llama_context * ctx);
+/* Recurrent-state snapshots per sequence: always 0 (no recurrent cache). */
+LLAMA_API uint32_t llama_n_rs_seq(const struct llama_context * ctx);
 
 LLAMA_API const struct llama_model * llama_get_model(const struct llama_context * ctx);
 LLAMA_API enum llama_pooling_type    llama_pooling_type(const struct llama_context * ctx);
@@ -639,10 +819,11 @@ LLAMA_API bool llama_state_load_file(struct llama_context * ctx, const char * pa
 /* Flags of the _ext sequence calls. A sequence state records its flags and loads only with the
  * same ones. This cache has no partial part (no sliding-window or recurrent cache), so, as in
  * llama.cpp for a plain KV cache, PARTIAL_ONLY still saves the whole sequence. Other bits are
- * rejected (llama.cpp's ON_DEVICE is not supported). */
+ * rejected (ON_DEVICE is not supported). */
 #define LLAMA_STATE_SEQ_FLAGS_NONE         0
 #define LLAMA_STATE_SEQ_FLAGS_SWA_ONLY     1 /* the older name of PARTIAL_ONLY */
 #define LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY 1
+#define LLAMA_STATE_SEQ_FLAGS_ON_DEVICE    2 /* llama.cpp's device-resident states: rejected here */
 typedef uint32_t llama_state_seq_flags;
 
 /* Exact size of sequence seq_id's state (its cells and their K/V; no outputs). 0 on error (ctx
@@ -780,6 +961,39 @@ LLAMA_API float * llama_get_embeddings_ith(struct llama_context * ctx, int32_t i
 LLAMA_API float * llama_get_embeddings_seq(struct llama_context * ctx, llama_seq_id seq_id);
 
 /* ============================================================================================
+ * Backend sampling
+ *
+ * A context can own the sampling of some sequences: give it a sampler chain per sequence
+ * (llama_context_params.samplers, or llama_set_sampler later). After every llama_decode, for each
+ * output token of such a sequence, the chain is applied on the CPU to that token's logits (all
+ * n_vocab candidates, sorted = false), exactly as llama_sampler_apply would. The results are read
+ * with the functions below by batch index i (negative: output rows from the end, as
+ * llama_get_logits_ith):
+ *   token       the token the chain selected (LLAMA_TOKEN_NULL if it selected none, or token i
+ *               has no output or no sampler)
+ *   candidates  the token ids left after the chain, in the chain's order
+ *   logits      their logits after the chain, probs the softmax of those logits
+ *                (both in the order of candidates; count = number of candidates)
+ * The chain is not told about the chosen token: call llama_sampler_accept on it for the tokens
+ * you keep (in output order), as llama_sampler_sample would have. The arrays are owned by the
+ * context and valid until the next decode or whole-context state restore (which drops them: they
+ * are not part of a state); NULL / 0 where nothing was sampled.
+ * ========================================================================================== */
+
+/* Sets (smpl a chain, owned by the caller, alive as long as it is set) or removes (smpl NULL)
+ * the sampler of sequence seq_id. False if seq_id is outside [0, n_seq_max) or smpl is not a
+ * chain (llama_last_error() says why). Takes effect from the next decode. */
+LLAMA_API bool llama_set_sampler(struct llama_context * ctx, llama_seq_id seq_id, struct llama_sampler * smpl);
+
+LLAMA_API llama_token   llama_get_sampled_token_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API float *       llama_get_sampled_probs_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API uint32_t      llama_get_sampled_probs_count_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API float *       llama_get_sampled_logits_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API uint32_t      llama_get_sampled_logits_count_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API llama_token * llama_get_sampled_candidates_ith(struct llama_context * ctx, int32_t i);
+LLAMA_API uint32_t      llama_get_sampled_candidates_count_ith(struct llama_context * ctx, int32_t i);
+
+/* ============================================================================================
  * Vocabulary and tokenization
  * ========================================================================================== */
 
@@ -811,6 +1025,11 @@ LLAMA_API bool llama_vocab_get_add_bos(const struct llama_vocab * vocab);
 LLAMA_API bool llama_vocab_get_add_eos(const struct llama_vocab * vocab);
 LLAMA_API bool llama_vocab_get_add_sep(const struct llama_vocab * vocab);
 
+/* Tokens the model asks never to generate (GGUF key tokenizer.ggml.suppress_tokens), owned by
+ * the vocab, their count in *n_suppress_tokens (may be NULL); NULL and 0 if there are none. */
+LLAMA_API const llama_token * llama_vocab_get_suppress_tokens(const struct llama_vocab * vocab,
+                                                              int32_t * n_suppress_tokens);
+
 /* Fill-in-the-middle tokens; LLAMA_TOKEN_NULL where absent. */
 LLAMA_API llama_token llama_vocab_fim_pre(const struct llama_vocab * vocab);
 LLAMA_API llama_token llama_vocab_fim_suf(const struct llama_vocab * vocab);
@@ -818,6 +1037,30 @@ LLAMA_API llama_token llama_vocab_fim_mid(const struct llama_vocab * vocab);
 LLAMA_API llama_token llama_vocab_fim_pad(const struct llama_vocab * vocab);
 LLAMA_API llama_token llama_vocab_fim_rep(const struct llama_vocab * vocab);
 LLAMA_API llama_token llama_vocab_fim_sep(const struct llama_vocab * vocab);
+
+/* Deprecated llama.cpp names of the vocab calls above (llama_token_cls and llama_vocab_cls
+ * return the BOS token, as in llama.cpp). */
+LLAMA_API LLAMA_DEPRECATED(const char * llama_token_get_text(const struct llama_vocab * vocab, llama_token token), "use llama_vocab_get_text instead");
+LLAMA_API LLAMA_DEPRECATED(float llama_token_get_score(const struct llama_vocab * vocab, llama_token token), "use llama_vocab_get_score instead");
+LLAMA_API LLAMA_DEPRECATED(enum llama_token_attr llama_token_get_attr(const struct llama_vocab * vocab, llama_token token), "use llama_vocab_get_attr instead");
+LLAMA_API LLAMA_DEPRECATED(bool llama_token_is_eog(const struct llama_vocab * vocab, llama_token token), "use llama_vocab_is_eog instead");
+LLAMA_API LLAMA_DEPRECATED(bool llama_token_is_control(const struct llama_vocab * vocab, llama_token token), "use llama_vocab_is_control instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_bos(const struct llama_vocab * vocab), "use llama_vocab_bos instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_eos(const struct llama_vocab * vocab), "use llama_vocab_eos instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_eot(const struct llama_vocab * vocab), "use llama_vocab_eot instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_cls(const struct llama_vocab * vocab), "use llama_vocab_cls instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_sep(const struct llama_vocab * vocab), "use llama_vocab_sep instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_nl(const struct llama_vocab * vocab), "use llama_vocab_nl instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_pad(const struct llama_vocab * vocab), "use llama_vocab_pad instead");
+LLAMA_API LLAMA_DEPRECATED(bool llama_add_bos_token(const struct llama_vocab * vocab), "use llama_vocab_get_add_bos instead");
+LLAMA_API LLAMA_DEPRECATED(bool llama_add_eos_token(const struct llama_vocab * vocab), "use llama_vocab_get_add_eos instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_pre(const struct llama_vocab * vocab), "use llama_vocab_fim_pre instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_suf(const struct llama_vocab * vocab), "use llama_vocab_fim_suf instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_mid(const struct llama_vocab * vocab), "use llama_vocab_fim_mid instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_pad(const struct llama_vocab * vocab), "use llama_vocab_fim_pad instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_rep(const struct llama_vocab * vocab), "use llama_vocab_fim_rep instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_token_fim_sep(const struct llama_vocab * vocab), "use llama_vocab_fim_sep instead");
+LLAMA_API LLAMA_DEPRECATED(llama_token llama_vocab_cls(const struct llama_vocab * vocab), "use llama_vocab_bos instead");
 
 /*
  * Converts text (text_len bytes, need not be NUL-terminated) into tokens.
@@ -886,6 +1129,14 @@ LLAMA_API int32_t llama_chat_builtin_templates(const char ** output, size_t len)
 
 typedef void * llama_sampler_context_t;
 
+/* The tensors of llama.cpp's graph-side sampling hooks (backend_apply below). */
+struct llama_sampler_data {
+    struct ggml_tensor * logits;
+    struct ggml_tensor * probs;
+    struct ggml_tensor * sampled;
+    struct ggml_tensor * candidates;
+};
+
 /* The interface of a sampler. Every member may be NULL except apply. */
 struct llama_sampler_i {
     const char * (*name)(const struct llama_sampler * smpl);                /* static string */
@@ -894,16 +1145,29 @@ struct llama_sampler_i {
     void (*reset)(struct llama_sampler * smpl);                             /* forget history */
     struct llama_sampler * (*clone)(const struct llama_sampler * smpl);    /* deep copy */
     void (*free)(struct llama_sampler * smpl);                              /* free ctx only */
+
+    /* llama.cpp's hooks for sampling inside the compute graph. libllama never calls them
+     * (backend sampling runs apply on the CPU, see llama_set_sampler): leave them NULL. */
+    bool (*backend_init)(struct llama_sampler * smpl, ggml_backend_buffer_type_t buft, uint32_t n_outputs_max_per_seq);
+    void (*backend_accept)(struct llama_sampler * smpl, struct ggml_context * ctx, struct ggml_cgraph * gf,
+                           struct ggml_tensor * selected_token);
+    void (*backend_apply)(struct llama_sampler * smpl, struct ggml_context * ctx, struct ggml_cgraph * gf,
+                          struct llama_sampler_data * data);
+    void (*backend_set_input)(struct llama_sampler * smpl);
+    void (*backend_reset)(struct llama_sampler * smpl);
+
+    /* copies the state of src into dst (same kind); NULL: not supported (llama_sampler_copy) */
+    void (*copy_state)(const struct llama_sampler * src, struct llama_sampler * dst);
 };
 
 struct llama_sampler {
-    const struct llama_sampler_i * iface;
-    llama_sampler_context_t        ctx;
+    struct llama_sampler_i * iface; /* not const, as in llama.cpp; the library never writes it */
+    llama_sampler_context_t  ctx;
 };
 
 /* Wraps a custom implementation; the returned sampler is freed with llama_sampler_free (which
- * calls iface->free to release ctx). NULL on allocation failure. */
-LLAMA_API struct llama_sampler * llama_sampler_init(const struct llama_sampler_i * iface, llama_sampler_context_t ctx);
+ * calls iface->free to release ctx). iface must outlive the sampler. NULL on allocation failure. */
+LLAMA_API struct llama_sampler * llama_sampler_init(struct llama_sampler_i * iface, llama_sampler_context_t ctx);
 
 LLAMA_API const char * llama_sampler_name(const struct llama_sampler * smpl);
 LLAMA_API void         llama_sampler_accept(struct llama_sampler * smpl, llama_token token);
@@ -923,7 +1187,7 @@ LLAMA_API void                   llama_sampler_free(struct llama_sampler * smpl)
 LLAMA_API struct llama_sampler * llama_sampler_chain_init(struct llama_sampler_chain_params params);
 LLAMA_API void                   llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler * smpl);
 /* The i-th sampler (still owned by the chain), or NULL if out of range. */
-LLAMA_API struct llama_sampler * llama_sampler_chain_get(const struct llama_sampler * chain, int32_t i);
+LLAMA_API struct llama_sampler * llama_sampler_chain_get(struct llama_sampler * chain, int32_t i);
 LLAMA_API int                    llama_sampler_chain_n(const struct llama_sampler * chain);
 /* Removes the i-th sampler and returns it (ownership passes to the caller); NULL if out of range. */
 LLAMA_API struct llama_sampler * llama_sampler_chain_remove(struct llama_sampler * chain, int32_t i);
@@ -944,9 +1208,11 @@ LLAMA_API struct llama_sampler * llama_sampler_init_typical(float p, size_t min_
 LLAMA_API struct llama_sampler * llama_sampler_init_temp(float t);
 /* Dynamic temperature in [t - delta, t + delta] driven by the entropy, with exponent. */
 LLAMA_API struct llama_sampler * llama_sampler_init_temp_ext(float t, float delta, float exponent);
-/* Repetition penalties over the last penalty_last_n accepted tokens (0: disabled, -1: context). */
-LLAMA_API struct llama_sampler * llama_sampler_init_penalties(int32_t penalty_last_n, float penalty_repeat,
-                                                              float penalty_freq, float penalty_present);
+/* Repetition penalties over the last penalty_last_n accepted tokens (0: disabled, -1: context).
+ * n_vocab (the vocabulary size) is accepted for llama.cpp's signature; any value works. */
+LLAMA_API struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n,
+                                                              float penalty_repeat, float penalty_freq,
+                                                              float penalty_present);
 /* Adds a fixed bias to the logits of chosen tokens (the array is copied). */
 LLAMA_API struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias,
                                                                const llama_logit_bias * logit_bias);
@@ -1053,7 +1319,20 @@ LLAMA_API void                           llama_perf_sampler_reset(struct llama_s
  * Model quantization (implemented in src/llama-quant.cpp)
  * ========================================================================================== */
 
-struct llama_model_quantize_params {
+/* A per-tensor type override for quantization (pattern: a regular expression on tensor names). */
+struct llama_model_tensor_override {
+    const char *   pattern;
+    enum ggml_type type;
+};
+
+/* Importance-matrix data of one tensor for quantization. */
+struct llama_model_imatrix_data {
+    const char *  name;
+    const float * data;
+    size_t        size;
+};
+
+typedef struct llama_model_quantize_params {
     int32_t          nthread; /* threads for the conversion; <= 0: std::thread::hardware_concurrency() */
     enum llama_ftype ftype;   /* the target mix (LLAMA_FTYPE_MOSTLY_Q4_K_M, ...) */
 
@@ -1066,14 +1345,17 @@ struct llama_model_quantize_params {
     bool only_copy;              /* copy every tensor unchanged (metadata overrides still apply) */
     bool pure;                   /* every 2-D weight gets the ftype's base type, no per-tensor recipe */
     bool keep_split;             /* accepted; split input is not supported (one output file) */
+    bool dry_run;                /* must be false (a dry run fails: not supported) */
 
-    void * imatrix;      /* accepted and ignored (no importance-weighted quantization) */
-    /* metadata to set in the output: a pointer to an array of struct llama_model_kv_override
-     * ending with an element whose key is empty; NULL = none */
-    void * kv_overrides;
-    void * tensor_types; /* accepted; must be NULL (per-tensor type overrides are not supported) */
-    void * prune_layers; /* accepted; must be NULL (layer pruning is not supported) */
-};
+    /* accepted and ignored (no importance-weighted quantization) */
+    const struct llama_model_imatrix_data * imatrix;
+    /* metadata to set in the output, an array ending with an element whose key is empty; NULL = none */
+    const struct llama_model_kv_override * kv_overrides;
+    /* must be NULL (per-tensor type overrides are not supported: the call fails) */
+    const struct llama_model_tensor_override * tt_overrides;
+    /* must be NULL (layer pruning is not supported: the call fails) */
+    const int32_t * prune_layers;
+} llama_model_quantize_params;
 
 LLAMA_API struct llama_model_quantize_params llama_model_quantize_default_params(void);
 
@@ -1160,6 +1442,39 @@ LLAMA_API int32_t llama_set_adapters_lora(struct llama_context * ctx, struct lla
  * success, -1 on failure (n_embd mismatch, NULL ctx, out of memory; reason in llama_last_error()). */
 LLAMA_API int32_t llama_set_adapter_cvec(struct llama_context * ctx, const float * data, size_t len, int32_t n_embd,
                                          int32_t il_start, int32_t il_end);
+
+/* ============================================================================================
+ * Training (llama.cpp's llama_opt_*): not supported
+ *
+ * Declared so programs written for llama.cpp compile and link. llama_opt_init and llama_opt_epoch
+ * do nothing but report the failure: an error in the log and in llama_last_error() ("training is
+ * not supported"); they never abort. The context and the datasets are left unchanged.
+ * ========================================================================================== */
+
+typedef bool (*llama_opt_param_filter)(const struct ggml_tensor * tensor, void * userdata);
+
+/* A parameter filter accepting every tensor (returns true). */
+LLAMA_API bool llama_opt_param_filter_all(const struct ggml_tensor * tensor, void * userdata);
+
+struct llama_opt_params {
+    uint32_t n_ctx_train; /* context size after training; 0 = the context's */
+
+    llama_opt_param_filter param_filter;    /* which tensors are trainable */
+    void *                 param_filter_ud;
+
+    ggml_opt_get_optimizer_params get_opt_pars; /* optimizer parameters per step */
+    void *                        get_opt_pars_ud;
+
+    enum ggml_opt_optimizer_type optimizer_type;
+};
+
+/* Fails (see above): no optimizer is set up. */
+LLAMA_API void llama_opt_init(struct llama_context * lctx, struct llama_model * model, struct llama_opt_params lopt_params);
+
+/* Fails (see above): no epoch is run, neither callback is called, the results stay empty. */
+LLAMA_API void llama_opt_epoch(struct llama_context * lctx, ggml_opt_dataset_t dataset, ggml_opt_result_t result_train,
+                               ggml_opt_result_t result_eval, int64_t idata_split,
+                               ggml_opt_epoch_callback callback_train, ggml_opt_epoch_callback callback_eval);
 
 #ifdef __cplusplus
 }

@@ -81,13 +81,30 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     }
     cp.yarn_attn_factor *= hp.rope_attn_factor;
 
-    cp.embeddings   = params.embeddings;
-    cp.causal_attn  = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
-                          ? hp.causal_attn
-                          : params.attention_type == LLAMA_ATTENTION_TYPE_CAUSAL;
-    cp.offload_kqv  = params.offload_kqv;
-    cp.no_perf      = params.no_perf;
-    cp.warmup       = false;
+    cp.embeddings  = params.embeddings;
+    cp.causal_attn = params.attention_type == LLAMA_ATTENTION_TYPE_UNSPECIFIED
+                         ? hp.causal_attn
+                         : params.attention_type == LLAMA_ATTENTION_TYPE_CAUSAL;
+    cp.offload_kqv = params.offload_kqv;
+    cp.no_perf     = params.no_perf;
+    cp.warmup      = false;
+    cp.swa_full    = params.swa_full;
+    if (params.ctx_type != LLAMA_CONTEXT_TYPE_DEFAULT) {
+        throw llama_error(
+            llama_format("ctx_type %d is not supported (only LLAMA_CONTEXT_TYPE_DEFAULT)", (int) params.ctx_type));
+    }
+    if (params.n_rs_seq != 0) {
+        throw llama_error("n_rs_seq must be 0: there is no recurrent state to snapshot");
+    }
+    if (params.ctx_other != nullptr) {
+        throw llama_error("ctx_other is not supported (must be NULL)");
+    }
+    if (params.n_samplers > 0 && !params.samplers) {
+        throw llama_error("n_samplers > 0 but samplers is NULL");
+    }
+    for (size_t i = 0; i < params.n_samplers; i++) {
+        set_sampler(params.samplers[i].seq_id, params.samplers[i].sampler);
+    }
     cp.pooling_type = params.pooling_type == LLAMA_POOLING_TYPE_UNSPECIFIED ? hp.pooling_type : params.pooling_type;
     std::string pool_err;
     if (!llama_pooling::supported(model, cp.pooling_type, pool_err)) {
@@ -234,11 +251,18 @@ void llama_context::build_graph(const llm_graph_params & p) {
 }
 
 void llama_context::set_threads_for(uint32_t n_tokens) {
+    ggml_threadpool_t tp = n_tokens == 1 ? tp_gen : (tp_batch ? tp_batch : tp_gen);
+    ggml_backend_cpu_set_threadpool(backend_cpu, tp);  // NULL: the backend's own pool
     const int32_t n = n_tokens == 1 ? cparams.n_threads : cparams.n_threads_batch;
     if (n != n_threads_cur) {
         ggml_backend_cpu_set_n_threads(backend_cpu, n);
         n_threads_cur = n;
     }
+}
+
+void llama_context::attach_threadpool(ggml_threadpool_t tp, ggml_threadpool_t tpb) {
+    tp_gen   = tp;
+    tp_batch = tp ? tpb : nullptr;
 }
 
 bool llama_context::apply_k_shift(std::string & err) {
@@ -297,10 +321,15 @@ bool llama_context::apply_k_shift(std::string & err) {
 // ---- decode ------------------------------------------------------------------------------------
 
 int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
+    sampled.clear();
     if (model.is_encoder()) {
         return encode(batch, err);  // as llama.cpp does for models without a decoder
     }
-    return run(batch, err);
+    const int32_t rc = run(batch, err);
+    if (rc == 0) {
+        sample_outputs(batch);
+    }
+    return rc;
 }
 
 int32_t llama_context::run(const llama_batch & batch, std::string & err) {
@@ -593,6 +622,19 @@ void llama_set_warmup(struct llama_context * ctx, bool warmup) {
 void llama_set_abort_callback(struct llama_context * ctx, ggml_abort_callback cb, void * data) {
     if (ctx) {
         ctx->set_abort_callback(cb, data);
+    }
+}
+
+void llama_attach_threadpool(struct llama_context * ctx, ggml_threadpool_t threadpool,
+                             ggml_threadpool_t threadpool_batch) {
+    if (ctx) {
+        ctx->attach_threadpool(threadpool, threadpool_batch);
+    }
+}
+
+void llama_detach_threadpool(struct llama_context * ctx) {
+    if (ctx) {
+        ctx->detach_threadpool();
     }
 }
 

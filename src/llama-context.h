@@ -49,7 +49,23 @@ struct llama_context {
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
 
     void set_n_threads(int32_t n_threads, int32_t n_threads_batch);
-    void set_abort_callback(ggml_abort_callback cb, void * data);
+    // Computes with the caller's CPU thread pools (NULL tp: the context's own, as before).
+    void attach_threadpool(ggml_threadpool_t tp, ggml_threadpool_t tp_batch);
+    void detach_threadpool() { attach_threadpool(nullptr, nullptr); }
+
+    // ---- backend sampling (llama-context-sampling.cpp) ----
+    // The result of running a sequence's sampler chain on one output row.
+    struct sampled_output {
+        llama_token              token = LLAMA_TOKEN_NULL;
+        std::vector<llama_token> candidates;
+        std::vector<float>       logits;
+        std::vector<float>       probs;
+    };
+    // Sets (chain) or removes (nullptr) the sampler of seq_id; throws llama_error on bad input.
+    void set_sampler(llama_seq_id seq_id, llama_sampler * smpl);
+    // The sampled output of batch index i (negative: from the end), or nullptr if none.
+    const sampled_output * sampled_ith(int32_t i) const;
+    void                   set_abort_callback(ggml_abort_callback cb, void * data);
 
     llama_kv_cache * memory() const { return kv.get(); }
 
@@ -106,6 +122,14 @@ private:
 
     // the batch loop of decode/encode
     int32_t run(const llama_batch & batch, std::string & err);
+
+    ggml_threadpool_t tp_gen   = nullptr;  // attached pools (llama_attach_threadpool), not owned
+    ggml_threadpool_t tp_batch = nullptr;
+
+    std::vector<llama_sampler *> seq_samplers;  // per sequence, not owned; empty: none set
+    std::vector<sampled_output>  sampled;       // per output row of the last decode
+    // Runs the sequences' chains on the output rows of the last decode (after run() succeeded).
+    void sample_outputs(const llama_batch & batch);
 
     // perf
     int64_t t_start_us  = 0;

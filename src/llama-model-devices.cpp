@@ -167,8 +167,10 @@ void llama_model::select_devices() {
         case LLAMA_SPLIT_MODE_LAYER:
             break;
         case LLAMA_SPLIT_MODE_ROW:
+        case LLAMA_SPLIT_MODE_TENSOR:
             if (cand.size() > 1) {
-                LLAMA_LOG_WARN("%s: split_mode ROW is not implemented; splitting by layers\n", __func__);
+                LLAMA_LOG_WARN("%s: split_mode %s is not implemented; splitting by layers\n", __func__,
+                               params.split_mode == LLAMA_SPLIT_MODE_ROW ? "ROW" : "TENSOR");
             }
             break;
         default:

@@ -80,13 +80,20 @@ std::string llama_gguf_value_to_string(const gguf_context * ctx, int64_t id) {
 // ---- construction ------------------------------------------------------------------------------
 
 static llama_load_mode resolve_mode(const llama_model_params & p) {
-    if (p.load_mode != LLAMA_LOAD_MODE_AUTO) {
-        return p.load_mode;
+    // read as an int: a caller's out-of-range value must not be loaded as the enum type
+    int32_t mode = 0;
+    static_assert(sizeof(mode) == sizeof(p.load_mode), "enum size");
+    memcpy(&mode, &p.load_mode, sizeof(mode));
+    switch (mode) {
+        case LLAMA_LOAD_MODE_AUTO:
+        case LLAMA_LOAD_MODE_NONE:
+        case LLAMA_LOAD_MODE_MMAP:
+        case LLAMA_LOAD_MODE_MLOCK:
+        case LLAMA_LOAD_MODE_MMAP_MLOCK:
+        case LLAMA_LOAD_MODE_DIRECT_IO:
+            return (llama_load_mode) mode;
     }
-    if (p.use_mmap) {
-        return p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_AUTO;  // AUTO: mmap, reads as fallback
-    }
-    return p.use_mlock ? LLAMA_LOAD_MODE_MLOCK : LLAMA_LOAD_MODE_NONE;
+    throw llama_error(llama_format("invalid load_mode %d", (int) mode));
 }
 
 // "<prefix>-00001-of-00003.gguf" -> the path of part `no` (0-based), or "" if path is not a split name.
@@ -204,7 +211,7 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
 }
 
 void llama_model_loader::open_split(const std::string & path, uint16_t idx) {
-    files.emplace_back(new llama_file(path, mode == LLAMA_LOAD_MODE_DIO));
+    files.emplace_back(new llama_file(path, mode == LLAMA_LOAD_MODE_DIRECT_IO));
     const llama_file & file = *files.back();
 
     gguf_init_params gp = {/*no_alloc =*/true};

@@ -197,6 +197,33 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ops->load_hparams(ml, hp);
 }
 
+void llama_model::load_extra_meta(llama_model_loader & ml) {
+    meta.reset(gguf_init_empty(), gguf_free);
+    if (!meta || !gguf_set_kv(meta.get(), ml.meta)) {
+        throw llama_error("cannot copy the model metadata");
+    }
+    for (const char * k : {"split.no", "split.count", "split.tensors.count"}) {
+        gguf_remove_key(meta.get(), k);  // a saved model is one file
+    }
+    const int64_t lid = gguf_find_key(ml.meta, (arch_name + ".classifier.output_labels").c_str());
+    if (lid >= 0 && gguf_get_kv_type(ml.meta, lid) == GGUF_TYPE_ARRAY &&
+        gguf_get_arr_type(ml.meta, lid) == GGUF_TYPE_STRING) {
+        for (size_t i = 0; i < gguf_get_arr_n(ml.meta, lid); i++) {
+            cls_labels.emplace_back(gguf_get_arr_str(ml.meta, lid, i));
+        }
+    }
+    const int64_t sid = gguf_find_key(ml.meta, "tokenizer.ggml.suppress_tokens");
+    if (sid >= 0 && gguf_get_kv_type(ml.meta, sid) == GGUF_TYPE_ARRAY &&
+        gguf_get_arr_type(ml.meta, sid) == GGUF_TYPE_INT32) {
+        const int32_t * d = (const int32_t *) gguf_get_arr_data(ml.meta, sid);
+        for (size_t i = 0; i < gguf_get_arr_n(ml.meta, sid); i++) {
+            if (d[i] >= 0 && d[i] < vocab.n_tokens()) {  // hostile files: keep only valid ids
+                vocab.suppress_tokens.push_back(d[i]);
+            }
+        }
+    }
+}
+
 void llama_model::load_vocab(llama_model_loader & ml) {
     vocab.load(ml.meta);
     hparams.n_vocab     = (uint32_t) vocab.n_tokens();
@@ -334,6 +361,12 @@ const char * llama_model::meta_value(const std::string & key) const {
 }
 
 llama_model * llama_model_load_impl(const std::vector<std::string> & paths, const llama_model_params & params) {
+    if (params.no_alloc) {
+        throw llama_error("no_alloc (a metadata-only load) is not supported");
+    }
+    if (params.load_mtp) {
+        throw llama_error("load_mtp is not supported: no architecture here has multi-token-prediction layers");
+    }
     const int64_t                t_start = llama_time_us();
     std::unique_ptr<llama_model> model(new llama_model());
     model->params     = params;
@@ -342,6 +375,7 @@ llama_model * llama_model_load_impl(const std::vector<std::string> & paths, cons
     llama_model_loader ml(paths, params);
     model->load_hparams(ml);
     model->load_vocab(ml);
+    model->load_extra_meta(ml);
     model->load_tensors(ml);
     if (params.progress_callback && !params.progress_callback(1.0f, params.progress_callback_user_data)) {
         throw llama_load_cancelled();

@@ -7,6 +7,8 @@
 #include "llama-vocab.h"
 #include "llama.h"
 
+#include "gguf.h"
+
 #include <memory>
 #include <set>
 #include <string>
@@ -128,6 +130,10 @@ struct llama_model {
 
     // every key/value of the file, as text (llama_model_meta_*)
     std::vector<std::pair<std::string, std::string>> gguf_kv;
+    // the same keys with their GGUF types (kv overrides applied), for llama_model_save_to_file
+    std::shared_ptr<gguf_context> meta;
+    // <arch>.classifier.output_labels (llama_model_cls_label)
+    std::vector<std::string> cls_labels;
 
     uint64_t n_elements = 0;
     uint64_t n_bytes    = 0;
@@ -160,6 +166,8 @@ struct llama_model {
     // The loading phases, in order (throw llama_error on failure).
     void load_hparams(llama_model_loader & ml);
     void load_vocab(llama_model_loader & ml);
+    // keeps the typed metadata (for saving), the classifier labels and the suppress tokens
+    void load_extra_meta(llama_model_loader & ml);
     void load_tensors(llama_model_loader & ml);
 
     // Keeps the loader's mappings/locks alive as long as the model uses them.
@@ -185,6 +193,10 @@ struct llama_model {
     // freed, so contexts drop it before their next graph.
     std::set<struct llama_adapter_lora *> loras;
     uint64_t                              lora_gen = 0;
+
+    // Writes the metadata and every weight (each name once) as one GGUF file (llama-model-saver.cpp).
+    // Throws llama_error.
+    void save(const std::string & path) const;
 
 private:
     // weight tensor metadata, one context per buffer type (in creation order)

@@ -432,8 +432,11 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (strcmp(fname_inp, fname_out) == 0) {
         throw llama_error("the output file must differ from the input file");
     }
-    if (params.tensor_types || params.prune_layers) {
-        throw llama_error("tensor_types and prune_layers are not supported (must be NULL)");
+    if (params.tt_overrides || params.prune_layers) {
+        throw llama_error("tt_overrides and prune_layers are not supported (must be NULL)");
+    }
+    if (params.dry_run) {
+        throw llama_error("dry_run is not supported");
     }
     if (params.imatrix) {
         LLAMA_LOG_WARN("%s: imatrix given but not supported: quantizing without importance weights\n", __func__);
@@ -607,6 +610,7 @@ struct llama_model_quantize_params llama_model_quantize_default_params(void) {
     p.only_copy              = false;
     p.pure                   = false;
     p.keep_split             = false;
+    p.dry_run                = false;
     return p;
 }
 

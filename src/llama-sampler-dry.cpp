@@ -210,6 +210,7 @@ static void dry_free(llama_sampler * smpl) {
 
 static const llama_sampler_i llama_sampler_dry_i = {
     dry_name, dry_accept, dry_apply, dry_reset, dry_clone, dry_free,
+    nullptr,  nullptr,    nullptr,   nullptr,   nullptr,   nullptr,  // no graph-side hooks, no copy_state
 };
 
 static llama_sampler * dry_wrap(sampler_dry * ctx) {

@@ -87,6 +87,7 @@ static llama_sampler * top_k_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_top_k_i = {
     top_k_name, nullptr, top_k_apply, nullptr, top_k_clone, sampler_ops<sampler_top_k>::free,
+    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(top_k_clone, sampler_top_k, llama_sampler_top_k_i)
 
@@ -141,6 +142,7 @@ static llama_sampler * top_p_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_top_p_i = {
     top_p_name, nullptr, top_p_apply, nullptr, top_p_clone, sampler_ops<sampler_p_keep>::free,
+    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(top_p_clone, sampler_p_keep, llama_sampler_top_p_i)
 
@@ -207,6 +209,7 @@ static llama_sampler * min_p_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_min_p_i = {
     min_p_name, nullptr, min_p_apply, nullptr, min_p_clone, sampler_ops<sampler_p_keep>::free,
+    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(min_p_clone, sampler_p_keep, llama_sampler_min_p_i)
 
@@ -272,6 +275,7 @@ static llama_sampler * typical_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_typical_i = {
     typical_name, nullptr, typical_apply, nullptr, typical_clone, sampler_ops<sampler_p_keep>::free,
+    nullptr,      nullptr, nullptr,       nullptr, nullptr,       nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(typical_clone, sampler_p_keep, llama_sampler_typical_i)
 
@@ -295,6 +299,7 @@ static llama_sampler * temp_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_temp_i = {
     temp_name, nullptr, temp_apply, nullptr, temp_clone, sampler_ops<sampler_temp>::free,
+    nullptr,   nullptr, nullptr,    nullptr, nullptr,    nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(temp_clone, sampler_temp, llama_sampler_temp_i)
 
@@ -346,6 +351,7 @@ static llama_sampler * temp_ext_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_temp_ext_i = {
     temp_ext_name, nullptr, temp_ext_apply, nullptr, temp_ext_clone, sampler_ops<sampler_temp_ext>::free,
+    nullptr,       nullptr, nullptr,        nullptr, nullptr,        nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(temp_ext_clone, sampler_temp_ext, llama_sampler_temp_ext_i)
 
@@ -436,11 +442,14 @@ static llama_sampler * penalties_clone(const llama_sampler * smpl);
 static const llama_sampler_i llama_sampler_penalties_i = {
     penalties_name,  penalties_accept, penalties_apply,
     penalties_reset, penalties_clone,  sampler_ops<sampler_penalties>::free,
+    nullptr,         nullptr,          nullptr,
+    nullptr,         nullptr,          nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(penalties_clone, sampler_penalties, llama_sampler_penalties_i)
 
-struct llama_sampler * llama_sampler_init_penalties(int32_t penalty_last_n, float penalty_repeat, float penalty_freq,
-                                                    float penalty_present) {
+struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat,
+                                                    float penalty_freq, float penalty_present) {
+    (void) n_vocab;  // llama.cpp's signature; the history is kept per token id, no table needed
     if (penalty_last_n < 0) {
         penalty_last_n = -1;
     }
@@ -514,7 +523,10 @@ static void logit_bias_apply(llama_sampler * smpl, llama_token_data_array * cur_
 static llama_sampler * logit_bias_clone(const llama_sampler * smpl);
 
 static const llama_sampler_i llama_sampler_logit_bias_i = {
-    logit_bias_name, nullptr, logit_bias_apply, nullptr, logit_bias_clone, sampler_ops<sampler_logit_bias>::free,
+    logit_bias_name, nullptr,          logit_bias_apply,
+    nullptr,         logit_bias_clone, sampler_ops<sampler_logit_bias>::free,
+    nullptr,         nullptr,          nullptr,
+    nullptr,         nullptr,          nullptr,  // no graph-side hooks, no copy_state
 };
 SAMPLER_CLONE_FN(logit_bias_clone, sampler_logit_bias, llama_sampler_logit_bias_i)
 

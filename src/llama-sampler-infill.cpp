@@ -136,6 +136,7 @@ static void infill_free(llama_sampler * smpl) {
 
 static const llama_sampler_i llama_sampler_infill_i = {
     infill_name, nullptr, infill_apply, nullptr, infill_clone, infill_free,
+    nullptr,     nullptr, nullptr,      nullptr, nullptr,      nullptr,  // no graph-side hooks, no copy_state
 };
 
 static llama_sampler * infill_clone(const llama_sampler * smpl) {

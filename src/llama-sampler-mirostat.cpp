@@ -116,7 +116,18 @@ static void xtc_reset(llama_sampler * smpl) {
 
 extern const llama_sampler_i llama_sampler_xtc_i;
 const llama_sampler_i        llama_sampler_xtc_i = {
-           xtc_name, nullptr, xtc_apply, xtc_reset, clone_ctx<sampler_xtc, &llama_sampler_xtc_i>, free_ctx<sampler_xtc>,
+           xtc_name,
+           nullptr,
+           xtc_apply,
+           xtc_reset,
+           clone_ctx<sampler_xtc, &llama_sampler_xtc_i>,
+           free_ctx<sampler_xtc>,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed) {
@@ -176,6 +187,12 @@ const llama_sampler_i        llama_sampler_top_n_sigma_i = {
            nullptr,
            clone_ctx<sampler_top_n_sigma, &llama_sampler_top_n_sigma_i>,
            free_ctx<sampler_top_n_sigma>,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_top_n_sigma(float n) {
@@ -251,6 +268,12 @@ const llama_sampler_i        llama_sampler_mirostat_i = {
            mirostat_reset,
            clone_ctx<sampler_mirostat, &llama_sampler_mirostat_i>,
            free_ctx<sampler_mirostat>,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m) {
@@ -286,6 +309,12 @@ const llama_sampler_i        llama_sampler_mirostat_v2_i = {
            mirostat_reset,
            clone_ctx<sampler_mirostat, &llama_sampler_mirostat_v2_i>,
            free_ctx<sampler_mirostat>,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta) {
@@ -370,6 +399,12 @@ const llama_sampler_i        llama_sampler_adaptive_p_i = {
            adaptive_p_reset,
            clone_ctx<sampler_adaptive_p, &llama_sampler_adaptive_p_i>,
            free_ctx<sampler_adaptive_p>,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,
+           nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_adaptive_p(float target, float decay, uint32_t seed) {

@@ -120,7 +120,7 @@ int64_t llama_sampler_time_us() {
 // generic calls
 // ---------------------------------------------------------------------------------------------
 
-struct llama_sampler * llama_sampler_init(const struct llama_sampler_i * iface, llama_sampler_context_t ctx) {
+struct llama_sampler * llama_sampler_init(struct llama_sampler_i * iface, llama_sampler_context_t ctx) {
     if (iface == nullptr) {
         LLAMA_SAMPLER_FAIL("iface is NULL");
         return nullptr;
@@ -278,6 +278,12 @@ static const llama_sampler_i llama_sampler_chain_i = {
     /* .reset  = */ chain_reset,
     /* .clone  = */ chain_clone,
     /* .free   = */ chain_free,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
 
 bool llama_sampler_is_chain(const llama_sampler * smpl) {
@@ -345,7 +351,7 @@ void llama_sampler_chain_add(struct llama_sampler * chain, struct llama_sampler 
     }
 }
 
-struct llama_sampler * llama_sampler_chain_get(const struct llama_sampler * chain, int32_t i) {
+struct llama_sampler * llama_sampler_chain_get(struct llama_sampler * chain, int32_t i) {
     if (!llama_sampler_is_chain(chain)) {
         LLAMA_SAMPLER_FAIL("not a sampler chain");
         return nullptr;
@@ -434,6 +440,12 @@ static const llama_sampler_i llama_sampler_greedy_i = {
     /* .reset  = */ nullptr,
     /* .clone  = */ nullptr,  // stateless: llama_sampler_clone copies the iface
     /* .free   = */ nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
 
 struct llama_sampler * llama_sampler_init_greedy(void) {
@@ -527,6 +539,12 @@ static const llama_sampler_i llama_sampler_dist_i = {
     /* .reset  = */ dist_reset,
     /* .clone  = */ dist_clone,
     /* .free   = */ dist_free,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
 
 static llama_sampler * dist_clone(const llama_sampler * smpl) {

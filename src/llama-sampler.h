@@ -32,6 +32,12 @@ struct llama_sampler_chain {
     int32_t n_sample    = 0;
 };
 
+// llama_sampler_init for the library's own vtables, which are const (llama.h takes a non-const
+// iface, as llama.cpp does; the library never writes through it).
+inline llama_sampler * llama_sampler_init(const llama_sampler_i * iface, llama_sampler_context_t ctx) {
+    return llama_sampler_init(const_cast<llama_sampler_i *>(iface), ctx);
+}
+
 // True when smpl is a chain created by llama_sampler_chain_init.
 bool llama_sampler_is_chain(const llama_sampler * smpl);
 

@@ -84,6 +84,7 @@ size_t llama_context::state_read(const uint8_t * src, size_t size, llama_seq_id 
         embd.swap(new_embd);
         output_ids.swap(new_ids);
         n_outputs = (int32_t) img.n_outputs;
+        sampled.clear();  // backend-sampling results belong to the replaced outputs (not in the state)
     }
     return img.total;
 }

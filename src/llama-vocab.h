@@ -58,6 +58,9 @@ struct llama_vocab {
     // Reads the keys of a GGUF into a llama_vocab_data (throws on wrong types or bad sizes).
     static llama_vocab_data read_gguf(const gguf_context * gguf);
 
+    // tokenizer.ggml.suppress_tokens (llama_vocab_get_suppress_tokens), filled by the model loader
+    std::vector<llama_token> suppress_tokens;
+
     enum llama_vocab_type get_type() const;
     std::string           type_name() const;  // "SPM", "BPE", "WPM", "UGM", "RWKV", "NONE"
     std::string           pre_name() const;   // the pre-tokenizer in use ("" unless BPE)

@@ -117,25 +117,37 @@ void llama_log_set(ggml_log_callback log_callback, void * user_data) {
     ggml_log_set(log_callback, user_data);
 }
 
+void llama_log_get(ggml_log_callback * log_callback, void ** user_data) {
+    log_state &                 s = log_get();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (log_callback) {
+        *log_callback = s.callback;
+    }
+    if (user_data) {
+        *user_data = s.user_data;
+    }
+}
+
 // ---- defaults ----------------------------------------------------------------------------------
 
 struct llama_model_params llama_model_default_params(void) {
     llama_model_params p          = {};
     p.devices                     = nullptr;
     p.tensor_buft_overrides       = nullptr;
-    p.n_gpu_layers                = 999;
+    p.n_gpu_layers                = -1;
     p.split_mode                  = LLAMA_SPLIT_MODE_LAYER;
+    p.load_mode                   = LLAMA_LOAD_MODE_AUTO;
     p.main_gpu                    = 0;
     p.tensor_split                = nullptr;
     p.progress_callback           = nullptr;
     p.progress_callback_user_data = nullptr;
     p.kv_overrides                = nullptr;
     p.vocab_only                  = false;
-    p.use_mmap                    = true;
-    p.use_mlock                   = false;
     p.check_tensors               = false;
     p.use_extra_bufts             = true;
-    p.load_mode                   = LLAMA_LOAD_MODE_AUTO;
+    p.no_host                     = false;
+    p.no_alloc                    = false;
+    p.load_mtp                    = false;
     return p;
 }
 
@@ -146,8 +158,12 @@ struct llama_context_params llama_context_default_params(void) {
     p.n_batch                      = 2048;
     p.n_ubatch                     = 512;
     p.n_seq_max                    = 1;
+    p.n_rs_seq                     = 0;
+    p.n_outputs_max                = 0;
+    p.n_outputs_max_per_seq        = 1;
     p.n_threads                    = n_threads;
     p.n_threads_batch              = n_threads;
+    p.ctx_type                     = LLAMA_CONTEXT_TYPE_DEFAULT;
     p.rope_scaling_type            = LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED;
     p.pooling_type                 = LLAMA_POOLING_TYPE_UNSPECIFIED;
     p.attention_type               = LLAMA_ATTENTION_TYPE_UNSPECIFIED;
@@ -172,6 +188,9 @@ struct llama_context_params llama_context_default_params(void) {
     p.op_offload                   = true;
     p.swa_full                     = true;
     p.kv_unified                   = false;
+    p.samplers                     = nullptr;
+    p.n_samplers                   = 0;
+    p.ctx_other                    = nullptr;
     return p;
 }
 

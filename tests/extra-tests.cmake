@@ -146,3 +146,44 @@ if (TARGET test-backend-ops AND LLAMA_VULKAN)
     set_tests_properties(test-backend-ops-vk-no-subgroups PROPERTIES LABELS backend
         ENVIRONMENT "GGML_VK_DISABLE_SUBGROUPS=1")
 endif()
+
+if (TARGET llama)
+    # (g) drop-in ABI with llama.cpp's llama.h at 4df29be4 (docs/abi.md):
+    # - layout: sizes, offsets, enum values and macros of our header equal the golden table made
+    #   from llama.cpp's headers (x86-64 only: the table is that platform's)
+    if (CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+        add_executable(abi-layout-probe ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-layout-probe.c)
+        target_link_libraries(abi-layout-probe PRIVATE llama)
+        add_test(NAME test-abi-layout
+                 COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:abi-layout-probe>
+                     -DGOLDEN=${LLAMA_TEST_DATA_DIR}/abi/layout-x86_64.txt
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/compare-probe.cmake)
+        set_tests_properties(test-abi-layout PROPERTIES LABELS unit)
+        # - signatures: every function's type, as the C++ compiler spells it, equals llama.cpp's
+        add_executable(abi-signature-probe ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-signature-probe.cpp)
+        target_link_libraries(abi-signature-probe PRIVATE llama)
+        add_test(NAME test-abi-signatures
+                 COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:abi-signature-probe>
+                     -DGOLDEN=${LLAMA_TEST_DATA_DIR}/abi/signatures.txt
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/compare-probe.cmake)
+        set_tests_properties(test-abi-signatures PROPERTIES LABELS unit)
+    endif()
+    # - a C99 client relying on what llama.h includes, as llama.cpp's does
+    add_executable(test-abi-c99-client ${CMAKE_CURRENT_SOURCE_DIR}/abi/c99-upstream-style.c)
+    set_target_properties(test-abi-c99-client PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+    target_compile_options(test-abi-c99-client PRIVATE -std=c99 -Wall -Wextra -Werror
+                                                       -Werror=implicit-function-declaration)
+    target_link_libraries(test-abi-c99-client PRIVATE llama)
+    add_test(NAME test-abi-c99-client COMMAND test-abi-c99-client)
+    set_tests_properties(test-abi-c99-client PROPERTIES LABELS unit)
+endif()
+
+if (TARGET llama AND BUILD_SHARED_LIBS)
+    # - exports: every function llama.cpp's llama.h declares resolves with dlsym
+    add_executable(abi-dlsym-check ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-dlsym-check.c)
+    target_link_libraries(abi-dlsym-check PRIVATE ${CMAKE_DL_LIBS})
+    add_test(NAME test-abi-exports
+             COMMAND abi-dlsym-check $<TARGET_FILE:llama> ${LLAMA_TEST_DATA_DIR}/abi/llama-functions.txt
+                     ${LLAMA_TEST_DATA_DIR}/abi/pending-functions.txt)
+    set_tests_properties(test-abi-exports PROPERTIES LABELS unit)
+endif()

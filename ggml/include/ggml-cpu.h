@@ -14,6 +14,30 @@ extern "C" {
 
 /* A new CPU backend with its own thread pool (n_threads defaults to the number of cores, max 4...
  * see ggml_backend_cpu_set_n_threads). NULL on failure. Free with ggml_backend_free. */
+/* NUMA strategies (llama_numa_init). This CPU backend does not place threads or memory per NUMA
+ * node: ggml_numa_init accepts any strategy and changes nothing, ggml_is_numa returns false. */
+enum ggml_numa_strategy {
+    GGML_NUMA_STRATEGY_DISABLED   = 0,
+    GGML_NUMA_STRATEGY_DISTRIBUTE = 1,
+    GGML_NUMA_STRATEGY_ISOLATE    = 2,
+    GGML_NUMA_STRATEGY_NUMACTL    = 3,
+    GGML_NUMA_STRATEGY_MIRROR     = 4,
+    GGML_NUMA_STRATEGY_COUNT
+};
+
+GGML_API void ggml_numa_init(enum ggml_numa_strategy numa);
+GGML_API bool ggml_is_numa(void);
+
+/* A pool of params->n_threads threads (1..GGML_MAX_N_THREADS; the caller's thread is one of
+ * them) for the CPU backend. NULL on bad params or if the threads cannot be started. Free with
+ * ggml_threadpool_free (NULL is a no-op) after every backend using it let go of it. pause/resume
+ * are accepted (a paused pool still computes when asked). */
+GGML_API struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * params);
+GGML_API void                     ggml_threadpool_free(struct ggml_threadpool * threadpool);
+GGML_API int                      ggml_threadpool_get_n_threads(struct ggml_threadpool * threadpool);
+GGML_API void                     ggml_threadpool_pause(struct ggml_threadpool * threadpool);
+GGML_API void                     ggml_threadpool_resume(struct ggml_threadpool * threadpool);
+
 GGML_API ggml_backend_t     ggml_backend_cpu_init(void);
 GGML_API bool               ggml_backend_is_cpu(ggml_backend_t backend);
 /* Threads used by the next graph computes (>= 1; values < 1 are clamped to 1). */
@@ -22,6 +46,9 @@ GGML_API void               ggml_backend_cpu_set_n_threads(ggml_backend_t backen
 GGML_API void               ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu,
                                                                 ggml_abort_callback abort_callback,
                                                                 void * abort_callback_data);
+/* Computes with threadpool (all its threads) instead of the backend's own pool; NULL returns to
+ * the own pool and the n_threads set with ggml_backend_cpu_set_n_threads. */
+GGML_API void               ggml_backend_cpu_set_threadpool(ggml_backend_t backend_cpu, ggml_threadpool_t threadpool);
 GGML_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
 /* CPU_REPACK: the CPU device's extra buffer type (also offered through the registry's
  * "ggml_backend_dev_get_extra_bufts" proc address). Q4_0 and Q8_0 matrices (2-D, rows a multiple of

@@ -133,7 +133,12 @@ enum ggml_type {
     GGML_TYPE_TQ2_0   = 35,
     /* 36, 37, 38: removed (IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8) */
     GGML_TYPE_MXFP4   = 39,
-    GGML_TYPE_COUNT   = 40,
+    /* 40..42: ids of upstream ggml's NVFP4, Q1_0 and Q2_0, reserved so GGML_TYPE_COUNT (the
+     * "default type" marker of llama_model_quantize_params) has ggml's value; not valid types here */
+    GGML_TYPE_NVFP4   = 40,
+    GGML_TYPE_Q1_0    = 41,
+    GGML_TYPE_Q2_0    = 42,
+    GGML_TYPE_COUNT   = 43,
 };
 
 /* True for ids that name a type of the current format (false for gaps and out-of-range). */
@@ -218,6 +223,10 @@ enum ggml_sort_order {
 /* rope modes (op param "mode") */
 #define GGML_ROPE_TYPE_NORMAL 0 /* rotate pairs (x[2i], x[2i+1]) — llama */
 #define GGML_ROPE_TYPE_NEOX   2 /* rotate pairs (x[i], x[i + n_dims/2]) — neox, qwen2, phi3, gemma */
+/* multi-section modes of upstream ggml (declared for llama.h; the rope ops here reject them) */
+#define GGML_ROPE_TYPE_MROPE  8
+#define GGML_ROPE_TYPE_VISION 24
+#define GGML_ROPE_TYPE_IMROPE 40
 
 /* op/unary/glu names ("MUL_MAT", "silu", ...); "invalid" for an unknown value */
 GGML_API const char * ggml_op_name(enum ggml_op op);
@@ -558,6 +567,42 @@ GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
 /* (libllama) Converts n values of `type` (F32, F16, BF16 or a supported quantized type; n a
  * multiple of its block size) to floats. False (logged) if unsupported. */
 GGML_API bool   ggml_dequantize_row(enum ggml_type type, const void * src, float * dst, int64_t n);
+
+/* ----------------------------------------------------------------------------------------
+ * Thread pools (the CPU backend computes with them; ggml_threadpool_new is in ggml-cpu.h)
+ * ---------------------------------------------------------------------------------------- */
+
+#define GGML_MAX_N_THREADS 512
+
+enum ggml_sched_priority {
+    GGML_SCHED_PRIO_LOW = -1,
+    GGML_SCHED_PRIO_NORMAL,
+    GGML_SCHED_PRIO_MEDIUM,
+    GGML_SCHED_PRIO_HIGH,
+    GGML_SCHED_PRIO_REALTIME
+};
+
+/* Parameters of a pool. Only n_threads is used: the workers are neither pinned (cpumask,
+ * strict_cpu), re-prioritised (prio) nor tuned (poll); paused pools still compute (a compute
+ * resumes them). */
+struct ggml_threadpool_params {
+    bool                     cpumask[GGML_MAX_N_THREADS];
+    int                      n_threads;
+    enum ggml_sched_priority prio;
+    uint32_t                 poll;
+    bool                     strict_cpu;
+    bool                     paused;
+};
+
+struct ggml_threadpool;
+typedef struct ggml_threadpool * ggml_threadpool_t;
+
+/* Defaults for n_threads threads (no mask, normal priority, poll 50). */
+GGML_API struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads);
+GGML_API void ggml_threadpool_params_init(struct ggml_threadpool_params * p, int n_threads);
+/* True if both describe the same pool (every field equal). */
+GGML_API bool ggml_threadpool_params_match(const struct ggml_threadpool_params * p0,
+                                           const struct ggml_threadpool_params * p1);
 
 #ifdef __cplusplus
 }

@@ -323,11 +323,12 @@ inline void check_kv_placement(const gpu_backend & be) {
     }
 }
 
-// Default parameters use every GPU device with all layers; the abort callback stops a decode (2).
+// Default parameters use every GPU device with all layers (n_gpu_layers -1); the abort callback stops
+// a decode (2).
 inline void check_default_devices_and_abort(const gpu_backend & be) {
     EXPECT_TRUE(llama_supports_gpu_offload());
     llama_model_params mp = llama_model_default_params();
-    EXPECT_EQ(mp.n_gpu_layers, 999);
+    EXPECT_EQ(mp.n_gpu_layers, -1);  // -1: all layers, as llama.cpp
     model_ptr m(llama_model_load_from_file(testing_util::data_path("models/stories260K.gguf").c_str(), mp));
     ASSERT_NE(m, nullptr) << llama_last_error();
     ASSERT_FALSE(m->devices.empty());
@@ -348,7 +349,7 @@ inline void check_default_devices_and_abort(const gpu_backend & be) {
 // the progress callback still runs once per tensor.
 inline void check_load_modes(const gpu_backend & be) {
     std::vector<std::vector<float>> logits;
-    for (llama_load_mode mode : {LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_DIO}) {
+    for (llama_load_mode mode : {LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_DIRECT_IO}) {
         static ggml_backend_dev_t devs[2];
         devs[0]                       = be.dev0();
         int                n_progress = 0;

@@ -1,5 +1,10 @@
 // Grammar-constrained greedy generation on a real model (stories260K): the output must satisfy
 // the grammar, and the grammar must actually change what the model would say unconstrained.
+// GCC 12 with the sanitizers reports -Wmaybe-uninitialized inside libstdc++'s <regex> (a moved
+// std::function in its NFA builder): a false positive in library code, silenced for this file.
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -203,7 +203,7 @@ TEST(LlamaE2EMicro, LlamaMicroF16MatchesReference) {
 
     // direct I/O reads (its 4 MB embedding goes through the aligned bulk path) load the same weights
     llama_model_params mp = llama_model_default_params();
-    mp.load_mode          = LLAMA_LOAD_MODE_DIO;
+    mp.load_mode          = LLAMA_LOAD_MODE_DIRECT_IO;
     model_ptr mdio        = load("models/synthetic/llama-micro-f16.gguf", mp);
     ASSERT_NE(mdio, nullptr) << llama_last_error();
     ctx_ptr                  c2(llama_init_from_model(mdio.get(), ctx_params()));
@@ -524,7 +524,7 @@ TEST_F(LlamaE2E, LoadModesGiveIdenticalLogits) {
     const std::vector<llama_token> toks = tokenize(stories, "Once upon a time");
     ctx_ptr                        a(llama_init_from_model(stories, ctx_params()));
     const std::vector<float>       ref = decode_all_logits(a.get(), toks);
-    for (llama_load_mode mode : {LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_DIO}) {
+    for (llama_load_mode mode : {LLAMA_LOAD_MODE_NONE, LLAMA_LOAD_MODE_MMAP, LLAMA_LOAD_MODE_DIRECT_IO}) {
         llama_model_params mp = llama_model_default_params();
         mp.load_mode          = mode;
         mp.check_tensors      = true;

@@ -299,7 +299,7 @@ TEST(Sampler, TempExtFollowsEntropy) {
 
 TEST(Sampler, PenaltiesArithmetic) {
     const float rep = 1.5f, freq = 0.25f, pres = 0.5f;
-    auto *      s = llama_sampler_init_penalties(4, rep, freq, pres);
+    auto *      s = llama_sampler_init_penalties(32, 4, rep, freq, pres);
     ASSERT_NE(s, nullptr);
     // history: 1, 2, 2, 7  (window of 4)
     for (llama_token t : {1, 2, 2, 7}) {
@@ -334,8 +334,8 @@ TEST(Sampler, PenaltiesArithmetic) {
     llama_sampler_free(s);
 
     // last_n == 0 disables; last_n == -1 remembers everything since reset
-    auto * off = llama_sampler_init_penalties(0, 2.0f, 1.0f, 1.0f);
-    auto * all = llama_sampler_init_penalties(-1, 1.0f, 1.0f, 0.0f);
+    auto * off = llama_sampler_init_penalties(32, 0, 2.0f, 1.0f, 1.0f);
+    auto * all = llama_sampler_init_penalties(32, -1, 1.0f, 1.0f, 0.0f);
     for (int i = 0; i < 100; ++i) {
         llama_sampler_accept(off, 4);
         llama_sampler_accept(all, 4);
@@ -492,7 +492,7 @@ TEST(Sampler, ChainOrderAndMembers) {
 
 TEST(Sampler, ChainCloneIsIndependent) {
     auto * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
-    llama_sampler_chain_add(chain, llama_sampler_init_penalties(8, 1.0f, 10.0f, 0.0f));
+    llama_sampler_chain_add(chain, llama_sampler_init_penalties(32, 8, 1.0f, 10.0f, 0.0f));
     llama_sampler_chain_add(chain, llama_sampler_init_greedy());
     llama_sampler_accept(chain, 1);  // penalize the argmax (token 1) in the original only... so far
     auto * copy = llama_sampler_clone(chain);
@@ -569,8 +569,10 @@ void ban_apply(llama_sampler *, llama_token_data_array * cur_p) {
 void ban_free(llama_sampler * s) {
     delete (ban_ctx *) s->ctx;
 }
-const llama_sampler_i ban_iface       = {ban_name, ban_accept, ban_apply, nullptr, nullptr, ban_free};
-const llama_sampler_i stateless_iface = {nullptr, nullptr, ban_apply, nullptr, nullptr, nullptr};
+llama_sampler_i ban_iface       = {ban_name, ban_accept, ban_apply, nullptr, nullptr, ban_free,
+                                   nullptr,  nullptr,    nullptr,   nullptr, nullptr, nullptr};
+llama_sampler_i stateless_iface = {nullptr, nullptr, ban_apply, nullptr, nullptr, nullptr,
+                                   nullptr, nullptr, nullptr,   nullptr, nullptr, nullptr};
 }  // namespace
 
 TEST(Sampler, CustomSamplerInChain) {
@@ -652,8 +654,8 @@ TEST(Sampler, BadInputNeverCrashes) {
             llama_sampler_init_temp(NAN),
             llama_sampler_init_temp_ext(1.0f, 0.5f, 1.0f),
             llama_sampler_init_temp_ext(0.0f, 5.0f, -2.0f),
-            llama_sampler_init_penalties(3, 1.2f, 0.1f, 0.1f),
-            llama_sampler_init_penalties(3, 0.0f, NAN, INFINITY),
+            llama_sampler_init_penalties(32, 3, 1.2f, 0.1f, 0.1f),
+            llama_sampler_init_penalties(32, 3, 0.0f, NAN, INFINITY),
             llama_sampler_init_logit_bias(4, 1, &lb),
         };
     };

@@ -5,11 +5,12 @@
 
 namespace cli {
 
-llama_sampler * make_sampler(const sampling & s) {
+llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab) {
     llama_sampler * c = llama_sampler_chain_init(llama_sampler_chain_default_params());
     if (s.repeat_penalty != 1.0f || s.presence_penalty != 0.0f || s.frequency_penalty != 0.0f) {
-        llama_sampler_chain_add(c, llama_sampler_init_penalties(s.repeat_last_n, s.repeat_penalty, s.frequency_penalty,
-                                                                s.presence_penalty));
+        llama_sampler_chain_add(
+            c, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), s.repeat_last_n, s.repeat_penalty,
+                                            s.frequency_penalty, s.presence_penalty));
     }
     if (s.temp <= 0.0f) {
         llama_sampler_chain_add(c, llama_sampler_init_greedy());

@@ -27,7 +27,8 @@ struct sampling {
     uint32_t seed              = LLAMA_DEFAULT_SEED;
 };
 
-llama_sampler * make_sampler(const sampling & s);
+// vocab: the model's (the penalties sampler needs its size)
+llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab);
 
 struct reply_stats {
     int         n_prompt = 0;

@@ -205,7 +205,7 @@ int main(int argc, char ** argv) {
         llama_model_free(model);
         return tool::report_failure("cannot create the context");
     }
-    llama_sampler * smpl = cli::make_sampler(sp);
+    llama_sampler * smpl = cli::make_sampler(sp, llama_model_get_vocab(model));
     cli::session    chat(ctx, smpl, verbose);
     if (!prompt_cache.empty()) {
         chat.set_prompt_cache(prompt_cache);

@@ -81,8 +81,8 @@ static llama_sampler * make_sampler(const sampling_params & sp, const llama_voca
                                                  sp.logit_bias.data()));
     }
     if (sp.presence_penalty != 0.0f || sp.frequency_penalty != 0.0f || sp.repeat_penalty != 1.0f) {
-        llama_sampler_chain_add(
-            chain, llama_sampler_init_penalties(64, sp.repeat_penalty, sp.frequency_penalty, sp.presence_penalty));
+        llama_sampler_chain_add(chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, sp.repeat_penalty,
+                                                                    sp.frequency_penalty, sp.presence_penalty));
     }
     if (sp.temperature <= 0.0f) {
         llama_sampler_chain_add(chain, llama_sampler_init_greedy());

@@ -6,6 +6,7 @@
 #include "ggml-cpu-compute.h"
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
+#include "threadpool-api.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -111,6 +112,7 @@ namespace {
 struct cpu_backend_context {
     ggml_cpu_threadpool * tp         = nullptr;
     int                   n_threads  = 1;
+    ggml_threadpool *     ext        = nullptr;  // the caller's pool (ggml_backend_cpu_set_threadpool)
     ggml_abort_callback   abort_cb   = nullptr;
     void *                abort_data = nullptr;
 };
@@ -134,6 +136,9 @@ static void cpu_backend_free(ggml_backend_t backend) {
 
 static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
     auto * ctx = (cpu_backend_context *) backend->context;
+    if (ctx->ext) {
+        return ggml_cpu_graph_compute(ctx->ext->tp, graph, ctx->ext->n_threads, ctx->abort_cb, ctx->abort_data);
+    }
     return ggml_cpu_graph_compute(ctx->tp, graph, ctx->n_threads, ctx->abort_cb, ctx->abort_data);
 }
 
@@ -374,6 +379,14 @@ void ggml_backend_cpu_set_n_threads(ggml_backend_t backend_cpu, int n_threads) {
         return;
     }
     ((cpu_backend_context *) backend_cpu->context)->n_threads = std::max(1, n_threads);
+}
+
+void ggml_backend_cpu_set_threadpool(ggml_backend_t backend_cpu, ggml_threadpool_t threadpool) {
+    if (!ggml_backend_is_cpu(backend_cpu)) {
+        GGML_LOG_ERROR("%s: not a CPU backend\n", __func__);
+        return;
+    }
+    ((cpu_backend_context *) backend_cpu->context)->ext = threadpool;
 }
 
 void ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu, ggml_abort_callback abort_callback,
