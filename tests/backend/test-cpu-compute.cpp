@@ -373,3 +373,39 @@ TEST(CpuComputeDirect, ThreadPoolApiWithoutBackend) {
     ggml_cpu_threadpool_free(tp);
     ggml_cpu_threadpool_free(nullptr);
 }
+
+// The thread count the engine picks for a graph (auto threads): a small model's step stays on one
+// thread even when the graph writes into a large KV cache, a big matmul takes every thread offered.
+TEST(CpuComputeDirect, GraphThreadsFollowTheWorkNotTheCacheSize) {
+    ggml_init_params ip  = {256 * ggml_tensor_overhead() + 2 * ggml_graph_overhead(), nullptr, true};
+    ggml_context *   ctx = ggml_init(ip);
+    ASSERT_NE(ctx, nullptr);
+
+    // a decode step of a tiny model: 16 tokens through 32 layers of 64-wide matmuls, each layer
+    // storing its 16 rows into a 65536-cell cache (the write's work is the rows, not the cache)
+    ggml_cgraph * small = ggml_new_graph(ctx);
+    ASSERT_NE(small, nullptr);
+    ggml_tensor * x   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 16);
+    ggml_tensor * w   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 64);
+    ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 16);
+    for (int il = 0; il < 32; ++il) {
+        ggml_tensor * cache = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 65536);
+        x                   = ggml_mul_mat(ctx, w, x);
+        ggml_build_forward_expand(small, ggml_set_rows(ctx, cache, x, ids));
+    }
+    ggml_build_forward_expand(small, x);
+    EXPECT_EQ(ggml_cpu_graph_threads(small, 4), 1);
+    EXPECT_EQ(ggml_cpu_graph_threads(small, 2), 1);
+
+    // one token through a 4096 x 4096 matrix: ~16M multiply-adds in one node
+    ggml_cgraph * big = ggml_new_graph(ctx);
+    ASSERT_NE(big, nullptr);
+    ggml_tensor * wb = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4096, 4096);
+    ggml_tensor * xb = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4096, 1);
+    ggml_build_forward_expand(big, ggml_mul_mat(ctx, wb, xb));
+    EXPECT_EQ(ggml_cpu_graph_threads(big, 4), 4);
+    EXPECT_EQ(ggml_cpu_graph_threads(big, 2), 2);
+    EXPECT_EQ(ggml_cpu_graph_threads(big, 1), 1);
+    EXPECT_EQ(ggml_cpu_graph_threads(nullptr, 4), 1);
+    ggml_free(ctx);
+}

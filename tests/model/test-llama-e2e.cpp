@@ -478,6 +478,41 @@ TEST_F(LlamaE2E, GraphReuseIsCounted) {
     EXPECT_GE(d.n_reused, 8);  // every single-token decode after the first reuses the graph
 }
 
+TEST_F(LlamaE2E, MultiSequenceStepsReuseTheGraph) {
+    // continuous batching: one token for each of 4 sequences per decode, as a server steps them;
+    // every step after the first has the same shape and must reuse the graph (no rebuild, no
+    // re-allocation per step)
+    llama_context_params cp = ctx_params(4096);
+    cp.n_seq_max            = 4;
+    cp.no_perf              = false;
+    ctx_ptr ctx(llama_init_from_model(stories, cp));
+    ASSERT_NE(ctx, nullptr) << llama_last_error();
+    {
+        owned_batch b(16);
+        for (int s = 0; s < 4; s++) {
+            for (int i = 0; i < 3; i++) {
+                b.add((llama_token) (300 + 7 * s + i), i, {s}, i == 2);
+            }
+        }
+        ASSERT_EQ(llama_decode(ctx.get(), b.b), 0) << llama_last_error();
+    }
+    llama_perf_context_reset(ctx.get());
+    const int n_steps = 12;
+    for (int step = 0; step < n_steps; step++) {
+        owned_batch b(4);
+        for (int s = 0; s < 4; s++) {
+            b.add((llama_token) (261 + 5 * s + step), 3 + step, {s}, true);
+        }
+        ASSERT_EQ(llama_decode(ctx.get(), b.b), 0) << llama_last_error();
+        for (int s = 0; s < 4; s++) {
+            ASSERT_NE(llama_get_logits_ith(ctx.get(), s), nullptr);
+        }
+    }
+    const llama_perf_context_data d = llama_perf_context(ctx.get());
+    EXPECT_EQ(d.n_p_eval, 4 * n_steps);
+    EXPECT_GE(d.n_reused, n_steps - 1);
+}
+
 TEST_F(LlamaE2E, FlashAttentionMatchesPlainAttention) {
     const std::vector<llama_token> toks = long_prompt();
     llama_context_params           cp0  = ctx_params();

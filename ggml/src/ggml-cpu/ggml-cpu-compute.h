@@ -22,6 +22,11 @@ void                         ggml_cpu_threadpool_free(struct ggml_cpu_threadpool
 enum ggml_status ggml_cpu_graph_compute(struct ggml_cpu_threadpool * tp, struct ggml_cgraph * gf, int n_threads,
                                         ggml_abort_callback abort_cb, void * abort_data);
 
+// The threads ggml_cpu_graph_compute runs gf on when given n_threads (unless GGML_CPU_AUTO_THREADS=0):
+// fewer when the graph's estimated work per node is too small to pay for a barrier per node and
+// thread (1 for a small model's decode). 1 for a NULL graph or n_threads <= 1.
+int ggml_cpu_graph_threads(const struct ggml_cgraph * gf, int n_threads);
+
 // True iff the CPU kernels handle this node (types, shapes, strides).
 bool ggml_cpu_supports_op(const struct ggml_tensor * op);
 

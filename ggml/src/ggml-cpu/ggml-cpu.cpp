@@ -63,6 +63,10 @@ double node_work(const ggml_tensor * t) {
         case GGML_OP_FLASH_ATTN_EXT:
             return (double) cpu_nrows(t->src[0]) * (double) t->src[1]->ne[1] *
                    (double) (t->src[0]->ne[0] + t->src[2]->ne[0]);
+        case GGML_OP_SET_ROWS:
+            // the rows written, not the destination (a KV cache write would count the whole cache,
+            // O(n_ctx), and a small batch would get extra threads it cannot use)
+            return 2 * (double) cpu_nelements(t->src[0]);
         case GGML_OP_SOFT_MAX:
         case GGML_OP_ROPE:
         case GGML_OP_UNARY:
@@ -371,6 +375,28 @@ extern "C" void ggml_cpu_threadpool_free(ggml_cpu_threadpool * tp) {
     delete tp;
 }
 
+// Each extra thread costs a barrier per node; on a small graph (a small model's decode step, or a
+// batch of a few tokens) that exceeds the work it takes over, and on a busy machine a descheduled
+// thread stalls every node: measured on stories260K (~100 nodes) with 2 threads on a loaded 2-core
+// VM, ~10 us per barrier, 1 ms per decode against 0.04-0.3 ms on one thread. Require ~64K
+// multiply-adds per node and thread (a few microseconds of work) before adding a thread.
+extern "C" int ggml_cpu_graph_threads(const ggml_cgraph * gf, int n_threads) {
+    if (!gf || n_threads <= 1) {
+        return 1;
+    }
+    double work  = 0;
+    int    n_run = 0;
+    for (int i = 0; i < ggml_graph_n_nodes(gf); ++i) {
+        const ggml_tensor * t = ggml_graph_node(gf, i);
+        if (!is_noop(t)) {
+            work += node_work(t);
+            ++n_run;
+        }
+    }
+    const double per_thread = 65536.0 * (double) std::max(n_run, 1);
+    return (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
+}
+
 extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggml_cgraph * gf, int n_threads,
                                                    ggml_abort_callback abort_cb, void * abort_data) {
     if (!tp || !gf) {
@@ -391,27 +417,16 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     thread_local std::vector<ggml_tensor *> nodes;  // reused: no allocation per graph in steady state
     nodes.resize((size_t) n_nodes);
     size_t wsize = 0;
-    double work  = 0;
-    int    n_run = 0;
     for (int i = 0; i < n_nodes; ++i) {
         ggml_tensor * t   = ggml_graph_node(gf, i);
         nodes[(size_t) i] = t;
-        if (!is_noop(t)) {
-            if (!t->data) {
-                GGML_LOG_ERROR("ggml_cpu_graph_compute: node %d (%s, %s) has no data\n", i, t->name,
-                               ggml_op_name(t->op));
-                return GGML_STATUS_FAILED;
-            }
-            work += node_work(t);
-            ++n_run;
+        if (!is_noop(t) && !t->data) {
+            GGML_LOG_ERROR("ggml_cpu_graph_compute: node %d (%s, %s) has no data\n", i, t->name, ggml_op_name(t->op));
+            return GGML_STATUS_FAILED;
         }
     }
-    // Each extra thread costs a barrier per node; on a tiny graph (a small model's decode step) that
-    // exceeds the work it takes over, and on a busy machine a descheduled thread stalls every node.
-    // Require ~16K multiply-adds per node and thread before adding a thread.
-    if (n_threads > 1 && auto_threads()) {
-        const double per_thread = 16384.0 * (double) std::max(n_run, 1);
-        n_threads               = (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
+    if (auto_threads()) {
+        n_threads = ggml_cpu_graph_threads(gf, n_threads);
     }
     for (int i = 0; i < n_nodes; ++i) {
         const ggml_tensor * t = nodes[(size_t) i];
