@@ -168,6 +168,7 @@ enum llama_ftype {
     LLAMA_FTYPE_MOSTLY_BF16   = 32,
     LLAMA_FTYPE_MOSTLY_TQ1_0  = 36,
     LLAMA_FTYPE_MOSTLY_TQ2_0  = 37,
+    LLAMA_FTYPE_MOSTLY_MXFP4_MOE = 38, /* experts in MXFP4, the other weights in Q8_0 */
 
     LLAMA_FTYPE_GUESSED = 1024, /* not in the file: guessed from the tensor types */
 };

@@ -391,9 +391,16 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
                      t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
 }
 
+// Types only the CPU implements so far (no GPU kernels yet): their layers stay on the CPU.
+bool is_cpu_only_type(ggml_type t) {
+    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0;
+}
+
 bool must_support(ggml_backend_dev_t dev, ggml_op op, ggml_type type) {
     if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
         return true;
+    if (is_cpu_only_type(type))
+        return false;
     if (std::string(ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev))) != "CUDA")
         return false;
     if (is_kv_cache_write_exempt(op, type))
