@@ -26,7 +26,10 @@ typedef struct {
 // a 7-bit sign field and its parity bit: bit j set = element j negative
 static inline uint8_t signs7(uint32_t field) {
     const uint32_t f = field & 127;
-    return (uint8_t) (f | ((uint32_t) (__builtin_popcount(f) & 1) << 7));
+    uint32_t       p = f ^ (f >> 4);
+    p ^= p >> 2;
+    p ^= p >> 1;
+    return (uint8_t) (f | ((p & 1) << 7));
 }
 
 static inline uint32_t rd32(const uint8_t * p) {
@@ -41,9 +44,11 @@ static inline uint16_t rd16(const uint8_t * p) {
     return v;
 }
 
+// branch-free: the signs are random, a branch per element would mispredict half the time
 static inline void put_signed(int8_t * q, const int8_t * g, int n, uint8_t signs) {
     for (int j = 0; j < n; j++) {
-        q[j] = (int8_t) (signs & (1u << j) ? -g[j] : g[j]);
+        const int m = -(int) ((signs >> j) & 1);
+        q[j]        = (int8_t) ((g[j] ^ m) - m);
     }
 }
 
