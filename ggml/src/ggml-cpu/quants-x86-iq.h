@@ -1,4 +1,4 @@
-// x86 dot products of the grid i-quants against q8_K (iq1_s / iq1_m: scalar for now). Included after
+// x86 dot products of the grid i-quants against q8_K. Included after
 // quants-x86-kernels.h by quants-x86.avx2.cpp and quants-x86.avx512.cpp (same compile-twice rules: internal linkage
 // only). Per 32 elements: four grid entries gathered into one vector (unsigned, <= 62), the element signs moved onto
 // the activations, and one scaled u8 x s8 dot with the two 16-element scales. The integers are those of
@@ -172,6 +172,71 @@ void vec_dot_iq3_s_q8_K_simd(int n, float * s, const void * vx, const void * vy)
     *s = sumf;
 }
 
+// iq1: 32 values q = 8 * grid + delta (grid in {-1, 0, 1}, delta +-1 per group of 8) against y
+inline __m256i iq1_dot32(__m256i g, __m256i delta, const int8_t * y, int sc_lo, int sc_hi) {
+    const __m256i g2 = _mm256_add_epi8(g, g);
+    const __m256i g4 = _mm256_add_epi8(g2, g2);
+    const __m256i q  = _mm256_add_epi8(_mm256_add_epi8(g4, g4), delta);  // never 0: |q| in 1..9
+    const __m256i ys = _mm256_sign_epi8(_mm256_loadu_si256((const __m256i *) y), q);
+    return dot_u8s8_scaled(_mm256_abs_epi8(q), ys, sc_lo, sc_hi);
+}
+
+inline uint64_t iq1_delta(bool neg) {
+    return neg ? ~0ull : 0x0101010101010101ull;
+}
+
+void vec_dot_iq1_s_q8_K_simd(int n, float * s, const void * vx, const void * vy) {
+    const block_iq1_s *          x    = (const block_iq1_s *) vx;
+    const block_q8_K *           y    = (const block_q8_K *) vy;
+    const struct ggml_iq_grids * G    = ggml_iq_grids_get();
+    float                        sumf = 0.0f;
+    for (int ib = 0; ib < n / QK_K; ib++) {
+        __m256i acc = _mm256_setzero_si256();
+        for (int j = 0; j < 8; j++) {
+            const uint8_t * qs = x[ib].qs + 4 * j;
+            uint16_t        qh;
+            memcpy(&qh, &x[ib].qh[j], 2);
+            const __m256i g = iq_set_groups(
+                iq_grid8(G->iq1s[qs[0] | ((qh << 8) & 0x700)]), iq_grid8(G->iq1s[qs[1] | ((qh << 5) & 0x700)]),
+                iq_grid8(G->iq1s[qs[2] | ((qh << 2) & 0x700)]), iq_grid8(G->iq1s[qs[3] | ((qh >> 1) & 0x700)]));
+            const int sc = 2 * ((qh >> 12) & 7) + 1;
+            acc          = _mm256_add_epi32(
+                         acc, iq1_dot32(g, _mm256_set1_epi64x((long long) iq1_delta(qh & 0x8000)), y[ib].qs + 32 * j, sc, sc));
+        }
+        sumf += ggml_fp16_to_fp32(x[ib].d) * 0.125f * y[ib].d * (float) hsum_i32_8(acc);
+    }
+    *s = sumf;
+}
+
+void vec_dot_iq1_m_q8_K_simd(int n, float * s, const void * vx, const void * vy) {
+    const block_iq1_m *          x    = (const block_iq1_m *) vx;
+    const block_q8_K *           y    = (const block_q8_K *) vy;
+    const struct ggml_iq_grids * G    = ggml_iq_grids_get();
+    float                        sumf = 0.0f;
+    for (int ib = 0; ib < n / QK_K; ib++) {
+        uint16_t sc[4];
+        memcpy(sc, x[ib].scales, 8);
+        const ggml_fp16_t d16 =
+            (ggml_fp16_t) ((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00) | (sc[3] & 0xF000));
+        __m256i acc = _mm256_setzero_si256();
+        for (int j = 0; j < 8; j++) {
+            const uint8_t * qs = x[ib].qs + 4 * j;
+            const uint8_t * qh = x[ib].qh + 2 * j;
+            const __m256i   g  = iq_set_groups(
+                   iq_grid8(G->iq1s[qs[0] | ((qh[0] << 8) & 0x700)]), iq_grid8(G->iq1s[qs[1] | ((qh[0] << 4) & 0x700)]),
+                   iq_grid8(G->iq1s[qs[2] | ((qh[1] << 8) & 0x700)]), iq_grid8(G->iq1s[qs[3] | ((qh[1] << 4) & 0x700)]));
+            const __m256i dl =
+                _mm256_set_epi64x((long long) iq1_delta(qh[1] & 0x80), (long long) iq1_delta(qh[1] & 0x08),
+                                  (long long) iq1_delta(qh[0] & 0x80), (long long) iq1_delta(qh[0] & 0x08));
+            const int sh = 6 * (j % 2);
+            acc          = _mm256_add_epi32(acc, iq1_dot32(g, dl, y[ib].qs + 32 * j, 2 * ((sc[j / 2] >> sh) & 7) + 1,
+                                                           2 * ((sc[j / 2] >> (sh + 3)) & 7) + 1));
+        }
+        sumf += ggml_fp16_to_fp32(d16) * 0.125f * y[ib].d * (float) hsum_i32_8(acc);
+    }
+    *s = sumf;
+}
+
 // Installs the kernels of this file.
 inline void fill_x86_table_iq(ggml_cpu_type_traits * t) {
     const ggml_type users[] = {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
@@ -184,6 +249,8 @@ inline void fill_x86_table_iq(ggml_cpu_type_traits * t) {
     t[GGML_TYPE_IQ2_S].vec_dot   = vec_dot_iq2_s_q8_K_simd;
     t[GGML_TYPE_IQ3_XXS].vec_dot = vec_dot_iq3_xxs_q8_K_simd;
     t[GGML_TYPE_IQ3_S].vec_dot   = vec_dot_iq3_s_q8_K_simd;
+    t[GGML_TYPE_IQ1_S].vec_dot   = vec_dot_iq1_s_q8_K_simd;
+    t[GGML_TYPE_IQ1_M].vec_dot   = vec_dot_iq1_m_q8_K_simd;
 }
 
 }  // namespace
