@@ -191,8 +191,9 @@ enum llama_ftype {
     LLAMA_FTYPE_MOSTLY_Q5_K_S = 16,
     LLAMA_FTYPE_MOSTLY_Q5_K_M = 17,
     LLAMA_FTYPE_MOSTLY_Q6_K   = 18,
-    /* 19..24, 26..29, 31 and 38..41: mixes of types this library cannot quantize to (the names
-     * exist so files declaring them are described; llama_model_quantize rejects them) */
+    /* 19..24, 26..29, 31 and 39..41: mixes this library cannot quantize to (the names exist so
+     * files declaring them are described; llama_model_quantize rejects them). The i-quant types
+     * themselves load and run on the CPU. */
     LLAMA_FTYPE_MOSTLY_IQ2_XXS = 19,
     LLAMA_FTYPE_MOSTLY_IQ2_XS  = 20,
     LLAMA_FTYPE_MOSTLY_Q2_K_S  = 21,
@@ -209,7 +210,7 @@ enum llama_ftype {
     LLAMA_FTYPE_MOSTLY_BF16    = 32,
     LLAMA_FTYPE_MOSTLY_TQ1_0   = 36,
     LLAMA_FTYPE_MOSTLY_TQ2_0   = 37,
-    LLAMA_FTYPE_MOSTLY_MXFP4_MOE = 38,
+    LLAMA_FTYPE_MOSTLY_MXFP4_MOE = 38, /* experts in MXFP4, the other weights in Q8_0 */
     LLAMA_FTYPE_MOSTLY_NVFP4     = 39,
     LLAMA_FTYPE_MOSTLY_Q1_0      = 40,
     LLAMA_FTYPE_MOSTLY_Q2_0      = 41,

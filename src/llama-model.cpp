@@ -97,6 +97,8 @@ const char * llama_model_ftype_name(llama_ftype ft) {
             return "TQ1_0";
         case LLAMA_FTYPE_MOSTLY_TQ2_0:
             return "TQ2_0";
+        case LLAMA_FTYPE_MOSTLY_MXFP4_MOE:
+            return "MXFP4 MoE";
         default:
             return "unknown";
     }

@@ -61,6 +61,12 @@ ggml_type llama_quant_base_type(llama_ftype ftype) {
             return GGML_TYPE_IQ4_NL;
         case LLAMA_FTYPE_MOSTLY_IQ4_XS:
             return GGML_TYPE_IQ4_XS;
+        case LLAMA_FTYPE_MOSTLY_TQ1_0:
+            return GGML_TYPE_TQ1_0;
+        case LLAMA_FTYPE_MOSTLY_TQ2_0:
+            return GGML_TYPE_TQ2_0;
+        case LLAMA_FTYPE_MOSTLY_MXFP4_MOE:
+            return GGML_TYPE_MXFP4;
         default:
             return GGML_TYPE_COUNT;
     }
@@ -98,11 +104,16 @@ static ggml_type recipe_adjust(ggml_type type, const std::string & name, const l
     const int n_layer = std::max(info.n_layer, 1);
 
     const bool is_output = name == "output.weight" || (!info.has_output && name == "token_embd.weight");
+    if (ft == LLAMA_FTYPE_MOSTLY_MXFP4_MOE) {
+        // as gpt-oss ships: the expert tensors (3-D, "*_exps") in MXFP4, everything else in Q8_0
+        return !is_output && name.find("_exps.") != std::string::npos ? GGML_TYPE_MXFP4 : GGML_TYPE_Q8_0;
+    }
     if (is_output) {
         return type == GGML_TYPE_Q8_0 ? type : GGML_TYPE_Q6_K;
     }
     if (name == "token_embd.weight") {
-        return type;
+        // a ternary embedding table loses too much: the lookup is cheap, keep 4 bits
+        return type == GGML_TYPE_TQ1_0 || type == GGML_TYPE_TQ2_0 ? GGML_TYPE_Q4_K : type;
     }
     if (ends_with(name, "attn_v.weight")) {
         switch (ft) {
@@ -217,6 +228,10 @@ ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0) {
             break;
         case GGML_TYPE_Q6_K:
             alt = GGML_TYPE_Q8_0;
+            break;
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:
+            alt = GGML_TYPE_Q4_0;
             break;
         default:
             break;

@@ -35,6 +35,9 @@ static const ftype_name k_ftypes[] = {
     {"Q6_K", LLAMA_FTYPE_MOSTLY_Q6_K, "6.6 bpw"},
     {"IQ4_NL", LLAMA_FTYPE_MOSTLY_IQ4_NL, "4.5 bpw, non-linear codebook"},
     {"IQ4_XS", LLAMA_FTYPE_MOSTLY_IQ4_XS, "4.25 bpw, non-linear codebook"},
+    {"TQ1_0", LLAMA_FTYPE_MOSTLY_TQ1_0, "1.69 bpw ternary (BitNet b1.58 models)"},
+    {"TQ2_0", LLAMA_FTYPE_MOSTLY_TQ2_0, "2.06 bpw ternary (BitNet b1.58 models)"},
+    {"MXFP4_MOE", LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "MXFP4 experts (4.25 bpw), Q8_0 elsewhere"},
     {"F16", LLAMA_FTYPE_MOSTLY_F16, "16-bit float"},
     {"BF16", LLAMA_FTYPE_MOSTLY_BF16, "bfloat16"},
     {"F32", LLAMA_FTYPE_ALL_F32, "32-bit float"},
@@ -64,7 +67,7 @@ static void print_usage(FILE * out) {
             "types (name or llama_ftype number):\n",
             k_prog);
     for (const auto & f : k_ftypes) {
-        fprintf(out, "  %3d  %-7s %s\n", (int) f.ftype, f.name, f.desc);
+        fprintf(out, "  %3d  %-9s %s\n", (int) f.ftype, f.name, f.desc);
     }
     fprintf(out, "  COPY         copy the tensors unchanged (metadata overrides still apply)\n\n");
     fprintf(out, "exit status: 0 success, 1 usage error, 2 the model could not be read or written\n");

@@ -562,7 +562,8 @@ GGML_API void                 ggml_graph_clear(struct ggml_cgraph * gf);
  * be converted concurrently. */
 GGML_API size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                                     int64_t n_per_row, const float * imatrix);
-/* True for types that cannot be quantized well without an importance matrix (none here). */
+/* True for types that cannot be quantized well without an importance matrix (IQ2_XXS, IQ2_XS,
+ * IQ1_S, as llama.cpp). No i-quant can be quantized into yet: ggml_quantize_chunk returns 0. */
 GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
 /* (libllama) Converts n values of `type` (F32, F16, BF16 or a supported quantized type; n a
  * multiple of its block size) to floats. False (logged) if unsupported. */

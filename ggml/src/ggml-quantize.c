@@ -28,7 +28,23 @@ QROW(q4_K)
 QROW(q5_K)
 QROW(q6_K)
 QROW(iq4_xs)
+QROW(mxfp4)
+QROW(tq1_0)
+QROW(tq2_0)
 #undef QROW
+// dequantize only: quantizing into the i-quants needs an importance matrix (not implemented yet)
+#define DQROW(t)                                               \
+    static void dq_##t(const void * x, float * y, int64_t n) { \
+        dequantize_row_##t((const block_##t *) x, y, n);       \
+    }
+DQROW(iq2_xxs)
+DQROW(iq2_xs)
+DQROW(iq2_s)
+DQROW(iq3_xxs)
+DQROW(iq3_s)
+DQROW(iq1_s)
+DQROW(iq1_m)
+#undef DQROW
 
 static void q_f32(const float * x, void * y, int64_t n) {
     memcpy(y, x, (size_t) n * sizeof(float));
@@ -111,6 +127,31 @@ static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn 
             *q  = q_iq4_xs;
             *dq = dq_iq4_xs;
             return true;
+        case GGML_TYPE_MXFP4:
+            *q  = q_mxfp4;
+            *dq = dq_mxfp4;
+            return true;
+        case GGML_TYPE_TQ1_0:
+            *q  = q_tq1_0;
+            *dq = dq_tq1_0;
+            return true;
+        case GGML_TYPE_TQ2_0:
+            *q  = q_tq2_0;
+            *dq = dq_tq2_0;
+            return true;
+#define DQCASE(T, t)    \
+    case GGML_TYPE_##T: \
+        *q  = NULL;     \
+        *dq = dq_##t;   \
+        return true;
+            DQCASE(IQ2_XXS, iq2_xxs)
+            DQCASE(IQ2_XS, iq2_xs)
+            DQCASE(IQ2_S, iq2_s)
+            DQCASE(IQ3_XXS, iq3_xxs)
+            DQCASE(IQ3_S, iq3_s)
+            DQCASE(IQ1_S, iq1_s)
+            DQCASE(IQ1_M, iq1_m)
+#undef DQCASE
         default:
             return false;
     }
@@ -121,7 +162,7 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
     (void) imatrix;  // no importance-weighted search: the reference quantizers minimize plain error
     quantize_row_fn   q  = NULL;
     dequantize_row_fn dq = NULL;
-    if (!row_fns(type, &q, &dq)) {
+    if (!row_fns(type, &q, &dq) || !q) {
         GGML_LOG_ERROR("%s: unsupported type %s\n", __func__, ggml_type_name(type));
         return 0;
     }
@@ -140,8 +181,8 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
 }
 
 bool ggml_quantize_requires_imatrix(enum ggml_type type) {
-    (void) type;
-    return false;
+    // as llama.cpp: these are unusable without importance weights (none of them can be quantized here yet)
+    return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ1_S;
 }
 
 bool ggml_dequantize_row(enum ggml_type type, const void * src, float * dst, int64_t n) {

@@ -391,11 +391,18 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
                      t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
 }
 
+// Types only the CPU implements so far (no GPU kernels yet): their layers stay on the CPU.
+bool is_cpu_only_type(ggml_type t) {
+    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0;
+}
+
 bool must_support(ggml_backend_dev_t dev, const result & r) {
     const ggml_op   op   = r.op;
     const ggml_type type = r.type;
     if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
         return true;
+    if (is_cpu_only_type(type) || is_cpu_only_type(r.src0_type) || is_cpu_only_type(r.src1_type))
+        return false;
     const std::string reg = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
     if (reg != "CUDA" && reg != "Vulkan")
         return false;

@@ -115,7 +115,11 @@ double bound(ggml_type t) {
         case GGML_TYPE_IQ4_NL:
             return 0.11;
         case GGML_TYPE_Q3_K:
+        case GGML_TYPE_MXFP4:
             return 0.2;
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:
+            return 0.6;  // ternary: meant for weights trained ternary, lossy on Gaussian ones
         default:
             return 0.35;
     }
@@ -174,6 +178,17 @@ TEST(QuantizeRecipe, OtherMixes) {
     EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_F16, "output.weight"), GGML_TYPE_F16);
     EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_BF16, "blk.0.ffn_up.weight"), GGML_TYPE_BF16);
     EXPECT_EQ(t((llama_ftype) 99, "blk.0.ffn_up.weight"), GGML_TYPE_COUNT);
+    // ternary: 4-bit embeddings, Q6_K head (as llama.cpp)
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_TQ1_0, "blk.0.ffn_up.weight"), GGML_TYPE_TQ1_0);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_TQ2_0, "blk.3.attn_v.weight"), GGML_TYPE_TQ2_0);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_TQ2_0, "token_embd.weight"), GGML_TYPE_Q4_K);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_TQ1_0, "output.weight"), GGML_TYPE_Q6_K);
+    // MXFP4_MOE: experts in MXFP4, everything else Q8_0
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "blk.0.ffn_up_exps.weight"), GGML_TYPE_MXFP4);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "blk.0.ffn_down_exps.weight"), GGML_TYPE_MXFP4);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "blk.0.attn_q.weight"), GGML_TYPE_Q8_0);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "output.weight"), GGML_TYPE_Q8_0);
+    EXPECT_EQ(t(LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "token_embd.weight"), GGML_TYPE_Q8_0);
 
     // tied embeddings: token_embd is the LM head and gets its bits
     info.has_output = false;
@@ -213,6 +228,9 @@ TEST(QuantizeRecipe, BlockSizeFallbacks) {
     EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_Q4_0, 48), GGML_TYPE_F16);
     EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_Q4_0, 64), GGML_TYPE_Q4_0);
     EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_F16, 7), GGML_TYPE_F16);
+    EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_TQ1_0, 96), GGML_TYPE_Q4_0);
+    EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_TQ2_0, 256), GGML_TYPE_TQ2_0);
+    EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_MXFP4, 96), GGML_TYPE_MXFP4);
 }
 
 // ---- whole files --------------------------------------------------------------------------------
@@ -223,8 +241,9 @@ TEST_F(QuantizeTest, MixesRoundTripWithinBounds) {
     gguf_file         in(src);
     ASSERT_NE(in.g, nullptr);
 
-    const llama_ftype mixes[] = {LLAMA_FTYPE_MOSTLY_Q8_0, LLAMA_FTYPE_MOSTLY_Q4_0, LLAMA_FTYPE_MOSTLY_Q4_K_M,
-                                 LLAMA_FTYPE_MOSTLY_F16};
+    const llama_ftype mixes[] = {LLAMA_FTYPE_MOSTLY_Q8_0,     LLAMA_FTYPE_MOSTLY_Q4_0,  LLAMA_FTYPE_MOSTLY_Q4_K_M,
+                                 LLAMA_FTYPE_MOSTLY_F16,      LLAMA_FTYPE_MOSTLY_TQ1_0, LLAMA_FTYPE_MOSTLY_TQ2_0,
+                                 LLAMA_FTYPE_MOSTLY_MXFP4_MOE};
     for (llama_ftype ft : mixes) {
         SCOPED_TRACE(llama_model_ftype_name(ft));
         const std::string dst = temp("q.gguf");
@@ -417,7 +436,8 @@ TEST_F(QuantizeTest, ErrorsAreReturnedNotThrown) {
 TEST(QuantizeChunk, PublicEntryPointsMatchRowSizes) {
     std::vector<float> x(2 * 256);
     synth::fill_normal(x.data(), (int64_t) x.size(), 7, 1.0f);
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_F16}) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K, GGML_TYPE_F16, GGML_TYPE_MXFP4,
+                        GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0}) {
         std::vector<uint8_t> q(ggml_row_size(t, 256) * 2);
         // the second row alone, addressed by `start`, lands at the second row's offset
         EXPECT_EQ(ggml_quantize_chunk(t, x.data(), q.data(), 256, 1, 256, nullptr), ggml_row_size(t, 256));
@@ -429,6 +449,11 @@ TEST(QuantizeChunk, PublicEntryPointsMatchRowSizes) {
     std::vector<uint8_t> q(1024);
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_Q4_K, x.data(), q.data(), 0, 1, 100, nullptr), 0u);  // 100 % 256
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_I32, x.data(), q.data(), 0, 1, 256, nullptr), 0u);
+    // i-quants dequantize but cannot be quantized into yet (they need an importance matrix)
+    EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_IQ2_XXS, x.data(), q.data(), 0, 1, 256, nullptr), 0u);
+    EXPECT_TRUE(ggml_quantize_requires_imatrix(GGML_TYPE_IQ2_XXS));
+    EXPECT_FALSE(ggml_quantize_requires_imatrix(GGML_TYPE_TQ1_0));
+    EXPECT_TRUE(ggml_dequantize_row(GGML_TYPE_IQ3_S, q.data(), x.data(), 256));
     EXPECT_FALSE(ggml_dequantize_row(GGML_TYPE_Q4_0, q.data(), x.data(), 33));
     llama_log_set(nullptr, nullptr);
 }

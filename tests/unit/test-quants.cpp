@@ -25,9 +25,10 @@ std::vector<float> random_normal(size_t n, uint32_t seed, float scale = 1.0f) {
     return v;
 }
 
-const ggml_type k_quant_types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,  GGML_TYPE_Q8_0,
-                                   GGML_TYPE_Q8_1, GGML_TYPE_IQ4_NL, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,  GGML_TYPE_Q4_K,
-                                   GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,   GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS};
+const ggml_type k_quant_types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,   GGML_TYPE_Q8_0,
+                                   GGML_TYPE_Q8_1,  GGML_TYPE_IQ4_NL, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,   GGML_TYPE_Q4_K,
+                                   GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K,   GGML_TYPE_Q8_K, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4,
+                                   GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0};
 
 const ggml_cpu_type_traits * scalar_traits(ggml_type t) {
     return ggml_cpu_get_type_traits_isa(t, GGML_CPU_ISA_SCALAR);
@@ -68,6 +69,9 @@ TEST(Quants, BlockSizesMatchTypeTable) {
     EXPECT_EQ(sizeof(block_q6_K), ggml_type_size(GGML_TYPE_Q6_K));
     EXPECT_EQ(sizeof(block_q8_K), ggml_type_size(GGML_TYPE_Q8_K));
     EXPECT_EQ(sizeof(block_iq4_xs), ggml_type_size(GGML_TYPE_IQ4_XS));
+    EXPECT_EQ(sizeof(block_mxfp4), ggml_type_size(GGML_TYPE_MXFP4));
+    EXPECT_EQ(sizeof(block_tq1_0), ggml_type_size(GGML_TYPE_TQ1_0));
+    EXPECT_EQ(sizeof(block_tq2_0), ggml_type_size(GGML_TYPE_TQ2_0));
     for (ggml_type t : k_quant_types) {
         const ggml_cpu_type_traits * tr = scalar_traits(t);
         ASSERT_NE(tr, nullptr) << ggml_type_name(t);
@@ -270,7 +274,8 @@ const rt_bound k_bounds[] = {
     {GGML_TYPE_Q4_0, 0.105},  {GGML_TYPE_Q4_1, 0.090},   {GGML_TYPE_Q5_0, 0.052},   {GGML_TYPE_Q5_1, 0.045},
     {GGML_TYPE_Q8_0, 0.0065}, {GGML_TYPE_Q8_1, 0.0065},  {GGML_TYPE_IQ4_NL, 0.095}, {GGML_TYPE_Q2_K, 0.32},
     {GGML_TYPE_Q3_K, 0.19},   {GGML_TYPE_Q4_K, 0.090},   {GGML_TYPE_Q5_K, 0.045},   {GGML_TYPE_Q6_K, 0.023},
-    {GGML_TYPE_Q8_K, 0.0085}, {GGML_TYPE_IQ4_XS, 0.095},
+    {GGML_TYPE_Q8_K, 0.0085}, {GGML_TYPE_IQ4_XS, 0.095}, {GGML_TYPE_MXFP4, 0.14},   {GGML_TYPE_TQ1_0, 0.50},
+    {GGML_TYPE_TQ2_0, 0.50},
 };
 
 TEST(Quants, RoundTripErrorBounds) {

@@ -105,7 +105,27 @@ void fill_scalar(ggml_cpu_type_traits * t) {
     ROW(Q6_K, q6_K, Q8_K, q8_K, ggml_vec_dot_q6_K_q8_K_ref);
     ROW(Q8_K, q8_K, Q8_K, q8_K, ggml_vec_dot_q8_K_q8_K_ref);
     ROW(IQ4_XS, iq4_xs, Q8_K, q8_K, ggml_vec_dot_iq4_xs_q8_K_ref);
+    ROW(MXFP4, mxfp4, Q8_0, q8_0, ggml_vec_dot_mxfp4_q8_0_ref);
+    ROW(TQ1_0, tq1_0, Q8_K, q8_K, ggml_vec_dot_tq1_0_q8_K_ref);
+    ROW(TQ2_0, tq2_0, Q8_K, q8_K, ggml_vec_dot_tq2_0_q8_K_ref);
 #undef ROW
+    // i-quants: no reference quantizer yet (it needs an importance matrix), so no cpy/set_rows into them
+#define IQROW(T, t_)                                  \
+    t[GGML_TYPE_##T] = {GGML_TYPE_Q8_K,               \
+                        ff(quantize_row_q8_K_ref),    \
+                        ggml_vec_dot_##t_##_q8_K_ref, \
+                        tf(dequantize_row_##t_),      \
+                        nullptr,                      \
+                        nullptr,                      \
+                        nullptr}
+    IQROW(IQ2_XXS, iq2_xxs);
+    IQROW(IQ2_XS, iq2_xs);
+    IQROW(IQ2_S, iq2_s);
+    IQROW(IQ3_XXS, iq3_xxs);
+    IQROW(IQ3_S, iq3_s);
+    IQROW(IQ1_S, iq1_s);
+    IQROW(IQ1_M, iq1_m);
+#undef IQROW
 }
 
 const tables & get_tables() {

@@ -5,8 +5,12 @@
 #    pragma GCC diagnostic ignored "-Wuninitialized"
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#include "quants-x86-fp4-ternary.h"
+#include "quants-x86-iq.h"
 #include "quants-x86-kernels.h"
 
 void ggml_cpu_quants_fill_avx512(ggml_cpu_type_traits * table) {
     fill_x86_table(table);
+    fill_x86_table_fp4_ternary(table);
+    fill_x86_table_iq(table);
 }
