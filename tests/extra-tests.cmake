@@ -138,3 +138,9 @@ if (LLAMA_CUDA AND CMAKE_CUDA_COMPILER)
     add_test(NAME test-cuda-mm-vec COMMAND test-cuda-mm-vec WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     set_tests_properties(test-cuda-mm-vec PROPERTIES LABELS backend)
 endif()
+
+# the JSON schema converter of the tools (tools/common) exists only with nlohmann/json
+if (TARGET test-json-schema-grammar AND TARGET llama-json-schema)
+    target_link_libraries(test-json-schema-grammar PRIVATE llama-json-schema)
+    target_compile_definitions(test-json-schema-grammar PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
+endif()
