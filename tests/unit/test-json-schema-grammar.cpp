@@ -176,7 +176,7 @@ TEST(JsonSchemaGrammar, JsonObject) {
 }
 
 TEST(JsonSchemaGrammar, RefusedWithAMessage) {
-    const std::vector<std::pair<std::string, std::string>> cases = {
+    std::vector<std::pair<std::string, std::string>> cases = {
         {"{", "not valid JSON"},
         {"[1]", "must be an object"},
         {R"({"allOf": [{}]})", "'allOf' is not supported"},
@@ -191,6 +191,13 @@ TEST(JsonSchemaGrammar, RefusedWithAMessage) {
         {R"({"properties": {"a": {"type": "array", "maxItems": 5000}}})", "/properties/a"},
         {"false", "accepts nothing"},
     };
+    // a long chain of definitions is bounded like nesting (the converter recurses through it)
+    std::string chain = R"({"$ref": "#/$defs/d0", "$defs": {)";
+    for (int i = 0; i < 100; i++) {
+        chain += "\"d" + std::to_string(i) + "\": {\"$ref\": \"#/$defs/d" + std::to_string(i + 1) + "\"}, ";
+    }
+    chain += R"("d100": {"type": "null"}}})";
+    cases.push_back({chain, "nested too deep"});
     for (const auto & [schema, msg] : cases) {
         try {
             json_schema_to_grammar(schema);

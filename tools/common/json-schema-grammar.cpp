@@ -137,7 +137,7 @@ private:
             }
         }
         if (auto it = s.find("$ref"); it != s.end()) {
-            return ref(*it, where);
+            return ref(*it, where, depth);
         }
         if (auto it = s.find("const"); it != s.end()) {
             return literal(it->dump());
@@ -322,7 +322,7 @@ private:
         return "(\"{\" ws " + next_first + " \"}\")";
     }
 
-    std::string ref(const json & r, const std::string & where) {
+    std::string ref(const json & r, const std::string & where, int depth) {
         if (!r.is_string()) {
             fail(where, "'$ref' must be a string");
         }
@@ -341,7 +341,7 @@ private:
                 }
                 const std::string name = "ref-" + rule_name(key) + "-" + std::to_string(n_rules_++);
                 ref_rule_[target]      = name;  // before visiting: recursive definitions refer back
-                rules_[name]           = visit((*sec)[key], target, 1);
+                rules_[name]           = visit((*sec)[key], target, depth + 1);
                 return name;
             }
         }

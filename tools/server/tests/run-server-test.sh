@@ -20,8 +20,10 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 
 if { [ "$name" = openai ] || [ "$name" = structured ]; } && [ ! -d "$work/node_modules/openai" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
-    # the official client, into the build tree only (never the source tree)
-    (cd "$work" && npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1) ||
+    # the official client, into the build tree only (never the source tree); two tests may get here
+    # at once (ctest -j), so the install runs under a lock and is skipped when the other did it
+    (cd "$work" && flock npm.lock sh -c '[ -d node_modules/openai ] ||
+        npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1') ||
         { cat "$work/npm.log"; skip "npm install openai failed"; }
 fi
 
