@@ -4,6 +4,8 @@
 // their punctuation.
 #include "json-schema-grammar.h"
 
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>

@@ -336,7 +336,8 @@ void engine::finish(slot & s, const std::string & reason, const std::string & er
 void engine::process_token(slot & s, llama_token tok) {
     s.n_gen++;
     metrics_.generated_tokens++;
-    if (!s.t.ignore_eos && llama_vocab_is_eog(vocab_, tok)) {
+    // with a grammar, end-of-generation means the grammar is complete: nothing may follow
+    if ((!s.t.ignore_eos || s.grmr != nullptr) && llama_vocab_is_eog(vocab_, tok)) {
         finish(s, "stop");
         return;
     }

@@ -74,6 +74,11 @@ const yn = await client.completions.create({ model: 'x', prompt: 'Once upon a ti
 check(['yes!', 'no!'].includes(yn.choices[0].text) && yn.choices[0].finish_reason === 'stop', 'grammar: yes! or no!',
       yn.choices[0].text);
 
+const yne = await client.completions.create({ model: 'x', prompt: 'Once', max_tokens: 10, temperature: 0,
+                                             ignore_eos: true, grammar: 'root ::= ("yes" | "no") "!"' });
+check(['yes!', 'no!'].includes(yne.choices[0].text) && yne.choices[0].finish_reason === 'stop',
+      'grammar with ignore_eos: the grammar\'s end still ends the reply', yne.choices[0].text);
+
 // sampler fields: settings that leave only the most likely token equal greedy; the others run
 const comp = (extra) => client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 32, seed: 9,
                                                     temperature: 1, ...extra });
