@@ -187,3 +187,9 @@ if (TARGET llama AND BUILD_SHARED_LIBS)
                      ${LLAMA_TEST_DATA_DIR}/abi/pending-functions.txt)
     set_tests_properties(test-abi-exports PROPERTIES LABELS unit)
 endif()
+
+# the JSON schema converter of the tools (tools/common) exists only with nlohmann/json
+if (TARGET test-json-schema-grammar AND TARGET llama-json-schema)
+    target_link_libraries(test-json-schema-grammar PRIVATE llama-json-schema)
+    target_compile_definitions(test-json-schema-grammar PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
+endif()

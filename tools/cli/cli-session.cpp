@@ -1,25 +1,49 @@
 #include "cli-session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace cli {
 
-llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab) {
+llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab, int n_ctx) {
     llama_sampler * c = llama_sampler_chain_init(llama_sampler_chain_default_params());
     if (s.repeat_penalty != 1.0f || s.presence_penalty != 0.0f || s.frequency_penalty != 0.0f) {
         llama_sampler_chain_add(
             c, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), s.repeat_last_n, s.repeat_penalty,
                                             s.frequency_penalty, s.presence_penalty));
     }
+    if (s.dry_multiplier > 0.0f) {
+        std::vector<const char *> breakers;
+        for (const auto & b : s.dry_sequence_breakers) {
+            breakers.push_back(b.c_str());
+        }
+        llama_sampler_chain_add(c, llama_sampler_init_dry(vocab, s.dry_multiplier, s.dry_base, s.dry_allowed_length,
+                                                          s.dry_penalty_last_n < 0 ? n_ctx : s.dry_penalty_last_n,
+                                                          breakers.data(), breakers.size()));
+    }
     if (s.temp <= 0.0f) {
         llama_sampler_chain_add(c, llama_sampler_init_greedy());
         return c;
+    }
+    if (s.mirostat != 0) {
+        llama_sampler_chain_add(c, llama_sampler_init_temp(s.temp));
+        llama_sampler_chain_add(c, s.mirostat == 1
+                                       ? llama_sampler_init_mirostat(llama_vocab_n_tokens(vocab), s.seed,
+                                                                     s.mirostat_tau, s.mirostat_eta, 100)
+                                       : llama_sampler_init_mirostat_v2(s.seed, s.mirostat_tau, s.mirostat_eta));
+        return c;
+    }
+    if (s.top_n_sigma > 0.0f) {
+        llama_sampler_chain_add(c, llama_sampler_init_top_n_sigma(s.top_n_sigma));
     }
     llama_sampler_chain_add(c, llama_sampler_init_top_k(s.top_k));
     llama_sampler_chain_add(c, llama_sampler_init_typical(s.typical_p, 1));
     llama_sampler_chain_add(c, llama_sampler_init_top_p(s.top_p, 1));
     llama_sampler_chain_add(c, llama_sampler_init_min_p(s.min_p, 1));
+    if (s.xtc_probability > 0.0f) {
+        llama_sampler_chain_add(c, llama_sampler_init_xtc(s.xtc_probability, s.xtc_threshold, 1, s.seed));
+    }
     if (s.dynatemp_range > 0.0f) {
         llama_sampler_chain_add(c, llama_sampler_init_temp_ext(s.temp, s.dynatemp_range, s.dynatemp_exp));
     } else {
@@ -27,6 +51,33 @@ llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab) {
     }
     llama_sampler_chain_add(c, llama_sampler_init_dist(s.seed));
     return c;
+}
+
+// The next token: the grammar (if any) prunes the candidates, the chain picks, both accept it.
+// LLAMA_TOKEN_NULL when the grammar leaves nothing or the logits are missing.
+llama_token session::sample() {
+    if (grmr_ == nullptr) {
+        return llama_sampler_sample(smpl_, ctx_, -1);
+    }
+    const float * logits = llama_get_logits_ith(ctx_, -1);
+    if (logits == nullptr) {
+        return LLAMA_TOKEN_NULL;
+    }
+    const int n_vocab = llama_vocab_n_tokens(vocab_);
+    cur_.resize((size_t) n_vocab);
+    for (llama_token t = 0; t < n_vocab; t++) {
+        cur_[(size_t) t] = {t, logits[t], 0.0f};
+    }
+    llama_token_data_array arr = {cur_.data(), cur_.size(), -1, false};
+    llama_sampler_apply(grmr_, &arr);
+    llama_sampler_apply(smpl_, &arr);
+    if (arr.selected < 0 || arr.selected >= (int64_t) arr.size || std::isinf(arr.data[arr.selected].logit)) {
+        return LLAMA_TOKEN_NULL;
+    }
+    const llama_token tok = arr.data[arr.selected].id;
+    llama_sampler_accept(grmr_, tok);
+    llama_sampler_accept(smpl_, tok);
+    return tok;
 }
 
 session::session(llama_context * ctx, llama_sampler * smpl, bool verbose)
@@ -132,9 +183,12 @@ int session::reply(const std::string & text, int n_predict, const std::function<
                 llama_last_error());
     }
     stats.finish_reason = "length";
+    if (grmr_ != nullptr) {
+        llama_sampler_reset(grmr_);  // each reply is one sentence of the grammar
+    }
     std::string pending;  // bytes of an incomplete UTF-8 character
     for (int i = 0; i < n_predict; i++) {
-        llama_token tok = llama_sampler_sample(smpl_, ctx_, -1);
+        llama_token tok = sample();
         if (tok == LLAMA_TOKEN_NULL) {
             return -1;
         }

@@ -13,22 +13,33 @@ namespace cli {
 
 // The sampler flags (defaults as llama.cpp's llama-cli).
 struct sampling {
-    float    temp              = 0.8f;  // <= 0: greedy
-    int32_t  top_k             = 40;
-    float    top_p             = 0.95f;
-    float    min_p             = 0.05f;
-    float    typical_p         = 1.0f;
-    float    dynatemp_range    = 0.0f;
-    float    dynatemp_exp      = 1.0f;
-    int32_t  repeat_last_n     = 64;
-    float    repeat_penalty    = 1.0f;
-    float    presence_penalty  = 0.0f;
-    float    frequency_penalty = 0.0f;
-    uint32_t seed              = LLAMA_DEFAULT_SEED;
+    float                    temp                  = 0.8f;  // <= 0: greedy
+    int32_t                  top_k                 = 40;
+    float                    top_p                 = 0.95f;
+    float                    min_p                 = 0.05f;
+    float                    typical_p             = 1.0f;
+    float                    dynatemp_range        = 0.0f;
+    float                    dynatemp_exp          = 1.0f;
+    int32_t                  repeat_last_n         = 64;
+    float                    repeat_penalty        = 1.0f;
+    float                    presence_penalty      = 0.0f;
+    float                    frequency_penalty     = 0.0f;
+    float                    top_n_sigma           = -1.0f;  // <= 0: off
+    float                    xtc_probability       = 0.0f;   // 0: off
+    float                    xtc_threshold         = 0.1f;
+    int32_t                  mirostat              = 0;  // 1 or 2: replaces top-k/p, min-p, typical, xtc, top-n-sigma
+    float                    mirostat_tau          = 5.0f;
+    float                    mirostat_eta          = 0.1f;
+    float                    dry_multiplier        = 0.0f;  // 0: off
+    float                    dry_base              = 1.75f;
+    int32_t                  dry_allowed_length    = 2;
+    int32_t                  dry_penalty_last_n    = -1;  // -1: the context size
+    std::vector<std::string> dry_sequence_breakers = {"\n", ":", "\"", "*"};
+    uint32_t                 seed                  = LLAMA_DEFAULT_SEED;
 };
 
-// vocab: the model's (the penalties sampler needs its size)
-llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab);
+// The chain for `s` (upstream's order). n_ctx resolves the -1 ("whole context") windows.
+llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab, int n_ctx);
 
 struct reply_stats {
     int         n_prompt = 0;
@@ -56,19 +67,26 @@ public:
     // after its prompt (llama_state_save_file). A missing or unreadable file is just a cold start.
     void set_prompt_cache(const std::string & path) { cache_path_ = path; }
 
-private:
-    bool decode(const llama_token * toks, int n, reply_stats & stats);
-    bool make_room(int n);
+    // Constrains every reply with a grammar sampler (borrowed, not freed; reset at each reply).
+    // It is kept out of the chain because the chain also sees the prompt (penalties).
+    void set_grammar(llama_sampler * grammar) { grmr_ = grammar; }
 
-    llama_context *          ctx_;
-    llama_sampler *          smpl_;
-    const llama_vocab *      vocab_;
-    llama_memory_t           mem_;
-    int                      n_ctx_;
-    int                      n_keep_;
-    bool                     verbose_;
-    std::vector<llama_token> tokens_;  // what the cache holds, in position order
-    std::string              cache_path_;
+private:
+    bool        decode(const llama_token * toks, int n, reply_stats & stats);
+    bool        make_room(int n);
+    llama_token sample();
+
+    llama_context *               ctx_;
+    llama_sampler *               smpl_;
+    llama_sampler *               grmr_ = nullptr;
+    std::vector<llama_token_data> cur_;  // candidates of a grammar-constrained pick
+    const llama_vocab *           vocab_;
+    llama_memory_t                mem_;
+    int                           n_ctx_;
+    int                           n_keep_;
+    bool                          verbose_;
+    std::vector<llama_token>      tokens_;  // what the cache holds, in position order
+    std::string                   cache_path_;
 };
 
 }  // namespace cli

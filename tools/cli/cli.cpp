@@ -2,12 +2,17 @@
 // system prompt, the sampler flags, context shift when the context fills, multiline input, colours
 // on a terminal only, a load progress bar, and --json output for scripts. See docs/tools.md.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "arg-parse.h"
 #include "cli-session.h"
+#ifdef LLAMA_CLI_JSON_SCHEMA
+#    include "json-schema-grammar.h"
+#endif
 #include "llama.h"
 #include "tool-log.h"
 #include "tool-progress.h"
@@ -40,6 +45,22 @@ static void print_usage(FILE * out) {
             "  --repeat-penalty X        repetition penalty, 1 = off (default 1)\n"
             "  --presence-penalty X      presence penalty, 0 = off (default 0)\n"
             "  --frequency-penalty X     frequency penalty, 0 = off (default 0)\n"
+            "  --top-nsigma X            keep logits within X standard deviations of the best, <= 0 = off\n"
+            "  --xtc-probability X       XTC: chance of removing the top choices, 0 = off (default 0)\n"
+            "  --xtc-threshold X         XTC: probability a choice needs to be removed (default 0.1)\n"
+            "  --mirostat N              0 off, 1 Mirostat, 2 Mirostat 2.0 (replace top-k/p, min-p, typical)\n"
+            "  --mirostat-lr X           Mirostat learning rate eta (default 0.1)\n"
+            "  --mirostat-ent X          Mirostat target entropy tau (default 5)\n"
+            "  --dry-multiplier X        DRY repetition penalty strength, 0 = off (default 0)\n"
+            "  --dry-base X              DRY base, >= 1 (default 1.75)\n"
+            "  --dry-allowed-length N    DRY: repeats up to N tokens are free (default 2)\n"
+            "  --dry-penalty-last-n N    DRY: tokens looked at, -1 = context (default -1)\n"
+            "  --dry-sequence-breaker S  DRY: a sequence breaker (repeatable; replaces the defaults\n"
+            "                            \\n : \" *; \"none\" for none)\n"
+            "  --grammar GBNF            constrain every reply to a GBNF grammar (docs/sampling.md)\n"
+            "  --grammar-file FILE       the grammar from a file\n"
+            "  -j, --json-schema SCHEMA  constrain every reply to JSON valid under a JSON schema\n"
+            "  -jf, --json-schema-file F the schema from a file\n"
             "  --seed N                  sampling seed, 0 to 4294967295 (default: random)\n"
             "  --prompt-cache FILE       with -p: reuse the prompt prefix saved in FILE, save this prompt's state\n"
             "  --json                    each reply as one JSON line (content, finish_reason, token counts)\n"
@@ -108,11 +129,40 @@ static bool read_message(std::string & msg) {
     return true;
 }
 
+// The whole file (for --grammar-file and --json-schema-file); a usage error when unreadable.
+static std::string read_file(tool::args & args, const std::string & path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) {
+        args.fail("cannot read " + path);
+    }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// GBNF of a JSON schema; a usage error (with the converter's reason) when it cannot be converted.
+static std::string schema_grammar(tool::args & args, const std::string & schema) {
+#ifdef LLAMA_CLI_JSON_SCHEMA
+    try {
+        return llama_tools::json_schema_to_grammar(schema);
+    } catch (const llama_tools::schema_error & e) {
+        args.fail(std::string("--json-schema: ") + e.what());
+    }
+#else
+    (void) schema;
+    args.fail("--json-schema: this llama-cli was built without nlohmann/json (nlohmann-json3-dev)");
+#endif
+    return "";
+}
+
 int main(int argc, char ** argv) {
     std::string   model_path, prompt, system_prompt, tmpl_arg, prompt_cache;
     bool          one_shot = false, raw = false, json = false, verbose = false;
     int           n_ctx = 4096, n_predict = 512, n_batch = 512, n_threads = 2;
     cli::sampling sp;
+    bool          custom_breakers = false;
+    std::string   grammar;
+    int           n_constraint = 0;
 
     tool::args args(k_prog, argc, argv, print_usage);
     while (args.next()) {
@@ -159,6 +209,50 @@ int main(int argc, char ** argv) {
             sp.frequency_penalty = (float) args.float_value(-100, 100);
         } else if (args.is("--seed")) {
             sp.seed = (uint32_t) args.uint_value(0, UINT32_MAX);
+        } else if (args.is("--top-nsigma")) {
+            sp.top_n_sigma = (float) args.float_value(-1, 100);
+        } else if (args.is("--xtc-probability")) {
+            sp.xtc_probability = (float) args.float_value(0, 1);
+        } else if (args.is("--xtc-threshold")) {
+            sp.xtc_threshold = (float) args.float_value(0, 1);
+        } else if (args.is("--mirostat")) {
+            sp.mirostat = (int32_t) args.int_value(0, 2);
+        } else if (args.is("--mirostat-lr")) {
+            sp.mirostat_eta = (float) args.float_value(0, 1);
+        } else if (args.is("--mirostat-ent")) {
+            sp.mirostat_tau = (float) args.float_value(0, 100);
+        } else if (args.is("--dry-multiplier")) {
+            sp.dry_multiplier = (float) args.float_value(0, 100);
+        } else if (args.is("--dry-base")) {
+            sp.dry_base = (float) args.float_value(1, 100);
+        } else if (args.is("--dry-allowed-length")) {
+            sp.dry_allowed_length = (int32_t) args.int_value(1, 1 << 20);
+        } else if (args.is("--dry-penalty-last-n")) {
+            sp.dry_penalty_last_n = (int32_t) args.int_value(-1, 1 << 20);
+        } else if (args.is("--dry-sequence-breaker")) {
+            if (!custom_breakers) {
+                sp.dry_sequence_breakers.clear();  // the first one given replaces the defaults
+                custom_breakers = true;
+            }
+            const std::string b = args.value();
+            if (b.empty()) {
+                args.fail("--dry-sequence-breaker: empty breaker");
+            }
+            if (b != "none") {
+                sp.dry_sequence_breakers.push_back(b);
+            }
+        } else if (args.is("--grammar")) {
+            grammar = args.value();
+            n_constraint++;
+        } else if (args.is("--grammar-file")) {
+            grammar = read_file(args, args.value());
+            n_constraint++;
+        } else if (args.is("-j", "--json-schema")) {
+            grammar = schema_grammar(args, args.value());
+            n_constraint++;
+        } else if (args.is("-jf", "--json-schema-file")) {
+            grammar = schema_grammar(args, read_file(args, args.value()));
+            n_constraint++;
         } else if (args.is("--prompt-cache")) {
             prompt_cache = args.value();
         } else if (args.is("--json")) {
@@ -171,6 +265,9 @@ int main(int argc, char ** argv) {
     }
     if (model_path.empty()) {
         args.fail("no model given (-m MODEL)");
+    }
+    if (n_constraint > 1) {
+        args.fail("give only one of --grammar, --grammar-file, --json-schema and --json-schema-file");
     }
     if (raw && !one_shot) {
         args.fail("--raw needs -p TEXT");
@@ -205,8 +302,20 @@ int main(int argc, char ** argv) {
         llama_model_free(model);
         return tool::report_failure("cannot create the context");
     }
-    llama_sampler * smpl = cli::make_sampler(sp, llama_model_get_vocab(model));
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    llama_sampler *     grmr  = nullptr;
+    if (!grammar.empty()) {
+        grmr = llama_sampler_init_grammar(vocab, grammar.c_str(), "root");
+        if (!grmr) {
+            llama_free(ctx);
+            llama_model_free(model);
+            fprintf(stderr, "%s: invalid grammar: %s\n", k_prog, llama_last_error());
+            return 1;
+        }
+    }
+    llama_sampler * smpl = cli::make_sampler(sp, vocab, n_ctx);
     cli::session    chat(ctx, smpl, verbose);
+    chat.set_grammar(grmr);
     if (!prompt_cache.empty()) {
         chat.set_prompt_cache(prompt_cache);
     }
@@ -345,6 +454,7 @@ int main(int argc, char ** argv) {
         }
     }
     llama_sampler_free(smpl);
+    llama_sampler_free(grmr);
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();

@@ -1,6 +1,7 @@
 #include "server-engine.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace server {
 
@@ -63,6 +64,7 @@ struct engine::slot {
     bool                     busy = false;
     task                     t;
     llama_sampler *          smpl = nullptr;
+    llama_sampler *          grmr = nullptr;                    // the task's grammar, or NULL
     std::vector<llama_token> cache;                             // tokens in the KV cache for sequence `id`, in order
     size_t                   n_prompt_done = 0;                 // prompt tokens already in the cache
     llama_token              next          = LLAMA_TOKEN_NULL;  // sampled, not yet decoded
@@ -73,7 +75,9 @@ struct engine::slot {
     size_t                   n_sent = 0;  // bytes of `text` already sent
 };
 
-static llama_sampler * make_sampler(const sampling_params & sp, const llama_vocab * vocab) {
+// The chain of one task (upstream's order); the grammar is a separate sampler (make_grammar)
+// because the prompt is fed to the chain's penalties but must not be fed to the grammar.
+static llama_sampler * make_sampler(const sampling_params & sp, const llama_vocab * vocab, int n_ctx_slot) {
     llama_sampler * chain = llama_sampler_chain_init(llama_sampler_chain_default_params());
     if (!sp.logit_bias.empty()) {
         llama_sampler_chain_add(
@@ -81,15 +85,44 @@ static llama_sampler * make_sampler(const sampling_params & sp, const llama_voca
                                                  sp.logit_bias.data()));
     }
     if (sp.presence_penalty != 0.0f || sp.frequency_penalty != 0.0f || sp.repeat_penalty != 1.0f) {
-        llama_sampler_chain_add(chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab), 64, sp.repeat_penalty,
-                                                                    sp.frequency_penalty, sp.presence_penalty));
+        llama_sampler_chain_add(
+            chain, llama_sampler_init_penalties(llama_vocab_n_tokens(vocab),
+                                                sp.repeat_last_n < 0 ? n_ctx_slot : sp.repeat_last_n, sp.repeat_penalty,
+                                                sp.frequency_penalty, sp.presence_penalty));
+    }
+    if (sp.dry_multiplier > 0.0f) {
+        std::vector<const char *> breakers;
+        for (const auto & b : sp.dry_sequence_breakers) {
+            breakers.push_back(b.c_str());
+        }
+        llama_sampler_chain_add(chain,
+                                llama_sampler_init_dry(vocab, sp.dry_multiplier, sp.dry_base, sp.dry_allowed_length,
+                                                       sp.dry_penalty_last_n < 0 ? n_ctx_slot : sp.dry_penalty_last_n,
+                                                       breakers.data(), breakers.size()));
     }
     if (sp.temperature <= 0.0f) {
         llama_sampler_chain_add(chain, llama_sampler_init_greedy());
         return chain;
     }
+    if (sp.mirostat == 1) {
+        llama_sampler_chain_add(chain, llama_sampler_init_temp(sp.temperature));
+        llama_sampler_chain_add(chain, llama_sampler_init_mirostat(llama_vocab_n_tokens(vocab), sp.seed,
+                                                                   sp.mirostat_tau, sp.mirostat_eta, 100));
+        return chain;
+    }
+    if (sp.mirostat == 2) {
+        llama_sampler_chain_add(chain, llama_sampler_init_temp(sp.temperature));
+        llama_sampler_chain_add(chain, llama_sampler_init_mirostat_v2(sp.seed, sp.mirostat_tau, sp.mirostat_eta));
+        return chain;
+    }
+    if (sp.top_n_sigma > 0.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_top_n_sigma(sp.top_n_sigma));
+    }
     if (sp.top_k > 0) {
         llama_sampler_chain_add(chain, llama_sampler_init_top_k(sp.top_k));
+    }
+    if (sp.typical_p < 1.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_typical(sp.typical_p, 1));
     }
     if (sp.top_p < 1.0f) {
         llama_sampler_chain_add(chain, llama_sampler_init_top_p(sp.top_p, 1));
@@ -97,9 +130,40 @@ static llama_sampler * make_sampler(const sampling_params & sp, const llama_voca
     if (sp.min_p > 0.0f) {
         llama_sampler_chain_add(chain, llama_sampler_init_min_p(sp.min_p, 1));
     }
+    if (sp.xtc_probability > 0.0f) {
+        llama_sampler_chain_add(chain, llama_sampler_init_xtc(sp.xtc_probability, sp.xtc_threshold, 1, sp.seed));
+    }
     llama_sampler_chain_add(chain, llama_sampler_init_temp(sp.temperature));
     llama_sampler_chain_add(chain, llama_sampler_init_dist(sp.seed));
     return chain;
+}
+
+// Samples row i: the grammar (if any) prunes the candidates first, then the chain picks; both
+// accept the pick. LLAMA_TOKEN_NULL when nothing is left (reason in llama_last_error()).
+static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, llama_context * ctx, int i,
+                              std::vector<llama_token_data> & cur) {
+    if (grammar == nullptr) {
+        return llama_sampler_sample(chain, ctx, i);
+    }
+    const float * logits = llama_get_logits_ith(ctx, i);
+    if (logits == nullptr) {
+        return LLAMA_TOKEN_NULL;
+    }
+    const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+    cur.resize((size_t) n_vocab);
+    for (llama_token t = 0; t < n_vocab; t++) {
+        cur[(size_t) t] = {t, logits[t], 0.0f};
+    }
+    llama_token_data_array arr = {cur.data(), cur.size(), -1, false};
+    llama_sampler_apply(grammar, &arr);
+    llama_sampler_apply(chain, &arr);
+    if (arr.selected < 0 || arr.selected >= (int64_t) arr.size || std::isinf(arr.data[arr.selected].logit)) {
+        return LLAMA_TOKEN_NULL;  // the grammar left no candidate
+    }
+    const llama_token tok = arr.data[arr.selected].id;
+    llama_sampler_accept(grammar, tok);
+    llama_sampler_accept(chain, tok);
+    return tok;
 }
 
 engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m)
@@ -123,6 +187,7 @@ engine::~engine() {
     stop();
     for (auto & s : slots_) {
         llama_sampler_free(s->smpl);
+        llama_sampler_free(s->grmr);
     }
 }
 
@@ -200,7 +265,12 @@ void engine::assign_waiting() {
         s.text.clear();
         s.n_sent = 0;
         llama_sampler_free(s.smpl);
-        s.smpl = make_sampler(s.t.sampling, vocab_);
+        llama_sampler_free(s.grmr);
+        s.smpl = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
+        // checked when the request was parsed; NULL here only if memory ran out
+        s.grmr = s.t.sampling.grammar.empty()
+                     ? nullptr
+                     : llama_sampler_init_grammar(vocab_, s.t.sampling.grammar.c_str(), "root");
         for (size_t i = 0; i < keep; i++) {
             llama_sampler_accept(s.smpl, s.cache[i]);  // penalties see the whole prompt
         }
@@ -267,7 +337,8 @@ void engine::finish(slot & s, const std::string & reason, const std::string & er
 void engine::process_token(slot & s, llama_token tok) {
     s.n_gen++;
     metrics_.generated_tokens++;
-    if (!s.t.ignore_eos && llama_vocab_is_eog(vocab_, tok)) {
+    // with a grammar, end-of-generation means the grammar is complete: nothing may follow
+    if ((!s.t.ignore_eos || s.grmr != nullptr) && llama_vocab_is_eog(vocab_, tok)) {
         finish(s, "stop");
         return;
     }
@@ -384,7 +455,11 @@ void engine::run() {
         for (auto & sp : slots_) {
             slot & s = *sp;
             if (s.busy && s.i_batch >= 0) {
-                const llama_token tok = llama_sampler_sample(s.smpl, ctx_, s.i_batch);
+                if (s.grmr == nullptr && !s.t.sampling.grammar.empty()) {
+                    finish(s, "", std::string("cannot create the grammar: ") + llama_last_error());
+                    continue;
+                }
+                const llama_token tok = sample_row(s.smpl, s.grmr, ctx_, s.i_batch, cur_);
                 if (tok == LLAMA_TOKEN_NULL) {
                     finish(s, "", std::string("sampling failed: ") + llama_last_error());
                 } else {

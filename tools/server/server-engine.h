@@ -53,6 +53,7 @@ private:
     int                                queue_limit_;
     metrics &                          metrics_;
     std::vector<std::unique_ptr<slot>> slots_;
+    std::vector<llama_token_data>      cur_;  // candidates of a grammar-constrained pick (engine thread)
 
     std::mutex              mutex_;
     std::condition_variable cv_;

@@ -1,5 +1,6 @@
 #include "server-params.h"
 
+#include "json-schema-grammar.h"
 #include "server-engine.h"
 
 namespace server {
@@ -74,6 +75,95 @@ std::string content_text(const json & c) {
     throw bad_request("'content' must be a string or an array of text parts");
 }
 
+// The samplers beyond OpenAI's, with the names and meanings of upstream's server.
+void parse_samplers(const json & body, sampling_params & sp) {
+    get_number(body, "typical_p", sp.typical_p, 0, 1);
+    get_number(body, "repeat_last_n", sp.repeat_last_n, -1, 1 << 20);
+    get_number(body, "top_n_sigma", sp.top_n_sigma, -1, 100);
+    get_number(body, "xtc_probability", sp.xtc_probability, 0, 1);
+    get_number(body, "xtc_threshold", sp.xtc_threshold, 0, 1);
+    get_number(body, "mirostat", sp.mirostat, 0, 2);
+    get_number(body, "mirostat_tau", sp.mirostat_tau, 0, 100);
+    get_number(body, "mirostat_eta", sp.mirostat_eta, 0, 1);
+    get_number(body, "dry_multiplier", sp.dry_multiplier, 0, 100);
+    get_number(body, "dry_base", sp.dry_base, 1, 100);
+    get_number(body, "dry_allowed_length", sp.dry_allowed_length, 1, 1 << 20);
+    get_number(body, "dry_penalty_last_n", sp.dry_penalty_last_n, -1, 1 << 20);
+    if (auto it = body.find("dry_sequence_breakers"); it != body.end() && !it->is_null()) {
+        if (!it->is_array() || it->size() > 64) {
+            throw bad_request("'dry_sequence_breakers' must be an array of up to 64 non-empty strings");
+        }
+        sp.dry_sequence_breakers.clear();
+        for (const auto & b : *it) {
+            if (!b.is_string() || b.get<std::string>().empty()) {
+                throw bad_request("'dry_sequence_breakers' must be an array of up to 64 non-empty strings");
+            }
+            sp.dry_sequence_breakers.push_back(b.get<std::string>());
+        }
+    }
+}
+
+std::string schema_grammar(const json & schema, const char * field) {
+    if (!schema.is_object() && !schema.is_boolean()) {
+        throw bad_request(std::string("'") + field + "' must be a JSON schema (an object)");
+    }
+    try {
+        return llama_tools::json_schema_to_grammar(schema.dump());
+    } catch (const llama_tools::schema_error & e) {
+        throw bad_request(std::string("'") + field + "': " + e.what());
+    }
+}
+
+// GBNF from `grammar` (raw), `json_schema` (upstream's field) or `response_format`; checked
+// against the vocabulary here so that a bad one is a 400, not a failed generation.
+std::string parse_grammar(const json & body, const llama_vocab * vocab) {
+    std::string grammar;
+    int         n_sources = 0;
+    if (auto it = body.find("grammar"); it != body.end() && !it->is_null()) {
+        if (!it->is_string()) {
+            throw bad_request("'grammar' must be a string (GBNF)");
+        }
+        grammar = it->get<std::string>();
+        n_sources++;
+    }
+    if (auto it = body.find("json_schema"); it != body.end() && !it->is_null()) {
+        grammar = schema_grammar(*it, "json_schema");
+        n_sources++;
+    }
+    if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
+        if (!it->is_object() || !it->contains("type") || !(*it)["type"].is_string()) {
+            throw bad_request("'response_format' must be an object with a string 'type'");
+        }
+        const std::string type = (*it)["type"].get<std::string>();
+        if (type == "json_object") {
+            // upstream also takes a schema here
+            grammar = it->contains("schema") ? schema_grammar((*it)["schema"], "response_format.schema")
+                                             : llama_tools::json_object_grammar();
+            n_sources++;
+        } else if (type == "json_schema") {
+            auto js = it->find("json_schema");
+            if (js == it->end() || !js->is_object() || !js->contains("schema")) {
+                throw bad_request("'response_format.json_schema' must be an object with a 'schema'");
+            }
+            grammar = schema_grammar((*js)["schema"], "response_format.json_schema.schema");
+            n_sources++;
+        } else if (type != "text") {
+            throw bad_request("'response_format.type' must be \"text\", \"json_object\" or \"json_schema\"");
+        }
+    }
+    if (n_sources > 1) {
+        throw bad_request("give only one of 'grammar', 'json_schema' and 'response_format'");
+    }
+    if (!grammar.empty()) {
+        llama_sampler * g = llama_sampler_init_grammar(vocab, grammar.c_str(), "root");
+        if (g == nullptr) {
+            throw bad_request(std::string("'grammar' is invalid: ") + llama_last_error());
+        }
+        llama_sampler_free(g);
+    }
+    return grammar;
+}
+
 }  // namespace
 
 completion_request parse_completion(const json & body, const llama_vocab * vocab) {
@@ -133,11 +223,8 @@ completion_request parse_completion(const json & body, const llama_vocab * vocab
             r.sampling.logit_bias.push_back({(llama_token) id, val.get<float>()});
         }
     }
-    if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
-        if (!it->is_object() || it->value("type", "text") != "text") {
-            throw bad_request("'response_format' other than {\"type\": \"text\"} is not supported yet");
-        }
-    }
+    parse_samplers(body, r.sampling);
+    r.sampling.grammar = parse_grammar(body, vocab);
     return r;
 }
 

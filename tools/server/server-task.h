@@ -19,15 +19,29 @@ namespace server {
 
 // Sampling settings of one task (OpenAI names; see server-params.cpp for their ranges).
 struct sampling_params {
-    float                         temperature       = 1.0f;  // <= 0: greedy
-    float                         top_p             = 1.0f;
-    int32_t                       top_k             = 0;  // 0: off
-    float                         min_p             = 0.0f;
-    float                         presence_penalty  = 0.0f;
-    float                         frequency_penalty = 0.0f;
-    float                         repeat_penalty    = 1.0f;
-    uint32_t                      seed              = LLAMA_DEFAULT_SEED;
+    float                         temperature           = 1.0f;  // <= 0: greedy
+    float                         top_p                 = 1.0f;
+    int32_t                       top_k                 = 0;  // 0: off
+    float                         min_p                 = 0.0f;
+    float                         presence_penalty      = 0.0f;
+    float                         frequency_penalty     = 0.0f;
+    float                         repeat_penalty        = 1.0f;
+    int32_t                       repeat_last_n         = 64;  // -1: the slot's size
+    float                         typical_p             = 1.0f;
+    float                         top_n_sigma           = -1.0f;  // <= 0: off
+    float                         xtc_probability       = 0.0f;
+    float                         xtc_threshold         = 0.1f;
+    int32_t                       mirostat              = 0;  // 0 off, 1 or 2: replaces top-k/p/min-p/...
+    float                         mirostat_tau          = 5.0f;
+    float                         mirostat_eta          = 0.1f;
+    float                         dry_multiplier        = 0.0f;  // 0: off
+    float                         dry_base              = 1.75f;
+    int32_t                       dry_allowed_length    = 2;
+    int32_t                       dry_penalty_last_n    = -1;  // -1: the slot's size
+    std::vector<std::string>      dry_sequence_breakers = {"\n", ":", "\"", "*"};
+    uint32_t                      seed                  = LLAMA_DEFAULT_SEED;
     std::vector<llama_logit_bias> logit_bias;
+    std::string                   grammar;  // GBNF (from `grammar` or `response_format`); empty: none
 };
 
 // One event of a task: a piece of text, or its end (finish_reason set, or error set).

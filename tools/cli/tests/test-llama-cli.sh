@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # llama-cli driven through pipes (and a pseudo-terminal for colours) on stories260K.
-#   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL      CASE: oneshot | chat | shift | tty
+#   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL
+#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers
 set -uo pipefail
 case=$1 cli=$2 greedy=$3 model=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -44,6 +45,78 @@ case "$case" in
         grep -q "context full" err.log || fail "no context shift reported"
         printf '%s\n' "$out" | grep -q '"context_shifts":[1-9]' || fail "no reply counted a shift: $out"
         rm -f err.log
+        ;;
+    grammar)
+        # --grammar / --grammar-file / --json-schema / --json-schema-file constrain every reply
+        dir=$(mktemp -d)
+        trap 'rm -rf "$dir"' EXIT
+        yn='root ::= ("yes" | "no") "!"'
+        for seed in 1 2 3; do
+            got=$("$cli" -m "$model" --raw -p "Once upon a time" -n 20 --temp 1 --seed $seed --grammar "$yn") ||
+                fail "--grammar exit $?"
+            [ "$got" = "yes!" ] || [ "$got" = "no!" ] || fail "--grammar output: [$got]"
+        done
+        printf '%s\n' 'root ::= [0-9]{3} "-" [a-z]{2}' >"$dir/g.gbnf"
+        got=$("$cli" -m "$model" --raw -p "Once" -n 20 --temp 0 --grammar-file "$dir/g.gbnf") || fail "exit $?"
+        [[ "$got" =~ ^[0-9]{3}-[a-z]{2}$ ]] || fail "--grammar-file output: [$got]"
+        # two chat turns, both constrained (the grammar restarts with each reply)
+        out=$(printf 'Hi\nAgain\n' | "$cli" -m "$model" --temp 0.8 -n 20 --json --grammar "$yn") || fail "exit $?"
+        n=$(printf '%s\n' "$out" | grep -cE '^\{"content":"(yes|no)!","finish_reason":"stop"')
+        [ "$n" = 2 ] || fail "chat with a grammar: $out"
+        if "$cli" -m "$model" -p x -n 1 -j '{}' 2>&1 | grep -q "built without"; then
+            echo "SKIP: --json-schema (built without nlohmann/json)"
+            exit 77
+        fi
+        schema='{"type":"object","properties":{"name":{"type":"string","maxLength":10},"age":{"type":"integer"},
+                 "kind":{"enum":["cat","dog"]},"tags":{"type":"array","items":{"type":"boolean"},"maxItems":2}},
+                 "required":["name","kind"],"additionalProperties":false}'
+        printf '%s' "$schema" >"$dir/s.json"
+        for how in "-j" "-jf"; do
+            arg=$schema
+            [ "$how" = -jf ] && arg=$dir/s.json
+            got=$("$cli" -m "$model" --raw -p "Once upon a time" -n 300 --temp 0.9 --seed 4 "$how" "$arg") ||
+                fail "$how exit $?"
+            python3 -c '
+import json, sys
+v = json.loads(sys.argv[1])
+assert isinstance(v, dict) and set(v) <= {"name", "age", "kind", "tags"}, v
+assert isinstance(v["name"], str) and len(v["name"]) <= 10 and v["kind"] in ("cat", "dog"), v
+assert "age" not in v or (isinstance(v["age"], int) and not isinstance(v["age"], bool)), v
+assert "tags" not in v or (len(v["tags"]) <= 2 and all(isinstance(t, bool) for t in v["tags"])), v
+' "$got" || fail "$how output does not match the schema: [$got]"
+        done
+        # refused before loading anything: exit 1 with the reason
+        err=$("$cli" -m "$model" -p x -j '{"type":"string","pattern":"a+"}' 2>&1)
+        [ $? = 1 ] && [[ "$err" == *anchored* ]] || fail "bad schema: $err"
+        err=$("$cli" -m "$model" -p x --grammar 'root ::= ( "a"' 2>&1)
+        [ $? = 1 ] && [[ "$err" == *"invalid grammar"* ]] || fail "bad grammar: $err"
+        "$cli" -m "$model" -p x --grammar "$yn" -j '{}' >/dev/null 2>&1
+        [ $? = 1 ] || fail "two constraints must exit 1"
+        "$cli" -m "$model" -p x --grammar-file "$dir/missing" >/dev/null 2>&1
+        [ $? = 1 ] || fail "a missing grammar file must exit 1"
+        ;;
+    samplers)
+        # settings that leave only the most likely token reproduce greedy; DRY changes greedy
+        hex=$("$greedy" "$model" 32 "Once upon a time") || fail "greedy-ref failed"
+        want=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')")
+        run() { "$cli" -m "$model" --raw -p "Once upon a time" --seed 7 "$@"; }
+        got=$(run -n 32 --temp 1 --top-k 0 --top-p 1 --min-p 0 --top-nsigma 0.0001) || fail "exit $?"
+        [ "$got" = "$want" ] || fail "--top-nsigma ~0 differs from greedy: [$got] [$want]"
+        got=$(run -n 32 --temp 1 --mirostat 2 --mirostat-ent 0.0001 --mirostat-lr 0.1) || fail "exit $?"
+        [ "$got" = "$want" ] || fail "--mirostat 2 tau ~0 differs from greedy: [$got] [$want]"
+        plain=$(run -n 96 --temp 0) || fail "exit $?"
+        dry=$(run -n 96 --temp 0 --dry-multiplier 5 --dry-base 3 --dry-allowed-length 1 --dry-sequence-breaker none) ||
+            fail "exit $?"
+        [ "$dry" != "$plain" ] || fail "--dry-multiplier did not change a greedy reply: [$dry]"
+        got=$(run -n 16 --xtc-probability 0.5 --xtc-threshold 0.1 --dry-multiplier 0.8 --dry-sequence-breaker x) ||
+            fail "xtc exit $?"
+        [ -n "$got" ] || fail "xtc: empty reply"
+        got=$(run -n 16 --mirostat 1 --mirostat-ent 3) || fail "mirostat 1 exit $?"
+        [ -n "$got" ] || fail "mirostat 1: empty reply"
+        run -n 4 --mirostat 3 >/dev/null 2>&1
+        [ $? = 1 ] || fail "--mirostat 3 must exit 1"
+        run -n 4 --dry-base 0.5 >/dev/null 2>&1
+        [ $? = 1 ] || fail "--dry-base 0.5 must exit 1"
         ;;
     cache)
         # --prompt-cache: a warm run reuses the saved prompt and prints what a cold run prints

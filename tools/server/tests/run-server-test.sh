@@ -18,10 +18,12 @@ skip() {
 }
 command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get install nodejs npm)"
 
-if [ "$name" = openai ] && [ ! -d "$work/node_modules/openai" ]; then
+if { [ "$name" = openai ] || [ "$name" = structured ]; } && [ ! -d "$work/node_modules/openai" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
-    # the official client, into the build tree only (never the source tree)
-    (cd "$work" && npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1) ||
+    # the official client, into the build tree only (never the source tree); two tests may get here
+    # at once (ctest -j), so the install runs under a lock and is skipped when the other did it
+    (cd "$work" && flock npm.lock sh -c '[ -d node_modules/openai ] ||
+        npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1') ||
         { cat "$work/npm.log"; skip "npm install openai failed"; }
 fi
 
@@ -89,6 +91,12 @@ case "$name" in
         ;;&
     openai)
         start_server "$work/server-$name.log" -np 4 -c 4096
+        ;;&
+    structured)
+        start_server "$work/server-$name.log" -np 2 -c 4096
+        ;;&
+    timeout)
+        start_server "$work/server-$name.log" -np 1 -c 4096 --timeout 1
         ;;&
     *)
         rc=0

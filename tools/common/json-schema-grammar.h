@@ -1,0 +1,29 @@
+// JSON schema -> GBNF grammar for the grammar sampler (llama_sampler_init_grammar), used by
+// llama-server (`response_format`) and llama-cli (`--json-schema`). The supported subset and
+// what is refused are listed in docs/sampling.md ("JSON schemas").
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace llama_tools {
+
+// An unsupported or invalid schema; what() names the keyword and where it is (a JSON pointer).
+struct schema_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Grammar (root rule "root") whose sentences are JSON texts valid under the schema given as JSON
+// text. Throws schema_error for malformed JSON, an invalid schema or a keyword it cannot honour.
+std::string json_schema_to_grammar(const std::string & schema_json);
+
+// Grammar of any JSON object (OpenAI's response_format {"type": "json_object"}).
+std::string json_object_grammar();
+
+// Grammar of a string matching an anchored regex "^...$" (literals, escapes \d \w \s and escaped
+// punctuation, '.', classes [...] without '"' or '\\', groups with '|', * + ? {m} {m,} {m,n}),
+// written as one GBNF expression over the characters inside the JSON string's quotes. Throws
+// schema_error for anything else.
+std::string regex_to_gbnf(const std::string & pattern);
+
+}  // namespace llama_tools
