@@ -21,7 +21,8 @@ for i in $(seq 1 "$n"); do
     pids+=($!)
     port=""
     for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
-        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
+        # the log may not exist yet (the shell creates it in the child): no match, not a failure
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
         [ -n "$port" ] && break
         kill -0 "${pids[-1]}" 2>/dev/null || break
         sleep 0.05

@@ -36,7 +36,8 @@ start_server() {
     pid=$!
     port=""
     for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
-        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1)
+        # the log may not exist yet (the shell creates it in the child): no match, not a failure
+        port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$log" 2>/dev/null | head -1 || true)
         [ -n "$port" ] && return 0
         kill -0 "$pid" 2>/dev/null || { cat "$log"; echo "FAIL: the server exited at start"; exit 1; }
         sleep 0.05
