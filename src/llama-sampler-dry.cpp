@@ -202,33 +202,20 @@ static void dry_reset(llama_sampler * smpl) {
     ((sampler_dry *) smpl->ctx)->history.clear();
 }
 
-static llama_sampler * dry_clone(const llama_sampler * smpl);
-
-static void dry_free(llama_sampler * smpl) {
-    delete (sampler_dry *) smpl->ctx;
-}
-
 static const llama_sampler_i llama_sampler_dry_i = {
-    dry_name, dry_accept, dry_apply, dry_reset, dry_clone, dry_free,
-    nullptr,  nullptr,    nullptr,   nullptr,   nullptr,   nullptr,  // no graph-side hooks, no copy_state
+    dry_name,
+    dry_accept,
+    dry_apply,
+    dry_reset,
+    llama_sampler_clone_ctx<sampler_dry, &llama_sampler_dry_i>,
+    llama_sampler_free_ctx<sampler_dry>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-
-static llama_sampler * dry_wrap(sampler_dry * ctx) {
-    llama_sampler * smpl = llama_sampler_init(&llama_sampler_dry_i, ctx);
-    if (smpl == nullptr) {
-        delete ctx;
-    }
-    return smpl;
-}
-
-static llama_sampler * dry_clone(const llama_sampler * smpl) {
-    auto * ctx = new (std::nothrow) sampler_dry(*(const sampler_dry *) smpl->ctx);
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    return dry_wrap(ctx);
-}
 
 struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base,
                                               int32_t dry_allowed_length, int32_t dry_penalty_last_n,
@@ -256,7 +243,7 @@ struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, 
                 add_breaker(vocab, brk, *ctx);
             }
         }
-        return dry_wrap(ctx.release());
+        return llama_sampler_wrap(&llama_sampler_dry_i, ctx.release());
     } catch (const std::exception & e) {
         LLAMA_SAMPLER_FAIL("%s", e.what());
         return nullptr;

@@ -11,32 +11,6 @@
 
 #include "llama-sampler.h"
 
-// Allocates ctx and wraps it; frees ctx when either step fails. CTX must be copy-constructible.
-template <typename CTX>
-static llama_sampler * sampler_make(const llama_sampler_i * iface, const CTX & value) {
-    CTX * ctx = new (std::nothrow) CTX(value);
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    llama_sampler * smpl = llama_sampler_init(iface, ctx);
-    if (smpl == nullptr) {
-        delete ctx;
-    }
-    return smpl;
-}
-
-// name/clone/free for a sampler whose ctx is one copyable struct CTX
-template <typename CTX>
-struct sampler_ops {
-    static void free(llama_sampler * smpl) { delete (CTX *) smpl->ctx; }
-};
-
-#define SAMPLER_CLONE_FN(fn, CTX, iface)                              \
-    static llama_sampler * fn(const llama_sampler * smpl) {           \
-        return sampler_make<CTX>(&(iface), *(const CTX *) smpl->ctx); \
-    }
-
 static bool cur_p_empty(const llama_token_data_array * cur_p) {
     return cur_p->data == nullptr || cur_p->size == 0;
 }
@@ -83,16 +57,23 @@ static void top_k_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     top_k_impl(cur_p, ((const sampler_top_k *) smpl->ctx)->k);
 }
 
-static llama_sampler * top_k_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_top_k_i = {
-    top_k_name, nullptr, top_k_apply, nullptr, top_k_clone, sampler_ops<sampler_top_k>::free,
-    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
+    top_k_name,
+    nullptr,
+    top_k_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_top_k, &llama_sampler_top_k_i>,
+    llama_sampler_free_ctx<sampler_top_k>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(top_k_clone, sampler_top_k, llama_sampler_top_k_i)
 
 struct llama_sampler * llama_sampler_init_top_k(int32_t k) {
-    return sampler_make<sampler_top_k>(&llama_sampler_top_k_i, {k});
+    return llama_sampler_make<sampler_top_k>(&llama_sampler_top_k_i, {k});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -138,16 +119,23 @@ static void top_p_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     cur_p->sorted = true;
 }
 
-static llama_sampler * top_p_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_top_p_i = {
-    top_p_name, nullptr, top_p_apply, nullptr, top_p_clone, sampler_ops<sampler_p_keep>::free,
-    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
+    top_p_name,
+    nullptr,
+    top_p_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_top_p_i>,
+    llama_sampler_free_ctx<sampler_p_keep>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(top_p_clone, sampler_p_keep, llama_sampler_top_p_i)
 
 struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep) {
-    return sampler_make<sampler_p_keep>(&llama_sampler_top_p_i, {p, min_keep});
+    return llama_sampler_make<sampler_p_keep>(&llama_sampler_top_p_i, {p, min_keep});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,16 +193,23 @@ static void min_p_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     cur_p->size = i;
 }
 
-static llama_sampler * min_p_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_min_p_i = {
-    min_p_name, nullptr, min_p_apply, nullptr, min_p_clone, sampler_ops<sampler_p_keep>::free,
-    nullptr,    nullptr, nullptr,     nullptr, nullptr,     nullptr,  // no graph-side hooks, no copy_state
+    min_p_name,
+    nullptr,
+    min_p_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_min_p_i>,
+    llama_sampler_free_ctx<sampler_p_keep>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(min_p_clone, sampler_p_keep, llama_sampler_min_p_i)
 
 struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep) {
-    return sampler_make<sampler_p_keep>(&llama_sampler_min_p_i, {p, min_keep});
+    return llama_sampler_make<sampler_p_keep>(&llama_sampler_min_p_i, {p, min_keep});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -271,16 +266,23 @@ static void typical_apply(llama_sampler * smpl, llama_token_data_array * cur_p) 
     cur_p->sorted = false;
 }
 
-static llama_sampler * typical_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_typical_i = {
-    typical_name, nullptr, typical_apply, nullptr, typical_clone, sampler_ops<sampler_p_keep>::free,
-    nullptr,      nullptr, nullptr,       nullptr, nullptr,       nullptr,  // no graph-side hooks, no copy_state
+    typical_name,
+    nullptr,
+    typical_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_typical_i>,
+    llama_sampler_free_ctx<sampler_p_keep>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(typical_clone, sampler_p_keep, llama_sampler_typical_i)
 
 struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep) {
-    return sampler_make<sampler_p_keep>(&llama_sampler_typical_i, {p, min_keep});
+    return llama_sampler_make<sampler_p_keep>(&llama_sampler_typical_i, {p, min_keep});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,16 +297,23 @@ static void temp_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     llama_sampler_temp_impl(cur_p, ((const sampler_temp *) smpl->ctx)->temp);
 }
 
-static llama_sampler * temp_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_temp_i = {
-    temp_name, nullptr, temp_apply, nullptr, temp_clone, sampler_ops<sampler_temp>::free,
-    nullptr,   nullptr, nullptr,    nullptr, nullptr,    nullptr,  // no graph-side hooks, no copy_state
+    temp_name,
+    nullptr,
+    temp_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_temp, &llama_sampler_temp_i>,
+    llama_sampler_free_ctx<sampler_temp>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(temp_clone, sampler_temp, llama_sampler_temp_i)
 
 struct llama_sampler * llama_sampler_init_temp(float t) {
-    return sampler_make<sampler_temp>(&llama_sampler_temp_i, {t});
+    return llama_sampler_make<sampler_temp>(&llama_sampler_temp_i, {t});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,16 +356,23 @@ static void temp_ext_apply(llama_sampler * smpl, llama_token_data_array * cur_p)
     llama_sampler_softmax_impl(cur_p, false);
 }
 
-static llama_sampler * temp_ext_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_temp_ext_i = {
-    temp_ext_name, nullptr, temp_ext_apply, nullptr, temp_ext_clone, sampler_ops<sampler_temp_ext>::free,
-    nullptr,       nullptr, nullptr,        nullptr, nullptr,        nullptr,  // no graph-side hooks, no copy_state
+    temp_ext_name,
+    nullptr,
+    temp_ext_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_temp_ext, &llama_sampler_temp_ext_i>,
+    llama_sampler_free_ctx<sampler_temp_ext>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(temp_ext_clone, sampler_temp_ext, llama_sampler_temp_ext_i)
 
 struct llama_sampler * llama_sampler_init_temp_ext(float t, float delta, float exponent) {
-    return sampler_make<sampler_temp_ext>(&llama_sampler_temp_ext_i, {t, delta, exponent});
+    return llama_sampler_make<sampler_temp_ext>(&llama_sampler_temp_ext_i, {t, delta, exponent});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,15 +453,20 @@ static void penalties_reset(llama_sampler * smpl) {
     ctx->count.clear();
 }
 
-static llama_sampler * penalties_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_penalties_i = {
-    penalties_name,  penalties_accept, penalties_apply,
-    penalties_reset, penalties_clone,  sampler_ops<sampler_penalties>::free,
-    nullptr,         nullptr,          nullptr,
-    nullptr,         nullptr,          nullptr,  // no graph-side hooks, no copy_state
+    penalties_name,
+    penalties_accept,
+    penalties_apply,
+    penalties_reset,
+    llama_sampler_clone_ctx<sampler_penalties, &llama_sampler_penalties_i>,
+    llama_sampler_free_ctx<sampler_penalties>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(penalties_clone, sampler_penalties, llama_sampler_penalties_i)
 
 struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat,
                                                     float penalty_freq, float penalty_present) {
@@ -472,7 +493,7 @@ struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t pen
         init.ring.reserve((size_t) std::clamp<int32_t>(penalty_last_n, 0, 1 << 16));
     } catch (const std::exception &) {
     }
-    return sampler_make<sampler_penalties>(&llama_sampler_penalties_i, init);
+    return llama_sampler_make<sampler_penalties>(&llama_sampler_penalties_i, init);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,15 +541,20 @@ static void logit_bias_apply(llama_sampler * smpl, llama_token_data_array * cur_
     cur_p->sorted = false;
 }
 
-static llama_sampler * logit_bias_clone(const llama_sampler * smpl);
-
 static const llama_sampler_i llama_sampler_logit_bias_i = {
-    logit_bias_name, nullptr,          logit_bias_apply,
-    nullptr,         logit_bias_clone, sampler_ops<sampler_logit_bias>::free,
-    nullptr,         nullptr,          nullptr,
-    nullptr,         nullptr,          nullptr,  // no graph-side hooks, no copy_state
+    logit_bias_name,
+    nullptr,
+    logit_bias_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_logit_bias, &llama_sampler_logit_bias_i>,
+    llama_sampler_free_ctx<sampler_logit_bias>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-SAMPLER_CLONE_FN(logit_bias_clone, sampler_logit_bias, llama_sampler_logit_bias_i)
 
 struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias,
                                                      const llama_logit_bias * logit_bias) {
@@ -553,7 +579,7 @@ struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_
         }
         std::sort(init.biases.begin(), init.biases.end(),
                   [](const llama_logit_bias & a, const llama_logit_bias & b) { return a.token < b.token; });
-        return sampler_make<sampler_logit_bias>(&llama_sampler_logit_bias_i, init);
+        return llama_sampler_make<sampler_logit_bias>(&llama_sampler_logit_bias_i, init);
     } catch (const std::exception & e) {
         LLAMA_SAMPLER_FAIL("%s", e.what());
         return nullptr;

@@ -242,33 +242,20 @@ static void grammar_reset(llama_sampler * smpl) {
     ((sampler_grammar *) smpl->ctx)->restart();
 }
 
-static llama_sampler * grammar_clone(const llama_sampler * smpl);
-
-static void grammar_free(llama_sampler * smpl) {
-    delete (sampler_grammar *) smpl->ctx;
-}
-
 static const llama_sampler_i llama_sampler_grammar_i = {
-    grammar_name, grammar_accept, grammar_apply, grammar_reset, grammar_clone, grammar_free, nullptr,
-    nullptr,      nullptr,        nullptr,       nullptr,       nullptr,  // no graph-side hooks, no copy_state
+    grammar_name,
+    grammar_accept,
+    grammar_apply,
+    grammar_reset,
+    llama_sampler_clone_ctx<sampler_grammar, &llama_sampler_grammar_i>,
+    llama_sampler_free_ctx<sampler_grammar>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-
-static llama_sampler * grammar_wrap(sampler_grammar * ctx) {
-    llama_sampler * smpl = llama_sampler_init(&llama_sampler_grammar_i, ctx);
-    if (smpl == nullptr) {
-        delete ctx;
-    }
-    return smpl;
-}
-
-static llama_sampler * grammar_clone(const llama_sampler * smpl) {
-    auto * ctx = new (std::nothrow) sampler_grammar(*(const sampler_grammar *) smpl->ctx);
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    return grammar_wrap(ctx);
-}
 
 // regex metacharacters escaped, so that a trigger word matches itself
 static std::string regex_escape(const std::string & s) {
@@ -315,7 +302,7 @@ static llama_sampler * grammar_init(const char * func, const llama_vocab * vocab
         auto ctx = std::make_unique<sampler_grammar>();
         ctx->sh  = std::move(sh);
         ctx->restart();
-        return grammar_wrap(ctx.release());
+        return llama_sampler_wrap(&llama_sampler_grammar_i, ctx.release());
     } catch (const std::exception & e) {
         llama_report_error(func, llama_format("grammar: %s", e.what()).c_str());
         return nullptr;

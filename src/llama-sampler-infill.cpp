@@ -128,34 +128,25 @@ static void infill_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     keep_above(cur_p, eog, 1.0f / (float) (n_text + 1));
 }
 
-static llama_sampler * infill_clone(const llama_sampler * smpl);
-
-static void infill_free(llama_sampler * smpl) {
-    delete (sampler_infill *) smpl->ctx;
-}
-
 static const llama_sampler_i llama_sampler_infill_i = {
-    infill_name, nullptr, infill_apply, nullptr, infill_clone, infill_free,
-    nullptr,     nullptr, nullptr,      nullptr, nullptr,      nullptr,  // no graph-side hooks, no copy_state
+    infill_name,
+    nullptr,
+    infill_apply,
+    nullptr,
+    llama_sampler_clone_ctx<sampler_infill, &llama_sampler_infill_i>,
+    llama_sampler_free_ctx<sampler_infill>,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,  // no graph-side hooks, no copy_state
 };
-
-static llama_sampler * infill_clone(const llama_sampler * smpl) {
-    return llama_sampler_init_infill(((const sampler_infill *) smpl->ctx)->vocab);
-}
 
 struct llama_sampler * llama_sampler_init_infill(const struct llama_vocab * vocab) {
     if (vocab == nullptr) {
         LLAMA_SAMPLER_FAIL("vocab is NULL");
         return nullptr;
     }
-    auto * ctx = new (std::nothrow) sampler_infill{vocab};
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    llama_sampler * smpl = llama_sampler_init(&llama_sampler_infill_i, ctx);
-    if (smpl == nullptr) {
-        delete ctx;
-    }
-    return smpl;
+    return llama_sampler_make<sampler_infill>(&llama_sampler_infill_i, {vocab});
 }

@@ -10,31 +10,6 @@
 
 namespace {
 
-template <typename CTX>
-llama_sampler * make_sampler(const llama_sampler_i * iface, const CTX & value) {
-    CTX * ctx = new (std::nothrow) CTX(value);
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    llama_sampler * smpl = llama_sampler_init(iface, ctx);
-    if (smpl == nullptr) {
-        delete ctx;
-    }
-    return smpl;
-}
-
-template <typename CTX>
-void free_ctx(llama_sampler * smpl) {
-    delete (CTX *) smpl->ctx;
-}
-
-// clone = copy-construct the whole ctx (rng and running values included), so clones are independent
-template <typename CTX, const llama_sampler_i * IFACE>
-llama_sampler * clone_ctx(const llama_sampler * smpl) {
-    return make_sampler<CTX>(IFACE, *(const CTX *) smpl->ctx);
-}
-
 struct sampler_xtc {
     float        probability;
     float        threshold;
@@ -120,8 +95,8 @@ const llama_sampler_i        llama_sampler_xtc_i = {
            nullptr,
            xtc_apply,
            xtc_reset,
-           clone_ctx<sampler_xtc, &llama_sampler_xtc_i>,
-           free_ctx<sampler_xtc>,
+           llama_sampler_clone_ctx<sampler_xtc, &llama_sampler_xtc_i>,
+           llama_sampler_free_ctx<sampler_xtc>,
            nullptr,
            nullptr,
            nullptr,
@@ -133,7 +108,7 @@ const llama_sampler_i        llama_sampler_xtc_i = {
 struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed) {
     sampler_xtc ctx{p, t, min_keep, seed, llama_sampler_resolve_seed(seed), {}};
     ctx.rng.seed(ctx.seed_cur);
-    return make_sampler(&llama_sampler_xtc_i, ctx);
+    return llama_sampler_make(&llama_sampler_xtc_i, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,8 +160,8 @@ const llama_sampler_i        llama_sampler_top_n_sigma_i = {
            nullptr,
            top_n_sigma_apply,
            nullptr,
-           clone_ctx<sampler_top_n_sigma, &llama_sampler_top_n_sigma_i>,
-           free_ctx<sampler_top_n_sigma>,
+           llama_sampler_clone_ctx<sampler_top_n_sigma, &llama_sampler_top_n_sigma_i>,
+           llama_sampler_free_ctx<sampler_top_n_sigma>,
            nullptr,
            nullptr,
            nullptr,
@@ -196,7 +171,7 @@ const llama_sampler_i        llama_sampler_top_n_sigma_i = {
 };
 
 struct llama_sampler * llama_sampler_init_top_n_sigma(float n) {
-    return make_sampler<sampler_top_n_sigma>(&llama_sampler_top_n_sigma_i, {n});
+    return llama_sampler_make<sampler_top_n_sigma>(&llama_sampler_top_n_sigma_i, {n});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,8 +241,8 @@ const llama_sampler_i        llama_sampler_mirostat_i = {
            nullptr,
            mirostat_apply,
            mirostat_reset,
-           clone_ctx<sampler_mirostat, &llama_sampler_mirostat_i>,
-           free_ctx<sampler_mirostat>,
+           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_i>,
+           llama_sampler_free_ctx<sampler_mirostat>,
            nullptr,
            nullptr,
            nullptr,
@@ -279,7 +254,7 @@ const llama_sampler_i        llama_sampler_mirostat_i = {
 struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m) {
     sampler_mirostat ctx{n_vocab, seed, llama_sampler_resolve_seed(seed), tau, eta, m, 2.0f * tau, {}};
     ctx.rng.seed(ctx.seed_cur);
-    return make_sampler(&llama_sampler_mirostat_i, ctx);
+    return llama_sampler_make(&llama_sampler_mirostat_i, ctx);
 }
 
 static const char * mirostat_v2_name(const llama_sampler *) {
@@ -307,8 +282,8 @@ const llama_sampler_i        llama_sampler_mirostat_v2_i = {
            nullptr,
            mirostat_v2_apply,
            mirostat_reset,
-           clone_ctx<sampler_mirostat, &llama_sampler_mirostat_v2_i>,
-           free_ctx<sampler_mirostat>,
+           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_v2_i>,
+           llama_sampler_free_ctx<sampler_mirostat>,
            nullptr,
            nullptr,
            nullptr,
@@ -320,7 +295,7 @@ const llama_sampler_i        llama_sampler_mirostat_v2_i = {
 struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta) {
     sampler_mirostat ctx{0, seed, llama_sampler_resolve_seed(seed), tau, eta, 0, 2.0f * tau, {}};
     ctx.rng.seed(ctx.seed_cur);
-    return make_sampler(&llama_sampler_mirostat_v2_i, ctx);
+    return llama_sampler_make(&llama_sampler_mirostat_v2_i, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,8 +372,8 @@ const llama_sampler_i        llama_sampler_adaptive_p_i = {
            adaptive_p_accept,
            adaptive_p_apply,
            adaptive_p_reset,
-           clone_ctx<sampler_adaptive_p, &llama_sampler_adaptive_p_i>,
-           free_ctx<sampler_adaptive_p>,
+           llama_sampler_clone_ctx<sampler_adaptive_p, &llama_sampler_adaptive_p_i>,
+           llama_sampler_free_ctx<sampler_adaptive_p>,
            nullptr,
            nullptr,
            nullptr,
@@ -417,7 +392,7 @@ struct llama_sampler * llama_sampler_init_adaptive_p(float target, float decay, 
     ctx.weighted_sum = target / (1.0f - d);
     ctx.total_weight = 1.0f / (1.0f - d);
     ctx.rng.seed(ctx.seed_cur);
-    return make_sampler(&llama_sampler_adaptive_p_i, ctx);
+    return llama_sampler_make(&llama_sampler_adaptive_p_i, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------

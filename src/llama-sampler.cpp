@@ -526,19 +526,13 @@ static void dist_reset(llama_sampler * smpl) {
     ctx->rng.seed(ctx->seed_cur);
 }
 
-static llama_sampler * dist_clone(const llama_sampler * smpl);
-
-static void dist_free(llama_sampler * smpl) {
-    delete (sampler_dist *) smpl->ctx;
-}
-
 static const llama_sampler_i llama_sampler_dist_i = {
     /* .name   = */ dist_name,
     /* .accept = */ nullptr,
     /* .apply  = */ dist_apply,
     /* .reset  = */ dist_reset,
-    /* .clone  = */ dist_clone,
-    /* .free   = */ dist_free,
+    /* .clone  = */ llama_sampler_clone_ctx<sampler_dist, &llama_sampler_dist_i>,
+    /* .free   = */ llama_sampler_free_ctx<sampler_dist>,
     nullptr,
     nullptr,
     nullptr,
@@ -547,33 +541,10 @@ static const llama_sampler_i llama_sampler_dist_i = {
     nullptr,  // no graph-side hooks, no copy_state
 };
 
-static llama_sampler * dist_clone(const llama_sampler * smpl) {
-    const auto * src = (const sampler_dist *) smpl->ctx;
-    auto *       ctx = new (std::nothrow) sampler_dist(*src);  // copies the rng state too
-    if (ctx == nullptr) {
-        return nullptr;
-    }
-    llama_sampler * res = llama_sampler_init(&llama_sampler_dist_i, ctx);
-    if (res == nullptr) {
-        delete ctx;
-    }
-    return res;
-}
-
 struct llama_sampler * llama_sampler_init_dist(uint32_t seed) {
-    auto * ctx = new (std::nothrow) sampler_dist;
-    if (ctx == nullptr) {
-        LLAMA_SAMPLER_FAIL("out of memory");
-        return nullptr;
-    }
-    ctx->seed     = seed;
-    ctx->seed_cur = llama_sampler_resolve_seed(seed);
-    ctx->rng.seed(ctx->seed_cur);
-    llama_sampler * res = llama_sampler_init(&llama_sampler_dist_i, ctx);
-    if (res == nullptr) {
-        delete ctx;
-    }
-    return res;
+    sampler_dist ctx{seed, llama_sampler_resolve_seed(seed), {}};
+    ctx.rng.seed(ctx.seed_cur);
+    return llama_sampler_make(&llama_sampler_dist_i, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------

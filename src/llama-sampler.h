@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <new>
 #include <random>
 #include <vector>
 
@@ -36,6 +37,39 @@ struct llama_sampler_chain {
 // iface, as llama.cpp does; the library never writes through it).
 inline llama_sampler * llama_sampler_init(const llama_sampler_i * iface, llama_sampler_context_t ctx) {
     return llama_sampler_init(const_cast<llama_sampler_i *>(iface), ctx);
+}
+
+// Wraps ctx (allocated with new) in a sampler on iface; deletes ctx when that fails.
+template <typename CTX>
+llama_sampler * llama_sampler_wrap(const llama_sampler_i * iface, CTX * ctx) {
+    llama_sampler * smpl = llama_sampler_init(iface, ctx);
+    if (smpl == nullptr) {
+        delete ctx;
+    }
+    return smpl;
+}
+
+// A new sampler on iface whose ctx is a heap copy of value; nullptr (error set) when out of memory.
+template <typename CTX>
+llama_sampler * llama_sampler_make(const llama_sampler_i * iface, const CTX & value) {
+    CTX * ctx = new (std::nothrow) CTX(value);
+    if (ctx == nullptr) {
+        LLAMA_SAMPLER_FAIL("out of memory");
+        return nullptr;
+    }
+    return llama_sampler_wrap(iface, ctx);
+}
+
+// free and clone for a sampler whose ctx is one copyable struct CTX: clone copy-constructs the whole
+// ctx (rng and running values included), so clones are independent.
+template <typename CTX>
+void llama_sampler_free_ctx(llama_sampler * smpl) {
+    delete (CTX *) smpl->ctx;
+}
+
+template <typename CTX, const llama_sampler_i * IFACE>
+llama_sampler * llama_sampler_clone_ctx(const llama_sampler * smpl) {
+    return llama_sampler_make<CTX>(IFACE, *(const CTX *) smpl->ctx);
 }
 
 // True when smpl is a chain created by llama_sampler_chain_init.

@@ -14,73 +14,14 @@
 
 #include "llama.h"
 #include "test-common.h"
+#include "test-sampler-util.h"
 
 namespace {
 
-struct cands {
-    std::vector<llama_token_data> data;
-    llama_token_data_array        arr{};
-
-    explicit cands(const std::vector<float> & logits) {
-        for (size_t i = 0; i < logits.size(); ++i) {
-            data.push_back({(llama_token) i, logits[i], 0.0f});
-        }
-        arr = {data.data(), data.size(), -1, false};
-    }
-
-    std::set<llama_token> id_set() const {
-        std::set<llama_token> r;
-        for (size_t i = 0; i < arr.size; ++i) {
-            r.insert(arr.data[i].id);
-        }
-        return r;
-    }
-
-    float logit_of(llama_token id) const {
-        for (size_t i = 0; i < arr.size; ++i) {
-            if (arr.data[i].id == id) {
-                return arr.data[i].logit;
-            }
-        }
-        return NAN;
-    }
-
-    llama_token selected_id() const { return arr.selected >= 0 ? arr.data[arr.selected].id : -1; }
-};
-
-std::vector<double> softmax_ref(const std::vector<float> & logits) {
-    double mx = -INFINITY;
-    for (float l : logits) {
-        mx = std::max(mx, (double) l);
-    }
-    std::vector<double> p(logits.size());
-    double              sum = 0;
-    for (size_t i = 0; i < logits.size(); ++i) {
-        p[i] = std::exp((double) logits[i] - mx);
-        sum += p[i];
-    }
-    for (auto & x : p) {
-        x /= sum;
-    }
-    return p;
-}
-
-std::vector<llama_token> order_ref(const std::vector<float> & logits) {
-    std::vector<llama_token> ids(logits.size());
-    std::iota(ids.begin(), ids.end(), 0);
-    std::stable_sort(ids.begin(), ids.end(), [&](llama_token a, llama_token b) { return logits[a] > logits[b]; });
-    return ids;
-}
-
-std::vector<float> random_logits(size_t n, uint32_t seed) {
-    std::mt19937                    rng(seed);
-    std::normal_distribution<float> nd(0.0f, 2.0f);
-    std::vector<float>              v(n);
-    for (auto & x : v) {
-        x = nd(rng);
-    }
-    return v;
-}
+using test_sampler::cands;
+using test_sampler::order_ref;
+using test_sampler::random_logits;
+using test_sampler::softmax_ref;
 
 struct model_ptr {
     llama_model * m = nullptr;

@@ -12,81 +12,20 @@
 #include <vector>
 
 #include "llama.h"
+#include "test-sampler-util.h"
 
 namespace {
 
-// Owns the candidates of one apply.
-struct cands {
-    std::vector<llama_token_data> data;
-    llama_token_data_array        arr{};
-
-    explicit cands(const std::vector<float> & logits) {
-        for (size_t i = 0; i < logits.size(); ++i) {
-            data.push_back({(llama_token) i, logits[i], 0.0f});
-        }
-        arr = {data.data(), data.size(), -1, false};
-    }
-
-    std::vector<llama_token> ids() const {
-        std::vector<llama_token> r;
-        for (size_t i = 0; i < arr.size; ++i) {
-            r.push_back(arr.data[i].id);
-        }
-        return r;
-    }
-
-    std::set<llama_token> id_set() const {
-        auto v = ids();
-        return {v.begin(), v.end()};
-    }
-
-    float logit_of(llama_token id) const {
-        for (size_t i = 0; i < arr.size; ++i) {
-            if (arr.data[i].id == id) {
-                return arr.data[i].logit;
-            }
-        }
-        return NAN;
-    }
-};
+using test_sampler::cands;
+using test_sampler::order_ref;
+using test_sampler::random_logits;
+using test_sampler::softmax_ref;
 
 // Applies a sampler once and frees it.
 void apply_once(llama_sampler * s, cands & c) {
     ASSERT_NE(s, nullptr);
     llama_sampler_apply(s, &c.arr);
     llama_sampler_free(s);
-}
-
-std::vector<double> softmax_ref(const std::vector<float> & logits) {
-    const double        mx = *std::max_element(logits.begin(), logits.end());
-    std::vector<double> p(logits.size());
-    double              sum = 0;
-    for (size_t i = 0; i < logits.size(); ++i) {
-        p[i] = std::exp((double) logits[i] - mx);
-        sum += p[i];
-    }
-    for (auto & x : p) {
-        x /= sum;
-    }
-    return p;
-}
-
-// token ids by decreasing logit (ties: lower id first)
-std::vector<llama_token> order_ref(const std::vector<float> & logits) {
-    std::vector<llama_token> ids(logits.size());
-    std::iota(ids.begin(), ids.end(), 0);
-    std::stable_sort(ids.begin(), ids.end(), [&](llama_token a, llama_token b) { return logits[a] > logits[b]; });
-    return ids;
-}
-
-std::vector<float> random_logits(size_t n, uint32_t seed) {
-    std::mt19937                    rng(seed);
-    std::normal_distribution<float> nd(0.0f, 2.0f);
-    std::vector<float>              v(n);
-    for (auto & x : v) {
-        x = nd(rng);
-    }
-    return v;
 }
 
 const std::vector<float> k_logits = {1.0f, 3.0f, -2.0f, 0.5f, 2.5f, 0.0f, -1.0f, 2.0f};
