@@ -33,17 +33,6 @@ struct sampler_dry {
     bool enabled() const { return multiplier != 0.0f && base >= 1.0f && last_n > 0; }
 };
 
-std::string token_text(const llama_vocab * vocab, llama_token id) {
-    char    buf[256];
-    int32_t n = llama_token_to_piece(vocab, id, buf, (int32_t) sizeof(buf), 0, true);
-    if (n >= 0) {
-        return std::string(buf, (size_t) n);
-    }
-    std::string big((size_t) -n, '\0');
-    n = llama_token_to_piece(vocab, id, &big[0], (int32_t) big.size(), 0, true);
-    return n >= 0 ? big.substr(0, (size_t) n) : std::string();
-}
-
 std::vector<llama_token> tokenize_plain(const llama_vocab * vocab, const std::string & text) {
     std::vector<llama_token> out(text.size() + 4);
     int32_t                  n =
@@ -61,7 +50,7 @@ std::vector<llama_token> tokenize_plain(const llama_vocab * vocab, const std::st
 void add_breaker(const llama_vocab * vocab, const std::string & brk, sampler_dry & ctx) {
     const int32_t n_vocab = llama_vocab_n_tokens(vocab);
     for (llama_token id = 0; id < n_vocab; ++id) {
-        const std::string word = token_text(vocab, id);
+        const std::string word = llama_sampler_token_piece(vocab, id, true);
         if (word.find(brk) != std::string::npos) {
             ctx.breakers.emplace(id, std::vector<llama_token>());
             continue;
@@ -202,20 +191,9 @@ static void dry_reset(llama_sampler * smpl) {
     ((sampler_dry *) smpl->ctx)->history.clear();
 }
 
-static const llama_sampler_i llama_sampler_dry_i = {
-    dry_name,
-    dry_accept,
-    dry_apply,
-    dry_reset,
-    llama_sampler_clone_ctx<sampler_dry, &llama_sampler_dry_i>,
-    llama_sampler_free_ctx<sampler_dry>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_dry_i = llama_sampler_iface(
+    dry_name, dry_accept, dry_apply, dry_reset, llama_sampler_clone_ctx<sampler_dry, &llama_sampler_dry_i>,
+    llama_sampler_free_ctx<sampler_dry>);
 
 struct llama_sampler * llama_sampler_init_dry(const struct llama_vocab * vocab, float dry_multiplier, float dry_base,
                                               int32_t dry_allowed_length, int32_t dry_penalty_last_n,

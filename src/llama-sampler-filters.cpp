@@ -57,20 +57,9 @@ static void top_k_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     top_k_impl(cur_p, ((const sampler_top_k *) smpl->ctx)->k);
 }
 
-static const llama_sampler_i llama_sampler_top_k_i = {
-    top_k_name,
-    nullptr,
-    top_k_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_top_k, &llama_sampler_top_k_i>,
-    llama_sampler_free_ctx<sampler_top_k>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_top_k_i = llama_sampler_iface(
+    top_k_name, nullptr, top_k_apply, nullptr, llama_sampler_clone_ctx<sampler_top_k, &llama_sampler_top_k_i>,
+    llama_sampler_free_ctx<sampler_top_k>);
 
 struct llama_sampler * llama_sampler_init_top_k(int32_t k) {
     return llama_sampler_make<sampler_top_k>(&llama_sampler_top_k_i, {k});
@@ -119,20 +108,9 @@ static void top_p_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     cur_p->sorted = true;
 }
 
-static const llama_sampler_i llama_sampler_top_p_i = {
-    top_p_name,
-    nullptr,
-    top_p_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_top_p_i>,
-    llama_sampler_free_ctx<sampler_p_keep>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_top_p_i = llama_sampler_iface(
+    top_p_name, nullptr, top_p_apply, nullptr, llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_top_p_i>,
+    llama_sampler_free_ctx<sampler_p_keep>);
 
 struct llama_sampler * llama_sampler_init_top_p(float p, size_t min_keep) {
     return llama_sampler_make<sampler_p_keep>(&llama_sampler_top_p_i, {p, min_keep});
@@ -193,20 +171,9 @@ static void min_p_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     cur_p->size = i;
 }
 
-static const llama_sampler_i llama_sampler_min_p_i = {
-    min_p_name,
-    nullptr,
-    min_p_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_min_p_i>,
-    llama_sampler_free_ctx<sampler_p_keep>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_min_p_i = llama_sampler_iface(
+    min_p_name, nullptr, min_p_apply, nullptr, llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_min_p_i>,
+    llama_sampler_free_ctx<sampler_p_keep>);
 
 struct llama_sampler * llama_sampler_init_min_p(float p, size_t min_keep) {
     return llama_sampler_make<sampler_p_keep>(&llama_sampler_min_p_i, {p, min_keep});
@@ -266,20 +233,9 @@ static void typical_apply(llama_sampler * smpl, llama_token_data_array * cur_p) 
     cur_p->sorted = false;
 }
 
-static const llama_sampler_i llama_sampler_typical_i = {
-    typical_name,
-    nullptr,
-    typical_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_typical_i>,
-    llama_sampler_free_ctx<sampler_p_keep>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_typical_i = llama_sampler_iface(
+    typical_name, nullptr, typical_apply, nullptr, llama_sampler_clone_ctx<sampler_p_keep, &llama_sampler_typical_i>,
+    llama_sampler_free_ctx<sampler_p_keep>);
 
 struct llama_sampler * llama_sampler_init_typical(float p, size_t min_keep) {
     return llama_sampler_make<sampler_p_keep>(&llama_sampler_typical_i, {p, min_keep});
@@ -297,20 +253,9 @@ static void temp_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     llama_sampler_temp_impl(cur_p, ((const sampler_temp *) smpl->ctx)->temp);
 }
 
-static const llama_sampler_i llama_sampler_temp_i = {
-    temp_name,
-    nullptr,
-    temp_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_temp, &llama_sampler_temp_i>,
-    llama_sampler_free_ctx<sampler_temp>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_temp_i = llama_sampler_iface(
+    temp_name, nullptr, temp_apply, nullptr, llama_sampler_clone_ctx<sampler_temp, &llama_sampler_temp_i>,
+    llama_sampler_free_ctx<sampler_temp>);
 
 struct llama_sampler * llama_sampler_init_temp(float t) {
     return llama_sampler_make<sampler_temp>(&llama_sampler_temp_i, {t});
@@ -356,20 +301,9 @@ static void temp_ext_apply(llama_sampler * smpl, llama_token_data_array * cur_p)
     llama_sampler_softmax_impl(cur_p, false);
 }
 
-static const llama_sampler_i llama_sampler_temp_ext_i = {
-    temp_ext_name,
-    nullptr,
-    temp_ext_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_temp_ext, &llama_sampler_temp_ext_i>,
-    llama_sampler_free_ctx<sampler_temp_ext>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_temp_ext_i = llama_sampler_iface(
+    temp_ext_name, nullptr, temp_ext_apply, nullptr,
+    llama_sampler_clone_ctx<sampler_temp_ext, &llama_sampler_temp_ext_i>, llama_sampler_free_ctx<sampler_temp_ext>);
 
 struct llama_sampler * llama_sampler_init_temp_ext(float t, float delta, float exponent) {
     return llama_sampler_make<sampler_temp_ext>(&llama_sampler_temp_ext_i, {t, delta, exponent});
@@ -453,20 +387,9 @@ static void penalties_reset(llama_sampler * smpl) {
     ctx->count.clear();
 }
 
-static const llama_sampler_i llama_sampler_penalties_i = {
-    penalties_name,
-    penalties_accept,
-    penalties_apply,
-    penalties_reset,
-    llama_sampler_clone_ctx<sampler_penalties, &llama_sampler_penalties_i>,
-    llama_sampler_free_ctx<sampler_penalties>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_penalties_i = llama_sampler_iface(
+    penalties_name, penalties_accept, penalties_apply, penalties_reset,
+    llama_sampler_clone_ctx<sampler_penalties, &llama_sampler_penalties_i>, llama_sampler_free_ctx<sampler_penalties>);
 
 struct llama_sampler * llama_sampler_init_penalties(int32_t n_vocab, int32_t penalty_last_n, float penalty_repeat,
                                                     float penalty_freq, float penalty_present) {
@@ -541,20 +464,10 @@ static void logit_bias_apply(llama_sampler * smpl, llama_token_data_array * cur_
     cur_p->sorted = false;
 }
 
-static const llama_sampler_i llama_sampler_logit_bias_i = {
-    logit_bias_name,
-    nullptr,
-    logit_bias_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_logit_bias, &llama_sampler_logit_bias_i>,
-    llama_sampler_free_ctx<sampler_logit_bias>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_logit_bias_i =
+    llama_sampler_iface(logit_bias_name, nullptr, logit_bias_apply, nullptr,
+                        llama_sampler_clone_ctx<sampler_logit_bias, &llama_sampler_logit_bias_i>,
+                        llama_sampler_free_ctx<sampler_logit_bias>);
 
 struct llama_sampler * llama_sampler_init_logit_bias(int32_t n_vocab, int32_t n_logit_bias,
                                                      const llama_logit_bias * logit_bias) {

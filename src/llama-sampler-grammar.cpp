@@ -57,17 +57,6 @@ struct sampler_grammar {
     }
 };
 
-std::string piece_text(const llama_vocab * vocab, llama_token id) {
-    char    buf[256];
-    int32_t n = llama_token_to_piece(vocab, id, buf, (int32_t) sizeof(buf), 0, true);
-    if (n >= 0) {
-        return std::string(buf, (size_t) n);
-    }
-    std::string big((size_t) -n, '\0');
-    n = llama_token_to_piece(vocab, id, &big[0], (int32_t) big.size(), 0, true);
-    return n >= 0 ? big.substr(0, (size_t) n) : std::string();
-}
-
 void load_vocab(grammar_shared & sh) {
     const int32_t n = llama_vocab_n_tokens(sh.vocab);
     sh.pieces.resize(n);
@@ -76,7 +65,7 @@ void load_vocab(grammar_shared & sh) {
     sh.eog.resize(n);
     std::vector<uint32_t> tmp;
     for (llama_token id = 0; id < n; ++id) {
-        sh.pieces[id] = piece_text(sh.vocab, id);
+        sh.pieces[id] = llama_sampler_token_piece(sh.vocab, id, true);
         sh.eog[id]    = llama_vocab_is_eog(sh.vocab, id);
         tmp.clear();
         sh.cps_tail[id] = gram_decode_utf8(sh.pieces[id], {}, tmp);
@@ -242,20 +231,9 @@ static void grammar_reset(llama_sampler * smpl) {
     ((sampler_grammar *) smpl->ctx)->restart();
 }
 
-static const llama_sampler_i llama_sampler_grammar_i = {
-    grammar_name,
-    grammar_accept,
-    grammar_apply,
-    grammar_reset,
-    llama_sampler_clone_ctx<sampler_grammar, &llama_sampler_grammar_i>,
-    llama_sampler_free_ctx<sampler_grammar>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_grammar_i = llama_sampler_iface(
+    grammar_name, grammar_accept, grammar_apply, grammar_reset,
+    llama_sampler_clone_ctx<sampler_grammar, &llama_sampler_grammar_i>, llama_sampler_free_ctx<sampler_grammar>);
 
 // regex metacharacters escaped, so that a trigger word matches itself
 static std::string regex_escape(const std::string & s) {

@@ -14,17 +14,6 @@ struct sampler_infill {
     const llama_vocab * vocab;
 };
 
-std::string piece_of(const llama_vocab * vocab, llama_token id) {
-    char    buf[128];
-    int32_t n = llama_token_to_piece(vocab, id, buf, (int32_t) sizeof(buf), 0, false);
-    if (n >= 0) {
-        return std::string(buf, (size_t) n);
-    }
-    std::string big((size_t) -n, '\0');
-    n = llama_token_to_piece(vocab, id, &big[0], (int32_t) big.size(), 0, false);
-    return n >= 0 ? big.substr(0, (size_t) n) : std::string();
-}
-
 // Keeps the EOG tokens and the others with p >= thold, renormalised; returns the non-EOG count kept.
 size_t keep_above(llama_token_data_array * cur_p, std::vector<char> & eog, float thold) {
     size_t n_text = 0;
@@ -85,7 +74,7 @@ static void infill_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     // 2. a token whose text starts another's: the less likely one gives its mass to the other
     std::vector<std::string> text(cur_p->size);
     for (size_t i = 0; i < cur_p->size; ++i) {
-        text[i] = piece_of(vocab, cur_p->data[i].id);
+        text[i] = llama_sampler_token_piece(vocab, cur_p->data[i].id, false);
     }
     for (size_t i0 = 0; i0 < cur_p->size; ++i0) {
         for (size_t i1 = 0; i1 < cur_p->size; ++i1) {
@@ -128,20 +117,9 @@ static void infill_apply(llama_sampler * smpl, llama_token_data_array * cur_p) {
     keep_above(cur_p, eog, 1.0f / (float) (n_text + 1));
 }
 
-static const llama_sampler_i llama_sampler_infill_i = {
-    infill_name,
-    nullptr,
-    infill_apply,
-    nullptr,
-    llama_sampler_clone_ctx<sampler_infill, &llama_sampler_infill_i>,
-    llama_sampler_free_ctx<sampler_infill>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_infill_i = llama_sampler_iface(
+    infill_name, nullptr, infill_apply, nullptr, llama_sampler_clone_ctx<sampler_infill, &llama_sampler_infill_i>,
+    llama_sampler_free_ctx<sampler_infill>);
 
 struct llama_sampler * llama_sampler_init_infill(const struct llama_vocab * vocab) {
     if (vocab == nullptr) {

@@ -90,20 +90,9 @@ static void xtc_reset(llama_sampler * smpl) {
 }
 
 extern const llama_sampler_i llama_sampler_xtc_i;
-const llama_sampler_i        llama_sampler_xtc_i = {
-           xtc_name,
-           nullptr,
-           xtc_apply,
-           xtc_reset,
-           llama_sampler_clone_ctx<sampler_xtc, &llama_sampler_xtc_i>,
-           llama_sampler_free_ctx<sampler_xtc>,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,  // no graph-side hooks, no copy_state
-};
+const llama_sampler_i        llama_sampler_xtc_i = llama_sampler_iface(
+           xtc_name, nullptr, xtc_apply, xtc_reset, llama_sampler_clone_ctx<sampler_xtc, &llama_sampler_xtc_i>,
+           llama_sampler_free_ctx<sampler_xtc>);
 
 struct llama_sampler * llama_sampler_init_xtc(float p, float t, size_t min_keep, uint32_t seed) {
     sampler_xtc ctx{p, t, min_keep, seed, llama_sampler_resolve_seed(seed), {}};
@@ -155,20 +144,10 @@ static void top_n_sigma_apply(llama_sampler * smpl, llama_token_data_array * cur
 }
 
 extern const llama_sampler_i llama_sampler_top_n_sigma_i;
-const llama_sampler_i        llama_sampler_top_n_sigma_i = {
-           top_n_sigma_name,
-           nullptr,
-           top_n_sigma_apply,
-           nullptr,
-           llama_sampler_clone_ctx<sampler_top_n_sigma, &llama_sampler_top_n_sigma_i>,
-           llama_sampler_free_ctx<sampler_top_n_sigma>,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,  // no graph-side hooks, no copy_state
-};
+const llama_sampler_i        llama_sampler_top_n_sigma_i =
+    llama_sampler_iface(top_n_sigma_name, nullptr, top_n_sigma_apply, nullptr,
+                        llama_sampler_clone_ctx<sampler_top_n_sigma, &llama_sampler_top_n_sigma_i>,
+                        llama_sampler_free_ctx<sampler_top_n_sigma>);
 
 struct llama_sampler * llama_sampler_init_top_n_sigma(float n) {
     return llama_sampler_make<sampler_top_n_sigma>(&llama_sampler_top_n_sigma_i, {n});
@@ -236,20 +215,9 @@ static void mirostat_reset(llama_sampler * smpl) {
 }
 
 extern const llama_sampler_i llama_sampler_mirostat_i;
-const llama_sampler_i        llama_sampler_mirostat_i = {
-           mirostat_name,
-           nullptr,
-           mirostat_apply,
-           mirostat_reset,
-           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_i>,
-           llama_sampler_free_ctx<sampler_mirostat>,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,  // no graph-side hooks, no copy_state
-};
+const llama_sampler_i        llama_sampler_mirostat_i = llama_sampler_iface(
+           mirostat_name, nullptr, mirostat_apply, mirostat_reset,
+           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_i>, llama_sampler_free_ctx<sampler_mirostat>);
 
 struct llama_sampler * llama_sampler_init_mirostat(int32_t n_vocab, uint32_t seed, float tau, float eta, int32_t m) {
     sampler_mirostat ctx{n_vocab, seed, llama_sampler_resolve_seed(seed), tau, eta, m, 2.0f * tau, {}};
@@ -277,20 +245,9 @@ static void mirostat_v2_apply(llama_sampler * smpl, llama_token_data_array * cur
 }
 
 extern const llama_sampler_i llama_sampler_mirostat_v2_i;
-const llama_sampler_i        llama_sampler_mirostat_v2_i = {
-           mirostat_v2_name,
-           nullptr,
-           mirostat_v2_apply,
-           mirostat_reset,
-           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_v2_i>,
-           llama_sampler_free_ctx<sampler_mirostat>,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,  // no graph-side hooks, no copy_state
-};
+const llama_sampler_i        llama_sampler_mirostat_v2_i = llama_sampler_iface(
+           mirostat_v2_name, nullptr, mirostat_v2_apply, mirostat_reset,
+           llama_sampler_clone_ctx<sampler_mirostat, &llama_sampler_mirostat_v2_i>, llama_sampler_free_ctx<sampler_mirostat>);
 
 struct llama_sampler * llama_sampler_init_mirostat_v2(uint32_t seed, float tau, float eta) {
     sampler_mirostat ctx{0, seed, llama_sampler_resolve_seed(seed), tau, eta, 0, 2.0f * tau, {}};
@@ -367,20 +324,10 @@ static void adaptive_p_reset(llama_sampler * smpl) {
 }
 
 extern const llama_sampler_i llama_sampler_adaptive_p_i;
-const llama_sampler_i        llama_sampler_adaptive_p_i = {
-           adaptive_p_name,
-           adaptive_p_accept,
-           adaptive_p_apply,
-           adaptive_p_reset,
-           llama_sampler_clone_ctx<sampler_adaptive_p, &llama_sampler_adaptive_p_i>,
-           llama_sampler_free_ctx<sampler_adaptive_p>,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,
-           nullptr,  // no graph-side hooks, no copy_state
-};
+const llama_sampler_i        llama_sampler_adaptive_p_i =
+    llama_sampler_iface(adaptive_p_name, adaptive_p_accept, adaptive_p_apply, adaptive_p_reset,
+                        llama_sampler_clone_ctx<sampler_adaptive_p, &llama_sampler_adaptive_p_i>,
+                        llama_sampler_free_ctx<sampler_adaptive_p>);
 
 struct llama_sampler * llama_sampler_init_adaptive_p(float target, float decay, uint32_t seed) {
     const float        d = std::isnan(decay) ? 0.0f : std::min(std::max(decay, 0.0f), 0.99f);

@@ -271,20 +271,8 @@ static void chain_free(llama_sampler * smpl) {
 
 static llama_sampler * chain_clone(const llama_sampler * smpl);
 
-static const llama_sampler_i llama_sampler_chain_i = {
-    /* .name   = */ chain_name,
-    /* .accept = */ chain_accept,
-    /* .apply  = */ chain_apply,
-    /* .reset  = */ chain_reset,
-    /* .clone  = */ chain_clone,
-    /* .free   = */ chain_free,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_chain_i =
+    llama_sampler_iface(chain_name, chain_accept, chain_apply, chain_reset, chain_clone, chain_free);
 
 bool llama_sampler_is_chain(const llama_sampler * smpl) {
     return smpl != nullptr && smpl->iface == &llama_sampler_chain_i && smpl->ctx != nullptr;
@@ -433,20 +421,9 @@ static void greedy_apply(llama_sampler * /*smpl*/, llama_token_data_array * cur_
     cur_p->selected = llama_sampler_argmax_impl(cur_p);
 }
 
-static const llama_sampler_i llama_sampler_greedy_i = {
-    /* .name   = */ greedy_name,
-    /* .accept = */ nullptr,
-    /* .apply  = */ greedy_apply,
-    /* .reset  = */ nullptr,
-    /* .clone  = */ nullptr,  // stateless: llama_sampler_clone copies the iface
-    /* .free   = */ nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+// stateless: no ctx to free, and llama_sampler_clone copies the iface when clone is NULL
+static const llama_sampler_i llama_sampler_greedy_i =
+    llama_sampler_iface(greedy_name, nullptr, greedy_apply, nullptr, nullptr, nullptr);
 
 struct llama_sampler * llama_sampler_init_greedy(void) {
     return llama_sampler_init(&llama_sampler_greedy_i, nullptr);
@@ -477,6 +454,17 @@ uint32_t llama_sampler_resolve_seed(uint32_t seed) {
         // no entropy source: the clock is still different from run to run
         return (uint32_t) std::time(nullptr) ^ (uint32_t) llama_sampler_time_us();
     }
+}
+
+std::string llama_sampler_token_piece(const llama_vocab * vocab, llama_token id, bool special) {
+    char    buf[256];
+    int32_t n = llama_token_to_piece(vocab, id, buf, (int32_t) sizeof(buf), 0, special);
+    if (n >= 0) {
+        return std::string(buf, (size_t) n);
+    }
+    std::string big((size_t) -n, '\0');
+    n = llama_token_to_piece(vocab, id, &big[0], (int32_t) big.size(), 0, special);
+    return n >= 0 ? big.substr(0, (size_t) n) : std::string();
 }
 
 static const char * dist_name(const llama_sampler * /*smpl*/) {
@@ -526,20 +514,9 @@ static void dist_reset(llama_sampler * smpl) {
     ctx->rng.seed(ctx->seed_cur);
 }
 
-static const llama_sampler_i llama_sampler_dist_i = {
-    /* .name   = */ dist_name,
-    /* .accept = */ nullptr,
-    /* .apply  = */ dist_apply,
-    /* .reset  = */ dist_reset,
-    /* .clone  = */ llama_sampler_clone_ctx<sampler_dist, &llama_sampler_dist_i>,
-    /* .free   = */ llama_sampler_free_ctx<sampler_dist>,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,  // no graph-side hooks, no copy_state
-};
+static const llama_sampler_i llama_sampler_dist_i = llama_sampler_iface(
+    dist_name, nullptr, dist_apply, dist_reset, llama_sampler_clone_ctx<sampler_dist, &llama_sampler_dist_i>,
+    llama_sampler_free_ctx<sampler_dist>);
 
 struct llama_sampler * llama_sampler_init_dist(uint32_t seed) {
     sampler_dist ctx{seed, llama_sampler_resolve_seed(seed), {}};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <new>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "llama-impl.h"
@@ -37,6 +38,17 @@ struct llama_sampler_chain {
 // iface, as llama.cpp does; the library never writes through it).
 inline llama_sampler * llama_sampler_init(const llama_sampler_i * iface, llama_sampler_context_t ctx) {
     return llama_sampler_init(const_cast<llama_sampler_i *>(iface), ctx);
+}
+
+// The vtable of a built-in sampler: the six calls given; the graph-side hooks and copy_state NULL.
+constexpr llama_sampler_i llama_sampler_iface(const char * (*name_fn)(const llama_sampler *),
+                                              void (*accept_fn)(llama_sampler *, llama_token),
+                                              void (*apply_fn)(llama_sampler *, llama_token_data_array *),
+                                              void (*reset_fn)(llama_sampler *),
+                                              llama_sampler * (*clone_fn)(const llama_sampler *),
+                                              void (*free_fn)(llama_sampler *)) {
+    return {name_fn, accept_fn, apply_fn, reset_fn, clone_fn, free_fn,
+            nullptr, nullptr,   nullptr,  nullptr,  nullptr,  nullptr};
 }
 
 // Wraps ctx (allocated with new) in a sampler on iface; deletes ctx when that fails.
@@ -99,6 +111,9 @@ uint32_t llama_sampler_resolve_seed(uint32_t seed);
 // The seed in use if smpl is one of the seeded samplers of llama-sampler-mirostat.cpp (xtc,
 // mirostat v1/v2, adaptive-p): sets *seed and returns true.
 bool llama_sampler_seed_of(const llama_sampler * smpl, uint32_t * seed);
+
+// The text of token id (llama_token_to_piece with no lstrip, of any length); "" when it fails.
+std::string llama_sampler_token_piece(const llama_vocab * vocab, llama_token id, bool special);
 
 // Microseconds from a monotonic clock (perf counters).
 int64_t llama_sampler_time_us();
