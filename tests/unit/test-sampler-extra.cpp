@@ -296,24 +296,21 @@ TEST(SamplerExtra, DryPenalisesRepeatExtensions) {
             EXPECT_NEAR(c.logit_of(t), want, 1e-3 * std::fabs(want) + 1e-4) << "trial " << trial << " token " << t;
         }
     }
-    // last_n limits the history; multiplier 0 is a no-op
-    auto * s = llama_sampler_init_dry(nullptr, 1.0f, 2.0f, 2, 3, nullptr, 0);
-    for (llama_token t : {1, 2, 3, 1, 2, 3}) {
-        llama_sampler_accept(s, t);
-    }
-    cands c(std::vector<float>(5, 0.0f));
-    llama_sampler_apply(s, &c.arr);
-    llama_sampler_free(s);
+    // last_n limits the history; multiplier 0 is a no-op. Returns token 1's logit after the history
+    // 1 2 3 1 2 3 on five zero logits (base 2, allowed length 2).
+    auto logit1_after = [](float multiplier, int32_t last_n) {
+        auto * s = llama_sampler_init_dry(nullptr, multiplier, 2.0f, 2, last_n, nullptr, 0);
+        for (llama_token t : {1, 2, 3, 1, 2, 3}) {
+            llama_sampler_accept(s, t);
+        }
+        cands c(std::vector<float>(5, 0.0f));
+        llama_sampler_apply(s, &c.arr);
+        llama_sampler_free(s);
+        return c.logit_of(1);
+    };
     // only the last 3 tokens [1 2 3] are kept: no earlier occurrence, so no repeat
-    EXPECT_EQ(c.logit_of(1), 0.0f);
-    auto * off = llama_sampler_init_dry(nullptr, 0.0f, 2.0f, 2, 100, nullptr, 0);
-    for (llama_token t : {1, 2, 3, 1, 2, 3}) {
-        llama_sampler_accept(off, t);
-    }
-    cands c2(std::vector<float>(5, 0.0f));
-    llama_sampler_apply(off, &c2.arr);
-    llama_sampler_free(off);
-    EXPECT_EQ(c2.logit_of(1), 0.0f);
+    EXPECT_EQ(logit1_after(1.0f, 3), 0.0f);
+    EXPECT_EQ(logit1_after(0.0f, 100), 0.0f);
 }
 
 TEST(SamplerExtra, DrySequenceBreakerStopsTheRepeat) {
