@@ -13,6 +13,7 @@
 #include "arg-parse.h"
 #include "llama.h"
 #include "tool-log.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-bench-batch";
 
@@ -81,20 +82,11 @@ bool run_shape(bench_ctx & b, llama_batch & batch, int n_seq, int n_tok, int rep
 }  // namespace
 
 int main(int argc, char ** argv) {
-    std::vector<std::string> pos;
-    tool::args               args(k_prog, argc, argv, print_usage);
-    while (args.next()) {
-        if (args.positional() && pos.size() < 6) {
-            pos.push_back(args.arg());
-        } else {
-            args.unknown();
-        }
-    }
-    if (pos.empty()) {
-        args.fail("no model given");
-    }
+    tool::args                     args(k_prog, argc, argv, print_usage);
+    const std::vector<std::string> pos = args.positionals(6, "no model given");
+    // positional I as NAME in [lo, hi], DEF when absent
     auto num = [&](size_t i, const char * name, int64_t lo, int64_t hi, int64_t def) {
-        return pos.size() > i ? (int) args.int_of(name, pos[i], lo, hi) : (int) def;
+        return args.positional_int(pos, i, name, lo, hi, def);
     };
     const int           n_threads  = num(1, "N_THREADS", 1, 512, 2);
     const int           reps       = num(2, "REPS", 1, 100000, 200);
@@ -103,13 +95,11 @@ int main(int argc, char ** argv) {
     const int           n_ctx_min  = k_max * (n_past + k_max);
     const int           n_ctx      = num(5, "N_CTX", n_ctx_min, 1 << 20, n_ctx_min + 64);
     const std::string & model_path = pos[0];
-    tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, false);
 
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), llama_model_default_params());
+    llama_model * model = tool::load_model(model_path, false);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = (uint32_t) n_ctx;
@@ -119,9 +109,9 @@ int main(int argc, char ** argv) {
     cp.n_threads            = n_threads;
     cp.n_threads_batch      = n_threads;
     cp.flash_attn_type      = fa ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
-    llama_context * ctx     = llama_init_from_model(model, cp);
+    llama_context * ctx     = tool::new_context(model, cp);
     if (!ctx) {
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
     bench_ctx b{ctx, llama_get_memory(ctx), llama_vocab_n_tokens(llama_model_get_vocab(model)), n_past};
 

@@ -162,6 +162,26 @@ std::vector<int> args::int_list_value(int64_t lo, int64_t hi, size_t min_n, size
     return out;
 }
 
+std::vector<std::string> args::positionals(size_t max, const char * none) {
+    std::vector<std::string> pos;
+    while (next()) {
+        if (positional() && pos.size() < max) {
+            pos.push_back(arg());
+        } else {
+            unknown();
+        }
+    }
+    if (pos.empty()) {
+        fail(none);
+    }
+    return pos;
+}
+
+int args::positional_int(const std::vector<std::string> & pos, size_t i, const char * what, int64_t lo, int64_t hi,
+                         int64_t def) const {
+    return pos.size() > i ? (int) int_of(what, pos[i], lo, hi) : (int) def;
+}
+
 int64_t args::int_of(const char * what, const std::string & text, int64_t lo, int64_t hi) const {
     int64_t out = 0;
     if (!parse_int(text, lo, hi, out)) {

@@ -69,6 +69,13 @@ public:
     int64_t int_of(const char * what, const std::string & text, int64_t lo, int64_t hi) const;
     double  float_of(const char * what, const std::string & text, double lo, double hi) const;
 
+    // For tools taking only positional arguments (the bench programs): reads the whole command line,
+    // at most `max` of them (a flag or one more is unknown()); `none` is the usage error when there
+    // are none. Then positional_int reads the i-th as `what` in [lo, hi], `def` when absent.
+    std::vector<std::string> positionals(size_t max, const char * none);
+    int positional_int(const std::vector<std::string> & pos, size_t i, const char * what, int64_t lo, int64_t hi,
+                       int64_t def) const;
+
     [[noreturn]] void unknown() const;
     [[noreturn]] void fail(const std::string & message) const;
 

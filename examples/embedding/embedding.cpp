@@ -15,6 +15,7 @@
 #include "arg-parse.h"
 #include "llama.h"
 #include "tool-log.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-embedding";
 
@@ -141,13 +142,11 @@ int main(int argc, char ** argv) {
         args.fail("no prompts given (-p TEXT, -f FILE or lines on stdin)");
     }
 
-    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, verbose);
 
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), llama_model_default_params());
+    llama_model * model = tool::load_model(model_path, false);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
@@ -161,10 +160,9 @@ int main(int argc, char ** argv) {
     // batch = ubatch = the context: an encoder sees each batch at once
     cp.n_batch          = n_ctx ? (uint32_t) n_ctx : (uint32_t) std::max(1, llama_model_n_ctx_train(model));
     cp.n_ubatch         = cp.n_batch;
-    llama_context * ctx = llama_init_from_model(model, cp);
+    llama_context * ctx = tool::new_context(model, cp);
     if (!ctx) {
-        llama_model_free(model);
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
     const enum llama_pooling_type pt      = llama_pooling_type(ctx);
     const int                     n_embd  = llama_model_n_embd(model);

@@ -14,7 +14,7 @@
 #include "arg-parse.h"
 #include "llama.h"
 #include "tool-log.h"
-#include "tool-progress.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-save-load-state";
 
@@ -91,9 +91,7 @@ int main(int argc, char ** argv) {
         args.fail("--load takes the prompt from the session, not from -f");
     }
 
-    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, verbose);
 
     if (!prompt_file.empty()) {
         std::ifstream in(prompt_file, std::ios::binary);
@@ -105,13 +103,9 @@ int main(int argc, char ** argv) {
         prompt = ss.str();
     }
 
-    llama_model_params  mparams = llama_model_default_params();
-    tool::load_progress progress;
-    progress.attach(mparams);
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), mparams);
-    progress.finish();
+    llama_model * model = tool::load_model(model_path, true);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
@@ -120,10 +114,9 @@ int main(int argc, char ** argv) {
     cparams.n_batch              = (uint32_t) n_ctx;
     cparams.n_threads            = n_threads;
     cparams.n_threads_batch      = n_threads;
-    llama_context * ctx          = llama_init_from_model(model, cparams);
+    llama_context * ctx          = tool::new_context(model, cparams);
     if (!ctx) {
-        llama_model_free(model);
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
 
     int                      rc = tool::EXIT_OK;

@@ -15,7 +15,7 @@
 #include "arg-parse.h"
 #include "llama.h"
 #include "tool-log.h"
-#include "tool-progress.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-simple-chat";
 
@@ -131,17 +131,11 @@ int main(int argc, char ** argv) {
     const char * c_reply  = color ? "\033[33m" : "";
     const char * c_reset  = color ? "\033[0m" : "";
 
-    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, verbose);
 
-    llama_model_params  mparams = llama_model_default_params();
-    tool::load_progress progress;
-    progress.attach(mparams);
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), mparams);
-    progress.finish();
+    llama_model * model = tool::load_model(model_path, true);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
@@ -150,10 +144,9 @@ int main(int argc, char ** argv) {
     cparams.n_batch              = (uint32_t) n_ctx;
     cparams.n_threads            = n_threads;
     cparams.n_threads_batch      = n_threads;
-    llama_context * ctx          = llama_init_from_model(model, cparams);
+    llama_context * ctx          = tool::new_context(model, cparams);
     if (!ctx) {
-        llama_model_free(model);
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
     chat_context chat{
         ctx, llama_get_memory(ctx), (int) llama_n_ctx(ctx), llama_vocab_get_add_bos(vocab) ? 1 : 0, verbose, {}};

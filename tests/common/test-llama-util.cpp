@@ -92,6 +92,23 @@ std::vector<float> load_logits(const std::string & rel) {
     return out;
 }
 
+double max_abs_diff(const std::vector<float> & a, const std::vector<float> & b) {
+    EXPECT_EQ(a.size(), b.size());
+    double d = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+        d = std::max(d, (double) std::fabs(a[i] - b[i]));
+    }
+    return d;
+}
+
+std::vector<llama_token> synthetic_prompt(int n) {
+    std::vector<llama_token> prompt;
+    for (int i = 0; i < n; i++) {
+        prompt.push_back(3 + (i * 37) % 250);
+    }
+    return prompt;
+}
+
 double max_err_rel_rms(const float * a, const float * b, int n) {
     double sq = 0, worst = 0;
     for (int i = 0; i < n; i++) {

@@ -22,6 +22,13 @@ reference load_reference(const std::string & rel);
 // A NAME.once.logits.f32 file: n_vocab floats per step.
 std::vector<float> load_logits(const std::string & rel);
 
+// Largest |a - b| over two vectors; records a failure if their sizes differ.
+double max_abs_diff(const std::vector<float> & a, const std::vector<float> & b);
+
+// A fixed prompt of n tokens for the synthetic models (ids 3..252: past the special tokens, inside
+// every micro vocabulary).
+std::vector<llama_token> synthetic_prompt(int n);
+
 // Largest |a - b| relative to the RMS of b (the reference's tolerance measure).
 double max_err_rel_rms(const float * a, const float * b, int n);
 int    argmax(const float * v, int n);

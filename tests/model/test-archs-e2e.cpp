@@ -40,6 +40,23 @@ arch_reference load_arch_reference(const std::string & name) {
     return r;
 }
 
+// Decodes toks as one batch of sequence 0 at positions 0..n-1, with logits for the rows where
+// want(i) holds; llama_decode's result.
+template <typename Want>
+int decode_in_one_batch(llama_context * ctx, const std::vector<llama_token> & toks, Want want) {
+    owned_batch b((int) toks.size(), 1);
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.add(toks[i], (llama_pos) i, {0}, want(i));
+    }
+    return llama_decode(ctx, b.b);
+}
+
+// A micro model of tests/data/models/synthetic in F16 (nullptr when it does not load).
+model_ptr load_micro_f16(const std::string & name) {
+    const std::string path = data_path("models/synthetic/" + name + "-micro-f16.gguf");
+    return model_ptr(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+}
+
 llama_context_params ctx_params(llama_flash_attn_type fa) {
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = 512;
@@ -142,19 +159,9 @@ TEST_P(ArchE2E, BatchedPrefillMatchesTokenByToken) {
     std::vector<llama_token> toks = tokenize(m.get(), "Once upon a time there was a little dog");
     ASSERT_GT(toks.size(), 4u);
 
-    ctx_ptr     a(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
-    llama_batch b = llama_batch_init((int) toks.size(), 0, 1);
-    for (size_t i = 0; i < toks.size(); i++) {
-        b.token[i]     = toks[i];
-        b.pos[i]       = (llama_pos) i;
-        b.n_seq_id[i]  = 1;
-        b.seq_id[i][0] = 0;
-        b.logits[i]    = true;
-    }
-    b.n_tokens = (int) toks.size();
-    ASSERT_EQ(llama_decode(a.get(), b), 0) << llama_last_error();
+    ctx_ptr a(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+    ASSERT_EQ(decode_in_one_batch(a.get(), toks, [](size_t) { return true; }), 0) << llama_last_error();
     const std::vector<float> batched(llama_get_logits(a.get()), llama_get_logits(a.get()) + toks.size() * nv);
-    llama_batch_free(b);
 
     ctx_ptr c(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
     for (size_t i = 0; i < toks.size(); i++) {
@@ -201,18 +208,9 @@ TEST_P(ArchE2E, QuantizedStaysNearReference) {
         const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
         std::vector<llama_token> toks = r.prompt;
         toks.insert(toks.end(), r.greedy.begin(), r.greedy.end() - 1);
-        ctx_ptr     ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
-        llama_batch b = llama_batch_init((int) toks.size(), 0, 1);
-        for (size_t i = 0; i < toks.size(); i++) {
-            b.token[i]     = toks[i];
-            b.pos[i]       = (llama_pos) i;
-            b.n_seq_id[i]  = 1;
-            b.seq_id[i][0] = 0;
-            b.logits[i]    = i + 1 >= r.prompt.size();
-        }
-        b.n_tokens = (int) toks.size();
-        ASSERT_EQ(llama_decode(ctx.get(), b), 0) << llama_last_error();
-        llama_batch_free(b);
+        ctx_ptr ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ASSERT_EQ(decode_in_one_batch(ctx.get(), toks, [&](size_t i) { return i + 1 >= r.prompt.size(); }), 0)
+            << llama_last_error();
         double worst = 0;
         for (size_t s = 0; s < r.greedy.size(); s++) {
             const float * lg = llama_get_logits_ith(ctx.get(), (int) (r.prompt.size() - 1 + s));
@@ -475,8 +473,7 @@ TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
     ASSERT_GE(moe.size(), 3u);  // llama-moe, qwen3moe, gpt-oss at least
     for (const std::string & name : moe) {
         SCOPED_TRACE(name);
-        model_ptr m(llama_model_load_from_file(data_path("models/synthetic/" + name + "-micro-f16.gguf").c_str(),
-                                               llama_model_default_params()));
+        model_ptr m = load_micro_f16(name);
         ASSERT_NE(m, nullptr) << llama_last_error();
         const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
         std::vector<llama_token> toks = tokenize(m.get(), "Once upon a time there was a little dog");
@@ -485,19 +482,9 @@ TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
         for (int pass = 0; pass < 2; pass++) {
             llama_context_params cp = ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED);
             cp.n_ubatch             = pass == 0 ? 512 : 3;
-            ctx_ptr     ctx(llama_init_from_model(m.get(), cp));
-            llama_batch b = llama_batch_init(n, 0, 1);
-            for (int i = 0; i < n; i++) {
-                b.token[i]     = toks[i];
-                b.pos[i]       = i;
-                b.n_seq_id[i]  = 1;
-                b.seq_id[i][0] = 0;
-                b.logits[i]    = true;
-            }
-            b.n_tokens = n;
-            ASSERT_EQ(llama_decode(ctx.get(), b), 0) << llama_last_error();
+            ctx_ptr ctx(llama_init_from_model(m.get(), cp));
+            ASSERT_EQ(decode_in_one_batch(ctx.get(), toks, [](size_t) { return true; }), 0) << llama_last_error();
             rows[pass].assign(llama_get_logits(ctx.get()), llama_get_logits(ctx.get()) + (size_t) n * nv);
-            llama_batch_free(b);
         }
         for (int i = 0; i < n; i++) {
             EXPECT_LT(max_err_rel_rms(rows[1].data() + (size_t) i * nv, rows[0].data() + (size_t) i * nv, nv), 1e-3)
@@ -512,8 +499,7 @@ TEST(ArchE2EMoe, UbatchesWithoutOutputs) {
     llama_log_set(quiet_log, nullptr);
     for (const std::string & name : moe_micro_models()) {
         SCOPED_TRACE(name);
-        model_ptr m(llama_model_load_from_file(data_path("models/synthetic/" + name + "-micro-f16.gguf").c_str(),
-                                               llama_model_default_params()));
+        model_ptr m = load_micro_f16(name);
         ASSERT_NE(m, nullptr) << llama_last_error();
         const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
         std::vector<llama_token> toks = tokenize(m.get(), "Once upon a time there was a little dog");
@@ -522,21 +508,12 @@ TEST(ArchE2EMoe, UbatchesWithoutOutputs) {
         for (int pass = 0; pass < 2; pass++) {
             llama_context_params cp = ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED);
             cp.n_ubatch             = 3;
-            ctx_ptr     ctx(llama_init_from_model(m.get(), cp));
-            llama_batch b = llama_batch_init(n, 0, 1);
-            for (int i = 0; i < n; i++) {
-                b.token[i]     = toks[i];
-                b.pos[i]       = i;
-                b.n_seq_id[i]  = 1;
-                b.seq_id[i][0] = 0;
-                b.logits[i]    = pass == 0 || i == n - 1;
-            }
-            b.n_tokens = n;
-            ASSERT_EQ(llama_decode(ctx.get(), b), 0) << llama_last_error();
+            ctx_ptr    ctx(llama_init_from_model(m.get(), cp));
+            const auto want = [&](size_t i) { return pass == 0 || (int) i == n - 1; };
+            ASSERT_EQ(decode_in_one_batch(ctx.get(), toks, want), 0) << llama_last_error();
             const float * lg = llama_get_logits_ith(ctx.get(), n - 1);
             ASSERT_NE(lg, nullptr);
             last[pass].assign(lg, lg + nv);
-            llama_batch_free(b);
         }
         EXPECT_LT(max_err_rel_rms(last[1].data(), last[0].data(), nv), 1e-4);
     }

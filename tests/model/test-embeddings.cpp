@@ -7,6 +7,7 @@
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
+#include "test-synth-model.h"
 
 #include <gtest/gtest.h>
 
@@ -19,23 +20,12 @@
 using llama_test_util::ctx_ptr;
 using llama_test_util::model_ptr;
 using llama_test_util::owned_batch;
+using llama_test_util::temp_model;
 using testing_util::data_path;
 
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
-
-struct temp_model {
-    std::string path;
-    explicit temp_model(const synth::params & p) {
-        path = testing_util::write_temp_file("embd-bert", {});
-        std::string err;
-        if (!synth::write_model(p, path, err)) {
-            ADD_FAILURE() << err;
-        }
-    }
-    ~temp_model() { remove(path.c_str()); }
-};
 
 // A small BERT with F32 weights and a spread of weights large enough that attention patterns matter.
 synth::params bert_params(int64_t n_cls_out = 0) {

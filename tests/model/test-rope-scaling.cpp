@@ -19,22 +19,13 @@
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
+#include "test-synth-model.h"
 
 using namespace llama_test_util;
 
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
-
-struct temp_model {
-    std::string path;
-    explicit temp_model(const synth::params & p) {
-        path = testing_util::write_temp_file("rope-scaling.gguf", {});
-        std::string err;
-        EXPECT_TRUE(synth::write_model(p, path, err)) << err;
-    }
-    ~temp_model() { remove(path.c_str()); }
-};
 
 // The parameters of a rope node (ggml_rope_ext's op_params) and the name of its factor tensor.
 struct rope_node {
@@ -81,22 +72,10 @@ run_result run(const std::string & path, llama_context_params cp) {
     if (!ctx) {
         return r;
     }
-    std::vector<llama_token> prompt;
-    for (int i = 0; i < 200; i++) {
-        prompt.push_back(3 + (i * 37) % 250);
-    }
-    std::vector<llama_token> out;
+    const std::vector<llama_token> prompt = synthetic_prompt(200);
+    std::vector<llama_token>       out;
     run_greedy(ctx.get(), prompt, 4, out, r.logits);
     return r;
-}
-
-double max_abs_diff(const std::vector<float> & a, const std::vector<float> & b) {
-    EXPECT_EQ(a.size(), b.size());
-    double d = 0;
-    for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-        d = std::max(d, (double) std::fabs(a[i] - b[i]));
-    }
-    return d;
 }
 
 class RopeScaling : public testing::Test {

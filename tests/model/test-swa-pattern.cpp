@@ -14,22 +14,13 @@
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
+#include "test-synth-model.h"
 
 using namespace llama_test_util;
 
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
-
-struct temp_model {
-    std::string path;
-    explicit temp_model(const synth::params & p) {
-        path = testing_util::write_temp_file("swa-pattern.gguf", {});
-        std::string err;
-        EXPECT_TRUE(synth::write_model(p, path, err)) << err;
-    }
-    ~temp_model() { remove(path.c_str()); }
-};
 
 synth::params gemma3(int n_swa) {
     synth::params p;
@@ -57,23 +48,11 @@ std::vector<float> run(const std::string & path, std::vector<bool> * swa_layers 
     cp.n_threads_batch      = 2;
     ctx_ptr ctx(llama_init_from_model(m.get(), cp));
     EXPECT_NE(ctx, nullptr) << llama_last_error();
-    std::vector<llama_token> prompt;
-    for (int i = 0; i < 40; i++) {
-        prompt.push_back(3 + (i * 37) % 250);
-    }
-    std::vector<llama_token> out;
-    std::vector<float>       rows;
+    const std::vector<llama_token> prompt = synthetic_prompt(40);
+    std::vector<llama_token>       out;
+    std::vector<float>             rows;
     run_greedy(ctx.get(), prompt, 3, out, rows);
     return rows;
-}
-
-double max_abs_diff(const std::vector<float> & a, const std::vector<float> & b) {
-    EXPECT_EQ(a.size(), b.size());
-    double d = 0;
-    for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-        d = std::max(d, (double) std::fabs(a[i] - b[i]));
-    }
-    return d;
 }
 
 class SwaPattern : public testing::Test {

@@ -15,7 +15,7 @@
 #endif
 #include "llama.h"
 #include "tool-log.h"
-#include "tool-progress.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-cli";
 
@@ -280,27 +280,20 @@ int main(int argc, char ** argv) {
     const char * c_reply = color ? "\033[33m" : "";
     const char * c_reset = color ? "\033[0m" : "";
 
-    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, verbose);
 
-    llama_model_params  mp = llama_model_default_params();
-    tool::load_progress progress;
-    progress.attach(mp);
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), mp);
-    progress.finish();
+    llama_model * model = tool::load_model(model_path, true);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = (uint32_t) n_ctx;
     cp.n_batch              = (uint32_t) n_batch;
     cp.n_threads            = n_threads;
     cp.n_threads_batch      = n_threads;
-    llama_context * ctx     = llama_init_from_model(model, cp);
+    llama_context * ctx     = tool::new_context(model, cp);
     if (!ctx) {
-        llama_model_free(model);
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
     llama_sampler *     grmr  = nullptr;

@@ -16,7 +16,7 @@
 #include "server-http.h"
 #include "server-metrics.h"
 #include "tool-log.h"
-#include "tool-progress.h"
+#include "tool-model.h"
 
 static const char * k_prog = "llama-server";
 
@@ -112,17 +112,11 @@ int main(int argc, char ** argv) {
     pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
     signal(SIGPIPE, SIG_IGN);  // a client closing its socket is an error return, not a signal
 
-    tool::log_init(k_prog, verbose ? GGML_LOG_LEVEL_DEBUG : GGML_LOG_LEVEL_WARN, llama_last_error);
-    llama_log_set(tool::log_callback, nullptr);
-    llama_backend_init();
+    tool::llama_start(k_prog, verbose);
 
-    llama_model_params  mp = llama_model_default_params();
-    tool::load_progress progress;
-    progress.attach(mp);
-    llama_model * model = llama_model_load_from_file(model_path.c_str(), mp);
-    progress.finish();
+    llama_model * model = tool::load_model(model_path, true);
     if (!model) {
-        return tool::report_failure("cannot load model " + model_path);
+        return tool::EXIT_RUNTIME;
     }
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = (uint32_t) n_ctx;
@@ -132,10 +126,9 @@ int main(int argc, char ** argv) {
     cp.n_threads            = n_threads;
     cp.n_threads_batch      = n_threads;
     cp.kv_unified           = true;
-    llama_context * ctx     = llama_init_from_model(model, cp);
+    llama_context * ctx     = tool::new_context(model, cp);
     if (!ctx) {
-        llama_model_free(model);
-        return tool::report_failure("cannot create the context");
+        return tool::EXIT_RUNTIME;
     }
 
     int rc = tool::EXIT_OK;
