@@ -556,14 +556,16 @@ GGML_API void                 ggml_graph_clear(struct ggml_cgraph * gf);
 
 /* Converts nrows rows of n_per_row floats, starting at element `start` of src (a multiple of
  * n_per_row), into dst at the byte offset of that row, with the reference quantizer of `type`
- * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix
- * (importance weights) is accepted for API compatibility and ignored. Returns the bytes written,
- * or 0 (logged) for an unsupported type or bad arguments. Thread-safe: different row ranges may
- * be converted concurrently. */
+ * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix:
+ * n_per_row importance weights, one per column, applied to every row, or NULL; the IQ2 types
+ * minimize the error weighted by it (and need it where ggml_quantize_requires_imatrix says so),
+ * the other types ignore it. Returns the bytes written, or 0 (logged) for an unsupported type,
+ * bad arguments or a missing required imatrix. Thread-safe: different row ranges may be
+ * converted concurrently. */
 GGML_API size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                                     int64_t n_per_row, const float * imatrix);
 /* True for types that cannot be quantized well without an importance matrix (IQ2_XXS, IQ2_XS,
- * IQ1_S, as llama.cpp). No i-quant can be quantized into yet: ggml_quantize_chunk returns 0. */
+ * IQ1_S, as llama.cpp): ggml_quantize_chunk refuses them when imatrix is NULL. */
 GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
 /* (libllama) Converts n values of `type` (F32, F16, BF16 or a supported quantized type; n a
  * multiple of its block size) to floats. False (logged) if unsupported. */

@@ -1,6 +1,7 @@
 // Public row (de)quantization entry points over the reference quantizers of ggml-quants.h, for
 // llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
 #include "ggml-impl.h"
+#include "ggml-quantize-iq2.h"
 #include "ggml-quants.h"
 
 #include <stdint.h>
@@ -32,7 +33,7 @@ QROW(mxfp4)
 QROW(tq1_0)
 QROW(tq2_0)
 #undef QROW
-// dequantize only: quantizing into the i-quants needs an importance matrix (not implemented yet)
+// dequantize here; the i-quants quantize through imat_row_fn (their searches take the importance matrix)
 #define DQROW(t)                                               \
     static void dq_##t(const void * x, float * y, int64_t n) { \
         dequantize_row_##t((const block_##t *) x, y, n);       \
@@ -157,12 +158,28 @@ static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn 
     }
 }
 
+// Quantizers that take the importance matrix (n_per_row column weights, NULL for none); false on failure.
+typedef bool (*quantize_row_imat_fn)(const float * x, void * y, int64_t n, const float * imatrix);
+
+static quantize_row_imat_fn imat_row_fn(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_IQ2_XXS:
+            return ggml_quantize_row_iq2_xxs;
+        case GGML_TYPE_IQ2_XS:
+            return ggml_quantize_row_iq2_xs;
+        case GGML_TYPE_IQ2_S:
+            return ggml_quantize_row_iq2_s;
+        default:
+            return NULL;
+    }
+}
+
 size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                            int64_t n_per_row, const float * imatrix) {
-    (void) imatrix;  // no importance-weighted search: the reference quantizers minimize plain error
-    quantize_row_fn   q  = NULL;
-    dequantize_row_fn dq = NULL;
-    if (!row_fns(type, &q, &dq) || !q) {
+    quantize_row_fn            q  = NULL;
+    dequantize_row_fn          dq = NULL;
+    const quantize_row_imat_fn qi = imat_row_fn(type);
+    if (!row_fns(type, &q, &dq) || (!q && !qi)) {
         GGML_LOG_ERROR("%s: unsupported type %s\n", __func__, ggml_type_name(type));
         return 0;
     }
@@ -172,16 +189,27 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
                        ggml_type_name(type), (long long) start, (long long) nrows, (long long) n_per_row);
         return 0;
     }
+    if (!imatrix && ggml_quantize_requires_imatrix(type)) {
+        GGML_LOG_ERROR("%s: type %s needs an importance matrix\n", __func__, ggml_type_name(type));
+        return 0;
+    }
     const size_t  row_size  = ggml_row_size(type, n_per_row);
     const int64_t start_row = start / n_per_row;
     for (int64_t r = 0; r < nrows; r++) {
-        q(src + start + r * n_per_row, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row);
+        const float * x = src + start + r * n_per_row;
+        char *        y = (char *) dst + (size_t) (start_row + r) * row_size;
+        if (!qi) {
+            q(x, y, n_per_row);  // the reference quantizers minimize the plain error (imatrix unused)
+        } else if (!qi(x, y, n_per_row, imatrix)) {
+            GGML_LOG_ERROR("%s: out of memory for the %s search tables\n", __func__, ggml_type_name(type));
+            return 0;
+        }
     }
     return (size_t) nrows * row_size;
 }
 
 bool ggml_quantize_requires_imatrix(enum ggml_type type) {
-    // as llama.cpp: these are unusable without importance weights (none of them can be quantized here yet)
+    // as llama.cpp: at about 2 bits these are unusable without importance weights (IQ2_S manages)
     return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ1_S;
 }
 

@@ -449,7 +449,7 @@ TEST(QuantizeChunk, PublicEntryPointsMatchRowSizes) {
     std::vector<uint8_t> q(1024);
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_Q4_K, x.data(), q.data(), 0, 1, 100, nullptr), 0u);  // 100 % 256
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_I32, x.data(), q.data(), 0, 1, 256, nullptr), 0u);
-    // i-quants dequantize but cannot be quantized into yet (they need an importance matrix)
+    // IQ2_XXS cannot be quantized into without an importance matrix (test-quantize-iq2.cpp has the rest)
     EXPECT_EQ(ggml_quantize_chunk(GGML_TYPE_IQ2_XXS, x.data(), q.data(), 0, 1, 256, nullptr), 0u);
     EXPECT_TRUE(ggml_quantize_requires_imatrix(GGML_TYPE_IQ2_XXS));
     EXPECT_FALSE(ggml_quantize_requires_imatrix(GGML_TYPE_TQ1_0));
