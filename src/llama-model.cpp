@@ -99,6 +99,27 @@ const char * llama_model_ftype_name(llama_ftype ft) {
             return "TQ2_0";
         case LLAMA_FTYPE_MOSTLY_MXFP4_MOE:
             return "MXFP4 MoE";
+        // the i-quant mixes (llama-quant-mix.cpp)
+        case LLAMA_FTYPE_MOSTLY_IQ2_XXS:
+            return "IQ2_XXS";
+        case LLAMA_FTYPE_MOSTLY_IQ2_XS:
+            return "IQ2_XS";
+        case LLAMA_FTYPE_MOSTLY_IQ2_S:
+            return "IQ2_S";
+        case LLAMA_FTYPE_MOSTLY_IQ2_M:
+            return "IQ2_M";
+        case LLAMA_FTYPE_MOSTLY_IQ3_XXS:
+            return "IQ3_XXS";
+        case LLAMA_FTYPE_MOSTLY_IQ3_XS:
+            return "IQ3_XS";
+        case LLAMA_FTYPE_MOSTLY_IQ3_S:
+            return "IQ3_S";
+        case LLAMA_FTYPE_MOSTLY_IQ3_M:
+            return "IQ3_M";
+        case LLAMA_FTYPE_MOSTLY_IQ1_S:
+            return "IQ1_S";
+        case LLAMA_FTYPE_MOSTLY_IQ1_M:
+            return "IQ1_M";
         default:
             return "unknown";
     }

@@ -22,221 +22,12 @@
 #include "llama-mmap.h"
 #include "llama-model.h"
 
-// ---------------------------------------------------------------------------------------------
-// recipes
-
-ggml_type llama_quant_base_type(llama_ftype ftype) {
-    switch (ftype) {
-        case LLAMA_FTYPE_ALL_F32:
-            return GGML_TYPE_F32;
-        case LLAMA_FTYPE_MOSTLY_F16:
-            return GGML_TYPE_F16;
-        case LLAMA_FTYPE_MOSTLY_BF16:
-            return GGML_TYPE_BF16;
-        case LLAMA_FTYPE_MOSTLY_Q4_0:
-            return GGML_TYPE_Q4_0;
-        case LLAMA_FTYPE_MOSTLY_Q4_1:
-            return GGML_TYPE_Q4_1;
-        case LLAMA_FTYPE_MOSTLY_Q5_0:
-            return GGML_TYPE_Q5_0;
-        case LLAMA_FTYPE_MOSTLY_Q5_1:
-            return GGML_TYPE_Q5_1;
-        case LLAMA_FTYPE_MOSTLY_Q8_0:
-            return GGML_TYPE_Q8_0;
-        case LLAMA_FTYPE_MOSTLY_Q2_K:
-            return GGML_TYPE_Q2_K;
-        case LLAMA_FTYPE_MOSTLY_Q3_K_S:
-        case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-        case LLAMA_FTYPE_MOSTLY_Q3_K_L:
-            return GGML_TYPE_Q3_K;
-        case LLAMA_FTYPE_MOSTLY_Q4_K_S:
-        case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-            return GGML_TYPE_Q4_K;
-        case LLAMA_FTYPE_MOSTLY_Q5_K_S:
-        case LLAMA_FTYPE_MOSTLY_Q5_K_M:
-            return GGML_TYPE_Q5_K;
-        case LLAMA_FTYPE_MOSTLY_Q6_K:
-            return GGML_TYPE_Q6_K;
-        case LLAMA_FTYPE_MOSTLY_IQ4_NL:
-            return GGML_TYPE_IQ4_NL;
-        case LLAMA_FTYPE_MOSTLY_IQ4_XS:
-            return GGML_TYPE_IQ4_XS;
-        case LLAMA_FTYPE_MOSTLY_TQ1_0:
-            return GGML_TYPE_TQ1_0;
-        case LLAMA_FTYPE_MOSTLY_TQ2_0:
-            return GGML_TYPE_TQ2_0;
-        case LLAMA_FTYPE_MOSTLY_MXFP4_MOE:
-            return GGML_TYPE_MXFP4;
-        default:
-            return GGML_TYPE_COUNT;
-    }
-}
-
-static bool ends_with(const std::string & s, const char * suffix) {
-    const size_t n = strlen(suffix);
-    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
-bool llama_quant_is_weight_matrix(const std::string & name, int n_dims) {
-    if (n_dims < 2 || !ends_with(name, "weight")) {
-        return false;
-    }
-    // norms are vectors in practice; the name check also covers a [n, 1] shaped one
-    return name.find("_norm") == std::string::npos && name.find("ffn_gate_inp") == std::string::npos;
-}
+// The per-tensor type choice of each mix (recipes, block-size fallbacks) is in llama-quant-mix.cpp.
 
 // Layer index of "blk.N.xxx", or -1.
 static int layer_of(const std::string & name) {
     int il = -1;
     return sscanf(name.c_str(), "blk.%d.", &il) == 1 ? il : -1;
-}
-
-// The layers that get more bits in the *_M mixes: the first and last eighth and every third between.
-static bool use_more_bits(int il, int n_layer) {
-    return il < n_layer / 8 || il >= 7 * n_layer / 8 || (il - n_layer / 8) % 3 == 2;
-}
-
-// Where the mix spends extra bits (modelled on llama.cpp's K-quant mixes): the LM head, attn_v and
-// ffn_down matter most for quality; the *_S mixes spend little, *_M some, *_L most.
-static ggml_type recipe_adjust(ggml_type type, const std::string & name, const llama_quant_model_info & info,
-                               llama_ftype ft) {
-    const int il      = layer_of(name);
-    const int n_layer = std::max(info.n_layer, 1);
-
-    const bool is_output = name == "output.weight" || (!info.has_output && name == "token_embd.weight");
-    if (ft == LLAMA_FTYPE_MOSTLY_MXFP4_MOE) {
-        // as gpt-oss ships: the expert tensors (3-D, "*_exps") in MXFP4, everything else in Q8_0
-        return !is_output && name.find("_exps.") != std::string::npos ? GGML_TYPE_MXFP4 : GGML_TYPE_Q8_0;
-    }
-    if (is_output) {
-        return type == GGML_TYPE_Q8_0 ? type : GGML_TYPE_Q6_K;
-    }
-    if (name == "token_embd.weight") {
-        // a ternary embedding table loses too much: the lookup is cheap, keep 4 bits
-        return type == GGML_TYPE_TQ1_0 || type == GGML_TYPE_TQ2_0 ? GGML_TYPE_Q4_K : type;
-    }
-    if (ends_with(name, "attn_v.weight")) {
-        switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:
-                return info.n_gqa >= 4 ? GGML_TYPE_Q4_K : GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-                return il < 2 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
-                return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_S:
-                return il < 4 ? GGML_TYPE_Q5_K : type;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
-                return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
-            default:
-                break;
-        }
-        // grouped-query attention makes attn_v small: a few more bits cost little
-        if (info.n_gqa >= 4 && (ft == LLAMA_FTYPE_MOSTLY_Q3_K_S || ft == LLAMA_FTYPE_MOSTLY_IQ4_XS)) {
-            return ft == LLAMA_FTYPE_MOSTLY_IQ4_XS ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
-        }
-        return type;
-    }
-    if (ends_with(name, "ffn_down.weight")) {
-        switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:
-                return GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-                return il < n_layer / 16 ? GGML_TYPE_Q5_K : GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
-                return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_S:
-                return il < n_layer / 8 ? GGML_TYPE_Q5_K : type;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
-                return use_more_bits(il, n_layer) ? GGML_TYPE_Q6_K : type;
-            default:
-                return type;
-        }
-    }
-    if (ends_with(name, "attn_output.weight")) {
-        switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q2_K:
-                return GGML_TYPE_Q3_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-                return GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
-                return GGML_TYPE_Q5_K;
-            default:
-                return type;
-        }
-    }
-    if (ends_with(name, "attn_qkv.weight")) {
-        switch (ft) {
-            case LLAMA_FTYPE_MOSTLY_Q3_K_M:
-            case LLAMA_FTYPE_MOSTLY_Q3_K_L:
-                return GGML_TYPE_Q4_K;
-            case LLAMA_FTYPE_MOSTLY_Q4_K_M:
-                return GGML_TYPE_Q5_K;
-            case LLAMA_FTYPE_MOSTLY_Q5_K_M:
-                return GGML_TYPE_Q6_K;
-            default:
-                return type;
-        }
-    }
-    return type;
-}
-
-ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_model_info & info,
-                                  const llama_model_quantize_params & params) {
-    const ggml_type base = llama_quant_base_type(params.ftype);
-    if (base == GGML_TYPE_COUNT) {
-        return base;
-    }
-    const bool is_output = name == "output.weight";
-    const bool is_embd   = name == "token_embd.weight";
-    const bool is_head   = is_output || (!info.has_output && is_embd);
-
-    // explicit user choices win over everything, even "pure"
-    if (is_output && params.output_tensor_type < GGML_TYPE_COUNT) {
-        return params.output_tensor_type;
-    }
-    if (is_embd && params.token_embedding_type < GGML_TYPE_COUNT) {
-        return params.token_embedding_type;
-    }
-    if (is_head && !params.quantize_output_tensor) {
-        return GGML_TYPE_COUNT;  // keep the input type
-    }
-    if (params.pure || !ggml_is_quantized(base)) {
-        return base;
-    }
-    return recipe_adjust(base, name, info, params.ftype);
-}
-
-ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0) {
-    const int64_t blck = ggml_blck_size(type);
-    if (blck <= 0 || ne0 % blck == 0) {
-        return type;
-    }
-    ggml_type alt = GGML_TYPE_F16;
-    switch (type) {
-        case GGML_TYPE_Q2_K:
-        case GGML_TYPE_Q3_K:
-        case GGML_TYPE_IQ4_XS:
-            alt = GGML_TYPE_IQ4_NL;
-            break;
-        case GGML_TYPE_Q4_K:
-            alt = GGML_TYPE_Q5_0;
-            break;
-        case GGML_TYPE_Q5_K:
-            alt = GGML_TYPE_Q5_1;
-            break;
-        case GGML_TYPE_Q6_K:
-            alt = GGML_TYPE_Q8_0;
-            break;
-        case GGML_TYPE_TQ1_0:
-        case GGML_TYPE_TQ2_0:
-            alt = GGML_TYPE_Q4_0;
-            break;
-        default:
-            break;
-    }
-    return ne0 % ggml_blck_size(alt) == 0 ? alt : GGML_TYPE_F16;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,6 +90,7 @@ llama_quant_model_info model_info(const gguf_context * g) {
     const int64_t n_head = get_int(g, arch + ".attention.head_count", 1);
     const int64_t n_kv   = get_int(g, arch + ".attention.head_count_kv", n_head);
     info.n_gqa           = n_kv > 0 && n_head % n_kv == 0 ? (int32_t) (n_head / n_kv) : 1;
+    info.n_expert        = (int32_t) get_int(g, arch + ".expert_count", 0);
     return info;
 }
 
@@ -503,7 +295,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
             eff_dims--;
         }
         if (!params.only_copy && llama_quant_is_weight_matrix(name, eff_dims)) {
-            ggml_type t = llama_quant_recipe_type(name, info, params);
+            ggml_type t = llama_quant_recipe_type(name, info, params, p.ne[0]);
             if (t != GGML_TYPE_COUNT) {
                 const ggml_type fb = llama_quant_fallback_type(t, p.ne[0]);
                 if (fb != t) {

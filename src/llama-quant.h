@@ -12,6 +12,7 @@ struct llama_quant_model_info {
     int32_t n_layer    = 0;      // transformer blocks (max "blk.N." index + 1 when the key is absent)
     int32_t n_gqa      = 1;      // n_head / n_head_kv
     bool    has_output = false;  // output.weight exists (otherwise token_embd is the tied LM head)
+    int32_t n_expert   = 0;      // <arch>.expert_count (0 for dense models)
 };
 
 // The base weight type of a mix (Q4_K for Q4_K_M, F16 for MOSTLY_F16, ...); GGML_TYPE_COUNT if the
@@ -23,11 +24,14 @@ ggml_type llama_quant_base_type(llama_ftype ftype);
 bool llama_quant_is_weight_matrix(const std::string & name, int n_dims);
 
 // The type a weight matrix gets under the mix: the base type adjusted by the recipe (unless pure)
-// and the output/token-embedding overrides, before the block-size fallback.
+// and the output/token-embedding overrides, before the block-size fallback. ne0: the row length
+// (the i-quant mixes give an LM head whose rows do not fit 256-element blocks Q8_0); 0 = unknown.
+// params.imatrix only matters as present or not (IQ3_XXS spends more bits without one).
+// Implemented in llama-quant-mix.cpp, like the two functions above and the fallback below.
 ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_model_info & info,
-                                  const llama_model_quantize_params & params);
+                                  const llama_model_quantize_params & params, int64_t ne0 = 0);
 
 // The block-size fallback: `type` if ne0 is a multiple of its block size, otherwise the type the
-// quantizer uses instead (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS -> IQ4_NL,
-// then F16 when even 32-element blocks do not fit).
+// quantizer uses instead (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS and the grid
+// i-quants -> IQ4_NL, then F16 when even 32-element blocks do not fit).
 ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0);
