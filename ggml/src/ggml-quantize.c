@@ -1,6 +1,7 @@
 // Public row (de)quantization entry points over the reference quantizers of ggml-quants.h, for
 // llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
 #include "ggml-impl.h"
+#include "ggml-quantize-iq13.h"
 #include "ggml-quants.h"
 
 #include <stdint.h>
@@ -32,7 +33,7 @@ QROW(mxfp4)
 QROW(tq1_0)
 QROW(tq2_0)
 #undef QROW
-// dequantize only: quantizing into the i-quants needs an importance matrix (not implemented yet)
+// dequantize only here: the i-quants that can be quantized go through imatrix_row_fn (below)
 #define DQROW(t)                                               \
     static void dq_##t(const void * x, float * y, int64_t n) { \
         dequantize_row_##t((const block_##t *) x, y, n);       \
@@ -157,12 +158,31 @@ static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn 
     }
 }
 
+// The quantizers that take the importance matrix (the i-quants); NULL for the other types.
+typedef bool (*quantize_row_imatrix_fn)(const float * x, void * y, int64_t n, const float * imatrix);
+
+static quantize_row_imatrix_fn imatrix_row_fn(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_IQ3_XXS:
+            return ggml_quantize_row_iq3_xxs;
+        case GGML_TYPE_IQ3_S:
+            return ggml_quantize_row_iq3_s;
+        case GGML_TYPE_IQ1_S:
+            return ggml_quantize_row_iq1_s;
+        case GGML_TYPE_IQ1_M:
+            return ggml_quantize_row_iq1_m;
+        default:
+            return NULL;
+    }
+}
+
 size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                            int64_t n_per_row, const float * imatrix) {
-    (void) imatrix;  // no importance-weighted search: the reference quantizers minimize plain error
-    quantize_row_fn   q  = NULL;
-    dequantize_row_fn dq = NULL;
-    if (!row_fns(type, &q, &dq) || !q) {
+    // imatrix: only the i-quant searches weight their error; the reference quantizers minimize plain error
+    quantize_row_fn               q  = NULL;
+    dequantize_row_fn             dq = NULL;
+    const quantize_row_imatrix_fn qi = imatrix_row_fn(type);
+    if (!row_fns(type, &q, &dq) || (!q && !qi)) {
         GGML_LOG_ERROR("%s: unsupported type %s\n", __func__, ggml_type_name(type));
         return 0;
     }
@@ -175,13 +195,20 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
     const size_t  row_size  = ggml_row_size(type, n_per_row);
     const int64_t start_row = start / n_per_row;
     for (int64_t r = 0; r < nrows; r++) {
-        q(src + start + r * n_per_row, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row);
+        const float * x = src + start + r * n_per_row;
+        void *        y = (char *) dst + (size_t) (start_row + r) * row_size;
+        if (!qi) {
+            q(x, y, n_per_row);
+        } else if (!qi(x, y, n_per_row, imatrix)) {
+            GGML_LOG_ERROR("%s: out of memory for the %s grid search\n", __func__, ggml_type_name(type));
+            return 0;
+        }
     }
     return (size_t) nrows * row_size;
 }
 
 bool ggml_quantize_requires_imatrix(enum ggml_type type) {
-    // as llama.cpp: these are unusable without importance weights (none of them can be quantized here yet)
+    // as llama.cpp: these are unusable without importance weights
     return type == GGML_TYPE_IQ2_XXS || type == GGML_TYPE_IQ2_XS || type == GGML_TYPE_IQ1_S;
 }
 
