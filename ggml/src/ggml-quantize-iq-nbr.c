@@ -115,14 +115,21 @@ static bool build(enum ggml_iq_nbr_kind kind) {
         }
         map[code] = g;
     }
-    // pass 1: sizes; pass 2: fill (an off-grid code stores its count, then its points in grid order)
+    // pass 1: each off-grid code's distance threshold and count; pass 2: the lists (the count, then the
+    // points in grid order)
+    int32_t * dmax = (int32_t *) malloc((size_t) m->ncodes * sizeof(int32_t));
+    if (!dmax) {
+        free(gl);
+        free(map);
+        return false;
+    }
     size_t  total = 0;
     uint8_t c[8];
     for (int i = 0; i < m->ncodes; i++) {
         if (map[i] < 0) {
             int n = 0;
             code_levels(i, m->dim, m->nlev, c);
-            threshold(m, s->nwant, c, &n);
+            dmax[i] = threshold(m, s->nwant, c, &n);
             total += 1 + (size_t) n;
         }
     }
@@ -130,6 +137,7 @@ static bool build(enum ggml_iq_nbr_kind kind) {
     if (!nb) {
         free(gl);
         free(map);
+        free(dmax);
         return false;
     }
     size_t off = 0;
@@ -137,17 +145,17 @@ static bool build(enum ggml_iq_nbr_kind kind) {
         if (map[i] >= 0) {
             continue;
         }
-        int n = 0;
         code_levels(i, m->dim, m->nlev, c);
-        const int dmax = threshold(m, s->nwant, c, &n);
-        map[i]         = -(int32_t) off - 1;
-        nb[off++]      = (uint16_t) n;
+        const size_t start = off++;
         for (int g = 0; g < m->ngrid; g++) {
-            if (dist2(c, gl + g * m->dim, m->dim) <= dmax) {
+            if (dist2(c, gl + g * m->dim, m->dim) <= dmax[i]) {
                 nb[off++] = (uint16_t) g;
             }
         }
+        nb[start] = (uint16_t) (off - start - 1);
+        map[i]    = -(int32_t) start - 1;
     }
+    free(dmax);
     m->map  = map;
     m->nbrs = nb;
     return true;
