@@ -444,6 +444,10 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
     const int64_t      n = t.ne[0];
     std::vector<float> row(n);
     const uint64_t     tseed = p.seed ^ hash_str(t.name);
+    // random weights have no activation statistics: the types that refuse a NULL importance matrix
+    // (IQ2_XXS, IQ2_XS, IQ1_S) get a uniform one
+    const std::vector<float> uniform(n, 1.0f);
+    const float *            imatrix = ggml_quantize_requires_imatrix(type) ? uniform.data() : nullptr;
     for (int64_t r = r0; r < r1; r++) {
         if (t.kind == init::ones) {
             std::fill(row.begin(), row.end(), 1.0f);
@@ -456,7 +460,7 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
                 }
             }
         }
-        if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, nullptr) ==
+        if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, imatrix) ==
             0) {
             return false;
         }

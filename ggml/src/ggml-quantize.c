@@ -2,6 +2,7 @@
 // llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
 #include "ggml-impl.h"
 #include "ggml-quantize-iq2.h"
+#include "ggml-quantize-iq13.h"
 #include "ggml-quants.h"
 
 #include <stdint.h>
@@ -33,7 +34,7 @@ QROW(mxfp4)
 QROW(tq1_0)
 QROW(tq2_0)
 #undef QROW
-// dequantize here; the i-quants quantize through imat_row_fn (their searches take the importance matrix)
+// dequantize only here: the i-quants quantize through imat_row_fn (their searches take the importance matrix)
 #define DQROW(t)                                               \
     static void dq_##t(const void * x, float * y, int64_t n) { \
         dequantize_row_##t((const block_##t *) x, y, n);       \
@@ -169,6 +170,14 @@ static quantize_row_imat_fn imat_row_fn(enum ggml_type type) {
             return ggml_quantize_row_iq2_xs;
         case GGML_TYPE_IQ2_S:
             return ggml_quantize_row_iq2_s;
+        case GGML_TYPE_IQ3_XXS:
+            return ggml_quantize_row_iq3_xxs;
+        case GGML_TYPE_IQ3_S:
+            return ggml_quantize_row_iq3_s;
+        case GGML_TYPE_IQ1_S:
+            return ggml_quantize_row_iq1_s;
+        case GGML_TYPE_IQ1_M:
+            return ggml_quantize_row_iq1_m;
         default:
             return NULL;
     }

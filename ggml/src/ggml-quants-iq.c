@@ -1,8 +1,7 @@
 // The grid i-quants (IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, IQ1_S, IQ1_M): dequantization exactly as the
 // GGUF format defines it and the scalar dot products against q8_K. Every type is first decoded into one
 // integer form, x = d * es * sc[j / 16] * q[j] (q and sc small integers), which the dequantization and
-// the dot product share, so the two cannot disagree. Quantizing into these types needs an importance
-// matrix and is not implemented yet (llama_model_quantize refuses them).
+// the dot product share, so the two cannot disagree. The quantizers live in ggml-quantize-iq*.c.
 #include "ggml-iq-grids.h"
 #include "ggml-quants.h"
 
