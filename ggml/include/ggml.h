@@ -556,8 +556,11 @@ GGML_API void                 ggml_graph_clear(struct ggml_cgraph * gf);
 
 /* Converts nrows rows of n_per_row floats, starting at element `start` of src (a multiple of
  * n_per_row), into dst at the byte offset of that row, with the reference quantizer of `type`
- * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix
- * (importance weights) is accepted for API compatibility and ignored. Returns the bytes written,
+ * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix: NULL,
+ * or n_per_row importance weights (the mean squared activation of each input column, as llama.cpp's
+ * imatrix files hold them; the caller keeps ownership): Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K..Q6_K
+ * and IQ4_XS then minimize the weighted error sum w*(x - q)^2 (same block format); other types
+ * ignore it. With NULL the bytes are those of the plain reference. Returns the bytes written,
  * or 0 (logged) for an unsupported type or bad arguments. Thread-safe: different row ranges may
  * be converted concurrently. */
 GGML_API size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,

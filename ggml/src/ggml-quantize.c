@@ -1,12 +1,17 @@
 // Public row (de)quantization entry points over the reference quantizers of ggml-quants.h, for
 // llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
 #include "ggml-impl.h"
+#include "ggml-quants-search.h"
 #include "ggml-quants.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef void (*quantize_row_fn)(const float * x, void * y, int64_t n);
 typedef void (*dequantize_row_fn)(const void * x, float * y, int64_t n);
+typedef void (*quantize_row_w_fn)(const float * x, void * y, int64_t n, const float * w);
 
 // Adapters with a common signature (the typed prototypes differ only in the block pointer type).
 #define QROW(t)                                                \
@@ -32,6 +37,53 @@ QROW(mxfp4)
 QROW(tq1_0)
 QROW(tq2_0)
 #undef QROW
+// the importance-weighted searches (ggml-quants-weighted.c); q8_0 and the others have none, as llama.cpp
+#define WROW(t)                                                                 \
+    static void qw_##t(const float * x, void * y, int64_t n, const float * w) { \
+        quantize_row_##t##_imat(x, (block_##t *) y, n, w);                      \
+    }
+WROW(q4_0)
+WROW(q4_1)
+WROW(q5_0)
+WROW(q5_1)
+WROW(iq4_nl)
+WROW(q2_K)
+WROW(q3_K)
+WROW(q4_K)
+WROW(q5_K)
+WROW(q6_K)
+WROW(iq4_xs)
+#undef WROW
+
+static quantize_row_w_fn weighted_fn(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q4_0:
+            return qw_q4_0;
+        case GGML_TYPE_Q4_1:
+            return qw_q4_1;
+        case GGML_TYPE_Q5_0:
+            return qw_q5_0;
+        case GGML_TYPE_Q5_1:
+            return qw_q5_1;
+        case GGML_TYPE_IQ4_NL:
+            return qw_iq4_nl;
+        case GGML_TYPE_Q2_K:
+            return qw_q2_K;
+        case GGML_TYPE_Q3_K:
+            return qw_q3_K;
+        case GGML_TYPE_Q4_K:
+            return qw_q4_K;
+        case GGML_TYPE_Q5_K:
+            return qw_q5_K;
+        case GGML_TYPE_Q6_K:
+            return qw_q6_K;
+        case GGML_TYPE_IQ4_XS:
+            return qw_iq4_xs;
+        default:
+            return NULL;
+    }
+}
+
 // dequantize only: quantizing into the i-quants needs an importance matrix (not implemented yet)
 #define DQROW(t)                                               \
     static void dq_##t(const void * x, float * y, int64_t n) { \
@@ -159,7 +211,6 @@ static bool row_fns(enum ggml_type type, quantize_row_fn * q, dequantize_row_fn 
 
 size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                            int64_t n_per_row, const float * imatrix) {
-    (void) imatrix;  // no importance-weighted search: the reference quantizers minimize plain error
     quantize_row_fn   q  = NULL;
     dequantize_row_fn dq = NULL;
     if (!row_fns(type, &q, &dq) || !q) {
@@ -172,8 +223,42 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
                        ggml_type_name(type), (long long) start, (long long) nrows, (long long) n_per_row);
         return 0;
     }
-    const size_t  row_size  = ggml_row_size(type, n_per_row);
-    const int64_t start_row = start / n_per_row;
+    const size_t            row_size  = ggml_row_size(type, n_per_row);
+    const int64_t           start_row = start / n_per_row;
+    const quantize_row_w_fn qw        = imatrix ? weighted_fn(type) : NULL;
+    if (qw) {
+        // one weight vector serves every row: the imatrix is per input column
+        float * w = (float *) malloc((size_t) n_per_row * 2 * sizeof(float));
+        if (!w) {
+            GGML_LOG_ERROR("%s: out of memory\n", __func__);
+            return 0;
+        }
+        float *    wr           = w + n_per_row;
+        const bool table_levels = type == GGML_TYPE_IQ4_NL || type == GGML_TYPE_IQ4_XS;
+        ggml_qsearch_row_weights(n_per_row, imatrix, w);
+        for (int64_t r = 0; r < nrows; r++) {
+            const float * x = src + start + r * n_per_row;
+            if (table_levels) {
+                // the codebook's outer steps are coarse (24 apart at -127..-104 vs 12 near 0): with the
+                // importance alone, large values in quiet columns get clipped to them and the model
+                // loses more than the weighted error says (measured in test-imatrix-e2e); weighting by
+                // magnitude as well, as llama.cpp does, keeps them
+                double s2 = 0;
+                for (int64_t j = 0; j < n_per_row; j++) {
+                    s2 += (double) x[j] * x[j];
+                }
+                const float sigma2 = (float) (s2 / (double) n_per_row);
+                for (int64_t j = 0; j < n_per_row; j++) {
+                    wr[j] = w[j] * sqrtf(sigma2 + x[j] * x[j]);
+                }
+            } else {
+                memcpy(wr, w, (size_t) n_per_row * sizeof(float));
+            }
+            qw(x, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row, wr);
+        }
+        free(w);
+        return (size_t) nrows * row_size;
+    }
     for (int64_t r = 0; r < nrows; r++) {
         q(src + start + r * n_per_row, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row);
     }
