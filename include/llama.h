@@ -1326,7 +1326,8 @@ struct llama_model_tensor_override {
     enum ggml_type type;
 };
 
-/* Importance-matrix data of one tensor for quantization. */
+/* Importance-matrix data of one tensor for quantization: `size` = ne[0] (times the expert count for
+ * 3-D expert tensors) mean squared input activations per column, as llama-imatrix writes them. */
 struct llama_model_imatrix_data {
     const char *  name;
     const float * data;
@@ -1348,7 +1349,10 @@ typedef struct llama_model_quantize_params {
     bool keep_split;             /* accepted; split input is not supported (one output file) */
     bool dry_run;                /* must be false (a dry run fails: not supported) */
 
-    /* accepted and ignored (no importance-weighted quantization) */
+    /* NULL, or an array of per-tensor importance data ending with an element whose name is NULL
+     * (borrowed for the call). The searches minimize the error weighted by it; IQ1_S, IQ1_M, IQ2_XXS,
+     * IQ2_XS, IQ2_S, IQ3_XXS weight matrices (and Q2_K in a Q2_K_S mix) fail without it; an entry of
+     * the wrong size or with non-finite values fails the call. */
     const struct llama_model_imatrix_data * imatrix;
     /* metadata to set in the output, an array ending with an element whose key is empty; NULL = none */
     const struct llama_model_kv_override * kv_overrides;

@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <map>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -28,6 +30,25 @@
 static int layer_of(const std::string & name) {
     int il = -1;
     return sscanf(name.c_str(), "blk.%d.", &il) == 1 ? il : -1;
+}
+
+bool llama_quant_requires_imatrix(const std::string & name, ggml_type type, llama_ftype ftype) {
+    if (name == "token_embd.weight" || name == "output.weight") {
+        return false;
+    }
+    switch (type) {
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_IQ1_M:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+            return true;
+        case GGML_TYPE_Q2_K:
+            return ftype == LLAMA_FTYPE_MOSTLY_Q2_K_S;
+        default:
+            return ggml_quantize_requires_imatrix(type);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,8 +144,9 @@ void apply_overrides(gguf_context * out, const llama_model_kv_override * kv) {
 }
 
 // Converts nrows rows of n_per_row values of type `src_t` to `dst_t`, splitting rows over threads.
+// imatrix: NULL or n_per_row importance weights shared by all the rows (one matrix / one expert).
 void convert_rows(ggml_type src_t, const uint8_t * src, ggml_type dst_t, uint8_t * dst, int64_t nrows,
-                  int64_t n_per_row, int nthread) {
+                  int64_t n_per_row, int nthread, const float * imatrix) {
     const size_t src_row = ggml_row_size(src_t, n_per_row);
     const size_t dst_row = ggml_row_size(dst_t, n_per_row);
     // a thread needs enough work to pay for its start (~64k values)
@@ -147,7 +169,7 @@ void convert_rows(ggml_type src_t, const uint8_t * src, ggml_type dst_t, uint8_t
                     return;
                 }
             }
-            if (ggml_quantize_chunk(dst_t, buf.data(), dst + (size_t) r * dst_row, 0, n, n_per_row, nullptr) == 0) {
+            if (ggml_quantize_chunk(dst_t, buf.data(), dst + (size_t) r * dst_row, 0, n, n_per_row, imatrix) == 0) {
                 failed[ith] = 1;
                 return;
             }
@@ -224,12 +246,31 @@ static FILE * open_output(const char * fname) {
 }
 
 struct tensor_plan {
-    int64_t   id;
-    ggml_type src_type;
-    ggml_type dst_type;
-    int       n_dims;
-    int64_t   ne[4];
+    int64_t       id;
+    ggml_type     src_type;
+    ggml_type     dst_type;
+    int           n_dims;
+    int64_t       ne[4];
+    const float * imatrix;  // ne[0] * ne[2] importance weights (one row per expert) or NULL
 };
+
+// The caller's importance-matrix entries by tensor name (the array ends with a NULL name); every
+// value must be finite.
+std::map<std::string, const llama_model_imatrix_data *> imatrix_index(const llama_model_imatrix_data * im) {
+    std::map<std::string, const llama_model_imatrix_data *> out;
+    for (; im && im->name; im++) {
+        if (!im->data && im->size > 0) {
+            throw llama_error(llama_format("imatrix entry %s has no data", im->name));
+        }
+        for (size_t i = 0; i < im->size; i++) {
+            if (!std::isfinite(im->data[i])) {
+                throw llama_error(llama_format("imatrix entry %s contains a non-finite value", im->name));
+            }
+        }
+        out[im->name] = im;
+    }
+    return out;
+}
 
 void quantize_impl(const char * fname_inp, const char * fname_out, const llama_model_quantize_params & params,
                    bool & created) {
@@ -245,8 +286,9 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (params.dry_run) {
         throw llama_error("dry_run is not supported");
     }
+    const auto imatrix = imatrix_index(params.imatrix);
     if (params.imatrix) {
-        LLAMA_LOG_WARN("%s: imatrix given but not supported: quantizing without importance weights\n", __func__);
+        LLAMA_LOG_INFO("%s: importance matrix with %zu entries\n", __func__, imatrix.size());
     }
     llama_file_check_regular(fname_inp);  // before gguf opens it: a FIFO would block there
     gguf_ptr in(gguf_init_from_file(fname_inp, {/*no_alloc =*/true}));
@@ -304,7 +346,29 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
                                    ggml_type_name(t));
                     n_fallback++;
                 }
-                p.dst_type = fb;
+                p.dst_type    = fb;
+                const auto it = imatrix.find(name);
+                if (it != imatrix.end() && ggml_is_quantized(fb)) {
+                    if (it->second->size != (size_t) (p.ne[0] * p.ne[2])) {
+                        // a stale imatrix (another model, or split experts) would silently misweight
+                        if (name != "token_embd.weight") {
+                            throw llama_error(llama_format("imatrix entry %s has %zu values, the tensor needs %lld",
+                                                           name.c_str(), it->second->size,
+                                                           (long long) (p.ne[0] * p.ne[2])));
+                        }
+                    } else {
+                        p.imatrix = it->second->data;
+                    }
+                }
+                if (!p.imatrix && llama_quant_requires_imatrix(name, fb, ftype)) {
+                    throw llama_error(
+                        llama_format("%s as %s needs an importance matrix (llama-imatrix; pass it with "
+                                     "--imatrix): without one the result is unusable",
+                                     name.c_str(), ggml_type_name(fb)));
+                }
+                if (params.imatrix && !p.imatrix && ggml_is_quantized(fb)) {
+                    LLAMA_LOG_INFO("%s: no importance weights for %s\n", __func__, name.c_str());
+                }
             }
         } else if (!params.only_copy && ftype == LLAMA_FTYPE_ALL_F32 &&
                    (p.src_type == GGML_TYPE_F16 || p.src_type == GGML_TYPE_BF16)) {
@@ -376,8 +440,21 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         const uint8_t * data = src[k % 3].data();
         if (p.dst_type != p.src_type) {
             dst[k % 2].resize(n_out);
-            convert_rows(p.src_type, data, p.dst_type, dst[k % 2].data(), p.ne[1] * p.ne[2] * p.ne[3], p.ne[0],
-                         nthread);
+            if (p.imatrix) {
+                // one matrix per expert, each with its own importance row
+                const int64_t nrow = p.ne[1];
+                const size_t  srs = ggml_row_size(p.src_type, p.ne[0]), drs = ggml_row_size(p.dst_type, p.ne[0]);
+                for (int64_t i3 = 0; i3 < p.ne[3]; i3++) {
+                    for (int64_t i2 = 0; i2 < p.ne[2]; i2++) {
+                        const int64_t r0 = (i3 * p.ne[2] + i2) * nrow;
+                        convert_rows(p.src_type, data + r0 * srs, p.dst_type, dst[k % 2].data() + r0 * drs, nrow,
+                                     p.ne[0], nthread, p.imatrix + i2 * p.ne[0]);
+                    }
+                }
+            } else {
+                convert_rows(p.src_type, data, p.dst_type, dst[k % 2].data(), p.ne[1] * p.ne[2] * p.ne[3], p.ne[0],
+                             nthread, nullptr);
+            }
             data = dst[k % 2].data();
         }
         if (writing.valid()) {

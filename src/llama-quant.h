@@ -35,3 +35,8 @@ ggml_type llama_quant_recipe_type(const std::string & name, const llama_quant_mo
 // quantizer uses instead (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K/IQ4_XS and the grid
 // i-quants -> IQ4_NL, then F16 when even 32-element blocks do not fit).
 ggml_type llama_quant_fallback_type(ggml_type type, int64_t ne0);
+
+// Whether quantizing tensor `name` to `type` under `ftype` needs importance-matrix data (as
+// llama.cpp: the 1-3 bit i-quants IQ1_S/IQ1_M/IQ2_XXS/IQ2_XS/IQ2_S/IQ3_XXS, and Q2_K inside a
+// Q2_K_S mix; never token_embd.weight or output.weight). Without it the result is unusable.
+bool llama_quant_requires_imatrix(const std::string & name, ggml_type type, llama_ftype ftype);

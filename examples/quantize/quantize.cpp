@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "arg-parse.h"
+#include "imatrix-file.h"
 #include "llama.h"
 #include "tool-log.h"
 
@@ -73,6 +75,13 @@ static void print_usage(FILE * out) {
             "  --output-tensor-type T      type of output.weight (f16, q8_0, q6_K, ...)\n"
             "  --token-embedding-type T    type of token_embd.weight\n"
             "  --override-kv KEY=TYPE:VAL  set metadata in the output (TYPE int, float, bool, str)\n"
+            "  --imatrix FILE              importance matrix (llama-imatrix; GGUF or legacy .dat): the\n"
+            "                              searches minimize the activation-weighted error; required\n"
+            "                              for the 1-3 bit i-quants\n"
+            "  --include-weights NAME      use the imatrix only for tensors whose name contains NAME\n"
+            "                              (repeatable)\n"
+            "  --exclude-weights NAME      do not use the imatrix for tensors whose name contains NAME\n"
+            "                              (repeatable; not with --include-weights)\n"
             "  -h, --help                  print this help and exit\n\n"
             "types (name or llama_ftype number):\n",
             k_prog);
@@ -157,6 +166,8 @@ int main(int argc, char ** argv) {
     static llama_model_kv_override overrides[64];
     int                            n_overrides = 0;
     std::vector<std::string>       pos;  // IN OUT TYPE [NTHREADS]
+    std::string                    imatrix_file;
+    std::vector<std::string>       included, excluded;
 
     tool::args args(k_prog, argc, argv, print_usage);
     while (args.next()) {
@@ -174,6 +185,12 @@ int main(int argc, char ** argv) {
                 args.fail("unknown tensor type '" + v + "' for " + flag + " (f16, q8_0, q6_K, ...)");
             }
             (flag == "--output-tensor-type" ? params.output_tensor_type : params.token_embedding_type) = t;
+        } else if (args.is("--imatrix")) {
+            imatrix_file = args.value();
+        } else if (args.is("--include-weights")) {
+            included.push_back(args.value());
+        } else if (args.is("--exclude-weights")) {
+            excluded.push_back(args.value());
         } else if (args.is("--override-kv")) {
             const std::string v = args.value();
             if (n_overrides >= 63) {
@@ -201,13 +218,73 @@ int main(int argc, char ** argv) {
     if (pos.size() == 4) {
         params.nthread = (int32_t) args.int_of("NTHREADS", pos[3], 0, 512);
     }
+    if (!included.empty() && !excluded.empty()) {
+        args.fail("--include-weights and --exclude-weights cannot be combined");
+    }
+
+    // the importance matrix: per-column means, kept alive until the quantization is done
+    std::map<std::string, std::vector<float>> im_values;
+    std::vector<llama_model_imatrix_data>     im_entries;
+    tool::log_init(k_prog, GGML_LOG_LEVEL_INFO, llama_last_error);
+    if (!imatrix_file.empty()) {
+        imatrix::data im;
+        std::string   err;
+        if (!imatrix::load(imatrix_file, im, err)) {
+            return tool::report_failure("cannot load the imatrix", err);
+        }
+        for (const auto & kv : im.entries) {
+            auto has = [&](const std::vector<std::string> & subs) {
+                for (const auto & sub : subs) {
+                    if (kv.first.find(sub) != std::string::npos) {
+                        return true;
+                    }
+                }
+                return false;
+            };
+            if ((!included.empty() && !has(included)) || has(excluded)) {
+                continue;
+            }
+            im_values[kv.first] = imatrix::mean_values(kv.second, im.is_legacy);
+        }
+        for (const auto & kv : im_values) {
+            im_entries.push_back({kv.first.c_str(), kv.second.data(), kv.second.size()});
+        }
+        im_entries.push_back({nullptr, nullptr, 0});  // terminator
+        params.imatrix = im_entries.data();
+        fprintf(stderr, "%s: imatrix %s: %zu of %zu entries used, %d chunks\n", k_prog, imatrix_file.c_str(),
+                im_values.size(), im.entries.size(), im.chunk_count);
+        // record the provenance in the output, as llama.cpp's tool does (strings that fit)
+        auto add_str = [&](const char * key, const std::string & v) {
+            if (n_overrides < 63 && v.size() < sizeof(overrides[0].val_str)) {
+                llama_model_kv_override & kv = overrides[n_overrides++];
+                memset(&kv, 0, sizeof(kv));
+                snprintf(kv.key, sizeof(kv.key), "%s", key);
+                kv.tag = LLAMA_KV_OVERRIDE_TYPE_STR;
+                memcpy(kv.val_str, v.data(), v.size());
+            }
+        };
+        auto add_int = [&](const char * key, int64_t v) {
+            if (n_overrides < 63) {
+                llama_model_kv_override & kv = overrides[n_overrides++];
+                memset(&kv, 0, sizeof(kv));
+                snprintf(kv.key, sizeof(kv.key), "%s", key);
+                kv.tag     = LLAMA_KV_OVERRIDE_TYPE_INT;
+                kv.val_i64 = v;
+            }
+        };
+        add_str("quantize.imatrix.file", imatrix_file);
+        if (!im.datasets.empty()) {
+            add_str("quantize.imatrix.dataset", im.datasets.front());
+        }
+        add_int("quantize.imatrix.entries_count", (int64_t) im_values.size());
+        add_int("quantize.imatrix.chunks_count", im.chunk_count);
+    }
     if (n_overrides > 0) {
         overrides[n_overrides].key[0] = '\0';  // terminator
         params.kv_overrides           = overrides;
     }
 
     // the quantizer's progress log (INFO) is the tool's output; its errors are reported once below
-    tool::log_init(k_prog, GGML_LOG_LEVEL_INFO, llama_last_error);
     llama_log_set(tool::log_callback, nullptr);
     llama_backend_init();
     const int64_t  t0 = llama_time_us();

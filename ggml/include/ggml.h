@@ -556,12 +556,14 @@ GGML_API void                 ggml_graph_clear(struct ggml_cgraph * gf);
 
 /* Converts nrows rows of n_per_row floats, starting at element `start` of src (a multiple of
  * n_per_row), into dst at the byte offset of that row, with the reference quantizer of `type`
- * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix:
- * n_per_row importance weights, one per column, applied to every row, or NULL; the IQ2 types
- * minimize the error weighted by it (and need it where ggml_quantize_requires_imatrix says so),
- * the other types ignore it. Returns the bytes written, or 0 (logged) for an unsupported type,
- * bad arguments or a missing required imatrix. Thread-safe: different row ranges may be
- * converted concurrently. */
+ * (also F32, F16, BF16). n_per_row must be a multiple of ggml_blck_size(type). imatrix: NULL,
+ * or n_per_row importance weights (the mean squared activation of each input column, as llama.cpp's
+ * imatrix files hold them, applied to every row; the caller keeps ownership): Q4_0, Q4_1, Q5_0,
+ * Q5_1, IQ4_NL, Q2_K..Q6_K, IQ4_XS and the grid i-quants (IQ1_S..IQ3_S) then minimize the weighted
+ * error sum w*(x - q)^2 (same block format); other types ignore it. With NULL the bytes are those of
+ * the plain reference. Returns the bytes written, or 0 (logged) for an unsupported type, bad
+ * arguments or a missing required imatrix (ggml_quantize_requires_imatrix). Thread-safe: different
+ * row ranges may be converted concurrently. */
 GGML_API size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, int64_t start, int64_t nrows,
                                     int64_t n_per_row, const float * imatrix);
 /* True for types that cannot be quantized well without an importance matrix (IQ2_XXS, IQ2_XS,

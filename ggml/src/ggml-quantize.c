@@ -3,12 +3,17 @@
 #include "ggml-impl.h"
 #include "ggml-quantize-iq2.h"
 #include "ggml-quantize-iq13.h"
+#include "ggml-quants-search.h"
 #include "ggml-quants.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef void (*quantize_row_fn)(const float * x, void * y, int64_t n);
 typedef void (*dequantize_row_fn)(const void * x, float * y, int64_t n);
+typedef void (*quantize_row_w_fn)(const float * x, void * y, int64_t n, const float * w);
 
 // Adapters with a common signature (the typed prototypes differ only in the block pointer type).
 #define QROW(t)                                                \
@@ -34,7 +39,54 @@ QROW(mxfp4)
 QROW(tq1_0)
 QROW(tq2_0)
 #undef QROW
-// dequantize only here: the i-quants quantize through imat_row_fn (their searches take the importance matrix)
+// the importance-weighted searches (ggml-quants-weighted.c); q8_0 and the others have none, as llama.cpp
+#define WROW(t)                                                                 \
+    static void qw_##t(const float * x, void * y, int64_t n, const float * w) { \
+        quantize_row_##t##_imat(x, (block_##t *) y, n, w);                      \
+    }
+WROW(q4_0)
+WROW(q4_1)
+WROW(q5_0)
+WROW(q5_1)
+WROW(iq4_nl)
+WROW(q2_K)
+WROW(q3_K)
+WROW(q4_K)
+WROW(q5_K)
+WROW(q6_K)
+WROW(iq4_xs)
+#undef WROW
+
+static quantize_row_w_fn weighted_fn(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_Q4_0:
+            return qw_q4_0;
+        case GGML_TYPE_Q4_1:
+            return qw_q4_1;
+        case GGML_TYPE_Q5_0:
+            return qw_q5_0;
+        case GGML_TYPE_Q5_1:
+            return qw_q5_1;
+        case GGML_TYPE_IQ4_NL:
+            return qw_iq4_nl;
+        case GGML_TYPE_Q2_K:
+            return qw_q2_K;
+        case GGML_TYPE_Q3_K:
+            return qw_q3_K;
+        case GGML_TYPE_Q4_K:
+            return qw_q4_K;
+        case GGML_TYPE_Q5_K:
+            return qw_q5_K;
+        case GGML_TYPE_Q6_K:
+            return qw_q6_K;
+        case GGML_TYPE_IQ4_XS:
+            return qw_iq4_xs;
+        default:
+            return NULL;
+    }
+}
+
+// dequantize only here: the grid i-quants quantize through imat_row_fn (their searches take the importance matrix)
 #define DQROW(t)                                               \
     static void dq_##t(const void * x, float * y, int64_t n) { \
         dequantize_row_##t((const block_##t *) x, y, n);       \
@@ -202,8 +254,42 @@ size_t ggml_quantize_chunk(enum ggml_type type, const float * src, void * dst, i
         GGML_LOG_ERROR("%s: type %s needs an importance matrix\n", __func__, ggml_type_name(type));
         return 0;
     }
-    const size_t  row_size  = ggml_row_size(type, n_per_row);
-    const int64_t start_row = start / n_per_row;
+    const size_t            row_size  = ggml_row_size(type, n_per_row);
+    const int64_t           start_row = start / n_per_row;
+    const quantize_row_w_fn qw        = imatrix ? weighted_fn(type) : NULL;
+    if (qw) {
+        // one weight vector serves every row: the imatrix is per input column
+        float * w = (float *) malloc((size_t) n_per_row * 2 * sizeof(float));
+        if (!w) {
+            GGML_LOG_ERROR("%s: out of memory\n", __func__);
+            return 0;
+        }
+        float *    wr           = w + n_per_row;
+        const bool table_levels = type == GGML_TYPE_IQ4_NL || type == GGML_TYPE_IQ4_XS;
+        ggml_qsearch_row_weights(n_per_row, imatrix, w);
+        for (int64_t r = 0; r < nrows; r++) {
+            const float * x = src + start + r * n_per_row;
+            if (table_levels) {
+                // the codebook's outer steps are coarse (24 apart at -127..-104 vs 12 near 0): with the
+                // importance alone, large values in quiet columns get clipped to them and the model
+                // loses more than the weighted error says (measured in test-imatrix-e2e); weighting by
+                // magnitude as well, as llama.cpp does, keeps them
+                double s2 = 0;
+                for (int64_t j = 0; j < n_per_row; j++) {
+                    s2 += (double) x[j] * x[j];
+                }
+                const float sigma2 = (float) (s2 / (double) n_per_row);
+                for (int64_t j = 0; j < n_per_row; j++) {
+                    wr[j] = w[j] * sqrtf(sigma2 + x[j] * x[j]);
+                }
+            } else {
+                memcpy(wr, w, (size_t) n_per_row * sizeof(float));
+            }
+            qw(x, (char *) dst + (size_t) (start_row + r) * row_size, n_per_row, wr);
+        }
+        free(w);
+        return (size_t) nrows * row_size;
+    }
     for (int64_t r = 0; r < nrows; r++) {
         const float * x = src + start + r * n_per_row;
         char *        y = (char *) dst + (size_t) (start_row + r) * row_size;

@@ -22,14 +22,19 @@ static inline int clampi(int v, int lo, int hi) {
 
 // Affine sub-blocks (q2_K, q4_K, q5_K): x ~ (d*sc)*q - (dmin*m), sc/m unsigned with smax levels.
 // Writes the integer scales/mins, the codes, and the fp16 super-scales.
-static void quantize_superblock_affine(const ggml_qsearch_kernels * K, const float * x, int nsub, int sublen, int nmax,
-                                       int smax, uint8_t * sc, uint8_t * mn, int * q, ggml_fp16_t * d_out,
-                                       ggml_fp16_t * dmin_out) {
+// w: importance weights of the super-block's elements, NULL for the plain (SIMD, bit-reproducible) path.
+static void quantize_superblock_affine(const ggml_qsearch_kernels * K, const float * x, const float * w, int nsub,
+                                       int sublen, int nmax, int smax, uint8_t * sc, uint8_t * mn, int * q,
+                                       ggml_fp16_t * d_out, ggml_fp16_t * dmin_out) {
     float a[16], m[16];
     float amax = 0.0f, mmax = 0.0f;
     for (int j = 0; j < nsub; j++) {
         float b;
-        K->affine(sublen, x + j * sublen, nmax, true, &a[j], &b, q + j * sublen);
+        if (w) {
+            ggml_qsearch_waffine(sublen, x + j * sublen, w + j * sublen, nmax, true, &a[j], &b, q + j * sublen);
+        } else {
+            K->affine(sublen, x + j * sublen, nmax, true, &a[j], &b, q + j * sublen);
+        }
         m[j] = -b;
         amax = fmaxf(amax, a[j]);
         mmax = fmaxf(mmax, m[j]);
@@ -59,7 +64,14 @@ static void quantize_superblock_affine(const ggml_qsearch_kernels * K, const flo
                 cb[nc++] = -dm * (float) mm;
             }
         }
-        K->err_affine_multi(sublen, xs, nc, ca, cb, nmax, err);
+        if (w) {
+            int tmp[32];
+            for (int c = 0; c < nc; c++) {
+                err[c] = ggml_qsearch_werr_affine(sublen, xs, w + j * sublen, ca[c], cb[c], nmax, tmp);
+            }
+        } else {
+            K->err_affine_multi(sublen, xs, nc, ca, cb, nmax, err);
+        }
         float best = INFINITY;
         int   bc   = -1;
         sc[j]      = (uint8_t) s0;
@@ -80,15 +92,19 @@ static void quantize_superblock_affine(const ggml_qsearch_kernels * K, const flo
 
 // Symmetric sub-blocks (q3_K, q6_K, iq4_xs): x ~ (d*sc)*level(q), sc signed in [smin, smax]. Integer
 // levels (levels == NULL) go through the kernels K; iq4_xs's table through the reference search.
-static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float * x, int nsub, int sublen, int qmin,
-                                    int qmax, const int8_t * levels, int nlev, int smin, int smax, int * sc, int * q,
-                                    ggml_fp16_t * d_out) {
+static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float * x, const float * w, int nsub,
+                                    int sublen, int qmin, int qmax, const int8_t * levels, int nlev, int smin, int smax,
+                                    int * sc, int * q, ggml_fp16_t * d_out) {
     float s[16];
     int   tmp[QK_K];
     float amax = 0.0f;
     for (int j = 0; j < nsub; j++) {
-        s[j] = levels ? ggml_qsearch_sym(sublen, x + j * sublen, qmin, qmax, levels, nlev, q + j * sublen)
-                      : K->sym(sublen, x + j * sublen, qmin, qmax, q + j * sublen);
+        if (w) {
+            s[j] = ggml_qsearch_wsym(sublen, x + j * sublen, w + j * sublen, qmin, qmax, levels, nlev, q + j * sublen);
+        } else {
+            s[j] = levels ? ggml_qsearch_sym(sublen, x + j * sublen, qmin, qmax, levels, nlev, q + j * sublen)
+                          : K->sym(sublen, x + j * sublen, qmin, qmax, q + j * sublen);
+        }
         amax = fmaxf(amax, fabsf(s[j]));
     }
     *d_out         = FP32_TO_FP16(amax / (float) smax);
@@ -108,7 +124,11 @@ static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float 
             cc[nc]   = c;
             cd[nc++] = d * (float) c;
         }
-        if (levels) {
+        if (w) {
+            for (int c = 0; c < nc; c++) {
+                err[c] = ggml_qsearch_werr_sym(sublen, xs, w + j * sublen, cd[c], qmin, qmax, levels, nlev, tmp);
+            }
+        } else if (levels) {
             for (int c = 0; c < nc; c++) {
                 err[c] = ggml_qsearch_err_sym(sublen, xs, cd[c], qmin, qmax, levels, nlev, tmp);
             }
@@ -126,7 +146,7 @@ static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float 
         }
         if (bc >= 0) {
             sc[j] = cc[bc];
-            if (levels) {
+            if (levels || w) {
                 ggml_qsearch_err_sym(sublen, xs, cd[bc], qmin, qmax, levels, nlev, q + j * sublen);
             } else {
                 K->assign_sym(sublen, xs, cd[bc], qmin, qmax, q + j * sublen);
@@ -137,13 +157,13 @@ static void quantize_superblock_sym(const ggml_qsearch_kernels * K, const float 
 
 // =============================================================================================
 // q2_K
-void quantize_row_q2_K_ref(const float * x, block_q2_K * y, int64_t n) {
+static void quantize_row_q2_K_impl(const float * x, block_q2_K * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[QK_K];
     uint8_t                      sc[16], mn[16];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_q2_K * b = &y[ib];
-        quantize_superblock_affine(K, x, 16, 16, 3, 15, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, w, 16, 16, 3, 15, sc, mn, q, &b->d, &b->dmin);
         for (int j = 0; j < 16; j++) {
             b->scales[j] = (uint8_t) (sc[j] | (mn[j] << 4));
         }
@@ -154,6 +174,14 @@ void quantize_row_q2_K_ref(const float * x, block_q2_K * y, int64_t n) {
             b->qs[32 * h + l] |= (uint8_t) (q[e] << (2 * j));
         }
     }
+}
+
+void quantize_row_q2_K_ref(const float * x, block_q2_K * y, int64_t n) {
+    quantize_row_q2_K_impl(x, y, n, NULL);
+}
+
+void quantize_row_q2_K_imat(const float * x, block_q2_K * y, int64_t n, const float * w) {
+    quantize_row_q2_K_impl(x, y, n, w);
 }
 
 void dequantize_row_q2_K(const block_q2_K * x, float * y, int64_t n) {
@@ -203,12 +231,12 @@ void ggml_q3_K_scales(const uint8_t * p, int8_t * out) {
     }
 }
 
-void quantize_row_q3_K_ref(const float * x, block_q3_K * y, int64_t n) {
+static void quantize_row_q3_K_impl(const float * x, block_q3_K * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[QK_K], sc[16];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_q3_K * b = &y[ib];
-        quantize_superblock_sym(K, x, 16, 16, -4, 3, NULL, 0, -32, 31, sc, q, &b->d);
+        quantize_superblock_sym(K, x, w, 16, 16, -4, 3, NULL, 0, -32, 31, sc, q, &b->d);
         memset(b->scales, 0, sizeof(b->scales));
         for (int i = 0; i < 16; i++) {
             const int u = sc[i] + 32;
@@ -225,6 +253,14 @@ void quantize_row_q3_K_ref(const float * x, block_q3_K * y, int64_t n) {
             b->hmask[l] |= (uint8_t) ((u >> 2) << (4 * h + j));
         }
     }
+}
+
+void quantize_row_q3_K_ref(const float * x, block_q3_K * y, int64_t n) {
+    quantize_row_q3_K_impl(x, y, n, NULL);
+}
+
+void quantize_row_q3_K_imat(const float * x, block_q3_K * y, int64_t n, const float * w) {
+    quantize_row_q3_K_impl(x, y, n, w);
 }
 
 static inline int q3_K_value(const block_q3_K * b, int e) {
@@ -279,13 +315,13 @@ static void pack_scale_min_k4(const uint8_t * sc, const uint8_t * mn, uint8_t * 
     }
 }
 
-void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t n) {
+static void quantize_row_q4_K_impl(const float * x, block_q4_K * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[QK_K];
     uint8_t                      sc[8], mn[8];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_q4_K * b = &y[ib];
-        quantize_superblock_affine(K, x, 8, 32, 15, 63, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, w, 8, 32, 15, 63, sc, mn, q, &b->d, &b->dmin);
         pack_scale_min_k4(sc, mn, b->scales);
         // chunk c of 64: elements 64c+l in the low nibble of qs[32c+l], 64c+32+l in the high nibble
         for (int c = 0; c < 4; c++) {
@@ -294,6 +330,14 @@ void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t n) {
             }
         }
     }
+}
+
+void quantize_row_q4_K_ref(const float * x, block_q4_K * y, int64_t n) {
+    quantize_row_q4_K_impl(x, y, n, NULL);
+}
+
+void quantize_row_q4_K_imat(const float * x, block_q4_K * y, int64_t n, const float * w) {
+    quantize_row_q4_K_impl(x, y, n, w);
 }
 
 void dequantize_row_q4_K(const block_q4_K * x, float * y, int64_t n) {
@@ -338,13 +382,13 @@ void ggml_vec_dot_q4_K_q8_K_ref(int n, float * s, const void * vx, const void * 
     *s = sum;
 }
 
-void quantize_row_q5_K_ref(const float * x, block_q5_K * y, int64_t n) {
+static void quantize_row_q5_K_impl(const float * x, block_q5_K * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[QK_K];
     uint8_t                      sc[8], mn[8];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_q5_K * b = &y[ib];
-        quantize_superblock_affine(K, x, 8, 32, 31, 63, sc, mn, q, &b->d, &b->dmin);
+        quantize_superblock_affine(K, x, w, 8, 32, 31, 63, sc, mn, q, &b->d, &b->dmin);
         pack_scale_min_k4(sc, mn, b->scales);
         memset(b->qh, 0, sizeof(b->qh));
         for (int c = 0; c < 4; c++) {
@@ -355,6 +399,14 @@ void quantize_row_q5_K_ref(const float * x, block_q5_K * y, int64_t n) {
             }
         }
     }
+}
+
+void quantize_row_q5_K_ref(const float * x, block_q5_K * y, int64_t n) {
+    quantize_row_q5_K_impl(x, y, n, NULL);
+}
+
+void quantize_row_q5_K_imat(const float * x, block_q5_K * y, int64_t n, const float * w) {
+    quantize_row_q5_K_impl(x, y, n, w);
 }
 
 static inline int q5_K_value(const block_q5_K * b, int e) {
@@ -400,12 +452,12 @@ void ggml_vec_dot_q5_K_q8_K_ref(int n, float * s, const void * vx, const void * 
 
 // =============================================================================================
 // q6_K
-void quantize_row_q6_K_ref(const float * x, block_q6_K * y, int64_t n) {
+static void quantize_row_q6_K_impl(const float * x, block_q6_K * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[QK_K], sc[16];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_q6_K * b = &y[ib];
-        quantize_superblock_sym(K, x, 16, 16, -32, 31, NULL, 0, -127, 127, sc, q, &b->d);
+        quantize_superblock_sym(K, x, w, 16, 16, -32, 31, NULL, 0, -127, 127, sc, q, &b->d);
         for (int j = 0; j < 16; j++) {
             b->scales[j] = (int8_t) sc[j];
         }
@@ -420,6 +472,14 @@ void quantize_row_q6_K_ref(const float * x, block_q6_K * y, int64_t n) {
             b->qh[32 * h + l] |= (uint8_t) ((u >> 4) << (2 * k));
         }
     }
+}
+
+void quantize_row_q6_K_ref(const float * x, block_q6_K * y, int64_t n) {
+    quantize_row_q6_K_impl(x, y, n, NULL);
+}
+
+void quantize_row_q6_K_imat(const float * x, block_q6_K * y, int64_t n, const float * w) {
+    quantize_row_q6_K_impl(x, y, n, w);
 }
 
 static inline int q6_K_value(const block_q6_K * b, int e) {
@@ -504,11 +564,11 @@ void ggml_vec_dot_q8_K_q8_K_ref(int n, float * s, const void * vx, const void * 
 
 // =============================================================================================
 // iq4_xs: iq4_nl codes with 6-bit signed sub-block scales
-void quantize_row_iq4_xs_ref(const float * x, block_iq4_xs * y, int64_t n) {
+static void quantize_row_iq4_xs_impl(const float * x, block_iq4_xs * y, int64_t n, const float * w) {
     int q[QK_K], sc[8];
-    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
+    for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K, w = w ? w + QK_K : NULL) {
         block_iq4_xs * b = &y[ib];
-        quantize_superblock_sym(NULL, x, 8, 32, 0, 15, ggml_kvalues_iq4nl, 16, -32, 31, sc, q, &b->d);
+        quantize_superblock_sym(NULL, x, w, 8, 32, 0, 15, ggml_kvalues_iq4nl, 16, -32, 31, sc, q, &b->d);
         b->scales_h = 0;
         memset(b->scales_l, 0, sizeof(b->scales_l));
         for (int j = 0; j < 8; j++) {
@@ -520,6 +580,14 @@ void quantize_row_iq4_xs_ref(const float * x, block_iq4_xs * y, int64_t n) {
             }
         }
     }
+}
+
+void quantize_row_iq4_xs_ref(const float * x, block_iq4_xs * y, int64_t n) {
+    quantize_row_iq4_xs_impl(x, y, n, NULL);
+}
+
+void quantize_row_iq4_xs_imat(const float * x, block_iq4_xs * y, int64_t n, const float * w) {
+    quantize_row_iq4_xs_impl(x, y, n, w);
 }
 
 static inline int iq4_xs_scale(const block_iq4_xs * b, int j) {

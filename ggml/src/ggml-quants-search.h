@@ -1,5 +1,5 @@
 // Scale searches shared by the reference quantizers (ggml-quants.c, ggml-quants-k.c). Internal.
-// Every search minimizes the plain squared error of dequantize(quantize(x)) (no importance weights).
+// Every search minimizes the squared error of dequantize(quantize(x)); the w* variants weight it.
 //
 // The functions below are the readable reference. The quantizers call them through a kernel table
 // (ggml_qsearch_best) whose SIMD members (ggml-quants-lanes.h, one candidate scale per vector lane)
@@ -50,6 +50,20 @@ static inline bool ggml_qsearch_fit_affine(int n, float sq, float sqq, float sx,
     }
     return !(*a < 0.0f);
 }
+
+// ---- importance-weighted searches (ggml-quants-weighted.c) -------------------------------------
+// As the functions above with every squared error weighted by w[i] > 0 (sum w*(x - q)^2). Their
+// candidate sets contain the plain searches' candidates, so the weighted error is never worse.
+float ggml_qsearch_werr_sym(int n, const float * x, const float * w, float d, int qmin, int qmax, const int8_t * levels,
+                            int nlev, int * q);
+float ggml_qsearch_wsym(int n, const float * x, const float * w, int qmin, int qmax, const int8_t * levels, int nlev,
+                        int * q);
+float ggml_qsearch_werr_affine(int n, const float * x, const float * w, float a, float b, int nmax, int * q);
+void  ggml_qsearch_waffine(int n, const float * x, const float * w, int nmax, bool b_nonpos, float * a, float * b,
+                           int * q);
+// Per-element search weights of one row from its importance-matrix values (n of them): the values,
+// non-finite or negative ones as 0, plus a floor of 1e-4 of their mean so no element is ignored.
+void ggml_qsearch_row_weights(int64_t n, const float * imatrix, float * w);
 
 // ---- kernel table --------------------------------------------------------------------------------
 // Integer levels only (the table-level types iq4_nl/iq4_xs use the functions above directly).

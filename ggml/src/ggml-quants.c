@@ -33,8 +33,14 @@ const int8_t ggml_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
 // =============================================================================================
 // q4_0 / q5_0 / iq4_nl: symmetric, one fp16 scale per 32. K: the search kernels (integer levels),
 // resolved once per row.
-static void quantize_block_sym(const ggml_qsearch_kernels * K, const float * x, int qmin, int qmax,
+// w: importance weights of the 32 elements, NULL for the plain (bit-reproducible SIMD) search.
+static void quantize_block_sym(const ggml_qsearch_kernels * K, const float * x, const float * w, int qmin, int qmax,
                                const int8_t * levels, int nlev, int * q, ggml_fp16_t * d_out) {
+    if (w) {
+        *d_out = FP32_TO_FP16(ggml_qsearch_wsym(32, x, w, qmin, qmax, levels, nlev, q));
+        ggml_qsearch_err_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, levels, nlev, q);
+        return;
+    }
     if (levels) {
         const float d = ggml_qsearch_sym(32, x, qmin, qmax, levels, nlev, q);
         *d_out        = FP32_TO_FP16(d);
@@ -46,22 +52,22 @@ static void quantize_block_sym(const ggml_qsearch_kernels * K, const float * x, 
     K->assign_sym(32, x, FP16_TO_FP32(*d_out), qmin, qmax, q);
 }
 
-void quantize_row_q4_0_ref(const float * x, block_q4_0 * y, int64_t n) {
+static void quantize_row_q4_0_impl(const float * x, block_q4_0 * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[32];
-    for (int64_t ib = 0; ib < n / QK4_0; ib++, x += QK4_0) {
-        quantize_block_sym(K, x, -8, 7, NULL, 0, q, &y[ib].d);
+    for (int64_t ib = 0; ib < n / QK4_0; ib++, x += QK4_0, w = w ? w + QK4_0 : NULL) {
+        quantize_block_sym(K, x, w, -8, 7, NULL, 0, q, &y[ib].d);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) ((q[j] + 8) | ((q[j + 16] + 8) << 4));
         }
     }
 }
 
-void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
+static void quantize_row_q5_0_impl(const float * x, block_q5_0 * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[32];
-    for (int64_t ib = 0; ib < n / QK5_0; ib++, x += QK5_0) {
-        quantize_block_sym(K, x, -16, 15, NULL, 0, q, &y[ib].d);
+    for (int64_t ib = 0; ib < n / QK5_0; ib++, x += QK5_0, w = w ? w + QK5_0 : NULL) {
+        quantize_block_sym(K, x, w, -16, 15, NULL, 0, q, &y[ib].d);
         uint32_t qh = 0;
         for (int j = 0; j < 16; j++) {
             const int u0 = q[j] + 16, u1 = q[j + 16] + 16;
@@ -73,10 +79,10 @@ void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
     }
 }
 
-void quantize_row_iq4_nl_ref(const float * x, block_iq4_nl * y, int64_t n) {
+static void quantize_row_iq4_nl_impl(const float * x, block_iq4_nl * y, int64_t n, const float * w) {
     int q[32];
-    for (int64_t ib = 0; ib < n / QK4_NL; ib++, x += QK4_NL) {
-        quantize_block_sym(NULL, x, 0, 15, ggml_kvalues_iq4nl, 16, q, &y[ib].d);
+    for (int64_t ib = 0; ib < n / QK4_NL; ib++, x += QK4_NL, w = w ? w + QK4_NL : NULL) {
+        quantize_block_sym(NULL, x, w, 0, 15, ggml_kvalues_iq4nl, 16, q, &y[ib].d);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) (q[j] | (q[j + 16] << 4));
         }
@@ -84,31 +90,35 @@ void quantize_row_iq4_nl_ref(const float * x, block_iq4_nl * y, int64_t n) {
 }
 
 // q4_1 / q5_1: affine, fp16 scale and offset per 32
-static void quantize_block_affine(const ggml_qsearch_kernels * K, const float * x, int nmax, int * q,
+static void quantize_block_affine(const ggml_qsearch_kernels * K, const float * x, const float * w, int nmax, int * q,
                                   ggml_fp16_t * d_out, ggml_fp16_t * m_out) {
     float a, b;
-    K->affine(32, x, nmax, false, &a, &b, q);
+    if (w) {
+        ggml_qsearch_waffine(32, x, w, nmax, false, &a, &b, q);
+    } else {
+        K->affine(32, x, nmax, false, &a, &b, q);
+    }
     *d_out = FP32_TO_FP16(a);
     *m_out = FP32_TO_FP16(b);
     K->assign_affine(32, x, FP16_TO_FP32(*d_out), FP16_TO_FP32(*m_out), nmax, q);
 }
 
-void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t n) {
+static void quantize_row_q4_1_impl(const float * x, block_q4_1 * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[32];
-    for (int64_t ib = 0; ib < n / QK4_1; ib++, x += QK4_1) {
-        quantize_block_affine(K, x, 15, q, &y[ib].d, &y[ib].m);
+    for (int64_t ib = 0; ib < n / QK4_1; ib++, x += QK4_1, w = w ? w + QK4_1 : NULL) {
+        quantize_block_affine(K, x, w, 15, q, &y[ib].d, &y[ib].m);
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) (q[j] | (q[j + 16] << 4));
         }
     }
 }
 
-void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t n) {
+static void quantize_row_q5_1_impl(const float * x, block_q5_1 * y, int64_t n, const float * w) {
     const ggml_qsearch_kernels * K = ggml_qsearch_best();
     int                          q[32];
-    for (int64_t ib = 0; ib < n / QK5_1; ib++, x += QK5_1) {
-        quantize_block_affine(K, x, 31, q, &y[ib].d, &y[ib].m);
+    for (int64_t ib = 0; ib < n / QK5_1; ib++, x += QK5_1, w = w ? w + QK5_1 : NULL) {
+        quantize_block_affine(K, x, w, 31, q, &y[ib].d, &y[ib].m);
         uint32_t qh = 0;
         for (int j = 0; j < 16; j++) {
             y[ib].qs[j] = (uint8_t) ((q[j] & 0xF) | ((q[j + 16] & 0xF) << 4));
@@ -119,7 +129,39 @@ void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t n) {
     }
 }
 
-// // q8_0 / q8_1: max-abs scaling (256 levels leave little to search). The SIMD activation quantizers
+// public entry points: the plain reference and the importance-weighted variant (ggml-quants.h)
+void quantize_row_q4_0_ref(const float * x, block_q4_0 * y, int64_t n) {
+    quantize_row_q4_0_impl(x, y, n, NULL);
+}
+void quantize_row_q4_0_imat(const float * x, block_q4_0 * y, int64_t n, const float * w) {
+    quantize_row_q4_0_impl(x, y, n, w);
+}
+void quantize_row_q4_1_ref(const float * x, block_q4_1 * y, int64_t n) {
+    quantize_row_q4_1_impl(x, y, n, NULL);
+}
+void quantize_row_q4_1_imat(const float * x, block_q4_1 * y, int64_t n, const float * w) {
+    quantize_row_q4_1_impl(x, y, n, w);
+}
+void quantize_row_q5_0_ref(const float * x, block_q5_0 * y, int64_t n) {
+    quantize_row_q5_0_impl(x, y, n, NULL);
+}
+void quantize_row_q5_0_imat(const float * x, block_q5_0 * y, int64_t n, const float * w) {
+    quantize_row_q5_0_impl(x, y, n, w);
+}
+void quantize_row_q5_1_ref(const float * x, block_q5_1 * y, int64_t n) {
+    quantize_row_q5_1_impl(x, y, n, NULL);
+}
+void quantize_row_q5_1_imat(const float * x, block_q5_1 * y, int64_t n, const float * w) {
+    quantize_row_q5_1_impl(x, y, n, w);
+}
+void quantize_row_iq4_nl_ref(const float * x, block_iq4_nl * y, int64_t n) {
+    quantize_row_iq4_nl_impl(x, y, n, NULL);
+}
+void quantize_row_iq4_nl_imat(const float * x, block_iq4_nl * y, int64_t n, const float * w) {
+    quantize_row_iq4_nl_impl(x, y, n, w);
+}
+
+// q8_0 / q8_1: max-abs scaling (256 levels leave little to search). The SIMD activation quantizers
 // perform exactly these float operations, so they match this reference bit for bit.
 void quantize_row_q8_0_ref(const float * x, block_q8_0 * y, int64_t n) {
     for (int64_t ib = 0; ib < n / QK8_0; ib++, x += QK8_0) {

@@ -261,6 +261,20 @@ void quantize_row_mxfp4_ref(const float * x, block_mxfp4 * y, int64_t n);
 void quantize_row_tq1_0_ref(const float * x, block_tq1_0 * y, int64_t n);
 void quantize_row_tq2_0_ref(const float * x, block_tq2_0 * y, int64_t n);
 
+// ---- importance-weighted quantization (same block format): w holds one positive weight per element
+// of x (ggml_qsearch_row_weights of the imatrix row); the scale searches minimize sum w*(x - q)^2.
+void quantize_row_q4_0_imat(const float * x, block_q4_0 * y, int64_t n, const float * w);
+void quantize_row_q4_1_imat(const float * x, block_q4_1 * y, int64_t n, const float * w);
+void quantize_row_q5_0_imat(const float * x, block_q5_0 * y, int64_t n, const float * w);
+void quantize_row_q5_1_imat(const float * x, block_q5_1 * y, int64_t n, const float * w);
+void quantize_row_iq4_nl_imat(const float * x, block_iq4_nl * y, int64_t n, const float * w);
+void quantize_row_q2_K_imat(const float * x, block_q2_K * y, int64_t n, const float * w);
+void quantize_row_q3_K_imat(const float * x, block_q3_K * y, int64_t n, const float * w);
+void quantize_row_q4_K_imat(const float * x, block_q4_K * y, int64_t n, const float * w);
+void quantize_row_q5_K_imat(const float * x, block_q5_K * y, int64_t n, const float * w);
+void quantize_row_q6_K_imat(const float * x, block_q6_K * y, int64_t n, const float * w);
+void quantize_row_iq4_xs_imat(const float * x, block_iq4_xs * y, int64_t n, const float * w);
+
 // ---- dequantization ------------------------------------------------------------------------------
 void dequantize_row_q4_0(const block_q4_0 * x, float * y, int64_t n);
 void dequantize_row_q4_1(const block_q4_1 * x, float * y, int64_t n);

@@ -199,8 +199,9 @@ TEST(QuantMix, BaseTypesAndPure) {
     EXPECT_EQ(llama_quant_fallback_type(GGML_TYPE_IQ1_M, 48), GGML_TYPE_F16);
 }
 
-// End to end through llama_model_quantize: IQ2_M with "pure" puts every weight matrix in IQ2_S, the one
-// 2-bit type that needs no importance matrix; the file reads back within IQ2_S's error.
+// End to end through llama_model_quantize: IQ2_M with "pure" puts every weight matrix in IQ2_S (which
+// llama_model_quantize, as llama.cpp, refuses without an importance matrix: a uniform one is given); the
+// file reads back within IQ2_S's error.
 TEST(QuantMix, PureIq2MWritesIq2S) {
     synth::params sp;
     sp.n_embd       = 256;
@@ -218,10 +219,25 @@ TEST(QuantMix, PureIq2MWritesIq2S) {
     p.ftype                       = LLAMA_FTYPE_MOSTLY_IQ2_M;
     p.pure                        = true;
     p.nthread                     = 2;
-    ASSERT_EQ(llama_model_quantize(src.c_str(), dst.c_str(), &p), 0u) << llama_last_error();
-    gguf_context * in  = gguf_init_from_file(src.c_str(), {false});
-    gguf_context * out = gguf_init_from_file(dst.c_str(), {false});
+    EXPECT_NE(llama_model_quantize(src.c_str(), dst.c_str(), &p), 0u) << "IQ2_S needs an importance matrix";
+    gguf_context *                        in = gguf_init_from_file(src.c_str(), {false});
+    std::vector<std::string>              names;
+    std::vector<std::vector<float>>       ones;
+    std::vector<llama_model_imatrix_data> im;
     ASSERT_NE(in, nullptr);
+    for (int64_t i = 0; i < gguf_get_n_tensors(in); i++) {
+        int64_t ne[4];
+        gguf_get_tensor_shape(in, i, ne);
+        names.emplace_back(gguf_get_tensor_name(in, i));
+        ones.emplace_back((size_t) (ne[0] * ne[2]), 1.0f);
+    }
+    for (size_t i = 0; i < names.size(); i++) {
+        im.push_back({names[i].c_str(), ones[i].data(), ones[i].size()});
+    }
+    im.push_back({nullptr, nullptr, 0});
+    p.imatrix = im.data();
+    ASSERT_EQ(llama_model_quantize(src.c_str(), dst.c_str(), &p), 0u) << llama_last_error();
+    gguf_context * out = gguf_init_from_file(dst.c_str(), {false});
     ASSERT_NE(out, nullptr);
     int n_iq2 = 0;
     for (int64_t i = 0; i < gguf_get_n_tensors(in); i++) {
