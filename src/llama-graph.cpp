@@ -274,6 +274,11 @@ void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur,
     cb(k, "Kcur", il);
     v = build_lora_mm(l.wv, cur, l.bv);
     cb(v, "Vcur", il);
+    // Q, K, V adjacent in the node order (the KV store would otherwise pull K and V in first): the CPU
+    // backend runs consecutive decode products of one activation under one barrier (docs/ggml-backend.md)
+    ggml_build_forward_expand(gf, q);
+    ggml_build_forward_expand(gf, k);
+    ggml_build_forward_expand(gf, v);
 
     q = ggml_reshape_3d(ctx0, q, head_dim, hparams.n_head, n_tokens);
     k = ggml_reshape_3d(ctx0, k, head_dim, hparams.n_head_kv, n_tokens);

@@ -134,6 +134,44 @@ TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
                 }
 }
 
+TEST_F(CpuCompute, FloatDecodeGemvMatchesBatchBitsAndOracle) {
+    // a 2-D float weight against one activation row runs the streaming GEMV (contiguous row slices per
+    // thread, prefetching): its rows must equal column 0 of the same weight times 3 rows (the tiled
+    // kernels) bit for bit, for every thread count, and the scalar oracle up to sum order. M covers
+    // slices of a partial 8-row group and threads left with no rows.
+    auto build = [](ggml_type t, int64_t K, int64_t M, int64_t N) {
+        return [=](ggml_context * ctx) {
+            ggml_tensor * a = ggml_new_tensor_2d(ctx, t, K, M);  // filled first: same values for any N
+            return ggml_mul_mat(ctx, a, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N));
+        };
+    };
+    for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
+        for (int64_t K : {1, 15, 16, 17, 33, 255, 4097})
+            for (int64_t M : {1, 7, 9, 16, 17, 67, 200}) {
+                graph_fixture one(build(t, K, M, 1), be), three(build(t, K, M, 3), be);
+                ggml_cpu_set_scalar(true);
+                ASSERT_EQ(ggml_backend_graph_compute(be, one.gf), GGML_STATUS_SUCCESS);
+                const std::vector<float> ref = one.result();
+                ggml_cpu_set_scalar(false);
+                for (int isa : {1, 2}) {
+                    ggml_cpu_set_mm_isa(isa);
+                    ggml_backend_cpu_set_n_threads(be, 1);
+                    ASSERT_EQ(ggml_backend_graph_compute(be, three.gf), GGML_STATUS_SUCCESS);
+                    const std::vector<float> batch = three.result();
+                    for (int nt : {1, 2, 3}) {
+                        ggml_backend_cpu_set_n_threads(be, nt);
+                        ASSERT_EQ(ggml_backend_graph_compute(be, one.gf), GGML_STATUS_SUCCESS);
+                        const std::vector<float> r = one.result();
+                        EXPECT_LT(nmse(r, ref), 1e-11) << ggml_type_name(t) << " K=" << K << " M=" << M;
+                        for (int64_t m = 0; m < M; ++m)
+                            ASSERT_EQ(0, std::memcmp(&r[m], &batch[m], 4))
+                                << ggml_type_name(t) << " K=" << K << " M=" << M << " row " << m << " isa=" << isa
+                                << " threads=" << nt;
+                    }
+                }
+            }
+}
+
 TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
     // guards the comparison above: the BF16 GEMM (vdpbf16ps) must really run for BF16 weights at
     // N >= 16 on a CPU with AVX-512 BF16, and never under the scalar switch (the oracle) or for
@@ -218,6 +256,22 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
         {"mul_mat q4_0 decode", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, false)},
         {"mul_mat q8_0 decode", mm_builder(GGML_TYPE_Q8_0, 1024, 77, 1, false)},
         {"mul_mat q4_0 decode permuted", mm_builder(GGML_TYPE_Q4_0, 512, 70, 1, true)},
+        // decode products of one row share a barrier (Q/K/V): the consumer must see all three
+        {"q/k/v decode, one barrier",
+         [](ggml_context * ctx) {
+             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 512, 1);
+             ggml_tensor * q = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 512, 70), x);
+             ggml_tensor * k = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 512, 70), x);
+             ggml_tensor * v = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 512, 70), x);
+             return ggml_add(ctx, ggml_mul(ctx, q, k), v);
+         }},
+        {"f16 gate/up decode, one barrier",
+         [](ggml_context * ctx) {
+             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 300, 1);
+             ggml_tensor * g = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 300, 77), x);
+             ggml_tensor * u = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 300, 77), x);
+             return ggml_mul(ctx, g, u);
+         }},
         {"rms_norm+softmax",
          [](ggml_context * ctx) {
              ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 200, 17, 3);

@@ -7,6 +7,7 @@
 #include <new>
 #include <vector>
 
+#include "cpu-repack.h"
 #include "cpu-type-traits.h"
 #include "ggml-cpu-impl.h"
 #include "threadpool.h"
@@ -309,8 +310,38 @@ void compute_node(const ggml_cpu_params * p, ggml_tensor * t) {
     }
 }
 
+bool overlaps(const ggml_tensor * x, const ggml_tensor * y) {
+    const char * a = (const char *) x->data;
+    const char * b = (const char *) y->data;
+    return a < b + ggml_nbytes(y) && b < a + ggml_nbytes(x);
+}
+
+// A single-row product that needs no barrier of its own: the activation row is F32 and contiguous
+// (read in place, or quantized by every thread into its own scratch slot) and the weights take the
+// decode GEMV (ops-matmul.cpp, cpu-repack.cpp).
+bool is_decode_mul_mat(const ggml_tensor * t) {
+    const ggml_tensor * b = t->src[1];
+    return t->op == GGML_OP_MUL_MAT && cpu_nrows(b) == 1 && b->type == GGML_TYPE_F32 && b->nb[0] == 4 &&
+           ggml_is_contiguous(t);
+}
+
+// True when the barrier between nodes x and y (the next node that computes) can go: both are decode
+// products of the same activation row (Q/K/V, FFN gate/up) with the same weight type, width and
+// layout, so every thread uses the same private scratch slot in both; neither reads what the other
+// writes (the graph allocator may reuse a buffer right after its last reader).
+bool shares_input_without_barrier(const ggml_tensor * x, const ggml_tensor * y) {
+    if (!is_decode_mul_mat(x) || !is_decode_mul_mat(y) || x->src[1] != y->src[1])
+        return false;
+    const ggml_tensor * wx = x->src[0];
+    const ggml_tensor * wy = y->src[0];
+    if (wx->type != wy->type || wx->ne[0] != wy->ne[0] || ggml_repack_is_packed(wx) != ggml_repack_is_packed(wy))
+        return false;
+    return !overlaps(y, x) && !overlaps(y, wx) && !overlaps(y, x->src[1]) && !overlaps(x, wy);
+}
+
 struct graph_job {
     ggml_tensor * const * nodes;
+    const uint8_t *       no_barrier;  // no_barrier[i]: node i and the next computing node share one barrier
     int                   n_nodes;
     ggml_abort_callback   abort_cb;
     void *                abort_data;
@@ -340,6 +371,8 @@ void graph_job_fn(int ith, int nth, void * arg) {
             ++i;
         } else {
             compute_node(&p, t);
+            if (job->no_barrier[i])
+                continue;  // failures and aborts are checked at the barrier after the next node
         }
         // thread 0 polls the abort callback; the barrier publishes its answer to the others
         if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
@@ -415,7 +448,9 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
         return GGML_STATUS_SUCCESS;
     }
     thread_local std::vector<ggml_tensor *> nodes;  // reused: no allocation per graph in steady state
+    thread_local std::vector<uint8_t>       no_barrier;
     nodes.resize((size_t) n_nodes);
+    no_barrier.assign((size_t) n_nodes, 0);
     size_t wsize = 0;
     for (int i = 0; i < n_nodes; ++i) {
         ggml_tensor * t   = ggml_graph_node(gf, i);
@@ -427,6 +462,21 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     }
     if (auto_threads()) {
         n_threads = ggml_cpu_graph_threads(gf, n_threads);
+    }
+    // barrier-free runs: each node checked against every node of the run so far
+    for (int i = 0, prev = -1, first = -1; i < n_nodes; ++i) {
+        const ggml_tensor * t = nodes[(size_t) i];
+        if (is_noop(t))
+            continue;
+        bool join = prev >= 0;
+        for (int r = first; join && r <= prev; ++r)
+            join = is_noop(nodes[(size_t) r]) || shares_input_without_barrier(nodes[(size_t) r], t);
+        if (join) {
+            no_barrier[(size_t) prev] = 1;
+        } else {
+            first = i;
+        }
+        prev = i;
     }
     for (int i = 0; i < n_nodes; ++i) {
         const ggml_tensor * t = nodes[(size_t) i];
@@ -447,6 +497,7 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     }
     graph_job job;
     job.nodes      = nodes.data();
+    job.no_barrier = no_barrier.data();
     job.n_nodes    = n_nodes;
     job.abort_cb   = abort_cb;
     job.abort_data = abort_data;

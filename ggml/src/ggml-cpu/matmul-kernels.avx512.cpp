@@ -33,9 +33,13 @@ inline float hsum(__m512 v) {
     return _mm_cvtss_f32(s);
 }
 
-template <int T, int RM, int RN>
+// PF (decode GEMV): also prefetch the next RM rows at the same offset, one prefetch per cache line,
+// so the memory system sees one stream running a group ahead of the reads (rows of 2048 F16 weights
+// are one 4 KB page each, which the hardware prefetchers do not run ahead across).
+template <int T, int RM, int RN, bool PF = false>
 void kernel(int64_t K, const char * a, size_t lda, const float * const * b, float * const * out) {
-    __m512 acc[RM][RN];
+    constexpr int64_t es = T == GGML_TYPE_F32 ? 4 : 2;
+    __m512            acc[RM][RN];
     for (int r = 0; r < RM; ++r)
         for (int c = 0; c < RN; ++c)
             acc[r][c] = _mm512_setzero_ps();
@@ -44,6 +48,10 @@ void kernel(int64_t K, const char * a, size_t lda, const float * const * b, floa
         __m512 vb[RN];
         for (int c = 0; c < RN; ++c)
             vb[c] = _mm512_loadu_ps(b[c] + k);
+        if (PF && (es == 4 || (k & 16) == 0)) {
+            for (int r = 0; r < RM; ++r)
+                _mm_prefetch(a + (RM + r) * lda + k * es, _MM_HINT_NTA);
+        }
         for (int r = 0; r < RM; ++r) {
             const __m512 va = load_a<T>(a + r * lda, k, 0, false);
             for (int c = 0; c < RN; ++c)
@@ -105,7 +113,38 @@ ggml_cpu_mm_kernel get(ggml_type t, int rm, int rn) {
     }
 }
 
-const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get};
+// Decode: M weight rows against one activation row, RM1 rows per pass, each pass prefetching the
+// next; the same kernels (and so the same sums) as the tiled path.
+template <int T>
+void gemv_t(int64_t K, const char * a, size_t lda, int64_t M, const float * b, float * out) {
+    int64_t r = 0;
+    for (; r + 2 * RM1 <= M; r += RM1) {
+        float * o = out + r;
+        kernel<T, RM1, 1, true>(K, a + r * lda, lda, &b, &o);
+    }
+    for (; r < M;) {
+        const int rm = (int) (M - r < RM1 ? M - r : RM1);
+        float *   o  = out + r;
+        tables<T>::one[rm - 1](K, a + r * lda, lda, &b, &o);
+        r += rm;
+    }
+}
+
+void gemv(ggml_type t, int64_t K, const char * a, size_t lda, int64_t M, const float * b, float * out) {
+    switch (t) {
+        case GGML_TYPE_F32:
+            gemv_t<GGML_TYPE_F32>(K, a, lda, M, b, out);
+            break;
+        case GGML_TYPE_F16:
+            gemv_t<GGML_TYPE_F16>(K, a, lda, M, b, out);
+            break;
+        default:
+            gemv_t<GGML_TYPE_BF16>(K, a, lda, M, b, out);
+            break;
+    }
+}
+
+const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get, gemv};
 
 }  // namespace
 

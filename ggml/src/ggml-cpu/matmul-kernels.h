@@ -17,6 +17,9 @@ struct ggml_cpu_mm_isa {
     int RM, RN, RM1;
     // NULL when the weight type has no kernel here
     ggml_cpu_mm_kernel (*get)(ggml_type t, int rm, int rn);
+    // Decode: out[r] = dot(weight row r, b) for r < M (F32/F16/BF16 weights), summed exactly as the
+    // kernels above sum (so as the tiled path), streaming the rows with software prefetch.
+    void (*gemv)(ggml_type t, int64_t K, const char * a, size_t lda, int64_t M, const float * b, float * out);
 };
 
 // Compiled with -mavx512f...; call only after checking the CPU (see ggml_cpu_mm_select_isa).

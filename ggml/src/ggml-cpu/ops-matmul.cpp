@@ -340,6 +340,19 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
         }
         return;
     }
+    if (N == 1 && B2 == 1 && B3 == 1 && !ggml_is_quantized(a->type) && R.isa && R.isa->gemv &&
+        L.type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float)) {
+        // float-like weight matrix at decode: one contiguous slice of whole row groups per thread, as
+        // above (the tiles handed round-robin made every thread hop between 32-row pieces). Batched
+        // products (attention heads) keep the tiles, which spread the heads over the threads.
+        const int64_t g   = R.isa->RM1;
+        const int64_t per = (M / p->nth + g - 1) / g * g;
+        const int64_t m0 = std::min(M, per * p->ith), m1 = p->ith == p->nth - 1 ? M : std::min(M, m0 + per);
+        if (m0 < m1)
+            R.isa->gemv(a->type, a->ne[0], cpu_ptr(a, 0, m0, 0, 0), a->nb[1], m1 - m0, (const float *) L.row(0, 0, 0),
+                        (float *) cpu_ptr(dst, m0, 0, 0, 0));
+        return;
+    }
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
     const int64_t n_tiles = mb * nb * B2 * B3;
     for (int64_t t = p->ith; t < n_tiles; t += p->nth) {
