@@ -7,6 +7,7 @@
 #include "ggml-backend.h"
 #include "ggml-cpu/cpu-type-traits.h"
 #include "ggml.h"
+#include "test-iquant-blocks.h"
 
 #include <cmath>
 #include <cstring>
@@ -162,6 +163,10 @@ inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng)
     if (ggml_is_quantized(ty)) {
         const ggml_cpu_type_traits * tr = ggml_cpu_get_type_traits(ty);
         const size_t                 rs = ggml_row_size(ty, t->ne[0]);
+        if (!tr->from_float_ref) {  // the i-quants have no quantizer yet: random blocks, RMS ~ uniform [-1, 1]'s
+            std::vector<float> values;
+            return iquant_blocks::random_blocks(ty, n, (uint32_t) rng(), 0.58f, values);
+        }
         for (int64_t r = 0; r < n / t->ne[0]; ++r)
             tr->from_float_ref(f.data() + r * t->ne[0], bytes.data() + r * rs, t->ne[0]);
         return bytes;

@@ -384,16 +384,32 @@ const ggml_op k_cuda_required_ops[] = {
     GGML_OP_ARGSORT,
 };
 
-// Writes into K-quant / IQ4_XS blocks (weight quantization, never a KV cache type) stay on the CPU.
+// Writes into K-quant / IQ4_XS / MXFP4 / ternary blocks (weight quantization, never a KV cache type)
+// stay on the CPU.
 bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
     const bool write = op == GGML_OP_CPY || op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_SET_ROWS;
     return write && (t == GGML_TYPE_Q2_K || t == GGML_TYPE_Q3_K || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K ||
-                     t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS);
+                     t == GGML_TYPE_Q6_K || t == GGML_TYPE_IQ4_XS || t == GGML_TYPE_MXFP4 || t == GGML_TYPE_TQ1_0 ||
+                     t == GGML_TYPE_TQ2_0);
 }
 
-// Types only the CPU implements so far (no GPU kernels yet): their layers stay on the CPU.
-bool is_cpu_only_type(ggml_type t) {
-    return t == GGML_TYPE_MXFP4 || t == GGML_TYPE_TQ1_0 || t == GGML_TYPE_TQ2_0;
+// The types of issue 18 (MXFP4, ternary, grid i-quants): the CPU and Vulkan run them, CUDA not yet.
+bool is_not_on_cuda_type(ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_IQ1_M:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool must_support(ggml_backend_dev_t dev, const result & r) {
@@ -401,10 +417,11 @@ bool must_support(ggml_backend_dev_t dev, const result & r) {
     const ggml_type type = r.type;
     if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU)
         return true;
-    if (is_cpu_only_type(type) || is_cpu_only_type(r.src0_type) || is_cpu_only_type(r.src1_type))
-        return false;
     const std::string reg = ggml_backend_reg_name(ggml_backend_dev_backend_reg(dev));
     if (reg != "CUDA" && reg != "Vulkan")
+        return false;
+    if (reg == "CUDA" &&
+        (is_not_on_cuda_type(type) || is_not_on_cuda_type(r.src0_type) || is_not_on_cuda_type(r.src1_type)))
         return false;
     if (is_kv_cache_write_exempt(op, type))
         return false;

@@ -16,6 +16,7 @@
 
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "e2e-common.h"
+#include "test-iquant-blocks.h"
 
 extern char ** environ;
 
@@ -169,6 +170,76 @@ TEST_F(VulkanE2E, QuantizedModelsOffloadMatchCpu) {
         remove(out.c_str());
     }
     remove(tiny.c_str());
+}
+
+// gpt-oss ships its experts in MXFP4: the MoE micro models quantized MXFP4_MOE (experts MXFP4, the rest
+// Q8_0) run fully offloaded (experts included, no CPU split) and match the CPU run of the same file.
+TEST_F(VulkanE2E, Mxfp4MoeModelsOffloadMatchCpu) {
+    SKIP_WITHOUT_VULKAN();
+    for (const char * rel : {"models/synthetic/gpt-oss-micro-f16.gguf", "models/synthetic/qwen3moe-micro-f16.gguf"}) {
+        const std::string out = e2e::quantize_to_temp(rel, LLAMA_FTYPE_MOSTLY_MXFP4_MOE, "vk-mxfp4-moe");
+        if (out.empty()) {
+            continue;
+        }
+        {
+            model_ptr m = e2e::load(out, 0, nullptr);
+            ASSERT_NE(m, nullptr) << llama_last_error();
+            ASSERT_NE(m->layers[0].ffn_down_exps, nullptr) << rel;
+            EXPECT_EQ(m->layers[0].ffn_down_exps->type, GGML_TYPE_MXFP4) << rel;  // the test is about MXFP4
+        }
+        std::string skip;
+        EXPECT_TRUE(
+            e2e::check_model(k_vulkan, out, "Once upon a time", k_steps_quant, skip, k_max_splits, k_quant_logit_tol))
+            << rel << ": " << skip;
+        remove(out.c_str());
+    }
+}
+
+// An i-quant model file (random i-quant blocks written like test-iquant-files, see test-iquant-blocks.h)
+// runs fully offloaded with every matrix on Vulkan and no CPU split. Vulkan dequantizes exactly and keeps
+// the activations F32, so it must match the CPU run of the F32 twin holding the same values (the CPU's
+// i-quant path would differ by its 8-bit activations).
+TEST_F(VulkanE2E, IquantModelsRunOnVulkanLikeTheirF32Values) {
+    SKIP_WITHOUT_VULKAN();
+    synth::params p;
+    p.n_embd              = 256;
+    p.n_layer             = 2;
+    p.n_ff                = 512;
+    p.n_head              = 4;
+    p.n_head_kv           = 1;
+    p.tied                = false;
+    p.type                = GGML_TYPE_F32;
+    p.n_threads           = 2;
+    p.vocab_path          = data_path("models/stories260K.gguf");  // 512 tokens
+    const std::string src = testing_util::write_temp_file("vk-iq-src.gguf", {});
+    std::string       err;
+    ASSERT_TRUE(synth::write_model(p, src, err)) << err;
+    for (ggml_type t : {GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,
+                        GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M}) {
+        const std::string name = ggml_type_name(t);
+        const std::string fq   = testing_util::write_temp_file("vk-iq-q.gguf", {});
+        const std::string ff   = testing_util::write_temp_file("vk-iq-f.gguf", {});
+        ASSERT_TRUE(iquant_blocks::write_pair(src, t, fq, ff)) << name;
+        model_ptr mf = e2e::load(ff, 0, vk_dev0());
+        model_ptr mq = e2e::load(fq, 999, vk_dev0());
+        ASSERT_NE(mf, nullptr) << llama_last_error();
+        ASSERT_NE(mq, nullptr) << llama_last_error();
+        const e2e::run_result cpu = e2e::run_greedy(k_vulkan, mf.get(), "Once upon a time", k_steps_quant);
+        const e2e::run_result vk  = e2e::run_greedy(k_vulkan, mq.get(), "Once upon a time", k_steps_quant);
+        for (const ggml_tensor * w : e2e::layer_matrices(mq.get())) {
+            EXPECT_EQ(w->type, t) << name << ": " << w->name;
+            EXPECT_TRUE(on_vulkan(w)) << name << ": " << w->name << " is not on Vulkan";
+        }
+        EXPECT_EQ(mq->output->type, t) << name;
+        EXPECT_TRUE(on_vulkan(mq->output)) << name;
+        EXPECT_EQ(cpu.n_gpu_nodes, 0);
+        EXPECT_GT(vk.n_gpu_nodes, 0);
+        EXPECT_LE(vk.n_splits, k_max_splits) << name << ": ops fell back to the CPU";
+        e2e::expect_same_run(cpu, vk, name + " all on Vulkan vs its F32 values on the CPU", 0.01);
+        remove(fq.c_str());
+        remove(ff.c_str());
+    }
+    remove(src.c_str());
 }
 
 TEST_F(VulkanE2E, SplitModeNoneAndMainGpu) {

@@ -5,9 +5,9 @@
 // of the i-quant path. This exercises get_rows (token_embd), mul_mat (every projection and the LM head)
 // and the loader for each type; the dequantization itself is pinned by test-quants-kat.
 #include "../../examples/gguf-synth/gguf-synth.h"
-#include "gguf.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-iquant-blocks.h"
 #include "test-llama-util.h"
 
 #include <gtest/gtest.h>
@@ -24,81 +24,6 @@ using namespace llama_test_util;
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
-
-struct gguf_ptr {
-    gguf_context * g;
-    explicit gguf_ptr(gguf_context * g_) : g(g_) {}
-    ~gguf_ptr() { gguf_free(g); }
-};
-
-// Sets the block's fp16 scale: the d field first in the block, or (iq1_m) the top nibbles of its scales.
-void set_scale(ggml_type t, uint8_t * blk, float d) {
-    const ggml_fp16_t h = ggml_fp32_to_fp16(d);
-    if (t != GGML_TYPE_IQ1_M) {
-        memcpy(blk, &h, 2);
-        return;
-    }
-    uint8_t * sc = blk + 32 + 16;
-    for (int i = 0; i < 4; i++) {
-        uint16_t v;
-        memcpy(&v, sc + 2 * i, 2);
-        v = (uint16_t) ((v & 0x0FFF) | (((h >> (4 * i)) & 0xF) << 12));
-        memcpy(sc + 2 * i, &v, 2);
-    }
-}
-
-// Random blocks for n values, scaled so the dequantized values have an RMS of `rms`.
-std::vector<uint8_t> random_blocks(ggml_type t, int64_t n, uint32_t seed, float rms, std::vector<float> & values) {
-    const size_t         nb = (size_t) (n / ggml_blck_size(t)), ts = ggml_type_size(t);
-    std::vector<uint8_t> q(nb * ts);
-    std::mt19937         rng(seed);
-    for (auto & b : q) {
-        b = (uint8_t) (rng() >> 24);
-    }
-    values.resize((size_t) n);
-    for (float d : {1.0f, 0.0f}) {
-        if (d == 0.0f) {  // second pass: the scale that gives the wanted RMS
-            double ss = 0;
-            for (float v : values) {
-                ss += (double) v * v;
-            }
-            d = (float) (rms / std::sqrt(ss / (double) n));
-        }
-        for (size_t i = 0; i < nb; i++) {
-            set_scale(t, q.data() + i * ts, d);
-        }
-        EXPECT_TRUE(ggml_dequantize_row(t, q.data(), values.data(), n));
-    }
-    return q;
-}
-
-// Writes `dst_q` (matrices in type t) and `dst_f` (the same values in F32) from the F32 model src.
-void write_pair(const std::string & src, ggml_type t, const std::string & dst_q, const std::string & dst_f) {
-    gguf_ptr in(gguf_init_from_file(src.c_str(), {false}));
-    ASSERT_NE(in.g, nullptr);
-    gguf_ptr oq(gguf_init_empty()), of(gguf_init_empty());
-    ASSERT_TRUE(gguf_set_kv(oq.g, in.g));
-    ASSERT_TRUE(gguf_set_kv(of.g, in.g));
-    for (int64_t i = 0; i < gguf_get_n_tensors(in.g); i++) {
-        const char * name = gguf_get_tensor_name(in.g, i);
-        int64_t      ne[4];
-        gguf_get_tensor_shape(in.g, i, ne);
-        const int    n_dims = (int) gguf_get_tensor_n_dims(in.g, i);
-        const void * data   = gguf_get_tensor_data(in.g, i);
-        if (n_dims == 2 && ne[0] % 256 == 0) {
-            std::vector<float>         values;
-            const std::vector<uint8_t> q = random_blocks(t, ne[0] * ne[1], (uint32_t) i + 1, 0.05f, values);
-            ASSERT_TRUE(gguf_add_tensor_info(oq.g, name, t, n_dims, ne, q.data()));
-            ASSERT_TRUE(gguf_add_tensor_info(of.g, name, GGML_TYPE_F32, n_dims, ne, values.data()));
-        } else {
-            const ggml_type ty = gguf_get_tensor_type(in.g, i);
-            ASSERT_TRUE(gguf_add_tensor_info(oq.g, name, ty, n_dims, ne, data));
-            ASSERT_TRUE(gguf_add_tensor_info(of.g, name, ty, n_dims, ne, data));
-        }
-    }
-    ASSERT_TRUE(gguf_write_to_file(oq.g, dst_q.c_str(), false));
-    ASSERT_TRUE(gguf_write_to_file(of.g, dst_f.c_str(), false));
-}
 
 std::vector<float> prompt_logits(const std::string & path, int n_tok, int & n_vocab) {
     model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
@@ -154,7 +79,7 @@ TEST_P(IquantFiles, LoadAndRunLikeTheirF32Values) {
     const std::string ff  = testing_util::write_temp_file("iq-f.gguf", {});
     std::string       err;
     ASSERT_TRUE(synth::write_model(p, src, err)) << err;
-    write_pair(src, t, fq, ff);
+    ASSERT_TRUE(iquant_blocks::write_pair(src, t, fq, ff));
     int        nv_q = 0, nv_f = 0;
     const auto lq = prompt_logits(fq, 6, nv_q);
     const auto lf = prompt_logits(ff, 6, nv_f);

@@ -117,6 +117,12 @@ void ggml_vk_destroy_buffer(vk_buffer * b);
 // ---- vk-backend.cpp
 ggml_backend_t ggml_vk_backend_new(vk_device * dev);
 
+// ---- vk-iq-grids.cpp
+// The codebook grid an i-quant type's shaders read at binding 4: a tensor in a device buffer, uploaded on
+// first use and kept for the process; nullptr for other types or if the upload failed (logged).
+bool                ggml_vk_type_has_grid(ggml_type type);
+const ggml_tensor * ggml_vk_iq_grid(vk_device * dev, ggml_type type);
+
 // ---- vk-ops.cpp
 bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op);
 // Records the dispatch(es) for one node into cmd; false (logged) if it cannot.

@@ -62,6 +62,16 @@ bool is_vk_quant(ggml_type t) {
         case GGML_TYPE_Q6_K:
         case GGML_TYPE_IQ4_NL:
         case GGML_TYPE_IQ4_XS:
+        case GGML_TYPE_MXFP4:
+        case GGML_TYPE_TQ1_0:
+        case GGML_TYPE_TQ2_0:
+        case GGML_TYPE_IQ2_XXS:
+        case GGML_TYPE_IQ2_XS:
+        case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S:
+        case GGML_TYPE_IQ1_S:
+        case GGML_TYPE_IQ1_M:
             return true;
         default:
             return false;
@@ -76,9 +86,18 @@ bool supports_get_rows_type(ggml_type t) {
     return supports_matmul_type(t) || t == GGML_TYPE_I32;
 }
 
-// quantized tensors are addressed in 16-bit words
+// quantized tensors are addressed in 16-bit words, MXFP4 (17-byte blocks) in bytes
 size_t addr_unit(const ggml_tensor * t) {
+    if (t->type == GGML_TYPE_MXFP4)
+        return 1;
     return ggml_is_quantized(t->type) ? 2 : ggml_type_size(t->type);
+}
+
+// Binding 4 of the i-quant shaders: their codebook grid (nullptr for other types). False if a type
+// that needs one has none (the upload failed, logged).
+bool grid_of(vk_device * dev, ggml_type t, const ggml_tensor ** g) {
+    *g = ggml_vk_iq_grid(dev, t);
+    return *g || !ggml_vk_type_has_grid(t);
 }
 
 // ---- dispatch helpers --------------------------------------------------------------------------
@@ -314,7 +333,9 @@ bool enc_get_rows(const enc & e) {
     pc.ne(d).strides(ba, a, ua, false).u(bi.rem / 4).u(ids->nb[0] / 4).u(ids->nb[1] / 4).u(ids->nb[2] / 4);
     pc.strides(bd, d, 4, false);
     const ggml_tensor * s[4] = {a, ids, nullptr, nullptr};
-    const vname         sh("get_rows_", tname(a->type));
+    if (!grid_of(e.dev, a->type, &s[3]))
+        return false;
+    const vname sh("get_rows_", tname(a->type));
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(d));
 }
 
@@ -408,8 +429,10 @@ bool enc_mul_mv(const enc & e, const bound & ba, const bound & bb, const bound &
         return false;
     }
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
-    const uint32_t      M = (uint32_t) d->ne[0], gz = (uint32_t) (d->ne[2] * d->ne[3]);
-    const uint32_t      rows_per_dispatch = 65535 * spec[1];
+    if (!grid_of(e.dev, a->type, &s[3]))
+        return false;
+    const uint32_t M = (uint32_t) d->ne[0], gz = (uint32_t) (d->ne[2] * d->ne[3]);
+    const uint32_t rows_per_dispatch = 65535 * spec[1];
     for (uint32_t m0 = 0; m0 < M; m0 += rows_per_dispatch) {
         pc_words pc;
         pc.u(a->ne[0]).u(M).u(1).u(b->ne[2]).u(b->ne[2] / a->ne[2]).u(b->ne[3] / a->ne[3]).u(m0);
@@ -428,7 +451,9 @@ bool enc_mul_mat(const enc & e) {
     if (!offsets_ok(e, a, ua, &ba) || !offsets_ok(e, b, 4, &bb) || !offsets_ok(e, d, 4, &bd))
         return false;
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
-    const uint32_t      M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
+    if (!grid_of(e.dev, a->type, &s[3]))
+        return false;
+    const uint32_t M = (uint32_t) d->ne[0], N = (uint32_t) d->ne[1];
     if (N == 1 && e.dev->subgroup_arith) {
         return enc_mul_mv(e, ba, bb, bd);
     }
@@ -468,7 +493,9 @@ bool enc_mul_mat_id(const enc & e) {
         !offsets_ok(e, d, 4, &bd))
         return false;
     const ggml_tensor * s[4] = {a, b, ids, nullptr};
-    const uint32_t      M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
+    if (!grid_of(e.dev, a->type, &s[3]))
+        return false;
+    const uint32_t M = (uint32_t) d->ne[0], n_used = (uint32_t) d->ne[1], n_tok = (uint32_t) d->ne[2];
     if (e.dev->subgroup_arith) {  // the subgroup GEMV per (expert slot, token)
         uint32_t    spec[2];
         const vname shv("mul_mv_id_", tname(a->type));

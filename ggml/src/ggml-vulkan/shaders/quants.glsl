@@ -3,13 +3,24 @@
 // exactly what the CPU's dequantize_row_* computes, in the same order (bit-exact values).
 // Needs: a uint16_t array named `aq` in the including shader, or QREAD(i) defined to read 16-bit word
 // i as a uint (flash attention reads K and V from two buffers).
+// MXFP4 blocks are 17 bytes, so for it `bw` is a byte index instead (Q_BYTE_UNITS; the host passes
+// its offsets and strides in bytes).
 #ifndef QREAD
 #define QREAD(i) uint(aq[i])
 #endif
+#if defined(A_MXFP4)
+#define Q_BYTE_UNITS
+#endif
 
 uint q_byte(uint bw, uint byte_off) {
+#ifdef Q_BYTE_UNITS
+    const uint a = bw + byte_off;
+    const uint w = QREAD(a >> 1);
+    return (a & 1u) != 0u ? (w >> 8) : (w & 0xFFu);
+#else
     const uint w = QREAD(bw + (byte_off >> 1));
     return (byte_off & 1u) != 0u ? (w >> 8) : (w & 0xFFu);
+#endif
 }
 float q_half(uint bw) { return unpackHalf2x16(QREAD(bw)).x; }
 // element j of a 32-element nibble array at byte qs: low nibbles are 0..15, high nibbles 16..31
@@ -29,6 +40,28 @@ void q_scale_min_k4(uint bw, uint sb, out uint sc, out uint mn) {
         mn = (q_byte(bw, 4u + sb + 4u) >> 4) | ((q_byte(bw, 4u + sb) >> 6) << 4);
     }
 }
+// the 32-bit little-endian word at 16-bit word w (word-aligned fields of the i-quants)
+uint q_u32(uint w) { return QREAD(w) | (QREAD(w + 1u) << 16); }
+// value b (0..3) of a packed codebook grid word (see iq_grid below), sign-extended
+int grid_val(uint w, uint b) { return int(w << (24u - 8u * b)) >> 24; }
+// a 7-bit sign field of the i-quants and its parity as the eighth sign (an even count of minus signs)
+uint signs7(uint f) {
+    f &= 127u;
+    return f | ((uint(bitCount(f)) & 1u) << 7);
+}
+// element jj of a group: grid value g with sign bit jj of s
+int signed_val(int g, uint s, uint jj) { return ((s >> jj) & 1u) != 0u ? -g : g; }
+
+// The codebook grid of an i-quant type: a storage buffer at binding 4 (unused by the matmul and get_rows
+// shaders otherwise) that the host fills once per device from ggml-iq-grids.c, the CPU's own tables
+// (vk-iq-grids.cpp). Each entry's int8 values are packed little-endian into 32-bit words: two words per
+// 8-value entry (values 0..3, 4..7), one per 4-value entry (IQ3). Constant arrays in the shader source
+// were the alternative; lavapipe's LLVM spent minutes compiling each pipeline that indexed them.
+#if defined(A_IQ2_XXS) || defined(A_IQ2_XS) || defined(A_IQ2_S) || defined(A_IQ3_XXS) || defined(A_IQ3_S) || \
+    defined(A_IQ1_S) || defined(A_IQ1_M)
+layout(binding = 4) readonly buffer IQGrid { uint iq_grid[]; };
+#endif
+
 const int kvalues_iq4nl[16] = int[16](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
 
 #if defined(A_Q4_0)
@@ -157,5 +190,140 @@ float dequant(uint bw, uint j) {
     const uint  ls = ((q_byte(bw, 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xFu) | (((QREAD(bw + 1u) >> (2u * s)) & 3u) << 4);
     const float dl = q_half(bw) * float(int(ls) - 32);
     return dl * float(kvalues_iq4nl[q_nibble32(bw, 8u + 16u * s, j & 31u)]);
+}
+#elif defined(A_MXFP4)
+// {u8 e; u8 qs[16]} (17 bytes, byte units): x = 2^(e - 128) * kvalues_mxfp4[nibble], nibbles as q4_0.
+// e = 0 and 1 give subnormal scales, which a device flushing denormals reads as 0.
+#define QK 32u
+#define BLOCK_WORDS 17u
+const int kvalues_mxfp4[16] = int[16](0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
+float dequant(uint bw, uint j) {
+    const uint e = q_byte(bw, 0u);
+    const float d = uintBitsToFloat(e < 2u ? (0x00200000u << e) : ((e - 1u) << 23));
+    return d * float(kvalues_mxfp4[q_nibble32(bw, 1u, j)]);
+}
+#elif defined(A_TQ1_0)
+// {u8 qs[48]; u8 qh[4]; f16 d}: x = d * (t - 1), trit k of a byte = ((u8)(byte * 3^k) * 3) >> 8;
+// qs[m] trit k -> element 32k + m, qs[32 + m] -> 160 + 16k + m, qh[m] -> 240 + 4k + m
+#define QK 256u
+#define BLOCK_WORDS 27u
+const uint pow3[5] = uint[5](1u, 3u, 9u, 27u, 81u);
+float dequant(uint bw, uint j) {
+    uint byte, k;
+    if (j < 160u) {
+        byte = j & 31u;
+        k    = j >> 5;
+    } else if (j < 240u) {
+        byte = 32u + ((j - 160u) & 15u);
+        k    = (j - 160u) >> 4;
+    } else {
+        byte = 48u + ((j - 240u) & 3u);
+        k    = (j - 240u) >> 2;
+    }
+    const uint t = (((q_byte(bw, byte) * pow3[k]) & 0xFFu) * 3u) >> 8;
+    return float(int(t) - 1) * q_half(bw + 26u);
+}
+#elif defined(A_TQ2_0)
+// {u8 qs[64]; f16 d}: element 128h + 32l + m in qs[32h + m] at bits 2l; x = d * (t - 1)
+#define QK 256u
+#define BLOCK_WORDS 33u
+float dequant(uint bw, uint j) {
+    const uint t = (q_byte(bw, 32u * (j >> 7) + (j & 31u)) >> (2u * ((j >> 5) & 3u))) & 3u;
+    return float(int(t) - 1) * q_half(bw + 32u);
+}
+#elif defined(A_IQ2_XXS)
+// {f16 d; u16 qs[32]}: sub-block ib of 32 = 8 bytes: 4 grid indices, then a u32 of four 7-bit sign
+// fields and s in bits 28..31; x = (d / 8) * (2s + 1) * grid * sign
+#define QK 256u
+#define BLOCK_WORDS 33u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  idx = q_byte(bw, 2u + 8u * ib + l);
+    const uint  aux = q_u32(bw + 3u + 4u * ib);
+    const int   g   = grid_val(iq_grid[2u * idx + (jj >> 2)], jj & 3u);
+    const float dl  = (q_half(bw) * 0.125) * float(2u * (aux >> 28) + 1u);
+    return dl * float(signed_val(g, signs7(aux >> (7u * l)), jj));
+}
+#elif defined(A_IQ2_XS)
+// {f16 d; u16 qs[32]; u8 scales[8]}: qs = 9-bit grid index + 7-bit sign field; scales: s of elements
+// 0..15 (low nibble) and 16..31 (high) of each sub-block; x = (d / 8) * (2s + 1) * grid * sign
+#define QK 256u
+#define BLOCK_WORDS 37u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  v  = QREAD(bw + 1u + 4u * ib + l);
+    const int   g  = grid_val(iq_grid[2u * (v & 511u) + (jj >> 2)], jj & 3u);
+    const uint  s  = (q_byte(bw, 66u + ib) >> (4u * ((j >> 4) & 1u))) & 0xFu;
+    const float dl = (q_half(bw) * 0.125) * float(2u * s + 1u);
+    return dl * float(signed_val(g, signs7(v >> 9), jj));
+}
+#elif defined(A_IQ2_S)
+// {f16 d; u8 qs[64]; u8 qh[8]; u8 scales[8]}: 10-bit index = qs[4ib + l] | qh[ib] bits 2l..2l+1,
+// signs qs[32 + 4ib + l], scales as iq2_xs
+#define QK 256u
+#define BLOCK_WORDS 41u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  idx = q_byte(bw, 2u + 4u * ib + l) | (((q_byte(bw, 66u + ib) >> (2u * l)) & 3u) << 8);
+    const int   g   = grid_val(iq_grid[2u * idx + (jj >> 2)], jj & 3u);
+    const uint  s   = (q_byte(bw, 74u + ib) >> (4u * ((j >> 4) & 1u))) & 0xFu;
+    const float dl  = (q_half(bw) * 0.125) * float(2u * s + 1u);
+    return dl * float(signed_val(g, q_byte(bw, 34u + 4u * ib + l), jj));
+}
+#elif defined(A_IQ3_XXS)
+// {f16 d; u8 qs[96]}: qs[8ib + 2l + h] indexes a 4-value entry (h: which half of the group of 8);
+// qs[64 + 4ib] a u32 of four 7-bit sign fields and s in bits 28..31; x = (d / 4) * (2s + 1) * grid * sign
+#define QK 256u
+#define BLOCK_WORDS 49u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  idx = q_byte(bw, 2u + 8u * ib + 2u * l + (jj >> 2));
+    const uint  aux = q_u32(bw + 33u + 2u * ib);
+    const int   g   = grid_val(iq_grid[idx], jj & 3u);
+    const float dl  = (q_half(bw) * 0.25) * float(2u * (aux >> 28) + 1u);
+    return dl * float(signed_val(g, signs7(aux >> (7u * l)), jj));
+}
+#elif defined(A_IQ3_S)
+// {f16 d; u8 qs[64]; u8 qh[8]; u8 signs[32]; u8 scales[4]}: 9-bit index qs[8ib + 2l + h] | qh[ib] bit
+// 2l + h, sign byte signs[4ib + l], s = nibble ib % 2 of scales[ib / 2]; x = d * (2s + 1) * grid * sign
+#define QK 256u
+#define BLOCK_WORDS 55u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u, h = jj >> 2;
+    const uint  idx = q_byte(bw, 2u + 8u * ib + 2u * l + h) | (((q_byte(bw, 66u + ib) >> (2u * l + h)) & 1u) << 8);
+    const int   g   = grid_val(iq_grid[idx], jj & 3u);
+    const uint  s   = (q_byte(bw, 106u + (ib >> 1)) >> (4u * (ib & 1u))) & 0xFu;
+    const float dl  = q_half(bw) * float(2u * s + 1u);
+    return dl * float(signed_val(g, q_byte(bw, 74u + 4u * ib + l), jj));
+}
+#elif defined(A_IQ1_S)
+// {f16 d; u8 qs[32]; u16 qh[8]}: 11-bit index qs[4ib + l] | qh[ib] bits 3l..3l+2; qh[ib] bits 12..14: s,
+// bit 15: delta sign; x = d * (2s + 1) * (8 * grid +- 1) / 8
+#define QK 256u
+#define BLOCK_WORDS 25u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  qh  = QREAD(bw + 17u + ib);
+    const uint  idx = q_byte(bw, 2u + 4u * ib + l) | (((qh >> (3u * l)) & 7u) << 8);
+    const int   q   = 8 * grid_val(iq_grid[2u * idx + (jj >> 2)], jj & 3u) + ((qh & 0x8000u) != 0u ? -1 : 1);
+    const float dl  = q_half(bw) * float(2u * ((qh >> 12) & 7u) + 1u);
+    return dl * (float(q) * 0.125);
+}
+#elif defined(A_IQ1_M)
+// {u8 qs[32]; u8 qh[16]; u16 sc[4]}: index qs[4ib + l] | 3 bits of nibble l % 2 of qh[2ib + l / 2], whose
+// bit 3 is the delta sign; a 3-bit s per 16 elements in sc[ib / 2] at 6(ib % 2) (+3 for the second
+// half); the fp16 d is the top nibbles of sc[0..3]; x = d * (2s + 1) * (8 * grid +- 1) / 8
+#define QK 256u
+#define BLOCK_WORDS 28u
+float dequant(uint bw, uint j) {
+    const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
+    const uint  d16 = (QREAD(bw + 24u) >> 12) | ((QREAD(bw + 25u) >> 8) & 0xF0u) | ((QREAD(bw + 26u) >> 4) & 0xF00u) |
+                     (QREAD(bw + 27u) & 0xF000u);
+    const uint  h   = q_byte(bw, 32u + 2u * ib + (l >> 1)) >> (4u * (l & 1u));
+    const uint  idx = q_byte(bw, 4u * ib + l) | ((h & 7u) << 8);
+    const int   q   = 8 * grid_val(iq_grid[2u * idx + (jj >> 2)], jj & 3u) + ((h & 8u) != 0u ? -1 : 1);
+    const uint  s   = (QREAD(bw + 24u + (ib >> 1)) >> (6u * (ib & 1u) + 3u * ((j >> 4) & 1u))) & 7u;
+    const float dl  = unpackHalf2x16(d16).x * float(2u * s + 1u);
+    return dl * (float(q) * 0.125);
 }
 #endif
