@@ -225,7 +225,7 @@ TEST(VulkanFlashAttn, ShapesPickEachPath) {
     EXPECT_EQ(path(256, 37, 300), vk_fa_path::tiled);
     const vk_fa_plan p = ggml_vk_fa_plan(dev, build_fa(h.ctx, {256, 256, 37, 300, 4, 4, 1, GGML_TYPE_F32, 1, 0, 0}));
     EXPECT_LE(4 * (p.br * 256 + p.bc * 257 + p.br * p.bc + p.wg), dev->props.limits.maxComputeSharedMemorySize);
-    std::printf("D=256 tile: %u query rows x %u positions, %u invocations, %s row reductions\n", p.br, p.bc, p.wg,
-                p.sg ? "subgroup" : "shared-memory");
+    std::printf("D=256 tile: %u (query, head) rows x %u positions, %u invocations, %s row reductions\n", p.br, p.bc,
+                p.wg, p.sg ? "subgroup" : "shared-memory");
 }
 #endif

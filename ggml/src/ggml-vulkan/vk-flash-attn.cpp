@@ -1,7 +1,7 @@
 // vk-flash-attn.cpp — which flash-attention kernel a FLASH_ATTN_EXT node takes on a device:
-//   tiled  (shaders/flash_attn_tiled.comp) prefill: BR query rows of one head per workgroup, K/V
-//          staged in shared memory tile by tile, so each K/V element is read (and dequantized) once
-//          per BR rows instead of once per row;
+//   tiled  (shaders/flash_attn_tiled.comp) prefill: BR (query, head) rows of one KV head's group
+//          per workgroup, K/V staged in shared memory tile by tile, so each K/V element is read (and
+//          dequantized) once per BR rows instead of once per row;
 //   split  (flash_attn.comp with N_SPLIT > 1, then flash_attn_reduce.comp) few queries over a long
 //          KV: the KV is cut into chunks, one workgroup each, so a decode step fills the device
 //          instead of running one workgroup per head;
@@ -81,7 +81,10 @@ vk_fa_plan ggml_vk_fa_plan(const vk_device * dev, const ggml_tensor * op) {
     const vk_fa_path   want   = forced_path(&forced);
 
     vk_fa_plan tiled;
-    const bool tiled_ok = tiled_shape(dev, (uint32_t) q->ne[0], (uint32_t) v->ne[0], &tiled);
+    // the tiled grid: x = (query, head) rows of a KV head's group / BR
+    const uint64_t rows = (uint64_t) n_q * (uint64_t) (q->ne[2] / std::max<int64_t>(k->ne[2], 1));
+    const bool     tiled_ok =
+        tiled_shape(dev, (uint32_t) q->ne[0], (uint32_t) v->ne[0], &tiled) && (rows + tiled.br - 1) / tiled.br <= 65535;
     if (tiled_ok && (forced ? want == vk_fa_path::tiled : n_q >= k_tiled_min_q)) {
         tiled.path = vk_fa_path::tiled;
         return tiled;

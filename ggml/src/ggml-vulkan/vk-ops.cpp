@@ -640,7 +640,9 @@ bool enc_flash_attn(const enc & e) {
     if (plan.path == vk_fa_path::tiled) {
         const vname sh(plan.sg ? "flash_attn_tiled_sg_" : "flash_attn_tiled_", tname(k->type));
         VkPipeline  pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), plan.spec, 7);
-        return pipe && dispatch(e.dev, e.cmd, pipe, s, d, pc, (n_q + plan.br - 1) / plan.br, n_head, ne3);
+        // rows: the (query, head) pairs of each KV head's group (see the shader)
+        const uint32_t gqa = (uint32_t) (q->ne[2] / k->ne[2]), rows = n_q * gqa;
+        return pipe && dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + plan.br - 1) / plan.br, n_head / gqa, ne3);
     }
     const vname sh("flash_attn_", tname(k->type));
     if (plan.path == vk_fa_path::split) {

@@ -1,9 +1,11 @@
 #version 450
-// Tiled flash attention (prefill): one workgroup takes BR query rows of one head and walks the KV in
+// Tiled flash attention (prefill): one workgroup takes BR rows of one KV head and walks the KV in
 // tiles of BC positions. Each K tile, then V tile, is staged in shared memory (read and dequantized
 // once for all BR rows), scores go through an online softmax per row (running max and sum, the
 // accumulators rescaled when the max grows). TPR invocations serve one query row: row r = t / TPR,
 // lane l = t % TPR scores positions l, l + TPR, ... of a tile and owns output dims l, l + TPR, ...
+// Rows are (query, head) pairs of the gqa heads that share the KV head, row = query * gqa + head in
+// group, so grouped-query attention reads each K/V tile once for all of its heads.
 // Row max/sum over the TPR lanes: subgroup shuffles (variants with TILED_SG, for devices with them
 // and TPR <= subgroup size) or shared memory (no subgroup capability in the module).
 // Same bindings and push constants as flash_attn.comp; tile sizes and head dims are specialization
@@ -97,9 +99,10 @@ float row_reduce(float x, bool is_max) {
 
 void main() {
     const uint  t = gl_LocalInvocationID.x, r = t / TPR, l = t % TPR;
-    const uint  h = gl_WorkGroupID.y, i3 = gl_WorkGroupID.z, hk = h / p.gqa;
-    const uint  iq0 = gl_WorkGroupID.x * BR, iq = iq0 + r;
-    const bool  row_ok = iq < p.n_q;
+    const uint  hk = gl_WorkGroupID.y, i3 = gl_WorkGroupID.z, n_rows = p.n_q * p.gqa;
+    const uint  row0 = gl_WorkGroupID.x * BR, row = row0 + r;
+    const bool  row_ok = row < n_rows;
+    const uint  iq = row / p.gqa, h = hk * p.gqa + row % p.gqa;
     const uint  kb     = p.k_off + hk * p.k_s2 + i3 * p.k_s3;
     const uint  vb     = p.v_off + hk * p.v_s2 + i3 * p.v_s3;
     const uint  mb     = p.m_off + iq * p.m_s1 + h * p.m_s2 + i3 * p.m_s3;
@@ -107,8 +110,8 @@ void main() {
     const float NEG_INF = -1.0 / 0.0;
 
     for (uint i = t; i < BR * DK; i += WG) {
-        const uint rr = i / DK, qi = iq0 + rr;
-        sq[i] = qi < p.n_q ? q[p.q_off + qi * p.q_s1 + h * p.q_s2 + i3 * p.q_s3 + i % DK] : 0.0;
+        const uint rq = row0 + i / DK, qi = rq / p.gqa, qh = hk * p.gqa + rq % p.gqa;
+        sq[i] = rq < n_rows ? q[p.q_off + qi * p.q_s1 + qh * p.q_s2 + i3 * p.q_s3 + i % DK] : 0.0;
     }
 
     float acc[NA];
