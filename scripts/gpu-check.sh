@@ -135,7 +135,7 @@ bw=$(grep -h -o 'd2d bandwidth: [0-9.]* GB/s' "$LOG_DIR/test-cuda-backend.log" 2
 # (the Vulkan loader must be there: see the device README; the build needs libvulkan-dev and glslc)
 vk_env=(env -u GGML_VK_DISABLE CUDA_VISIBLE_DEVICES= LLAMA_TEST_REQUIRE_CUDA=0 LLAMA_TEST_REQUIRE_VULKAN=1)
 if [ -x "$BIN/test-vulkan-e2e" ]; then
-    for t in test-vulkan-backend test-backend-ops test-vulkan-e2e; do
+    for t in test-vulkan-backend test-backend-ops test-vulkan-e2e test-vulkan-flash-attn; do
         step "$t (Vulkan)" "$LOG_DIR/$t-vk.log" "${vk_env[@]}" "$BIN/$t"
         grep -E '^\[ Vulkan[0-9]* \]|on Vulkan \]|^Vulkan[0-9]+: |^\[  (FAILED|SKIPPED) +\] .*\([0-9]+ ms\)$|^\[  PASSED  \] [0-9]+ test' \
             "$LOG_DIR/$t-vk.log" | head -40 | sed 's/^/    /' >>"$LOG_DIR/test-lines.txt"
@@ -174,7 +174,8 @@ for m in "${models[@]}"; do
     fi
 done
 
-# Vulkan on the Q4_0 models (flash attention off), when built; the backend column says Vulkan
+# Vulkan on the Q4_0 models (flash attention off and on: tiled prefill, per-row/split-K decode), when
+# built; the backend column says Vulkan
 if [ -x "$BIN/test-vulkan-e2e" ]; then
     for m in "${models[@]}"; do
         case "$m" in *q4_0*) ;; *) continue ;; esac
@@ -184,7 +185,7 @@ if [ -x "$BIN/test-vulkan-e2e" ]; then
         fi
         log=$LOG_DIR/bench-vk-$(basename "$m" .gguf).log
         if step "llama-bench $(basename "$m") on Vulkan" "$log" \
-            "${vk_env[@]}" "$BIN/llama-bench" -m "$m" -ngl 99 -fa 0 "${bench_args[@]}" -o md; then
+            "${vk_env[@]}" "$BIN/llama-bench" -m "$m" -ngl 99 -fa 0,1 "${bench_args[@]}" -o md; then
             grep '^|' "$log" >>"$bench_md"
         fi
     done

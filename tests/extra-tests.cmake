@@ -147,6 +147,28 @@ if (TARGET test-backend-ops AND LLAMA_VULKAN)
         ENVIRONMENT "GGML_VK_DISABLE_SUBGROUPS=1")
 endif()
 
+if (TARGET test-vulkan-flash-attn AND LLAMA_VULKAN)
+    # (i) Vulkan flash attention: the file reads the plan (vk-context.h), and runs again with each
+    # kernel forced for every case, and with the tiled shader's shared-memory row reductions
+    target_compile_definitions(test-vulkan-flash-attn PRIVATE LLAMA_TEST_VK_INTERNALS)
+    foreach(path tiled split row)
+        add_test(NAME test-vulkan-flash-attn-${path} COMMAND test-vulkan-flash-attn)
+        set_tests_properties(test-vulkan-flash-attn-${path} PROPERTIES LABELS backend ENVIRONMENT "GGML_VK_FA=${path}")
+    endforeach()
+    add_test(NAME test-vulkan-flash-attn-no-subgroups COMMAND test-vulkan-flash-attn)
+    set_tests_properties(test-vulkan-flash-attn-no-subgroups PROPERTIES LABELS backend
+        ENVIRONMENT "GGML_VK_DISABLE_SUBGROUPS=1;GGML_VK_FA=tiled")
+    # end to end with flash attention (on by default) through the tiled and the split-K kernel: the
+    # default run's short prompts and 128-cell cache take the per-row kernel only
+    if (TARGET test-vulkan-e2e)
+        foreach(path tiled split)
+            add_test(NAME test-vulkan-e2e-fa-${path} COMMAND test-vulkan-e2e
+                --gtest_filter=VulkanE2E.Stories260KOffloadMatchesCpu:VulkanE2E.SyntheticMicroModelsOffloadMatchCpu)
+            set_tests_properties(test-vulkan-e2e-fa-${path} PROPERTIES LABELS backend ENVIRONMENT "GGML_VK_FA=${path}")
+        endforeach()
+    endif()
+endif()
+
 if (TARGET llama)
     # (g) drop-in ABI with llama.cpp's llama.h at 4df29be4 (docs/abi.md):
     # - layout: sizes, offsets, enum values and macros of our header equal the golden table made

@@ -179,10 +179,16 @@ size_t buft_get_max_size(ggml_backend_buffer_type_t buft) {
     return buft_dev(buft)->props.limits.maxStorageBufferRange;
 }
 
+// Flash attention's split-K path keeps its per-chunk partials right after dst (vk-flash-attn.cpp).
+size_t buft_get_alloc_size(ggml_backend_buffer_type_t buft, const ggml_tensor * t) {
+    const size_t n = ggml_nbytes(t);
+    return t->op == GGML_OP_FLASH_ATTN_EXT ? n + ggml_vk_fa_extra_bytes(buft_dev(buft), t) : n;
+}
+
 }  // namespace
 
 const ggml_backend_buffer_type_i ggml_vk_buffer_type_iface = {
-    buft_get_name, buft_alloc_buffer, buft_get_alignment, buft_get_max_size, nullptr, nullptr,
+    buft_get_name, buft_alloc_buffer, buft_get_alignment, buft_get_max_size, buft_get_alloc_size, nullptr,
 };
 
 bool ggml_vk_is_our_buffer(ggml_backend_buffer_t buf) {

@@ -57,6 +57,8 @@ struct vk_device {
     bool                       coopmat        = false;  // VK_KHR_cooperative_matrix offered (not used yet)
     enum ggml_backend_dev_type type           = GGML_BACKEND_DEVICE_TYPE_GPU;
 
+    bool subgroup_shuffle = false;  // subgroupShuffleXor too: flash attention's tiled row reductions
+
     std::mutex                    mutex;  // guards lazy init, pipeline cache and queue submits
     bool                          ready           = false;
     bool                          failed          = false;
@@ -122,6 +124,20 @@ ggml_backend_t ggml_vk_backend_new(vk_device * dev);
 // first use and kept for the process; nullptr for other types or if the upload failed (logged).
 bool                ggml_vk_type_has_grid(ggml_type type);
 const ggml_tensor * ggml_vk_iq_grid(vk_device * dev, ggml_type type);
+
+// ---- vk-flash-attn.cpp: which flash-attention kernel a node takes (the encoder in vk-ops.cpp and
+// the buffer type's alloc size, which reserves the split-K partials after dst, must agree)
+enum class vk_fa_path { row, tiled, split };
+struct vk_fa_plan {
+    vk_fa_path path    = vk_fa_path::row;
+    uint32_t   n_split = 1;             // split: KV chunks, one workgroup each, combined by flash_attn_reduce
+    uint32_t   br = 0, bc = 0, wg = 0;  // tiled: query rows and KV positions per tile, invocations
+    uint32_t   spec[7] = {};            // tiled: the shader's specialization constants
+    bool       sg      = false;         // tiled: row reductions by subgroup shuffles (a _sg variant)
+};
+vk_fa_plan ggml_vk_fa_plan(const vk_device * dev, const ggml_tensor * op);
+// Bytes the split-K path needs after dst's data (0 for the other paths).
+size_t ggml_vk_fa_extra_bytes(const vk_device * dev, const ggml_tensor * op);
 
 // ---- vk-ops.cpp
 bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op);

@@ -84,6 +84,9 @@ bool probe_device(VkPhysicalDevice phys, vk_device * dev) {
                               (sg.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) && sg.subgroupSize > 0 &&
                               !env_flag("GGML_VK_DISABLE_SUBGROUPS");
         dev->coopmat = has_extension(phys, "VK_KHR_cooperative_matrix");
+
+        // flash attention's tiled shader reduces its rows by subgroup shuffles where offered
+        dev->subgroup_shuffle = dev->subgroup_arith && (sg.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
         // the driver's name plus what the kernels may use, so the llama-bench device line says it
         char feat[128];
         std::snprintf(feat, sizeof feat, " (subgroup %u%s, fp16 %s, coopmat %s)", sg.subgroupSize,

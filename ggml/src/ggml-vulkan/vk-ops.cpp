@@ -662,8 +662,31 @@ bool enc_flash_attn(const enc & e) {
     }
     pc.strides(bd, d, 4, false).f(scale).f(softcap).f(m0).f(m1).u(n2);
     const ggml_tensor * s[4] = {q, k, v, m};
-    const vname         sh("flash_attn_", tname(k->type));
-    return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, (uint32_t) q->ne[1], (uint32_t) q->ne[2], (uint32_t) q->ne[3]);
+    const uint32_t      n_q = (uint32_t) q->ne[1], n_head = (uint32_t) q->ne[2], ne3 = (uint32_t) q->ne[3];
+    const vk_fa_plan    plan = ggml_vk_fa_plan(e.dev, d);  // the path is chosen in vk-flash-attn.cpp
+    if (plan.path == vk_fa_path::tiled) {
+        const vname sh(plan.sg ? "flash_attn_tiled_sg_" : "flash_attn_tiled_", tname(k->type));
+        VkPipeline  pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), plan.spec, 7);
+        // rows: the (query, head) pairs of each KV head's group (see the shader)
+        const uint32_t gqa = (uint32_t) (q->ne[2] / k->ne[2]), rows = n_q * gqa;
+        return pipe && dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + plan.br - 1) / plan.br, n_head / gqa, ne3);
+    }
+    const vname sh("flash_attn_", tname(k->type));
+    if (plan.path == vk_fa_path::split) {
+        // the partials follow dst in its buffer (reserved by the buffer type's alloc size)
+        vk_buffer *  buf  = nullptr;
+        size_t       off  = 0;
+        const size_t need = ggml_nbytes(d) + ggml_vk_fa_extra_bytes(e.dev, d);
+        if (ggml_vk_tensor_location(d, &buf, &off) && off + need <= buf->size) {
+            VkPipeline          pipe    = ggml_vk_get_pipeline(e.dev, sh.c_str(), &plan.n_split, 1);
+            VkPipeline          red     = ggml_vk_get_pipeline(e.dev, "flash_attn_reduce", &plan.n_split, 1);
+            const ggml_tensor * none[4] = {nullptr, nullptr, nullptr, nullptr};
+            return pipe && red && dispatch(e.dev, e.cmd, pipe, s, d, pc, n_q * plan.n_split, n_head, ne3) &&
+                   dispatch(e.dev, e.cmd, red, none, d, pc, n_q, n_head, ne3);
+        }
+        GGML_LOG_WARN("ggml-vulkan: flash_attn_ext '%s': no room for split-K partials, one pass\n", d->name);
+    }
+    return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, n_q, n_head, ne3);
 }
 
 }  // namespace

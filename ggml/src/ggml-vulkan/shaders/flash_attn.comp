@@ -4,11 +4,15 @@
 // and sum, the accumulator rescaled whenever the max grows). Each thread owns Dv/WG output dims.
 // q F32; K and V both F32, both F16 (KV_F16) or both of one 32-element quantized type (KV_Q + A_<type>);
 // mask F32 or F16 at binding 4.
+// Split-K (N_SPLIT > 1, long KV and few queries): workgroup x = query * N_SPLIT + split takes one
+// chunk of the KV and writes its unnormalized accumulators and (max, sum) after dst's data (the buffer
+// type reserved them, vk-flash-attn.cpp); flash_attn_reduce.comp combines the chunks.
 #include "common.glsl"
 #include "activations.glsl"
 #define WG 64u
 #define MAX_DV_PER_THREAD 4u
 layout(local_size_x = 64) in;
+layout(constant_id = 0) const uint N_SPLIT = 1u;
 layout(binding = 0) readonly buffer Q { float q[]; };
 #if defined(KV_F16)
 layout(binding = 1) readonly buffer K { float16_t k[]; };
@@ -72,7 +76,8 @@ float reduce(float x, bool is_max) {
 }
 
 void main() {
-    const uint iq = gl_WorkGroupID.x, h = gl_WorkGroupID.y, i3 = gl_WorkGroupID.z;
+    const uint iq = gl_WorkGroupID.x / N_SPLIT, split = gl_WorkGroupID.x % N_SPLIT;
+    const uint h = gl_WorkGroupID.y, i3 = gl_WorkGroupID.z;
     const uint t  = gl_LocalInvocationID.x;
     const uint hk = h / p.gqa;
     const uint qb = p.q_off + iq * p.q_s1 + h * p.q_s2 + i3 * p.q_s3;
@@ -86,10 +91,13 @@ void main() {
     [[unroll]] for (uint i = 0u; i < MAX_DV_PER_THREAD; ++i) acc[i] = 0.0;
     float run_max = NEG_INF, run_sum = 0.0;
 
-    for (uint c0 = 0u; c0 < p.n_kv; c0 += WG) {
+    // this workgroup's KV range: whole multiples of WG per chunk (the last may be short or empty)
+    const uint chunk = ((p.n_kv + N_SPLIT - 1u) / N_SPLIT + WG - 1u) / WG * WG;
+    const uint kv0 = min(p.n_kv, split * chunk), kv1 = min(p.n_kv, kv0 + chunk);
+    for (uint c0 = kv0; c0 < kv1; c0 += WG) {
         const uint j = c0 + t;
         float s = NEG_INF;
-        if (j < p.n_kv) {
+        if (j < kv1) {
             float dot = 0.0;
             for (uint c = 0u; c < p.D; ++c) dot += q[qb + c] * load_k(kb + j * p.k_s1, c);
             s = dot * p.scale;
@@ -103,7 +111,7 @@ void main() {
         pw[t] = pj;
         run_sum = run_sum * alpha + reduce(pj, false);  // reduce's barriers also publish pw
         run_max = new_max;
-        const uint n = min(WG, p.n_kv - c0);
+        const uint n = min(WG, kv1 - c0);
         [[unroll]] for (uint i = 0u; i < MAX_DV_PER_THREAD; ++i) {
             const uint c = t + i * WG;
             if (c < p.Dv) {
@@ -113,6 +121,22 @@ void main() {
             }
         }
         barrier();  // pw is rewritten by the next chunk
+    }
+    if (N_SPLIT > 1u) {
+        // partials of (split, iq, h, i3): dst is contiguous, so they start after its n_dst floats
+        const uint n_dst  = p.Dv * p.n_head * p.n_q * gl_NumWorkGroups.z;
+        const uint n_part = N_SPLIT * p.n_head * p.n_q * gl_NumWorkGroups.z;
+        const uint pi     = ((i3 * p.n_q + iq) * p.n_head + h) * N_SPLIT + split;
+        const uint pb     = p.d_off + n_dst;
+        [[unroll]] for (uint i = 0u; i < MAX_DV_PER_THREAD; ++i) {
+            const uint c = t + i * WG;
+            if (c < p.Dv) d[pb + pi * p.Dv + c] = acc[i];
+        }
+        if (t == 0u) {
+            d[pb + n_part * p.Dv + 2u * pi]      = run_max;
+            d[pb + n_part * p.Dv + 2u * pi + 1u] = run_sum;
+        }
+        return;
     }
     const float inv = run_sum > 0.0 ? 1.0 / run_sum : 0.0;
     const uint  db  = p.d_off + h * p.d_s1 + iq * p.d_s2 + i3 * p.d_s3;
