@@ -26,7 +26,8 @@ namespace {
 constexpr int     BQ          = 32;   // query rows per tile
 constexpr int     BK          = 128;  // keys per tile
 constexpr int64_t CHUNK       = 512;  // keys per work item when one query tile covers all rows (decode)
-constexpr int     KT_MIN_ROWS = 4;    // fewer query rows: transposing the K tile costs more than it saves
+constexpr int     KT_MIN_ROWS = 16;   // fewer rows (decode, one GQA group): the dot kernels, as
+                                      // transposing the K tile costs about what it saves
 
 size_t align64(size_t n) {
     return (n + 63) / 64 * 64;
