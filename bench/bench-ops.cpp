@@ -153,6 +153,51 @@ BENCHMARK(BM_FlashAttn)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+// The plain (flash attention off) attention at TinyLlama's shape, one op at a time: 0 = KQ (mul_mat of
+// the F16 K cache view and Q), 1 = soft_max_ext with the F32 causal mask, 2 = KQV (mul_mat of the
+// transposed F16 V cache and the probabilities). args: op, n_q, n_kv, threads. GFLOP/s over all keys.
+void BM_AttnPlain(benchmark::State & st) {
+    const int64_t D = 64, n_head = 32, n_head_kv = 4, op = st.range(0), n_q = st.range(1), n_kv = st.range(2);
+    ggml_tensor * mask = nullptr;
+    bench_graph   g(
+        [&](ggml_context * ctx) {
+            if (op == 0)
+                return ggml_mul_mat(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F16, D, n_kv, n_head_kv),
+                                      ggml_new_tensor_3d(ctx, GGML_TYPE_F32, D, n_q, n_head));
+            if (op == 1) {
+                mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n_kv, n_q);
+                return ggml_soft_max_ext(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, n_kv, n_q, n_head), mask, 0.125f,
+                                           0.0f);
+            }
+            return ggml_mul_mat(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F16, n_kv, D, n_head_kv),
+                                  ggml_new_tensor_3d(ctx, GGML_TYPE_F32, n_kv, n_q, n_head));
+        },
+        (int) st.range(3));
+    if (mask) {
+        std::vector<float> m((size_t) (n_kv * n_q));
+        for (int64_t i = 0; i < n_q; ++i)
+            for (int64_t j = 0; j < n_kv; ++j)
+                m[(size_t) (i * n_kv + j)] = j <= n_kv - n_q + i ? 0.0f : -INFINITY;
+        ggml_backend_tensor_set(mask, m.data(), 0, m.size() * 4);
+    }
+    for (auto _ : st) {
+        if (!g.run())
+            st.SkipWithError("compute failed");
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(op == 1 ? 0.0 : 2.0 * D * n_head * n_q * n_kv * st.iterations() / 1e9,
+                                                benchmark::Counter::kIsRate);
+    st.SetLabel(std::string(op == 0   ? "KQ"
+                            : op == 1 ? "soft_max"
+                                      : "KQV") +
+                " n_q=" + std::to_string(n_q) + " n_kv=" + std::to_string(n_kv) +
+                " threads=" + std::to_string(st.range(3)));
+}
+BENCHMARK(BM_AttnPlain)
+    ->ArgsProduct({{0, 1, 2}, {512}, {512, 4608}, {2}})
+    ->ArgsProduct({{0, 1, 2}, {1}, {4608}, {2}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // ~500 tiny nodes like one decode step of a small model: per layer rms_norm, mul, mul_mat, add.
 // arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them
 void BM_GraphOverhead(benchmark::State & st) {

@@ -301,16 +301,17 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
 }
 
 TEST_F(CpuCompute, OutOfRangeRowIdsFailTheCompute) {
-    for (int which = 0; which < 3; ++which) {
+    for (int which = 0; which < 4; ++which) {
         graph_fixture g(
             [which](ggml_context * ctx) -> ggml_tensor * {
                 ggml_tensor * ids = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
                 ggml_set_name(ids, "ids");
                 if (which == 0)
                     return ggml_get_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 4), ids);
-                if (which == 1) {
-                    return ggml_set_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 4),
-                                         ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 3), ids);
+                if (which == 1 || which == 3) {
+                    const int64_t k = which == 1 ? 8 : 1;  // 1: the one-element rows of the V cache write
+                    return ggml_set_rows(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, k, 4),
+                                         ggml_new_tensor_2d(ctx, GGML_TYPE_F32, k, 3), ids);
                 }
                 ggml_tensor * eids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 3, 1);
                 ggml_set_name(eids, "ids");

@@ -16,15 +16,18 @@
 #include <cmath>
 #include <cstring>
 
+#include "matmul-attn.h"
 #include "ops-attn.h"
 
 float ggml_cpu_alibi_slope(float max_bias, int64_t n_head, int64_t h);  // ops-softmax.cpp
 
 namespace {
 
-constexpr int     BQ    = 32;   // query rows per tile
-constexpr int     BK    = 128;  // keys per tile
-constexpr int64_t CHUNK = 512;  // keys per work item when one query tile covers all rows (decode)
+constexpr int     BQ          = 32;   // query rows per tile
+constexpr int     BK          = 128;  // keys per tile
+constexpr int64_t CHUNK       = 512;  // keys per work item when one query tile covers all rows (decode)
+constexpr int     KT_MIN_ROWS = 16;   // fewer rows (decode, one GQA group): the dot kernels, as
+                                      // transposing the K tile costs about what it saves
 
 size_t align64(size_t n) {
     return (n + 63) / 64 * 64;
@@ -85,7 +88,8 @@ struct plan {
     int64_t n_items;
     // per-thread scratch, byte offsets: gathered Q rows (strided Q only) at 0, scores, mask rows, a
     // widened K tile (quantized K only), a widened V tile, then the running state
-    size_t off_s, off_mask, off_k, off_v, off_acc, off_m, off_l, per_thread;
+    size_t off_s, off_mask, off_k, off_kt, off_v, off_acc, off_m, off_l, per_thread;
+    bool   kt_path;      // S = Q K^T by the short-row kernel over a transposed F16 K tile (matmul-attn.h)
     size_t part_floats;  // floats of one item's partial result (chunked plans)
 };
 
@@ -114,6 +118,9 @@ plan make_plan(const ggml_tensor * dst) {
     o += align64((size_t) BQ * BK * 4);
     P.off_k = o;
     o += ggml_is_quantized(k->type) ? align64((size_t) BK * P.D * 4) : 0;
+    P.kt_path = k->type == GGML_TYPE_F16 && k->nb[1] % 2 == 0 && P.D <= 256 && ggml_cpu_attn_mm_active() != nullptr;
+    P.off_kt  = o;
+    o += P.kt_path ? align64((size_t) BK * P.D * 4) : 0;
     P.off_v = o;
     o += align64((size_t) BK * P.Dv * 4);
     P.off_acc = o;
@@ -223,7 +230,20 @@ void run_item(const ggml_cpu_fa_kernels * kk, const plan & P, const ggml_tensor 
             nk = last + 1;
         }
 
-        if (ggml_is_quantized(k->type)) {
+        if (P.kt_path && nr >= KT_MIN_ROWS) {
+            // K tile widened and transposed once (kt[d][j], zero past nk), then one FMA chain over d
+            // per score, 16 keys per register: no horizontal sums
+            float * ktr = (float *) (ws + P.off_kt);
+            if (nk < BK)
+                for (int64_t d = 0; d < P.D; ++d)
+                    std::memset(ktr + d * BK + nk, 0, (size_t) (BK - nk) * 4);
+            const ggml_cpu_attn_mm_isa * am = ggml_cpu_attn_mm_active();
+            am->transpose_f16(nk, (int) P.D, (const uint16_t *) (kbase + kt * k->nb[1]), k->nb[1] / 2, ktr, BK);
+            const float * qf[BQ];
+            for (int c = 0; c < nr; ++c)
+                qf[c] = (const float *) qrows[c];
+            am->kq(nr, nk, (int) P.D, qf, ktr, BK, srows);
+        } else if (ggml_is_quantized(k->type)) {
             for (int j = 0; j < nk; ++j)
                 ggml_cpu_to_float_row(k->type, kbase + (kt + j) * k->nb[1], kbuf + (size_t) j * P.D, P.D);
             ggml_cpu_mm_block(GGML_TYPE_F32, P.D, (const char *) kbuf, (size_t) P.D * 4, nk, qrows, nr, srows);

@@ -6,6 +6,7 @@
 // activation row, quantized weights) converts the row in every thread instead (no barrier) and splits
 // the weight rows into one contiguous slice per thread.
 #include "ggml-cpu-impl.h"
+#include "matmul-attn.h"
 #include "matmul-gemm.h"
 #include "matmul-kernels.h"
 
@@ -282,6 +283,8 @@ size_t ggml_cpu_mul_mat_work_size(const ggml_tensor * dst, int nth) {
         return ggml_repack_mul_mat_work_size(dst, nth);
     if (ggml_cpu_mm_gemm_applies(dst))
         return ggml_cpu_mm_gemm_work_size(dst, nth);
+    if (ggml_cpu_mm_attn_applies(dst))
+        return ggml_cpu_mm_attn_work_size(dst, nth);
     return act_conv_bytes(dst->src[0], dst->src[1], nth);
 }
 
@@ -315,6 +318,10 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     if (ggml_cpu_mm_gemm_applies(dst)) {
         ggml_cpu_mm_gemm(p, dst);  // float-like weights at prefill sizes (ops-matmul-gemm.cpp)
+        return;
+    }
+    if (ggml_cpu_mm_attn_applies(dst)) {
+        ggml_cpu_mm_attn(p, dst);  // KQ / KQV of the plain attention at prefill (ops-matmul-attn.cpp)
         return;
     }
     act_layout L{b, nullptr, 0, GGML_TYPE_F32};

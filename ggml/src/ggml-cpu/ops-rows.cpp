@@ -77,6 +77,21 @@ void ggml_cpu_op_set_rows(const ggml_cpu_params * p, ggml_tensor * dst) {
     float *             buf = (float *) ((char *) p->wdata + (size_t) p->ith * row_scratch_stride(K));
     int64_t             r0, r1;
     cpu_split(cpu_nrows(src), p->ith, p->nth, r0, r1);
+    if (K == 1 && src->ne[2] == 1 && src->ne[3] == 1 && dst->ne[2] == 1 && dst->ne[3] == 1 &&
+        !ggml_is_quantized(dst->type)) {
+        // the transposed V cache write: one element per row, one row per (token, channel); the
+        // general loop's index arithmetic and row-conversion call cost more than the element
+        for (int64_t r = r0; r < r1; ++r) {
+            const int64_t id = read_id(ids, r, 0, 0);
+            if (id < 0 || id >= dst->ne[1]) {
+                ggml_cpu_fail(p, "[set_rows] %s: row id %" PRId64 " out of range [0, %" PRId64 ")", dst->name, id,
+                              dst->ne[1]);
+                return;
+            }
+            cpu_store_f(dst->type, cpu_ptr(dst, 0, id, 0, 0), cpu_load_f(src->type, cpu_ptr(src, 0, r, 0, 0)));
+        }
+        return;
+    }
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i, s2, s3;
         cpu_row_index(src, r, i, s2, s3);

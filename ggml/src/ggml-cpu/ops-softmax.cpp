@@ -5,6 +5,8 @@
 #include <cmath>
 
 void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);  // vec-exp.avx512.cpp
+void ggml_cpu_soft_max_row_avx512(const float * x, const float * m, float * d, int64_t n, float scale,
+                                  float slope);  // softmax.avx512.cpp
 
 namespace {
 bool use_avx512_exp() {
@@ -50,7 +52,13 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
         const float  slope = ggml_cpu_alibi_slope(max_bias, dst->ne[2], i2);
         const char * m     = mask ? cpu_ptr(mask, 0, i1, i2 % mask->ne[2], i3 % mask->ne[3]) : nullptr;
         float        vmax  = -INFINITY;
-        if (a->type == GGML_TYPE_F32 && a->nb[0] == 4 && (!m || (mask->type == GGML_TYPE_F32 && mask->nb[0] == 4))) {
+        const bool   f32 =
+            a->type == GGML_TYPE_F32 && a->nb[0] == 4 && (!m || (mask->type == GGML_TYPE_F32 && mask->nb[0] == 4));
+        if (f32 && use_avx512_exp()) {
+            ggml_cpu_soft_max_row_avx512((const float *) x, (const float *) m, d, n, scale, slope);
+            continue;
+        }
+        if (f32) {
             // unit-stride F32 fast path (no per-element type dispatch)
             const float * xf = (const float *) x;
             const float * mf = (const float *) m;
