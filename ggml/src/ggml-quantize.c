@@ -1,8 +1,8 @@
 // Public row (de)quantization entry points over the reference quantizers of ggml-quants.h, for
 // llama_model_quantize and the tools (which link the shared library and cannot reach hidden symbols).
 #include "ggml-impl.h"
-#include "ggml-quantize-iq2.h"
 #include "ggml-quantize-iq13.h"
+#include "ggml-quantize-iq2.h"
 #include "ggml-quants-search.h"
 #include "ggml-quants.h"
 
