@@ -17,6 +17,7 @@
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "e2e-common.h"
 #include "test-iquant-blocks.h"
+#include "test-synth-model.h"
 
 extern char ** environ;
 
@@ -201,15 +202,7 @@ TEST_F(VulkanE2E, Mxfp4MoeModelsOffloadMatchCpu) {
 // i-quant path would differ by its 8-bit activations).
 TEST_F(VulkanE2E, IquantModelsRunOnVulkanLikeTheirF32Values) {
     SKIP_WITHOUT_VULKAN();
-    synth::params p;
-    p.n_embd              = 256;
-    p.n_layer             = 2;
-    p.n_ff                = 512;
-    p.n_head              = 4;
-    p.n_head_kv           = 1;
-    p.tied                = false;
-    p.type                = GGML_TYPE_F32;
-    p.n_threads           = 2;
+    synth::params p       = llama_test_util::superblock_llama();
     p.vocab_path          = data_path("models/stories260K.gguf");  // 512 tokens
     const std::string src = testing_util::write_temp_file("vk-iq-src.gguf", {});
     std::string       err;

@@ -25,4 +25,20 @@ struct temp_model {
     temp_model & operator=(const temp_model &) = delete;
 };
 
+// The smallest llama whose matrix rows (256, 512) are whole 256-value super-blocks, so every K-quant and
+// i-quant applies to every matrix: 2 layers, 4 heads over 1 KV head, 320-token vocabulary, untied.
+inline synth::params superblock_llama(ggml_type type = GGML_TYPE_F32) {
+    synth::params p;
+    p.n_embd    = 256;
+    p.n_layer   = 2;
+    p.n_ff      = 512;
+    p.n_head    = 4;
+    p.n_head_kv = 1;
+    p.n_vocab   = 320;
+    p.tied      = false;
+    p.type      = type;
+    p.n_threads = 2;
+    return p;
+}
+
 }  // namespace llama_test_util

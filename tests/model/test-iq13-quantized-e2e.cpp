@@ -50,17 +50,8 @@ std::vector<float> prompt_logits(const std::string & path, const std::vector<lla
 }
 
 synth::params model_params(ggml_type t, uint64_t seed = 42) {
-    synth::params p;
-    p.n_embd    = 256;  // rows of 256 and 512: whole i-quant super-blocks
-    p.n_layer   = 2;
-    p.n_ff      = 512;
-    p.n_head    = 4;
-    p.n_head_kv = 1;
-    p.n_vocab   = 320;
-    p.tied      = false;
-    p.type      = t;
-    p.n_threads = 2;
-    p.seed      = seed;
+    synth::params p = llama_test_util::superblock_llama(t);
+    p.seed          = seed;
     return p;
 }
 

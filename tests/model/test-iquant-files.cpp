@@ -9,6 +9,7 @@
 #include "test-common.h"
 #include "test-iquant-blocks.h"
 #include "test-llama-util.h"
+#include "test-synth-model.h"
 
 #include <gtest/gtest.h>
 
@@ -64,20 +65,11 @@ class IquantFiles : public ::testing::TestWithParam<ggml_type> {};
 TEST_P(IquantFiles, LoadAndRunLikeTheirF32Values) {
     const ggml_type t = GetParam();
     llama_log_set(quiet_log, nullptr);
-    synth::params p;
-    p.n_embd              = 256;
-    p.n_layer             = 2;
-    p.n_ff                = 512;
-    p.n_head              = 4;
-    p.n_head_kv           = 1;
-    p.n_vocab             = 320;
-    p.tied                = false;
-    p.type                = GGML_TYPE_F32;
-    p.n_threads           = 2;
-    const std::string src = testing_util::write_temp_file("iq-src.gguf", {});
-    const std::string fq  = testing_util::write_temp_file("iq-q.gguf", {});
-    const std::string ff  = testing_util::write_temp_file("iq-f.gguf", {});
-    std::string       err;
+    const synth::params p   = llama_test_util::superblock_llama();
+    const std::string   src = testing_util::write_temp_file("iq-src.gguf", {});
+    const std::string   fq  = testing_util::write_temp_file("iq-q.gguf", {});
+    const std::string   ff  = testing_util::write_temp_file("iq-f.gguf", {});
+    std::string         err;
     ASSERT_TRUE(synth::write_model(p, src, err)) << err;
     ASSERT_TRUE(iquant_blocks::write_pair(src, t, fq, ff));
     int        nv_q = 0, nv_f = 0;

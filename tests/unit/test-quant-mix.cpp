@@ -24,6 +24,7 @@
 #include "llama-quant.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-synth-model.h"
 
 namespace {
 
@@ -203,17 +204,9 @@ TEST(QuantMix, BaseTypesAndPure) {
 // llama_model_quantize, as llama.cpp, refuses without an importance matrix: a uniform one is given); the
 // file reads back within IQ2_S's error.
 TEST(QuantMix, PureIq2MWritesIq2S) {
-    synth::params sp;
-    sp.n_embd       = 256;
-    sp.n_layer      = 2;
-    sp.n_ff         = 512;
-    sp.n_head       = 4;
-    sp.n_head_kv    = 1;
-    sp.n_vocab      = 320;
-    sp.tied         = false;
-    sp.type         = GGML_TYPE_F32;
-    std::string src = testing_util::write_temp_file("iq2m-src.gguf", {}), err;
-    std::string dst = testing_util::write_temp_file("iq2m-dst.gguf", {});
+    const synth::params sp  = llama_test_util::superblock_llama();
+    std::string         src = testing_util::write_temp_file("iq2m-src.gguf", {}), err;
+    std::string         dst = testing_util::write_temp_file("iq2m-dst.gguf", {});
     ASSERT_TRUE(synth::write_model(sp, src, err)) << err;
     llama_model_quantize_params p = llama_model_quantize_default_params();
     p.ftype                       = LLAMA_FTYPE_MOSTLY_IQ2_M;
