@@ -204,6 +204,7 @@ TEST_F(VulkanE2E, IquantModelsRunOnVulkanLikeTheirF32Values) {
     SKIP_WITHOUT_VULKAN();
     synth::params p       = llama_test_util::superblock_llama();
     p.vocab_path          = data_path("models/stories260K.gguf");  // 512 tokens
+    p.n_vocab             = 0;                                     // the vocab file's size
     const std::string src = testing_util::write_temp_file("vk-iq-src.gguf", {});
     std::string       err;
     ASSERT_TRUE(synth::write_model(p, src, err)) << err;
