@@ -2,7 +2,9 @@
 // each type's output on fixed pseudo-random rows (own generator, no libstdc++ distribution), with a
 // random importance matrix and without one, as the straightforward searches of 2026-12-01 (commit
 // 6171a99) produced them. A faster search that changes any byte fails here; a deliberate change of the
-// search (new output) must regenerate the table (LLAMA_TEST_PRINT_HASHES=1 prints it).
+// search (new output) must regenerate the table (LLAMA_TEST_PRINT_HASHES=1 prints it). And the SSE2
+// lanes of the iq1 / iq2 searches against their plain loops: the same sources built without SSE2 are
+// linked in as *_scalar (tests/extra-tests.cmake (j)) and must give the same bytes on random rows.
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -14,6 +16,16 @@
 #include <vector>
 
 #include "ggml.h"
+
+#if LLAMA_TEST_IQ_SCALAR_BUILD
+extern "C" {
+bool ggml_quantize_row_iq1_s_scalar(const float * x, void * y, int64_t n, const float * qw);
+bool ggml_quantize_row_iq1_m_scalar(const float * x, void * y, int64_t n, const float * qw);
+bool ggml_quantize_row_iq2_xxs_scalar(const float * x, void * y, int64_t n, const float * qw);
+bool ggml_quantize_row_iq2_xs_scalar(const float * x, void * y, int64_t n, const float * qw);
+bool ggml_quantize_row_iq2_s_scalar(const float * x, void * y, int64_t n, const float * qw);
+}
+#endif
 
 namespace {
 
@@ -116,3 +128,47 @@ TEST(QuantizeIqGolden, SearchesGiveTheRecordedBytes) {
         EXPECT_EQ(hn, g.without) << ggml_type_name(g.type) << " without";
     }
 }
+
+#if LLAMA_TEST_IQ_SCALAR_BUILD
+// Random rows (other seeds than the golden table's, some with ties and zeros), with and without a
+// random imatrix: the library's search and its scalar build give the same bytes.
+TEST(QuantizeIqGolden, Sse2LanesMatchTheScalarBuild) {
+    typedef bool (*row_fn)(const float *, void *, int64_t, const float *);
+    const struct {
+        ggml_type t;
+        row_fn    scalar;
+    } k_types[] = {
+        {GGML_TYPE_IQ1_S, ggml_quantize_row_iq1_s_scalar},     {GGML_TYPE_IQ1_M, ggml_quantize_row_iq1_m_scalar},
+        {GGML_TYPE_IQ2_XXS, ggml_quantize_row_iq2_xxs_scalar}, {GGML_TYPE_IQ2_XS, ggml_quantize_row_iq2_xs_scalar},
+        {GGML_TYPE_IQ2_S, ggml_quantize_row_iq2_s_scalar},
+    };
+    constexpr int64_t n = 1024, rows = 24;
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        uint64_t           s = seed * 7919;
+        std::vector<float> x((size_t) (n * rows)), w(n);
+        for (size_t i = 0; i < x.size(); i++) {
+            const float g = gaussian(s);
+            // every 5th row rounded to a coarse grid: many equal values (the sort's ties)
+            x[i] = (i / n) % 5 == 4 ? std::round(4.0f * g) * 0.25f : (i % 11 == 0 ? 0.0f : g);
+        }
+        for (float & v : w) {
+            v = std::exp(2.0f * gaussian(s));
+        }
+        for (const auto & k : k_types) {
+            const size_t         rs = ggml_row_size(k.t, n);
+            std::vector<uint8_t> a(rs * rows, 0xAA), b(rs * rows, 0x55);
+            for (const float * im : {(const float *) w.data(), (const float *) nullptr}) {
+                if (!im && ggml_quantize_requires_imatrix(k.t)) {
+                    continue;
+                }
+                ASSERT_EQ(ggml_quantize_chunk(k.t, x.data(), a.data(), 0, rows, n, im), a.size());
+                for (int64_t r = 0; r < rows; r++) {
+                    ASSERT_TRUE(k.scalar(x.data() + r * n, b.data() + r * rs, n, im));
+                }
+                EXPECT_TRUE(a == b) << ggml_type_name(k.t) << (im ? " with" : " without") << " an imatrix, seed "
+                                    << seed;
+            }
+        }
+    }
+}
+#endif
