@@ -215,3 +215,19 @@ if (TARGET test-json-schema-grammar AND TARGET llama-json-schema)
     target_link_libraries(test-json-schema-grammar PRIVATE llama-json-schema)
     target_compile_definitions(test-json-schema-grammar PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
 endif()
+
+if (TARGET test-quantize-iq-golden AND NOT MSVC)
+    # (j) the i-quant searches' SSE2 lanes against their plain loops: the iq1 / iq2 quantizers built a
+    # second time without SSE2 (the #else branches), entry points renamed *_scalar, linked into the test
+    # that compares the two on random rows (tests/unit/test-quantize-iq-golden.cpp)
+    add_library(iq-quantize-scalar OBJECT ${PROJECT_SOURCE_DIR}/ggml/src/ggml-quantize-iq1.c
+                                          ${PROJECT_SOURCE_DIR}/ggml/src/ggml-quantize-iq2.c)
+    target_include_directories(iq-quantize-scalar PRIVATE ${PROJECT_SOURCE_DIR}/ggml/include
+                                                          ${PROJECT_SOURCE_DIR}/ggml/src)
+    target_compile_options(iq-quantize-scalar PRIVATE -U__SSE2__ -ffp-contract=off)
+    foreach(t iq1_s iq1_m iq2_xxs iq2_xs iq2_s)
+        target_compile_definitions(iq-quantize-scalar PRIVATE ggml_quantize_row_${t}=ggml_quantize_row_${t}_scalar)
+    endforeach()
+    target_sources(test-quantize-iq-golden PRIVATE $<TARGET_OBJECTS:iq-quantize-scalar>)
+    target_compile_definitions(test-quantize-iq-golden PRIVATE LLAMA_TEST_IQ_SCALAR_BUILD=1)
+endif()

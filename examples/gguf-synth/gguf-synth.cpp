@@ -41,6 +41,8 @@ static void print_usage(FILE * out) {
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
             "  --seed S         0 to 18446744073709551615 (default 42)\n"
             "  --std X          weight stddev, 0 to 100 (default 0.02)\n"
+            "  --ternary        weight matrices in {-1, 0, +1} x one scale per tensor (BitNet b1.58 style,\n"
+            "                   std x sqrt(3/2), F16-exact; for TQ1_0 / TQ2_0); norms and biases as usual\n"
             "  --vocab FILE     copy the tokenizer.* keys of this GGUF (default: built-in byte vocab)\n"
             "  --name NAME      general.name\n"
             "  --threads N      0 (all cores) to 512\n"
@@ -159,6 +161,8 @@ int main(int argc, char ** argv) {
         } else if (args.is("--std")) {
             p.std = lp.std = (float) args.float_value(0, 100);
             std_given      = true;
+        } else if (args.is("--ternary")) {
+            p.ternary = true;
         } else if (args.is("--lora-of")) {
             lp.model_path = args.value();
         } else if (args.is("--rank")) {

@@ -4,8 +4,11 @@
 //
 // Weights: matrices ~ N(0, std) (std 0.02; the residual projections attn_output / ffn_down scaled by
 // 1/sqrt(2 n_layer) as in GPT-2 so the residual stream stays O(1) in deep models), norms = 1,
-// biases ~ N(0, std). Every row has its own seed derived from (seed, tensor name, row), so the file is
-// the same whatever the thread count. Data is streamed tensor by tensor: a 1.1B model needs little RAM.
+// biases ~ N(0, std). With ternary set, every weight matrix (not the F32 MoE router) is BitNet-b1.58
+// style instead: values in {-1, 0, +1} (zero with probability 1/3) times one F16-exact scale per
+// tensor, std * sqrt(3/2), so its variance is the Gaussian one. Every row has its own seed derived
+// from (seed, tensor name, row), so the file is the same whatever the thread count. Data is streamed
+// tensor by tensor: a 1.1B model needs little RAM.
 #pragma once
 
 #include <algorithm>
@@ -58,8 +61,9 @@ struct params {
     ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed          = 42;
     float       std           = 0.02f;
-    int         n_threads     = 0;  // 0: hardware concurrency
-    std::string vocab_path;         // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    bool        ternary       = false;  // weight matrices ternary x one scale per tensor (see the top)
+    int         n_threads     = 0;      // 0: hardware concurrency
+    std::string vocab_path;             // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
@@ -452,8 +456,17 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
         if (t.kind == init::ones) {
             std::fill(row.begin(), row.end(), 1.0f);
         } else {
-            uint64_t s = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
-            fill_normal(row.data(), n, splitmix64(s), t.stddev);
+            uint64_t   s    = tseed + (uint64_t) r * 0x632BE59BD9B4E019ull;
+            const bool tern = p.ternary && t.kind == init::normal && t.n_dims >= 2 && !t.f32;
+            fill_normal(row.data(), n, splitmix64(s), tern ? 1.0f : t.stddev);
+            if (tern) {
+                // |z| < 0.4307 has probability 1/3; the scale is F16-exact so an F16 file holds these
+                // values exactly and a ternary type's per-block F16 scale can too
+                const float scale = ggml_fp16_to_fp32(ggml_fp32_to_fp16(t.stddev * 1.2247449f));
+                for (float & x : row) {
+                    x = std::fabs(x) < 0.4307273f ? 0.0f : (x > 0 ? scale : -scale);
+                }
+            }
             if (t.kind == init::near_one || t.kind == init::abs_one) {
                 for (float & x : row) {
                     x = 1.0f + (t.kind == init::abs_one ? std::fabs(x) : x);

@@ -5,6 +5,9 @@
 // of delta signs; groups of 8 whose ternary pattern is not a grid point are replaced by the best of
 // their nearest grid points. The super-block scale is then fitted by least squares over the 3-bit
 // sub-block scales, and each group re-chosen for the scale as actually stored.
+// Speed: with SSE2 the split search tests four second split points at once against the running best and
+// only replays, in order, a quadruple in which one passes (rare: a pass is an improvement); the sort
+// is a merge sort with glibc's qsort order. Same bytes as the plain loops (test-quantize-iq-golden).
 #include "ggml-impl.h"
 #include "ggml-quantize-iq-nbr.h"
 #include "ggml-quantize-iq13.h"
@@ -13,6 +16,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
 
 #define IQ1_DELTA 0.125f
 
@@ -83,10 +89,92 @@ typedef struct {
     int   i;
 } vi_pair;
 
-static int cmp_vi(const void * a, const void * b) {
-    const float x = ((const vi_pair *) a)->v, y = ((const vi_pair *) b)->v;
-    return x < y ? -1 : x > y ? 1 : 0;
+// Ascending by value; equal values (and NaN, which compares equal to everything) keep their order.
+static inline int cmp_vi(const vi_pair * a, const vi_pair * b) {
+    return a->v < b->v ? -1 : a->v > b->v ? 1 : 0;
 }
+
+// Top-down merge sort, taking from the left run while it is not greater: the element order glibc's
+// qsort gave (its merge sort, which these searches were first written against), on any C library.
+static void sort_vi(vi_pair * p, int n, vi_pair * tmp) {
+    if (n <= 1) {
+        return;
+    }
+    const int n1 = n / 2;
+    sort_vi(p, n1, tmp);
+    sort_vi(p + n1, n - n1, tmp);
+    int a = 0, b = n1, o = 0;
+    while (a < n1 && b < n) {
+        tmp[o++] = cmp_vi(&p[a], &p[b]) <= 0 ? p[a++] : p[b++];
+    }
+    while (a < n1) {
+        tmp[o++] = p[a++];
+    }
+    memcpy(p, tmp, (size_t) o * sizeof(vi_pair));  // the rest of the right run is in place
+}
+
+// The running best of the split search (search_sub): sqx^2 / sqq, its scale sqx / sqq, the split.
+typedef struct {
+    float best, scale;
+    int   b1, b2, bmask;
+} split_best;
+
+// Levels below i1 (sorted order) at 0, from i2 at 2, the rest at 1, for every choice of delta signs,
+// in order; a candidate replaces the best if it reduces the weighted error more.
+static inline void try_split(const iq1_cfg * c, const float (*sx)[33], const float (*sw)[33], int i1, int i2,
+                             split_best * sb) {
+    for (int mask = 0; mask < (1 << c->ndg); mask++) {
+        float sqx = 0, sqq = 0;
+        for (int dg = 0; dg < c->ndg; dg++) {
+            const int   ng_ = (mask >> dg) & 1;
+            const float q0 = level_value(0, ng_), q1 = level_value(1, ng_), q2 = level_value(2, ng_);
+            const float x0 = sx[dg][i1], x1 = sx[dg][i2] - sx[dg][i1], x2 = sx[dg][c->n] - sx[dg][i2];
+            const float w0 = sw[dg][i1], w1 = sw[dg][i2] - sw[dg][i1], w2 = sw[dg][c->n] - sw[dg][i2];
+            sqx += q0 * x0 + q1 * x1 + q2 * x2;
+            sqq += q0 * q0 * w0 + q1 * q1 * w1 + q2 * q2 * w2;
+        }
+        if (sqq > 0 && sqx * sqx > sb->best * sqq) {
+            sb->scale = sqx / sqq;
+            sb->best  = sb->scale * sqx;
+            sb->b1    = i1;
+            sb->b2    = i2;
+            sb->bmask = mask;
+        }
+    }
+}
+
+#if defined(__SSE2__)
+// Whether any of the candidates (i1, i2 .. i2 + 3, every mask) passes try_split's test against best:
+// the same float operations, one i2 per lane. When none does, try_split would change nothing (best only
+// changes on a pass), so the four can be skipped; otherwise they are tried in order.
+static inline bool any_better4(const iq1_cfg * c, const float (*sx)[33], const float (*sw)[33], int i1, int i2,
+                               float best) {
+    const __m128 vb  = _mm_set1_ps(best);
+    __m128       hit = _mm_setzero_ps();
+    for (int mask = 0; mask < (1 << c->ndg); mask++) {
+        __m128 sqx = _mm_setzero_ps(), sqq = _mm_setzero_ps();
+        for (int dg = 0; dg < c->ndg; dg++) {
+            const int    ng_ = (mask >> dg) & 1;
+            const float  q0 = level_value(0, ng_), q1 = level_value(1, ng_), q2 = level_value(2, ng_);
+            const __m128 sxi = _mm_loadu_ps(sx[dg] + i2), swi = _mm_loadu_ps(sw[dg] + i2);
+            const __m128 x0 = _mm_set1_ps(sx[dg][i1]), w0 = _mm_set1_ps(sw[dg][i1]);
+            const __m128 x1 = _mm_sub_ps(sxi, x0), x2 = _mm_sub_ps(_mm_set1_ps(sx[dg][c->n]), sxi);
+            const __m128 w1 = _mm_sub_ps(swi, w0), w2 = _mm_sub_ps(_mm_set1_ps(sw[dg][c->n]), swi);
+            const __m128 px = _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(q0), x0), _mm_mul_ps(_mm_set1_ps(q1), x1)),
+                                         _mm_mul_ps(_mm_set1_ps(q2), x2));
+            const __m128 pq =
+                _mm_add_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(q0 * q0), w0), _mm_mul_ps(_mm_set1_ps(q1 * q1), w1)),
+                           _mm_mul_ps(_mm_set1_ps(q2 * q2), w2));
+            sqx = _mm_add_ps(sqx, px);
+            sqq = _mm_add_ps(sqq, pq);
+        }
+        const __m128 ok =
+            _mm_and_ps(_mm_cmpgt_ps(sqq, _mm_setzero_ps()), _mm_cmpgt_ps(_mm_mul_ps(sqx, sqx), _mm_mul_ps(vb, sqq)));
+        hit = _mm_or_ps(hit, ok);
+    }
+    return _mm_movemask_ps(hit) != 0;
+}
+#endif
 
 // Sub-block: grid points g[n/8], delta signs neg[ndg]; returns the scale (0: an all-zero sub-block).
 static float search_sub(const iq1_cfg * c, const ggml_iq_nbr_map * m, const float * x, const float * w, uint16_t * g,
@@ -110,7 +198,8 @@ static float search_sub(const iq1_cfg * c, const ggml_iq_nbr_map * m, const floa
         p[i].v = x[i];
         p[i].i = i;
     }
-    qsort(p, (size_t) c->n, sizeof(vi_pair), cmp_vi);
+    vi_pair tmp[32];
+    sort_vi(p, c->n, tmp);
     // prefix sums over the sorted order, per delta group
     float sx[2][33], sw[2][33];
     for (int dg = 0; dg < c->ndg; dg++) {
@@ -124,30 +213,24 @@ static float search_sub(const iq1_cfg * c, const ggml_iq_nbr_map * m, const floa
             sw[dg][j + 1]  = sw[dg][j] + (mine ? w[i] : 0.0f);
         }
     }
-    float best = 0, scale = 0;
-    int   b1 = -1, b2 = -1, bmask = 0;
+    split_best sb = {0, 0, -1, -1, 0};
     for (int i1 = 0; i1 <= c->n; i1++) {
-        for (int i2 = i1; i2 <= c->n; i2++) {
-            for (int mask = 0; mask < (1 << c->ndg); mask++) {
-                float sqx = 0, sqq = 0;
-                for (int dg = 0; dg < c->ndg; dg++) {
-                    const int   ng_ = (mask >> dg) & 1;
-                    const float q0 = level_value(0, ng_), q1 = level_value(1, ng_), q2 = level_value(2, ng_);
-                    const float x0 = sx[dg][i1], x1 = sx[dg][i2] - sx[dg][i1], x2 = sx[dg][c->n] - sx[dg][i2];
-                    const float w0 = sw[dg][i1], w1 = sw[dg][i2] - sw[dg][i1], w2 = sw[dg][c->n] - sw[dg][i2];
-                    sqx += q0 * x0 + q1 * x1 + q2 * x2;
-                    sqq += q0 * q0 * w0 + q1 * q1 * w1 + q2 * q2 * w2;
-                }
-                if (sqq > 0 && sqx * sqx > best * sqq) {
-                    scale = sqx / sqq;
-                    best  = scale * sqx;
-                    b1    = i1;
-                    b2    = i2;
-                    bmask = mask;
+        int i2 = i1;
+#if defined(__SSE2__)
+        for (; i2 + 4 <= c->n + 1; i2 += 4) {
+            if (any_better4(c, sx, sw, i1, i2, sb.best)) {
+                for (int j = i2; j < i2 + 4; j++) {
+                    try_split(c, sx, sw, i1, j, &sb);
                 }
             }
         }
+#endif
+        for (; i2 <= c->n; i2++) {
+            try_split(c, sx, sw, i1, i2, &sb);
+        }
     }
+    float scale = sb.scale;
+    int   b1 = sb.b1, b2 = sb.b2, bmask = sb.bmask;
     if (b1 < 0) {
         return 0.0f;
     }

@@ -10,6 +10,10 @@
 // chosen once more for each scale as stored (trying s - 1, s and s + 1), so the error is measured on what
 // the block will dequantize to. Weights: imatrix[j] * sqrt(sigma2 + x^2) with an importance matrix (as
 // llama.cpp), sigma2 / 4 + x^2 without one.
+// Speed: the entries are kept as floats (value / 8, exact), the trial search skips the error of an
+// on-grid pattern it does not use, and with SSE2 (every x86-64) the level pattern and the per-element
+// products run four lanes at a time while every sum keeps the scalar order: the bytes are those of
+// the plain loops (the #else branches), checked by tests/unit/test-quantize-iq-golden.cpp.
 #include "ggml-quantize-iq2.h"
 
 #include <limits.h>
@@ -17,6 +21,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
 
 #include "ggml-iq-grids.h"
 #include "ggml-quants.h"
@@ -41,6 +48,7 @@ static const struct {
 
 typedef struct {
     const int8_t (*grid)[8];  // codebook entries, values 8 / 25 / 43
+    float (*q)[8];            // the same entries in grid units (value / 8, exact): the searches' operands
     int        n_grid;
     int32_t    map[NCODE];  // level pattern -> entry index (>= 0), or -(1 + offset of its neighbour list in nb)
     uint16_t * nb;          // neighbour lists: count, then entry indices
@@ -109,6 +117,15 @@ static int neighbours(const codebook * cb, int code, int n_shells, int * d2, uin
 static void build(codebook * cb, const int8_t (*grid)[8], int n_grid, int n_shells) {
     cb->grid   = grid;
     cb->n_grid = n_grid;
+    cb->q      = (float(*)[8]) malloc((size_t) n_grid * sizeof(*cb->q));
+    if (!cb->q) {
+        return;
+    }
+    for (int j = 0; j < n_grid; j++) {
+        for (int k = 0; k < 8; k++) {
+            cb->q[j][k] = (float) grid[j][k] * 0.125f;
+        }
+    }
     for (int c = 0; c < NCODE; c++) {
         cb->map[c] = INT32_MIN;
     }
@@ -166,33 +183,63 @@ static inline int nearest_level(float v) {
     return v < 2.0625f ? 0 : v < 4.25f ? 1 : 2;  // midpoints of 1, 3.125, 5.375 (NaN -> 2)
 }
 
-static inline float entry_err(const int8_t * g, const float * xv, const float * w, float S) {
+static inline float entry_err(const float * q, const float * xv, const float * w, float S) {
     float err = 0.0f;
+#if defined(__SSE2__)
+    float        t[8];
+    const __m128 sv = _mm_set1_ps(S);
+    for (int h = 0; h < 8; h += 4) {
+        const __m128 e = _mm_sub_ps(_mm_mul_ps(sv, _mm_loadu_ps(q + h)), _mm_loadu_ps(xv + h));
+        _mm_storeu_ps(t + h, _mm_mul_ps(_mm_mul_ps(_mm_loadu_ps(w + h), e), e));
+    }
     for (int k = 0; k < 8; k++) {
-        const float e = S * ((float) g[k] * 0.125f) - xv[k];
+        err += t[k];
+    }
+#else
+    for (int k = 0; k < 8; k++) {
+        const float e = S * q[k] - xv[k];
         err += w[k] * e * e;
     }
+#endif
     return err;
 }
 
-// The best entry for the 8 targets xv (weights w) at scale S; its weighted error in *err.
-static int best_entry(const codebook * cb, const float * xv, const float * w, float S, float * err) {
-    const float inv  = S > 0.0f ? 1.0f / S : 0.0f;
-    int         code = 0;
+// The level pattern of the 8 targets xv at scale S (each magnitude to its nearest level).
+static inline int pattern_of(const float * xv, float S) {
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+#if defined(__SSE2__)
+    // the same products and comparisons, four lanes at a time; level = 2 - (v < 2.0625) - (v < 4.25)
+    // (NaN compares false: level 2, as nearest_level), and the digits weighted by 3^k exactly in float
+    const __m128 vi = _mm_set1_ps(inv), t1 = _mm_set1_ps(2.0625f), t2 = _mm_set1_ps(4.25f);
+    const __m128 two = _mm_set1_ps(2.0f), one = _mm_set1_ps(1.0f);
+    const __m128 v0 = _mm_mul_ps(_mm_loadu_ps(xv), vi), v1 = _mm_mul_ps(_mm_loadu_ps(xv + 4), vi);
+    __m128       l0 =
+        _mm_sub_ps(two, _mm_add_ps(_mm_and_ps(_mm_cmplt_ps(v0, t1), one), _mm_and_ps(_mm_cmplt_ps(v0, t2), one)));
+    __m128 l1 =
+        _mm_sub_ps(two, _mm_add_ps(_mm_and_ps(_mm_cmplt_ps(v1, t1), one), _mm_and_ps(_mm_cmplt_ps(v1, t2), one)));
+    const __m128 c =
+        _mm_add_ps(_mm_mul_ps(l0, _mm_setr_ps(1, 3, 9, 27)), _mm_mul_ps(l1, _mm_setr_ps(81, 243, 729, 2187)));
+    const __m128i ci = _mm_cvtps_epi32(c);
+    const __m128i s2 = _mm_add_epi32(ci, _mm_shuffle_epi32(ci, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m128i s1 = _mm_add_epi32(s2, _mm_shuffle_epi32(s2, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s1);
+#else
+    int code = 0;
     for (int k = 7; k >= 0; k--) {
         code = 3 * code + nearest_level(xv[k] * inv);
     }
-    const int32_t m = cb->map[code];
-    if (m >= 0) {
-        // the per-element nearest levels minimize the error over all patterns, so over the codebook too
-        *err = entry_err(cb->grid[m], xv, w, S);
-        return m;
-    }
+    return code;
+#endif
+}
+
+// The best neighbour of off-grid pattern map value m (< 0) at scale S; its weighted error in *err.
+static inline int best_neighbour(const codebook * cb, int32_t m, const float * xv, const float * w, float S,
+                                 float * err) {
     const uint16_t * list = cb->nb + (-(int64_t) m - 1);
     int              best = list[1];
     float            be   = INFINITY;
     for (int i = 1; i <= list[0]; i++) {
-        const float e = entry_err(cb->grid[list[i]], xv, w, S);
+        const float e = entry_err(cb->q[list[i]], xv, w, S);
         if (e < be) {
             be   = e;
             best = list[i];
@@ -202,20 +249,52 @@ static int best_entry(const codebook * cb, const float * xv, const float * w, fl
     return best;
 }
 
+// The best entry for the 8 targets xv (weights w) at scale S; its weighted error in *err.
+static int best_entry(const codebook * cb, const float * xv, const float * w, float S, float * err) {
+    const int32_t m = cb->map[pattern_of(xv, S)];
+    if (m >= 0) {
+        // the per-element nearest levels minimize the error over all patterns, so over the codebook too
+        *err = entry_err(cb->q[m], xv, w, S);
+        return m;
+    }
+    return best_neighbour(cb, m, xv, w, S, err);
+}
+
+// best_entry without the error of an on-grid pattern (the trial search only needs the entry)
+static inline int best_entry_idx(const codebook * cb, const float * xv, const float * w, float S) {
+    const int32_t m = cb->map[pattern_of(xv, S)];
+    float         e;
+    return m >= 0 ? m : best_neighbour(cb, m, xv, w, S, &e);
+}
+
 // Chooses the entries of ng groups at trial scale S; returns their least-squares scale and, in *score,
 // sum(wxq)^2 / sum(wq^2) (the error reduction it achieves; 0 if none).
 static float fit(const codebook * cb, const float * xv, const float * w, int ng, float S, uint16_t * idx,
                  float * score) {
     float sumqx = 0.0f, sumq2 = 0.0f;
     for (int g = 0; g < ng; g++) {
-        float e;
-        idx[g]            = (uint16_t) best_entry(cb, xv + 8 * g, w + 8 * g, S, &e);
-        const int8_t * gr = cb->grid[idx[g]];
+        idx[g]           = (uint16_t) best_entry_idx(cb, xv + 8 * g, w + 8 * g, S);
+        const float * q8 = cb->q[idx[g]];
+#if defined(__SSE2__)
+        // the products in lanes, the sums in the reference's order
+        float        px[8], pq[8];
+        const float *wg = w + 8 * g, *xg = xv + 8 * g;
+        for (int h = 0; h < 8; h += 4) {
+            const __m128 wv = _mm_loadu_ps(wg + h), qv = _mm_loadu_ps(q8 + h);
+            _mm_storeu_ps(px + h, _mm_mul_ps(_mm_mul_ps(wv, _mm_loadu_ps(xg + h)), qv));
+            _mm_storeu_ps(pq + h, _mm_mul_ps(_mm_mul_ps(wv, qv), qv));
+        }
         for (int k = 0; k < 8; k++) {
-            const float q = (float) gr[k] * 0.125f;
+            sumqx += px[k];
+            sumq2 += pq[k];
+        }
+#else
+        for (int k = 0; k < 8; k++) {
+            const float q = q8[k];
             sumqx += w[8 * g + k] * xv[8 * g + k] * q;
             sumq2 += w[8 * g + k] * q * q;
         }
+#endif
     }
     if (!(sumq2 > 0.0f) || !(sumqx > 0.0f)) {
         *score = 0.0f;
@@ -340,7 +419,7 @@ static void quantize_block(int kind, const codebook * cb, const float * x, const
                 // the search's entry may lie outside the neighbour list of the new pattern: keep the better
                 float       e;
                 const int   j  = best_entry(cb, xb + 8 * g, wb + 8 * g, St, &e);
-                const float e0 = entry_err(cb->grid[ix[g]], xb + 8 * g, wb + 8 * g, St);
+                const float e0 = entry_err(cb->q[ix[g]], xb + 8 * g, wb + 8 * g, St);
                 cand[g]        = (uint16_t) (e0 <= e ? ix[g] : j);
                 err += e0 <= e ? e0 : e;
             }

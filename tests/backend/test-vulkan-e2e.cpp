@@ -236,6 +236,51 @@ TEST_F(VulkanE2E, IquantModelsRunOnVulkanLikeTheirF32Values) {
     remove(src.c_str());
 }
 
+// A ternary model (llama-gguf-synth --ternary: {-1, 0, +1} x an F16-exact scale per tensor) quantized to
+// TQ1_0 / TQ2_0 through llama_model_quantize, every matrix in the type (LM head and embeddings too), holds
+// exactly the F32 model's values; like the i-quants above it runs fully offloaded and must match the CPU
+// run of the F32 model.
+TEST_F(VulkanE2E, TernaryModelsRunOnVulkanLikeTheirF32Values) {
+    SKIP_WITHOUT_VULKAN();
+    synth::params p       = llama_test_util::superblock_llama();
+    p.vocab_path          = data_path("models/stories260K.gguf");  // 512 tokens
+    p.n_vocab             = 0;                                     // the vocab file's size
+    p.ternary             = true;
+    const std::string src = testing_util::write_temp_file("vk-tq-src.gguf", {});
+    std::string       err;
+    ASSERT_TRUE(synth::write_model(p, src, err)) << err;
+    model_ptr mf = e2e::load(src, 0, vk_dev0());
+    ASSERT_NE(mf, nullptr) << llama_last_error();
+    const e2e::run_result cpu = e2e::run_greedy(k_vulkan, mf.get(), "Once upon a time", k_steps_quant);
+    for (ggml_type t : {GGML_TYPE_TQ1_0, GGML_TYPE_TQ2_0}) {
+        const std::string           name = ggml_type_name(t);
+        const std::string           fq   = testing_util::write_temp_file("vk-tq-q.gguf", {});
+        llama_model_quantize_params qp   = llama_model_quantize_default_params();
+        qp.ftype                         = t == GGML_TYPE_TQ1_0 ? LLAMA_FTYPE_MOSTLY_TQ1_0 : LLAMA_FTYPE_MOSTLY_TQ2_0;
+        qp.nthread                       = 2;
+        qp.output_tensor_type            = t;
+        qp.token_embedding_type          = t;
+        ASSERT_EQ(llama_model_quantize(src.c_str(), fq.c_str(), &qp), 0u) << name << ": " << llama_last_error();
+        model_ptr mq = e2e::load(fq, 999, vk_dev0());
+        ASSERT_NE(mq, nullptr) << llama_last_error();
+        const e2e::run_result vk = e2e::run_greedy(k_vulkan, mq.get(), "Once upon a time", k_steps_quant);
+        for (const ggml_tensor * w : e2e::layer_matrices(mq.get())) {
+            EXPECT_EQ(w->type, t) << name << ": " << w->name;
+            EXPECT_TRUE(on_vulkan(w)) << name << ": " << w->name << " is not on Vulkan";
+        }
+        EXPECT_EQ(mq->output->type, t) << name;
+        EXPECT_TRUE(on_vulkan(mq->output)) << name;
+        EXPECT_EQ(cpu.n_gpu_nodes, 0);
+        EXPECT_GT(vk.n_gpu_nodes, 0);
+        EXPECT_LE(vk.n_splits, k_max_splits) << name << ": ops fell back to the CPU";
+        e2e::expect_same_run(cpu, vk, name + " all on Vulkan vs its F32 values on the CPU", 0.01);
+        mq.reset();
+        remove(fq.c_str());
+    }
+    mf.reset();
+    remove(src.c_str());
+}
+
 TEST_F(VulkanE2E, SplitModeNoneAndMainGpu) {
     SKIP_WITHOUT_VULKAN();
     e2e::check_split_mode_none(k_vulkan);
