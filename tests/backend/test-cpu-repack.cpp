@@ -154,6 +154,32 @@ TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
     }
 }
 
+// Model-sized weights (over 2 MiB: the buffer takes the huge-page path, starting on a 2 MiB boundary)
+// round-trip and give the scalar reference's bits on every ISA at the decode shape and a small batch.
+TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
+    const ggml_type            t = GetParam();
+    const int64_t              K = 2048, M = 2064;  // 129 groups: an odd split over 2 and 3 threads
+    const std::vector<uint8_t> bytes = random_weights(t, K, M, 99u);
+    ASSERT_GE(bytes.size(), (size_t) 2 << 20);
+    weight packed(ggml_backend_cpu_repack_buffer_type(), t, K, M, bytes);
+    EXPECT_EQ(0u, (uintptr_t) ggml_backend_buffer_get_base(packed.buf) % ((uintptr_t) 2 << 20));
+    std::vector<uint8_t> back(bytes.size());
+    ggml_backend_tensor_get(packed.w, back.data(), 0, back.size());
+    EXPECT_EQ(back, bytes);
+    for (int64_t N : {1, 5}) {
+        ggml_cpu_set_mm_isa(0);
+        const std::vector<float> ref = mul_mat(be, packed.w, N, 1);
+        for (int isa : {1, 2}) {
+            ggml_cpu_set_mm_isa(isa);
+            for (int nth : {1, 2, 3}) {
+                const std::vector<float> got = mul_mat(be, packed.w, N, nth);
+                ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * 4))
+                    << "N=" << N << " isa=" << isa << " nth=" << nth;
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
                          ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K),
                          [](const ::testing::TestParamInfo<ggml_type> & i) { return ggml_type_name(i.param); });

@@ -9,6 +9,15 @@
 namespace {
 
 constexpr int NC_MAX = 2;
+// K-quant decode prefetch (as in cpu-repack.avx512.cpp): every line of the group, in address order,
+// this far ahead, during the first of the two half-group passes (the second finds the group in L2).
+constexpr int PF_Q4K = 6144;
+constexpr int PF_Q6K = 2 * 3360;
+
+inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
+    for (size_t o = 0; o < dist && o < bytes; o += 64)
+        _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
+}
 
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -119,6 +128,11 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 for (int c = 0; c < NC; ++c)
                     pl[c] = ph[c] = _mm256_setzero_si256();
                 for (int jj = 0; jj < 8; ++jj) {
+                    if (h == 0) {  // 36 lines per super-block, 9 per k
+                        _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), _MM_HINT_NTA);
+                        if (jj == 7)
+                            _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), _MM_HINT_NTA);
+                    }
                     const __m256i v  = _mm256_loadu_si256((const __m256i *) (q + (8 * k + jj) * 64));
                     const __m256i lo = _mm256_and_si256(v, m4);
                     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
@@ -189,7 +203,14 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                             for (int c = 0; c < NC; ++c)
                                 pl[c] = ph[c] = _mm256_setzero_si256();
                             for (int mm = 0; mm < 2; ++mm) {
-                                const int     m = 4 * sub + m2 + mm;
+                                const int m = 4 * sub + m2 + mm;
+                                if (half == 0) {  // super-block b + 2 (53 lines), 2 lines per step
+                                    const int line = 2 * (16 * n + 8 * h + m);
+                                    if (line * 64 < 3360)
+                                        _mm_prefetch((const char *) sb + PF_Q6K + line * 64, _MM_HINT_NTA);
+                                    if (line * 64 + 64 < 3360)
+                                        _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64, _MM_HINT_NTA);
+                                }
                                 const __m256i l =
                                     _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64));
                                 const __m256i hb = _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64));
@@ -264,10 +285,14 @@ void run_k(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, cons
 
 void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
             float * const * out) {
+    if (nc == 1)
+        prefetch_head(w, (size_t) ng * gb, PF_Q4K);
     run_k<q4_K_group<1>, q4_K_group<2>>(nb, ng, w, gb, nc, y, out);
 }
 void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
             float * const * out) {
+    if (nc == 1)
+        prefetch_head(w, (size_t) ng * gb, PF_Q6K);
     run_k<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
 }
 void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,

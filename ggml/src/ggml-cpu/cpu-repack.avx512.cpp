@@ -18,6 +18,18 @@ constexpr int NC_MAX = 4;
 // (decode, NC == 1; prefill re-reads a group for every 4 activation rows and keeps it cached).
 // Distance and hint from bench-quants RepackGemv (2048-8192 within noise on the shared VM).
 constexpr int PF_DIST = 2048;
+// The K-quants prefetch every line of their super-blocks (scales included) in address order, PF_Q4K
+// bytes (2.7 Q4_K super-blocks) and PF_Q6K bytes (2 Q6_K super-blocks) ahead, and a decode call
+// first prefetches that much of its slice (the in-loop stream starts that far ahead). Tuned with
+// huge-page weights, 1-2 threads streaming 512 MB on the Zen 5 VM: 2048 bytes, which also skipped
+// 4 lines per super-block, read 10-20% slower.
+constexpr int PF_Q4K = 6144;
+constexpr int PF_Q6K = 2 * 3360;
+
+inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
+    for (size_t o = 0; o < dist && o < bytes; o += 64)
+        _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
+}
 
 template <int NC>
 inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -126,7 +138,10 @@ inline void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
                     dl[c][i] = dh[c][i] = _mm512_setzero_si512();
             for (int jj = 0; jj < 8; ++jj) {
                 const uint8_t * qj = q + (8 * k + jj) * 64;
-                _mm_prefetch((const char *) qj + PF_DIST, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                // 36 lines per super-block, 9 per k
+                _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                if (jj == 7)
+                    _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
                 const __m512i v  = _mm512_loadu_si512((const void *) qj);
                 const __m512i lo = _mm512_and_si512(v, m4);
                 const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), m4);
@@ -168,7 +183,10 @@ inline void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
 
 // Q6_K: one ql and one qh load give the 6-bit values (0..63) of two 4-value groups; vpdpbusd per
 // 4 values, vpmulld by the sign-extended sub-block scale, and the -32 offset as one vpdpwssd per
-// scale pair against the activation's 16-value sums.
+// scale pair against the activation's 16-value sums. The sub-block loops are unrolled (their
+// address arithmetic was most of the instructions: L2-resident GEMV 64 -> 94 GB/s); the n / h loops
+// are not, since unrolled GCC hoists all 53 prefetches of a super-block into one burst, which read
+// 20% slower from DRAM.
 template <int NC>
 inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const __m512i m4  = _mm512_set1_epi8(0x0F);
@@ -191,18 +209,21 @@ inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
                     _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * (4 * n + h))));
                 const __m512i ph2 =
                     _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * (4 * n + h + 2))));
+#pragma GCC unroll 16
                 for (int sub = 0; sub < 2; ++sub) {
                     __m512i dl[NC], dh[NC];
                     for (int c = 0; c < NC; ++c)
                         dl[c] = dh[c] = _mm512_setzero_si512();
+#pragma GCC unroll 16
                     for (int m = 4 * sub; m < 4 * sub + 4; ++m) {
                         const uint8_t * pl = ql + (16 * n + 8 * h + m) * 64;
-                        // the next super-block (53 lines), 2 lines per step: one stream in address order
+                        // super-block b + 2 (53 lines), 2 lines per step: one stream in address order
                         const int line = 2 * (16 * n + 8 * h + m);
                         if (line * 64 < 3360)
-                            _mm_prefetch((const char *) sb + 3360 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                            _mm_prefetch((const char *) sb + PF_Q6K + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
                         if (line * 64 + 64 < 3360)
-                            _mm_prefetch((const char *) sb + 3424 + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                            _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64,
+                                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
                         const __m512i l  = _mm512_loadu_si512((const void *) pl);
                         const __m512i hb = _mm512_loadu_si512((const void *) (qh + (8 * n + m) * 64));
                         // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5
@@ -229,12 +250,14 @@ inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
         }
         // the -32 offset: csum = sum over the 8 scale pairs of (sc . bsum), isum - 32 * csum
         __m512i P[8];
+#pragma GCC unroll 16
         for (int p = 0; p < 8; ++p)
             P[p] = _mm512_cvtepi8_epi16(_mm256_loadu_si256((const __m256i *) (sb + 32 + 32 * p)));
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) sb));
         for (int c = 0; c < NC; ++c) {
             const int32_t * bs = y[c].corr + b * 8;
             __m512i         cs = _mm512_setzero_si512();
+#pragma GCC unroll 16
             for (int p = 0; p < 8; ++p)
                 cs = _mm512_dpwssd_epi32(cs, P[p], _mm512_set1_epi32(bs[p]));
             const __m512i tot = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(cs, 5));
@@ -298,10 +321,14 @@ struct q6_K_g {
 
 void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
             float * const * out) {
+    if (nc == 1)
+        prefetch_head(w, (size_t) ng * gb, PF_Q6K);
     run<q6_K_g>(nb, ng, w, gb, nc, y, out);
 }
 void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
             float * const * out) {
+    if (nc == 1)
+        prefetch_head(w, (size_t) ng * gb, PF_Q4K);
     run<q4_K_g>(nb, ng, w, gb, nc, y, out);
 }
 void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
