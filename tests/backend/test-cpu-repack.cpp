@@ -154,6 +154,32 @@ TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
     }
 }
 
+// A buffer of at least one huge page (2 MiB aligned and advised as huge pages on Linux) holds the
+// same bytes and decodes (one activation row, the long-prefetch path) like the scalar reference on
+// every instruction set and thread count.
+TEST_P(CpuRepack, HugePageSizedBufferDecodesLikeTheReference) {
+    const ggml_type            t = GetParam();
+    const int64_t              K = 2048, M = 2064;  // >= 2 MiB for every type; 129 groups (odd split)
+    const std::vector<uint8_t> bytes = random_weights(t, K, M, 4242);
+    ASSERT_GE(bytes.size(), (size_t) 2 << 20);
+    weight packed(ggml_backend_cpu_repack_buffer_type(), t, K, M, bytes);
+    EXPECT_EQ(0u, (uintptr_t) ggml_backend_buffer_get_base(packed.buf) % ((uintptr_t) 2 << 20));
+    std::vector<uint8_t> back(bytes.size());
+    ggml_backend_tensor_get(packed.w, back.data(), 0, back.size());
+    EXPECT_EQ(back, bytes);
+    weight plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);
+    ggml_cpu_set_mm_isa(0);
+    const std::vector<float> ref = mul_mat(be, packed.w, 1, 1);
+    EXPECT_LT(nmse(ref, mul_mat(be, plain.w, 1, 2)), 1e-12);
+    for (int isa : {1, 2}) {
+        ggml_cpu_set_mm_isa(isa);
+        for (int nth : {1, 2, 3}) {
+            const std::vector<float> got = mul_mat(be, packed.w, 1, nth);
+            ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * 4)) << "isa=" << isa << " nth=" << nth;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
                          ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K),
                          [](const ::testing::TestParamInfo<ggml_type> & i) { return ggml_type_name(i.param); });
