@@ -4,7 +4,8 @@
 //                             "GBps" counts the weight bytes read (compare with ReadBandwidth);
 //                             "GBps_cpu" the same per CPU second of the calling thread (shared machines)
 //   RepackGemv/<type>/<K>/<N>/<T>/<l2>  the same on the CPU_REPACK layout (16 rows interleaved);
-//                             l2:1 = one L2-resident matrix (compute speed, compare with GemvL2)
+//                             l2:1 = one L2-resident matrix (compute speed, compare with GemvL2);
+//                             the copies live in a CPU_REPACK buffer (its huge-page advice included)
 //   Gemm/<type>/<K>/<N>       512 activation rows (prompt processing), 1 thread, "GFLOPs" = 2*K*N*512 per run
 //   RepackGemm/<type>/<K>/<N> the same on the CPU_REPACK layout ("GFLOPs_cpu" in both: per CPU second)
 // The GEMV cycles through enough copies of the matrix (>= 256 MiB) that every run reads from DRAM,
@@ -23,6 +24,8 @@
 extern "C" {
 #include "ggml-quants.h"
 }
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
 #include "ggml-cpu/cpu-repack.h"
 #include "ggml-cpu/cpu-type-traits.h"
 
@@ -312,16 +315,22 @@ ggml_repack_kernel_t repack_kernel(ggml_type t) {
 // The same GEMV on the CPU_REPACK layout (cpu-repack.h): rows interleaved 16 at a time, one
 // contiguous slice of groups per thread, as mul_mat runs it for a weight in a CPU_REPACK buffer.
 void BM_RepackGemv(benchmark::State & state) {
-    const ggml_type      t = (ggml_type) state.range(0);
-    const int64_t        k = state.range(1), nrows = state.range(2), nb = k / 32;
-    const int            nth    = (int) state.range(3);
-    const size_t         mbytes = ggml_row_size(t, k) * nrows;
-    const auto           one    = make_weights(t, k, nrows);
-    const bool           l2     = state.range(4) != 0;  // one small copy: compute speed without DRAM
-    const size_t         ncopy  = l2 ? 1 : ((size_t) 256 << 20) / mbytes + 1;
-    std::vector<uint8_t> w(mbytes * ncopy);
+    const ggml_type t = (ggml_type) state.range(0);
+    const int64_t   k = state.range(1), nrows = state.range(2), nb = k / 32;
+    const int       nth    = (int) state.range(3);
+    const size_t    mbytes = ggml_row_size(t, k) * nrows;
+    const auto      one    = make_weights(t, k, nrows);
+    const bool      l2     = state.range(4) != 0;  // one small copy: compute speed without DRAM
+    const size_t    ncopy  = l2 ? 1 : ((size_t) 256 << 20) / mbytes + 1;
+    // the engine's own buffer type (2 MiB aligned, huge-page advice), so the stream sees its pages
+    ggml_backend_buffer_t wbuf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_repack_buffer_type(), mbytes * ncopy);
+    if (!wbuf) {
+        state.SkipWithError("allocation failed");
+        return;
+    }
+    uint8_t * wbase = (uint8_t *) ggml_backend_buffer_get_base(wbuf);
     for (size_t c = 0; c < ncopy; c++) {
-        ggml_repack_pack(t, k, nrows, one.data(), w.data() + c * mbytes);
+        ggml_repack_pack(t, k, nrows, one.data(), wbase + c * mbytes);
     }
     const bool           kq = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
     std::vector<int8_t>  qs(nb * 32);
@@ -336,7 +345,7 @@ void BM_RepackGemv(benchmark::State & state) {
     size_t                     c    = 0;
     const double               cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
-        const uint8_t * m = w.data() + (c++ % ncopy) * mbytes;
+        const uint8_t * m = wbase + (c++ % ncopy) * mbytes;
         if (nth == 1) {
             float * o = out.data();
             kern(nbk, nrows / GGML_REPACK_ROWS, m, gb, 1, &y, &o);
@@ -359,6 +368,7 @@ void BM_RepackGemv(benchmark::State & state) {
                    (ks == ggml_repack_kernels_avx512() ? "avx512"
                     : ks == ggml_repack_kernels_avx2() ? "avx2"
                                                        : "scalar"));
+    ggml_backend_buffer_free(wbuf);
 }
 
 void repack_args(benchmark::internal::Benchmark * b) {

@@ -166,6 +166,9 @@ TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
     std::vector<uint8_t> back(bytes.size());
     ggml_backend_tensor_get(packed.w, back.data(), 0, back.size());
     EXPECT_EQ(back, bytes);
+    weight plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);  // the unpacked path agrees too
+    ggml_cpu_set_mm_isa(0);
+    EXPECT_LT(nmse(mul_mat(be, packed.w, 1, 1), mul_mat(be, plain.w, 1, 2)), 1e-12);
     for (int64_t N : {1, 5}) {
         ggml_cpu_set_mm_isa(0);
         const std::vector<float> ref = mul_mat(be, packed.w, N, 1);

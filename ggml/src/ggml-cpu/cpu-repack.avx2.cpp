@@ -18,6 +18,11 @@ inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
     for (size_t o = 0; o < dist && o < bytes; o += 64)
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
 }
+// Decode (NC == 1) prefetch distance in quant bytes, as in the AVX-512 kernels (the DRAM latency of one
+// core's stream, not the ISA, sets it); only the first half-pass of a group prefetches, the second
+// re-reads the group from L1/L2. Non-temporal: the weights are read once per token.
+constexpr int PF_DIST_Q4_0 = 16384;
+constexpr int PF_DIST_Q8_0 = 8192;
 
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -30,9 +35,13 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         for (int c = 0; c < NC; ++c)
             acc[c] = _mm256_setzero_ps();
         for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * q  = quants + b * 256 + 32 * h;
-            const __m256    dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
-            __m256i         lo[4], hi[4];
+            const uint8_t * q = quants + b * 256 + 32 * h;
+            if (NC == 1 && h == 0) {
+                for (int j = 0; j < 4; ++j)
+                    _mm_prefetch((const char *) q + PF_DIST_Q4_0 + 64 * j, _MM_HINT_NTA);
+            }
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
+            __m256i      lo[4], hi[4];
             for (int j = 0; j < 4; ++j) {
                 const __m256i v = _mm256_loadu_si256((const __m256i *) (q + 64 * j));
                 lo[j]           = _mm256_and_si256(v, m4);
@@ -65,9 +74,13 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         for (int c = 0; c < NC; ++c)
             acc[c] = _mm256_setzero_ps();
         for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * q  = quants + b * 512 + 32 * h;
-            const __m256    dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
-            __m256i         w[8], aw[8];
+            const uint8_t * q = quants + b * 512 + 32 * h;
+            if (NC == 1 && h == 0) {
+                for (int j = 0; j < 8; ++j)
+                    _mm_prefetch((const char *) q + PF_DIST_Q8_0 + 64 * j, _MM_HINT_NTA);
+            }
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
+            __m256i      w[8], aw[8];
             for (int j = 0; j < 8; ++j) {
                 w[j]  = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (q + 64 * j)), x80);
                 aw[j] = _mm256_sign_epi8(w[j], w[j]);

@@ -30,6 +30,11 @@ inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
     for (size_t o = 0; o < dist && o < bytes; o += 64)
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
 }
+// Q4_0 / Q8_0 decode: further ahead. One core has ~100+ ns of DRAM latency to cover at ~30 GB/s; at 2 KiB
+// the stream ran at 60-65% of a plain read, at 16 KiB (Q4_0) / 8 KiB (Q8_0) at 85-90% (tg-q microbench,
+// docs/benchmarks.md). Distances are in quant bytes (Q4_0 256 per block, Q8_0 512).
+constexpr int PF_DIST_Q4_0 = 16384;
+constexpr int PF_DIST_Q8_0 = 8192;
 
 template <int NC>
 inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -43,7 +48,8 @@ inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 256;
         for (int j = 0; j < 4; ++j)
-            _mm_prefetch((const char *) q + PF_DIST + 64 * j, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q4_0 : PF_DIST) + 64 * j,
+                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (scales + b * 16)));
         __m512i      lo[4], hi[4];
         for (int j = 0; j < 4; ++j) {
@@ -78,7 +84,8 @@ inline void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 512;
         for (int j = 0; j < 8; ++j)
-            _mm_prefetch((const char *) q + PF_DIST + 64 * j, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q8_0 : PF_DIST) + 64 * j,
+                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
         const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *) (scales + b * 16)));
         __m512i      v[8];
         for (int j = 0; j < 8; ++j)
