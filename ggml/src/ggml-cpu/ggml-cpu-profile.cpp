@@ -17,6 +17,7 @@ struct totals {
     std::mutex           mtx;
     ggml_cpu_profile_rec th[MAX_TH]{};
     int64_t              graphs = 0, graph_ns = 0, threads_sum = 0;
+    int64_t              last_end = 0, gaps = 0, gap_ns = 0;  // between graphs: the caller's own time
 
     ~totals() {
         if (graphs == 0)
@@ -26,6 +27,9 @@ struct totals {
                      "\nggml_cpu profile: %lld graphs, %.1f us per graph (entry to return), %.2f threads, "
                      "%.1f barriers per graph (thread 0)\n",
                      (long long) graphs, graph_ns / g / 1e3, threads_sum / g, th[0].n_barriers / g);
+        if (gaps > 0)
+            std::fprintf(stderr, "between graphs (caller: graph build, inputs, logits; gaps < 50 ms): %.1f us\n",
+                         gap_ns / (double) gaps / 1e3);
         std::fprintf(stderr, "%-28s %8s %12s %12s %12s %12s\n", "op [type]", "calls/g", "t0 us/g", "t0 wait/g",
                      "t1 us/g", "t1 wait/g");
         std::vector<int> keys;
@@ -131,8 +135,15 @@ void ggml_cpu_profile_commit(const ggml_cpu_profile_rec * r, int ith, int nth) {
 }
 
 void ggml_cpu_profile_graph(int64_t ns, int n_threads) {
-    totals &                    T = g_totals();
+    totals &                    T   = g_totals();
+    const int64_t               now = ggml_cpu_profile_now();
     std::lock_guard<std::mutex> lk(T.mtx);
+    const int64_t               gap = now - ns - T.last_end;
+    if (T.last_end != 0 && gap < 50000000) {
+        T.gaps++;
+        T.gap_ns += gap;
+    }
+    T.last_end = now;
     T.graphs++;
     T.graph_ns += ns;
     T.threads_sum += n_threads;
