@@ -378,13 +378,13 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
              ggml_tensor * u = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 300, 77), x);
              return ggml_mul(ctx, g, u);
          }},
-        // float decode GEMV: runs of rows taken first come, first served by the threads
-        {"f16 decode gemv, shared runs",
+        // float decode GEMV: one slice of rows per thread, the last one shorter
+        {"f16 decode gemv, odd rows",
          [](ggml_context * ctx) {
              ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 1);
              return ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, 1003), x);
          }},
-        {"bf16 decode gemv, shared runs",
+        {"bf16 decode gemv, odd rows",
          [](ggml_context * ctx) {
              ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 130, 1);
              return ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_BF16, 130, 77), x);

@@ -27,10 +27,6 @@ struct ggml_cpu_params {
     // barrier.
     std::atomic<int> * failed;
     int                node = 0;  // index of the node being computed
-    // A counter of this node, zero when the graph starts, for kernels that hand out chunks of work
-    // first come, first served (a thread the OS deschedules then does not hold up the others).
-    // Results must not depend on which thread takes a chunk. NULL outside the graph loop.
-    std::atomic<int> * chunk = nullptr;
 };
 
 // Waits until all nth threads of the node reach this point. Every thread must call it equally often.

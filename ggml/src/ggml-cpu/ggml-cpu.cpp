@@ -4,7 +4,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <new>
 #include <vector>
 
@@ -427,7 +426,6 @@ void plan_barriers(ggml_tensor * const * nodes, int n_nodes, uint8_t * no_barrie
 struct graph_job {
     ggml_tensor * const * nodes;
     const uint8_t *       no_barrier;  // no_barrier[i]: node i and the next computing node share one barrier
-    std::atomic<int> *    chunks;      // chunks[i]: node i's work counter (ggml_cpu_params::chunk)
     int                   n_nodes;
     ggml_abort_callback   abort_cb;
     void *                abort_data;
@@ -457,8 +455,7 @@ void graph_job_fn(int ith, int nth, void * arg) {
         if (is_noop(t)) {
             continue;
         }
-        p.node  = i;
-        p.chunk = &job->chunks[i];
+        p.node = i;
         const int n_fus =
             t->op == GGML_OP_ADD || t->op == GGML_OP_RMS_NORM ? fused_count(job->nodes, job->n_nodes, i) : 1;
         const bool fused = n_fus > 1;
@@ -581,22 +578,10 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     if (n_nodes <= 0) {
         return GGML_STATUS_SUCCESS;
     }
-    thread_local std::vector<ggml_tensor *>          nodes;  // reused: no allocation per graph in steady state
-    thread_local std::vector<uint8_t>                no_barrier;
-    thread_local std::unique_ptr<std::atomic<int>[]> chunks;
-    thread_local int                                 chunks_cap = 0;
+    thread_local std::vector<ggml_tensor *> nodes;  // reused: no allocation per graph in steady state
+    thread_local std::vector<uint8_t>       no_barrier;
     nodes.resize((size_t) n_nodes);
     no_barrier.assign((size_t) n_nodes, 0);
-    if (chunks_cap < n_nodes) {
-        chunks.reset(new (std::nothrow) std::atomic<int>[(size_t) n_nodes]);
-        chunks_cap = chunks ? n_nodes : 0;
-        if (!chunks) {
-            GGML_LOG_ERROR("ggml_cpu_graph_compute: out of memory for %d nodes\n", n_nodes);
-            return GGML_STATUS_ALLOC_FAILED;
-        }
-    }
-    for (int i = 0; i < n_nodes; ++i)
-        chunks[(size_t) i].store(0, std::memory_order_relaxed);  // published by the pool's job start
     size_t wsize = 0;
     for (int i = 0; i < n_nodes; ++i) {
         ggml_tensor * t   = ggml_graph_node(gf, i);
@@ -641,7 +626,6 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     graph_job job;
     job.nodes      = nodes.data();
     job.no_barrier = no_barrier.data();
-    job.chunks     = chunks.get();
     job.n_nodes    = n_nodes;
     job.abort_cb   = abort_cb;
     job.abort_data = abort_data;

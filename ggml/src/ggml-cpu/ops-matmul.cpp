@@ -349,25 +349,15 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     if (N == 1 && B2 == 1 && B3 == 1 && !ggml_is_quantized(a->type) && R.isa && R.isa->gemv &&
         L.type == GGML_TYPE_F32 && dst->nb[0] == sizeof(float)) {
-        // float-like weight matrix at decode: contiguous runs of whole row groups (the tiles handed
-        // round-robin made every thread hop between 32-row pieces), 4 runs per thread taken first
-        // come, first served: on a shared machine a thread that loses its core mid-product leaves
-        // its remaining runs to the others instead of stalling the next barrier. Batched products
-        // (attention heads) keep the tiles, which spread the heads over the threads. A row's sum
-        // does not depend on its run or thread.
-        const bool    dyn    = p->chunk != nullptr && p->nth > 1;
-        const int64_t g      = R.isa->RM1;
-        const int64_t n_runs = dyn ? 4 * (int64_t) p->nth : p->nth;
-        const int64_t per    = ((M + n_runs - 1) / n_runs + g - 1) / g * g;  // runs * per >= M
-        const int64_t n_have = (M + per - 1) / per;
-        auto          next   = [&](int64_t c) {
-            return dyn ? (int64_t) p->chunk->fetch_add(1, std::memory_order_relaxed) : c < 0 ? p->ith : n_have;
-        };
-        for (int64_t c = next(-1); c < n_have; c = next(c)) {
-            const int64_t m0 = c * per, m1 = std::min(M, m0 + per);
+        // float-like weight matrix at decode: one contiguous slice of whole row groups per thread, as
+        // above (the tiles handed round-robin made every thread hop between 32-row pieces). Batched
+        // products (attention heads) keep the tiles, which spread the heads over the threads.
+        const int64_t g   = R.isa->RM1;
+        const int64_t per = (M / p->nth + g - 1) / g * g;
+        const int64_t m0 = std::min(M, per * p->ith), m1 = p->ith == p->nth - 1 ? M : std::min(M, m0 + per);
+        if (m0 < m1)
             R.isa->gemv(a->type, a->ne[0], cpu_ptr(a, 0, m0, 0, 0), a->nb[1], m1 - m0, (const float *) L.row(0, 0, 0),
                         (float *) cpu_ptr(dst, m0, 0, 0, 0));
-        }
         return;
     }
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
