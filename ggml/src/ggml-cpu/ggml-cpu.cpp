@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -443,13 +444,17 @@ struct graph_job {
 // written later (a fast thread already failing node i + 1, or thread 0 aborting after it) is for a
 // later barrier and must not stop a slow thread that is still deciding about node i.
 void graph_job_fn(int ith, int nth, void * arg) {
-    graph_job *                       job = (graph_job *) arg;
-    ggml_cpu_params                   p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed, 0};
-    thread_local ggml_cpu_profile_rec prof;
-    int                               prof_key = 0;
-    int64_t                           prof_t   = 0;
-    if (job->profile)
-        ggml_cpu_profile_clear(&prof);
+    graph_job *     job = (graph_job *) arg;
+    ggml_cpu_params p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed, 0};
+    // ~80 KB: on the heap, and only in threads that profile (not in every thread's TLS block)
+    thread_local std::unique_ptr<ggml_cpu_profile_rec> prof_rec;
+    if (job->profile && !prof_rec)
+        prof_rec.reset(new (std::nothrow) ggml_cpu_profile_rec());
+    ggml_cpu_profile_rec * prof     = job->profile ? prof_rec.get() : nullptr;  // NULL: not profiling
+    int                    prof_key = 0;
+    int64_t                prof_t   = 0;
+    if (prof)
+        ggml_cpu_profile_clear(prof);
     for (int i = 0; i < job->n_nodes; ++i) {
         ggml_tensor * t = job->nodes[i];
         if (is_noop(t)) {
@@ -459,7 +464,7 @@ void graph_job_fn(int ith, int nth, void * arg) {
         const int n_fus =
             t->op == GGML_OP_ADD || t->op == GGML_OP_RMS_NORM ? fused_count(job->nodes, job->n_nodes, i) : 1;
         const bool fused = n_fus > 1;
-        if (job->profile) {
+        if (prof) {
             prof_key = ggml_cpu_profile_key(t, fused);
             prof_t   = ggml_cpu_profile_now();
         }
@@ -472,10 +477,10 @@ void graph_job_fn(int ith, int nth, void * arg) {
         } else {
             compute_node(&p, t);
         }
-        if (job->profile) {
+        if (prof) {
             const int64_t now = ggml_cpu_profile_now();
-            prof.compute_ns[prof_key] += now - prof_t;
-            prof.calls[prof_key]++;
+            prof->compute_ns[prof_key] += now - prof_t;
+            prof->calls[prof_key]++;
             prof_t = now;
         }
         if (!fused && job->no_barrier[i])
@@ -485,17 +490,17 @@ void graph_job_fn(int ith, int nth, void * arg) {
             job->aborted_at.store(i, std::memory_order_relaxed);
         }
         job->tp->barrier(nth);
-        if (job->profile) {
-            prof.barrier_ns[prof_key] += ggml_cpu_profile_now() - prof_t;
-            prof.n_barriers++;
+        if (prof) {
+            prof->barrier_ns[prof_key] += ggml_cpu_profile_now() - prof_t;
+            prof->n_barriers++;
         }
         const int failed = job->failed.load(std::memory_order_relaxed);
         if ((failed != 0 && failed - 1 <= i) || job->aborted_at.load(std::memory_order_relaxed) <= i) {
             break;
         }
     }
-    if (job->profile)
-        ggml_cpu_profile_commit(&prof, ith, nth);
+    if (prof)
+        ggml_cpu_profile_commit(prof, ith, nth);
 }
 
 }  // namespace
