@@ -338,7 +338,12 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
 ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
                                             ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il,
                                             ggml_tensor * sinks) const {
-    // store this ubatch's K and V first: the attention below reads them back from the cache
+    // K (roped) then Q first, next to each other: on the CPU two independent light nodes share a
+    // barrier, and so do the K and V stores after them (one barrier less per layer at decode than
+    // rope K, store K, store V, rope Q, where Q's rope could land on V's freed input)
+    ggml_build_forward_expand(gf, k_cur);
+    ggml_build_forward_expand(gf, q_cur);
+    // store this ubatch's K and V: the attention below reads them back from the cache
     const bool     win    = in_window_cache(il);
     const uint32_t n_kv_l = n_kv_of(il);  // cells of the layer's cache
     ggml_tensor *  k2d    = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);

@@ -220,6 +220,112 @@ TEST_F(CpuCompute, RmsNormMulFusionGivesTheSameBits) {
     }
 }
 
+TEST_F(CpuCompute, AddRmsNormMulFusionGivesTheSameBits) {
+    // the residual ADD before a norm joins the fused RMS_NORM + MUL pass: the sum (also read later,
+    // as the next residual), the norm and the product must equal the unfused nodes' bits
+    for (int64_t rows : {1, 5}) {
+        for (int64_t n : {1, 17, 64, 2049}) {
+            ggml_tensor * add  = nullptr;
+            ggml_tensor * norm = nullptr;
+            ggml_tensor * mul  = nullptr;
+            graph_fixture g(
+                [&](ggml_context * ctx) {
+                    ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, rows);
+                    ggml_tensor * y = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, rows);
+                    ggml_tensor * w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, n);
+                    add             = ggml_add(ctx, ggml_scale(ctx, x, 1.5f), y);
+                    norm            = ggml_rms_norm(ctx, add, 1e-5f);
+                    mul             = ggml_mul(ctx, norm, w);
+                    // every result is read: the sum, the norm and the product
+                    return ggml_add(ctx, ggml_add(ctx, mul, ggml_scale(ctx, norm, 0.25f)), ggml_scale(ctx, add, 0.5f));
+                },
+                be);
+            ASSERT_TRUE(ggml_cpu_add_rms_norm_mul_fusable(add, norm, mul));
+            ggml_cpu_set_scalar(true);  // no fusion at all: the reference
+            ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> ref = g.result();
+            ggml_cpu_set_scalar(false);
+            for (int nt : {1, 2, 3}) {
+                ggml_backend_cpu_set_n_threads(be, nt);
+                ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+                const std::vector<float> r = g.result();
+                EXPECT_EQ(0, std::memcmp(ref.data(), r.data(), r.size() * 4))
+                    << "rows=" << rows << " n=" << n << " threads=" << nt;
+            }
+        }
+    }
+}
+
+TEST_F(CpuCompute, AddRmsNormMulFusionNeedsSameShapeRowsAndNoOverlap) {
+    // a broadcast ADD, a norm that does not read the ADD, or a result partly over an input stays unfused
+    ggml_init_params ip{ggml_tensor_overhead() * 16, nullptr, true};
+    ggml_context *   ctx  = ggml_init(ip);
+    ggml_tensor *    x    = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 3);
+    ggml_tensor *    b    = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_tensor *    w    = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
+    ggml_tensor *    add  = ggml_add(ctx, x, b);
+    ggml_tensor *    norm = ggml_rms_norm(ctx, add, 1e-5f);
+    EXPECT_FALSE(ggml_cpu_add_rms_norm_mul_fusable(add, norm, ggml_mul(ctx, norm, w)));
+    ggml_tensor * add2  = ggml_add(ctx, x, x);
+    ggml_tensor * norm2 = ggml_rms_norm(ctx, x, 1e-5f);
+    EXPECT_FALSE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm2, ggml_mul(ctx, norm2, w)));
+    ggml_tensor * norm3 = ggml_rms_norm(ctx, add2, 1e-5f);
+    ggml_tensor * mul3  = ggml_mul(ctx, norm3, w);
+    EXPECT_TRUE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm3, mul3));
+    // the graph allocator may place a later node's result over an input the earlier node no longer
+    // needs: fused, one thread would overwrite rows another still reads. Exactly in place is fine.
+    std::vector<float> mem(64 * 3 * 6);
+    auto               at = [&](ggml_tensor * t, size_t row) { t->data = mem.data() + row * 64; };
+    at(x, 0);
+    at(w, 3);
+    at(add2, 6);
+    at(norm3, 9);
+    at(mul3, 12);
+    EXPECT_TRUE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm3, mul3));
+    at(mul3, 1);  // one row into x
+    EXPECT_FALSE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm3, mul3));
+    at(mul3, 0);  // exactly over x: each element is read before it is written, in one thread
+    EXPECT_TRUE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm3, mul3));
+    at(mul3, 10);  // one row into the norm's result
+    EXPECT_FALSE(ggml_cpu_add_rms_norm_mul_fusable(add2, norm3, mul3));
+    EXPECT_FALSE(ggml_cpu_rms_norm_mul_fusable(norm3, mul3));
+    at(mul3, 7);  // one row into the norm's input
+    EXPECT_FALSE(ggml_cpu_rms_norm_mul_fusable(norm3, mul3));
+    ggml_free(ctx);
+}
+
+TEST_F(CpuCompute, IndependentLightNodesShareABarrier) {
+    // a decoder layer's tail: the residual ADD + norm + MUL fused, then two products of the normed
+    // row (one barrier), then two independent elementwise nodes (one barrier for both)
+    ggml_tensor * x = nullptr;
+    graph_fixture g(
+        [&](ggml_context * ctx) {
+            x               = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 1);
+            ggml_tensor * r = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 1);
+            ggml_tensor * w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 256);
+            ggml_tensor * h = ggml_mul(ctx, ggml_rms_norm(ctx, ggml_add(ctx, x, r), 1e-5f), w);
+            ggml_tensor * a = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 256, 64), h);
+            ggml_tensor * b = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 256, 64), h);
+            ggml_tensor * p = ggml_mul(ctx, a, b);
+            ggml_tensor * q = ggml_add(ctx, a, b);  // independent of p
+            return ggml_add(ctx, p, q);
+        },
+        be);
+    // add+norm+mul | a, b | a*b, a+b | add
+    EXPECT_EQ(ggml_cpu_graph_barriers(g.gf), 4);
+    std::vector<float> first;
+    for (int nt : {1, 2, 3}) {
+        ggml_backend_cpu_set_n_threads(be, nt);
+        for (int rep = 0; rep < 20; ++rep) {  // repeated: a missing barrier shows as a changing result
+            ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> r = g.result();
+            if (first.empty())
+                first = r;
+            ASSERT_EQ(0, std::memcmp(first.data(), r.data(), r.size() * 4)) << nt << " threads";
+        }
+    }
+}
+
 TEST_F(CpuCompute, F16RowConversionMatchesTheReference) {
     // F32 -> F16 rows (KV cache writes) use F16C where present: same bits as ggml_fp32_to_fp16 for
     // every non-NaN value: each half, the float just below / above each midpoint between halves,
@@ -271,6 +377,45 @@ TEST_F(CpuCompute, ThreadCountsGiveIdenticalResults) {
              ggml_tensor * g = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 300, 77), x);
              ggml_tensor * u = ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 300, 77), x);
              return ggml_mul(ctx, g, u);
+         }},
+        // float decode GEMV: one slice of rows per thread, the last one shorter
+        {"f16 decode gemv, odd rows",
+         [](ggml_context * ctx) {
+             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 1);
+             return ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 256, 1003), x);
+         }},
+        {"bf16 decode gemv, odd rows",
+         [](ggml_context * ctx) {
+             ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 130, 1);
+             return ggml_mul_mat(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_BF16, 130, 77), x);
+         }},
+        // one row: the threads split the columns of the gated activation
+        {"swiglu decode row",
+         [](ggml_context * ctx) {
+             ggml_tensor * g = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 5632 + 7, 1);
+             ggml_tensor * u = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 5632 + 7, 1);
+             return ggml_swiglu_split(ctx, g, u);
+         }},
+        {"silu decode row",
+         [](ggml_context * ctx) { return ggml_silu(ctx, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 37, 1)); }},
+        // independent light nodes share one barrier (K rope, K and V cache writes, Q rope): the
+        // consumer must see all of them, and no node may overwrite what another of its run reads
+        {"decode rope and cache writes, shared barriers",
+         [](ggml_context * ctx) {
+             ggml_tensor * q   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 8, 1);
+             ggml_tensor * k   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 64, 2, 1);
+             ggml_tensor * v   = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 128, 1);
+             ggml_tensor * pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+             ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+             ggml_tensor * kc  = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 128, 4);
+             ggml_tensor * vc  = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 128, 4);
+             ggml_tensor * kr = ggml_rope_ext(ctx, k, pos, nullptr, 64, 0, 512, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+             ggml_tensor * ks = ggml_set_rows(ctx, kc, ggml_reshape_2d(ctx, kr, 128, 1), idx);
+             ggml_tensor * vs = ggml_set_rows(ctx, vc, v, idx);
+             ggml_tensor * qr = ggml_rope_ext(ctx, q, pos, nullptr, 64, 0, 512, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+             ggml_tensor * kall = ggml_cpy(ctx, ks, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 128, 4));
+             ggml_tensor * vall = ggml_cpy(ctx, vs, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 128, 4));
+             return ggml_add(ctx, ggml_add(ctx, kall, vall), ggml_reshape_2d(ctx, qr, 128, 4));
          }},
         {"rms_norm+softmax",
          [](ggml_context * ctx) {

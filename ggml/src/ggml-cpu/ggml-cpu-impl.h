@@ -50,6 +50,10 @@ extern "C" void ggml_cpu_set_mm_isa(int isa);
 // fewer threads than requested. Results never depend on the thread count.
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
 
+// Barriers the graph loop waits at for this graph with more than one thread (after the fusions
+// and the barrier-free runs of independent nodes): for tests and the profile.
+int ggml_cpu_graph_barriers(const ggml_cgraph * gf);
+
 // Bytes of shared scratch the kernel of `node` needs with nth threads (0 for most ops).
 size_t ggml_cpu_work_size(const ggml_tensor * node, int nth);
 
@@ -161,6 +165,9 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst);    // NORM,
 // nodes as one when _fusable says so (not under GGML_CPU_SCALAR); same bits as the two nodes.
 bool ggml_cpu_rms_norm_mul_fusable(const ggml_tensor * norm, const ggml_tensor * mul);
 void ggml_cpu_op_rms_norm_mul(const ggml_cpu_params * p, ggml_tensor * norm, ggml_tensor * mul);
+// ADD (same-shape F32 rows) whose result feeds such an RMS_NORM: the three nodes as one pass, same bits.
+bool ggml_cpu_add_rms_norm_mul_fusable(const ggml_tensor * add, const ggml_tensor * norm, const ggml_tensor * mul);
+void ggml_cpu_op_add_rms_norm_mul(const ggml_cpu_params * p, ggml_tensor * add, ggml_tensor * norm, ggml_tensor * mul);
 void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_get_rows(const ggml_cpu_params * p, ggml_tensor * dst);

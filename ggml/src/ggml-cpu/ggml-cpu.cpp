@@ -4,12 +4,14 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <vector>
 
 #include "cpu-repack.h"
 #include "cpu-type-traits.h"
 #include "ggml-cpu-impl.h"
+#include "ggml-cpu-profile.h"
 #include "threadpool.h"
 
 float ggml_cpu_f16_table[1 << 16];
@@ -339,6 +341,89 @@ bool shares_input_without_barrier(const ggml_tensor * x, const ggml_tensor * y) 
     return !overlaps(y, x) && !overlaps(y, wx) && !overlaps(y, x->src[1]) && !overlaps(x, wy);
 }
 
+// Ops whose kernels use no scratch shared between threads (at most a private slot per thread) and
+// no barrier of their own: a thread may start one while another still computes an earlier node.
+bool is_light_op(const ggml_tensor * t) {
+    switch (t->op) {
+        case GGML_OP_DUP:
+        case GGML_OP_CONT:
+        case GGML_OP_CPY:
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV:
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_UNARY:
+        case GGML_OP_GLU:
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_GET_ROWS:
+        case GGML_OP_SET_ROWS:
+        case GGML_OP_ROPE:
+        case GGML_OP_SOFT_MAX:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// True when y reads nothing x writes and writes nothing x reads or writes (by address: views and
+// buffers the allocator reuses after their last reader are covered alike).
+bool independent(const ggml_tensor * x, const ggml_tensor * y) {
+    if (overlaps(y, x))
+        return false;
+    for (const ggml_tensor * s : y->src)
+        if (s && s->data && overlaps(s, x))
+            return false;
+    for (const ggml_tensor * s : x->src)
+        if (s && s->data && overlaps(y, s))
+            return false;
+    return true;
+}
+
+// True when node y may follow node x of the same barrier-free run: two decode products of one
+// activation row (above), or two light ops with no data hazard between them (K rope, the K and V
+// cache writes and the Q rope of a decode step).
+bool joinable(const ggml_tensor * x, const ggml_tensor * y) {
+    if (shares_input_without_barrier(x, y))
+        return true;
+    return is_light_op(x) && is_light_op(y) && independent(x, y);
+}
+
+// How many nodes from i on the graph loop runs as one fused pass: 3 (ADD + RMS_NORM + MUL), 2
+// (RMS_NORM + MUL) or 1.
+int fused_count(ggml_tensor * const * nodes, int n_nodes, int i) {
+    const ggml_tensor * t = nodes[i];
+    if (t->op == GGML_OP_ADD && i + 2 < n_nodes && ggml_cpu_add_rms_norm_mul_fusable(t, nodes[i + 1], nodes[i + 2]))
+        return 3;
+    if (i + 1 < n_nodes && ggml_cpu_rms_norm_mul_fusable(t, nodes[i + 1]))
+        return 2;
+    return 1;
+}
+
+// Marks no_barrier[i] where node i and the next computing node may run without a barrier between
+// them: barrier-free runs, each node checked against every node of the run so far.
+void plan_barriers(ggml_tensor * const * nodes, int n_nodes, uint8_t * no_barrier) {
+    for (int i = 0, prev = -1, first = -1; i < n_nodes; ++i) {
+        const ggml_tensor * t = nodes[i];
+        if (is_noop(t))
+            continue;
+        // a fused pass also writes the later nodes' results, which the checks below do not see
+        bool join = prev >= 0 && fused_count(nodes, n_nodes, i) == 1;
+        for (int r = first; join && r <= prev; ++r)
+            join = is_noop(nodes[r]) || joinable(nodes[r], t);
+        if (join) {
+            no_barrier[prev] = 1;
+        } else {
+            first = i;
+        }
+        prev = i;
+    }
+}
+
 struct graph_job {
     ggml_tensor * const * nodes;
     const uint8_t *       no_barrier;  // no_barrier[i]: node i and the next computing node share one barrier
@@ -350,6 +435,7 @@ struct graph_job {
     size_t                wsize;
     std::atomic<int>      failed{0};              // node + 1 of the first failure (see ggml_cpu_params)
     std::atomic<int>      aborted_at{INT32_MAX};  // node after which thread 0's abort callback said stop
+    bool                  profile = false;        // GGML_CPU_PROFILE=1: time every node and barrier
 };
 
 // Every thread must leave the node loop after the same barrier, or the others wait forever at the
@@ -360,30 +446,61 @@ struct graph_job {
 void graph_job_fn(int ith, int nth, void * arg) {
     graph_job *     job = (graph_job *) arg;
     ggml_cpu_params p{ith, nth, job->wdata, job->wsize, job->tp, &job->failed, 0};
+    // ~80 KB: on the heap, and only in threads that profile (not in every thread's TLS block)
+    thread_local std::unique_ptr<ggml_cpu_profile_rec> prof_rec;
+    if (job->profile && !prof_rec)
+        prof_rec.reset(new (std::nothrow) ggml_cpu_profile_rec());
+    ggml_cpu_profile_rec * prof     = job->profile ? prof_rec.get() : nullptr;  // NULL: not profiling
+    int                    prof_key = 0;
+    int64_t                prof_t   = 0;
+    if (prof)
+        ggml_cpu_profile_clear(prof);
     for (int i = 0; i < job->n_nodes; ++i) {
         ggml_tensor * t = job->nodes[i];
         if (is_noop(t)) {
             continue;
         }
         p.node = i;
-        if (i + 1 < job->n_nodes && ggml_cpu_rms_norm_mul_fusable(t, job->nodes[i + 1])) {
+        const int n_fus =
+            t->op == GGML_OP_ADD || t->op == GGML_OP_RMS_NORM ? fused_count(job->nodes, job->n_nodes, i) : 1;
+        const bool fused = n_fus > 1;
+        if (prof) {
+            prof_key = ggml_cpu_profile_key(t, fused);
+            prof_t   = ggml_cpu_profile_now();
+        }
+        if (n_fus == 3) {
+            ggml_cpu_op_add_rms_norm_mul(&p, t, job->nodes[i + 1], job->nodes[i + 2]);  // one barrier
+            i += 2;
+        } else if (n_fus == 2) {
             ggml_cpu_op_rms_norm_mul(&p, t, job->nodes[i + 1]);  // both nodes, one barrier
             ++i;
         } else {
             compute_node(&p, t);
-            if (job->no_barrier[i])
-                continue;  // failures and aborts are checked at the barrier after the next node
         }
+        if (prof) {
+            const int64_t now = ggml_cpu_profile_now();
+            prof->compute_ns[prof_key] += now - prof_t;
+            prof->calls[prof_key]++;
+            prof_t = now;
+        }
+        if (!fused && job->no_barrier[i])
+            continue;  // failures and aborts are checked at the barrier after the next node
         // thread 0 polls the abort callback; the barrier publishes its answer to the others
         if (ith == 0 && job->abort_cb && i + 1 < job->n_nodes && job->abort_cb(job->abort_data)) {
             job->aborted_at.store(i, std::memory_order_relaxed);
         }
         job->tp->barrier(nth);
+        if (prof) {
+            prof->barrier_ns[prof_key] += ggml_cpu_profile_now() - prof_t;
+            prof->n_barriers++;
+        }
         const int failed = job->failed.load(std::memory_order_relaxed);
         if ((failed != 0 && failed - 1 <= i) || job->aborted_at.load(std::memory_order_relaxed) <= i) {
             break;
         }
     }
+    if (prof)
+        ggml_cpu_profile_commit(prof, ith, nth);
 }
 
 }  // namespace
@@ -430,12 +547,31 @@ extern "C" int ggml_cpu_graph_threads(const ggml_cgraph * gf, int n_threads) {
     return (int) std::max(1.0, std::min((double) n_threads, work / per_thread));
 }
 
+int ggml_cpu_graph_barriers(const ggml_cgraph * gf) {
+    const int                  n = ggml_graph_n_nodes(gf);
+    std::vector<ggml_tensor *> nodes((size_t) std::max(n, 0));
+    std::vector<uint8_t>       no_barrier(nodes.size(), 0);
+    for (int i = 0; i < n; ++i)
+        nodes[(size_t) i] = ggml_graph_node(gf, i);
+    plan_barriers(nodes.data(), n, no_barrier.data());
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+        if (is_noop(nodes[(size_t) i]))
+            continue;
+        const int n_fus = fused_count(nodes.data(), n, i);
+        i += n_fus - 1;
+        count += n_fus > 1 || !no_barrier[(size_t) i];
+    }
+    return count;
+}
+
 extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggml_cgraph * gf, int n_threads,
                                                    ggml_abort_callback abort_cb, void * abort_data) {
     if (!tp || !gf) {
         GGML_LOG_ERROR("ggml_cpu_graph_compute: NULL thread pool or graph\n");
         return GGML_STATUS_FAILED;
     }
+    const int64_t t_entry = ggml_cpu_profile_on() ? ggml_cpu_profile_now() : 0;
     if (n_threads < 1) {
         n_threads = 1;
     }
@@ -463,20 +599,17 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     if (auto_threads()) {
         n_threads = ggml_cpu_graph_threads(gf, n_threads);
     }
-    // barrier-free runs: each node checked against every node of the run so far
-    for (int i = 0, prev = -1, first = -1; i < n_nodes; ++i) {
-        const ggml_tensor * t = nodes[(size_t) i];
-        if (is_noop(t))
-            continue;
-        bool join = prev >= 0;
-        for (int r = first; join && r <= prev; ++r)
-            join = is_noop(nodes[(size_t) r]) || shares_input_without_barrier(nodes[(size_t) r], t);
-        if (join) {
-            no_barrier[(size_t) prev] = 1;
-        } else {
-            first = i;
+    plan_barriers(nodes.data(), n_nodes, no_barrier.data());
+    if (t_entry != 0) {
+        std::vector<uint8_t> barrier_after((size_t) n_nodes, 0);  // as graph_job_fn will wait
+        for (int i = 0; i < n_nodes; ++i) {
+            if (is_noop(nodes[(size_t) i]))
+                continue;
+            const int n_fus = fused_count(nodes.data(), n_nodes, i);
+            i += n_fus - 1;
+            barrier_after[(size_t) i] = n_fus > 1 || !no_barrier[(size_t) i];
         }
-        prev = i;
+        ggml_cpu_profile_dump(nodes.data(), barrier_after.data(), n_nodes, is_noop);
     }
     for (int i = 0; i < n_nodes; ++i) {
         const ggml_tensor * t = nodes[(size_t) i];
@@ -504,7 +637,10 @@ extern "C" enum ggml_status ggml_cpu_graph_compute(ggml_cpu_threadpool * tp, ggm
     job.tp         = tp;
     job.wdata      = wdata;
     job.wsize      = wsize;
+    job.profile    = t_entry != 0;
     tp->run(graph_job_fn, &job, n_threads);
+    if (job.profile)
+        ggml_cpu_profile_graph(ggml_cpu_profile_now() - t_entry, n_threads);
     if (job.failed.load()) {
         return GGML_STATUS_FAILED;
     }

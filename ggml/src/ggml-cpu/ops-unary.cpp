@@ -2,6 +2,7 @@
 // Any strides, F32/F16/BF16; threads split rows of the result.
 #include "ggml-cpu-impl.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -86,8 +87,19 @@ void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t n    = dst->ne[0];
     const bool    fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && dst->type == GGML_TYPE_F32 &&
                       a->nb[0] == 4 && dst->nb[0] == 4;
-    int64_t r0, r1;
-    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    // fewer rows than threads: split the columns (as GLU below)
+    const bool by_cols = fast && cpu_nrows(dst) < p->nth;
+    int64_t    c0 = 0, c1 = n;
+    int64_t    r0, r1;
+    if (by_cols) {
+        r0                = 0;
+        r1                = cpu_nrows(dst);
+        const int64_t per = (n / p->nth + 15) / 16 * 16;  // whole cache lines per thread
+        c0                = std::min(n, per * p->ith);
+        c1                = p->ith == p->nth - 1 ? n : std::min(n, c0 + per);
+    } else {
+        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    }
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(dst, r, i1, i2, i3);
@@ -96,7 +108,7 @@ void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst) {
         if (fast) {
             float *       df = (float *) d;
             const float * xf = (const float *) x;
-            for (int64_t i = 0; i < n; ++i)
+            for (int64_t i = c0; i < c1; ++i)
                 df[i] = f(xf[i]);
             continue;
         }
@@ -118,8 +130,21 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
     const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && a->nb[0] == 4 &&
                       dst->type == GGML_TYPE_F32 && dst->nb[0] == 4 &&
                       (!b || (b->type == GGML_TYPE_F32 && b->nb[0] == 4));
-    int64_t r0, r1;
-    cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    // Fewer rows than threads (decode: one row of n_ff): the threads split the columns instead, so
+    // the others do not idle at the next barrier while one computes n_ff exponentials. Each element
+    // is computed by the same expression either way.
+    const bool by_cols = fast && cpu_nrows(dst) < p->nth;
+    int64_t    c0 = 0, c1 = n;
+    int64_t    r0, r1;
+    if (by_cols) {
+        r0                = 0;
+        r1                = cpu_nrows(dst);
+        const int64_t per = (n / p->nth + 15) / 16 * 16;  // whole cache lines per thread
+        c0                = std::min(n, per * p->ith);
+        c1                = p->ith == p->nth - 1 ? n : std::min(n, c0 + per);
+    } else {
+        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    }
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(dst, r, i1, i2, i3);
@@ -145,15 +170,15 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
             float *       df = (float *) d;
             switch (gop) {
                 case GGML_GLU_OP_SWIGLU:
-                    for (int64_t i = 0; i < n; ++i)
+                    for (int64_t i = c0; i < c1; ++i)
                         df[i] = silu(xf[i]) * gf[i];
                     break;
                 case GGML_GLU_OP_GEGLU:
-                    for (int64_t i = 0; i < n; ++i)
+                    for (int64_t i = c0; i < c1; ++i)
                         df[i] = gelu_tanh(xf[i]) * gf[i];
                     break;
                 default:
-                    for (int64_t i = 0; i < n; ++i)
+                    for (int64_t i = c0; i < c1; ++i)
                         df[i] = gelu_erf(xf[i]) * gf[i];
                     break;
             }

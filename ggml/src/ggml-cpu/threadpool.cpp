@@ -10,7 +10,14 @@ namespace {
 // short enough not to burn a core when the application is idle.
 constexpr auto k_idle_spin = std::chrono::microseconds(300);
 // Spins inside a barrier before yielding the core (matters when threads outnumber cores).
-constexpr int k_barrier_spins_before_yield = 1 << 8;
+// GGML_CPU_BARRIER_SPINS overrides it (for A/B runs; -1 = never yield).
+int barrier_spins_before_yield() {
+    static const int n = [] {
+        const char * e = std::getenv("GGML_CPU_BARRIER_SPINS");
+        return e && *e ? std::atoi(e) : 1 << 8;
+    }();
+    return n;
+}
 }  // namespace
 
 ggml_cpu_threadpool::ggml_cpu_threadpool(int n_threads) {
@@ -117,10 +124,11 @@ void ggml_cpu_threadpool::run(ggml_cpu_job_fn fn, void * arg, int nth) {
 
     fn(0, nth, arg);
 
-    int spins = 0;
+    int       spins     = 0;
+    const int max_spins = barrier_spins_before_yield();
     while (n_finished.load(std::memory_order_acquire) != nth - 1) {
         ggml_cpu_spin_pause();
-        if (++spins > k_barrier_spins_before_yield) {
+        if (max_spins >= 0 && ++spins > max_spins) {
             std::this_thread::yield();
         }
     }
@@ -136,10 +144,11 @@ void ggml_cpu_threadpool::barrier(int nth) {
         barrier_phase.v.fetch_add(1, std::memory_order_release);
         return;
     }
-    int spins = 0;
+    int       spins     = 0;
+    const int max_spins = barrier_spins_before_yield();
     while (barrier_phase.v.load(std::memory_order_acquire) == phase) {
         ggml_cpu_spin_pause();
-        if (++spins > k_barrier_spins_before_yield) {
+        if (max_spins >= 0 && ++spins > max_spins) {
             std::this_thread::yield();
         }
     }
