@@ -131,6 +131,43 @@ std::vector<llama_token> tokenize(const llama_model * m, const std::string & tex
     return out;
 }
 
+std::vector<float> sequence_logits(const std::string & path, const std::vector<llama_token> & seq, int & n_vocab,
+                                   std::string & err, int n_ctx_min) {
+    model_ptr model(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    if (!model) {
+        err = std::string("load: ") + llama_last_error();
+        return {};
+    }
+    n_vocab                 = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = cp.n_batch = cp.n_ubatch = (uint32_t) std::max<size_t>((size_t) n_ctx_min, seq.size());
+    cp.n_threads = cp.n_threads_batch = 2;
+    ctx_ptr ctx(llama_init_from_model(model.get(), cp));
+    if (!ctx) {
+        err = std::string("context: ") + llama_last_error();
+        return {};
+    }
+    owned_batch b((int) seq.size(), 1);
+    for (size_t i = 0; i < seq.size(); i++) {
+        b.add(seq[i], (llama_pos) i, {0}, true);
+    }
+    if (llama_decode(ctx.get(), b.b) != 0) {
+        err = std::string("decode: ") + llama_last_error();
+        return {};
+    }
+    std::vector<float> out;
+    out.reserve(seq.size() * (size_t) n_vocab);
+    for (size_t i = 0; i < seq.size(); i++) {
+        const float * l = llama_get_logits_ith(ctx.get(), (int32_t) i);
+        if (!l) {
+            err = "no logits for position " + std::to_string(i);
+            return {};
+        }
+        out.insert(out.end(), l, l + n_vocab);
+    }
+    return out;
+}
+
 void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
                 std::vector<float> & rows) {
     const llama_vocab * vocab   = llama_model_get_vocab(llama_get_model(ctx));

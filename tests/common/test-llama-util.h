@@ -69,4 +69,11 @@ std::vector<llama_token> tokenize(const llama_model * m, const std::string & tex
 void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
                 std::vector<float> & rows);
 
+// Loads path (default model parameters), decodes seq as one batch in sequence 0 with logits for every
+// position (n_ctx = n_batch = n_ubatch = max(n_ctx_min, seq.size()), 2 threads) and returns the rows back
+// to back: seq.size() x n_vocab floats. On failure returns {} and sets err ("load: ", "context: " or
+// "decode: " followed by llama_last_error()).
+std::vector<float> sequence_logits(const std::string & path, const std::vector<llama_token> & seq, int & n_vocab,
+                                   std::string & err, int n_ctx_min = 64);
+
 }  // namespace llama_test_util

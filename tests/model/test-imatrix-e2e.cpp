@@ -92,34 +92,7 @@ shared_state * g_state = nullptr;
 // Logits of every position of seq, one batch, no sampling.
 std::vector<float> all_logits(const std::string & path, const std::vector<llama_token> & seq, int & n_vocab,
                               std::string & err) {
-    model_ptr model(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-    if (!model) {
-        err = std::string("load: ") + llama_last_error();
-        return {};
-    }
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx = cp.n_batch = cp.n_ubatch = 128;
-    cp.n_threads = cp.n_threads_batch = 2;
-    ctx_ptr ctx(llama_init_from_model(model.get(), cp));
-    if (!ctx) {
-        err = std::string("context: ") + llama_last_error();
-        return {};
-    }
-    n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
-    llama_test_util::owned_batch b((int) seq.size(), 1);
-    for (size_t i = 0; i < seq.size(); i++) {
-        b.add(seq[i], (llama_pos) i, {0}, true);
-    }
-    if (llama_decode(ctx.get(), b.b) != 0) {
-        err = std::string("decode: ") + llama_last_error();
-        return {};
-    }
-    std::vector<float> out;
-    for (size_t i = 0; i < seq.size(); i++) {
-        const float * l = llama_get_logits_ith(ctx.get(), (int32_t) i);
-        out.insert(out.end(), l, l + n_vocab);
-    }
-    return out;
+    return llama_test_util::sequence_logits(path, seq, n_vocab, err, 128);
 }
 
 // Trained models have a few input channels far more active than the rest (outlier features), which

@@ -22,30 +22,9 @@ namespace {
 void quiet_log(ggml_log_level, const char *, void *) {}
 
 std::vector<float> prompt_logits(const std::string & path, const std::vector<llama_token> & prompt, int & n_vocab) {
-    model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-    EXPECT_NE(m, nullptr) << llama_last_error();
-    if (!m) {
-        return {};
-    }
-    n_vocab                 = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
-    llama_context_params cp = llama_context_default_params();
-    cp.n_ctx                = 64;
-    cp.n_threads            = 2;
-    cp.n_threads_batch      = 2;
-    ctx_ptr     ctx(llama_init_from_model(m.get(), cp));
-    owned_batch b((int) prompt.size(), 1);
-    for (size_t i = 0; i < prompt.size(); i++) {
-        b.add(prompt[i], (llama_pos) i, {0});
-    }
-    EXPECT_EQ(llama_decode(ctx.get(), b.b), 0) << llama_last_error();
-    std::vector<float> out;
-    for (size_t i = 0; i < prompt.size(); i++) {
-        const float * lg = llama_get_logits_ith(ctx.get(), (int32_t) i);
-        EXPECT_NE(lg, nullptr);
-        if (lg) {
-            out.insert(out.end(), lg, lg + n_vocab);
-        }
-    }
+    std::string              err;
+    const std::vector<float> out = llama_test_util::sequence_logits(path, prompt, n_vocab, err);
+    EXPECT_TRUE(err.empty()) << err;
     return out;
 }
 
