@@ -2,6 +2,7 @@
 // count, failure on bad row ids, the abort callback, and thread-pool reuse across many graphs.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "ggml-cpu/ggml-cpu-compute.h"
 #include "ggml-cpu/ggml-cpu-impl.h"
 #include "ggml-cpu/matmul-gemm.h"
+#include "ggml-cpu/threadpool.h"
 #include "ggml.h"
 #include "test-common.h"
 
@@ -572,6 +574,82 @@ TEST(CpuComputeDirect, ThreadPoolApiWithoutBackend) {
     EXPECT_EQ(ggml_cpu_graph_compute(tp, nullptr, 2, nullptr, nullptr), GGML_STATUS_FAILED);
     ggml_cpu_threadpool_free(tp);
     ggml_cpu_threadpool_free(nullptr);
+}
+
+// Work items claimed first come, first served (ggml_cpu_claim): a thread that arrives late finds the
+// items taken by the one that was there (a static split would leave it half), every item goes to
+// exactly one thread, and the counter starts from 0 again after every barrier and in every job.
+TEST(CpuComputeDirect, ClaimedItemsGoOnceEachAndRestartAfterBarriers) {
+    constexpr int64_t N1 = 64, N2 = 9;
+    struct state {
+        ggml_cpu_threadpool * tp;
+        std::atomic<int>      hits1[N1];
+        std::atomic<int>      hits2[N2];
+        std::atomic<int>      by_thread[2];
+        std::atomic<bool>     first_done{false};
+        bool                  hold_back_1 = true;
+    };
+    ggml_cpu_threadpool pool(2);
+    ASSERT_EQ(pool.size(), 2);
+    for (int job = 0; job < 3; ++job) {
+        state st;
+        st.tp          = &pool;
+        st.hold_back_1 = job < 2;  // the third job lets both threads race
+        for (auto & h : st.hits1)
+            h = 0;
+        for (auto & h : st.hits2)
+            h = 0;
+        st.by_thread[0] = st.by_thread[1] = 0;
+        pool.run(
+            [](int ith, int nth, void * arg) {
+                auto * s = (state *) arg;
+                if (ith == 1 && s->hold_back_1)
+                    while (!s->first_done.load())  // thread 1 is "slow": it starts after thread 0 ran out
+                        ggml_cpu_spin_pause();
+                for (int64_t t = s->tp->claim(); t < N1; t = s->tp->claim()) {
+                    s->hits1[t]++;
+                    s->by_thread[ith]++;
+                }
+                if (ith == 0)
+                    s->first_done = true;
+                s->tp->barrier(nth);
+                for (int64_t t = s->tp->claim(); t < N2; t = s->tp->claim())
+                    s->hits2[t]++;
+            },
+            &st, 2);
+        for (int64_t t = 0; t < N1; ++t) {
+            EXPECT_EQ(st.hits1[t].load(), 1) << "job " << job << " item " << t;
+        }
+        for (int64_t t = 0; t < N2; ++t) {
+            EXPECT_EQ(st.hits2[t].load(), 1) << "job " << job << " item " << t << " after the barrier";
+        }
+        EXPECT_EQ(st.by_thread[0] + st.by_thread[1], N1);
+        if (st.hold_back_1) {
+            EXPECT_EQ(st.by_thread[0].load(), N1) << "the thread that was there should take every item";
+        }
+    }
+    // one thread (run() calls the job directly): the same restarts
+    std::atomic<int> seen{0};
+    struct one {
+        ggml_cpu_threadpool * tp;
+        std::atomic<int> *    seen;
+    } o{&pool, &seen};
+    for (int job = 0; job < 2; ++job) {
+        pool.run(
+            [](int, int nth, void * arg) {
+                auto * s = (one *) arg;
+                for (int round = 0; round < 2; ++round) {
+                    int64_t n = 0;
+                    for (int64_t t = s->tp->claim(); t < 5; t = s->tp->claim()) {
+                        EXPECT_EQ(t, n++);
+                    }
+                    *s->seen += (int) n;
+                    s->tp->barrier(nth);
+                }
+            },
+            &o, 1);
+    }
+    EXPECT_EQ(seen.load(), 20);
 }
 
 // The thread count the engine picks for a graph (auto threads): a small model's step stays on one

@@ -487,7 +487,7 @@ void ggml_repack_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t   nt = (N + TILE_COLS - 1) / TILE_COLS;
     ggml_repack_act ys[TILE_COLS];
     float *         outs[TILE_COLS];
-    for (int64_t t = p->ith; t < ng * nt; t += p->nth) {
+    for (int64_t t = ggml_cpu_claim(p); t < ng * nt; t = ggml_cpu_claim(p)) {
         const int64_t g = t / nt, c0 = (t % nt) * TILE_COLS, nc = std::min(TILE_COLS, N - c0);
         for (int64_t c = 0; c < nc; ++c) {
             int64_t i1, i2, i3;

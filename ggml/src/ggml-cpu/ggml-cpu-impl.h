@@ -32,6 +32,22 @@ struct ggml_cpu_params {
 // Waits until all nth threads of the node reach this point. Every thread must call it equally often.
 void ggml_cpu_barrier(const ggml_cpu_params * p);
 
+// The next unclaimed work item (0, 1, 2, ...) of this stretch between barriers, shared by the
+// node's threads: `for (t = ggml_cpu_claim(p); t < n; t = ggml_cpu_claim(p))` balances tiles over
+// threads of unequal speed. Each item is computed whole by one thread, so results do not depend on
+// who claims what. One claiming loop per stretch between barriers, and only in nodes that are never
+// joined to a neighbour without a barrier (not light ops, not single-row decode products).
+int64_t ggml_cpu_claim(const ggml_cpu_params * p);
+
+// This thread's work items: claimed (ggml_cpu_claim) when `shared`, else round-robin (ith, ith + nth,
+// ...) for kernels that may run in a barrier-free stretch with a neighbour (single-row products).
+struct ggml_cpu_items {
+    const ggml_cpu_params * p;
+    bool                    shared;
+    int64_t                 first() const { return shared ? ggml_cpu_claim(p) : p->ith; }
+    int64_t                 next(int64_t t) const { return shared ? ggml_cpu_claim(p) : t + p->nth; }
+};
+
 // Marks the node as failed (the compute returns GGML_STATUS_FAILED); logs the first message only.
 // Kernels may test `p->failed->load() != 0` after an internal barrier.
 void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)

@@ -89,6 +89,10 @@ void ggml_cpu_barrier(const ggml_cpu_params * p) {
     p->tp->barrier(p->nth);
 }
 
+int64_t ggml_cpu_claim(const ggml_cpu_params * p) {
+    return p->tp->claim();
+}
+
 void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
     int expected = 0;
     if (!p->failed->compare_exchange_strong(expected, p->node + 1)) {

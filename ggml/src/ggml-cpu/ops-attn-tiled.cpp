@@ -337,7 +337,7 @@ void ggml_cpu_flash_attn_tiled(const ggml_cpu_params * p, ggml_tensor * dst) {
     char *                      ws   = base + shared_bytes(P) + (size_t) p->ith * P.per_thread;
     tile_state                  st{(float *) (ws + P.off_m), (float *) (ws + P.off_l), (float *) (ws + P.off_acc)};
 
-    for (int64_t it = p->ith; it < P.n_items; it += p->nth) {
+    for (int64_t it = ggml_cpu_claim(p); it < P.n_items; it = ggml_cpu_claim(p)) {
         int64_t       rest = it;
         const int64_t ch   = rest % P.n_ch;
         rest /= P.n_ch;

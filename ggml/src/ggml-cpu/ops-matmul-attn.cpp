@@ -151,7 +151,9 @@ void ggml_cpu_mm_attn(const ggml_cpu_params * p, ggml_tensor * dst) {
     const plan P    = make_plan(dst);
     char *     base = (char *) (((uintptr_t) p->wdata + 63) / 64 * 64);
     char *     ws   = base + (size_t) p->ith * P.per_thread;
-    for (int64_t it = p->ith; it < P.n_items; it += p->nth) {
+    // claimed unless the product is a single row (which may share a barrier-free stretch)
+    const ggml_cpu_items items{p, cpu_nrows(dst->src[1]) > 1};
+    for (int64_t it = items.first(); it < P.n_items; it = items.next(it)) {
         const int64_t s = it / P.n_blk, blk = it % P.n_blk;
         run_kq(P, dst, ws, s, blk);
     }

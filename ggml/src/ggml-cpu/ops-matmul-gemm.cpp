@@ -117,7 +117,7 @@ void ggml_cpu_mm_gemm(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t mb = (P.M + P.BMF - 1) / P.BMF, npg = (P.n_pan + PG - 1) / PG;
     const int64_t n_tiles = mb * npg * P.S;
     const size_t  lda     = a->nb[1] / 2;
-    for (int64_t t = p->ith; t < n_tiles; t += p->nth) {
+    for (int64_t t = ggml_cpu_claim(p); t < n_tiles; t = ggml_cpu_claim(p)) {
         const int64_t    ip = t % npg, im = (t / npg) % mb, s = t / (npg * mb);
         const int64_t    i2 = s % B2, i3 = s / B2;
         const int64_t    m0 = im * P.BMF, rows = std::min(P.BMF, P.M - m0);

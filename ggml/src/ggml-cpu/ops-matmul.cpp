@@ -362,7 +362,9 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
     const int64_t n_tiles = mb * nb * B2 * B3;
-    for (int64_t t = p->ith; t < n_tiles; t += p->nth) {
+    // claimed unless the product is a single row (which may share a barrier-free stretch)
+    const ggml_cpu_items items{p, cpu_nrows(b) > 1};
+    for (int64_t t = items.first(); t < n_tiles; t = items.next(t)) {
         const int64_t in = t % nb;
         const int64_t im = (t / nb) % mb;
         const int64_t i2 = (t / (nb * mb)) % B2;
@@ -431,9 +433,10 @@ void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst) {
     if (p->failed->load(std::memory_order_relaxed))
         return;
 
-    const block_runner R  = make_runner(as->type, as->ne[0]);
-    const int64_t      mb = (M + BM - 1) / BM;
-    int64_t            t  = 0;  // global tile counter: tile t goes to thread t % nth
+    const block_runner R    = make_runner(as->type, as->ne[0]);
+    const int64_t      mb   = (M + BM - 1) / BM;
+    int64_t            t    = 0;                  // global tile index over the experts, in order
+    int64_t            want = ggml_cpu_claim(p);  // the next tile this thread computes (claims only grow)
     for (int64_t x = 0; x < n_expert; ++x) {
         const int64_t cnt = offs[x + 1] - offs[x];
         if (cnt == 0)
@@ -443,8 +446,9 @@ void ggml_cpu_op_mul_mat_id(const ggml_cpu_params * p, ggml_tensor * dst) {
         const int32_t * pairs = list + offs[x];
         for (int64_t im = 0; im < mb; ++im) {
             for (int64_t in = 0; in < nbk; ++in, ++t) {
-                if (t % p->nth != p->ith)
+                if (t != want)
                     continue;
+                want = ggml_cpu_claim(p);
                 run_tile(
                     R, ax, as->nb[1], im * BM, std::min(M, (im + 1) * BM), in * BN, std::min(cnt, (in + 1) * BN),
                     [&](int64_t j) {

@@ -105,6 +105,8 @@ void ggml_cpu_threadpool::run(ggml_cpu_job_fn fn, void * arg, int nth) {
     if (nth > size()) {
         nth = size();
     }
+    // nobody runs: no claim of the previous job can still be in flight
+    item_next.store(0, std::memory_order_relaxed);
     if (nth <= 1) {
         fn(0, 1, arg);
         return;
@@ -136,10 +138,14 @@ void ggml_cpu_threadpool::run(ggml_cpu_job_fn fn, void * arg, int nth) {
 
 void ggml_cpu_threadpool::barrier(int nth) {
     if (nth <= 1) {
+        item_next.store(0, std::memory_order_relaxed);
         return;
     }
     const uint32_t phase = barrier_phase.v.load(std::memory_order_acquire);
     if (barrier_count.v.fetch_add(1, std::memory_order_acq_rel) == (uint32_t) nth - 1) {
+        // the last to arrive: every other thread's claims happen before its arrival, and the
+        // release below publishes the reset to all of them
+        item_next.store(0, std::memory_order_relaxed);
         barrier_count.v.store(0, std::memory_order_relaxed);
         barrier_phase.v.fetch_add(1, std::memory_order_release);
         return;

@@ -33,6 +33,13 @@ struct ggml_cpu_threadpool {
     // Spinning barrier among the nth threads of the current job.
     void barrier(int nth);
 
+    // Work items of a node handed out first come, first served: a thread that finishes early takes
+    // the next tile instead of waiting at the barrier for a sibling that was preempted or runs on a
+    // slower core (shared machines, hybrid CPUs). The counter is 0 at the start of every job and
+    // after every barrier, so a kernel may run one claiming loop per stretch between two barriers;
+    // nodes that share a barrier-free stretch (ggml-cpu.cpp joinable) must not claim.
+    int64_t claim() { return item_next.fetch_add(1, std::memory_order_relaxed); }
+
     // Scratch shared by the threads of a node, grown between graphs only.
     void * work_data(size_t size);
 
@@ -56,6 +63,7 @@ private:
     alignas(64) std::atomic<int> n_sleeping{0};
     ggml_cpu_pad_atomic_u32 barrier_count;
     ggml_cpu_pad_atomic_u32 barrier_phase;
+    alignas(64) std::atomic<int64_t> item_next{0};
 
     std::mutex              mtx;
     std::condition_variable cv;
