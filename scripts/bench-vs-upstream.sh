@@ -12,6 +12,11 @@
 #   MODELS ["q4_0 q8_0 q4_k_m f16"; empty: no table, e.g. with QUANT=1]   FA ["-1 0"] (-1 = auto, each engine's default)
 #   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
 #   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
+#   BW_MIB [512]            buffer of the read-bandwidth probe (llama-bw-probe, run before every engine run)
+#
+# Bandwidth: the probe runs right before each engine run (same threads); "tg % of BW" is the weight
+# bytes a token reads (every tensor but the token embedding, of which a token reads one row) times
+# tg t/s, over the median probe of that row. Both engines read the same bytes per token.
 set -euo pipefail
 UP=${1:?usage: scripts/bench-vs-upstream.sh UPSTREAM_DIR}
 UP=$(cd "$UP" && pwd)
@@ -21,10 +26,11 @@ MODELS_DIR=${MODELS_DIR:-/tmp/llama-bench-models}
 MODELS=${MODELS-q4_0 q8_0 q4_k_m f16}
 FA=${FA:--1 0}
 THREADS=${THREADS:-2} N_PROMPT=${N_PROMPT:-512} N_GEN=${N_GEN:-128} REPS=${REPS:-3} ROUNDS=${ROUNDS:-2}
-DEPTH=${DEPTH:-0} QUANT=${QUANT:-0}
+DEPTH=${DEPTH:-0} QUANT=${QUANT:-0} BW_MIB=${BW_MIB:-512}
 
-cmake --build "$BUILD" --target llama-bench-ab llama-gguf-synth llama-quantize -j2 >/dev/null
+cmake --build "$BUILD" --target llama-bench-ab llama-bw-probe llama-gguf-dump llama-gguf-synth llama-quantize -j2 >/dev/null
 OURS=$BUILD/bin/llama-bench-ab
+PROBE=$BUILD/bin/llama-bw-probe
 
 # The same client against upstream's headers and shared library.
 UPLIB=$(dirname "$(find "$UP/build" -name 'libllama.so' -print -quit)")
@@ -50,27 +56,42 @@ model_for() {
         *) synth "$1" ;;
     esac
 }
+# Bytes of weights one generated token reads: every tensor except token_embd.weight when the model has
+# its own output matrix (a tied embedding is read whole by the output product).
+bytes_per_token() {
+    "$BUILD/bin/llama-gguf-dump" "$1" | awk '
+        $2 ~ /\.weight$|\.bias$/ && $(NF-1) == "bytes" { b[$2] = $NF; total += $NF }
+        END { if ("output.weight" in b) total -= b["token_embd.weight"]; printf "%.0f", total }'
+}
+pct() { awk -v ts="$1" -v by="$2" -v bw="$3" 'BEGIN { if (bw > 0 && ts > 0) printf "%.0f%%", 100 * ts * by / (bw * 1e9); else print "-" }'; }
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 med() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "-"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 echo "# ours vs upstream ($(basename "$UP")), $(nproc) cores, threads $THREADS, pp$N_PROMPT tg$N_GEN depth $DEPTH, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| model | flash attn | pp ours / upstream | × | tg ours / upstream | × | peak RSS MB ours / upstream |"
-echo "|---|---|---|---|---|---|---|"
+echo "| model | flash attn | pp ours / upstream | × | tg ours / upstream | × | tg % of BW ours / upstream | probe GB/s (min–max) | peak RSS MB ours / upstream |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for m in $MODELS; do
     f=$(model_for "$m")
+    bpt=$(bytes_per_token "$f")
     for fa in $FA; do
-        o=(); t=()
-        for ((r = 0; r < ROUNDS; ++r)); do  # interleave: ours, theirs, ours, theirs ...
+        o=(); t=(); bw=()
+        for ((r = 0; r < ROUNDS; ++r)); do  # interleave: probe, ours, probe, theirs, probe, ours ...
+            bw+=("$("$PROBE" "$THREADS" "$BW_MIB")")
             o+=("$("$OURS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
+            bw+=("$("$PROBE" "$THREADS" "$BW_MIB")")
             t+=("$("$THEIRS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
         done
+        bwm=$(printf '%s\n' "${bw[@]}" | field bw_gbs | med)
+        bwlo=$(printf '%s\n' "${bw[@]}" | field bw_gbs | sort -g | head -1)
+        bwhi=$(printf '%s\n' "${bw[@]}" | field bw_gbs | sort -g | tail -1)
         opp=$(printf '%s\n' "${o[@]}" | field pp | med); tpp=$(printf '%s\n' "${t[@]}" | field pp | med)
         otg=$(printf '%s\n' "${o[@]}" | field tg | med); ttg=$(printf '%s\n' "${t[@]}" | field tg | med)
         orss=$(printf '%s\n' "${o[@]}" | field rss_mb | med); trss=$(printf '%s\n' "${t[@]}" | field rss_mb | med)
         name=$fa; [ "$fa" = -1 ] && name=auto; [ "$fa" = 0 ] && name=off; [ "$fa" = 1 ] && name=on
-        echo "| $m | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") | $orss / $trss |"
+        echo "| $m | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") |" \
+            "$(pct "$otg" "$bpt" "$bwm") / $(pct "$ttg" "$bpt" "$bwm") | $bwm ($bwlo–$bwhi) | $orss / $trss |"
     done
 done
 
