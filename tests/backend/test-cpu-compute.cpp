@@ -192,6 +192,56 @@ TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
         }
 }
 
+// SwiGLU on AVX-512 uses a polynomial exp (vec-exp.avx512.h): within a few ulp of the scalar
+// expression x / (1 + std::exp(-x)) * g everywhere, including where exp overflows or underflows, at
+// odd lengths (masked tails), split by rows (prefill) or by columns (one row, decode).
+TEST_F(CpuCompute, SwigluVectorExpStaysWithinUlpsOfTheScalar) {
+    for (int64_t n : {1, 17, 250, 5632}) {
+        for (int64_t rows : {1, 5}) {
+            ggml_tensor * x = nullptr;
+            ggml_tensor * g = nullptr;
+            graph_fixture f(
+                [&](ggml_context * ctx) {
+                    x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, rows);
+                    g = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, rows);
+                    return ggml_swiglu_split(ctx, x, g);
+                },
+                be);
+            std::vector<float> xv((size_t) (n * rows));
+            std::mt19937       rng(7);
+            const float        special[] = {0.0f,   -0.0f,   1e-30f, -1e-30f, 88.0f,  -88.0f, 89.5f,
+                                            -89.5f, -100.0f, 100.0f, -120.0f, 120.0f, 15.9f,  -15.9f};
+            for (size_t i = 0; i < xv.size(); ++i) {
+                xv[i] = i < sizeof(special) / sizeof(special[0])
+                            ? special[i]
+                            : std::uniform_real_distribution<float>(-30.0f, 30.0f)(rng);
+            }
+            ggml_backend_tensor_set(x, xv.data(), 0, xv.size() * 4);
+            ggml_cpu_set_scalar(true);
+            ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> ref = f.result();
+            ggml_cpu_set_scalar(false);
+            for (int nt : {1, 2}) {
+                ggml_backend_cpu_set_n_threads(be, nt);
+                ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+                const std::vector<float> r     = f.result();
+                int64_t                  worst = 0;
+                for (size_t i = 0; i < r.size(); ++i) {
+                    ASSERT_EQ(std::isfinite(ref[i]), std::isfinite(r[i])) << "x=" << xv[i];
+                    if (std::fabs(ref[i]) < 1e-35f && std::fabs(r[i]) < 1e-35f)
+                        continue;  // both (near) zero: the sign of a zero product is not compared
+                    ASSERT_EQ(std::signbit(ref[i]), std::signbit(r[i])) << "x=" << xv[i];
+                    int32_t a, b;
+                    std::memcpy(&a, &ref[i], 4);
+                    std::memcpy(&b, &r[i], 4);
+                    worst = std::max<int64_t>(worst, std::llabs((int64_t) a - (int64_t) b));
+                }
+                EXPECT_LE(worst, 4) << "n=" << n << " rows=" << rows << " threads=" << nt;
+            }
+        }
+    }
+}
+
 TEST_F(CpuCompute, RmsNormMulFusionGivesTheSameBits) {
     // the graph loop runs RMS_NORM + MUL(weight row) as one pass (not under GGML_CPU_SCALAR): both
     // results must equal the unfused nodes' bit for bit, including the norm output used elsewhere

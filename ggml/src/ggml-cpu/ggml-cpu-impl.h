@@ -59,6 +59,9 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
 // True when GGML_CPU_SCALAR=1 or ggml_cpu_set_scalar(true): kernels use their plain scalar path.
 bool            ggml_cpu_use_scalar();
 extern "C" void ggml_cpu_set_scalar(bool scalar);
+// True when the CPU has AVX-512F and the scalar path is off: the exp-based kernels of
+// vec-exp.avx512.cpp / softmax.avx512.cpp apply (ops-softmax.cpp).
+bool ggml_cpu_use_avx512_exp();
 // Caps the mul_mat kernel instruction set (-1 auto, 0 scalar, 1 AVX2, 2 AVX-512; never above the CPU's).
 // GGML_CPU_ISA=avx2|scalar in the environment does the same at start-up.
 extern "C" void ggml_cpu_set_mm_isa(int isa);

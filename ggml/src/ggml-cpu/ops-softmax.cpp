@@ -8,8 +8,7 @@ void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);  // vec-exp.avx
 void ggml_cpu_soft_max_row_avx512(const float * x, const float * m, float * d, int64_t n, float scale,
                                   float slope);  // softmax.avx512.cpp
 
-namespace {
-bool use_avx512_exp() {
+bool ggml_cpu_use_avx512_exp() {
 #if defined(__x86_64__)
     static const bool has = [] {
         __builtin_cpu_init();
@@ -20,7 +19,6 @@ bool use_avx512_exp() {
     return false;
 #endif
 }
-}  // namespace
 
 // ALiBi slope of head h (shared with flash attention).
 float ggml_cpu_alibi_slope(float max_bias, int64_t n_head, int64_t h);
@@ -54,7 +52,7 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
         float        vmax  = -INFINITY;
         const bool   f32 =
             a->type == GGML_TYPE_F32 && a->nb[0] == 4 && (!m || (mask->type == GGML_TYPE_F32 && mask->nb[0] == 4));
-        if (f32 && use_avx512_exp()) {
+        if (f32 && ggml_cpu_use_avx512_exp()) {
             ggml_cpu_soft_max_row_avx512((const float *) x, (const float *) m, d, n, scale, slope);
             continue;
         }
@@ -80,7 +78,7 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
                 d[i] = 0.0f;
             continue;
         }
-        if (use_avx512_exp()) {
+        if (ggml_cpu_use_avx512_exp()) {
             ggml_cpu_vec_exp_sub_avx512(d, n, vmax);
         } else {
             for (int64_t i = 0; i < n; ++i)
