@@ -4,6 +4,7 @@
 // (including a decode over a long KV, which is split into key chunks and merged).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -13,6 +14,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-cpu/ops-attn.h"
 #include "ggml.h"
 #include "test-common.h"
 
@@ -278,6 +280,53 @@ TEST_F(CpuFlashAttn, NanInMaskedKvCellDoesNotLeak) {
                 EXPECT_LT(nmse(rf, reff), k_max_nmse) << c.name() << " isa=" << isa;
             }
             ggml_cpu_set_mm_isa(-1);
+        }
+    }
+}
+
+// The scale + mask + max step of each key tile (ggml_cpu_fa_kernels::scale_mask_max): the AVX2 and
+// AVX-512 kernels give the scalar expression's bits for every score, at odd lengths, with keys masked
+// by -inf, a NaN mask value (propagates) and a NaN score (never the max), with and without a mask.
+TEST(CpuFlashAttnKernels, ScaleMaskMaxMatchesTheScalarBits) {
+    std::vector<const ggml_cpu_fa_kernels *> ks;
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+        ks.push_back(ggml_cpu_fa_kernels_avx2());
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
+        ks.push_back(ggml_cpu_fa_kernels_avx512());
+    if (ks.empty())
+        GTEST_SKIP() << "no SIMD kernels on this CPU";
+    std::mt19937                          rng(11);
+    std::uniform_real_distribution<float> u(-8.0f, 8.0f);
+    for (int n : {1, 7, 8, 15, 16, 17, 100, 128}) {
+        std::vector<float> s0((size_t) n), mask((size_t) n);
+        for (int j = 0; j < n; ++j) {
+            s0[(size_t) j]   = u(rng);
+            mask[(size_t) j] = (j % 5 == 1) ? -INFINITY : -std::fabs(u(rng)) / 4;
+        }
+        if (n > 3)
+            mask[2] = NAN;
+        if (n > 5)
+            s0[4] = NAN;
+        for (bool with_mask : {false, true}) {
+            const float        scale = 0.125f, slope = 0.7f;
+            std::vector<float> ref = s0;
+            float              mx  = -INFINITY;
+            for (int j = 0; j < n; ++j) {
+                volatile float prod = slope * mask[(size_t) j];  // rounded on its own, as the kernels
+                float          x    = ref[(size_t) j] * scale;
+                if (with_mask)
+                    x = mask[(size_t) j] == -INFINITY ? -INFINITY : x + prod;
+                ref[(size_t) j] = x;
+                mx              = std::max(mx, x);
+            }
+            for (const ggml_cpu_fa_kernels * k : ks) {
+                std::vector<float> s = s0;
+                const float        m = k->scale_mask_max(s.data(), n, scale, with_mask ? mask.data() : nullptr, slope);
+                EXPECT_EQ(0, std::memcmp(s.data(), ref.data(), (size_t) n * 4)) << "n=" << n << " mask=" << with_mask;
+                EXPECT_EQ(m, mx) << "n=" << n << " mask=" << with_mask;
+            }
         }
     }
 }

@@ -484,15 +484,20 @@ void ggml_repack_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     ggml_cpu_barrier(p);
 
-    const int64_t   nt = (N + TILE_COLS - 1) / TILE_COLS;
+    const int64_t   nt   = (N + TILE_COLS - 1) / TILE_COLS;
+    const bool      flat = b->ne[2] == 1 && b->ne[3] == 1;
     ggml_repack_act ys[TILE_COLS];
     float *         outs[TILE_COLS];
     for (int64_t t = ggml_cpu_claim(p); t < ng * nt; t = ggml_cpu_claim(p)) {
         const int64_t g = t / nt, c0 = (t % nt) * TILE_COLS, nc = std::min(TILE_COLS, N - c0);
         for (int64_t c = 0; c < nc; ++c) {
+            ys[c] = act_at(base + (size_t) (c0 + c) * s.row, s);
+            if (flat) {  // a 2-D product (every weight matrix of a model): no index divisions per tile
+                outs[c] = (float *) ((char *) dst->data + (size_t) (c0 + c) * dst->nb[1]) + g * R;
+                continue;
+            }
             int64_t i1, i2, i3;
             cpu_row_index(b, c0 + c, i1, i2, i3);
-            ys[c]   = act_at(base + (size_t) (c0 + c) * s.row, s);
             outs[c] = (float *) cpu_ptr(dst, 0, i1, i2, i3) + g * R;
         }
         kern(s.nb, 1, w + g * gb, gb, (int) nc, ys, outs);

@@ -48,6 +48,20 @@ void pv_portable(int nq, int nk, int dv, const float * p, int ldp, const float *
         }
 }
 
+float scale_mask_max_portable(float * s, int n, float scale, const float * mask, float slope) {
+    float mx = -INFINITY;
+    for (int j = 0; j < n; ++j) {
+        float x = s[j] * scale;
+        if (mask) {
+            const float mv = mask[j];
+            x              = mv == -INFINITY ? -INFINITY : x + slope * mv;
+        }
+        s[j] = x;
+        mx   = std::max(mx, x);
+    }
+    return mx;
+}
+
 float exp_sum_portable(float * s, int n, float m) {
     float sum = 0.0f;
     for (int i = 0; i < n; ++i) {
@@ -62,7 +76,7 @@ void f16_to_f32_portable(const uint16_t * x, float * y, int64_t n) {
         y[i] = cpu_f16_to_f32(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_portable = {pv_portable, exp_sum_portable, f16_to_f32_portable};
+const ggml_cpu_fa_kernels k_portable = {pv_portable, scale_mask_max_portable, exp_sum_portable, f16_to_f32_portable};
 
 const ggml_cpu_fa_kernels * active_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -254,16 +268,18 @@ void run_item(const ggml_cpu_fa_kernels * kk, const plan & P, const ggml_tensor 
         for (int c = 0; c < nr; ++c) {
             float * s  = srows[c];
             float   mx = -INFINITY;
-            for (int j = 0; j < nk; ++j) {
-                float x = s[j] * scale;
-                if (softcap > 0.0f)
-                    x = softcap * std::tanh(x / softcap);
-                if (mask) {
-                    const float mv = mrows[c][j];
-                    x              = mv == -INFINITY ? -INFINITY : x + slope[c] * mv;
+            if (softcap > 0.0f) {
+                for (int j = 0; j < nk; ++j) {
+                    float x = softcap * std::tanh(s[j] * scale / softcap);
+                    if (mask) {
+                        const float mv = mrows[c][j];
+                        x              = mv == -INFINITY ? -INFINITY : x + slope[c] * mv;
+                    }
+                    s[j] = x;
+                    mx   = std::max(mx, x);
                 }
-                s[j] = x;
-                mx   = std::max(mx, x);
+            } else {
+                mx = kk->scale_mask_max(s, nk, scale, mask ? mrows[c] : nullptr, slope[c]);
             }
             const float m_new = std::max(st.m[c], mx);
             if (m_new == -INFINITY) {

@@ -2,6 +2,7 @@
 // query rows x 32 output columns in 8 registers while it streams the V rows.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ops-attn.h"
@@ -76,6 +77,42 @@ inline __m256 exp_neg(__m256 x) {
     return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
 }
 
+float scale_mask_max(float * s, int n, float scale, const float * mask, float slope) {
+    const __m256 vs = _mm256_set1_ps(scale), vsl = _mm256_set1_ps(slope), ninf = _mm256_set1_ps(-INFINITY);
+    __m256       mx = ninf;
+    int          i  = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_mul_ps(_mm256_loadu_ps(s + i), vs);
+        if (mask) {
+            const __m256 mv   = _mm256_loadu_ps(mask + i);
+            const __m256 open = _mm256_cmp_ps(mv, ninf, _CMP_NEQ_UQ);
+            __m256       prod = _mm256_mul_ps(vsl, mv);
+            // keep the product rounded on its own (no FMA), as the scalar expression
+            __asm__("" : "+x"(prod));
+            x = _mm256_blendv_ps(ninf, _mm256_add_ps(x, prod), open);
+        }
+        _mm256_storeu_ps(s + i, x);
+        mx = _mm256_max_ps(x, mx);  // a NaN score is skipped, as std::max(mx, x)
+    }
+    float buf[8];
+    _mm256_storeu_ps(buf, mx);
+    float m = buf[0];
+    for (int k = 1; k < 8; ++k)
+        m = std::max(m, buf[k]);
+    for (; i < n; ++i) {
+        float x = s[i] * scale;
+        if (mask) {
+            const float mv = mask[i];
+            float       pr = slope * mv;
+            __asm__("" : "+x"(pr));
+            x = mv == -INFINITY ? -INFINITY : x + pr;
+        }
+        s[i] = x;
+        m    = std::max(m, x);
+    }
+    return m;
+}
+
 float exp_sum(float * s, int n, float m) {
     const __m256 vm  = _mm256_set1_ps(m);
     __m256       sum = _mm256_setzero_ps();
@@ -109,7 +146,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = _cvtsh_ss(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 // rows x 64 output columns in 16 registers while it streams the V rows, so each V load feeds 4 FMAs.
 #include <immintrin.h>
 
+#include <cmath>
+
 #include "ops-attn.h"
 
 // GCC 12's maskz intrinsics read an undefined placeholder vector (false positives)
@@ -64,6 +66,24 @@ void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int l
     }
 }
 
+float scale_mask_max(float * s, int n, float scale, const float * mask, float slope) {
+    const __m512 vs = _mm512_set1_ps(scale), vsl = _mm512_set1_ps(slope), ninf = _mm512_set1_ps(-INFINITY);
+    __m512       mx = ninf;
+    for (int i = 0; i < n; i += 16) {
+        const __mmask16 k = tail_mask(n - i);
+        __m512          x = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, s + i), vs);
+        if (mask) {
+            const __m512    mv   = _mm512_maskz_loadu_ps(k, mask + i);
+            const __mmask16 open = _mm512_cmp_ps_mask(mv, ninf, _CMP_NEQ_UQ);
+            // masked add (a builtin, never contracted into an FMA): x + slope * mv as the scalar rounds it
+            x = _mm512_mask_blend_ps(open, ninf, _mm512_mask_add_ps(x, 0xffff, x, _mm512_mul_ps(vsl, mv)));
+        }
+        _mm512_mask_storeu_ps(s + i, k, x);
+        mx = _mm512_mask_max_ps(mx, k, x, mx);  // a NaN score is skipped, as std::max(mx, x)
+    }
+    return _mm512_reduce_max_ps(mx);
+}
+
 float exp_sum(float * s, int n, float m) {
     ggml_cpu_vec_exp_sub_avx512(s, n, m);
     __m512 sum = _mm512_setzero_ps();
@@ -79,7 +99,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
     }
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 

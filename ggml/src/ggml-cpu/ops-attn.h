@@ -10,6 +10,9 @@ struct ggml_cpu_fa_kernels {
     // ldv and ldacc floats apart. Each acc element sums j in increasing order (blocking-independent).
     // Terms with p[q][j] == 0 (masked keys) are skipped, so a NaN/Inf in such a V row cannot leak in.
     void (*pv)(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc);
+    // s[i] = s[i] * scale, plus slope * mask[i] when mask is not NULL (-inf where mask[i] is -inf);
+    // returns the largest new s[i] (-inf if none). Every s[i] is the scalar expression's value.
+    float (*scale_mask_max)(float * s, int n, float scale, const float * mask, float slope);
     // s[i] = exp(s[i] - m) for i < n (-inf gives 0); returns the sum of the new s[i].
     float (*exp_sum)(float * s, int n, float m);
     // y[i] = float(x[i]) for F16 x.
