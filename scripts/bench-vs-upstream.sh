@@ -70,8 +70,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 echo "# ours vs upstream ($(basename "$UP")), $(nproc) cores, threads $THREADS, pp$N_PROMPT tg$N_GEN depth $DEPTH, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| model | flash attn | pp ours / upstream | × | tg ours / upstream | × | tg % of BW ours / upstream | probe GB/s (min–max) | peak RSS MB ours / upstream |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| model | flash attn | pp ours / upstream | × | tg ours / upstream | × | tg % of BW ours / upstream | probe GB/s (min–max) | peak RSS MB ours / upstream | load ms ours / upstream |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for m in $MODELS; do
     f=$(model_for "$m")
     bpt=$(bytes_per_token "$f")
@@ -89,9 +89,10 @@ for m in $MODELS; do
         opp=$(printf '%s\n' "${o[@]}" | field pp | med); tpp=$(printf '%s\n' "${t[@]}" | field pp | med)
         otg=$(printf '%s\n' "${o[@]}" | field tg | med); ttg=$(printf '%s\n' "${t[@]}" | field tg | med)
         orss=$(printf '%s\n' "${o[@]}" | field rss_mb | med); trss=$(printf '%s\n' "${t[@]}" | field rss_mb | med)
+        old=$(printf '%s\n' "${o[@]}" | field load_ms | med); tld=$(printf '%s\n' "${t[@]}" | field load_ms | med)
         name=$fa; [ "$fa" = -1 ] && name=auto; [ "$fa" = 0 ] && name=off; [ "$fa" = 1 ] && name=on
         echo "| $m | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") |" \
-            "$(pct "$otg" "$bpt" "$bwm") / $(pct "$ttg" "$bpt" "$bwm") | $bwm ($bwlo–$bwhi) | $orss / $trss |"
+            "$(pct "$otg" "$bpt" "$bwm") / $(pct "$ttg" "$bpt" "$bwm") | $bwm ($bwlo–$bwhi) | $orss / $trss | $old / $tld |"
     done
 done
 
