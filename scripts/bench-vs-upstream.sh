@@ -12,7 +12,7 @@
 #   MODELS ["q4_0 q8_0 q4_k_m f16"; empty: no table, e.g. with QUANT=1]   FA ["-1 0"] (-1 = auto, each engine's default)
 #   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
 #   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
-#   BW_MIB [512]            buffer of the read-bandwidth probe (llama-bw-probe, run before every engine run)
+#   BW_MIB [512]            buffer of the read-bandwidth probe (llama-bench-ab --bw, run before every engine run)
 #
 # Bandwidth: the probe runs right before each engine run (same threads); "tg % of BW" is the weight
 # bytes a token reads (every tensor but the token embedding, of which a token reads one row) times
@@ -28,16 +28,15 @@ FA=${FA:--1 0}
 THREADS=${THREADS:-2} N_PROMPT=${N_PROMPT:-512} N_GEN=${N_GEN:-128} REPS=${REPS:-3} ROUNDS=${ROUNDS:-2}
 DEPTH=${DEPTH:-0} QUANT=${QUANT:-0} BW_MIB=${BW_MIB:-512}
 
-cmake --build "$BUILD" --target llama-bench-ab llama-bw-probe llama-gguf-dump llama-gguf-synth llama-quantize -j2 >/dev/null
+cmake --build "$BUILD" --target llama-bench-ab llama-gguf-dump llama-gguf-synth llama-quantize -j2 >/dev/null
 OURS=$BUILD/bin/llama-bench-ab
-PROBE=$BUILD/bin/llama-bw-probe
 
 # The same client against upstream's headers and shared library.
 UPLIB=$(dirname "$(find "$UP/build" -name 'libllama.so' -print -quit)")
 [ -n "$UPLIB" ] && [ -f "$UPLIB/libllama.so" ] || { echo "no libllama.so under $UP/build (build upstream first)" >&2; exit 1; }
 THEIRS=$BUILD/bin/llama-bench-ab-upstream
 cc -std=c99 -O2 "$ROOT/bench/ab-client/ab-client.c" -I "$UP/include" -I "$UP/ggml/include" -L "$UPLIB" -lllama \
-    -Wl,-rpath,"$UPLIB" -o "$THEIRS"
+    -Wl,-rpath,"$UPLIB" -pthread -o "$THEIRS"
 UPQ=$(find "$UP/build" -name llama-quantize -type f -print -quit || true)
 
 mkdir -p "$MODELS_DIR"
@@ -78,12 +77,12 @@ for m in $MODELS; do
     for fa in $FA; do
         o=(); t=(); bw=()
         for ((r = 0; r < ROUNDS; ++r)); do  # interleave: probe, ours, probe, theirs, probe, ours ...
-            bw+=("$("$PROBE" "$THREADS" "$BW_MIB")")
+            bw+=("$("$OURS" --bw "$THREADS" "$BW_MIB")")
             o+=("$("$OURS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
-            bw+=("$("$PROBE" "$THREADS" "$BW_MIB")")
+            bw+=("$("$OURS" --bw "$THREADS" "$BW_MIB")")
             t+=("$("$THEIRS" "$f" "$THREADS" "$N_PROMPT" "$N_GEN" "$REPS" "$fa" "$DEPTH")")
         done
-        bwm=$(printf '%s\n' "${bw[@]}" | field bw_gbs | med)
+        bwm=$(printf '%s\n' "${bw[@]}" | field bw_gbs | med | xargs printf '%.1f')
         bwlo=$(printf '%s\n' "${bw[@]}" | field bw_gbs | sort -g | head -1)
         bwhi=$(printf '%s\n' "${bw[@]}" | field bw_gbs | sort -g | tail -1)
         opp=$(printf '%s\n' "${o[@]}" | field pp | med); tpp=$(printf '%s\n' "${t[@]}" | field pp | med)

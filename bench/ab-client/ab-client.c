@@ -12,8 +12,15 @@
  * before each timed run (not timed). Prints one line:
  *   pp=<t/s> tg=<t/s> rss_mb=<peak RSS> load_ms=<model load>
  * pp is N_PROMPT tokens decoded in one call; tg is N_GEN single-token decodes; both medians of REPS.
- * Exit status: 0 success, 1 usage, 2 load or decode failure.
+ *
+ *   llama-bench-ab --bw [THREADS=2] [MIB=512]
+ *
+ * measures the machine's read bandwidth instead (bench/common/read-bandwidth.h, best of 6 reads) and
+ * prints `bw_gbs=<GB/s>`; scripts/bench-vs-upstream.sh runs it before every engine run, in its own
+ * process so the peak RSS of the benchmark runs stays clean.
+ * Exit status: 0 success, 1 usage (or a failed probe), 2 load or decode failure.
  */
+#include "../common/read-bandwidth.h"
 #include "llama.h"
 
 #include <stdio.h>
@@ -66,8 +73,18 @@ int main(int argc, char ** argv) {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
         fprintf(argc < 2 ? stderr : stdout,
                 "usage: llama-bench-ab MODEL [THREADS=2] [N_PROMPT=512] [N_GEN=128] [REPS=3] [FLASH_ATTN=-1] "
-                "[DEPTH=0]\n");
+                "[DEPTH=0]\n       llama-bench-ab --bw [THREADS=2] [MIB=512]\n");
         return argc < 2 ? 1 : 0;
+    }
+    if (!strcmp(argv[1], "--bw")) {
+        const double bw = llama_bench_read_bandwidth((int) arg_or(argc, argv, 2, 2, 1, 512),
+                                                     (size_t) arg_or(argc, argv, 3, 512, 1, 65536), 6);
+        if (bw <= 0) {
+            fprintf(stderr, "llama-bench-ab: the bandwidth probe could not run\n");
+            return 1;
+        }
+        printf("bw_gbs=%.2f\n", bw / 1e9);
+        return 0;
     }
     const int n_threads = (int) arg_or(argc, argv, 2, 2, 1, 512);
     const int n_prompt  = (int) arg_or(argc, argv, 3, 512, 0, 65536);

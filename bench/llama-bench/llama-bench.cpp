@@ -22,6 +22,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../common/read-bandwidth.h"
 #include "arg-parse.h"
 #include "llama.h"
 #include "tool-log.h"
@@ -239,50 +240,10 @@ std::vector<instance> make_instances(const cmd_params & p) {
 
 // ---- memory bandwidth probe ---------------------------------------------------------------------
 
-// Sums a slice as 64-bit words with independent accumulators so the loads, not the adds, limit it.
-__attribute__((target_clones("avx2", "default"))) uint64_t sum_words(const uint64_t * p, size_t n) {
-    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-    size_t   i = 0;
-    for (; i + 8 <= n; i += 8) {
-        a0 += p[i], a1 += p[i + 1], a2 += p[i + 2], a3 += p[i + 3];
-        a4 += p[i + 4], a5 += p[i + 5], a6 += p[i + 6], a7 += p[i + 7];
-    }
-    for (; i < n; i++) {
-        a0 += p[i];
-    }
-    return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
-}
-
-// Best of several streaming reads of `mib` MiB split over n_threads threads, in bytes/s.
+// Best of 6 streaming reads of `mib` MiB split over n_threads threads, in bytes/s (0 if the probe
+// could not run).
 double measure_read_bandwidth(int n_threads, size_t mib) {
-    const size_t          n_words = mib * 1024 * 1024 / sizeof(uint64_t);
-    std::vector<uint64_t> buf(n_words);
-    for (size_t i = 0; i < n_words; i++) {
-        buf[i] = i;  // touch every page so the probe reads memory, not the zero page
-    }
-    double            best = 0;
-    volatile uint64_t sink = 0;
-    for (int rep = 0; rep < 6; rep++) {
-        std::vector<uint64_t>    sums(n_threads);
-        std::vector<std::thread> th;
-        const auto               t0 = std::chrono::steady_clock::now();
-        for (int t = 0; t < n_threads; t++) {
-            th.emplace_back([&, t] {
-                const size_t b = n_words * t / n_threads, e = n_words * (t + 1) / n_threads;
-                sums[t] = sum_words(buf.data() + b, e - b);
-            });
-        }
-        for (auto & x : th) {
-            x.join();
-        }
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        for (uint64_t v : sums) {
-            sink = sink + v;
-        }
-        best = std::max(best, (double) (n_words * sizeof(uint64_t)) / s);
-    }
-    (void) sink;
-    return best;
+    return llama_bench_read_bandwidth(n_threads, mib, 6);
 }
 
 // ---- running a test -----------------------------------------------------------------------------
