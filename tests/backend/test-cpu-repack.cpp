@@ -155,7 +155,8 @@ TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
 }
 
 // Model-sized weights (over 2 MiB: the buffer takes the huge-page path, starting on a 2 MiB boundary)
-// round-trip and give the scalar reference's bits on every ISA at the decode shape and a small batch.
+// round-trip and give the scalar reference's bits on every ISA at the decode shape and small batches
+// (N = 70: two column tiles per group, so the runs of tiles the threads claim cross groups).
 TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
     const ggml_type            t = GetParam();
     const int64_t              K = 2048, M = 2064;  // 129 groups: an odd split over 2 and 3 threads
@@ -169,7 +170,7 @@ TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
     weight plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);  // the unpacked path agrees too
     ggml_cpu_set_mm_isa(0);
     EXPECT_LT(nmse(mul_mat(be, packed.w, 1, 1), mul_mat(be, plain.w, 1, 2)), 1e-12);
-    for (int64_t N : {1, 5}) {
+    for (int64_t N : {1, 5, 70}) {
         ggml_cpu_set_mm_isa(0);
         const std::vector<float> ref = mul_mat(be, packed.w, N, 1);
         for (int isa : {1, 2}) {

@@ -488,18 +488,24 @@ void ggml_repack_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     const bool      flat = b->ne[2] == 1 && b->ne[3] == 1;
     ggml_repack_act ys[TILE_COLS];
     float *         outs[TILE_COLS];
-    for (int64_t t = ggml_cpu_claim(p); t < ng * nt; t = ggml_cpu_claim(p)) {
-        const int64_t g = t / nt, c0 = (t % nt) * TILE_COLS, nc = std::min(TILE_COLS, N - c0);
-        for (int64_t c = 0; c < nc; ++c) {
-            ys[c] = act_at(base + (size_t) (c0 + c) * s.row, s);
-            if (flat) {  // a 2-D product (every weight matrix of a model): no index divisions per tile
-                outs[c] = (float *) ((char *) dst->data + (size_t) (c0 + c) * dst->nb[1]) + g * R;
-                continue;
+    // tiles are claimed in runs of consecutive ones (one contended atomic per ~10 us tile showed in
+    // profiles), short enough that the last run still balances the threads
+    const int64_t n_tiles = ng * nt;
+    const int64_t run     = std::max<int64_t>(1, std::min<int64_t>(8, n_tiles / (16 * p->nth)));
+    for (int64_t t0 = ggml_cpu_claim(p) * run; t0 < n_tiles; t0 = ggml_cpu_claim(p) * run) {
+        for (int64_t t = t0; t < std::min(n_tiles, t0 + run); ++t) {
+            const int64_t g = t / nt, c0 = (t % nt) * TILE_COLS, nc = std::min(TILE_COLS, N - c0);
+            for (int64_t c = 0; c < nc; ++c) {
+                ys[c] = act_at(base + (size_t) (c0 + c) * s.row, s);
+                if (flat) {  // a 2-D product (every weight matrix of a model): no index divisions per tile
+                    outs[c] = (float *) ((char *) dst->data + (size_t) (c0 + c) * dst->nb[1]) + g * R;
+                    continue;
+                }
+                int64_t i1, i2, i3;
+                cpu_row_index(b, c0 + c, i1, i2, i3);
+                outs[c] = (float *) cpu_ptr(dst, 0, i1, i2, i3) + g * R;
             }
-            int64_t i1, i2, i3;
-            cpu_row_index(b, c0 + c, i1, i2, i3);
-            outs[c] = (float *) cpu_ptr(dst, 0, i1, i2, i3) + g * R;
+            kern(s.nb, 1, w + g * gb, gb, (int) nc, ys, outs);
         }
-        kern(s.nb, 1, w + g * gb, gb, (int) nc, ys, outs);
     }
 }
