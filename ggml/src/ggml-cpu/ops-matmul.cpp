@@ -362,8 +362,10 @@ void ggml_cpu_op_mul_mat(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
     const int64_t mb = (M + BM - 1) / BM, nb = (N + BN - 1) / BN;
     const int64_t n_tiles = mb * nb * B2 * B3;
-    // claimed unless the product is a single row (which may share a barrier-free stretch)
-    const ggml_cpu_items items{p, cpu_nrows(b) > 1};
+    // claimed unless the product is a single row (which may share a barrier-free stretch) or the tiles
+    // are too small to pay for a contended atomic each (decode attention heads: ~2K multiply-adds)
+    const bool           big_tiles = std::min(BM, M) * std::min(BN, N) * a->ne[0] >= (int64_t) 1 << 16;
+    const ggml_cpu_items items{p, cpu_nrows(b) > 1 && big_tiles};
     for (int64_t t = items.first(); t < n_tiles; t = items.next(t)) {
         const int64_t in = t % nb;
         const int64_t im = (t / nb) % mb;
