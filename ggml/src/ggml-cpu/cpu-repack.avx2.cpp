@@ -14,6 +14,12 @@ constexpr int NC_MAX = 2;
 constexpr int PF_Q4K = 6144;
 constexpr int PF_Q6K = 2 * 3360;
 
+// An empty asm that GCC must assume changes v: it keeps a running int16/int32 sum a chain instead of being
+// re-associated into a tree of maddubs results that no longer fit the 16 ymm registers (it spilled them).
+inline void keep(__m256i & v) {
+    __asm__("" : "+x"(v));
+}
+
 inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
     for (size_t o = 0; o < dist && o < bytes; o += 64)
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
@@ -42,6 +48,7 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         __m256i p[NC][2];
         for (int c = 0; c < NC; ++c)
             p[c][0] = p[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {
             __m256i lo[2], hi[2];
             for (int h = 0; h < 2; ++h) {
@@ -53,8 +60,11 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 const int32_t * yq = (const int32_t *) (y[c].qs + b * 32);
                 const __m256i   yl = _mm256_set1_epi32(yq[j]), yh = _mm256_set1_epi32(yq[4 + j]);
                 for (int h = 0; h < 2; ++h)  // low + high first: a shorter dependency chain
+                {
                     p[c][h] = _mm256_add_epi16(
                         p[c][h], _mm256_add_epi16(_mm256_maddubs_epi16(lo[h], yl), _mm256_maddubs_epi16(hi[h], yh)));
+                    keep(p[c][h]);
+                }
             }
         }
         const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
@@ -90,6 +100,7 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         __m256i s[NC][2];
         for (int c = 0; c < NC; ++c)
             s[c][0] = s[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 8
         for (int j = 0; j < 8; ++j) {
             __m256i w[2], aw[2];
             for (int h = 0; h < 2; ++h) {
@@ -101,6 +112,7 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 for (int h = 0; h < 2; ++h) {
                     const __m256i sy = _mm256_sign_epi8(yj, w[h]);
                     s[c][h] = _mm256_add_epi32(s[c][h], _mm256_madd_epi16(_mm256_maddubs_epi16(aw[h], sy), ones));
+                    keep(s[c][h]);
                 }
             }
         }
@@ -164,6 +176,7 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
             __m256i pl[NC][2], ph[NC][2];
             for (int c = 0; c < NC; ++c)
                 pl[c][0] = pl[c][1] = ph[c][0] = ph[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 8
             for (int jj = 0; jj < 8; ++jj) {
                 // 36 lines per super-block, 9 per k
                 _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
@@ -181,6 +194,8 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                     for (int h = 0; h < 2; ++h) {
                         pl[c][h] = _mm256_add_epi16(pl[c][h], _mm256_maddubs_epi16(lo[h], yl));
                         ph[c][h] = _mm256_add_epi16(ph[c][h], _mm256_maddubs_epi16(hi[h], yh));
+                        keep(pl[c][h]);
+                        keep(ph[c][h]);
                     }
                 }
             }
@@ -277,6 +292,8 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                                 for (int hf = 0; hf < 2; ++hf) {
                                     pl[c][hf] = _mm256_add_epi16(pl[c][hf], _mm256_maddubs_epi16(vl[hf], yl));
                                     ph[c][hf] = _mm256_add_epi16(ph[c][hf], _mm256_maddubs_epi16(vh[hf], yh));
+                                    keep(pl[c][hf]);
+                                    keep(ph[c][hf]);
                                 }
                             }
                         }

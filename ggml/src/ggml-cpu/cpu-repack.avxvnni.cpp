@@ -28,6 +28,12 @@ inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
 }
 
+// An empty asm that GCC must assume changes v: the 32 quant bytes are loaded once, not folded into both
+// the low- and the high-nibble vpand (two loads of each line).
+inline void one_load(__m256i & v) {
+    __asm__("" : "+x"(v));
+}
+
 inline __m256i dpbusd(__m256i acc, __m256i u8, __m256i s8) {
     return _mm256_dpbusd_avx_epi32(acc, u8, s8);
 }
@@ -52,9 +58,10 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         for (int j = 0; j < 4; ++j) {
             __m256i lo[2], hi[2];
             for (int h = 0; h < 2; ++h) {
-                const __m256i v = _mm256_loadu_si256((const __m256i *) (q + 64 * j + 32 * h));
-                lo[h]           = _mm256_and_si256(v, m4);
-                hi[h]           = _mm256_and_si256(v, mh);  // 16 x the high nibble: no shift per vector
+                __m256i v = _mm256_loadu_si256((const __m256i *) (q + 64 * j + 32 * h));
+                one_load(v);
+                lo[h] = _mm256_and_si256(v, m4);
+                hi[h] = _mm256_and_si256(v, mh);  // 16 x the high nibble: no shift per vector
             }
             for (int c = 0; c < NC; ++c) {
                 const int32_t * yq = (const int32_t *) (y[c].qs + b * 32);
