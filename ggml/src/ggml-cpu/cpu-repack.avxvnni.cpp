@@ -135,7 +135,6 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
 // activation's sub-block sum pairs.
 template <int NC>
 void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    constexpr int P   = NC == 1 ? 2 : 1;  // independent vpdpbusd chains per half (its latency at decode)
     const __m256i m4  = _mm256_set1_epi8(0x0F);
     const __m256i mh  = _mm256_set1_epi8((char) 0xF0);
     const __m256i m6  = _mm256_set1_epi32(0x3f3f3f3f);
@@ -171,11 +170,9 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         for (int c = 0; c < NC; ++c)
             isum[c][0] = isum[c][1] = _mm256_setzero_si256();
         for (int k = 0; k < 4; ++k) {
-            __m256i dl[NC][2][P], dh[NC][2][P];
+            __m256i dl[NC][2], dh[NC][2];
             for (int c = 0; c < NC; ++c)
-                for (int h = 0; h < 2; ++h)
-                    for (int i = 0; i < P; ++i)
-                        dl[c][h][i] = dh[c][h][i] = _mm256_setzero_si256();
+                dl[c][0] = dl[c][1] = dh[c][0] = dh[c][1] = _mm256_setzero_si256();
             for (int jj = 0; jj < 8; ++jj) {
                 // 36 lines per super-block, 9 per k
                 _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
@@ -192,8 +189,8 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                     const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 64 * k);
                     const __m256i   yl = _mm256_set1_epi32(yq[jj]), yh = _mm256_set1_epi32(yq[8 + jj]);
                     for (int h = 0; h < 2; ++h) {
-                        dl[c][h][jj % P] = dpbusd(dl[c][h][jj % P], lo[h], yl);
-                        dh[c][h][jj % P] = dpbusd(dh[c][h][jj % P], hi[h], yh);
+                        dl[c][h] = dpbusd(dl[c][h], lo[h], yl);
+                        dh[c][h] = dpbusd(dh[c][h], hi[h], yh);
                     }
                 }
             }
@@ -201,16 +198,10 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 const __m256i S  = k < 2 ? S03[h] : S47[h];
                 const __m256i sl = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2)), mb);
                 const __m256i sh = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2) + 8), mb);
-                for (int c = 0; c < NC; ++c) {
-                    __m256i l = dl[c][h][0], hh = dh[c][h][0];
-                    if (P == 2) {
-                        l  = _mm256_add_epi32(l, dl[c][h][P - 1]);
-                        hh = _mm256_add_epi32(hh, dh[c][h][P - 1]);
-                    }
+                for (int c = 0; c < NC; ++c)
                     isum[c][h] = _mm256_add_epi32(
-                        isum[c][h],
-                        _mm256_add_epi32(_mm256_mullo_epi32(l, sl), _mm256_mullo_epi32(_mm256_srai_epi32(hh, 4), sh)));
-                }
+                        isum[c][h], _mm256_add_epi32(_mm256_mullo_epi32(dl[c][h], sl),
+                                                     _mm256_mullo_epi32(_mm256_srai_epi32(dh[c][h], 4), sh)));
             }
         }
         for (int h = 0; h < 2; ++h) {
@@ -327,82 +318,6 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
             _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
-// Q6_K decode (one activation row): both h of a qh load in one step, so 8 vpdpbusd chains (2 h x low / high
-// x 2 halves) are in flight per sub-block (the 4 of q6_K_group leave the vpdpbusd latency exposed).
-void q6_K_group_dec(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    const __m256i m4     = _mm256_set1_epi8(0x0F);
-    const __m256i m30    = _mm256_set1_epi8(0x30);
-    __m256        acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint8_t * sb      = grp + b * 3360;
-        const uint8_t * ql      = sb + 288;
-        const uint8_t * qh      = sb + 2336;
-        __m256i         isum[2] = {_mm256_setzero_si256(), _mm256_setzero_si256()};
-        for (int n = 0; n < 2; ++n) {
-#pragma GCC unroll 2
-            for (int sub = 0; sub < 2; ++sub) {
-                __m256i dl[2][2], dh[2][2];  // [h][half]
-                for (int h = 0; h < 2; ++h)
-                    dl[h][0] = dl[h][1] = dh[h][0] = dh[h][1] = _mm256_setzero_si256();
-#pragma GCC unroll 4
-                for (int m = 4 * sub; m < 4 * sub + 4; ++m) {
-                    for (int h = 0; h < 2; ++h) {  // super-block b + 2 (53 lines), 2 lines per (h, m)
-                        const int line = 2 * (16 * n + 8 * h + m);
-                        if (line * 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + line * 64, _MM_HINT_NTA);
-                        if (line * 64 + 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64, _MM_HINT_NTA);
-                    }
-                    const int32_t * yq = (const int32_t *) (y->qs + b * 256 + 128 * n) + m;
-                    for (int hf = 0; hf < 2; ++hf) {
-                        const __m256i hb = _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64 + 32 * hf));
-                        for (int h = 0; h < 2; ++h) {
-                            const __m256i l =
-                                _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64 + 32 * hf));
-                            // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5
-                            const __m256i hl =
-                                _mm256_and_si256(h == 0 ? _mm256_slli_epi16(hb, 4) : _mm256_slli_epi16(hb, 2), m30);
-                            const __m256i hh = _mm256_and_si256(h == 0 ? hb : _mm256_srli_epi16(hb, 2), m30);
-                            const __m256i vl = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
-                            const __m256i vh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
-                            dl[h][hf]        = dpbusd(dl[h][hf], vl, _mm256_set1_epi32(yq[8 * h]));
-                            dh[h][hf]        = dpbusd(dh[h][hf], vh, _mm256_set1_epi32(yq[8 * h + 16]));
-                        }
-                    }
-                }
-                for (int h = 0; h < 2; ++h) {
-                    for (int hf = 0; hf < 2; ++hf) {
-                        // scale pairs p = 4n + h (low values) and 4n + h + 2 (high values), int16 per row
-                        const __m256i pl2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * hf)));
-                        const __m256i ph2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * hf)));
-                        const __m256i sl =
-                            sub == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(pl2, 16), 16) : _mm256_srai_epi32(pl2, 16);
-                        const __m256i sh =
-                            sub == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(ph2, 16), 16) : _mm256_srai_epi32(ph2, 16);
-                        isum[hf] = _mm256_add_epi32(isum[hf], _mm256_add_epi32(_mm256_mullo_epi32(dl[h][hf], sl),
-                                                                               _mm256_mullo_epi32(dh[h][hf], sh)));
-                    }
-                }
-            }
-        }
-        // the -32 offset: csum = sum over the 8 scale pairs of (sc . bsum), isum - 32 * csum
-        for (int hf = 0; hf < 2; ++hf) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * hf)));
-            __m256i      cs = _mm256_setzero_si256();
-            for (int p = 0; p < 8; ++p) {
-                const __m256i P = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (sb + 32 + 32 * p + 16 * hf)));
-                cs              = _mm256_dpwssd_avx_epi32(cs, P, _mm256_set1_epi32(y->corr[b * 8 + p]));
-            }
-            const __m256i tot = _mm256_sub_epi32(isum[hf], _mm256_slli_epi32(cs, 5));
-            acc[hf] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot), _mm256_mul_ps(dw, _mm256_set1_ps(y->d[b])), acc[hf]);
-        }
-    }
-    for (int h = 0; h < 2; ++h)
-        _mm256_storeu_ps(out[0] + row0 + 8 * h, acc[h]);
-}
-
 template <void (*G1)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t),
           void (*G2)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t)>
 void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
@@ -438,7 +353,7 @@ void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const 
             float * const * out) {
     if (nc == 1)
         prefetch_head(w, (size_t) ng * gb, PF_Q6K);
-    run<q6_K_group_dec, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
+    run<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
 }
 
 // Off by GGML_CPU_REPACK_AVXVNNI=0 (benchmarks of the plain AVX2 kernels) or ggml_cpu_repack_set_avxvnni.
