@@ -1,7 +1,9 @@
 // CPU_REPACK kernels for AVX2 (see cpu-repack.h for the layout). Each 64-byte quant vector is two ymm
 // (rows 0-7, rows 8-15); maddubs + madd against 4 broadcast activation bytes give one int32 per row.
 // Q4_0 sums its 8 maddubs results in int16 first (|sum| <= 8 * 2 * 15 * 128 < 2^15); Q8_0 undoes the
-// +128 offset and uses |w| x sign(y, w) so maddubs cannot saturate.
+// +128 offset and uses |w| x sign(y, w) so maddubs cannot saturate. One pass per block / super-block with
+// both halves in flight (the activation broadcasts and the K-quant scale unpacking are shared), as in the
+// AVX-512 kernels. CPUs with AVX-VNNI run cpu-repack.avxvnni.cpp at this level instead.
 #include <immintrin.h>
 
 #include "cpu-repack.h"
