@@ -4,6 +4,10 @@
 // thread counts; ops other than mul_mat refuse packed tensors.
 #include <gtest/gtest.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#    include <cpuid.h>
+#endif
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -210,7 +214,8 @@ TEST(CpuRepackDispatch, AvxVnniAtTheAvx2LevelWhereTheCpuHasIt) {
 #if defined(__x86_64__) || defined(__i386__)
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
         GTEST_SKIP() << "no AVX2";
-    const bool has = __builtin_cpu_supports("avxvnni");
+    unsigned   a = 0, b = 0, c = 0, d = 0;  // CPUID leaf 7 sub-leaf 1, EAX bit 4: AVX-VNNI
+    const bool has = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;
     ggml_cpu_set_mm_isa(1);
     ggml_cpu_repack_set_avxvnni(1);
     EXPECT_EQ(ggml_repack_kernels_avxvnni() != nullptr, has);

@@ -6,6 +6,8 @@
 // Compiled with -mavxvnni: call only after ggml_repack_kernels_avxvnni() said the CPU has it.
 #include <immintrin.h>
 
+#include <cpuid.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -356,6 +358,13 @@ void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const 
     run<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
 }
 
+// CPUID leaf 7 sub-leaf 1, EAX bit 4 (clang before 16 does not know __builtin_cpu_supports("avxvnni"));
+// the OS's saving of the ymm state is part of the avx2 check.
+bool cpu_has_avxvnni() {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;
+}
+
 // Off by GGML_CPU_REPACK_AVXVNNI=0 (benchmarks of the plain AVX2 kernels) or ggml_cpu_repack_set_avxvnni.
 std::atomic<int> g_enabled{-1};  // -1: not yet read from the environment
 
@@ -367,7 +376,7 @@ extern "C" void ggml_cpu_repack_set_avxvnni(int enable) {
 
 const ggml_repack_kernels * ggml_repack_kernels_avxvnni() {
     static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                            __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avxvnni");
+                            __builtin_cpu_supports("f16c") && cpu_has_avxvnni();
     int en = g_enabled.load(std::memory_order_relaxed);
     if (en < 0) {
         const char * e = std::getenv("GGML_CPU_REPACK_AVXVNNI");
