@@ -365,9 +365,10 @@ void BM_RepackGemv(benchmark::State & state) {
     state.counters["GBps_cpu"] = cpu > 0 ? (double) mbytes * state.iterations() / cpu / 1e9 : 0.0;
     const ggml_repack_kernels * ks = ggml_repack_kernels_active();
     state.SetLabel(std::string(ggml_type_name(t)) + " repack " +
-                   (ks == ggml_repack_kernels_avx512() ? "avx512"
-                    : ks == ggml_repack_kernels_avx2() ? "avx2"
-                                                       : "scalar"));
+                   (ks == ggml_repack_kernels_avx512()    ? "avx512"
+                    : ks == ggml_repack_kernels_avxvnni() ? "avxvnni"
+                    : ks == ggml_repack_kernels_avx2()    ? "avx2"
+                                                          : "scalar"));
     ggml_backend_buffer_free(wbuf);
 }
 

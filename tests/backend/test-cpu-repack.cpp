@@ -4,6 +4,10 @@
 // thread counts; ops other than mul_mat refuse packed tensors.
 #include <gtest/gtest.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#    include <cpuid.h>
+#endif
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -11,15 +15,30 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-cpu/cpu-repack.h"
 #include "ggml.h"
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_mm_isa(int isa);  // -1 auto, 0 scalar, 1 avx2, 2 avx512 (ops-matmul.cpp)
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
+extern "C" void ggml_cpu_repack_set_avxvnni(int enable);  // cpu-repack.avxvnni.cpp
 
 using testing_util::nmse;
 
 namespace {
+
+// The kernel sets compared with the scalar reference: plain AVX2, AVX2 + AVX-VNNI (the same as plain AVX2
+// on a CPU without AVX-VNNI) and AVX-512 VNNI (each falls back to the best level the CPU has).
+struct isa_case {
+    int level;    // ggml_cpu_set_mm_isa
+    int avxvnni;  // ggml_cpu_repack_set_avxvnni
+};
+const isa_case kIsas[] = {{1, 0}, {1, 1}, {2, 1}};
+
+void select_isa(isa_case c) {
+    ggml_cpu_set_mm_isa(c.level);
+    ggml_cpu_repack_set_avxvnni(c.avxvnni);
+}
 
 // Random GGUF bytes with finite scales (the full quant range, including Q8_0's -128).
 std::vector<uint8_t> random_weights(ggml_type t, int64_t K, int64_t M, uint32_t seed) {
@@ -98,6 +117,7 @@ protected:
     }
     void TearDown() override {
         ggml_cpu_set_mm_isa(-1);
+        ggml_cpu_repack_set_avxvnni(1);
         ggml_cpu_set_auto_threads(true);
         ggml_backend_free(be);
     }
@@ -140,13 +160,14 @@ TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
                 const std::vector<float> ref  = mul_mat(be, packed.w, N, 1);  // the scalar reference
                 const std::vector<float> base = mul_mat(be, plain.w, N, 2);
                 EXPECT_LT(nmse(ref, base), 1e-12) << "K=" << K << " M=" << M << " N=" << N;
-                for (int isa : {1, 2}) {
-                    ggml_cpu_set_mm_isa(isa);
+                for (const isa_case isa : kIsas) {
+                    select_isa(isa);
                     for (int nth : {1, 2, 3}) {
                         // identical bits: every kernel sums each block exactly and accumulates in order
                         const std::vector<float> got = mul_mat(be, packed.w, N, nth);
                         ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * 4))
-                            << "K=" << K << " M=" << M << " N=" << N << " isa=" << isa << " nth=" << nth;
+                            << "K=" << K << " M=" << M << " N=" << N << " isa=" << isa.level
+                            << " avxvnni=" << isa.avxvnni << " nth=" << nth;
                     }
                 }
             }
@@ -173,12 +194,12 @@ TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
     for (int64_t N : {1, 5, 70}) {
         ggml_cpu_set_mm_isa(0);
         const std::vector<float> ref = mul_mat(be, packed.w, N, 1);
-        for (int isa : {1, 2}) {
-            ggml_cpu_set_mm_isa(isa);
+        for (const isa_case isa : kIsas) {
+            select_isa(isa);
             for (int nth : {1, 2, 3}) {
                 const std::vector<float> got = mul_mat(be, packed.w, N, nth);
                 ASSERT_EQ(0, std::memcmp(got.data(), ref.data(), ref.size() * 4))
-                    << "N=" << N << " isa=" << isa << " nth=" << nth;
+                    << "N=" << N << " isa=" << isa.level << " avxvnni=" << isa.avxvnni << " nth=" << nth;
             }
         }
     }
@@ -187,6 +208,28 @@ TEST_P(CpuRepack, LargeWeightsOnHugePageAlignedBuffers) {
 INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
                          ::testing::Values(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K),
                          [](const ::testing::TestParamInfo<ggml_type> & i) { return ggml_type_name(i.param); });
+
+// The AVX2 level runs the AVX-VNNI kernels where the CPU has them and the switch is on, the plain AVX2
+// kernels otherwise (so both stay reachable, and the bit-identity tests above cover both).
+TEST(CpuRepackDispatch, AvxVnniAtTheAvx2LevelWhereTheCpuHasIt) {
+#if defined(__x86_64__) || defined(__i386__)
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
+        GTEST_SKIP() << "no AVX2";
+    unsigned   a = 0, b = 0, c = 0, d = 0;  // CPUID leaf 7 sub-leaf 1, EAX bit 4: AVX-VNNI
+    const bool has = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;
+    ggml_cpu_set_mm_isa(1);
+    ggml_cpu_repack_set_avxvnni(1);
+    EXPECT_EQ(ggml_repack_kernels_avxvnni() != nullptr, has);
+    EXPECT_EQ(ggml_repack_kernels_active(), has ? ggml_repack_kernels_avxvnni() : ggml_repack_kernels_avx2());
+    ggml_cpu_repack_set_avxvnni(0);
+    EXPECT_EQ(ggml_repack_kernels_avxvnni(), nullptr);
+    EXPECT_EQ(ggml_repack_kernels_active(), ggml_repack_kernels_avx2());
+    ggml_cpu_repack_set_avxvnni(1);
+    ggml_cpu_set_mm_isa(-1);
+#else
+    GTEST_SKIP() << "x86 only";
+#endif
+}
 
 TEST(CpuRepackDevice, OffersTheBufferTypeAndRefusesOtherOpsOnPackedWeights) {
     ggml_backend_reg_t reg = ggml_backend_cpu_reg();

@@ -1,7 +1,9 @@
 // CPU_REPACK kernels for AVX2 (see cpu-repack.h for the layout). Each 64-byte quant vector is two ymm
 // (rows 0-7, rows 8-15); maddubs + madd against 4 broadcast activation bytes give one int32 per row.
 // Q4_0 sums its 8 maddubs results in int16 first (|sum| <= 8 * 2 * 15 * 128 < 2^15); Q8_0 undoes the
-// +128 offset and uses |w| x sign(y, w) so maddubs cannot saturate.
+// +128 offset and uses |w| x sign(y, w) so maddubs cannot saturate. One pass per block / super-block with
+// both halves in flight (the activation broadcasts and the K-quant scale unpacking are shared), as in the
+// AVX-512 kernels. CPUs with AVX-VNNI run cpu-repack.avxvnni.cpp at this level instead.
 #include <immintrin.h>
 
 #include "cpu-repack.h"
@@ -9,18 +11,25 @@
 namespace {
 
 constexpr int NC_MAX = 2;
-// K-quant decode prefetch (as in cpu-repack.avx512.cpp): every line of the group, in address order,
-// this far ahead, during the first of the two half-group passes (the second finds the group in L2).
+// K-quant prefetch (as in cpu-repack.avx512.cpp): every line of the super-block, in address order, this
+// far ahead.
 constexpr int PF_Q4K = 6144;
 constexpr int PF_Q6K = 2 * 3360;
+
+// An empty asm that GCC must assume changes v: it keeps a running int16/int32 sum a chain instead of being
+// re-associated into a tree of maddubs results that no longer fit the 16 ymm registers (it spilled them).
+inline void keep(__m256i & v) {
+    __asm__("" : "+x"(v));
+}
 
 inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
     for (size_t o = 0; o < dist && o < bytes; o += 64)
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
 }
-// Decode (NC == 1) prefetch distance in quant bytes, as in the AVX-512 kernels (the DRAM latency of one
-// core's stream, not the ISA, sets it); only the first half-pass of a group prefetches, the second
-// re-reads the group from L1/L2. Non-temporal: the weights are read once per token.
+// Prefetch distances in quant bytes, as in the AVX-512 kernels (the DRAM latency of one core's stream,
+// not the ISA, sets them): non-temporal at decode (NC == 1: the weights are read once per token), T0
+// when a group is re-read for several activation rows.
+constexpr int PF_DIST      = 2048;
 constexpr int PF_DIST_Q4_0 = 16384;
 constexpr int PF_DIST_Q8_0 = 8192;
 
@@ -30,37 +39,50 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m256i    m4     = _mm256_set1_epi8(0x0F);
     const __m256i    ones   = _mm256_set1_epi16(1);
-    for (int h = 0; h < 2; ++h) {
-        __m256 acc[NC];
+    __m256           acc[NC][2];
+    for (int c = 0; c < NC; ++c)
+        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t * q = quants + b * 256;
+        for (int j = 0; j < 4; ++j)
+            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q4_0 : PF_DIST) + 64 * j,
+                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        __m256i p[NC][2];
         for (int c = 0; c < NC; ++c)
-            acc[c] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * q = quants + b * 256 + 32 * h;
-            if (NC == 1 && h == 0) {
-                for (int j = 0; j < 4; ++j)
-                    _mm_prefetch((const char *) q + PF_DIST_Q4_0 + 64 * j, _MM_HINT_NTA);
-            }
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
-            __m256i      lo[4], hi[4];
-            for (int j = 0; j < 4; ++j) {
-                const __m256i v = _mm256_loadu_si256((const __m256i *) (q + 64 * j));
-                lo[j]           = _mm256_and_si256(v, m4);
-                hi[j]           = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+            p[c][0] = p[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            __m256i lo[2], hi[2];
+            for (int h = 0; h < 2; ++h) {
+                const __m256i v = _mm256_loadu_si256((const __m256i *) (q + 64 * j + 32 * h));
+                lo[h]           = _mm256_and_si256(v, m4);
+                hi[h]           = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
             }
             for (int c = 0; c < NC; ++c) {
                 const int32_t * yq = (const int32_t *) (y[c].qs + b * 32);
-                __m256i         p  = _mm256_setzero_si256();
-                for (int j = 0; j < 4; ++j) {
-                    p = _mm256_add_epi16(p, _mm256_maddubs_epi16(lo[j], _mm256_set1_epi32(yq[j])));
-                    p = _mm256_add_epi16(p, _mm256_maddubs_epi16(hi[j], _mm256_set1_epi32(yq[4 + j])));
+                const __m256i   yl = _mm256_set1_epi32(yq[j]), yh = _mm256_set1_epi32(yq[4 + j]);
+                for (int h = 0; h < 2; ++h)  // low + high first: a shorter dependency chain
+                {
+                    p[c][h] = _mm256_add_epi16(
+                        p[c][h], _mm256_add_epi16(_mm256_maddubs_epi16(lo[h], yl), _mm256_maddubs_epi16(hi[h], yh)));
+                    keep(p[c][h]);
                 }
-                const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(p, ones), _mm256_set1_epi32(y[c].corr[b]));
-                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c]);
             }
         }
-        for (int c = 0; c < NC; ++c)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c]);
+        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
+                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        for (int c = 0; c < NC; ++c) {
+            const __m256i corr = _mm256_set1_epi32(y[c].corr[b]);
+            const __m256  dy   = _mm256_set1_ps(y[c].d[b]);
+            for (int h = 0; h < 2; ++h) {
+                const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(p[c][h], ones), corr);
+                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+            }
+        }
     }
+    for (int c = 0; c < NC; ++c)
+        for (int h = 0; h < 2; ++h)
+            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
 template <int NC>
@@ -69,41 +91,50 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m256i    x80    = _mm256_set1_epi8((char) 0x80);
     const __m256i    ones   = _mm256_set1_epi16(1);
-    for (int h = 0; h < 2; ++h) {
-        __m256 acc[NC];
+    __m256           acc[NC][2];
+    for (int c = 0; c < NC; ++c)
+        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t * q = quants + b * 512;
+        for (int j = 0; j < 8; ++j)
+            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q8_0 : PF_DIST) + 64 * j,
+                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        __m256i s[NC][2];
         for (int c = 0; c < NC; ++c)
-            acc[c] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * q = quants + b * 512 + 32 * h;
-            if (NC == 1 && h == 0) {
-                for (int j = 0; j < 8; ++j)
-                    _mm_prefetch((const char *) q + PF_DIST_Q8_0 + 64 * j, _MM_HINT_NTA);
-            }
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8 * h)));
-            __m256i      w[8], aw[8];
-            for (int j = 0; j < 8; ++j) {
-                w[j]  = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (q + 64 * j)), x80);
-                aw[j] = _mm256_sign_epi8(w[j], w[j]);
+            s[c][0] = s[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int j = 0; j < 8; ++j) {
+            __m256i w[2], aw[2];
+            for (int h = 0; h < 2; ++h) {
+                w[h]  = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *) (q + 64 * j + 32 * h)), x80);
+                aw[h] = _mm256_sign_epi8(w[h], w[h]);
             }
             for (int c = 0; c < NC; ++c) {
-                const int32_t * yq = (const int32_t *) (y[c].qs + b * 32);
-                __m256i         s  = _mm256_setzero_si256();
-                for (int j = 0; j < 8; ++j) {
-                    const __m256i sy = _mm256_sign_epi8(_mm256_set1_epi32(yq[j]), w[j]);
-                    s                = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(aw[j], sy), ones));
+                const __m256i yj = _mm256_set1_epi32(((const int32_t *) (y[c].qs + b * 32))[j]);
+                for (int h = 0; h < 2; ++h) {
+                    const __m256i sy = _mm256_sign_epi8(yj, w[h]);
+                    s[c][h] = _mm256_add_epi32(s[c][h], _mm256_madd_epi16(_mm256_maddubs_epi16(aw[h], sy), ones));
+                    keep(s[c][h]);
                 }
-                // the offset is already removed: s is the signed sum
-                acc[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c]);
             }
         }
-        for (int c = 0; c < NC; ++c)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c]);
+        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
+                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        for (int c = 0; c < NC; ++c) {
+            const __m256 dy = _mm256_set1_ps(y[c].d[b]);
+            for (int h = 0; h < 2; ++h)  // the offset is already removed: s is the signed sum
+                acc[c][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[c][h]), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+        }
     }
+    for (int c = 0; c < NC; ++c)
+        for (int h = 0; h < 2; ++h)
+            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
 // Q4_K: per sub-block the 8 maddubs results are summed in int16 (|sum| <= 8 * 2 * 15 * 128 < 2^15)
 // and pmaddwd against (sc, sc) per row gives sc * dot in int32; the mins term is 4 pmaddwd of the
-// unpacked min pairs against the activation's sub-block sum pairs.
+// unpacked min pairs against the activation's sub-block sum pairs. Scales and mins are unpacked once
+// per super-block for both halves.
 template <int NC>
 void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const __m256i m4  = _mm256_set1_epi8(0x0F);
@@ -112,71 +143,87 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
     const __m256i mlo = _mm256_set1_epi32(0x0f0f0f0f);
     const __m256i mb  = _mm256_set1_epi32(0xff);
     const __m256i mw  = _mm256_set1_epi32(0x00ff00ff);
-    for (int h = 0; h < 2; ++h) {
-        __m256 acc[NC];
+    __m256        acc[NC][2];
+    for (int c = 0; c < NC; ++c)
+        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t * sb = grp + b * 2304;
+        const uint8_t * q  = sb + 256;
+        // per half: (sc, sc) as int16 for the 8 sub-blocks, the mins as int16 pairs (m0, m2), (m1, m3), (m4, m6),
+        // (m5, m7)
+        __m256i SC[2][8], MP[2][4];
+        for (int h = 0; h < 2; ++h) {
+            const __m256i u0  = _mm256_loadu_si256((const __m256i *) (sb + 64 + 32 * h));
+            const __m256i u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
+            const __m256i u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
+            const __m256i s03 = _mm256_and_si256(u0, m6);
+            const __m256i s47 = _mm256_or_si256(_mm256_and_si256(u2, mlo),
+                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
+            const __m256i m03 = _mm256_and_si256(u1, m6);
+            const __m256i m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
+                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
+            for (int s = 0; s < 8; ++s) {
+                const __m256i t = _mm256_and_si256(_mm256_srli_epi32(s < 4 ? s03 : s47, 8 * (s % 4)), mb);
+                SC[h][s]        = _mm256_or_si256(t, _mm256_slli_epi32(t, 16));
+            }
+            MP[h][0] = _mm256_and_si256(m03, mw);
+            MP[h][1] = _mm256_and_si256(_mm256_srli_epi32(m03, 8), mw);
+            MP[h][2] = _mm256_and_si256(m47, mw);
+            MP[h][3] = _mm256_and_si256(_mm256_srli_epi32(m47, 8), mw);
+        }
+        __m256i isum[NC][2];
         for (int c = 0; c < NC; ++c)
-            acc[c] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * sb  = grp + b * 2304;
-            const uint8_t * q   = sb + 256 + 32 * h;
-            const __m256i   u0  = _mm256_loadu_si256((const __m256i *) (sb + 64 + 32 * h));
-            const __m256i   u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
-            const __m256i   u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
-            const __m256i   s03 = _mm256_and_si256(u0, m6);
-            const __m256i   s47 = _mm256_or_si256(_mm256_and_si256(u2, mlo),
-                                                  _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
-            const __m256i   m03 = _mm256_and_si256(u1, m6);
-            const __m256i   m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
-                                                  _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
-            __m256i         isum[NC];
+            isum[c][0] = isum[c][1] = _mm256_setzero_si256();
+        for (int k = 0; k < 4; ++k) {
+            __m256i pl[NC][2], ph[NC][2];
             for (int c = 0; c < NC; ++c)
-                isum[c] = _mm256_setzero_si256();
-            for (int k = 0; k < 4; ++k) {
-                const __m256i S  = k < 2 ? s03 : s47;
-                __m256i       sl = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2)), mb);
-                __m256i       sh = _mm256_and_si256(_mm256_srli_epi32(S, 16 * (k % 2) + 8), mb);
-                sl               = _mm256_or_si256(sl, _mm256_slli_epi32(sl, 16));  // (sc, sc) as int16
-                sh               = _mm256_or_si256(sh, _mm256_slli_epi32(sh, 16));
-                __m256i pl[NC], ph[NC];
-                for (int c = 0; c < NC; ++c)
-                    pl[c] = ph[c] = _mm256_setzero_si256();
-                for (int jj = 0; jj < 8; ++jj) {
-                    if (h == 0) {  // 36 lines per super-block, 9 per k
-                        _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), _MM_HINT_NTA);
-                        if (jj == 7)
-                            _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), _MM_HINT_NTA);
-                    }
-                    const __m256i v  = _mm256_loadu_si256((const __m256i *) (q + (8 * k + jj) * 64));
-                    const __m256i lo = _mm256_and_si256(v, m4);
-                    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
-                    for (int c = 0; c < NC; ++c) {
-                        const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 64 * k);
-                        pl[c] = _mm256_add_epi16(pl[c], _mm256_maddubs_epi16(lo, _mm256_set1_epi32(yq[jj])));
-                        ph[c] = _mm256_add_epi16(ph[c], _mm256_maddubs_epi16(hi, _mm256_set1_epi32(yq[8 + jj])));
+                pl[c][0] = pl[c][1] = ph[c][0] = ph[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int jj = 0; jj < 8; ++jj) {
+                // 36 lines per super-block, 9 per k
+                _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                if (jj == 7)
+                    _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                __m256i lo[2], hi[2];
+                for (int h = 0; h < 2; ++h) {
+                    const __m256i v = _mm256_loadu_si256((const __m256i *) (q + (8 * k + jj) * 64 + 32 * h));
+                    lo[h]           = _mm256_and_si256(v, m4);
+                    hi[h]           = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+                }
+                for (int c = 0; c < NC; ++c) {
+                    const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 64 * k);
+                    const __m256i   yl = _mm256_set1_epi32(yq[jj]), yh = _mm256_set1_epi32(yq[8 + jj]);
+                    for (int h = 0; h < 2; ++h) {
+                        pl[c][h] = _mm256_add_epi16(pl[c][h], _mm256_maddubs_epi16(lo[h], yl));
+                        ph[c][h] = _mm256_add_epi16(ph[c][h], _mm256_maddubs_epi16(hi[h], yh));
+                        keep(pl[c][h]);
+                        keep(ph[c][h]);
                     }
                 }
-                for (int c = 0; c < NC; ++c)
-                    isum[c] = _mm256_add_epi32(
-                        isum[c], _mm256_add_epi32(_mm256_madd_epi16(pl[c], sl), _mm256_madd_epi16(ph[c], sh)));
             }
-            const __m256i p0 = _mm256_and_si256(m03, mw), p1 = _mm256_and_si256(_mm256_srli_epi32(m03, 8), mw);
-            const __m256i p2 = _mm256_and_si256(m47, mw), p3 = _mm256_and_si256(_mm256_srli_epi32(m47, 8), mw);
-            const __m256  dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * h)));
-            const __m256  dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 32 + 16 * h)));
+            for (int c = 0; c < NC; ++c)
+                for (int h = 0; h < 2; ++h)
+                    isum[c][h] =
+                        _mm256_add_epi32(isum[c][h], _mm256_add_epi32(_mm256_madd_epi16(pl[c][h], SC[h][2 * k]),
+                                                                      _mm256_madd_epi16(ph[c][h], SC[h][2 * k + 1])));
+        }
+        for (int h = 0; h < 2; ++h) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * h)));
+            const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 32 + 16 * h)));
             for (int c = 0; c < NC; ++c) {
                 const int32_t * ys = y[c].corr + b * 4;
-                __m256i         ms = _mm256_madd_epi16(p0, _mm256_set1_epi32(ys[0]));
-                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p1, _mm256_set1_epi32(ys[1])));
-                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p2, _mm256_set1_epi32(ys[2])));
-                ms                 = _mm256_add_epi32(ms, _mm256_madd_epi16(p3, _mm256_set1_epi32(ys[3])));
-                const __m256 dy    = _mm256_set1_ps(y[c].d[b]);
-                acc[c]             = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, dy), acc[c]);
-                acc[c]             = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dm, dy), acc[c]);
+                __m256i         ms = _mm256_madd_epi16(MP[h][0], _mm256_set1_epi32(ys[0]));
+                for (int p = 1; p < 4; ++p)
+                    ms = _mm256_add_epi32(ms, _mm256_madd_epi16(MP[h][p], _mm256_set1_epi32(ys[p])));
+                const __m256 dy = _mm256_set1_ps(y[c].d[b]);
+                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c][h]), _mm256_mul_ps(dw, dy), acc[c][h]);
+                acc[c][h]       = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dm, dy), acc[c][h]);
             }
         }
-        for (int c = 0; c < NC; ++c)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c]);
     }
+    for (int c = 0; c < NC; ++c)
+        for (int h = 0; h < 2; ++h)
+            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
 // Q6_K: two maddubs (values 0..63, |pair| <= 2 * 63 * 128) summed in int16 stay below 2^15, then
@@ -186,81 +233,102 @@ template <int NC>
 void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const __m256i m4  = _mm256_set1_epi8(0x0F);
     const __m256i m30 = _mm256_set1_epi8(0x30);
-    for (int half = 0; half < 2; ++half) {
-        __m256 acc[NC];
+    __m256        acc[NC][2];
+    for (int c = 0; c < NC; ++c)
+        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < nb; ++b) {
+        const uint8_t * sb = grp + b * 3360;
+        const uint8_t * ql = sb + 288;
+        const uint8_t * qh = sb + 2336;
+        __m256i         isum[NC][2];
         for (int c = 0; c < NC; ++c)
-            acc[c] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < nb; ++b) {
-            const uint8_t * sb = grp + b * 3360;
-            const uint8_t * ql = sb + 288 + 32 * half;
-            const uint8_t * qh = sb + 2336 + 32 * half;
-            __m256i         isum[NC];
-            for (int c = 0; c < NC; ++c)
-                isum[c] = _mm256_setzero_si256();
-            for (int n = 0; n < 2; ++n) {
-                for (int h = 0; h < 2; ++h) {
-                    const __m256i pl2 = _mm256_cvtepi8_epi16(
-                        _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * half)));
-                    const __m256i ph2 = _mm256_cvtepi8_epi16(
-                        _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * half)));
-                    for (int sub = 0; sub < 2; ++sub) {
-                        // (sc, sc) as int16 for sub-block 2p + sub
+            isum[c][0] = isum[c][1] = _mm256_setzero_si256();
+        for (int n = 0; n < 2; ++n) {
+            for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 2
+                for (int sub = 0; sub < 2; ++sub) {
+                    __m256i sl[2], sh[2];  // (sc, sc) as int16 for sub-block 2p + sub, per half
+                    for (int hf = 0; hf < 2; ++hf) {
+                        const __m256i pl2 = _mm256_cvtepi8_epi16(
+                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * hf)));
+                        const __m256i ph2 = _mm256_cvtepi8_epi16(
+                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * hf)));
                         const __m256i tl = sub == 0 ? _mm256_slli_epi32(pl2, 16) : _mm256_srli_epi32(pl2, 16);
                         const __m256i th = sub == 0 ? _mm256_slli_epi32(ph2, 16) : _mm256_srli_epi32(ph2, 16);
-                        const __m256i sl = sub == 0 ? _mm256_or_si256(tl, _mm256_srli_epi32(tl, 16))
+                        sl[hf]           = sub == 0 ? _mm256_or_si256(tl, _mm256_srli_epi32(tl, 16))
                                                     : _mm256_or_si256(tl, _mm256_slli_epi32(tl, 16));
-                        const __m256i sh = sub == 0 ? _mm256_or_si256(th, _mm256_srli_epi32(th, 16))
+                        sh[hf]           = sub == 0 ? _mm256_or_si256(th, _mm256_srli_epi32(th, 16))
                                                     : _mm256_or_si256(th, _mm256_slli_epi32(th, 16));
-                        for (int m2 = 0; m2 < 4; m2 += 2) {
-                            __m256i pl[NC], ph[NC];
-                            for (int c = 0; c < NC; ++c)
-                                pl[c] = ph[c] = _mm256_setzero_si256();
-                            for (int mm = 0; mm < 2; ++mm) {
-                                const int m = 4 * sub + m2 + mm;
-                                if (half == 0) {  // super-block b + 2 (53 lines), 2 lines per step
-                                    const int line = 2 * (16 * n + 8 * h + m);
-                                    if (line * 64 < 3360)
-                                        _mm_prefetch((const char *) sb + PF_Q6K + line * 64, _MM_HINT_NTA);
-                                    if (line * 64 + 64 < 3360)
-                                        _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64, _MM_HINT_NTA);
-                                }
+                    }
+#pragma GCC unroll 2
+                    for (int m2 = 0; m2 < 4; m2 += 2) {
+                        __m256i pl[NC][2], ph[NC][2];
+                        for (int c = 0; c < NC; ++c)
+                            pl[c][0] = pl[c][1] = ph[c][0] = ph[c][1] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+                        for (int mm = 0; mm < 2; ++mm) {
+                            const int m = 4 * sub + m2 + mm;
+                            // super-block b + 2 (53 lines), 2 lines per step: one stream in address order
+                            const int line = 2 * (16 * n + 8 * h + m);
+                            if (line * 64 < 3360)
+                                _mm_prefetch((const char *) sb + PF_Q6K + line * 64,
+                                             NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                            if (line * 64 + 64 < 3360)
+                                _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64,
+                                             NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                            __m256i vl[2], vh[2];
+                            for (int hf = 0; hf < 2; ++hf) {
                                 const __m256i l =
-                                    _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64));
-                                const __m256i hb = _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64));
+                                    _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64 + 32 * hf));
+                                const __m256i hb =
+                                    _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64 + 32 * hf));
                                 const __m256i hl =
                                     _mm256_and_si256(h == 0 ? _mm256_slli_epi16(hb, 4) : _mm256_slli_epi16(hb, 2), m30);
                                 const __m256i hh = _mm256_and_si256(h == 0 ? hb : _mm256_srli_epi16(hb, 2), m30);
-                                const __m256i vl = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
-                                const __m256i vh = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
-                                for (int c = 0; c < NC; ++c) {
-                                    const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
-                                    pl[c] = _mm256_add_epi16(pl[c], _mm256_maddubs_epi16(vl, _mm256_set1_epi32(yq[0])));
-                                    ph[c] =
-                                        _mm256_add_epi16(ph[c], _mm256_maddubs_epi16(vh, _mm256_set1_epi32(yq[16])));
+                                vl[hf]           = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
+                                vh[hf]           = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
+                            }
+                            for (int c = 0; c < NC; ++c) {
+                                const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
+                                const __m256i   yl = _mm256_set1_epi32(yq[0]), yh = _mm256_set1_epi32(yq[16]);
+                                for (int hf = 0; hf < 2; ++hf) {
+                                    pl[c][hf] = _mm256_add_epi16(pl[c][hf], _mm256_maddubs_epi16(vl[hf], yl));
+                                    ph[c][hf] = _mm256_add_epi16(ph[c][hf], _mm256_maddubs_epi16(vh[hf], yh));
+                                    keep(pl[c][hf]);
+                                    keep(ph[c][hf]);
                                 }
                             }
-                            for (int c = 0; c < NC; ++c)
-                                isum[c] = _mm256_add_epi32(isum[c], _mm256_add_epi32(_mm256_madd_epi16(pl[c], sl),
-                                                                                     _mm256_madd_epi16(ph[c], sh)));
                         }
-                    }
-                    for (int c = 0; c < NC; ++c) {
-                        const int32_t * bs = y[c].corr + b * 8 + 4 * n + h;
-                        // isum -= 32 * (the pair's sc . bsum): exact, as in the scalar reference
-                        const __m256i cs = _mm256_add_epi32(_mm256_madd_epi16(pl2, _mm256_set1_epi32(bs[0])),
-                                                            _mm256_madd_epi16(ph2, _mm256_set1_epi32(bs[2])));
-                        isum[c]          = _mm256_sub_epi32(isum[c], _mm256_slli_epi32(cs, 5));
+                        for (int c = 0; c < NC; ++c)
+                            for (int hf = 0; hf < 2; ++hf)
+                                isum[c][hf] = _mm256_add_epi32(isum[c][hf],
+                                                               _mm256_add_epi32(_mm256_madd_epi16(pl[c][hf], sl[hf]),
+                                                                                _mm256_madd_epi16(ph[c][hf], sh[hf])));
                     }
                 }
             }
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * half)));
-            for (int c = 0; c < NC; ++c)
-                acc[c] =
-                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c]), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c]);
         }
-        for (int c = 0; c < NC; ++c)
-            _mm256_storeu_ps(out[c] + row0 + 8 * half, acc[c]);
+        // the -32 offset: isum -= 32 * (sum over the 8 scale pairs of sc . bsum), exact as in the scalar reference
+        for (int hf = 0; hf < 2; ++hf) {
+            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * hf)));
+            __m256i      cs[NC];
+            for (int c = 0; c < NC; ++c)
+                cs[c] = _mm256_setzero_si256();
+            for (int p = 0; p < 8; ++p) {
+                const __m256i P = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (sb + 32 + 32 * p + 16 * hf)));
+                for (int c = 0; c < NC; ++c)
+                    cs[c] = _mm256_add_epi32(cs[c], _mm256_madd_epi16(P, _mm256_set1_epi32(y[c].corr[b * 8 + p])));
+            }
+            for (int c = 0; c < NC; ++c) {
+                const __m256i tot = _mm256_sub_epi32(isum[c][hf], _mm256_slli_epi32(cs[c], 5));
+                acc[c][hf] =
+                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c][hf]);
+            }
+        }
     }
+    for (int c = 0; c < NC; ++c)
+        for (int h = 0; h < 2; ++h)
+            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
 template <bool Q4>

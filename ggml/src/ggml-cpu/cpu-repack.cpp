@@ -277,6 +277,8 @@ const ggml_repack_kernels * ggml_repack_kernels_active() {
     static const bool vnni = cpu_has_vnni();
     if (level >= 2 && vnni)
         return ggml_repack_kernels_avx512();
+    if (level >= 1 && ggml_repack_kernels_avxvnni())
+        return ggml_repack_kernels_avxvnni();
     if (level >= 1)
         return ggml_repack_kernels_avx2();
 #endif

@@ -65,8 +65,11 @@ struct ggml_repack_kernels {
 const ggml_repack_kernels * ggml_repack_kernels_scalar();
 const ggml_repack_kernels * ggml_repack_kernels_avx2();
 const ggml_repack_kernels * ggml_repack_kernels_avx512();
+// AVX2 + AVX-VNNI (vpdpbusd ymm): nullptr where the CPU lacks AVX-VNNI or GGML_CPU_REPACK_AVXVNNI=0 /
+// ggml_cpu_repack_set_avxvnni(0) switched it off (then the AVX2 level uses the plain AVX2 kernels).
+const ggml_repack_kernels * ggml_repack_kernels_avxvnni();
 // The set mul_mat uses: follows ggml_cpu_mm_isa_level (GGML_CPU_ISA, ggml_cpu_set_mm_isa), AVX-512
-// only with VNNI.
+// only with VNNI; at the AVX2 level the AVX-VNNI set where the CPU has it.
 const ggml_repack_kernels * ggml_repack_kernels_active();
 
 // Weight types and shapes the layout takes: Q4_0 / Q8_0 / Q4_K / Q6_K, 2-D, rows a multiple of 16,
