@@ -6,32 +6,17 @@
 // AVX-512 kernels. CPUs with AVX-VNNI run cpu-repack.avxvnni.cpp at this level instead.
 #include <immintrin.h>
 
-#include "cpu-repack.h"
+#include "cpu-repack-x86.h"
 
 namespace {
 
 constexpr int NC_MAX = 2;
-// K-quant prefetch (as in cpu-repack.avx512.cpp): every line of the super-block, in address order, this
-// far ahead.
-constexpr int PF_Q4K = 6144;
-constexpr int PF_Q6K = 2 * 3360;
 
 // An empty asm that GCC must assume changes v: it keeps a running int16/int32 sum a chain instead of being
 // re-associated into a tree of maddubs results that no longer fit the 16 ymm registers (it spilled them).
 inline void keep(__m256i & v) {
     __asm__("" : "+x"(v));
 }
-
-inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
-    for (size_t o = 0; o < dist && o < bytes; o += 64)
-        _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
-}
-// Prefetch distances in quant bytes, as in the AVX-512 kernels (the DRAM latency of one core's stream,
-// not the ISA, sets them): non-temporal at decode (NC == 1: the weights are read once per token), T0
-// when a group is re-read for several activation rows.
-constexpr int PF_DIST      = 2048;
-constexpr int PF_DIST_Q4_0 = 16384;
-constexpr int PF_DIST_Q8_0 = 8192;
 
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
@@ -331,59 +316,10 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
             _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
-template <bool Q4>
-void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
-         float * const * out) {
-    for (int64_t g = 0; g < ng; ++g) {
-        const uint8_t * grp = w + g * gb;
-        const int64_t   r0  = g * GGML_REPACK_ROWS;
-        for (int c0 = 0; c0 < ncols; c0 += NC_MAX) {
-            if (ncols - c0 >= 2) {
-                Q4 ? q4_0_group<2>(nb, grp, y + c0, out + c0, r0) : q8_0_group<2>(nb, grp, y + c0, out + c0, r0);
-            } else {
-                Q4 ? q4_0_group<1>(nb, grp, y + c0, out + c0, r0) : q8_0_group<1>(nb, grp, y + c0, out + c0, r0);
-            }
-        }
-    }
-}
-
-template <void (*G1)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t),
-          void (*G2)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t)>
-void run_k(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
-           float * const * out) {
-    for (int64_t g = 0; g < ng; ++g) {
-        const uint8_t * grp = w + g * gb;
-        const int64_t   r0  = g * GGML_REPACK_ROWS;
-        for (int c0 = 0; c0 < ncols; c0 += NC_MAX) {
-            if (ncols - c0 >= 2) {
-                G2(nb, grp, y + c0, out + c0, r0);
-            } else {
-                G1(nb, grp, y + c0, out + c0, r0);
-            }
-        }
-    }
-}
-
-void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q4K);
-    run_k<q4_K_group<1>, q4_K_group<2>>(nb, ng, w, gb, nc, y, out);
-}
-void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q6K);
-    run_k<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
-}
-void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<true>(nb, ng, w, gb, nc, y, out);
-}
-void k_q8_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<false>(nb, ng, w, gb, nc, y, out);
-}
+GGML_REPACK_X86_KERNEL(k_q4_0, q4_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q8_0, q8_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q4_K, q4_K_group, PF_Q4K)
+GGML_REPACK_X86_KERNEL(k_q6_K, q6_K_group, PF_Q6K)
 
 }  // namespace
 

@@ -8,34 +8,11 @@
 #endif
 #include <immintrin.h>
 
-#include "cpu-repack.h"
+#include "cpu-repack-x86.h"
 
 namespace {
 
 constexpr int NC_MAX = 4;
-// Quant bytes prefetched ahead of the block being read (one stream per thread), non-temporal: the
-// weights are read once per token and would only evict the activations and the KV cache from L2
-// (decode, NC == 1; prefill re-reads a group for every 4 activation rows and keeps it cached).
-// Distance and hint from bench-quants RepackGemv (2048-8192 within noise on the shared VM).
-constexpr int PF_DIST = 2048;
-// The K-quants prefetch every line of their super-blocks (scales included) in address order, PF_Q4K
-// bytes (2.7 Q4_K super-blocks) and PF_Q6K bytes (2 Q6_K super-blocks) ahead, and a decode call
-// first prefetches that much of its slice (the in-loop stream starts that far ahead). Tuned with
-// huge-page weights, 1-2 threads streaming 512 MB on the Zen 5 VM: 2048 bytes, which also skipped
-// 4 lines per super-block, read 10-20% slower.
-constexpr int PF_Q4K = 6144;
-constexpr int PF_Q6K = 2 * 3360;
-
-inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
-    for (size_t o = 0; o < dist && o < bytes; o += 64)
-        _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
-}
-// Q4_0 / Q8_0 decode: further ahead. One core has ~100+ ns of DRAM latency to cover at ~30 GB/s; at 2 KiB
-// the stream ran at 60-65% of a plain read, at 16 KiB (Q4_0) / 8 KiB (Q8_0) at 85-90% (tg-q microbench,
-// docs/benchmarks.md). Distances are in quant bytes (Q4_0 256 per block, Q8_0 512).
-constexpr int PF_DIST_Q4_0 = 16384;
-constexpr int PF_DIST_Q8_0 = 8192;
-
 template <int NC>
 inline void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const uint16_t * scales = (const uint16_t *) grp;
@@ -275,77 +252,10 @@ inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
         _mm512_storeu_ps(out[c] + row0, acc[c]);
 }
 
-template <template <int> class G>
-void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
-         float * const * out) {
-    for (int64_t g = 0; g < ng; ++g) {
-        const uint8_t * grp = w + g * gb;
-        for (int c0 = 0; c0 < ncols; c0 += NC_MAX) {
-            switch (ncols - c0 < NC_MAX ? ncols - c0 : NC_MAX) {
-                case 1:
-                    G<1>::f(nb, grp, y + c0, out + c0, g * GGML_REPACK_ROWS);
-                    break;
-                case 2:
-                    G<2>::f(nb, grp, y + c0, out + c0, g * GGML_REPACK_ROWS);
-                    break;
-                case 3:
-                    G<3>::f(nb, grp, y + c0, out + c0, g * GGML_REPACK_ROWS);
-                    break;
-                default:
-                    G<4>::f(nb, grp, y + c0, out + c0, g * GGML_REPACK_ROWS);
-                    break;
-            }
-        }
-    }
-}
-
-template <int NC>
-struct q4_0_g {
-    static void f(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-        q4_0_group<NC>(nb, g, y, o, r);
-    }
-};
-template <int NC>
-struct q8_0_g {
-    static void f(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-        q8_0_group<NC>(nb, g, y, o, r);
-    }
-};
-
-template <int NC>
-struct q4_K_g {
-    static void f(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-        q4_K_group<NC>(nb, g, y, o, r);
-    }
-};
-
-template <int NC>
-struct q6_K_g {
-    static void f(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-        q6_K_group<NC>(nb, g, y, o, r);
-    }
-};
-
-void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q6K);
-    run<q6_K_g>(nb, ng, w, gb, nc, y, out);
-}
-void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q4K);
-    run<q4_K_g>(nb, ng, w, gb, nc, y, out);
-}
-void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<q4_0_g>(nb, ng, w, gb, nc, y, out);
-}
-void k_q8_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<q8_0_g>(nb, ng, w, gb, nc, y, out);
-}
+GGML_REPACK_X86_KERNEL(k_q4_0, q4_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q8_0, q8_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q4_K, q4_K_group, PF_Q4K)
+GGML_REPACK_X86_KERNEL(k_q6_K, q6_K_group, PF_Q6K)
 
 }  // namespace
 

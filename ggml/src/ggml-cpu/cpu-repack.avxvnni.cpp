@@ -12,24 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cpu-repack.h"
+#include "cpu-repack-x86.h"
 
 namespace {
 
 constexpr int NC_MAX = 2;  // 16 ymm registers: two activation rows x two halves keep the sums in registers
-// Prefetch as in cpu-repack.avx512.cpp (the DRAM latency of one core's stream sets the distance, not the
-// ISA): non-temporal at decode (NC == 1), T0 when a group is re-read for several activation rows.
-constexpr int PF_DIST      = 2048;
-constexpr int PF_DIST_Q4_0 = 16384;
-constexpr int PF_DIST_Q8_0 = 8192;
-constexpr int PF_Q4K       = 6144;
-constexpr int PF_Q6K       = 2 * 3360;
-
-inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
-    for (size_t o = 0; o < dist && o < bytes; o += 64)
-        _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
-}
-
 // An empty asm that GCC must assume changes v: the 32 quant bytes are loaded once, not folded into both
 // the low- and the high-nibble vpand (two loads of each line).
 inline void one_load(__m256i & v) {
@@ -320,43 +307,10 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
             _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
 }
 
-template <void (*G1)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t),
-          void (*G2)(int64_t, const uint8_t *, const ggml_repack_act *, float * const *, int64_t)>
-void run(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int ncols, const ggml_repack_act * y,
-         float * const * out) {
-    for (int64_t g = 0; g < ng; ++g) {
-        const uint8_t * grp = w + g * gb;
-        const int64_t   r0  = g * GGML_REPACK_ROWS;
-        for (int c0 = 0; c0 < ncols; c0 += NC_MAX) {
-            if (ncols - c0 >= 2) {
-                G2(nb, grp, y + c0, out + c0, r0);
-            } else {
-                G1(nb, grp, y + c0, out + c0, r0);
-            }
-        }
-    }
-}
-
-void k_q4_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<q4_0_group<1>, q4_0_group<2>>(nb, ng, w, gb, nc, y, out);
-}
-void k_q8_0(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    run<q8_0_group<1>, q8_0_group<2>>(nb, ng, w, gb, nc, y, out);
-}
-void k_q4_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q4K);
-    run<q4_K_group<1>, q4_K_group<2>>(nb, ng, w, gb, nc, y, out);
-}
-void k_q6_K(int64_t nb, int64_t ng, const uint8_t * w, size_t gb, int nc, const ggml_repack_act * y,
-            float * const * out) {
-    if (nc == 1)
-        prefetch_head(w, (size_t) ng * gb, PF_Q6K);
-    run<q6_K_group<1>, q6_K_group<2>>(nb, ng, w, gb, nc, y, out);
-}
+GGML_REPACK_X86_KERNEL(k_q4_0, q4_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q8_0, q8_0_group, 0)
+GGML_REPACK_X86_KERNEL(k_q4_K, q4_K_group, PF_Q4K)
+GGML_REPACK_X86_KERNEL(k_q6_K, q6_K_group, PF_Q6K)
 
 // CPUID leaf 7 sub-leaf 1, EAX bit 4 (clang before 16 does not know __builtin_cpu_supports("avxvnni"));
 // the OS's saving of the ymm state is part of the avx2 check.
