@@ -20,10 +20,12 @@ namespace {
 constexpr size_t ALIGNMENT = 64;
 constexpr size_t HUGE_PAGE = (size_t) 2 << 20;
 
-// Weight buffers of 2 MiB or more start on a 2 MiB boundary and ask for transparent huge pages: the
-// decode GEMVs stream them once per token, and with 4 KiB pages every page costs a TLB walk and stops
-// the hardware prefetchers (bench-quants RepackGemv streamed: +5-10% read rate; the kernel prefetch
-// distances in cpu-repack.avx512.cpp were tuned with huge pages). Padding: under one huge page.
+// Weight buffers of 2 MiB or more start on a 2 MiB boundary, and with GGML_CPU_HUGE_PAGES=1 ask for
+// transparent huge pages: the decode GEMVs stream them once per token, and with 4 KiB pages every page
+// costs a TLB walk (bench-quants RepackGemv streamed: +5-10% read rate). Off by default: on the VMs
+// here a huge page's first touch is slow (the host backs it on demand), which made loading a 1.1B
+// Q4_0 / Q8_0 model 0.8-1.7 s / 1.6-4.8 s instead of 0.34-0.40 s / 0.63-0.74 s, while end-to-end decode
+// showed no gain outside the noise (docs/benchmarks.md, session 7). Padding: under one huge page.
 void * alloc_weights(size_t size) {
     const size_t padded = size == 0 ? ALIGNMENT : (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
     if (padded < HUGE_PAGE || padded > SIZE_MAX - HUGE_PAGE) {
@@ -32,7 +34,11 @@ void * alloc_weights(size_t size) {
     const size_t huge = (padded + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *       mem  = std::aligned_alloc(HUGE_PAGE, huge);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (mem) {
+    static const bool use_huge = [] {
+        const char * e = std::getenv("GGML_CPU_HUGE_PAGES");
+        return e && std::strcmp(e, "1") == 0;
+    }();
+    if (mem && use_huge) {
         (void) madvise(mem, huge, MADV_HUGEPAGE);  // advice only: without THP the buffer still works
     }
 #endif
