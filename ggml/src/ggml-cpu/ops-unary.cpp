@@ -23,6 +23,24 @@ inline float silu(float x) {
     return x / (1.0f + std::exp(-x));
 }
 
+// This thread's rows [r0, r1) and columns [c0, c1) of dst: a share of the rows, or with by_cols every
+// row and a share of the columns (whole cache lines per thread).
+void split_work(const ggml_cpu_params * p, const ggml_tensor * dst, bool by_cols, int64_t & r0, int64_t & r1,
+                int64_t & c0, int64_t & c1) {
+    const int64_t n = dst->ne[0];
+    c0              = 0;
+    c1              = n;
+    if (!by_cols) {
+        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+        return;
+    }
+    r0                = 0;
+    r1                = cpu_nrows(dst);
+    const int64_t per = (n / p->nth + 15) / 16 * 16;
+    c0                = std::min(n, per * p->ith);
+    c1                = p->ith == p->nth - 1 ? n : std::min(n, c0 + per);
+}
+
 struct unary_fn {
     int   op;      // ggml_op
     int   uop;     // ggml_unary_op when op == UNARY
@@ -91,17 +109,8 @@ void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst) {
                       a->nb[0] == 4 && dst->nb[0] == 4;
     // fewer rows than threads: split the columns (as GLU below)
     const bool by_cols = fast && cpu_nrows(dst) < p->nth;
-    int64_t    c0 = 0, c1 = n;
-    int64_t    r0, r1;
-    if (by_cols) {
-        r0                = 0;
-        r1                = cpu_nrows(dst);
-        const int64_t per = (n / p->nth + 15) / 16 * 16;  // whole cache lines per thread
-        c0                = std::min(n, per * p->ith);
-        c1                = p->ith == p->nth - 1 ? n : std::min(n, c0 + per);
-    } else {
-        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
-    }
+    int64_t    r0, r1, c0, c1;
+    split_work(p, dst, by_cols, r0, r1, c0, c1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(dst, r, i1, i2, i3);
@@ -137,17 +146,8 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
     // the others do not idle at the next barrier while one computes n_ff exponentials. Each element
     // is computed by the same expression either way.
     const bool by_cols = fast && cpu_nrows(dst) < p->nth;
-    int64_t    c0 = 0, c1 = n;
-    int64_t    r0, r1;
-    if (by_cols) {
-        r0                = 0;
-        r1                = cpu_nrows(dst);
-        const int64_t per = (n / p->nth + 15) / 16 * 16;  // whole cache lines per thread
-        c0                = std::min(n, per * p->ith);
-        c1                = p->ith == p->nth - 1 ? n : std::min(n, c0 + per);
-    } else {
-        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
-    }
+    int64_t    r0, r1, c0, c1;
+    split_work(p, dst, by_cols, r0, r1, c0, c1);
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(dst, r, i1, i2, i3);
