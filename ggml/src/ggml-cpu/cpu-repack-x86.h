@@ -34,6 +34,20 @@ inline void prefetch_head(const uint8_t * w, size_t bytes, size_t dist) {
         _mm_prefetch((const char *) w + o, _MM_HINT_NTA);
 }
 
+// Q6_K: lines `line` and `line + 1` of the super-block PF_Q6K bytes ahead of sb (a Q6_K super-block
+// of 16 rows is 3360 bytes: lines past its end are left to the next super-block's own steps),
+// non-temporal at decode, T0 when the group is re-read for several activation rows.
+inline void prefetch_q6k_lines(const uint8_t * sb, int line, bool decode) {
+    for (int l = line; l < line + 2; ++l) {
+        if (l * 64 >= 3360)
+            break;
+        if (decode)
+            _mm_prefetch((const char *) sb + PF_Q6K + l * 64, _MM_HINT_NTA);
+        else
+            _mm_prefetch((const char *) sb + PF_Q6K + l * 64, _MM_HINT_T0);
+    }
+}
+
 // f(std::integral_constant<int, n>, g, c0) with n = the runtime count (N..NC_MAX), so each count is its
 // own instantiation of the group kernel.
 template <int N, int NC_MAX, typename F>

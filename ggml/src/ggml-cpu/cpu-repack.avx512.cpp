@@ -203,11 +203,7 @@ inline void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * 
                         const uint8_t * pl = ql + (16 * n + 8 * h + m) * 64;
                         // super-block b + 2 (53 lines), 2 lines per step: one stream in address order
                         const int line = 2 * (16 * n + 8 * h + m);
-                        if (line * 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                        if (line * 64 + 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64,
-                                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                        prefetch_q6k_lines(sb, line, NC == 1);
                         const __m512i l  = _mm512_loadu_si512((const void *) pl);
                         const __m512i hb = _mm512_loadu_si512((const void *) (qh + (8 * n + m) * 64));
                         // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5

@@ -240,11 +240,7 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                     for (int m = 4 * sub; m < 4 * sub + 4; ++m) {
                         // super-block b + 2 (53 lines), 2 lines per step: one stream in address order
                         const int line = 2 * (16 * n + 8 * h + m);
-                        if (line * 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + line * 64, NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                        if (line * 64 + 64 < 3360)
-                            _mm_prefetch((const char *) sb + PF_Q6K + 64 + line * 64,
-                                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                        prefetch_q6k_lines(sb, line, NC == 1);
                         __m256i vl[2], vh[2];
                         for (int hf = 0; hf < 2; ++hf) {
                             const __m256i l =
