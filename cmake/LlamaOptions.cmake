@@ -83,7 +83,8 @@ if (LLAMA_CUDA)
 endif()
 
 # ---- LLAMA_BUILD_TESTS needs GoogleTest --------------------------------------------------------------
-if (LLAMA_BUILD_TESTS)
+# (LLAMA_GTEST_SOURCE_DIR, tests/CMakeLists.txt: GoogleTest built from its sources, for cross builds)
+if (LLAMA_BUILD_TESTS AND NOT LLAMA_GTEST_SOURCE_DIR)
     find_package(GTest QUIET)
     if (NOT GTest_FOUND)
         message(STATUS "LLAMA_BUILD_TESTS -> OFF: GoogleTest not found (install libgtest-dev to build the tests)")

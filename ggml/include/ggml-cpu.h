@@ -58,13 +58,22 @@ GGML_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
  * get/set only). Not a host buffer type. Never NULL. */
 GGML_API ggml_backend_buffer_type_t ggml_backend_cpu_repack_buffer_type(void);
 
-/* CPU features detected at run time (for system info strings and tests). */
+/* CPU features detected at run time (for system info strings and tests). Each is false on a CPU of
+ * the other family, and in a build without that family's kernels (GGML_CPU_ARCH=generic). */
 GGML_API bool ggml_cpu_has_avx2(void);
 GGML_API bool ggml_cpu_has_fma(void);
 GGML_API bool ggml_cpu_has_f16c(void);
 GGML_API bool ggml_cpu_has_avx512(void);
 GGML_API bool ggml_cpu_has_avx512_vnni(void);
 GGML_API bool ggml_cpu_has_avx512_bf16(void);
+/* arm64: Advanced SIMD, SDOT/UDOT, FP16 vector arithmetic, SMMLA (i8mm), SVE and its vector length in
+ * bytes (0 without SVE). */
+GGML_API bool ggml_cpu_has_neon(void);
+GGML_API bool ggml_cpu_has_dotprod(void);
+GGML_API bool ggml_cpu_has_fp16_va(void);
+GGML_API bool ggml_cpu_has_matmul_int8(void);
+GGML_API bool ggml_cpu_has_sve(void);
+GGML_API int  ggml_cpu_get_sve_cnt(void);
 
 #ifdef __cplusplus
 }

@@ -200,7 +200,7 @@ const ggml_qsearch_kernels * ggml_qsearch_kernels_get(enum ggml_qsearch_isa isa)
     switch (isa) {
         case GGML_QSEARCH_ISA_SCALAR:
             return &k_scalar;
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if defined(GGML_CPU_ARCH_X86_64) && (defined(__GNUC__) || defined(__clang__))
         // the flags each .avx2/.avx512 file is compiled with (ggml/CMakeLists.txt)
         case GGML_QSEARCH_ISA_AVX2:
             return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&

@@ -6,7 +6,7 @@
 // Compiled with -mavxvnni: call only after ggml_repack_kernels_avxvnni() said the CPU has it.
 #include <immintrin.h>
 
-#include <cpuid.h>
+#include "cpu-features.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -308,13 +308,6 @@ GGML_REPACK_X86_KERNEL(k_q8_0, q8_0_group, 0)
 GGML_REPACK_X86_KERNEL(k_q4_K, q4_K_group, PF_Q4K)
 GGML_REPACK_X86_KERNEL(k_q6_K, q6_K_group, PF_Q6K)
 
-// CPUID leaf 7 sub-leaf 1, EAX bit 4 (clang before 16 does not know __builtin_cpu_supports("avxvnni"));
-// the OS's saving of the ymm state is part of the avx2 check.
-bool cpu_has_avxvnni() {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;
-}
-
 // Off by GGML_CPU_REPACK_AVXVNNI=0 (benchmarks of the plain AVX2 kernels) or ggml_cpu_repack_set_avxvnni.
 std::atomic<int> g_enabled{-1};  // -1: not yet read from the environment
 
@@ -325,8 +318,7 @@ extern "C" void ggml_cpu_repack_set_avxvnni(int enable) {
 }
 
 const ggml_repack_kernels * ggml_repack_kernels_avxvnni() {
-    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                            __builtin_cpu_supports("f16c") && cpu_has_avxvnni();
+    static const bool has = ggml_cpu_x86_has_avxvnni();
     int en = g_enabled.load(std::memory_order_relaxed);
     if (en < 0) {
         const char * e = std::getenv("GGML_CPU_REPACK_AVXVNNI");

@@ -256,14 +256,6 @@ void q6_K_convert(int64_t K, int64_t nrows, uint8_t * gguf, uint8_t * packed, bo
     }
 }
 
-bool cpu_has_vnni() {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx512vnni");
-#else
-    return false;
-#endif
-}
-
 }  // namespace
 
 const ggml_repack_kernels * ggml_repack_kernels_scalar() {
@@ -272,18 +264,16 @@ const ggml_repack_kernels * ggml_repack_kernels_scalar() {
 }
 
 const ggml_repack_kernels * ggml_repack_kernels_active() {
-    const int level = ggml_cpu_mm_isa_level();
-#if defined(__x86_64__) || defined(__i386__)
-    static const bool vnni = cpu_has_vnni();
-    if (level >= 2 && vnni)
-        return ggml_repack_kernels_avx512();
-    if (level >= 1 && ggml_repack_kernels_avxvnni())
-        return ggml_repack_kernels_avxvnni();
-    if (level >= 1)
-        return ggml_repack_kernels_avx2();
+    switch (ggml_cpu_mm_isa_active()) {
+#if defined(GGML_CPU_ARCH_X86_64)
+        case GGML_CPU_ISA_AVX512:  // the level includes VNNI (cpu-features.h)
+            return ggml_repack_kernels_avx512();
+        case GGML_CPU_ISA_AVX2:
+            return ggml_repack_kernels_avxvnni() ? ggml_repack_kernels_avxvnni() : ggml_repack_kernels_avx2();
 #endif
-    (void) level;
-    return ggml_repack_kernels_scalar();
+        default:
+            return ggml_repack_kernels_scalar();
+    }
 }
 
 bool ggml_repack_supports_tensor(const ggml_tensor * t) {

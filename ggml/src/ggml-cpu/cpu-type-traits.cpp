@@ -1,5 +1,5 @@
-// CPU type-traits tables: the scalar table (reference code from ggml-quants.h), the per-ISA tables
-// built once from it, and the CPUID check that picks the best one.
+// CPU type-traits tables: the scalar table (reference code from ggml-quants.h) and the per-ISA tables
+// built once from it, each level on top of its parent's (cpu-features.h picks the best one).
 #include "cpu-type-traits.h"
 
 extern "C" {
@@ -128,30 +128,41 @@ void fill_scalar(ggml_cpu_type_traits * t) {
 #undef IQROW
 }
 
+// Overrides one level's entries on top of a copy of its parent's table.
+void fill_level(ggml_cpu_isa isa, ggml_cpu_type_traits * t) {
+    switch (isa) {
+#if defined(GGML_CPU_ARCH_X86_64)
+        case GGML_CPU_ISA_AVX2:
+            ggml_cpu_quants_fill_avx2(t);
+            ggml_cpu_kq_gemm_fill_avx2(t);
+            break;
+        case GGML_CPU_ISA_AVX512:
+            ggml_cpu_quants_fill_avx512(t);
+            ggml_cpu_kq_gemm_fill_avx512(t);
+            break;
+#endif
+        default:
+            break;
+    }
+}
+
 const tables & get_tables() {
     static const tables tb = [] {
         tables r{};
-        __builtin_cpu_init();
-        r.has[GGML_CPU_ISA_SCALAR] = true;
-        r.has[GGML_CPU_ISA_AVX2]   = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        // F16C and BMI2 come with every AVX2 CPU we target; the compiler has no probe name for F16C.
-        r.has[GGML_CPU_ISA_AVX512] = r.has[GGML_CPU_ISA_AVX2] && __builtin_cpu_supports("avx512f") &&
-                                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                                     __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni");
-        fill_scalar(r.t[GGML_CPU_ISA_SCALAR]);
-        std::memcpy(r.t[GGML_CPU_ISA_AVX2], r.t[GGML_CPU_ISA_SCALAR], sizeof(r.t[0]));
-        if (r.has[GGML_CPU_ISA_AVX2]) {
-            ggml_cpu_quants_fill_avx2(r.t[GGML_CPU_ISA_AVX2]);
-            ggml_cpu_kq_gemm_fill_avx2(r.t[GGML_CPU_ISA_AVX2]);
+        // a parent always has a lower enum value than its children, so one pass builds the chains
+        for (int i = 0; i < GGML_CPU_ISA_COUNT; ++i) {
+            const ggml_cpu_isa isa = (ggml_cpu_isa) i;
+            r.has[i]               = ggml_cpu_isa_available(isa);
+            if (isa == GGML_CPU_ISA_SCALAR) {
+                fill_scalar(r.t[i]);
+                continue;
+            }
+            std::memcpy(r.t[i], r.t[ggml_cpu_isa_parent(isa)], sizeof(r.t[0]));
+            if (r.has[i]) {
+                fill_level(isa, r.t[i]);
+            }
         }
-        std::memcpy(r.t[GGML_CPU_ISA_AVX512], r.t[GGML_CPU_ISA_AVX2], sizeof(r.t[0]));
-        if (r.has[GGML_CPU_ISA_AVX512]) {
-            ggml_cpu_quants_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
-            ggml_cpu_kq_gemm_fill_avx512(r.t[GGML_CPU_ISA_AVX512]);
-        }
-        r.best = r.has[GGML_CPU_ISA_AVX512] ? GGML_CPU_ISA_AVX512
-                 : r.has[GGML_CPU_ISA_AVX2] ? GGML_CPU_ISA_AVX2
-                                            : GGML_CPU_ISA_SCALAR;
+        r.best = ggml_cpu_isa_best();
         return r;
     }();
     return tb;
@@ -161,19 +172,6 @@ const tables & get_tables() {
 
 extern "C" enum ggml_cpu_isa ggml_cpu_best_isa(void) {
     return get_tables().best;
-}
-
-extern "C" const char * ggml_cpu_isa_name(enum ggml_cpu_isa isa) {
-    switch (isa) {
-        case GGML_CPU_ISA_SCALAR:
-            return "scalar";
-        case GGML_CPU_ISA_AVX2:
-            return "avx2";
-        case GGML_CPU_ISA_AVX512:
-            return "avx512";
-        default:
-            return "invalid";
-    }
 }
 
 extern "C" const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits_isa(enum ggml_type    type,

@@ -10,10 +10,12 @@
 // product is bound by reading the weights, widening F16/BF16 to F32 costs one instruction per 8-16
 // values, and keeping the activations in F32 keeps full accuracy (no activation rounding to F16/BF16).
 //
-// The SIMD implementations are chosen once from CPUID (AVX-512 with VNNI > AVX2+FMA+F16C > scalar); the
-// scalar table is always available and is the test oracle.
+// The SIMD implementations are chosen once from the CPU's level (cpu-features.h: AVX-512 with VNNI >
+// AVX2+FMA+F16C > scalar on x86-64, i8mm > dotprod > NEON > scalar on arm64); the scalar table is always
+// available and is the test oracle.
 #pragma once
 
+#include "cpu-features.h"
 #include "ggml.h"
 
 #include <stddef.h>
@@ -43,16 +45,8 @@ struct ggml_cpu_type_traits {
     ggml_gemm_t       gemm;            // many rows against several activation rows; NULL: gemv per row
 };
 
-enum ggml_cpu_isa {
-    GGML_CPU_ISA_SCALAR = 0,
-    GGML_CPU_ISA_AVX2   = 1,  // AVX2 + FMA + F16C
-    GGML_CPU_ISA_AVX512 = 2,  // AVX-512 F/BW/VL/DQ + VNNI (+ BF16)
-    GGML_CPU_ISA_COUNT,
-};
-
-// The best instruction set of this CPU (detected once).
+// The best instruction set of this CPU after the GGML_CPU_ISA cap (cpu-features.h).
 enum ggml_cpu_isa ggml_cpu_best_isa(void);
-const char *      ggml_cpu_isa_name(enum ggml_cpu_isa isa);
 
 // Traits of the best implementation; NULL if the type has no CPU support.
 const struct ggml_cpu_type_traits * ggml_cpu_get_type_traits(enum ggml_type type);

@@ -1,6 +1,7 @@
 // ggml-cpu-backend.cpp — wraps the CPU compute engine (ggml-cpu-compute.h) into the backend vtables:
 // the host buffer type, the CPU backend (a thread pool + abort callback), the "CPU" device and
 // registry, and the run-time CPU feature queries.
+#include "cpu-features.h"
 #include "cpu-repack.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu-compute.h"
@@ -18,9 +19,6 @@
 
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
-#    include <cpuid.h>
-#endif
 
 // 64 bytes: a cache line, and the widest SIMD load (AVX-512) stays aligned.
 static constexpr size_t CPU_BUFFER_ALIGNMENT = 64;
@@ -400,62 +398,54 @@ void ggml_backend_cpu_set_abort_callback(ggml_backend_t backend_cpu, ggml_abort_
     ctx->abort_data = abort_callback_data;
 }
 
-// ---- CPU features ----------------------------------------------------------------------------------
-
-#if defined(__x86_64__) || defined(__i386__)
-static bool cpuid_bit(unsigned leaf, unsigned subleaf, int reg, int bit) {
-    unsigned r[4] = {0, 0, 0, 0};
-    if (!__get_cpuid_count(leaf, subleaf, &r[0], &r[1], &r[2], &r[3])) {
-        return false;
-    }
-    return (r[reg] >> bit) & 1u;
-}
+// ---- CPU features (cpu-features.cpp asks the CPU) ---------------------------------------------------
 
 bool ggml_cpu_has_avx2(void) {
-    return __builtin_cpu_supports("avx2");
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX2);
 }
 
 bool ggml_cpu_has_fma(void) {
-    return __builtin_cpu_supports("fma");
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX2);  // part of the AVX2 level
 }
 
 bool ggml_cpu_has_f16c(void) {
-    // F16C: CPUID.1:ECX bit 29; it uses the AVX register state, so AVX must be usable too
-    return __builtin_cpu_supports("avx") && cpuid_bit(1, 0, 2, 29);
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX2);  // part of the AVX2 level
 }
 
 bool ggml_cpu_has_avx512(void) {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX512);
 }
 
 bool ggml_cpu_has_avx512_vnni(void) {
-    return __builtin_cpu_supports("avx512vnni");
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX512);  // the level includes VNNI
 }
 
 bool ggml_cpu_has_avx512_bf16(void) {
-    // CPUID.(7,1):EAX bit 5
-    return __builtin_cpu_supports("avx512f") && cpuid_bit(7, 1, 0, 5);
+    return ggml_cpu_x86_has_avx512_bf16();
 }
-#else
-bool ggml_cpu_has_avx2(void) {
-    return false;
+
+bool ggml_cpu_has_neon(void) {
+    return ggml_cpu_arm_features_get()->neon;
 }
-bool ggml_cpu_has_fma(void) {
-    return false;
+
+bool ggml_cpu_has_dotprod(void) {
+    return ggml_cpu_arm_features_get()->dotprod;
 }
-bool ggml_cpu_has_f16c(void) {
-    return false;
+
+bool ggml_cpu_has_fp16_va(void) {
+    return ggml_cpu_arm_features_get()->fp16;
 }
-bool ggml_cpu_has_avx512(void) {
-    return false;
+
+bool ggml_cpu_has_matmul_int8(void) {
+    return ggml_cpu_arm_features_get()->i8mm;
 }
-bool ggml_cpu_has_avx512_vnni(void) {
-    return false;
+
+bool ggml_cpu_has_sve(void) {
+    return ggml_cpu_arm_features_get()->sve;
 }
-bool ggml_cpu_has_avx512_bf16(void) {
-    return false;
+
+int ggml_cpu_get_sve_cnt(void) {
+    return ggml_cpu_arm_features_get()->sve_bytes;
 }
-#endif
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu-features.h"
 #include "ggml-cpu-compute.h"
 #include "ggml-impl.h"
 #include "ggml.h"
@@ -59,11 +60,22 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
 // True when GGML_CPU_SCALAR=1 or ggml_cpu_set_scalar(true): kernels use their plain scalar path.
 bool            ggml_cpu_use_scalar();
 extern "C" void ggml_cpu_set_scalar(bool scalar);
-// True when the CPU has AVX-512F and the scalar path is off: the exp-based kernels of
-// vec-exp.avx512.cpp / softmax.avx512.cpp apply (ops-softmax.cpp).
-bool ggml_cpu_use_avx512_exp();
-// Caps the mul_mat kernel instruction set (-1 auto, 0 scalar, 1 AVX2, 2 AVX-512; never above the CPU's).
-// GGML_CPU_ISA=avx2|scalar in the environment does the same at start-up.
+// Vector loops over a polynomial exp (within a few ulp of std::exp): soft_max, flash attention and
+// SwiGLU use them where the CPU has a set (AVX-512: vec-exp.avx512.cpp, softmax.avx512.cpp).
+struct ggml_cpu_vec_exp {
+    // d[i] = exp(d[i] - m)
+    void (*exp_sub)(float * d, int64_t n, float m);
+    // d[i] = silu(x[i]) * g[i] = x[i] / (1 + exp(-x[i])) * g[i]
+    void (*swiglu)(const float * x, const float * g, float * d, int64_t n);
+    // d[i] = softmax(x * scale + slope * m)[i] (m may be NULL); a row that is -inf everywhere gives 0
+    void (*soft_max_row)(const float * x, const float * m, float * d, int64_t n, float scale, float slope);
+};
+// The set of this CPU, or NULL (none, or GGML_CPU_SCALAR): callers then use std::exp.
+const ggml_cpu_vec_exp * ggml_cpu_vec_exp_active();
+const ggml_cpu_vec_exp * ggml_cpu_vec_exp_avx512();
+// Caps the instruction-set level of the SIMD kernels by its rank (cpu-features.h; never above the
+// CPU's): -1 auto, 0 scalar, 1 the family's first SIMD level (AVX2 / NEON), 2 the second (AVX-512 /
+// dotprod), 3 the third (i8mm). GGML_CPU_ISA=<level name> in the environment caps it at start-up.
 extern "C" void ggml_cpu_set_mm_isa(int isa);
 // When on (default; GGML_CPU_AUTO_THREADS=0 turns it off), graphs with little work per node run on
 // fewer threads than requested. Results never depend on the thread count.
@@ -204,9 +216,10 @@ size_t ggml_cpu_set_rows_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_get_rows_work_size(const ggml_tensor * dst, int nth);
 
 bool ggml_cpu_mul_mat_supported(const ggml_tensor * a);  // weight types mul_mat can take
-// The instruction set the mul_mat kernels use now (0 scalar, 1 AVX2, 2 AVX-512), after the
-// GGML_CPU_SCALAR / GGML_CPU_ISA / ggml_cpu_set_mm_isa caps; other SIMD kernels follow the same level.
-int ggml_cpu_mm_isa_level();
+// The instruction-set level the SIMD kernels use now, after the GGML_CPU_SCALAR / GGML_CPU_ISA /
+// ggml_cpu_set_mm_isa caps, and its rank (0 scalar, 1 AVX2 or NEON, 2 AVX-512 or dotprod, 3 i8mm).
+ggml_cpu_isa ggml_cpu_mm_isa_active();
+int          ggml_cpu_mm_isa_level();
 // out[c][r] = dot(row r of a, brows[c]) for r < m, c < n with the mul_mat kernels: a has weight type wt
 // (rows lda bytes apart, K elements), brows are in wt's vec_dot type (F32 for F32/F16/BF16). Each dot
 // product is summed in the same order whatever m and n are.

@@ -112,12 +112,8 @@ void ggml_cpu_fp32_to_fp16_f16c(const float * x, uint16_t * y, int64_t n);  // v
 
 namespace {
 bool has_f16c() {
-#if defined(__x86_64__) || defined(__i386__)
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    }();
-    return has;
+#if defined(GGML_CPU_ARCH_X86_64)
+    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX2);
 #else
     return false;
 #endif

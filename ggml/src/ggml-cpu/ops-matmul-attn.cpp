@@ -32,16 +32,16 @@ const ggml_cpu_attn_mm_isa * attn_isa() {
     }();
     if (off)
         return nullptr;
-#if defined(__x86_64__) || defined(__i386__)
-    switch (ggml_cpu_mm_isa_level()) {
-        case 2:
+switch (ggml_cpu_mm_isa_active()) {
+#if defined(GGML_CPU_ARCH_X86_64)
+        case GGML_CPU_ISA_AVX512:
             return ggml_cpu_attn_mm_avx512();
-        case 1:
+        case GGML_CPU_ISA_AVX2:
             return ggml_cpu_attn_mm_avx2();
+#endif
         default:
             break;
     }
-#endif
     return nullptr;
 }
 

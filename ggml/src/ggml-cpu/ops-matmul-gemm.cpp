@@ -21,12 +21,9 @@ inline size_t align64(size_t n) {
 }
 
 const ggml_cpu_gemm_isa * gemm_isa() {
-#if defined(__x86_64__) || defined(__i386__)
-    static const bool has_bf16 = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512bf16") != 0;
-    }();
-    if (has_bf16 && ggml_cpu_mm_isa_level() == 2)
+#if defined(GGML_CPU_ARCH_X86_64)
+    static const bool has_bf16 = ggml_cpu_x86_has_avx512_bf16();
+    if (has_bf16 && ggml_cpu_mm_isa_active() == GGML_CPU_ISA_AVX512)
         return ggml_cpu_gemm_isa_avx512bf16();
 #endif
     return nullptr;

@@ -30,45 +30,31 @@ inline size_t align64(size_t n) {
 
 // ---- instruction set selection ----------------------------------------------------------------
 
-std::atomic<int> g_isa_override{-1};  // -1: auto; values of ggml_cpu_mm_isa_id
+std::atomic<int> g_isa_override{-1};  // -1: auto; else a cap on the level's rank (cpu-features.h)
 
-enum { ISA_SCALAR = 0, ISA_AVX2 = 1, ISA_AVX512 = 2 };
-
-int detect_isa() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-        return ISA_AVX512;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
-        return ISA_AVX2;
-    }
-#endif
-    return ISA_SCALAR;
+// The level the kernels run at now: the CPU's best (after GGML_CPU_ISA), capped by ggml_cpu_set_mm_isa,
+// scalar under GGML_CPU_SCALAR.
+ggml_cpu_isa active_level() {
+    if (ggml_cpu_use_scalar())
+        return GGML_CPU_ISA_SCALAR;
+    const ggml_cpu_isa best = ggml_cpu_isa_best();
+    const int          cap  = g_isa_override.load(std::memory_order_relaxed);
+    if (cap < 0 || cap >= ggml_cpu_isa_rank(best))
+        return best;
+    return ggml_cpu_isa_of_rank(cap);
 }
 
 const ggml_cpu_mm_isa * active_isa() {
-    static const int detected = [] {
-        int          isa = detect_isa();
-        const char * e   = std::getenv("GGML_CPU_ISA");  // lets tests and benchmarks pin a lower level
-        if (e && std::strcmp(e, "avx2") == 0 && isa >= ISA_AVX2)
-            isa = ISA_AVX2;
-        if (e && std::strcmp(e, "scalar") == 0)
-            isa = ISA_SCALAR;
-        return isa;
-    }();
-    if (ggml_cpu_use_scalar())
-        return nullptr;
-    int isa = g_isa_override.load(std::memory_order_relaxed);
-    isa     = isa < 0 ? detected : std::min(isa, detected);
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa == ISA_AVX512)
-        return ggml_cpu_mm_isa_avx512();
-    if (isa == ISA_AVX2)
-        return ggml_cpu_mm_isa_avx2();
+    switch (active_level()) {
+#if defined(GGML_CPU_ARCH_X86_64)
+        case GGML_CPU_ISA_AVX512:
+            return ggml_cpu_mm_isa_avx512();
+        case GGML_CPU_ISA_AVX2:
+            return ggml_cpu_mm_isa_avx2();
 #endif
-    return nullptr;
+        default:
+            return nullptr;
+    }
 }
 
 // The oracle: one plain float accumulation per dot product.
@@ -249,15 +235,11 @@ extern "C" void ggml_cpu_set_mm_isa(int isa) {
 }
 
 int ggml_cpu_mm_isa_level() {
-    const ggml_cpu_mm_isa * isa = active_isa();
-#if defined(__x86_64__) || defined(__i386__)
-    if (isa == ggml_cpu_mm_isa_avx512())
-        return ISA_AVX512;
-    if (isa == ggml_cpu_mm_isa_avx2())
-        return ISA_AVX2;
-#endif
-    (void) isa;
-    return ISA_SCALAR;
+    return ggml_cpu_isa_rank(active_level());
+}
+
+ggml_cpu_isa ggml_cpu_mm_isa_active() {
+    return active_level();
 }
 
 void ggml_cpu_mm_block(ggml_type wt, int64_t K, const char * a, size_t lda, int64_t m, const char * const * brows,

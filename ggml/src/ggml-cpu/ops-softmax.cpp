@@ -4,20 +4,14 @@
 
 #include <cmath>
 
-void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);  // vec-exp.avx512.cpp
-void ggml_cpu_soft_max_row_avx512(const float * x, const float * m, float * d, int64_t n, float scale,
-                                  float slope);  // softmax.avx512.cpp
-
-bool ggml_cpu_use_avx512_exp() {
-#if defined(__x86_64__)
-    static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") != 0;
-    }();
-    return has && !ggml_cpu_use_scalar();
-#else
-    return false;
+const ggml_cpu_vec_exp * ggml_cpu_vec_exp_active() {
+    if (ggml_cpu_use_scalar())
+        return nullptr;
+#if defined(GGML_CPU_ARCH_X86_64)
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
+        return ggml_cpu_vec_exp_avx512();
 #endif
+    return nullptr;
 }
 
 // ALiBi slope of head h (shared with flash attention).
@@ -42,6 +36,7 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
     const int64_t       n        = dst->ne[0];
     int64_t             r0, r1;
     cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+    const ggml_cpu_vec_exp * vx = ggml_cpu_vec_exp_active();
     for (int64_t r = r0; r < r1; ++r) {
         int64_t i1, i2, i3;
         cpu_row_index(dst, r, i1, i2, i3);
@@ -52,8 +47,8 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
         float        vmax  = -INFINITY;
         const bool   f32 =
             a->type == GGML_TYPE_F32 && a->nb[0] == 4 && (!m || (mask->type == GGML_TYPE_F32 && mask->nb[0] == 4));
-        if (f32 && ggml_cpu_use_avx512_exp()) {
-            ggml_cpu_soft_max_row_avx512((const float *) x, (const float *) m, d, n, scale, slope);
+        if (f32 && vx) {
+            vx->soft_max_row((const float *) x, (const float *) m, d, n, scale, slope);
             continue;
         }
         if (f32) {
@@ -78,8 +73,8 @@ void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst) {
                 d[i] = 0.0f;
             continue;
         }
-        if (ggml_cpu_use_avx512_exp()) {
-            ggml_cpu_vec_exp_sub_avx512(d, n, vmax);
+        if (vx) {
+            vx->exp_sub(d, n, vmax);
         } else {
             for (int64_t i = 0; i < n; ++i)
                 d[i] = std::exp(d[i] - vmax);

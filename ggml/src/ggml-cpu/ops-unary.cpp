@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-void ggml_cpu_swiglu_avx512(const float * x, const float * g, float * d, int64_t n);  // vec-exp.avx512.cpp
 
 namespace {
 
@@ -141,7 +140,7 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
     const bool fast = !ggml_cpu_use_scalar() && a->type == GGML_TYPE_F32 && a->nb[0] == 4 &&
                       dst->type == GGML_TYPE_F32 && dst->nb[0] == 4 &&
                       (!b || (b->type == GGML_TYPE_F32 && b->nb[0] == 4));
-    const bool vec_exp = fast && ggml_cpu_use_avx512_exp();
+    const ggml_cpu_vec_exp * vec_exp = fast ? ggml_cpu_vec_exp_active() : nullptr;
     // Fewer rows than threads (decode: one row of n_ff): the threads split the columns instead, so
     // the others do not idle at the next barrier while one computes n_ff exponentials. Each element
     // is computed by the same expression either way.
@@ -174,7 +173,7 @@ void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst) {
             switch (gop) {
                 case GGML_GLU_OP_SWIGLU:
                     if (vec_exp) {
-                        ggml_cpu_swiglu_avx512(xf + c0, gf + c0, df + c0, c1 - c0);
+                        vec_exp->swiglu(xf + c0, gf + c0, df + c0, c1 - c0);
                         break;
                     }
                     for (int64_t i = c0; i < c1; ++i)

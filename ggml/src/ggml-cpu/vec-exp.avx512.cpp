@@ -2,6 +2,7 @@
 // flash attention, and SwiGLU d[i] = silu(x[i]) * g[i].
 #include <cstdint>
 
+#include "ggml-cpu-impl.h"
 #include "vec-exp.avx512.h"
 
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -9,6 +10,14 @@
 
 void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);
 void ggml_cpu_swiglu_avx512(const float * x, const float * g, float * d, int64_t n);
+void ggml_cpu_soft_max_row_avx512(const float * x, const float * m, float * d, int64_t n, float scale,
+                                  float slope);  // softmax.avx512.cpp
+
+const ggml_cpu_vec_exp * ggml_cpu_vec_exp_avx512() {
+    static const ggml_cpu_vec_exp k = {ggml_cpu_vec_exp_sub_avx512, ggml_cpu_swiglu_avx512,
+                                       ggml_cpu_soft_max_row_avx512};
+    return &k;
+}
 
 void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m) {
     const __m512 vm = _mm512_set1_ps(m);
