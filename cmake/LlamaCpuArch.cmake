@@ -78,10 +78,10 @@ function(llama_cpu_arch_sources out_var)
     set(${out_var} ${kept} PARENT_SCOPE)
 endfunction()
 
-# GCC contracts a*b+c into one FMA wherever the target has it (every arm64 CPU, x86 only in the
-# kernel files): keep the scalar reference code unfused so it rounds as on x86-64 (the kernels use
-# their FMA intrinsics explicitly).
-if (GGML_CPU_ARCH STREQUAL "arm64" AND NOT MSVC)
+# GCC contracts a*b+c into one FMA wherever the target has it (every arm64 and riscv64 CPU, x86 only
+# in the kernel files): keep the scalar reference code unfused so it rounds as on x86-64 (the kernels
+# use their FMA intrinsics explicitly).
+if (NOT GGML_CPU_ARCH STREQUAL "x86_64" AND NOT MSVC)
     add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-ffp-contract=off>)
 endif()
 

@@ -83,6 +83,23 @@ check "no Google Benchmark: micro-benchmarks skip" ok "Google Benchmark not foun
 check "bare machine (no GTest/benchmark/Vulkan)" ok "${summary}.*backends CPU, tests OFF, examples ON, bench ON" \
     -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON
+# the CPU kernel family (cmake/LlamaCpuArch.cmake): from CMAKE_SYSTEM_PROCESSOR, forced, refused
+CC_MATCH="cpu-repack\.avx512\.cpp" check "GGML_CPU_ARCH default (x86-64 here)" ok \
+    "${summary}.*CPU kernels x86-64 \(AVX2, AVX-VNNI, AVX-512, scalar\)"
+check "GGML_CPU_ARCH=generic" ok "${summary}.*CPU kernels scalar only" -DGGML_CPU_ARCH=generic
+check "GGML_CPU_ARCH=sparc" fail "GGML_CPU_ARCH must be x86_64, arm64 or generic" -DGGML_CPU_ARCH=sparc
+if command -v aarch64-linux-gnu-g++ >/dev/null; then
+    CC_MATCH="quants-arm\.dotprod\.cpp.*armv8\.2-a\+dotprod" check "aarch64 cross toolchain" ok \
+        "${summary}.*CPU kernels arm64 \(NEON, dotprod, i8mm, scalar\)" \
+        -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/aarch64-linux-gnu.cmake" -DLLAMA_VULKAN=OFF -DLLAMA_BUILD_TESTS=OFF
+fi
+# a big-endian target: clang compiles for 64-bit PowerPC without its libraries (nothing is linked)
+if command -v clang >/dev/null && command -v clang++ >/dev/null; then
+    check "big-endian target (clang --target=powerpc64)" fail "libllama needs a little-endian target" \
+        -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=ppc64 -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+        -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER_TARGET=powerpc64-linux-gnu \
+        -DCMAKE_CXX_COMPILER_TARGET=powerpc64-linux-gnu
+fi
 CC_MATCH="-fsanitize=address.*-fsanitize=undefined" check "LLAMA_SANITIZE_ADDRESS+UNDEFINED=ON" ok "${summary}" -DLLAMA_SANITIZE_ADDRESS=ON -DLLAMA_SANITIZE_UNDEFINED=ON
 CC_MATCH="-fsanitize=thread" check "LLAMA_SANITIZE_THREAD=ON" ok "${summary}" -DLLAMA_SANITIZE_THREAD=ON
 if grep -q "The CXX compiler identification is Clang" "$work/1.log"; then

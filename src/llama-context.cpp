@@ -52,8 +52,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     cp.n_batch  = std::max<uint32_t>(1, std::min(cp.n_ctx, params.n_batch ? params.n_batch : cp.n_ctx));
     cp.n_ubatch = std::max<uint32_t>(1, std::min(cp.n_batch, params.n_ubatch ? params.n_ubatch : cp.n_batch));
 
-    const int32_t n_hw = (int32_t) std::max(1u, std::thread::hardware_concurrency());
-    cp.n_threads       = params.n_threads > 0 ? params.n_threads : std::min(4, n_hw);
+    cp.n_threads       = params.n_threads > 0 ? params.n_threads : ggml_cpu_default_n_threads();
     cp.n_threads_batch = params.n_threads_batch > 0 ? params.n_threads_batch : cp.n_threads;
 
     llama_rope_scaling_type scaling = params.rope_scaling_type == LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED

@@ -152,7 +152,7 @@ struct llama_model_params llama_model_default_params(void) {
 }
 
 struct llama_context_params llama_context_default_params(void) {
-    const int32_t        n_threads = (int32_t) std::min(4u, std::max(1u, std::thread::hardware_concurrency()));
+    const int32_t        n_threads = ggml_cpu_default_n_threads();
     llama_context_params p         = {};
     p.n_ctx                        = 512;
     p.n_batch                      = 2048;
@@ -243,9 +243,12 @@ const char * llama_print_system_info(void) {
     thread_local std::string s;  // per thread: concurrent callers must not rebuild one string
     s = llama_format(
         "libllama %s | CPU : AVX2 = %d | FMA = %d | F16C = %d | AVX512 = %d | AVX512_VNNI = %d | "
-        "AVX512_BF16 = %d | threads = %u | backends =",
+        "AVX512_BF16 = %d | NEON = %d | DOTPROD = %d | FP16_VA = %d | MATMUL_INT8 = %d | SVE = %d | threads = %u "
+        "(default %d) | backends =",
         llama_version(), ggml_cpu_has_avx2(), ggml_cpu_has_fma(), ggml_cpu_has_f16c(), ggml_cpu_has_avx512(),
-        ggml_cpu_has_avx512_vnni(), ggml_cpu_has_avx512_bf16(), std::thread::hardware_concurrency());
+        ggml_cpu_has_avx512_vnni(), ggml_cpu_has_avx512_bf16(), ggml_cpu_has_neon(), ggml_cpu_has_dotprod(),
+        ggml_cpu_has_fp16_va(), ggml_cpu_has_matmul_int8(), ggml_cpu_has_sve(), std::thread::hardware_concurrency(),
+        ggml_cpu_default_n_threads());
     for (size_t i = 0; i < ggml_backend_reg_count(); i++) {
         s += " ";
         s += ggml_backend_reg_name(ggml_backend_reg_get(i));

@@ -58,6 +58,11 @@ GGML_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
  * get/set only). Not a host buffer type. Never NULL. */
 GGML_API ggml_backend_buffer_type_t ggml_backend_cpu_repack_buffer_type(void);
 
+/* The thread count the CPU backend and llama_context_default_params start with: the performance cores
+ * where the OS tells them apart (the big cores of a big.LITTLE phone, Apple's P-cores; efficiency
+ * cores would hold the others back at every barrier), else all cores, at most 4. Always >= 1. */
+GGML_API int ggml_cpu_default_n_threads(void);
+
 /* CPU features detected at run time (for system info strings and tests). Each is false on a CPU of
  * the other family, and in a build without that family's kernels (GGML_CPU_ARCH=generic). */
 GGML_API bool ggml_cpu_has_avx2(void);

@@ -422,13 +422,23 @@ TEST(BackendCpu, CompareGraphBackendCpuVsCpu) {
 }
 
 TEST(BackendCpu, FeatureQueriesAreConsistent) {
+    // one family at most: an x86 feature and an arm64 feature never both
+    const bool x86 = ggml_cpu_has_avx2() || ggml_cpu_has_avx512();
+    const bool arm = ggml_cpu_has_neon() || ggml_cpu_has_dotprod() || ggml_cpu_has_matmul_int8();
+    EXPECT_FALSE(x86 && arm);
     if (ggml_cpu_has_avx512()) {
         EXPECT_TRUE(ggml_cpu_has_avx2());
+        EXPECT_TRUE(ggml_cpu_has_avx512_vnni());
     }
     if (ggml_cpu_has_avx2()) {
-        EXPECT_TRUE(ggml_cpu_has_fma() || !ggml_cpu_has_fma());  // queried without crashing
+        EXPECT_TRUE(ggml_cpu_has_fma());
+        EXPECT_TRUE(ggml_cpu_has_f16c());
     }
-    (void) ggml_cpu_has_f16c();
-    (void) ggml_cpu_has_avx512_vnni();
-    (void) ggml_cpu_has_avx512_bf16();
+    if (ggml_cpu_has_dotprod() || ggml_cpu_has_matmul_int8() || ggml_cpu_has_sve()) {
+        EXPECT_TRUE(ggml_cpu_has_neon());
+    }
+    EXPECT_EQ(ggml_cpu_get_sve_cnt() > 0, ggml_cpu_has_sve() && ggml_cpu_get_sve_cnt() > 0);
+    const int nt = ggml_cpu_default_n_threads();
+    EXPECT_GE(nt, 1);
+    EXPECT_LE(nt, 4);
 }

@@ -2,12 +2,16 @@
 // processor can run (cpu-features.h). Each OS family's query sits in its own #if block.
 #include "cpu-features.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #if defined(GGML_CPU_ARCH_X86_64)
 #    include <cpuid.h>
-#elif defined(GGML_CPU_ARCH_ARM64) && defined(__APPLE__)
+#endif
+#if defined(__APPLE__)
 #    include <sys/sysctl.h>
 #elif defined(GGML_CPU_ARCH_ARM64) && defined(__linux__)
 #    include <sys/auxv.h>
@@ -33,7 +37,7 @@ bool x86_has(ggml_cpu_isa isa) {
 }
 #endif
 
-#if defined(GGML_CPU_ARCH_ARM64) && defined(__APPLE__)
+#if defined(__APPLE__)
 bool sysctl_flag(const char * name) {
     int    v   = 0;
     size_t len = sizeof(v);
@@ -93,6 +97,67 @@ bool detect(ggml_cpu_isa isa) {
 #endif
 }
 
+#if defined(__linux__)
+// One integer from a sysfs file, or -1.
+long read_sys_long(const char * path) {
+    FILE * f = std::fopen(path, "r");
+    if (!f) {
+        return -1;
+    }
+    long v = -1;
+    if (std::fscanf(f, "%ld", &v) != 1) {
+        v = -1;
+    }
+    std::fclose(f);
+    return v;
+}
+
+// Cores whose capacity (or else maximum frequency) is the highest of the system: on a big.LITTLE
+// phone the big (and prime) cores; 0 when the kernel reports neither.
+int linux_performance_cores(int n_cpu) {
+    for (const char * attr : {"cpu_capacity", "cpufreq/cpuinfo_max_freq"}) {
+        std::vector<long> v;
+        char              path[96];
+        for (int i = 0; i < n_cpu; ++i) {
+            std::snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", i, attr);
+            v.push_back(read_sys_long(path));
+        }
+        long top = -1;
+        for (long x : v) {
+            top = x > top ? x : top;
+        }
+        if (top <= 0) {
+            continue;
+        }
+        int n = 0;
+        for (long x : v) {
+            // within 10% of the top: prime and big cores of one phone differ little, little cores by 2-4x
+            n += x > 0 && x * 10 >= top * 9;
+        }
+        return n;
+    }
+    return 0;
+}
+#endif
+
+int detect_performance_cores() {
+    const int n_hw = (int) std::thread::hardware_concurrency();
+    int       n    = 0;
+#if defined(__APPLE__)
+    int    v   = 0;
+    size_t len = sizeof(v);
+    if (sysctlbyname("hw.perflevel0.logicalcpu", &v, &len, nullptr, 0) == 0 && v > 0) {
+        n = v;
+    }
+#elif defined(__linux__)
+    n = linux_performance_cores(n_hw);
+#endif
+    if (n <= 0 || (n_hw > 0 && n > n_hw)) {
+        n = n_hw;
+    }
+    return n > 0 ? n : 1;
+}
+
 struct state {
     bool         has[GGML_CPU_ISA_COUNT];
     ggml_cpu_isa best;
@@ -128,6 +193,11 @@ const state & get_state() {
 }  // namespace
 
 extern "C" {
+
+int ggml_cpu_performance_cores(void) {
+    static const int n = detect_performance_cores();
+    return n;
+}
 
 bool ggml_cpu_x86_has_avx512_bf16(void) {
 #if defined(GGML_CPU_ARCH_X86_64)

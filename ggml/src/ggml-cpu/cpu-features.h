@@ -43,6 +43,11 @@ const struct ggml_cpu_arm_features * ggml_cpu_arm_features_get(void);
 bool ggml_cpu_x86_has_avx512_bf16(void);
 bool ggml_cpu_x86_has_avxvnni(void);
 
+// Cores to run on by default: the performance cores where the OS tells them apart (big.LITTLE phones:
+// /sys cpu_capacity or cpufreq on Linux and Android, hw.perflevel0 on macOS), else every core the
+// process may use; always >= 1. Read once.
+int ggml_cpu_performance_cores(void);
+
 // True when this build has the level's kernels and this CPU can run them (caps ignored).
 bool ggml_cpu_isa_available(enum ggml_cpu_isa isa);
 // The next lower level of the same family (SCALAR for the first SIMD level and for SCALAR).

@@ -319,7 +319,7 @@ extern "C" void ggml_cpu_repack_set_avxvnni(int enable) {
 
 const ggml_repack_kernels * ggml_repack_kernels_avxvnni() {
     static const bool has = ggml_cpu_x86_has_avxvnni();
-    int en = g_enabled.load(std::memory_order_relaxed);
+    int               en  = g_enabled.load(std::memory_order_relaxed);
     if (en < 0) {
         const char * e = std::getenv("GGML_CPU_REPACK_AVXVNNI");
         en             = e && std::strcmp(e, "0") == 0 ? 0 : 1;

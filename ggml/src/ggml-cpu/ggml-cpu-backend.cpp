@@ -19,7 +19,6 @@
 
 #include <unistd.h>
 
-
 // 64 bytes: a cache line, and the widest SIMD load (AVX-512) stays aligned.
 static constexpr size_t CPU_BUFFER_ALIGNMENT = 64;
 
@@ -115,11 +114,11 @@ struct cpu_backend_context {
     void *                abort_data = nullptr;
 };
 
-int default_n_threads() {
-    const unsigned hc = std::thread::hardware_concurrency();
-    return (int) std::clamp(hc == 0 ? 1u : hc, 1u, 4u);
-}
 }  // namespace
+
+extern "C" int ggml_cpu_default_n_threads(void) {
+    return std::clamp(ggml_cpu_performance_cores(), 1, 4);
+}
 
 static const char * cpu_backend_get_name(ggml_backend_t) {
     return "CPU";
@@ -351,7 +350,7 @@ ggml_backend_t ggml_backend_cpu_init(void) {
         GGML_LOG_ERROR("%s: out of memory\n", __func__);
         return nullptr;
     }
-    ctx->n_threads = default_n_threads();
+    ctx->n_threads = ggml_cpu_default_n_threads();
     ctx->tp        = ggml_cpu_threadpool_new(ctx->n_threads);
     if (!ctx->tp) {
         GGML_LOG_ERROR("%s: failed to start %d threads\n", __func__, ctx->n_threads);

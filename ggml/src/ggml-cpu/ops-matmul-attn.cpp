@@ -32,7 +32,7 @@ const ggml_cpu_attn_mm_isa * attn_isa() {
     }();
     if (off)
         return nullptr;
-switch (ggml_cpu_mm_isa_active()) {
+    switch (ggml_cpu_mm_isa_active()) {
 #if defined(GGML_CPU_ARCH_X86_64)
         case GGML_CPU_ISA_AVX512:
             return ggml_cpu_attn_mm_avx512();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace {
 
 constexpr float k_sqrt_2_over_pi = 0.79788456080286535588f;

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Cross builds run under emulation (CI; no ARM or RISC-V machine here):
+#   arm64   g++-aarch64-linux-gnu build of the library, examples and tests; the tests run under
+#           qemu-aarch64 with three CPU models so that each kernel level runs:
+#             -cpu max          (dotprod, i8mm, BF16, SVE)  level i8mm
+#             -cpu neoverse-n1  (dotprod, no i8mm)           level dotprod
+#             -cpu cortex-a72   (ARMv8.0 NEON only)          level neon
+#           plus stories260K generated greedily under each, compared with the native build's text.
+#   riscv64 g++-riscv64-linux-gnu build of the scalar engine (an architecture without kernels of its own)
+#           generating the same text under qemu-riscv64.
+#
+#   scripts/test-cross.sh [arm64] [riscv64]     (default: both)
+# Environment: JOBS (default nproc), NATIVE_BIN (a native build's bin folder with llama-simple, for the
+# text comparison; default build/bin, built here if missing), LLAMA_NO_INSTALL=1 (never call apt-get).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-$(nproc)}
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(arm64 riscv64)
+
+packages=(qemu-user)
+for t in "${targets[@]}"; do
+    case "$t" in
+        arm64) packages+=(g++-aarch64-linux-gnu libgtest-dev) ;;
+        riscv64) packages+=(g++-riscv64-linux-gnu) ;;
+        *) echo "test-cross: unknown target '$t' (arm64, riscv64)"; exit 1 ;;
+    esac
+done
+missing=()
+for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ] && [ "${LLAMA_NO_INSTALL:-0}" != 1 ]; then
+        echo "test-cross: installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+        echo "test-cross: missing packages; install them first with:"
+        echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}"
+        exit 1
+    fi
+fi
+
+# the reference text: the native build's greedy continuation of the bundled model
+NATIVE_BIN=${NATIVE_BIN:-build/bin}
+prompt="Once upon a time"
+if [ ! -x "$NATIVE_BIN/llama-simple" ]; then
+    cmake -S . -B build-native-simple -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_BENCH=OFF \
+        -DLLAMA_VULKAN=OFF -DLLAMA_CUDA=OFF -DLLAMA_BUILD_SERVER=OFF >/dev/null
+    cmake --build build-native-simple -j "$JOBS" --target llama-simple
+    NATIVE_BIN=build-native-simple/bin
+fi
+want=$("$NATIVE_BIN/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
+
+# $1 = what, $2 = the generated text
+check_text() {
+    if [ "$2" != "$want" ]; then
+        echo "test-cross: $1 generated other text than the native build:"
+        echo "  native: $want"
+        echo "  $1: $2"
+        exit 1
+    fi
+    echo "test-cross: $1 generates the native build's text"
+}
+
+common_args=(-DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_BENCH=OFF -DLLAMA_VULKAN=OFF -DLLAMA_CUDA=OFF
+             -DLLAMA_BUILD_SERVER=OFF -DCMAKE_COMPILE_WARNING_AS_ERROR=ON ${CMAKE_ARGS:-})
+
+for t in "${targets[@]}"; do
+    case "$t" in
+    arm64)
+        dir=build-arm64
+        cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+            -DLLAMA_GTEST_SOURCE_DIR=/usr/src/googletest "${common_args[@]}" | grep -E "^-- libllama"
+        cmake --build "$dir" -j "$JOBS"
+        qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+        # -cpu max runs the unit, backend and model tests, except those that start the programs from a
+        # shell script (they would run the arm64 binaries without qemu) and test-quantize (the scalar
+        # quantizers, the same code at every level: ~7 minutes emulated). The two lower CPU models run
+        # what depends on the kernel level: the kernel tests against the scalar oracle and the model
+        # tests that compare outputs. LLAMA_TEST_EXPECT_ISA makes test-cpu-features demand the level
+        # that CPU must get.
+        level_tests="test-cpu-features|test-quants$|test-quants-kat|test-cpu-|test-backend-ops|test-llama-e2e|test-archs-e2e|test-repack-e2e|llama-simple-bundled"
+        for cpu in max:i8mm neoverse-n1:dotprod cortex-a72:neon; do
+            model=${cpu%%:*}
+            level=${cpu##*:}
+            select=(-R "$level_tests")
+            if [ "$model" = max ]; then
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-quantize$|test-install")
+            fi
+            echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
+            QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \
+                --no-tests=error -j "$JOBS" "${select[@]}" ${ARM64_CTEST_ARGS:-}
+            got=$(QEMU_CPU=$model "${qemu[@]}" "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
+            check_text "arm64 ($model)" "$got"
+        done
+        ;;
+    riscv64)
+        dir=build-riscv64
+        cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/riscv64-linux-gnu.cmake \
+            -DLLAMA_BUILD_TESTS=OFF "${common_args[@]}" | grep -E "^-- libllama"
+        cmake --build "$dir" -j "$JOBS" --target llama-simple
+        got=$(qemu-riscv64 -L /usr/riscv64-linux-gnu "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
+        check_text "riscv64 (scalar)" "$got"
+        ;;
+    esac
+done
+echo "test-cross: passed (${targets[*]})"
