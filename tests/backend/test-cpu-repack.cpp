@@ -4,7 +4,7 @@
 // thread counts; ops other than mul_mat refuse packed tensors.
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(GGML_CPU_ARCH_X86_64)
 #    include <cpuid.h>
 #endif
 
@@ -15,29 +15,46 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-cpu/cpu-features.h"
 #include "ggml-cpu/cpu-repack.h"
 #include "ggml.h"
 #include "test-common.h"
 
-extern "C" void ggml_cpu_set_mm_isa(int isa);  // -1 auto, 0 scalar, 1 avx2, 2 avx512 (ops-matmul.cpp)
+// -1 auto, else a rank: 0 scalar, 1 AVX2 / NEON, 2 AVX-512 / dotprod, 3 i8mm (ops-matmul.cpp)
+extern "C" void ggml_cpu_set_mm_isa(int isa);
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
+#if defined(GGML_CPU_ARCH_X86_64)
 extern "C" void ggml_cpu_repack_set_avxvnni(int enable);  // cpu-repack.avxvnni.cpp
+#endif
 
 using testing_util::nmse;
 
 namespace {
 
-// The kernel sets compared with the scalar reference: plain AVX2, AVX2 + AVX-VNNI (the same as plain AVX2
-// on a CPU without AVX-VNNI) and AVX-512 VNNI (each falls back to the best level the CPU has).
+// The kernel sets compared with the scalar reference (each level falls back to the best one the CPU has).
+// x86-64: plain AVX2, AVX2 + AVX-VNNI (the same as plain AVX2 on a CPU without AVX-VNNI) and AVX-512
+// VNNI; arm64: NEON, dotprod (SDOT) and i8mm (USDOT for Q8_0).
 struct isa_case {
     int level;    // ggml_cpu_set_mm_isa
-    int avxvnni;  // ggml_cpu_repack_set_avxvnni
+    int avxvnni;  // ggml_cpu_repack_set_avxvnni (x86-64 only)
 };
+#if defined(GGML_CPU_ARCH_X86_64)
 const isa_case kIsas[] = {{1, 0}, {1, 1}, {2, 1}};
+#else
+const isa_case kIsas[] = {{1, 1}, {2, 1}, {3, 1}};
+#endif
+
+void set_avxvnni(int enable) {
+#if defined(GGML_CPU_ARCH_X86_64)
+    ggml_cpu_repack_set_avxvnni(enable);
+#else
+    (void) enable;
+#endif
+}
 
 void select_isa(isa_case c) {
     ggml_cpu_set_mm_isa(c.level);
-    ggml_cpu_repack_set_avxvnni(c.avxvnni);
+    set_avxvnni(c.avxvnni);
 }
 
 // Random GGUF bytes with finite scales (the full quant range, including Q8_0's -128).
@@ -117,7 +134,7 @@ protected:
     }
     void TearDown() override {
         ggml_cpu_set_mm_isa(-1);
-        ggml_cpu_repack_set_avxvnni(1);
+        set_avxvnni(1);
         ggml_cpu_set_auto_threads(true);
         ggml_backend_free(be);
     }
@@ -212,7 +229,7 @@ INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
 // The AVX2 level runs the AVX-VNNI kernels where the CPU has them and the switch is on, the plain AVX2
 // kernels otherwise (so both stay reachable, and the bit-identity tests above cover both).
 TEST(CpuRepackDispatch, AvxVnniAtTheAvx2LevelWhereTheCpuHasIt) {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(GGML_CPU_ARCH_X86_64)
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
         GTEST_SKIP() << "no AVX2";
     unsigned   a = 0, b = 0, c = 0, d = 0;  // CPUID leaf 7 sub-leaf 1, EAX bit 4: AVX-VNNI
@@ -228,6 +245,34 @@ TEST(CpuRepackDispatch, AvxVnniAtTheAvx2LevelWhereTheCpuHasIt) {
     ggml_cpu_set_mm_isa(-1);
 #else
     GTEST_SKIP() << "x86 only";
+#endif
+}
+
+// arm64: each rank selects that level's own kernel set where the CPU has the level (so the bit-identity
+// tests above run the NEON, SDOT and USDOT kernels, not the scalar reference), the next lower one
+// otherwise.
+TEST(CpuRepackDispatch, ArmLevelsSelectTheirOwnKernels) {
+#if defined(GGML_CPU_ARCH_ARM64)
+    const ggml_repack_kernels * sets[] = {ggml_repack_kernels_scalar(), ggml_repack_kernels_neon(),
+                                          ggml_repack_kernels_dotprod(), ggml_repack_kernels_i8mm()};
+    const ggml_cpu_isa isas[] = {GGML_CPU_ISA_SCALAR, GGML_CPU_ISA_NEON, GGML_CPU_ISA_DOTPROD, GGML_CPU_ISA_I8MM};
+    for (int rank = 0; rank < 4; ++rank) {
+        int expect = rank;
+        while (expect > 0 && !ggml_cpu_isa_available(isas[expect]))
+            --expect;
+        ggml_cpu_set_mm_isa(rank);
+        EXPECT_EQ(ggml_repack_kernels_active(), sets[expect]) << "rank " << rank;
+        if (rank > 0) {  // every type has an ARM kernel at every level
+            EXPECT_NE(sets[rank]->q4_0, ggml_repack_kernels_scalar()->q4_0);
+            EXPECT_NE(sets[rank]->q8_0, ggml_repack_kernels_scalar()->q8_0);
+            EXPECT_NE(sets[rank]->q4_K, ggml_repack_kernels_scalar()->q4_K);
+            EXPECT_NE(sets[rank]->q6_K, ggml_repack_kernels_scalar()->q6_K);
+        }
+    }
+    EXPECT_TRUE(ggml_cpu_isa_available(GGML_CPU_ISA_NEON));  // every arm64 CPU
+    ggml_cpu_set_mm_isa(-1);
+#else
+    GTEST_SKIP() << "arm64 only";
 #endif
 }
 

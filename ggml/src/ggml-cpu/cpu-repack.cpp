@@ -271,6 +271,14 @@ const ggml_repack_kernels * ggml_repack_kernels_active() {
         case GGML_CPU_ISA_AVX2:
             return ggml_repack_kernels_avxvnni() ? ggml_repack_kernels_avxvnni() : ggml_repack_kernels_avx2();
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_I8MM:
+            return ggml_repack_kernels_i8mm();
+        case GGML_CPU_ISA_DOTPROD:
+            return ggml_repack_kernels_dotprod();
+        case GGML_CPU_ISA_NEON:
+            return ggml_repack_kernels_neon();
+#endif
         default:
             return ggml_repack_kernels_scalar();
     }

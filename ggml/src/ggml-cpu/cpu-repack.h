@@ -1,6 +1,8 @@
 // CPU_REPACK: a CPU buffer type whose Q4_0 / Q8_0 / Q4_K / Q6_K matrices are stored row-interleaved
-// for the int8 dot-product kernels (AVX-512 VNNI, AVX2, scalar reference). set_tensor converts GGUF
-// blocks into the layout, get_tensor converts back, so only mul_mat (which knows the layout) sees it.
+// for the int8 dot-product kernels (AVX-512 VNNI, AVX2, arm64 NEON / SDOT / USDOT, scalar reference).
+// set_tensor converts GGUF blocks into the layout, get_tensor converts back, so only mul_mat (which
+// knows the layout) sees it. On arm64 each 16-byte vector of the layout is 4 rows x 4 bytes, the
+// operand of SDOT by lane (cpu-repack-arm.h).
 //
 // Layout (same byte count as the GGUF tensor): rows are taken in groups of 16. A group of nb blocks
 // per row is [nb x 16 fp16 scales][nb x quant block], the quant block of block b holding the 16
@@ -68,6 +70,10 @@ const ggml_repack_kernels * ggml_repack_kernels_avx512();
 // AVX2 + AVX-VNNI (vpdpbusd ymm): nullptr where the CPU lacks AVX-VNNI or GGML_CPU_REPACK_AVXVNNI=0 /
 // ggml_cpu_repack_set_avxvnni(0) switched it off (then the AVX2 level uses the plain AVX2 kernels).
 const ggml_repack_kernels * ggml_repack_kernels_avxvnni();
+// arm64 (the .neon/.dotprod/.i8mm files, cpu-repack-arm.h): plain NEON, SDOT, and SDOT + USDOT for Q8_0.
+const ggml_repack_kernels * ggml_repack_kernels_neon();
+const ggml_repack_kernels * ggml_repack_kernels_dotprod();
+const ggml_repack_kernels * ggml_repack_kernels_i8mm();
 // The set mul_mat uses: follows ggml_cpu_mm_isa_level (GGML_CPU_ISA, ggml_cpu_set_mm_isa), AVX-512
 // only with VNNI; at the AVX2 level the AVX-VNNI set where the CPU has it.
 const ggml_repack_kernels * ggml_repack_kernels_active();

@@ -1,0 +1,5 @@
+// CPU_REPACK kernels at the arm64 NEON level (ARMv8.0): the shared group kernels of cpu-repack-arm.h with
+// SDOT emulated by widening multiplies and pairwise adds.
+#include "cpu-repack-arm.h"
+
+GGML_REPACK_ARM_KERNEL_SET(ggml_repack_kernels_neon)
