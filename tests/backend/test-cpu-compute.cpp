@@ -20,13 +20,22 @@
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
-extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
+extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, else a level rank (cpu-features.h)
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
-int             ggml_cpu_mm_isa_level();  // ops-matmul.cpp: 0 scalar, 1 AVX2, 2 AVX-512
+int             ggml_cpu_mm_isa_level();  // ops-matmul.cpp: 0 scalar, 1 AVX2/NEON, 2 AVX-512/dotprod, 3 i8mm
 
 using testing_util::nmse;
 
 namespace {
+
+// The SIMD levels of this build's family by rank (ggml_cpu_set_mm_isa; each capped at what this CPU
+// has): AVX2, AVX-512 on x86-64; NEON, dotprod, i8mm on arm64 (the float kernels of the three arm64
+// levels are one set, so this also checks that each level reaches it).
+#if defined(GGML_CPU_ARCH_ARM64)
+const std::vector<int> k_simd_ranks = {1, 2, 3};
+#else
+const std::vector<int> k_simd_ranks = {1, 2};
+#endif
 
 struct graph_fixture {
     ggml_context *        ctx = nullptr;
@@ -123,13 +132,17 @@ TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
                     ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
                     const std::vector<float> ref = g.result();
                     ggml_cpu_set_scalar(false);
-                    for (int isa : {1, 2}) {  // AVX2 and AVX-512 (each capped at what this CPU has)
+                    for (int isa : k_simd_ranks) {
                         ggml_cpu_set_mm_isa(isa);
                         ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
                         // with AVX-512 BF16, BF16 weights meet activations rounded to BF16 (vdpbf16ps):
                         // relative error ~2^-9 per product; every other case is exact up to sum order
-                        const bool   bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
-                        const double tol      = bf16_act ? 1e-5 : 1e-11;
+#if defined(GGML_CPU_ARCH_X86_64)
+                        const bool bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
+#else
+                        const bool bf16_act = false;
+#endif
+                        const double tol = bf16_act ? 1e-5 : 1e-11;
                         EXPECT_LT(nmse(g.result(), ref), tol)
                             << ggml_type_name(t) << " K=" << K << " N=" << N << " perm=" << perm << " isa=" << isa;
                     }
@@ -155,7 +168,7 @@ TEST_F(CpuCompute, FloatDecodeGemvMatchesBatchBitsAndOracle) {
                 ASSERT_EQ(ggml_backend_graph_compute(be, one.gf), GGML_STATUS_SUCCESS);
                 const std::vector<float> ref = one.result();
                 ggml_cpu_set_scalar(false);
-                for (int isa : {1, 2}) {
+                for (int isa : k_simd_ranks) {
                     ggml_cpu_set_mm_isa(isa);
                     ggml_backend_cpu_set_n_threads(be, 1);
                     ASSERT_EQ(ggml_backend_graph_compute(be, three.gf), GGML_STATUS_SUCCESS);
@@ -179,7 +192,7 @@ TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
     // N >= 16 on a CPU with AVX-512 BF16, and never under the scalar switch (the oracle) or for
     // other weight types (their dot-product kernels keep GEMV and GEMM in one summation order)
     bool has_bf16 = false;
-#if defined(__x86_64__)
+#if defined(GGML_CPU_ARCH_X86_64)
     has_bf16 = __builtin_cpu_supports("avx512bf16") && ggml_cpu_mm_isa_level() == 2;
 #endif
     for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
@@ -192,9 +205,10 @@ TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
         }
 }
 
-// SwiGLU on AVX-512 uses a polynomial exp (vec-exp.avx512.h): within a few ulp of the scalar
-// expression x / (1 + std::exp(-x)) * g everywhere, including where exp overflows or underflows, at
-// odd lengths (masked tails), split by rows (prefill) or by columns (one row, decode).
+// SwiGLU on AVX-512 and NEON uses a polynomial exp (vec-exp.avx512.h, vec-exp.neon.h): within a
+// few ulp of the scalar expression x / (1 + std::exp(-x)) * g everywhere, including where exp
+// overflows or underflows, at odd lengths (masked or one-at-a-time tails), split by rows (prefill)
+// or by columns (one row, decode).
 TEST_F(CpuCompute, SwigluVectorExpStaysWithinUlpsOfTheScalar) {
     for (int64_t n : {1, 17, 250, 5632}) {
         for (int64_t rows : {1, 5}) {

@@ -79,12 +79,18 @@ void f16_to_f32_portable(const uint16_t * x, float * y, int64_t n) {
 const ggml_cpu_fa_kernels k_portable = {pv_portable, scale_mask_max_portable, exp_sum_portable, f16_to_f32_portable};
 
 const ggml_cpu_fa_kernels * active_kernels() {
-switch (ggml_cpu_mm_isa_active()) {
+    switch (ggml_cpu_mm_isa_active()) {
 #if defined(GGML_CPU_ARCH_X86_64)
         case GGML_CPU_ISA_AVX512:
             return ggml_cpu_fa_kernels_avx512();
         case GGML_CPU_ISA_AVX2:
             return ggml_cpu_fa_kernels_avx2();
+#endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_I8MM:
+        case GGML_CPU_ISA_DOTPROD:
+        case GGML_CPU_ISA_NEON:
+            return ggml_cpu_fa_kernels_neon();
 #endif
         default:
             break;

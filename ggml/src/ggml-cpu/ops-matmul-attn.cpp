@@ -32,12 +32,18 @@ const ggml_cpu_attn_mm_isa * attn_isa() {
     }();
     if (off)
         return nullptr;
-switch (ggml_cpu_mm_isa_active()) {
+    switch (ggml_cpu_mm_isa_active()) {
 #if defined(GGML_CPU_ARCH_X86_64)
         case GGML_CPU_ISA_AVX512:
             return ggml_cpu_attn_mm_avx512();
         case GGML_CPU_ISA_AVX2:
             return ggml_cpu_attn_mm_avx2();
+#endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_I8MM:
+        case GGML_CPU_ISA_DOTPROD:
+        case GGML_CPU_ISA_NEON:
+            return ggml_cpu_attn_mm_neon();
 #endif
         default:
             break;
