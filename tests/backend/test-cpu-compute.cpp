@@ -256,6 +256,74 @@ TEST_F(CpuCompute, SwigluVectorExpStaysWithinUlpsOfTheScalar) {
     }
 }
 
+// The vector exp set of this CPU (AVX-512 or NEON; none under scalar-only builds): exp_sub within a
+// few ulp of std::exp across the whole float range, where the result is a subnormal, where it
+// overflows to +inf and where it underflows to 0 (-inf included), at every tail length.
+TEST_F(CpuCompute, VectorExpSetStaysWithinUlpsOfStdExp) {
+    const ggml_cpu_vec_exp * vx = ggml_cpu_vec_exp_active();
+    if (!vx)
+        GTEST_SKIP() << "no vector exp set on this CPU";
+    std::vector<float> x;
+    for (float v = -110.0f; v <= 95.0f; v += 0.0137f)
+        x.push_back(v);
+    for (float v : {-INFINITY, -1e30f, -200.0f, -103.9f, -87.4f, -0.0f, 0.0f, 1e-30f, 88.72f, 88.73f, 1e30f, INFINITY})
+        x.push_back(v);
+    for (size_t n : {x.size(), (size_t) 1, (size_t) 2, (size_t) 3, (size_t) 5, (size_t) 7}) {
+        std::vector<float> d(x.begin(), x.begin() + (long) n);
+        vx->exp_sub(d.data(), (int64_t) n, 0.0f);
+        int64_t worst = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const float ref = std::exp(x[i]);
+            ASSERT_EQ(std::isinf(ref), std::isinf(d[i])) << "x=" << x[i];
+            ASSERT_GE(d[i], 0.0f) << "x=" << x[i];
+            int32_t a, b;
+            std::memcpy(&a, &ref, 4);
+            std::memcpy(&b, &d[i], 4);
+            const int64_t ulp = std::llabs((int64_t) a - (int64_t) b);
+            ASSERT_LE(ulp, 8) << "x=" << x[i] << " exp=" << ref << " got=" << d[i];
+            worst = std::max(worst, ulp);
+        }
+        EXPECT_LE(worst, 4) << "n=" << n;
+    }
+}
+
+// SOFT_MAX with an F32 mask (-inf keys, one row masked everywhere) and ALiBi slopes: the vector row
+// kernel of this CPU against the scalar oracle, at row lengths with and without vector tails.
+TEST_F(CpuCompute, SoftMaxRowKernelAgreesWithTheScalarOracle) {
+    for (int64_t n : {1, 3, 4, 17, 250, 1031}) {
+        for (bool with_mask : {false, true}) {
+            ggml_tensor * mask = nullptr;
+            graph_fixture f(
+                [&](ggml_context * ctx) {
+                    ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, n, 5, 4);
+                    mask            = with_mask ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, 5) : nullptr;
+                    return ggml_soft_max_ext(ctx, a, mask, 3.0f, with_mask ? 8.0f : 0.0f);
+                },
+                be);
+            if (mask) {
+                std::vector<float> mv((size_t) (n * 5));
+                for (int64_t r = 0; r < 5; ++r)
+                    for (int64_t j = 0; j < n; ++j)
+                        mv[(size_t) (r * n + j)] = r == 2 || (j % 3 == 1) ? -INFINITY : -0.1f * (float) (j % 7);
+                ggml_backend_tensor_set(mask, mv.data(), 0, mv.size() * 4);
+            }
+            ggml_cpu_set_scalar(true);
+            ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> ref = f.result();
+            ggml_cpu_set_scalar(false);
+            ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> r = f.result();
+            EXPECT_LT(nmse(r, ref), 1e-11) << "n=" << n << " mask=" << with_mask;
+            for (size_t i = 0; i < r.size(); ++i) {
+                ASSERT_TRUE(std::isfinite(r[i])) << "n=" << n << " i=" << i;
+                if (ref[i] == 0.0f) {
+                    ASSERT_EQ(r[i], 0.0f) << "n=" << n << " i=" << i;  // masked keys and rows stay exactly 0
+                }
+            }
+        }
+    }
+}
+
 TEST_F(CpuCompute, RmsNormMulFusionGivesTheSameBits) {
     // the graph loop runs RMS_NORM + MUL(weight row) as one pass (not under GGML_CPU_SCALAR): both
     // results must equal the unfused nodes' bit for bit, including the norm output used elsewhere
