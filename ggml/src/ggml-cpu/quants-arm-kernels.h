@@ -428,6 +428,89 @@ void vec_dot_q8_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) 
     *s = sum;
 }
 
+// ---- MXFP4 (against q8_0) and the ternary types (against q8_K) ------------------------------------
+void vec_dot_mxfp4_q8_0_neon(int n, float * s, const void * vx, const void * vy) {
+    const block_mxfp4 * x   = (const block_mxfp4 *) vx;
+    const block_q8_0 *  y   = (const block_q8_0 *) vy;
+    const int8x16_t     tbl = vld1q_s8(ggml_kvalues_mxfp4);
+    float32x4_t         acc = vdupq_n_f32(0.0f);
+    for (int ib = 0; ib < n / QK_MXFP4; ib++) {
+        const uint8x16_t q  = vld1q_u8(x[ib].qs);
+        const int8x16_t  lo = vqtbl1q_s8(tbl, vandq_u8(q, vdupq_n_u8(0x0F)));
+        const int8x16_t  hi = vqtbl1q_s8(tbl, vshrq_n_u8(q, 4));
+        const int32x4_t  p  = dot_s8x2(lo, load_s8(y[ib].qs), hi, load_s8(y[ib].qs + 16));
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(p), ggml_e8m0_to_fp32_half(x[ib].e) * fp16_to_f32(y[ib].d));
+    }
+    *s = vaddvq_f32(acc);
+}
+
+// sum of all 256 activations of a q8_K block (|sum| <= 256 * 127 needs the int32 reduction)
+inline int32_t q8_K_sum(const block_q8_K * y) {
+    return vaddlvq_s16(vld1q_s16(y->bsums)) + vaddlvq_s16(vld1q_s16(y->bsums + 8));
+}
+
+// trits t in {0, 1, 2} stand for t - 1: dot(t, y) - sum(y)
+void vec_dot_tq2_0_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    const block_tq2_0 * x   = (const block_tq2_0 *) vx;
+    const block_q8_K *  y   = (const block_q8_K *) vy;
+    const uint8x16_t    m3  = vdupq_n_u8(3);
+    float               sum = 0.0f;
+    for (int ib = 0; ib < n / QK_K; ib++) {
+        const int8_t * q8 = y[ib].qs;
+        int32x4_t      p  = vdupq_n_s32(0);
+        // byte 32j + m holds element 128j + 32l + m in bits 2l..2l+1
+        for (int j = 0; j < 2; j++) {
+            uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * j);
+            uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * j + 16);
+            for (int l = 0; l < 4; l++, q8 += 32) {
+                p  = dot_s8(p, vreinterpretq_s8_u8(vandq_u8(q0, m3)), load_s8(q8));
+                p  = dot_s8(p, vreinterpretq_s8_u8(vandq_u8(q1, m3)), load_s8(q8 + 16));
+                q0 = vshrq_n_u8(q0, 2);
+                q1 = vshrq_n_u8(q1, 2);
+            }
+        }
+        sum += fp16_to_f32(x[ib].d) * y[ib].d * (float) (vaddvq_s32(p) - q8_K_sum(&y[ib]));
+    }
+    *s = sum;
+}
+
+// the top base-3 digit of each byte (ggml-quants.h): (b * 3) >> 8; the caller has already multiplied
+// b by 3^k mod 256 to bring digit k to the top
+inline int8x16_t top_trit(uint8x16_t b) {
+    const uint8x8_t three = vdup_n_u8(3);
+    return vreinterpretq_s8_u8(
+        vcombine_u8(vshrn_n_u16(vmull_u8(vget_low_u8(b), three), 8), vshrn_n_u16(vmull_high_u8(b, vdupq_n_u8(3)), 8)));
+}
+
+void vec_dot_tq1_0_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    const block_tq1_0 *  x       = (const block_tq1_0 *) vx;
+    const block_q8_K *   y       = (const block_q8_K *) vy;
+    static const uint8_t pow3[5] = {1, 3, 9, 27, 81};
+    // lane 4k + m of the qh vector: trit k of qh[m]
+    static const uint8_t qh_pow3[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
+    const uint8x16_t     qh_mul      = vld1q_u8(qh_pow3);
+    float                sum         = 0.0f;
+    for (int ib = 0; ib < n / QK_K; ib++) {
+        const int8_t *   q8 = y[ib].qs;
+        const uint8x16_t a0 = vld1q_u8(x[ib].qs), a1 = vld1q_u8(x[ib].qs + 16), a2 = vld1q_u8(x[ib].qs + 32);
+        int32x4_t        p = vdupq_n_s32(0);
+        // qs[0..31] trit k -> element 32k + m; qs[32..47] trit k -> 160 + 16k + m
+        for (int k = 0; k < 5; k++) {
+            const uint8x16_t pk = vdupq_n_u8(pow3[k]);
+            p                   = dot_s8(p, top_trit(vmulq_u8(a0, pk)), load_s8(q8 + 32 * k));
+            p                   = dot_s8(p, top_trit(vmulq_u8(a1, pk)), load_s8(q8 + 32 * k + 16));
+            p                   = dot_s8(p, top_trit(vmulq_u8(a2, pk)), load_s8(q8 + 160 + 16 * k));
+        }
+        // qh[0..3] trit k -> element 240 + 4k + m
+        uint32_t qh;
+        memcpy(&qh, x[ib].qh, 4);
+        const uint8x16_t h = vmulq_u8(vreinterpretq_u8_u32(vdupq_n_u32(qh)), qh_mul);
+        p                  = dot_s8(p, top_trit(h), load_s8(q8 + 240));
+        sum += fp16_to_f32(x[ib].d) * y[ib].d * (float) (vaddvq_s32(p) - q8_K_sum(&y[ib]));
+    }
+    *s = sum;
+}
+
 // Installs every kernel of this file into a traits table.
 inline void fill_arm_table(ggml_cpu_type_traits * t) {
     const ggml_type q8_0_users[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q5_0, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL, GGML_TYPE_MXFP4};
@@ -454,6 +537,9 @@ inline void fill_arm_table(ggml_cpu_type_traits * t) {
     t[GGML_TYPE_Q2_K].vec_dot   = vec_dot_q2_K_q8_K_neon;
     t[GGML_TYPE_Q3_K].vec_dot   = vec_dot_q3_K_q8_K_neon;
     t[GGML_TYPE_IQ4_XS].vec_dot = vec_dot_iq4_xs_q8_K_neon;
+    t[GGML_TYPE_MXFP4].vec_dot  = vec_dot_mxfp4_q8_0_neon;
+    t[GGML_TYPE_TQ1_0].vec_dot  = vec_dot_tq1_0_q8_K_neon;
+    t[GGML_TYPE_TQ2_0].vec_dot  = vec_dot_tq2_0_q8_K_neon;
 }
 
 }  // namespace
