@@ -348,7 +348,7 @@ TEST_P(QuantsIsa, ActivationQuantizersBitExact) {
     if (!ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
         GTEST_SKIP() << "CPU lacks " << ggml_cpu_isa_name(isa);
     }
-    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K}) {
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q4_K}) {
         const ggml_cpu_type_traits * simd = ggml_cpu_get_type_traits_isa(t, isa);
         const ggml_cpu_type_traits * ref  = scalar_traits(simd->vec_dot_type);
         for (int nb : {1, 3, 8}) {

@@ -88,6 +88,23 @@ void quantize_row_q8_0_neon(const float * x, void * vy, int64_t n) {
     }
 }
 
+// q8_1 also stores s = d * sum(qs) for the offset term of the q4_1 / q5_1 dot products, rounded as the
+// reference does (the int sum times d in float, then to fp16)
+void quantize_row_q8_1_neon(const float * x, void * vy, int64_t n) {
+    block_q8_1 * y = (block_q8_1 *) vy;
+    for (int64_t ib = 0; ib < n / QK8_1; ib++, x += QK8_1) {
+        const float     d  = amax_f32(x, QK8_1) / 127.0f;
+        const float     id = d != 0.0f ? 1.0f / d : 0.0f;
+        const int8x16_t q0 = quantize_16(x, id);
+        const int8x16_t q1 = quantize_16(x + 16, id);
+        vst1q_s8(y[ib].qs, q0);
+        vst1q_s8(y[ib].qs + 16, q1);
+        const int sum = vaddlvq_s8(q0) + vaddlvq_s8(q1);
+        y[ib].d       = ggml_fp32_to_fp16(d);
+        y[ib].s       = ggml_fp32_to_fp16((float) sum * d);
+    }
+}
+
 void quantize_row_q8_K_neon(const float * x, void * vy, int64_t n) {
     block_q8_K * y = (block_q8_K *) vy;
     for (int64_t ib = 0; ib < n / QK_K; ib++, x += QK_K) {
@@ -523,6 +540,10 @@ inline void fill_arm_table(ggml_cpu_type_traits * t) {
                                     GGML_TYPE_IQ3_XXS, GGML_TYPE_IQ3_S,   GGML_TYPE_IQ1_S,  GGML_TYPE_IQ1_M};
     for (ggml_type ty : q8_K_users) {
         t[ty].from_float = quantize_row_q8_K_neon;
+    }
+    const ggml_type q8_1_users[] = {GGML_TYPE_Q4_1, GGML_TYPE_Q5_1, GGML_TYPE_Q8_1};
+    for (ggml_type ty : q8_1_users) {
+        t[ty].from_float = quantize_row_q8_1_neon;
     }
     t[GGML_TYPE_Q4_0].vec_dot   = vec_dot_sym_q8_0<block_q4_0, dec_q4_0>;
     t[GGML_TYPE_Q5_0].vec_dot   = vec_dot_sym_q8_0<block_q5_0, dec_q5_0>;
