@@ -223,10 +223,22 @@ inline int32_t mins_dot_bsums(const uint8_t * mins, const int16_t * bsums) {
     return vaddvq_s32(vmlal_high_s16(vmull_s16(vget_low_s16(bs), vget_low_s16(mn)), bs, mn));
 }
 
+// the 8 six-bit scales and mins of a q4_K / q5_K block (ggml_get_scale_min_k4 for all j at once),
+// four bytes per 32-bit word: bytes 0..3 keep their low 6 bits, bytes 4..7 take 4 bits of bytes 8..11
+// and the top 2 bits of bytes 0..3 (scales) or 4..7 (mins); the shifts never carry masked bits over
 inline void unpack_scales_mins_k4(const uint8_t * packed, uint8_t * sc, uint8_t * mn) {
-    for (int j = 0; j < 8; j++) {
-        ggml_get_scale_min_k4(j, packed, &sc[j], &mn[j]);
-    }
+    uint32_t a, b, c;
+    memcpy(&a, packed, 4);
+    memcpy(&b, packed + 4, 4);
+    memcpy(&c, packed + 8, 4);
+    const uint32_t sc_lo = a & 0x3f3f3f3fu;
+    const uint32_t mn_lo = b & 0x3f3f3f3fu;
+    const uint32_t sc_hi = (c & 0x0f0f0f0fu) | ((a >> 2) & 0x30303030u);
+    const uint32_t mn_hi = ((c >> 4) & 0x0f0f0f0fu) | ((b >> 2) & 0x30303030u);
+    memcpy(sc, &sc_lo, 4);
+    memcpy(sc + 4, &sc_hi, 4);
+    memcpy(mn, &mn_lo, 4);
+    memcpy(mn + 4, &mn_hi, 4);
 }
 
 void vec_dot_q4_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
