@@ -5,7 +5,9 @@
 #             -cpu max          (dotprod, i8mm, BF16, SVE)  level i8mm
 #             -cpu neoverse-n1  (dotprod, no i8mm)           level dotprod
 #             -cpu cortex-a72   (ARMv8.0 NEON only)          level neon
-#           plus stories260K generated greedily under each, compared with the native build's text.
+#           plus stories260K generated greedily under each, compared with the native build's text,
+#           and a build with the Vulkan backend (Debian's arm64 loader unpacked; needs root for
+#           dpkg --add-architecture arm64 the first time).
 #   riscv64 g++-riscv64-linux-gnu build of the scalar engine (an architecture without kernels of its own)
 #           generating the same text under qemu-riscv64.
 #
@@ -21,7 +23,7 @@ targets=("$@")
 packages=(qemu-user)
 for t in "${targets[@]}"; do
     case "$t" in
-        arm64) packages+=(g++-aarch64-linux-gnu libgtest-dev) ;;
+        arm64) packages+=(g++-aarch64-linux-gnu libgtest-dev glslc libvulkan-dev) ;;
         riscv64) packages+=(g++-riscv64-linux-gnu) ;;
         *) echo "test-cross: unknown target '$t' (arm64, riscv64)"; exit 1 ;;
     esac
@@ -96,6 +98,22 @@ for t in "${targets[@]}"; do
             got=$(QEMU_CPU=$model "${qemu[@]}" "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
             check_text "arm64 ($model)" "$got"
         done
+        # The Vulkan backend (Android's GPU path: Adreno, Mali) builds for arm64 too: the arm64 loader
+        # from Debian's packages, unpacked with dpkg -x (no arm64 Vulkan driver runs here, so this is a
+        # build check; the shaders are compiled by the build machine's glslc).
+        vkdir=build-arm64-vulkan
+        mkdir -p "$vkdir/debs" "$vkdir/root"
+        if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+            dpkg --add-architecture arm64
+            apt-get update -qq
+        fi
+        (cd "$vkdir/debs" && apt-get download -qq libvulkan-dev:arm64 libvulkan1:arm64 2>/dev/null)
+        for deb in "$vkdir"/debs/*.deb; do dpkg -x "$deb" "$vkdir/root"; done
+        cmake -S . -B "$vkdir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+            -DLLAMA_CROSS_ROOTS="$PWD/$vkdir/root" -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+            "${common_args[@]}" -DLLAMA_VULKAN=ON | grep -E "^-- libllama"
+        cmake --build "$vkdir" -j "$JOBS" --target ggml
+        echo "test-cross: arm64 with the Vulkan backend builds"
         ;;
     riscv64)
         dir=build-riscv64

@@ -18,13 +18,22 @@
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
-extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
+extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, else a level rank (cpu-features.h)
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
 int             ggml_cpu_mm_isa_level();
 
 using testing_util::nmse;
 
 namespace {
+
+// The SIMD levels of this build's family by rank (ggml_cpu_set_mm_isa; each capped at what this CPU
+// has): AVX2, AVX-512 on x86-64; NEON, dotprod, i8mm on arm64 (the float kernels of the three arm64
+// levels are one set, so this also checks that each level reaches it).
+#if defined(GGML_CPU_ARCH_ARM64)
+const std::vector<int> k_simd_ranks = {1, 2, 3};
+#else
+const std::vector<int> k_simd_ranks = {1, 2};
+#endif
 
 struct attn_case {
     bool      kqv;  // false: KQ = K x Q; true: KQV = V^T x P
@@ -134,7 +143,7 @@ TEST_F(CpuAttnMm, AgreesWithTheScalarOracle) {
         ggml_cpu_set_scalar(true);
         const std::vector<float> ref = g.run(be);
         ggml_cpu_set_scalar(false);
-        for (int isa : {1, 2}) {  // AVX2 and AVX-512, each capped at what this CPU has
+        for (int isa : k_simd_ranks) {
             ggml_cpu_set_mm_isa(isa);
             // exact products (F16 widens exactly); only the order of the sums differs
             EXPECT_LT(nmse(g.run(be), ref), 1e-11) << c.name() << " isa=" << isa;

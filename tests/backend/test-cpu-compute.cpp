@@ -20,13 +20,22 @@
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
-extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
+extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, else a level rank (cpu-features.h)
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
-int             ggml_cpu_mm_isa_level();  // ops-matmul.cpp: 0 scalar, 1 AVX2, 2 AVX-512
+int             ggml_cpu_mm_isa_level();  // ops-matmul.cpp: 0 scalar, 1 AVX2/NEON, 2 AVX-512/dotprod, 3 i8mm
 
 using testing_util::nmse;
 
 namespace {
+
+// The SIMD levels of this build's family by rank (ggml_cpu_set_mm_isa; each capped at what this CPU
+// has): AVX2, AVX-512 on x86-64; NEON, dotprod, i8mm on arm64 (the float kernels of the three arm64
+// levels are one set, so this also checks that each level reaches it).
+#if defined(GGML_CPU_ARCH_ARM64)
+const std::vector<int> k_simd_ranks = {1, 2, 3};
+#else
+const std::vector<int> k_simd_ranks = {1, 2};
+#endif
 
 struct graph_fixture {
     ggml_context *        ctx = nullptr;
@@ -123,13 +132,17 @@ TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
                     ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
                     const std::vector<float> ref = g.result();
                     ggml_cpu_set_scalar(false);
-                    for (int isa : {1, 2}) {  // AVX2 and AVX-512 (each capped at what this CPU has)
+                    for (int isa : k_simd_ranks) {
                         ggml_cpu_set_mm_isa(isa);
                         ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
                         // with AVX-512 BF16, BF16 weights meet activations rounded to BF16 (vdpbf16ps):
                         // relative error ~2^-9 per product; every other case is exact up to sum order
-                        const bool   bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
-                        const double tol      = bf16_act ? 1e-5 : 1e-11;
+#if defined(GGML_CPU_ARCH_X86_64)
+                        const bool bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
+#else
+                        const bool bf16_act = false;
+#endif
+                        const double tol = bf16_act ? 1e-5 : 1e-11;
                         EXPECT_LT(nmse(g.result(), ref), tol)
                             << ggml_type_name(t) << " K=" << K << " N=" << N << " perm=" << perm << " isa=" << isa;
                     }
@@ -155,7 +168,7 @@ TEST_F(CpuCompute, FloatDecodeGemvMatchesBatchBitsAndOracle) {
                 ASSERT_EQ(ggml_backend_graph_compute(be, one.gf), GGML_STATUS_SUCCESS);
                 const std::vector<float> ref = one.result();
                 ggml_cpu_set_scalar(false);
-                for (int isa : {1, 2}) {
+                for (int isa : k_simd_ranks) {
                     ggml_cpu_set_mm_isa(isa);
                     ggml_backend_cpu_set_n_threads(be, 1);
                     ASSERT_EQ(ggml_backend_graph_compute(be, three.gf), GGML_STATUS_SUCCESS);
@@ -179,7 +192,7 @@ TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
     // N >= 16 on a CPU with AVX-512 BF16, and never under the scalar switch (the oracle) or for
     // other weight types (their dot-product kernels keep GEMV and GEMM in one summation order)
     bool has_bf16 = false;
-#if defined(__x86_64__)
+#if defined(GGML_CPU_ARCH_X86_64)
     has_bf16 = __builtin_cpu_supports("avx512bf16") && ggml_cpu_mm_isa_level() == 2;
 #endif
     for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
@@ -192,9 +205,10 @@ TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
         }
 }
 
-// SwiGLU on AVX-512 uses a polynomial exp (vec-exp.avx512.h): within a few ulp of the scalar
-// expression x / (1 + std::exp(-x)) * g everywhere, including where exp overflows or underflows, at
-// odd lengths (masked tails), split by rows (prefill) or by columns (one row, decode).
+// SwiGLU on AVX-512 and NEON uses a polynomial exp (vec-exp.avx512.h, vec-exp.neon.h): within a
+// few ulp of the scalar expression x / (1 + std::exp(-x)) * g everywhere, including where exp
+// overflows or underflows, at odd lengths (masked or one-at-a-time tails), split by rows (prefill)
+// or by columns (one row, decode).
 TEST_F(CpuCompute, SwigluVectorExpStaysWithinUlpsOfTheScalar) {
     for (int64_t n : {1, 17, 250, 5632}) {
         for (int64_t rows : {1, 5}) {
@@ -237,6 +251,74 @@ TEST_F(CpuCompute, SwigluVectorExpStaysWithinUlpsOfTheScalar) {
                     worst = std::max<int64_t>(worst, std::llabs((int64_t) a - (int64_t) b));
                 }
                 EXPECT_LE(worst, 4) << "n=" << n << " rows=" << rows << " threads=" << nt;
+            }
+        }
+    }
+}
+
+// The vector exp set of this CPU (AVX-512 or NEON; none under scalar-only builds): exp_sub within a
+// few ulp of std::exp across the whole float range, where the result is a subnormal, where it
+// overflows to +inf and where it underflows to 0 (-inf included), at every tail length.
+TEST_F(CpuCompute, VectorExpSetStaysWithinUlpsOfStdExp) {
+    const ggml_cpu_vec_exp * vx = ggml_cpu_vec_exp_active();
+    if (!vx)
+        GTEST_SKIP() << "no vector exp set on this CPU";
+    std::vector<float> x;
+    for (float v = -110.0f; v <= 95.0f; v += 0.0137f)
+        x.push_back(v);
+    for (float v : {-INFINITY, -1e30f, -200.0f, -103.9f, -87.4f, -0.0f, 0.0f, 1e-30f, 88.72f, 88.73f, 1e30f, INFINITY})
+        x.push_back(v);
+    for (size_t n : {x.size(), (size_t) 1, (size_t) 2, (size_t) 3, (size_t) 5, (size_t) 7}) {
+        std::vector<float> d(x.begin(), x.begin() + (long) n);
+        vx->exp_sub(d.data(), (int64_t) n, 0.0f);
+        int64_t worst = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const float ref = std::exp(x[i]);
+            ASSERT_EQ(std::isinf(ref), std::isinf(d[i])) << "x=" << x[i];
+            ASSERT_GE(d[i], 0.0f) << "x=" << x[i];
+            int32_t a, b;
+            std::memcpy(&a, &ref, 4);
+            std::memcpy(&b, &d[i], 4);
+            const int64_t ulp = std::llabs((int64_t) a - (int64_t) b);
+            ASSERT_LE(ulp, 8) << "x=" << x[i] << " exp=" << ref << " got=" << d[i];
+            worst = std::max(worst, ulp);
+        }
+        EXPECT_LE(worst, 4) << "n=" << n;
+    }
+}
+
+// SOFT_MAX with an F32 mask (-inf keys, one row masked everywhere) and ALiBi slopes: the vector row
+// kernel of this CPU against the scalar oracle, at row lengths with and without vector tails.
+TEST_F(CpuCompute, SoftMaxRowKernelAgreesWithTheScalarOracle) {
+    for (int64_t n : {1, 3, 4, 17, 250, 1031}) {
+        for (bool with_mask : {false, true}) {
+            ggml_tensor * mask = nullptr;
+            graph_fixture f(
+                [&](ggml_context * ctx) {
+                    ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, n, 5, 4);
+                    mask            = with_mask ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, n, 5) : nullptr;
+                    return ggml_soft_max_ext(ctx, a, mask, 3.0f, with_mask ? 8.0f : 0.0f);
+                },
+                be);
+            if (mask) {
+                std::vector<float> mv((size_t) (n * 5));
+                for (int64_t r = 0; r < 5; ++r)
+                    for (int64_t j = 0; j < n; ++j)
+                        mv[(size_t) (r * n + j)] = r == 2 || (j % 3 == 1) ? -INFINITY : -0.1f * (float) (j % 7);
+                ggml_backend_tensor_set(mask, mv.data(), 0, mv.size() * 4);
+            }
+            ggml_cpu_set_scalar(true);
+            ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> ref = f.result();
+            ggml_cpu_set_scalar(false);
+            ASSERT_EQ(ggml_backend_graph_compute(be, f.gf), GGML_STATUS_SUCCESS);
+            const std::vector<float> r = f.result();
+            EXPECT_LT(nmse(r, ref), 1e-11) << "n=" << n << " mask=" << with_mask;
+            for (size_t i = 0; i < r.size(); ++i) {
+                ASSERT_TRUE(std::isfinite(r[i])) << "n=" << n << " i=" << i;
+                if (ref[i] == 0.0f) {
+                    ASSERT_EQ(r[i], 0.0f) << "n=" << n << " i=" << i;  // masked keys and rows stay exactly 0
+                }
             }
         }
     }

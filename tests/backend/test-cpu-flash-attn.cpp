@@ -19,12 +19,21 @@
 #include "test-common.h"
 
 extern "C" void ggml_cpu_set_scalar(bool scalar);  // internal switches (ggml-cpu.cpp, ops-matmul.cpp)
-extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, 1 avx2, 2 avx512
+extern "C" void ggml_cpu_set_mm_isa(int isa);      // -1 auto, 0 scalar, else a level rank (cpu-features.h)
 extern "C" void ggml_cpu_set_auto_threads(bool enable);
 
 using testing_util::nmse;
 
 namespace {
+
+// The portable kernels (rank 0) and the SIMD levels of this build's family by rank (ggml_cpu_set_mm_isa; each capped at
+// what this CPU has): AVX2, AVX-512 on x86-64; NEON, dotprod, i8mm on arm64 (the float kernels of the three arm64
+// levels are one set, so this also checks that each level reaches it).
+#if defined(GGML_CPU_ARCH_ARM64)
+const std::vector<int> k_ranks = {0, 1, 2, 3};
+#else
+const std::vector<int> k_ranks = {0, 1, 2};
+#endif
 
 struct fa_case {
     int64_t   D, Dv, n_q, n_kv, n_head, n_head_kv;
@@ -166,7 +175,7 @@ TEST_F(CpuFlashAttn, TiledKernelsAgreeWithScalarReference) {
         ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
         const std::vector<float> ref = g.result();
         ggml_cpu_set_scalar(false);
-        for (int isa : {0, 1, 2}) {  // portable, AVX2, AVX-512 (each capped at what this CPU has)
+        for (int isa : k_ranks) {
             ggml_cpu_set_mm_isa(isa);
             ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
             const std::vector<float> r = g.result();
@@ -259,7 +268,7 @@ TEST_F(CpuFlashAttn, NanInMaskedKvCellDoesNotLeak) {
             ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
             const std::vector<float> ref = g.result();
             ggml_cpu_set_scalar(false);
-            for (int isa : {0, 1, 2}) {
+            for (int isa : k_ranks) {
                 ggml_cpu_set_mm_isa(isa);
                 ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS) << c.name();
                 const std::vector<float> r = g.result();
@@ -284,17 +293,21 @@ TEST_F(CpuFlashAttn, NanInMaskedKvCellDoesNotLeak) {
     }
 }
 
-// The scale + mask + max step of each key tile (ggml_cpu_fa_kernels::scale_mask_max): the AVX2 and
-// AVX-512 kernels give the scalar expression's bits for every score, at odd lengths, with keys masked
+// The scale + mask + max step of each key tile (ggml_cpu_fa_kernels::scale_mask_max): the AVX2,
+// AVX-512 and NEON kernels give the scalar expression's bits for every score, at odd lengths, with keys masked
 // by -inf, a NaN mask value (propagates) and a NaN score (never the max), with and without a mask.
 TEST(CpuFlashAttnKernels, ScaleMaskMaxMatchesTheScalarBits) {
     std::vector<const ggml_cpu_fa_kernels *> ks;
+#if defined(GGML_CPU_ARCH_X86_64)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
         ks.push_back(ggml_cpu_fa_kernels_avx2());
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
         ks.push_back(ggml_cpu_fa_kernels_avx512());
+#elif defined(GGML_CPU_ARCH_ARM64)
+    ks.push_back(ggml_cpu_fa_kernels_neon());  // ARMv8.0: every arm64 CPU
+#endif
     if (ks.empty())
         GTEST_SKIP() << "no SIMD kernels on this CPU";
     std::mt19937                          rng(11);

@@ -116,7 +116,8 @@ TEST_P(QuantsKat, DotMatchesReferenceValues) {
         float s = 0;
         tr->vec_dot(n, &s, data.data(), qa.data());
         EXPECT_NEAR(s, ref, 1e-5 * mag + 1e-30) << ggml_type_name(t) << " blocks=" << nblk;
-        for (ggml_cpu_isa isa : {GGML_CPU_ISA_AVX2, GGML_CPU_ISA_AVX512}) {
+        for (ggml_cpu_isa isa :
+             {GGML_CPU_ISA_AVX2, GGML_CPU_ISA_AVX512, GGML_CPU_ISA_NEON, GGML_CPU_ISA_DOTPROD, GGML_CPU_ISA_I8MM}) {
             const ggml_cpu_type_traits * simd = ggml_cpu_get_type_traits_isa(t, isa);
             if (!simd) {
                 continue;  // this CPU lacks the instruction set

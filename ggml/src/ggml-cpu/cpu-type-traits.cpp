@@ -141,6 +141,14 @@ void fill_level(ggml_cpu_isa isa, ggml_cpu_type_traits * t) {
             ggml_cpu_kq_gemm_fill_avx512(t);
             break;
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_NEON:
+            ggml_cpu_quants_fill_neon(t);
+            break;
+        case GGML_CPU_ISA_DOTPROD:
+            ggml_cpu_quants_fill_dotprod(t);
+            break;
+#endif
         default:
             break;
     }

@@ -61,7 +61,8 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
 bool            ggml_cpu_use_scalar();
 extern "C" void ggml_cpu_set_scalar(bool scalar);
 // Vector loops over a polynomial exp (within a few ulp of std::exp): soft_max, flash attention and
-// SwiGLU use them where the CPU has a set (AVX-512: vec-exp.avx512.cpp, softmax.avx512.cpp).
+// SwiGLU use them where the CPU has a set (AVX-512: vec-exp.avx512.cpp, softmax.avx512.cpp; NEON:
+// vec-exp.neon.cpp).
 struct ggml_cpu_vec_exp {
     // d[i] = exp(d[i] - m)
     void (*exp_sub)(float * d, int64_t n, float m);
@@ -73,6 +74,7 @@ struct ggml_cpu_vec_exp {
 // The set of this CPU, or NULL (none, or GGML_CPU_SCALAR): callers then use std::exp.
 const ggml_cpu_vec_exp * ggml_cpu_vec_exp_active();
 const ggml_cpu_vec_exp * ggml_cpu_vec_exp_avx512();
+const ggml_cpu_vec_exp * ggml_cpu_vec_exp_neon();  // vec-exp.neon.cpp (every arm64 CPU)
 // Caps the instruction-set level of the SIMD kernels by its rank (cpu-features.h; never above the
 // CPU's): -1 auto, 0 scalar, 1 the family's first SIMD level (AVX2 / NEON), 2 the second (AVX-512 /
 // dotprod), 3 the third (i8mm). GGML_CPU_ISA=<level name> in the environment caps it at start-up.

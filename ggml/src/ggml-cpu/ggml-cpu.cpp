@@ -109,14 +109,20 @@ void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) {
 // ---- row conversion (float-like types here, quantized ones through the CPU type traits) -------
 
 void ggml_cpu_fp32_to_fp16_f16c(const float * x, uint16_t * y, int64_t n);  // vec-convert.avx2.cpp
+void ggml_cpu_fp32_to_fp16_neon(const float * x, uint16_t * y, int64_t n);  // vec-convert.neon.cpp
 
 namespace {
-bool has_f16c() {
+// A vector F32 -> F16 row conversion of this CPU (F16C; NEON FCVTN on every arm64 CPU), or NULL.
+using fp32_to_fp16_fn = void (*)(const float *, uint16_t *, int64_t);
+fp32_to_fp16_fn simd_fp32_to_fp16() {
 #if defined(GGML_CPU_ARCH_X86_64)
-    return ggml_cpu_isa_available(GGML_CPU_ISA_AVX2);
-#else
-    return false;
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
+        return ggml_cpu_fp32_to_fp16_f16c;
+#elif defined(GGML_CPU_ARCH_ARM64)
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_NEON))
+        return ggml_cpu_fp32_to_fp16_neon;
 #endif
+    return nullptr;
 }
 }  // namespace
 
@@ -148,8 +154,8 @@ bool ggml_cpu_from_float_row(ggml_type t, const float * x, void * y, int64_t n) 
             std::memcpy(y, x, (size_t) n * 4);
             return true;
         case GGML_TYPE_F16:
-            if (has_f16c() && !ggml_cpu_use_scalar()) {
-                ggml_cpu_fp32_to_fp16_f16c(x, (uint16_t *) y, n);  // vec-convert.avx2.cpp
+            if (const fp32_to_fp16_fn f = ggml_cpu_use_scalar() ? nullptr : simd_fp32_to_fp16()) {
+                f(x, (uint16_t *) y, n);  // vec-convert.avx2.cpp / vec-convert.neon.cpp
             } else {
                 ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
             }

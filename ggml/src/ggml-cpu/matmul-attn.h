@@ -1,5 +1,6 @@
 // MUL_MAT with short rows at prefill sizes: the KQ product of the plain (non-flash) attention, driver
-// ops-matmul-attn.cpp, micro-kernels matmul-attn.avx512.cpp / matmul-attn.avx2.cpp.
+// ops-matmul-attn.cpp, micro-kernels matmul-attn.avx512.cpp / matmul-attn.avx2.cpp /
+// matmul-attn.neon.cpp.
 //
 // KQ = K x Q: short rows (K = head size D <= 256), many weight rows (the cached keys), and each K/V
 // head shared by a group of query heads x all tokens. The dot-product kernels pay a horizontal sum
@@ -26,9 +27,10 @@ struct ggml_cpu_attn_mm_isa {
 
 const ggml_cpu_attn_mm_isa * ggml_cpu_attn_mm_avx512();  // compiled with -mavx512f ...
 const ggml_cpu_attn_mm_isa * ggml_cpu_attn_mm_avx2();    // compiled with -mavx2 -mfma
+const ggml_cpu_attn_mm_isa * ggml_cpu_attn_mm_neon();    // ARMv8.0, every arm64 CPU
 
-// The kernels of the active instruction set (AVX-512 or AVX2), or NULL: no SIMD level, GGML_CPU_SCALAR,
-// GGML_CPU_ISA=scalar, or GGML_CPU_ATTN_MM=0 (also used by the tiled flash attention for S = Q K^T).
+// The kernels of the active instruction set (AVX-512, AVX2 or NEON), or NULL: no SIMD level,
+// GGML_CPU_SCALAR, GGML_CPU_ISA=scalar, or GGML_CPU_ATTN_MM=0 (also used by the tiled flash attention for S = Q K^T).
 const ggml_cpu_attn_mm_isa * ggml_cpu_attn_mm_active();
 
 struct ggml_cpu_params;
@@ -37,9 +39,8 @@ struct ggml_tensor;
 // True when ops-matmul-attn.cpp computes this MUL_MAT: F16/F32 weights with contiguous elements, F32
 // activations with contiguous rows, K <= 256, at least 16 activation rows per weight slice, src0 not
 // in a weights buffer (GGML_BACKEND_BUFFER_USAGE_WEIGHTS: model weights keep one order of summation
-// for GEMV and GEMM), SIMD
-// level AVX2 or higher (not under GGML_CPU_SCALAR / GGML_CPU_ISA=scalar; GGML_CPU_ATTN_MM=0 turns the
-// path off for A/B measurements).
+// for GEMV and GEMM), SIMD level AVX2 / NEON or higher (not under GGML_CPU_SCALAR /
+// GGML_CPU_ISA=scalar; GGML_CPU_ATTN_MM=0 turns the path off for A/B measurements).
 bool   ggml_cpu_mm_attn_applies(const ggml_tensor * dst);
 size_t ggml_cpu_mm_attn_work_size(const ggml_tensor * dst, int nth);
 void   ggml_cpu_mm_attn(const ggml_cpu_params * p, ggml_tensor * dst);

@@ -1,5 +1,6 @@
 // Register-blocked dot-product micro-kernels for mul_mat with F32/F16/BF16 weights and F32
-// activations, one set per instruction set (matmul-kernels.avx2.cpp, matmul-kernels.avx512.cpp).
+// activations, one set per instruction set (matmul-kernels.avx2.cpp, matmul-kernels.avx512.cpp,
+// matmul-kernels.neon.cpp).
 // A kernel computes out[c][r] = dot(weight row r, activation row c) for r < RM, c < RN.
 // Every (RM, RN) variant accumulates each dot product in exactly the same order, so results do
 // not depend on how the rows were blocked (nor on the thread count).
@@ -26,3 +27,5 @@ struct ggml_cpu_mm_isa {
 const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx512();
 // Compiled with -mavx2 -mfma -mf16c.
 const ggml_cpu_mm_isa * ggml_cpu_mm_isa_avx2();
+// ARMv8.0 NEON (every arm64 CPU); also used at the dotprod and i8mm levels.
+const ggml_cpu_mm_isa * ggml_cpu_mm_isa_neon();

@@ -86,6 +86,12 @@ const ggml_cpu_fa_kernels * active_kernels() {
         case GGML_CPU_ISA_AVX2:
             return ggml_cpu_fa_kernels_avx2();
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_I8MM:
+        case GGML_CPU_ISA_DOTPROD:
+        case GGML_CPU_ISA_NEON:
+            return ggml_cpu_fa_kernels_neon();
+#endif
         default:
             break;
     }

@@ -1,6 +1,7 @@
 // Internals of FLASH_ATTN_EXT on the CPU: the scalar reference (the oracle), the tiled kernel, and
 // the small SIMD kernels the tiled one uses, one set per instruction set (ops-attn.avx2.cpp,
-// ops-attn.avx512.cpp; entered only after the CPU was checked, see ggml_cpu_mm_isa_level).
+// ops-attn.avx512.cpp, ops-attn.neon.cpp; entered only after the CPU was checked, see
+// ggml_cpu_mm_isa_level).
 #pragma once
 
 #include "ggml-cpu-impl.h"
@@ -21,6 +22,7 @@ struct ggml_cpu_fa_kernels {
 
 const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_avx2();    // compiled with -mavx2 -mfma -mf16c
 const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_avx512();  // compiled with -mavx512f ...
+const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_neon();    // ARMv8.0, every arm64 CPU
 
 // Scalar reference: one query row at a time, one key at a time (GGML_CPU_SCALAR=1).
 void   ggml_cpu_flash_attn_ref(const ggml_cpu_params * p, ggml_tensor * dst);

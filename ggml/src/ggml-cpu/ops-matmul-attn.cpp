@@ -39,6 +39,12 @@ const ggml_cpu_attn_mm_isa * attn_isa() {
         case GGML_CPU_ISA_AVX2:
             return ggml_cpu_attn_mm_avx2();
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        case GGML_CPU_ISA_I8MM:
+        case GGML_CPU_ISA_DOTPROD:
+        case GGML_CPU_ISA_NEON:
+            return ggml_cpu_attn_mm_neon();
+#endif
         default:
             break;
     }

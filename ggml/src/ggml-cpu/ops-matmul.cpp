@@ -52,6 +52,13 @@ const ggml_cpu_mm_isa * active_isa() {
         case GGML_CPU_ISA_AVX2:
             return ggml_cpu_mm_isa_avx2();
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+        // the float kernels need nothing beyond ARMv8.0: the higher levels reuse them
+        case GGML_CPU_ISA_I8MM:
+        case GGML_CPU_ISA_DOTPROD:
+        case GGML_CPU_ISA_NEON:
+            return ggml_cpu_mm_isa_neon();
+#endif
         default:
             return nullptr;
     }

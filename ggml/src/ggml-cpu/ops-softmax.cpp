@@ -11,6 +11,10 @@ const ggml_cpu_vec_exp * ggml_cpu_vec_exp_active() {
     if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
         return ggml_cpu_vec_exp_avx512();
 #endif
+#if defined(GGML_CPU_ARCH_ARM64)
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_NEON))
+        return ggml_cpu_vec_exp_neon();
+#endif
     return nullptr;
 }
 
