@@ -21,12 +21,17 @@
 #   CPUS [max]          qemu -cpu models, e.g. "max neoverse-n1 cortex-a72" (ours picks its kernel
 #                       level at run time; upstream rows need a build the CPU can run, see UP_ARCH)
 #   UP_CPUS [max]       the CPU models upstream's build can run (others: upstream "-")
+#   UP_CPU_BUILD [UP_BUILD], UP_CPU_ARCH [UP_ARCH]: another folder whose libggml-cpu.a (only that
+#                       target is built there, for UP_CPU_ARCH) replaces UP_BUILD's, so one libllama
+#                       build serves another ARM level, e.g. UP_CPU_BUILD=/tmp/upstream-arm64-n1
+#                       UP_CPU_ARCH=armv8.2-a+dotprod UP_CPUS=neoverse-n1 CPUS=neoverse-n1
 #   THREADS [1]  N_PROMPT [64]  N_GEN [16]  REPS [1]  ROUNDS [3]  JOBS [2]
 #   SHAPE ["--n-embd 512 --n-layer 4 --n-ff 1536 --n-head 8 --n-head-kv 4"]: a 29M-parameter llama
 #                       (32000-token SPM vocab; 12.6M in the layers, 16.4M in token_embd, which the
 #                       LM head reads too: tied, as llama-gguf-synth writes by default). Add --untied
 #                       for an own output matrix (45M), with another MODEL_TAG
 #   MODEL_TAG [arm]     model files are MODELS_DIR/MODEL_TAG-TYPE.gguf
+#   RAW [unset]         a file to append every client line to (CPU, model, engine, round)
 #
 # Columns: wall-clock t/s medians over ROUNDS interleaved runs (each run: one warm-up, median of REPS),
 # and the same over the process CPU time (pp_cpu / tg_cpu of the client): with THREADS=1 the CPU time
@@ -36,6 +41,8 @@ UPSRC=$(cd "${1:?usage: scripts/bench-arm64-emulated.sh UPSTREAM_SRC}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 UP_BUILD=${UP_BUILD:-/tmp/upstream-arm64}
 UP_ARCH=${UP_ARCH:-armv8.6-a+dotprod+i8mm}
+UP_CPU_BUILD=${UP_CPU_BUILD:-$UP_BUILD}
+UP_CPU_ARCH=${UP_CPU_ARCH:-$UP_ARCH}
 BUILD_ARM=${BUILD_ARM:-$ROOT/build-arm}
 BUILD_X86=${BUILD_X86:-$ROOT/build-x86}
 MODELS_DIR=${MODELS_DIR:-/tmp/llama-arm64-models}
@@ -45,8 +52,10 @@ THREADS=${THREADS:-1} N_PROMPT=${N_PROMPT:-64} N_GEN=${N_GEN:-16} REPS=${REPS:-1
 JOBS=${JOBS:-2}
 SHAPE=${SHAPE:---n-embd 512 --n-layer 4 --n-ff 1536 --n-head 8 --n-head-kv 4}
 MODEL_TAG=${MODEL_TAG:-arm}
-mkdir -p "$UP_BUILD"
-case "$(cd "$UP_BUILD" && pwd)/" in "$ROOT"/*) echo "UP_BUILD must be outside this repo" >&2; exit 1 ;; esac
+for d in "$UP_BUILD" "$UP_CPU_BUILD"; do
+    mkdir -p "$d"
+    case "$(cd "$d" && pwd)/" in "$ROOT"/*) echo "$d: upstream builds go outside this repo" >&2; exit 1 ;; esac
+done
 
 LAUNCH=()
 if command -v ccache >/dev/null; then
@@ -66,17 +75,23 @@ cmake --build "$BUILD_ARM" --target llama-bench-ab -j"$JOBS" >/dev/null
 OURS=$BUILD_ARM/bin/llama-bench-ab
 
 # upstream: static libraries for one ARM level, then the same client linked to them
-[ -f "$UP_BUILD/CMakeCache.txt" ] || cmake -S "$UPSRC" -B "$UP_BUILD" "${COMMON[@]}" \
-    -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
-    -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ \
-    -DGGML_NATIVE=OFF -DGGML_CPU_ARM_ARCH="$UP_ARCH" -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF \
-    -DBUILD_SHARED_LIBS=OFF >/dev/null
+up_configure() {  # up_configure DIR ARCH
+    [ -f "$1/CMakeCache.txt" ] || cmake -S "$UPSRC" -B "$1" "${COMMON[@]}" \
+        -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
+        -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc -DCMAKE_CXX_COMPILER=aarch64-linux-gnu-g++ \
+        -DGGML_NATIVE=OFF -DGGML_CPU_ARM_ARCH="$2" -DGGML_OPENMP=OFF -DLLAMA_CURL=OFF \
+        -DBUILD_SHARED_LIBS=OFF >/dev/null
+}
+up_configure "$UP_BUILD" "$UP_ARCH"
 cmake --build "$UP_BUILD" --target llama -j"$JOBS" >/dev/null
-THEIRS=$UP_BUILD/llama-bench-ab-upstream
-libs=()
-for l in libllama.a libggml.a libggml-cpu.a libggml-base.a; do
-    libs+=("$(find "$UP_BUILD" -name "$l" -print -quit)")
-done
+if [ "$UP_CPU_BUILD" != "$UP_BUILD" ]; then
+    mkdir -p "$UP_CPU_BUILD"
+    up_configure "$UP_CPU_BUILD" "$UP_CPU_ARCH"
+    cmake --build "$UP_CPU_BUILD" --target ggml-cpu -j"$JOBS" >/dev/null
+fi
+THEIRS=$UP_CPU_BUILD/llama-bench-ab-upstream
+libs=("$(find "$UP_BUILD" -name libllama.a -print -quit)" "$(find "$UP_BUILD" -name libggml.a -print -quit)"
+      "$(find "$UP_CPU_BUILD" -name libggml-cpu.a -print -quit)" "$(find "$UP_BUILD" -name libggml-base.a -print -quit)")
 aarch64-linux-gnu-gcc -std=c99 -O2 -c "$ROOT/bench/ab-client/ab-client.c" -I "$UPSRC/include" \
     -I "$UPSRC/ggml/include" -o "$UP_BUILD/ab-client.o"
 aarch64-linux-gnu-g++ "$UP_BUILD/ab-client.o" -Wl,--start-group "${libs[@]}" -Wl,--end-group -pthread -lm \
@@ -111,7 +126,7 @@ run() {  # run CPU BIN MODEL -> client line (or "fail")
 
 echo "# arm64 under qemu-aarch64 $(qemu-aarch64 --version | sed -n '1s/.*version \([^ ]*\).*/\1/p'):" \
     "ours $(git -C "$ROOT" rev-parse --short HEAD) vs upstream $(git -C "$UPSRC" rev-parse --short HEAD 2>/dev/null ||
-    echo '?') ($UP_ARCH), threads $THREADS, pp$N_PROMPT tg$N_GEN, $ROUNDS interleaved rounds, load at start" \
+    echo '?') (ggml-cpu for $UP_CPU_ARCH), threads $THREADS, pp$N_PROMPT tg$N_GEN, $ROUNDS interleaved rounds, load at start" \
     "$(cut -d' ' -f1-3 /proc/loadavg), models $MODEL_TAG ($SHAPE)"
 echo
 echo "| CPU | model | pp$N_PROMPT t/s ours / upstream | × wall | × CPU time | tg$N_GEN t/s ours / upstream | × wall | × CPU time |"
@@ -124,7 +139,11 @@ for cpu in $CPUS; do
         o=(); t=()
         for ((r = 0; r < ROUNDS; ++r)); do
             o+=("$(run "$cpu" "$OURS" "$f")")
-            if [ "$up_ok" = 1 ]; then t+=("$(run "$cpu" "$THEIRS" "$f")"); fi
+            if [ -n "${RAW:-}" ]; then echo "$cpu $m ours $r ${o[-1]}" >>"$RAW"; fi
+            if [ "$up_ok" = 1 ]; then
+                t+=("$(run "$cpu" "$THEIRS" "$f")")
+                if [ -n "${RAW:-}" ]; then echo "$cpu $m upstream $r ${t[-1]}" >>"$RAW"; fi
+            fi
         done
         col() { if [ $# -gt 0 ]; then printf '%s\n' "$@" | field "$FIELD" | med; else echo -; fi; }
         FIELD=pp; opp=$(col "${o[@]}"); tpp=$(col "${t[@]}")
