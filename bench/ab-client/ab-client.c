@@ -10,8 +10,10 @@
  *
  * FLASH_ATTN: -1 auto (the default of both engines), 0 off, 1 on. DEPTH: tokens placed in the KV cache
  * before each timed run (not timed). Prints one line:
- *   pp=<t/s> tg=<t/s> rss_mb=<peak RSS> load_ms=<model load>
+ *   pp=<t/s> tg=<t/s> rss_mb=<peak RSS> load_ms=<model load> pp_cpu=<t/s> tg_cpu=<t/s>
  * pp is N_PROMPT tokens decoded in one call; tg is N_GEN single-token decodes; both medians of REPS.
+ * pp_cpu / tg_cpu: the same over the process's CPU time instead of the wall clock (equal to the work
+ * with THREADS=1, whatever else the machine runs; with more threads it sums them all, spinning included).
  *
  *   llama-bench-ab --bw [THREADS=2] [MIB=512]
  *
@@ -20,6 +22,10 @@
  * process so the peak RSS of the benchmark runs stays clean.
  * Exit status: 0 success, 1 usage (or a failed probe), 2 load or decode failure.
  */
+/* clock_gettime under -std=c99 (scripts/bench-vs-upstream.sh compiles this file with plain cc -std=c99) */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "../common/read-bandwidth.h"
 #include "llama.h"
 
@@ -27,12 +33,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 static void quiet_log(enum ggml_log_level level, const char * text, void * user) {
     (void) user;
     if (level == GGML_LOG_LEVEL_ERROR) {
         fputs(text, stderr);
     }
+}
+
+/* CPU time of the whole process in microseconds: with one thread it is the work done, whatever else
+ * the machine runs (the wall clock of llama_time_us also counts the time other processes hold the core). */
+static int64_t cpu_time_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int cmp_double(const void * a, const void * b) {
@@ -122,6 +137,8 @@ int main(int argc, char ** argv) {
     llama_token * toks    = (llama_token *) malloc(sizeof(llama_token) * (size_t) n_tok);
     double *      pp      = (double *) calloc((size_t) reps, sizeof(double));
     double *      tg      = (double *) calloc((size_t) reps, sizeof(double));
+    double *      pp_cpu  = (double *) calloc((size_t) reps, sizeof(double));
+    double *      tg_cpu  = (double *) calloc((size_t) reps, sizeof(double));
     unsigned      seed    = 12345u;
     for (int i = 0; i < n_tok; ++i) { /* fixed pseudo-random ids, identical for both engines */
         seed    = seed * 1103515245u + 12345u;
@@ -134,23 +151,25 @@ int main(int argc, char ** argv) {
         if (n_prompt > 0) {
             llama_memory_clear(llama_get_memory(ctx), true);
             rc |= decode_chunks(ctx, toks, depth, chunk);
-            const int64_t t0 = llama_time_us();
+            const int64_t t0 = llama_time_us(), c0 = cpu_time_us();
             rc |= decode_chunks(ctx, toks + depth, n_prompt, chunk);
-            const int64_t t1 = llama_time_us();
+            const int64_t t1 = llama_time_us(), c1 = cpu_time_us();
             if (r >= 0) {
-                pp[r] = n_prompt / ((t1 - t0) * 1e-6);
+                pp[r]     = n_prompt / ((t1 - t0) * 1e-6);
+                pp_cpu[r] = n_prompt / ((c1 - c0 > 0 ? c1 - c0 : 1) * 1e-6);
             }
         }
         if (n_gen > 0) {
             llama_memory_clear(llama_get_memory(ctx), true);
             rc |= decode_chunks(ctx, toks, depth, chunk);
-            const int64_t t0 = llama_time_us();
+            const int64_t t0 = llama_time_us(), c0 = cpu_time_us();
             for (int i = 0; i < n_gen && rc == 0; ++i) {
                 rc |= decode_chunks(ctx, toks + depth + n_prompt + i, 1, 1);
             }
-            const int64_t t1 = llama_time_us();
+            const int64_t t1 = llama_time_us(), c1 = cpu_time_us();
             if (r >= 0) {
-                tg[r] = n_gen / ((t1 - t0) * 1e-6);
+                tg[r]     = n_gen / ((t1 - t0) * 1e-6);
+                tg_cpu[r] = n_gen / ((c1 - c0 > 0 ? c1 - c0 : 1) * 1e-6);
             }
         }
     }
@@ -159,12 +178,15 @@ int main(int argc, char ** argv) {
     } else {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        printf("pp=%.2f tg=%.2f rss_mb=%.0f load_ms=%.0f\n", n_prompt > 0 ? median(pp, reps) : 0.0,
-               n_gen > 0 ? median(tg, reps) : 0.0, ru.ru_maxrss / 1024.0, (t_load1 - t_load0) / 1000.0);
+        printf("pp=%.2f tg=%.2f rss_mb=%.0f load_ms=%.0f pp_cpu=%.2f tg_cpu=%.2f\n", n_prompt > 0 ? median(pp, reps) : 0.0,
+               n_gen > 0 ? median(tg, reps) : 0.0, ru.ru_maxrss / 1024.0, (t_load1 - t_load0) / 1000.0,
+               n_prompt > 0 ? median(pp_cpu, reps) : 0.0, n_gen > 0 ? median(tg_cpu, reps) : 0.0);
     }
     free(toks);
     free(pp);
     free(tg);
+    free(pp_cpu);
+    free(tg_cpu);
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();

@@ -22,8 +22,16 @@ struct llama_bench_bw_slice {
     uint64_t         sum;
 };
 
+/* x86-64: an AVX2 clone beside the baseline one (target_clones takes x86 ISA names only; elsewhere,
+ * e.g. the aarch64 cross build, the baseline's vectorised loop is used). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LLAMA_BENCH_BW_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LLAMA_BENCH_BW_CLONES
+#endif
+
 /* Eight independent accumulators, so the loads and not the adds set the pace. */
-__attribute__((target_clones("avx2", "default"))) static uint64_t llama_bench_sum_words(const uint64_t * p, size_t n) {
+LLAMA_BENCH_BW_CLONES static uint64_t llama_bench_sum_words(const uint64_t * p, size_t n) {
     uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
     size_t   i = 0;
     for (; i + 8 <= n; i += 8) {
