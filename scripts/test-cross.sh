@@ -78,9 +78,12 @@ for t in "${targets[@]}"; do
             -DLLAMA_GTEST_SOURCE_DIR=/usr/src/googletest "${common_args[@]}" | grep -E "^-- libllama"
         cmake --build "$dir" -j "$JOBS"
         qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
-        # -cpu max runs the unit, backend and model tests, except those that start the programs from a
-        # shell script (they would run the arm64 binaries without qemu) and test-quantize (the scalar
-        # quantizers, the same code at every level: ~7 minutes emulated). The two lower CPU models run
+        # -cpu max runs the unit, backend and model tests, except: those that start the programs from a
+        # shell script or re-run themselves (they would exec arm64 binaries without qemu; the CMake-script
+        # tests go through the emulator), test-quantize (the scalar quantizers, the same code at every
+        # level: ~7 minutes emulated), and test-swa-cache / test-imatrix-e2e (cache bookkeeping and
+        # importance statistics over long runs, ~6 minutes each emulated; their kernels are those of the
+        # model tests that do run). The two lower CPU models run
         # what depends on the kernel level: the kernel tests against the scalar oracle and the model
         # tests that compare outputs. LLAMA_TEST_EXPECT_ISA makes test-cpu-features demand the level
         # that CPU must get.
@@ -90,7 +93,7 @@ for t in "${targets[@]}"; do
             level=${cpu##*:}
             select=(-R "$level_tests")
             if [ "$model" = max ]; then
-                select=(-L "unit|backend|model" -E "test-llama-cli-|test-quantize$|test-install")
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install")
             fi
             echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
             QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \

@@ -1,5 +1,10 @@
 # Tests that need more than one GoogleTest source (owned by the libllama engineer).
 
+# The tests driven by a CMake script start the programs themselves; in a cross build they must go
+# through the emulator (qemu-user; nothing registers it with binfmt_misc). The list is passed with
+# '|' for ';' so that it survives the -D argument.
+string(REPLACE ";" "|" LLAMA_TEST_EMULATOR "${CMAKE_CROSSCOMPILING_EMULATOR}")
+
 if (TARGET llama)
     # (a) llama.h is plain C99: a C file including it must compile with -pedantic -Werror
     add_executable(test-llama-c99 ${CMAKE_CURRENT_SOURCE_DIR}/c99/llama-c99.c)
@@ -20,6 +25,7 @@ if (TARGET llama)
                  COMMAND ${CMAKE_COMMAND}
                      -DPROBE=$<TARGET_FILE:llama-probe>
                      -DCOMPARE=$<TARGET_FILE:probe-compare>
+                     "-DEMULATOR=${LLAMA_TEST_EMULATOR}"
                      -DDATA=${LLAMA_TEST_DATA_DIR}
                      -DOUT=${CMAKE_CURRENT_BINARY_DIR}/probe-out
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/probe/run-probe.cmake)
@@ -70,7 +76,7 @@ if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump 
     # keeps answering once its context is full. The programs are all in CMAKE_RUNTIME_OUTPUT_DIRECTORY.
     foreach(case args chat)
         add_test(NAME test-cli-${case}
-                 COMMAND ${CMAKE_COMMAND} -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                 COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                      -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
                      -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
@@ -82,7 +88,7 @@ endif()
 if (TARGET llama-save-load-state)
     # (f') a session saved after a long prompt and resumed in a second run continues exactly
     add_test(NAME test-cli-session
-             COMMAND ${CMAKE_COMMAND} -DCASE=session -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=session -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                  -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
                  -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
@@ -91,7 +97,7 @@ endif()
 if (TARGET llama-embedding AND TARGET llama-gguf-synth)
     # llama-embedding on a synthetic BERT (written by llama-gguf-synth with the bert-bge vocab)
     add_test(NAME test-cli-embedding
-             COMMAND ${CMAKE_COMMAND} -DCASE=embedding -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=embedding -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                  -DVOCAB=${LLAMA_TEST_DATA_DIR}/vocab/ggml-vocab-bert-bge.gguf -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
     set_tests_properties(test-cli-embedding PROPERTIES LABELS model)

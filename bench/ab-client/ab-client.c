@@ -24,7 +24,7 @@
  */
 /* clock_gettime under -std=c99 (scripts/bench-vs-upstream.sh compiles this file with plain cc -std=c99) */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
+#    define _POSIX_C_SOURCE 200809L
 #endif
 #include "../common/read-bandwidth.h"
 #include "llama.h"
@@ -178,9 +178,10 @@ int main(int argc, char ** argv) {
     } else {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        printf("pp=%.2f tg=%.2f rss_mb=%.0f load_ms=%.0f pp_cpu=%.2f tg_cpu=%.2f\n", n_prompt > 0 ? median(pp, reps) : 0.0,
-               n_gen > 0 ? median(tg, reps) : 0.0, ru.ru_maxrss / 1024.0, (t_load1 - t_load0) / 1000.0,
-               n_prompt > 0 ? median(pp_cpu, reps) : 0.0, n_gen > 0 ? median(tg_cpu, reps) : 0.0);
+        printf("pp=%.2f tg=%.2f rss_mb=%.0f load_ms=%.0f pp_cpu=%.2f tg_cpu=%.2f\n",
+               n_prompt > 0 ? median(pp, reps) : 0.0, n_gen > 0 ? median(tg, reps) : 0.0, ru.ru_maxrss / 1024.0,
+               (t_load1 - t_load0) / 1000.0, n_prompt > 0 ? median(pp_cpu, reps) : 0.0,
+               n_gen > 0 ? median(tg_cpu, reps) : 0.0);
     }
     free(toks);
     free(pp);

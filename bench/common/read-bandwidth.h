@@ -25,9 +25,9 @@ struct llama_bench_bw_slice {
 /* x86-64: an AVX2 clone beside the baseline one (target_clones takes x86 ISA names only; elsewhere,
  * e.g. the aarch64 cross build, the baseline's vectorised loop is used). */
 #if defined(__x86_64__) && defined(__GNUC__)
-#define LLAMA_BENCH_BW_CLONES __attribute__((target_clones("avx2", "default")))
+#    define LLAMA_BENCH_BW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
-#define LLAMA_BENCH_BW_CLONES
+#    define LLAMA_BENCH_BW_CLONES
 #endif
 
 /* Eight independent accumulators, so the loads and not the adds set the pace. */

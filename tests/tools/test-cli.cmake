@@ -6,9 +6,12 @@
 # llama-save-load-state resumed from a session file continues exactly like an uninterrupted run.
 # With -DCASE=embedding (and -DVOCAB=<bert vocab gguf>): llama-embedding on a synthetic BERT from
 # llama-gguf-synth.
-#   cmake -DCASE=args|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
+#   cmake [-DEMULATOR=qemu-aarch64|-L|<sysroot>] -DCASE=args|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
 #         -DWORK=<scratch dir> -P test-cli.cmake
 cmake_minimum_required(VERSION 3.25)
+
+# -DEMULATOR: a cross build's emulator command, its arguments joined with '|' (empty natively)
+string(REPLACE "|" ";" emu "${EMULATOR}")
 
 set(failures 0)
 # cond is a condition as text ("rc EQUAL 1"), evaluated here so callers can build it.
@@ -38,7 +41,7 @@ endfunction()
 
 macro(run tool)
     set(last_cmd "${tool} ${ARGN}")
-    execute_process(COMMAND ${BIN}/${tool} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+    execute_process(COMMAND ${emu} ${BIN}/${tool} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                     INPUT_FILE /dev/null)
 endmacro()
 
@@ -92,7 +95,7 @@ if (CASE STREQUAL "args")
     expect_failure(${enoent} llama-simple -m ${missing})
     # an empty value (a list element CMake would drop, hence spelled out)
     set(last_cmd "llama-simple -n ''")
-    execute_process(COMMAND ${BIN}/llama-simple -m ${MODEL} -n "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    execute_process(COMMAND ${emu} ${BIN}/llama-simple -m ${MODEL} -n "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
                     ERROR_VARIABLE err)
     check("rc EQUAL 1 AND err MATCHES \"invalid value '' for -n\"" "expected an empty -n to be rejected")
 
@@ -179,7 +182,7 @@ elseif (CASE STREQUAL "chat")
     file(WRITE ${WORK}/chat-input.txt "${turns}")
     set(last_cmd "llama-simple-chat -m MODEL -c 64 -n 24 --seed 7 -v < chat-input.txt")
     execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=NO_COLOR
-                            ${BIN}/llama-simple-chat -m ${MODEL} -c 64 -n 24 --seed 7 -v
+                            ${emu} ${BIN}/llama-simple-chat -m ${MODEL} -c 64 -n 24 --seed 7 -v
                     INPUT_FILE ${WORK}/chat-input.txt RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     string(ASCII 27 esc)
     count_of("${out}" "${esc}" n_esc)
