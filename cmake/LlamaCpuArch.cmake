@@ -94,3 +94,21 @@ else()
 endif()
 # every target of the project (library, tests, benchmarks) sees the same family
 add_compile_definitions(${GGML_CPU_ARCH_DEFINE})
+
+# Some targets have no inline sequence for every atomic the code uses (riscv64 with GCC 12: 1- and
+# 2-byte exchange) and GCC calls libatomic for them; link it wherever a plain build would not.
+include(CheckCXXSourceCompiles)
+set(_llama_atomic_probe "#include <atomic>
+#include <cstdint>
+std::atomic<bool> b; std::atomic<uint8_t> c; std::atomic<uint16_t> s; std::atomic<uint64_t> w;
+int main() { return (int) b.exchange(true) + (int) c.exchange(1) + (int) s.fetch_add(1) + (int) w.fetch_add(1); }")
+check_cxx_source_compiles("${_llama_atomic_probe}" LLAMA_ATOMICS_INLINE)
+if (NOT LLAMA_ATOMICS_INLINE)
+    set(CMAKE_REQUIRED_LIBRARIES atomic)
+    check_cxx_source_compiles("${_llama_atomic_probe}" LLAMA_ATOMICS_WITH_LIBATOMIC)
+    unset(CMAKE_REQUIRED_LIBRARIES)
+    if (NOT LLAMA_ATOMICS_WITH_LIBATOMIC)
+        message(FATAL_ERROR "libllama: this toolchain links std::atomic neither inline nor with libatomic")
+    endif()
+    link_libraries(atomic)  # every target defined after this file
+endif()
