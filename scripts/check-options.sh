@@ -80,7 +80,7 @@ check "no GoogleTest: tests switch off" ok "LLAMA_BUILD_TESTS -> OFF: GoogleTest
     -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON
 check "no Google Benchmark: micro-benchmarks skip" ok "Google Benchmark not found, micro-benchmarks" \
     -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
-check "bare machine (no GTest/benchmark/Vulkan)" ok "${summary}.*backends CPU, tests OFF, examples ON, bench ON" \
+check "bare machine (no GTest/benchmark/Vulkan)" ok "${summary}.*backends CPU, CPU kernels .*\), tests OFF, examples ON, bench ON" \
     -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON \
     -DCMAKE_DISABLE_FIND_PACKAGE_Vulkan=ON
 # the CPU kernel family (cmake/LlamaCpuArch.cmake): from CMAKE_SYSTEM_PROCESSOR, forced, refused
@@ -89,7 +89,7 @@ CC_MATCH="cpu-repack\.avx512\.cpp" check "GGML_CPU_ARCH default (x86-64 here)" o
 check "GGML_CPU_ARCH=generic" ok "${summary}.*CPU kernels scalar only" -DGGML_CPU_ARCH=generic
 check "GGML_CPU_ARCH=sparc" fail "GGML_CPU_ARCH must be x86_64, arm64 or generic" -DGGML_CPU_ARCH=sparc
 if command -v aarch64-linux-gnu-g++ >/dev/null; then
-    CC_MATCH="quants-arm\.dotprod\.cpp.*armv8\.2-a\+dotprod" check "aarch64 cross toolchain" ok \
+    CC_MATCH="armv8\.2-a\+dotprod.*quants-arm\.dotprod\.cpp" check "aarch64 cross toolchain" ok \
         "${summary}.*CPU kernels arm64 \(NEON, dotprod, i8mm, scalar\)" \
         -DCMAKE_TOOLCHAIN_FILE="$src/cmake/toolchains/aarch64-linux-gnu.cmake" -DLLAMA_VULKAN=OFF -DLLAMA_BUILD_TESTS=OFF
 fi
