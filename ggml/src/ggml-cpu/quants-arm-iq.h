@@ -81,116 +81,84 @@ inline int32x4_t iq_dot32_sc2(int32x4_t acc, dec32 g, const int8_t * q8, int sc_
     return vmlaq_n_s32(acc, dot_s8(vdupq_n_s32(0), g.hi, load_s8(q8 + 16)), sc_hi);
 }
 
-void vec_dot_iq2_xxs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq2_xxs *        x   = (const block_iq2_xxs *) vx;
-    const block_q8_K *           y   = (const block_q8_K *) vy;
-    const struct ggml_iq_grids * G   = ggml_iq_grids_get();
-    float                        sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        const uint8_t * qs   = (const uint8_t *) x[ib].qs;
-        int32x4_t       sumv = vdupq_n_s32(0);
-        // per 32: 4 grid indices, then 4 seven-bit sign fields and the 4-bit scale in one word
-        for (int j = 0; j < 8; j++, qs += 8) {
-            uint32_t aux;
-            memcpy(&aux, qs + 4, 4);
-            const dec32 g = iq_grid8x4(G->iq2xxs[qs[0]], G->iq2xxs[qs[1]], G->iq2xxs[qs[2]], G->iq2xxs[qs[3]]);
-            sumv = iq_dot32_sc(sumv, iq_apply_signs(g, iq_signs4x7(aux)), y[ib].qs + 32 * j, 2 * (int) (aux >> 28) + 1);
-        }
-        sum += fp16_to_f32(x[ib].d) * 0.125f * y[ib].d * (float) vaddvq_s32(sumv);
-    }
-    *s = sum;
-}
+// One group of 32 weights of a grid i-quant super-block: returns acc plus group j's products with q8.
+template <typename Block>
+using iq_group_fn = int32x4_t (*)(const Block & b, int j, const ggml_iq_grids * G, int32x4_t acc, const int8_t * q8);
 
-void vec_dot_iq2_xs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq2_xs *         x   = (const block_iq2_xs *) vx;
+// The loop the grid i-quant dots share: per super-block eight groups into one int32x4 accumulator, then
+// d(block) * scale * d(q8) * the sum. The group is a template argument, so each type gets its own loop.
+template <typename Block, iq_group_fn<Block> group>
+inline void iq_dot_superblocks(int n, float * s, const void * vx, const void * vy, float scale) {
+    const Block *                x   = (const Block *) vx;
     const block_q8_K *           y   = (const block_q8_K *) vy;
     const struct ggml_iq_grids * G   = ggml_iq_grids_get();
     float                        sum = 0.0f;
     for (int ib = 0; ib < n / QK_K; ib++) {
         int32x4_t sumv = vdupq_n_s32(0);
-        // per group of 8: a 16-bit word of 9-bit grid index and 7-bit sign field
-        for (int j = 0; j < 8; j++) {
-            uint16_t v[4];
-            memcpy(v, &x[ib].qs[4 * j], 8);
-            const uint32_t sb = (uint32_t) k_iq_signs.v[v[0] >> 9] | (uint32_t) k_iq_signs.v[v[1] >> 9] << 8 |
-                                (uint32_t) k_iq_signs.v[v[2] >> 9] << 16 | (uint32_t) k_iq_signs.v[v[3] >> 9] << 24;
-            const dec32 g =
-                iq_grid8x4(G->iq2xs[v[0] & 511], G->iq2xs[v[1] & 511], G->iq2xs[v[2] & 511], G->iq2xs[v[3] & 511]);
-            const int sc = x[ib].scales[j];
-            sumv = iq_dot32_sc2(sumv, iq_apply_signs(g, sb), y[ib].qs + 32 * j, 2 * (sc & 0xF) + 1, 2 * (sc >> 4) + 1);
-        }
-        sum += fp16_to_f32(x[ib].d) * 0.125f * y[ib].d * (float) vaddvq_s32(sumv);
+        for (int j = 0; j < 8; j++)
+            sumv = group(x[ib], j, G, sumv, y[ib].qs + 32 * j);
+        sum += fp16_to_f32(x[ib].d) * scale * y[ib].d * (float) vaddvq_s32(sumv);
     }
     *s = sum;
 }
 
-void vec_dot_iq2_s_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq2_s *          x   = (const block_iq2_s *) vx;
-    const block_q8_K *           y   = (const block_q8_K *) vy;
-    const struct ggml_iq_grids * G   = ggml_iq_grids_get();
-    float                        sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        int32x4_t sumv = vdupq_n_s32(0);
-        // per 32: 4 low index bytes, 2 high bits each from qh[j], and 4 plain sign bytes at qs[32..]
-        for (int j = 0; j < 8; j++) {
-            const uint8_t * qs = x[ib].qs + 4 * j;
-            const int       qh = x[ib].qh[j];
-            uint32_t        sb;
-            memcpy(&sb, x[ib].qs + 32 + 4 * j, 4);
-            const dec32 g  = iq_grid8x4(G->iq2s[qs[0] | ((qh << 8) & 0x300)], G->iq2s[qs[1] | ((qh << 6) & 0x300)],
-                                        G->iq2s[qs[2] | ((qh << 4) & 0x300)], G->iq2s[qs[3] | ((qh << 2) & 0x300)]);
-            const int   sc = x[ib].scales[j];
-            sumv = iq_dot32_sc2(sumv, iq_apply_signs(g, sb), y[ib].qs + 32 * j, 2 * (sc & 0xF) + 1, 2 * (sc >> 4) + 1);
-        }
-        sum += fp16_to_f32(x[ib].d) * 0.125f * y[ib].d * (float) vaddvq_s32(sumv);
-    }
-    *s = sum;
+// per 32: 4 grid indices, then 4 seven-bit sign fields and the 4-bit scale in one word
+inline int32x4_t iq2_xxs_group(const block_iq2_xxs & b, int j, const ggml_iq_grids * G, int32x4_t acc,
+                               const int8_t * q8) {
+    const uint8_t * qs = (const uint8_t *) b.qs + 8 * j;
+    uint32_t        aux;
+    memcpy(&aux, qs + 4, 4);
+    const dec32 g = iq_grid8x4(G->iq2xxs[qs[0]], G->iq2xxs[qs[1]], G->iq2xxs[qs[2]], G->iq2xxs[qs[3]]);
+    return iq_dot32_sc(acc, iq_apply_signs(g, iq_signs4x7(aux)), q8, 2 * (int) (aux >> 28) + 1);
 }
 
-void vec_dot_iq3_xxs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq3_xxs *        x   = (const block_iq3_xxs *) vx;
-    const block_q8_K *           y   = (const block_q8_K *) vy;
-    const struct ggml_iq_grids * G   = ggml_iq_grids_get();
-    float                        sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        int32x4_t sumv = vdupq_n_s32(0);
-        // per 32: 8 indices of 4-value entries; sign fields and scale as iq2_xxs, in qs[64..]
-        for (int j = 0; j < 8; j++) {
-            const uint8_t * idx = x[ib].qs + 8 * j;
-            uint32_t        aux;
-            memcpy(&aux, x[ib].qs + 64 + 4 * j, 4);
-            const dec32 g = {iq_grid4x4(G->iq3xxs[idx[0]], G->iq3xxs[idx[1]], G->iq3xxs[idx[2]], G->iq3xxs[idx[3]]),
-                             iq_grid4x4(G->iq3xxs[idx[4]], G->iq3xxs[idx[5]], G->iq3xxs[idx[6]], G->iq3xxs[idx[7]])};
-            sumv = iq_dot32_sc(sumv, iq_apply_signs(g, iq_signs4x7(aux)), y[ib].qs + 32 * j, 2 * (int) (aux >> 28) + 1);
-        }
-        sum += fp16_to_f32(x[ib].d) * 0.25f * y[ib].d * (float) vaddvq_s32(sumv);
-    }
-    *s = sum;
+// per group of 8: a 16-bit word of 9-bit grid index and 7-bit sign field
+inline int32x4_t iq2_xs_group(const block_iq2_xs & b, int j, const ggml_iq_grids * G, int32x4_t acc,
+                              const int8_t * q8) {
+    uint16_t v[4];
+    memcpy(v, &b.qs[4 * j], 8);
+    const uint32_t sb = (uint32_t) k_iq_signs.v[v[0] >> 9] | (uint32_t) k_iq_signs.v[v[1] >> 9] << 8 |
+                        (uint32_t) k_iq_signs.v[v[2] >> 9] << 16 | (uint32_t) k_iq_signs.v[v[3] >> 9] << 24;
+    const dec32 g  = iq_grid8x4(G->iq2xs[v[0] & 511], G->iq2xs[v[1] & 511], G->iq2xs[v[2] & 511], G->iq2xs[v[3] & 511]);
+    const int   sc = b.scales[j];
+    return iq_dot32_sc2(acc, iq_apply_signs(g, sb), q8, 2 * (sc & 0xF) + 1, 2 * (sc >> 4) + 1);
 }
 
-void vec_dot_iq3_s_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq3_s *          x   = (const block_iq3_s *) vx;
-    const block_q8_K *           y   = (const block_q8_K *) vy;
-    const struct ggml_iq_grids * G   = ggml_iq_grids_get();
-    float                        sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        int32x4_t sumv = vdupq_n_s32(0);
-        // per 32: 8 low index bytes, bit k of qh[j] as bit 8 of index k, 4 plain sign bytes
-        for (int j = 0; j < 8; j++) {
-            const uint8_t * qs = x[ib].qs + 8 * j;
-            const int       qh = x[ib].qh[j];
-            uint32_t        sb;
-            memcpy(&sb, x[ib].signs + 4 * j, 4);
-            const dec32 g  = {iq_grid4x4(G->iq3s[qs[0] | ((qh << 8) & 256)], G->iq3s[qs[1] | ((qh << 7) & 256)],
-                                         G->iq3s[qs[2] | ((qh << 6) & 256)], G->iq3s[qs[3] | ((qh << 5) & 256)]),
-                              iq_grid4x4(G->iq3s[qs[4] | ((qh << 4) & 256)], G->iq3s[qs[5] | ((qh << 3) & 256)],
-                                         G->iq3s[qs[6] | ((qh << 2) & 256)], G->iq3s[qs[7] | ((qh << 1) & 256)])};
-            const int   sc = 2 * ((x[ib].scales[j / 2] >> (4 * (j % 2))) & 0xF) + 1;
-            sumv           = iq_dot32_sc(sumv, iq_apply_signs(g, sb), y[ib].qs + 32 * j, sc);
-        }
-        sum += fp16_to_f32(x[ib].d) * y[ib].d * (float) vaddvq_s32(sumv);
-    }
-    *s = sum;
+// per 32: 4 low index bytes, 2 high bits each from qh[j], and 4 plain sign bytes at qs[32..]
+inline int32x4_t iq2_s_group(const block_iq2_s & b, int j, const ggml_iq_grids * G, int32x4_t acc, const int8_t * q8) {
+    const uint8_t * qs = b.qs + 4 * j;
+    const int       qh = b.qh[j];
+    uint32_t        sb;
+    memcpy(&sb, b.qs + 32 + 4 * j, 4);
+    const dec32 g  = iq_grid8x4(G->iq2s[qs[0] | ((qh << 8) & 0x300)], G->iq2s[qs[1] | ((qh << 6) & 0x300)],
+                                G->iq2s[qs[2] | ((qh << 4) & 0x300)], G->iq2s[qs[3] | ((qh << 2) & 0x300)]);
+    const int   sc = b.scales[j];
+    return iq_dot32_sc2(acc, iq_apply_signs(g, sb), q8, 2 * (sc & 0xF) + 1, 2 * (sc >> 4) + 1);
+}
+
+// per 32: 8 indices of 4-value entries; sign fields and scale as iq2_xxs, in qs[64..]
+inline int32x4_t iq3_xxs_group(const block_iq3_xxs & b, int j, const ggml_iq_grids * G, int32x4_t acc,
+                               const int8_t * q8) {
+    const uint8_t * idx = b.qs + 8 * j;
+    uint32_t        aux;
+    memcpy(&aux, b.qs + 64 + 4 * j, 4);
+    const dec32 g = {iq_grid4x4(G->iq3xxs[idx[0]], G->iq3xxs[idx[1]], G->iq3xxs[idx[2]], G->iq3xxs[idx[3]]),
+                     iq_grid4x4(G->iq3xxs[idx[4]], G->iq3xxs[idx[5]], G->iq3xxs[idx[6]], G->iq3xxs[idx[7]])};
+    return iq_dot32_sc(acc, iq_apply_signs(g, iq_signs4x7(aux)), q8, 2 * (int) (aux >> 28) + 1);
+}
+
+// per 32: 8 low index bytes, bit k of qh[j] as bit 8 of index k, 4 plain sign bytes
+inline int32x4_t iq3_s_group(const block_iq3_s & b, int j, const ggml_iq_grids * G, int32x4_t acc, const int8_t * q8) {
+    const uint8_t * qs = b.qs + 8 * j;
+    const int       qh = b.qh[j];
+    uint32_t        sb;
+    memcpy(&sb, b.signs + 4 * j, 4);
+    const dec32 g  = {iq_grid4x4(G->iq3s[qs[0] | ((qh << 8) & 256)], G->iq3s[qs[1] | ((qh << 7) & 256)],
+                                 G->iq3s[qs[2] | ((qh << 6) & 256)], G->iq3s[qs[3] | ((qh << 5) & 256)]),
+                      iq_grid4x4(G->iq3s[qs[4] | ((qh << 4) & 256)], G->iq3s[qs[5] | ((qh << 3) & 256)],
+                                 G->iq3s[qs[6] | ((qh << 2) & 256)], G->iq3s[qs[7] | ((qh << 1) & 256)])};
+    const int   sc = 2 * ((b.scales[j / 2] >> (4 * (j % 2))) & 0xF) + 1;
+    return iq_dot32_sc(acc, iq_apply_signs(g, sb), q8, sc);
 }
 
 // iq1: element = 8 * grid + delta (grid in {-1, 0, 1}, delta +-1 per group of 8), |element| <= 9
@@ -202,26 +170,39 @@ inline int8x8_t iq1_delta(bool neg) {
     return vdup_n_s8(neg ? -1 : 1);
 }
 
+// per 32: 4 low index bytes; qh[j] holds 3 high bits per index, the scale and the delta sign
+inline int32x4_t iq1_s_group(const block_iq1_s & b, int j, const ggml_iq_grids * G, int32x4_t acc, const int8_t * q8) {
+    const uint8_t * qs = b.qs + 4 * j;
+    uint16_t        qh;
+    memcpy(&qh, &b.qh[j], 2);
+    const dec32     g  = iq_grid8x4(G->iq1s[qs[0] | ((qh << 8) & 0x700)], G->iq1s[qs[1] | ((qh << 5) & 0x700)],
+                                    G->iq1s[qs[2] | ((qh << 2) & 0x700)], G->iq1s[qs[3] | ((qh >> 1) & 0x700)]);
+    const int8x16_t dl = vdupq_n_s8((qh & 0x8000) ? -1 : 1);
+    return iq_dot32_sc(acc, iq1_values(g, dl, dl), q8, 2 * ((qh >> 12) & 7) + 1);
+}
+
+void vec_dot_iq2_xxs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    iq_dot_superblocks<block_iq2_xxs, iq2_xxs_group>(n, s, vx, vy, 0.125f);
+}
+
+void vec_dot_iq2_xs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    iq_dot_superblocks<block_iq2_xs, iq2_xs_group>(n, s, vx, vy, 0.125f);
+}
+
+void vec_dot_iq2_s_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    iq_dot_superblocks<block_iq2_s, iq2_s_group>(n, s, vx, vy, 0.125f);
+}
+
+void vec_dot_iq3_xxs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    iq_dot_superblocks<block_iq3_xxs, iq3_xxs_group>(n, s, vx, vy, 0.25f);
+}
+
+void vec_dot_iq3_s_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
+    iq_dot_superblocks<block_iq3_s, iq3_s_group>(n, s, vx, vy, 1.0f);
+}
+
 void vec_dot_iq1_s_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_iq1_s *          x   = (const block_iq1_s *) vx;
-    const block_q8_K *           y   = (const block_q8_K *) vy;
-    const struct ggml_iq_grids * G   = ggml_iq_grids_get();
-    float                        sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        int32x4_t sumv = vdupq_n_s32(0);
-        // per 32: 4 low index bytes; qh[j] holds 3 high bits per index, the scale and the delta sign
-        for (int j = 0; j < 8; j++) {
-            const uint8_t * qs = x[ib].qs + 4 * j;
-            uint16_t        qh;
-            memcpy(&qh, &x[ib].qh[j], 2);
-            const dec32     g  = iq_grid8x4(G->iq1s[qs[0] | ((qh << 8) & 0x700)], G->iq1s[qs[1] | ((qh << 5) & 0x700)],
-                                            G->iq1s[qs[2] | ((qh << 2) & 0x700)], G->iq1s[qs[3] | ((qh >> 1) & 0x700)]);
-            const int8x16_t dl = vdupq_n_s8((qh & 0x8000) ? -1 : 1);
-            sumv               = iq_dot32_sc(sumv, iq1_values(g, dl, dl), y[ib].qs + 32 * j, 2 * ((qh >> 12) & 7) + 1);
-        }
-        sum += fp16_to_f32(x[ib].d) * 0.125f * y[ib].d * (float) vaddvq_s32(sumv);
-    }
-    *s = sum;
+    iq_dot_superblocks<block_iq1_s, iq1_s_group>(n, s, vx, vy, 0.125f);
 }
 
 void vec_dot_iq1_m_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
