@@ -17,11 +17,25 @@ endif()
 # Threads are needed by the CPU backend's pool and by tests.
 find_package(Threads REQUIRED)
 
+# Windows: MinGW's C99 printf (%zu, %lld) instead of msvcrt's; UTF-8 sources and execution charset
+# under MSVC, whose C runtime has a C99 printf of its own.
+if (MINGW)
+    add_compile_definitions(__USE_MINGW_ANSI_STDIO=1)
+endif()
+if (MSVC)
+    add_compile_options(/utf-8 /Zc:__cplusplus)
+    add_compile_definitions(_CRT_SECURE_NO_WARNINGS)
+endif()
+
 # Applied to our own library targets: warnings on, symbols hidden unless exported.
 function(llama_target_options target)
-    target_compile_options(${target} PRIVATE
-        $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wno-unused-parameter>
-        $<$<COMPILE_LANGUAGE:C>:-Wmissing-prototypes>)
+    if (MSVC)
+        target_compile_options(${target} PRIVATE /W3)
+    else()
+        target_compile_options(${target} PRIVATE
+            $<$<COMPILE_LANGUAGE:C,CXX>:-Wall -Wextra -Wno-unused-parameter>
+            $<$<COMPILE_LANGUAGE:C>:-Wmissing-prototypes>)
+    endif()
     set_target_properties(${target} PROPERTIES
         C_VISIBILITY_PRESET hidden
         CXX_VISIBILITY_PRESET hidden

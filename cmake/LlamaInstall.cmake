@@ -86,6 +86,13 @@ endif()
 # What the packages need to know about this build: a static library carries its dependencies
 # (threads, Vulkan) to the consumer's link, so the config must find them there.
 set(LLAMA_PKG_SHARED ${BUILD_SHARED_LIBS})
+# a Windows program importing from the DLLs declares so (__declspec(dllimport) in the headers)
+set(GGML_PC_CFLAGS "")
+set(LLAMA_PC_CFLAGS "")
+if (BUILD_SHARED_LIBS AND WIN32)
+    set(GGML_PC_CFLAGS " -DGGML_SHARED")
+    set(LLAMA_PC_CFLAGS " -DLLAMA_SHARED")
+endif()
 set(LLAMA_PKG_VULKAN ${LLAMA_VULKAN})
 set(LLAMA_PKG_CUDA ${LLAMA_CUDA})
 

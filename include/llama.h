@@ -52,9 +52,13 @@
 #include <stdio.h>
 #include <stdbool.h>
 
+/* LLAMA_SHARED: libllama is a shared library (set by its CMake package for programs linking it). On
+ * Windows the DLL exports (LLAMA_BUILD) or imports its functions. */
 #if defined(_WIN32)
-#    if defined(LLAMA_BUILD)
+#    if defined(LLAMA_SHARED) && defined(LLAMA_BUILD)
 #        define LLAMA_API __declspec(dllexport)
+#    elif defined(LLAMA_SHARED)
+#        define LLAMA_API __declspec(dllimport)
 #    else
 #        define LLAMA_API
 #    endif
@@ -575,8 +579,9 @@ LLAMA_API struct llama_model * llama_model_load_from_splits(const char ** paths,
 
 /* Loads a model from an open FILE: the whole file it refers to (from its start, whatever the
  * FILE's position) as one GGUF file, with params.load_mode as for a path. The FILE stays the
- * caller's and is not closed or moved. Linux only (it goes through /proc/self/fd); elsewhere, and
- * on any load failure, NULL with the reason in llama_last_error(). */
+ * caller's and is not closed or moved. Works where the OS can name the file behind a stream: Linux
+ * (through /proc/self/fd, so an unlinked file loads too), macOS and Windows (by its current path);
+ * elsewhere, and on any load failure, NULL with the reason in llama_last_error(). */
 LLAMA_API struct llama_model * llama_model_load_from_file_ptr(FILE * file, struct llama_model_params params);
 
 /* Called by llama_model_init_from_user for every weight: fill tensor->data (ggml_nbytes(tensor)

@@ -10,22 +10,26 @@
 #           dpkg --add-architecture arm64 the first time).
 #   riscv64 g++-riscv64-linux-gnu build of the scalar engine (an architecture without kernels of its own)
 #           generating the same text under qemu-riscv64.
+#   windows MinGW-w64 (posix threads) build of the library, examples and tests for Windows x64 (DLLs);
+#           the unit tests run under Wine (ctest starts them through it), and llama-simple.exe generates
+#           the native build's text, also from a model whose path has non-ASCII characters.
 #
-#   scripts/test-cross.sh [arm64] [riscv64]     (default: both)
+#   scripts/test-cross.sh [arm64] [riscv64] [windows]     (default: all three)
 # Environment: JOBS (default nproc), NATIVE_BIN (a native build's bin folder with llama-simple, for the
 # text comparison; default build/bin, built here if missing), LLAMA_NO_INSTALL=1 (never call apt-get).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(arm64 riscv64)
+[ ${#targets[@]} -gt 0 ] || targets=(arm64 riscv64 windows)
 
 packages=(qemu-user)
 for t in "${targets[@]}"; do
     case "$t" in
         arm64) packages+=(g++-aarch64-linux-gnu libgtest-dev glslc libvulkan-dev) ;;
         riscv64) packages+=(g++-riscv64-linux-gnu) ;;
-        *) echo "test-cross: unknown target '$t' (arm64, riscv64)"; exit 1 ;;
+        windows) packages+=(g++-mingw-w64-x86-64-posix wine64 libgtest-dev) ;;
+        *) echo "test-cross: unknown target '$t' (arm64, riscv64, windows)"; exit 1 ;;
     esac
 done
 missing=()
@@ -125,6 +129,29 @@ for t in "${targets[@]}"; do
         cmake --build "$dir" -j "$JOBS" --target llama-simple
         got=$(qemu-riscv64 -L /usr/riscv64-linux-gnu "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
         check_text "riscv64 (scalar)" "$got"
+        ;;
+    windows)
+        dir=build-win64
+        # with llama-bench: the tools' command-line test (test-cli-args, UTF-8 arguments) needs every tool
+        cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/x86_64-w64-mingw32.cmake \
+            -DLLAMA_GTEST_SOURCE_DIR=/usr/src/googletest "${common_args[@]}" -DLLAMA_BUILD_BENCH=ON |
+            grep -E "^-- libllama"
+        cmake --build "$dir" -j "$JOBS"
+        export WINEDEBUG=-all  # Wine's own diagnostics ("fixme:") would mix with the programs' output
+        wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+        "$wine" cmd /c exit >/dev/null 2>&1 || true  # creates the Wine prefix once, before tests time out on it
+        echo "test-cross: windows unit tests under Wine"
+        ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" -L unit ${WINDOWS_CTEST_ARGS:-}
+        # Windows programs end lines with CR LF on stdout: compared without the CRs
+        got=$("$wine" "$dir/bin/llama-simple.exe" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null | tr -d '\r')
+        check_text "windows (wine)" "$got"
+        # a path outside every ANSI code page: it reaches the loader through the UTF-8 command line
+        # (console.cpp) and the wide-char file APIs (platform layer)
+        model="$dir/modèles-模型-μοντέλα/stories260K-ü.gguf"
+        mkdir -p "$(dirname "$model")"
+        cp models/stories260K.gguf "$model"
+        got=$("$wine" "$dir/bin/llama-simple.exe" -m "$model" -n 48 "$prompt" 2>/dev/null | tr -d '\r')
+        check_text "windows (wine, model at $model)" "$got"
         ;;
     esac
 done

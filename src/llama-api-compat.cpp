@@ -1,6 +1,7 @@
 // The parts of llama.h kept for compatibility with llama.cpp's API: deprecated names, enum
 // names, queries of features this library does not have (answered with their documented value),
 // and the training entry points, which fail cleanly. See docs/abi.md.
+#include "ggml-os.h"
 #include "llama-context.h"
 #include "llama-impl.h"
 #include "llama-model.h"
@@ -312,16 +313,15 @@ struct llama_model * llama_model_load_from_file_ptr(FILE * file, struct llama_mo
         llama_report_error(__func__, "file is NULL");
         return nullptr;
     }
-#if defined(__linux__)
-    // the loader works on paths: the FILE's descriptor is reachable as one (the whole file)
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(file));
+    // the loader works on paths: the platform layer names the stream's file (Linux /proc/self/fd,
+    // macOS F_GETPATH, Windows GetFinalPathNameByHandle)
+    char path[4096];
+    if (ggml_os_stdio_path(file, path, sizeof(path)) != GGML_OS_OK) {
+        llama_report_error(__func__,
+                           llama_format("cannot name the file behind the stream: %s", ggml_os_error()).c_str());
+        return nullptr;
+    }
     return llama_model_load_from_file(path, params);
-#else
-    (void) params;
-    llama_report_error(__func__, "loading from a FILE is supported on Linux only");
-    return nullptr;
-#endif
 }
 
 struct llama_model * llama_model_init_from_user(struct gguf_context *         metadata,

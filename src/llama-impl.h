@@ -8,11 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#ifdef __GNUC__
-#    define LLAMA_ATTRIBUTE_FORMAT(...) __attribute__((format(printf, __VA_ARGS__)))
-#else
-#    define LLAMA_ATTRIBUTE_FORMAT(...)
-#endif
+#define LLAMA_ATTRIBUTE_FORMAT(fmt, args) GGML_ATTRIBUTE_FORMAT(fmt, args)
 
 // Sends a printf-style message to the callback installed by llama_log_set (default: stderr).
 LLAMA_ATTRIBUTE_FORMAT(2, 3)

@@ -1,90 +1,72 @@
 #include "llama-mmap.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
+#include "ggml-os.h"
 #include "llama-impl.h"
 
 // ---- llama_file ------------------------------------------------------------------------------
 
-// Opens path for reading without ever blocking: O_NONBLOCK makes open() return at once on a FIFO
-// or a device (a plain open of a FIFO waits for a writer forever), and the fstat of the opened
-// descriptor (not a separate stat of the path, which could be swapped in between) refuses
-// anything that is not a regular file. Returns the descriptor; throws llama_error.
-static int open_regular(const std::string & path, int extra_flags, struct stat & st) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | extra_flags);
-    if (fd < 0) {
-        throw llama_error(llama_format("cannot open '%s': %s", path.c_str(), strerror(errno)));
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
+// Opens path for reading without ever blocking: a FIFO or device is refused at once, checked on the
+// opened handle itself (the platform layer, ggml-os.h). Throws llama_error.
+static void open_regular(const std::string & path, int flags, ggml_os_file & f) {
+    const int r = ggml_os_file_open_read(path.c_str(), flags, &f);
+    if (r == GGML_OS_NOT_REGULAR) {
         throw llama_error(
             llama_format("'%s' is not a regular file (FIFOs, devices and directories are refused)", path.c_str()));
     }
-    // regular files ignore O_NONBLOCK; clear it anyway so reads have their usual meaning
-    const int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) {
-        (void) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    if (r != GGML_OS_OK) {
+        throw llama_error(ggml_os_error());
     }
-    return fd;
 }
 
 void llama_file_check_regular(const std::string & path) {
-    struct stat st;
-    ::close(open_regular(path, 0, st));
+    ggml_os_file f = GGML_OS_FILE_INIT;
+    open_regular(path, 0, f);
+    ggml_os_file_close(&f);
 }
 
 llama_file::llama_file(const std::string & path, bool direct_io) : path_(path) {
-    struct stat st;
-    fd_   = open_regular(path, 0, st);
-    size_ = (size_t) st.st_size;
-#ifdef O_DIRECT
+    file_ = new ggml_os_file(GGML_OS_FILE_INIT);
+    try {
+        open_regular(path, 0, *file_);
+    } catch (...) {
+        delete file_;
+        throw;
+    }
+    size_ = (size_t) file_->size;
     if (direct_io) {
-        // a second descriptor: O_DIRECT needs aligned reads, which only the bulk loads do
-        try {
-            struct stat st_dio;
-            fd_dio_ = open_regular(path, O_DIRECT, st_dio);
-            if (st_dio.st_dev != st.st_dev || st_dio.st_ino != st.st_ino) {
-                ::close(fd_dio_);  // the path now names another file: stay with the first
-                fd_dio_ = -1;
+        // a second handle: unbuffered reads need aligned offsets and sizes, which only the bulk loads do
+        ggml_os_file dio = GGML_OS_FILE_INIT;
+        if (ggml_os_file_open_read(path.c_str(), GGML_OS_OPEN_DIRECT, &dio) == GGML_OS_OK) {
+            if (dio.id[0] == file_->id[0] && dio.id[1] == file_->id[1]) {
+                file_dio_ = new ggml_os_file(dio);
+            } else {
+                ggml_os_file_close(&dio);  // the path now names another file: stay with the first
             }
-        } catch (const llama_error &) {
-            fd_dio_ = -1;
         }
-        direct_ = fd_dio_ >= 0;
+        direct_ = file_dio_ != nullptr;
         if (!direct_) {
             LLAMA_LOG_WARN("%s: direct I/O unavailable for '%s', using buffered reads\n", __func__, path.c_str());
         }
     }
-#else
-    (void) direct_io;
-#endif
 }
 
 llama_file::~llama_file() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-    }
-    if (fd_dio_ >= 0) {
-        ::close(fd_dio_);
+    ggml_os_file_close(file_);
+    delete file_;
+    if (file_dio_) {
+        ggml_os_file_close(file_dio_);
+        delete file_dio_;
     }
 }
 
-static void read_full(int fd, size_t offset, uint8_t * dst, size_t n, const std::string & path) {
+static void read_full(const ggml_os_file * f, size_t offset, uint8_t * dst, size_t n, const std::string & path) {
     while (n > 0) {
-        const ssize_t r = ::pread(fd, dst, n, (off_t) offset);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
+        const int64_t r = ggml_os_file_pread(f, dst, n, offset);
         if (r <= 0) {
             throw llama_error(llama_format("read error in '%s' at offset %zu: %s", path.c_str(), offset,
-                                           r < 0 ? strerror(errno) : "unexpected end of file"));
+                                           r < 0 ? ggml_os_error() : "unexpected end of file"));
         }
         dst += r;
         offset += (size_t) r;
@@ -98,37 +80,33 @@ void llama_file::read_at(size_t offset, void * dst, size_t n) const {
                                        path_.c_str(), size_));
     }
     if (direct_ && n >= (1u << 20)) {
-        // O_DIRECT wants block-aligned offsets, sizes and buffers: read the aligned span into a
+        // unbuffered reads want block-aligned offsets, sizes and buffers: read the aligned span into a
         // bounce buffer, then copy the part that was asked for
         const size_t align = 4096;
         const size_t begin = offset & ~(align - 1);
         size_t       end   = (offset + n + align - 1) & ~(align - 1);
-        void *       tmp   = nullptr;
-        if (posix_memalign(&tmp, align, end - begin) == 0) {
-            bool   ok  = true;
+        void *       tmp   = ggml_os_aligned_alloc(align, end - begin);
+        if (tmp) {
             size_t got = 0;
             while (got < end - begin) {
-                const ssize_t r = ::pread(fd_dio_, (uint8_t *) tmp + got, end - begin - got, (off_t) (begin + got));
-                if (r < 0 && errno == EINTR) {
-                    continue;
-                }
+                const int64_t r = ggml_os_file_pread(file_dio_, (uint8_t *) tmp + got, end - begin - got, begin + got);
                 if (r <= 0) {
                     break;  // the tail of the file: r == 0 past EOF
                 }
                 got += (size_t) r;
             }
-            ok = got >= offset + n - begin;
+            const bool ok = got >= offset + n - begin;
             if (ok) {
                 memcpy(dst, (uint8_t *) tmp + (offset - begin), n);
             }
-            free(tmp);
+            ggml_os_aligned_free(tmp);
             if (ok) {
                 return;
             }
         }
         // fall through to a buffered read on any trouble
     }
-    read_full(fd_, offset, (uint8_t *) dst, n, path_);
+    read_full(file_, offset, (uint8_t *) dst, n, path_);
 }
 
 // ---- llama_mmap ------------------------------------------------------------------------------
@@ -142,20 +120,18 @@ llama_mmap::llama_mmap(const llama_file & file, bool prefetch) {
     if (size_ == 0) {
         throw llama_error(llama_format("cannot map empty file '%s'", file.path().c_str()));
     }
-    addr_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, file.fd(), 0);
-    if (addr_ == MAP_FAILED) {
-        addr_ = nullptr;
-        throw llama_error(llama_format("mmap of '%s' failed: %s", file.path().c_str(), strerror(errno)));
+    addr_ = ggml_os_map_read(file.os_file(), size_);
+    if (!addr_) {
+        throw llama_error(llama_format("mapping '%s' failed: %s", file.path().c_str(), ggml_os_error()));
     }
     if (prefetch) {
-        // advisory only: a failure changes nothing but speed
-        (void) posix_madvise(addr_, size_, POSIX_MADV_WILLNEED);
+        ggml_os_prefetch(addr_, size_);  // advisory only: a failure changes nothing but speed
     }
 }
 
 llama_mmap::~llama_mmap() {
     if (addr_) {
-        ::munmap(addr_, size_);
+        ggml_os_unmap(addr_, size_);
     }
 }
 
@@ -166,9 +142,9 @@ bool llama_mlock::supported() {
 }
 
 bool llama_mlock::lock(void * addr, size_t size) {
-    if (::mlock(addr, size) != 0) {
-        LLAMA_LOG_WARN("%s: mlock of %zu bytes failed: %s (raise RLIMIT_MEMLOCK, e.g. 'ulimit -l')\n", __func__, size,
-                       strerror(errno));
+    if (!ggml_os_mlock(addr, size)) {
+        LLAMA_LOG_WARN("%s: locking %zu bytes in memory failed: %s (on Linux raise RLIMIT_MEMLOCK, e.g. 'ulimit -l')\n",
+                       __func__, size, ggml_os_error());
         return false;
     }
     addr_ = addr;
@@ -178,6 +154,6 @@ bool llama_mlock::lock(void * addr, size_t size) {
 
 llama_mlock::~llama_mlock() {
     if (addr_) {
-        ::munlock(addr_, size_);
+        ggml_os_munlock(addr_, size_);
     }
 }

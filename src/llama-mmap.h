@@ -14,27 +14,30 @@ void llama_file_check_regular(const std::string & path);
 
 // A read-only file. Opening never blocks and refuses anything but a regular file. Every read is bounds-checked against
 // the size; errors throw llama_error.
+struct ggml_os_file;
+
 struct llama_file {
-    // direct_io: try O_DIRECT (best effort; silently falls back to buffered reads).
+    // direct_io: try unbuffered reads (O_DIRECT, F_NOCACHE, FILE_FLAG_NO_BUFFERING; best effort: falls
+    // back to buffered reads with a warning).
     llama_file(const std::string & path, bool direct_io = false);
     ~llama_file();
     llama_file(const llama_file &)             = delete;
     llama_file & operator=(const llama_file &) = delete;
 
-    size_t              size() const { return size_; }
-    int                 fd() const { return fd_; }
-    const std::string & path() const { return path_; }
-    bool                direct_io() const { return direct_; }
+    size_t               size() const { return size_; }
+    const ggml_os_file * os_file() const { return file_; }
+    const std::string &  path() const { return path_; }
+    bool                 direct_io() const { return direct_; }
 
     // Reads exactly n bytes at offset; throws on a short read or a range past the end.
     void read_at(size_t offset, void * dst, size_t n) const;
 
 private:
-    std::string path_;
-    int         fd_     = -1;
-    int         fd_dio_ = -1;  // O_DIRECT descriptor when available
-    size_t      size_   = 0;
-    bool        direct_ = false;
+    std::string    path_;
+    ggml_os_file * file_     = nullptr;
+    ggml_os_file * file_dio_ = nullptr;  // the unbuffered handle when available
+    size_t         size_     = 0;
+    bool           direct_   = false;
 };
 
 // A read-only private mapping of a whole file.

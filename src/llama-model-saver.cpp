@@ -5,6 +5,7 @@
 #include "llama-model.h"
 
 #include "ggml-backend.h"
+#include "ggml-os.h"
 #include "gguf.h"
 
 #include <cstdio>
@@ -45,12 +46,13 @@ void llama_model::save(const std::string & path) const {
     }
     const std::string tmp = path + ".tmp";
     if (!gguf_write_to_file(out.get(), tmp.c_str(), false)) {
-        std::remove(tmp.c_str());
+        ggml_os_remove(tmp.c_str());
         throw llama_error(llama_format("cannot write %s: %s", tmp.c_str(), gguf_last_error()));
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw llama_error(llama_format("cannot rename %s to %s", tmp.c_str(), path.c_str()));
+    if (!ggml_os_rename_replace(tmp.c_str(), path.c_str())) {
+        const std::string why = ggml_os_error();
+        ggml_os_remove(tmp.c_str());
+        throw llama_error(why);
     }
 }
 

@@ -4,10 +4,6 @@
 // model size, and the disk works while the compute threads do.
 #include "llama-quant.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -19,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "ggml-os.h"
 #include "gguf.h"
 #include "llama-impl.h"
 #include "llama-mmap.h"
@@ -200,47 +197,16 @@ void write_zeros(FILE * f, size_t n) {
     }
 }
 
-// Reads n bytes at offset off (a positioned read: the reader thread shares no file position).
-bool read_at(int fd, uint8_t * buf, size_t n, size_t off) {
-    while (n > 0) {
-        const ssize_t r = ::pread(fd, buf, n, (off_t) off);
-        if (r < 0 && errno == EINTR) {
-            continue;
-        }
-        if (r <= 0) {
-            return false;
-        }
-        buf += r;
-        n -= (size_t) r;
-        off += (size_t) r;
-    }
-    return true;
-}
-
-// Creates or truncates fname for writing without blocking: O_NONBLOCK makes a FIFO without a
-// reader fail at once (instead of waiting for one), and anything but a regular file is refused.
+// Creates or truncates fname for writing without blocking: a FIFO without a reader fails at once
+// (instead of waiting for one), and anything but a regular file is refused.
 static FILE * open_output(const char * fname) {
-    struct stat st;
-    if (stat(fname, &st) == 0 && !S_ISREG(st.st_mode)) {
-        // said up front: opening a FIFO without a reader would only report ENXIO
+    FILE *    f = nullptr;
+    const int r = ggml_os_fopen_write_regular(fname, &f);
+    if (r == GGML_OS_NOT_REGULAR) {
         throw llama_error(llama_format("'%s' is not a regular file (FIFOs and devices are refused)", fname));
     }
-    const int fd = ::open(fname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
-    if (fd < 0) {
-        throw llama_error(llama_format("failed to create '%s': %s", fname, strerror(errno)));
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw llama_error(llama_format("'%s' is not a regular file (FIFOs and devices are refused)", fname));
-    }
-    const int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0) {
-        (void) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    }
-    FILE * f = fdopen(fd, "wb");
-    if (!f) {
-        ::close(fd);
-        throw llama_error(llama_format("failed to create '%s'", fname));
+    if (r != GGML_OS_OK) {
+        throw llama_error(llama_format("failed to create '%s': %s", fname, ggml_os_error()));
     }
     return f;
 }
@@ -295,10 +261,7 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (!in) {
         throw llama_error(llama_format("failed to read GGUF file '%s'", fname_inp));
     }
-    file_ptr fin(fopen(fname_inp, "rb"));
-    if (!fin) {
-        throw llama_error(llama_format("failed to open '%s'", fname_inp));
-    }
+    const llama_file fin(fname_inp);  // positioned reads: the reader thread shares no file position
     if (get_int(in.get(), "split.count", 1) > 1) {
         throw llama_error("split models are not supported; merge the splits first");
     }
@@ -396,7 +359,6 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     LLAMA_LOG_INFO("%s: %s -> %s as %s, %d threads, %zu tensors\n", __func__, fname_inp, fname_out,
                    llama_model_ftype_name(ftype), nthread, plan.size());
     const size_t  data_in  = gguf_get_data_offset(in.get());
-    const int     fd_in    = fileno(fin.get());
     size_t        total_in = 0, total_out = 0;
     const int64_t t_start = llama_time_us();
 
@@ -408,8 +370,11 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         const tensor_plan &    p   = plan[k];
         std::vector<uint8_t> & buf = src[k % 3];
         buf.resize(gguf_get_tensor_size(in.get(), p.id));
-        if (!read_at(fd_in, buf.data(), buf.size(), data_in + gguf_get_tensor_offset(in.get(), p.id))) {
-            throw llama_error(llama_format("failed to read the data of %s", gguf_get_tensor_name(in.get(), p.id)));
+        try {
+            fin.read_at(data_in + gguf_get_tensor_offset(in.get(), p.id), buf.data(), buf.size());
+        } catch (const llama_error & e) {
+            throw llama_error(
+                                llama_format("failed to read the data of %s: %s", gguf_get_tensor_name(in.get(), p.id), e.what()));
         }
     };
     size_t pos         = 0;  // relative to the output data section; touched by the writes only
@@ -507,7 +472,7 @@ uint32_t llama_model_quantize(const char * fname_inp, const char * fname_out,
         return 0;
     });
     if (rc != 0 && created) {
-        remove(fname_out);  // never leave a truncated model behind
+        ggml_os_remove(fname_out);  // never leave a truncated model behind
     }
     return rc;
 }

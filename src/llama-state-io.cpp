@@ -72,11 +72,10 @@ struct reader {
 };
 
 size_t mul_checked(size_t a, size_t b, const char * what) {
-    size_t r;
-    if (__builtin_mul_overflow(a, b, &r)) {
+    if (a != 0 && b > SIZE_MAX / a) {
         throw fail("%s: size overflow", what);
     }
-    return r;
+    return a * b;
 }
 
 void read_fingerprint(reader & r, fingerprint & fp) {

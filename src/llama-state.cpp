@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ggml-os.h"
 #include "llama-context.h"
 #include "llama-impl.h"
 #include "llama-model.h"
@@ -104,9 +105,9 @@ std::vector<uint8_t> read_whole_file(const char * path) {
     if (!path) {
         throw llama_error("path is NULL");
     }
-    file_ptr f(fopen(path, "rb"));
+    file_ptr f(ggml_os_fopen(path, "rb"));
     if (!f) {
-        throw llama_error(llama_format("cannot open '%s': %s", path, strerror(errno)));
+        throw llama_error(ggml_os_error());
     }
     std::vector<uint8_t> buf;
     uint8_t              chunk[1 << 16];
@@ -128,21 +129,22 @@ void write_file(const char * path, const std::vector<uint8_t> & head, const std:
     }
     const std::string tmp = std::string(path) + ".tmp";
     {
-        file_ptr f(fopen(tmp.c_str(), "wb"));
+        file_ptr f(ggml_os_fopen(tmp.c_str(), "wb"));
         if (!f) {
-            throw llama_error(llama_format("cannot create '%s': %s", tmp.c_str(), strerror(errno)));
+            throw llama_error(llama_format("cannot create '%s': %s", tmp.c_str(), ggml_os_error()));
         }
         const bool ok = fwrite(head.data(), 1, head.size(), f.get()) == head.size() &&
                         fwrite(state.data(), 1, state.size(), f.get()) == state.size() && fflush(f.get()) == 0;
         if (!ok) {
             f.reset();
-            remove(tmp.c_str());
+            ggml_os_remove(tmp.c_str());
             throw llama_error(llama_format("cannot write '%s'", tmp.c_str()));
         }
     }
-    if (rename(tmp.c_str(), path) != 0) {
-        remove(tmp.c_str());
-        throw llama_error(llama_format("cannot rename '%s' to '%s': %s", tmp.c_str(), path, strerror(errno)));
+    if (!ggml_os_rename_replace(tmp.c_str(), path)) {
+        const std::string why = ggml_os_error();
+        ggml_os_remove(tmp.c_str());
+        throw llama_error(why);
     }
 }
 

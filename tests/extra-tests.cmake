@@ -47,8 +47,10 @@ endif()
 if (TARGET llama AND BUILD_SHARED_LIBS)
     # (d) the shared libraries export their C API and nothing else
     add_test(NAME test-exports-llama COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:llama> -DPREFIXES=llama_
+             -DOBJDUMP=${CMAKE_OBJDUMP}
              -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
     add_test(NAME test-exports-ggml COMMAND ${CMAKE_COMMAND} -DLIB=$<TARGET_FILE:ggml> "-DPREFIXES=ggml_;gguf_"
+             -DOBJDUMP=${CMAKE_OBJDUMP}
              -P ${CMAKE_CURRENT_SOURCE_DIR}/abi/check-exports.cmake)
     set_tests_properties(test-exports-llama test-exports-ggml PROPERTIES LABELS unit)
 endif()
@@ -76,7 +78,7 @@ if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump 
     # keeps answering once its context is full. The programs are all in CMAKE_RUNTIME_OUTPUT_DIRECTORY.
     foreach(case args chat)
         add_test(NAME test-cli-${case}
-                 COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                 COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DEXE=${CMAKE_EXECUTABLE_SUFFIX} -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                      -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
                      -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
@@ -88,7 +90,7 @@ endif()
 if (TARGET llama-save-load-state)
     # (f') a session saved after a long prompt and resumed in a second run continues exactly
     add_test(NAME test-cli-session
-             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=session -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DEXE=${CMAKE_EXECUTABLE_SUFFIX} -DCASE=session -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                  -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
                  -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
@@ -97,7 +99,7 @@ endif()
 if (TARGET llama-embedding AND TARGET llama-gguf-synth)
     # llama-embedding on a synthetic BERT (written by llama-gguf-synth with the bert-bge vocab)
     add_test(NAME test-cli-embedding
-             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DCASE=embedding -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+             COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DEXE=${CMAKE_EXECUTABLE_SUFFIX} -DCASE=embedding -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                  -DVOCAB=${LLAMA_TEST_DATA_DIR}/vocab/ggml-vocab-bert-bge.gguf -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
     set_tests_properties(test-cli-embedding PROPERTIES LABELS model)
@@ -107,6 +109,7 @@ if (TARGET llama-tool-common)
     # (g) the tools' strict number parsers
     add_executable(test-arg-parse ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-arg-parse.cpp)
     target_link_libraries(test-arg-parse PRIVATE llama-tool-common GTest::gtest_main)
+    target_include_directories(test-arg-parse PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/common)
     target_compile_options(test-arg-parse PRIVATE -Wall -Wextra)
     add_test(NAME test-arg-parse COMMAND test-arg-parse)
     set_tests_properties(test-arg-parse PROPERTIES LABELS unit)
@@ -179,7 +182,7 @@ if (TARGET llama)
     # (g) drop-in ABI with llama.cpp's llama.h at 4df29be4 (docs/abi.md):
     # - layout: sizes, offsets, enum values and macros of our header equal the golden table made
     #   from llama.cpp's headers (x86-64 only: the table is that platform's)
-    if (CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    if (CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND NOT WIN32)  # the SysV ABI's table (LP64)
         add_executable(abi-layout-probe ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-layout-probe.c)
         target_link_libraries(abi-layout-probe PRIVATE llama)
         add_test(NAME test-abi-layout
@@ -208,8 +211,11 @@ endif()
 
 if (TARGET llama AND BUILD_SHARED_LIBS)
     # - exports: every function llama.cpp's llama.h declares resolves with dlsym
-    add_executable(abi-dlsym-check ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-dlsym-check.c)
-    target_link_libraries(abi-dlsym-check PRIVATE ${CMAKE_DL_LIBS})
+    add_executable(abi-dlsym-check ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-dlsym-check.c
+                                   $<TARGET_OBJECTS:ggml-platform>)
+    target_include_directories(abi-dlsym-check PRIVATE ${PROJECT_SOURCE_DIR}/ggml/src/platform)
+    target_link_libraries(abi-dlsym-check PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+    set_target_properties(abi-dlsym-check PROPERTIES LINKER_LANGUAGE CXX)
     add_test(NAME test-abi-exports
              COMMAND abi-dlsym-check $<TARGET_FILE:llama> ${LLAMA_TEST_DATA_DIR}/abi/llama-functions.txt
                      ${LLAMA_TEST_DATA_DIR}/abi/pending-functions.txt)
@@ -229,11 +235,18 @@ if (TARGET test-quantize-iq-golden AND NOT MSVC)
     add_library(iq-quantize-scalar OBJECT ${PROJECT_SOURCE_DIR}/ggml/src/ggml-quantize-iq1.c
                                           ${PROJECT_SOURCE_DIR}/ggml/src/ggml-quantize-iq2.c)
     target_include_directories(iq-quantize-scalar PRIVATE ${PROJECT_SOURCE_DIR}/ggml/include
-                                                          ${PROJECT_SOURCE_DIR}/ggml/src)
+                                                          ${PROJECT_SOURCE_DIR}/ggml/src
+                                                          ${PROJECT_SOURCE_DIR}/ggml/src/platform)
     target_compile_options(iq-quantize-scalar PRIVATE -U__SSE2__ -ffp-contract=off)
     foreach(t iq1_s iq1_m iq2_xxs iq2_xs iq2_s)
         target_compile_definitions(iq-quantize-scalar PRIVATE ggml_quantize_row_${t}=ggml_quantize_row_${t}_scalar)
     endforeach()
     target_sources(test-quantize-iq-golden PRIVATE $<TARGET_OBJECTS:iq-quantize-scalar>)
     target_compile_definitions(test-quantize-iq-golden PRIVATE LLAMA_TEST_IQ_SCALAR_BUILD=1)
+endif()
+
+if (TARGET test-platform AND BUILD_SHARED_LIBS)
+    # the platform layer's loader test opens the project's own shared libggml
+    target_compile_definitions(test-platform PRIVATE LLAMA_TEST_GGML_LIB="$<TARGET_FILE:ggml>")
+    add_dependencies(test-platform ggml)
 endif()

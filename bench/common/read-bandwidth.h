@@ -22,9 +22,9 @@ struct llama_bench_bw_slice {
     uint64_t         sum;
 };
 
-/* x86-64: an AVX2 clone beside the baseline one (target_clones takes x86 ISA names only; elsewhere,
- * e.g. the aarch64 cross build, the baseline's vectorised loop is used). */
-#if defined(__x86_64__) && defined(__GNUC__)
+/* x86-64: an AVX2 clone beside the baseline one (target_clones takes x86 ISA names only and needs
+ * ELF's ifunc; elsewhere, e.g. the aarch64 cross build or Windows, the baseline's vectorised loop). */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) /* ifunc: ELF only */
 #    define LLAMA_BENCH_BW_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #    define LLAMA_BENCH_BW_CLONES

@@ -3,9 +3,8 @@
 // -d runs each test on top of a KV cache already holding that many tokens (llama.cpp's n_depth).
 // Output as llama.cpp's llama-bench (md, csv, json, jsonl) plus our column: generation speed as a
 // percentage of the read-bandwidth roofline (bandwidth measured in-process / model weight bytes).
-#include <strings.h>
-
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -111,11 +110,21 @@ std::vector<std::string> split(const std::string & s, char sep) {
     return out;
 }
 
+bool equal_nocase(const std::string & a, const char * b) {
+    size_t i = 0;
+    for (; i < a.size() && b[i]; i++) {
+        if (std::tolower((unsigned char) a[i]) != std::tolower((unsigned char) b[i])) {
+            return false;
+        }
+    }
+    return i == a.size() && !b[i];
+}
+
 bool parse_type_list(const std::string & s, std::vector<ggml_type> & out) {
     for (const auto & x : split(s, ',')) {
         bool found = false;
         for (int t = 0; t < GGML_TYPE_COUNT && !found; t++) {
-            if (ggml_type_is_valid((ggml_type) t) && strcasecmp(x.c_str(), ggml_type_name((ggml_type) t)) == 0) {
+            if (ggml_type_is_valid((ggml_type) t) && equal_nocase(x, ggml_type_name((ggml_type) t))) {
                 out.push_back((ggml_type) t);
                 found = true;
             }
@@ -352,21 +361,19 @@ bool decode_gen(llama_context * ctx, int n_gen, int n_vocab, llama_token bos, st
 }
 
 std::string now_iso8601() {
-    char      buf[32];
-    time_t    t = time(nullptr);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char   buf[32];
+    time_t t = time(nullptr);
+    // std::gmtime's static result is fine here: one thread formats the report
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     return buf;
 }
 
+// The CPU device's description: the processor's name as the OS reports it.
 std::string cpu_info() {
-    std::ifstream f("/proc/cpuinfo");
-    std::string   line;
-    while (std::getline(f, line)) {
-        if (line.rfind("model name", 0) == 0) {
-            const size_t c = line.find(':');
-            return c == std::string::npos ? line : line.substr(c + 2);
+    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+        ggml_backend_dev_t d = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(d) == GGML_BACKEND_DEVICE_TYPE_CPU) {
+            return ggml_backend_dev_description(d);
         }
     }
     return "unknown";

@@ -1,13 +1,13 @@
 // Strict number parsing and the command-line walker shared by the tools; see arg-parse.h.
 #include "arg-parse.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+
+#include "console.h"
 
 namespace tool {
 
@@ -78,11 +78,13 @@ std::string range_text(double lo, double hi) {
 
 bool use_color(FILE * f) {
     const char * no_color = getenv("NO_COLOR");
-    return isatty(fileno(f)) && (!no_color || !*no_color);
+    return is_terminal(f) && (!no_color || !*no_color);
 }
 
 args::args(const char * prog, int argc, char ** argv, void (*print_usage)(FILE *))
-    : prog_(prog), argc_(argc), argv_(argv), print_usage_(print_usage) {}
+    : prog_(prog), argc_(argc), argv_(argv), print_usage_(print_usage) {
+    console_init(argc_, argv_);  // Windows: the UTF-8 command line, UTF-8 console output
+}
 
 bool args::next() {
     if (++i_ >= argc_) {

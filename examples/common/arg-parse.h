@@ -4,7 +4,7 @@
 //  - numbers are parsed strictly: the whole text must be a number within the flag's range, otherwise
 //    "PROG: error: invalid value 'X' for FLAG: expected an integer in [LO, HI]" and exit 1;
 //  - an unknown flag is "PROG: error: unknown argument: FLAG" plus a hint to --help, exit 1.
-// Uses only the C++ standard library (and isatty): nothing here knows about models.
+// Uses only the C++ standard library (and console.h for the OS): nothing here knows about models.
 #pragma once
 
 #include <cstdint>

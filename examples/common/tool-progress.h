@@ -8,10 +8,9 @@
 //   progress.finish();
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdio>
 
+#include "console.h"
 #include "llama.h"
 
 namespace tool {
@@ -21,7 +20,7 @@ struct load_progress {
     int     shown_pct  = -1;  // -1: nothing drawn yet
 
     void attach(llama_model_params & mp) {
-        if (!isatty(fileno(stderr))) {
+        if (!is_terminal(stderr)) {
             return;
         }
         t_start_us                     = llama_time_us();

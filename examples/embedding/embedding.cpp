@@ -9,10 +9,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "arg-parse.h"
+#include "console.h"
 #include "llama.h"
 #include "tool-log.h"
 #include "tool-model.h"
@@ -91,11 +93,12 @@ int main(int argc, char ** argv) {
             have_src = true;
         } else if (args.is("-f", "--file")) {
             const std::string path = args.value();
-            std::ifstream     f(path);
-            if (!f) {
+            std::string       text, why;
+            if (!tool::read_file(path, text, why)) {
                 tool::log_init(k_prog, GGML_LOG_LEVEL_WARN, nullptr);
-                return tool::report_failure("cannot open " + path, strerror(errno));
+                return tool::report_failure("cannot open " + path, why);
             }
+            std::istringstream f(text);
             for (std::string line; std::getline(f, line);) {
                 if (!line.empty()) {
                     prompts.push_back(line);

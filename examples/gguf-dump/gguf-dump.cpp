@@ -293,7 +293,7 @@ int main(int argc, char ** argv) {
     ggml_log_set(tool::log_callback, nullptr);
 
     // the real reason of an unreadable file (missing, permissions, a directory) comes from the OS
-    FILE * f = fopen(opt.path, "rb");
+    FILE * f = ggml_fopen(opt.path, "rb");
     if (!f) {
         return tool::report_failure(std::string("cannot open ") + opt.path, strerror(errno));
     }

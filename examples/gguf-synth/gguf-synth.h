@@ -656,7 +656,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         }
     }
 
-    FILE * f = fopen(path.c_str(), "wb");
+    FILE * f = ggml_fopen(path.c_str(), "wb");
     if (!f) {
         err = "cannot create " + path + ": " + strerror(errno);
         return false;

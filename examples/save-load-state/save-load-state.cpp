@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arg-parse.h"
+#include "console.h"
 #include "llama.h"
 #include "tool-log.h"
 #include "tool-model.h"
@@ -94,13 +95,10 @@ int main(int argc, char ** argv) {
     tool::llama_start(k_prog, verbose);
 
     if (!prompt_file.empty()) {
-        std::ifstream in(prompt_file, std::ios::binary);
-        if (!in) {
-            return tool::report_failure("cannot open " + prompt_file, "cannot read the file");
+        std::string why;
+        if (!tool::read_file(prompt_file, prompt, why)) {
+            return tool::report_failure("cannot open " + prompt_file, why);
         }
-        std::stringstream ss;
-        ss << in.rdbuf();
-        prompt = ss.str();
     }
 
     llama_model * model = tool::load_model(model_path, true);

@@ -20,15 +20,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+/* GGML_SHARED: libggml is a shared library (set by its CMake package for programs linking it). On
+ * Windows the DLL exports (GGML_BUILD) or imports its functions; elsewhere the library is compiled
+ * with hidden visibility and only GGML_API symbols are exported. */
 #if defined(_WIN32)
-#    if defined(GGML_BUILD)
+#    if defined(GGML_SHARED) && defined(GGML_BUILD)
 #        define GGML_API __declspec(dllexport)
+#    elif defined(GGML_SHARED)
+#        define GGML_API __declspec(dllimport)
 #    else
 #        define GGML_API
 #    endif
 #else
 #    define GGML_API __attribute__((visibility("default")))
+#endif
+
+/* printf-style checking of format arguments where the compiler has it. The library formats with a
+ * C99 printf on every OS (MinGW's own, not msvcrt's), hence gnu_printf there. */
+#if defined(__MINGW32__)
+#    define GGML_ATTRIBUTE_FORMAT(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
+#    define GGML_ATTRIBUTE_FORMAT(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#    define GGML_ATTRIBUTE_FORMAT(fmt, args)
 #endif
 
 #ifdef __cplusplus
@@ -65,17 +81,24 @@ GGML_API void ggml_log_set(ggml_log_callback callback, void * user_data);
 /* Logs "file:line: internal error: ..." and aborts the process. The library itself uses it only for
  * broken internal invariants, never for input; it is public because applications written for
  * llama.cpp call GGML_ABORT for their own fatal errors. */
-GGML_API void ggml_abort(const char * file, int line, const char * fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((noreturn, format(printf, 3, 4)))
+GGML_API void ggml_abort(const char * file, int line, const char * fmt, ...) __attribute__((noreturn))
+    GGML_ATTRIBUTE_FORMAT(3, 4);
+#elif defined(_MSC_VER)
+GGML_API __declspec(noreturn) void ggml_abort(const char * file, int line, const char * fmt, ...);
+#else
+GGML_API void ggml_abort(const char * file, int line, const char * fmt, ...);
 #endif
-    ;
 #define GGML_ABORT(...) ggml_abort(__FILE__, __LINE__, __VA_ARGS__)
 
 /* Monotonic wall-clock time. ggml_time_init is a no-op kept for source compatibility. */
 GGML_API void    ggml_time_init(void);
 GGML_API int64_t ggml_time_ms(void);
 GGML_API int64_t ggml_time_us(void);
+
+/* fopen with a UTF-8 path on every OS (on Windows the path goes to the wide-char API, so names in any
+ * script open). mode as for fopen. Returns the stream (close it with fclose) or NULL. */
+GGML_API FILE * ggml_fopen(const char * path, const char * mode);
 
 /* ------------------------------------------------------------------------------------------
  * Scalar types

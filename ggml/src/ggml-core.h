@@ -50,11 +50,7 @@ struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object
 
 // ---- op constructor helpers (ggml-ops.c) ----
 // Logs "[op] reason" at error level and returns NULL.
-struct ggml_tensor * ggml_op_fail(const char * op, const char * fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+struct ggml_tensor * ggml_op_fail(const char * op, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 // A new contiguous result tensor of the given type/shape with `op` recorded (sources set by the caller).
 struct ggml_tensor * ggml_new_op_result(struct ggml_context * ctx, enum ggml_type type, const int64_t ne[4],
                                         enum ggml_op op, const char * who);

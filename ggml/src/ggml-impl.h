@@ -11,11 +11,7 @@ extern "C" {
 #endif
 
 // printf-style logging through the installed callback (ggml_log_set).
-void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 
 #define GGML_LOG_DEBUG(...) ggml_log_internal(GGML_LOG_LEVEL_DEBUG, __VA_ARGS__)
 #define GGML_LOG_INFO(...)  ggml_log_internal(GGML_LOG_LEVEL_INFO, __VA_ARGS__)
@@ -54,10 +50,20 @@ static inline enum ggml_glu_op ggml_get_glu_op(const struct ggml_tensor * t) {
 
 // Multiplies a and b into *out; false on overflow (sizes read from files must use this).
 static inline bool ggml_mul_overflow_u64(uint64_t a, uint64_t b, uint64_t * out) {
+#if defined(__GNUC__)
     return !__builtin_mul_overflow(a, b, out);
+#else
+    *out = a * b;
+    return a == 0 || *out / a == b;
+#endif
 }
 static inline bool ggml_add_overflow_u64(uint64_t a, uint64_t b, uint64_t * out) {
+#if defined(__GNUC__)
     return !__builtin_add_overflow(a, b, out);
+#else
+    *out = a + b;
+    return *out >= a;
+#endif
 }
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 // tests/unit/test-quants-kat.cpp checks the result against dequantizations by llama.cpp's libggml.
 #include "ggml-iq-grids.h"
 
-#include <pthread.h>
+#include "ggml-os.h"
 
 // iq2xxs: 256 entries of 8 values from {8, 25, 43}; bitmap over 3^8 codes
 static const int8_t  k_iq2xxs_levels[3]   = {8, 25, 43};
@@ -267,7 +267,7 @@ static const uint8_t k_iq1s_bitmap[821] = {
     0x51, 0x08, 0x45, 0x01,
 };
 static struct ggml_iq_grids g_grids;
-static pthread_once_t       g_once = PTHREAD_ONCE_INIT;
+static ggml_os_once         g_once = GGML_OS_ONCE_INIT;
 
 // entry i of the grid = the i-th set bit's code, written out as its digits mapped to levels
 static void expand(const int8_t * levels, int n_levels, int n_values, const uint8_t * bitmap, int space, int8_t * out,
@@ -296,6 +296,6 @@ static void build(void) {
 }
 
 const struct ggml_iq_grids * ggml_iq_grids_get(void) {
-    pthread_once(&g_once, build);
+    ggml_os_call_once(&g_once, build);
     return &g_grids;
 }

@@ -3,8 +3,8 @@
 #include "ggml-quantize-iq-nbr.h"
 
 #include "ggml-iq-grids.h"
+#include "ggml-os.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -161,7 +161,7 @@ static bool build(enum ggml_iq_nbr_kind kind) {
     return true;
 }
 
-static pthread_once_t k_once[GGML_IQ_NBR_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+static ggml_os_once k_once[GGML_IQ_NBR_COUNT] = {GGML_OS_ONCE_INIT, GGML_OS_ONCE_INIT, GGML_OS_ONCE_INIT};
 
 static void build_iq3xxs(void) {
     k_ok[GGML_IQ_NBR_IQ3XXS] = build(GGML_IQ_NBR_IQ3XXS);
@@ -180,6 +180,6 @@ const ggml_iq_nbr_map * ggml_iq_nbr_get(enum ggml_iq_nbr_kind kind) {
     if ((int) kind < 0 || kind >= GGML_IQ_NBR_COUNT) {
         return NULL;
     }
-    pthread_once(&k_once[kind], k_build[kind]);
+    ggml_os_call_once(&k_once[kind], k_build[kind]);
     return k_ok[kind] ? &k_maps[kind] : NULL;
 }

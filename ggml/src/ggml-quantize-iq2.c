@@ -18,7 +18,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -26,6 +25,7 @@
 #endif
 
 #include "ggml-iq-grids.h"
+#include "ggml-os.h"
 #include "ggml-quants.h"
 
 #define NCODE 6561  // 3^8 level patterns of a group of 8
@@ -55,8 +55,8 @@ typedef struct {
     bool       ok;          // false if the tables could not be allocated
 } codebook;
 
-static codebook       g_cb[CB_COUNT];
-static pthread_once_t g_once[CB_COUNT] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+static codebook     g_cb[CB_COUNT];
+static ggml_os_once g_once[CB_COUNT] = {GGML_OS_ONCE_INIT, GGML_OS_ONCE_INIT, GGML_OS_ONCE_INIT};
 
 static const int k_level_val[3] = {8, 25, 43};
 
@@ -113,7 +113,7 @@ static int neighbours(const codebook * cb, int code, int n_shells, int * d2, uin
     return n;
 }
 
-// Runs once per type (pthread_once): the pattern map and the neighbour lists of every off-grid pattern.
+// Runs once per type (ggml_os_call_once): the pattern map and the neighbour lists of every off-grid pattern.
 static void build(codebook * cb, const int8_t (*grid)[8], int n_grid, int n_shells) {
     cb->grid   = grid;
     cb->n_grid = n_grid;
@@ -173,7 +173,7 @@ static void init_s(void) {
 
 static const codebook * codebook_get(int kind) {
     static void (*const init[CB_COUNT])(void) = {init_xxs, init_xs, init_s};
-    pthread_once(&g_once[kind], init[kind]);
+    ggml_os_call_once(&g_once[kind], init[kind]);
     return g_cb[kind].ok ? &g_cb[kind] : NULL;
 }
 

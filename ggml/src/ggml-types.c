@@ -1,12 +1,12 @@
 // Tensor type traits (the GGUF type table), half/bfloat16 conversion, and the log sink.
 #include "ggml-impl.h"
+#include "ggml-os.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 // ---------------------------------------------------------------------------------------------
 // type table: one row per GGUF type id; an empty name marks an id removed from the format.
@@ -257,9 +257,11 @@ void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) {
 void ggml_time_init(void) {}
 
 int64_t ggml_time_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return ggml_os_time_us();
+}
+
+FILE * ggml_fopen(const char * path, const char * mode) {
+    return path && mode ? ggml_os_fopen(path, mode) : NULL;
 }
 
 int64_t ggml_time_ms(void) {

@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "ggml-core.h"
+#include "ggml-os.h"
 
 #define GGML_PAD(x, n) (((x) + (n) -1) / (n) * (n))
 
@@ -296,7 +297,7 @@ struct ggml_context * ggml_init(struct ggml_init_params params) {
         // a caller's buffer may be unaligned: objects are placed from the first aligned address
         size = params.mem_size;
     } else {
-        ctx->mem_buffer = aligned_alloc(64, GGML_PAD(size ? size : 64, 64));
+        ctx->mem_buffer = ggml_os_aligned_alloc(64, GGML_PAD(size ? size : 64, 64));
         if (!ctx->mem_buffer) {
             GGML_LOG_ERROR("[init] out of memory allocating an arena of %zu bytes", params.mem_size);
             free(ctx);
@@ -314,7 +315,7 @@ void ggml_free(struct ggml_context * ctx) {
         return;
     }
     if (ctx->mem_buffer_owned) {
-        free(ctx->mem_buffer);
+        ggml_os_aligned_free(ctx->mem_buffer);
     }
     free(ctx);
 }

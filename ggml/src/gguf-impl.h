@@ -70,7 +70,7 @@ struct gguf_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] __attribute__((format(printf, 1, 2))) inline void fail(const char * fmt, ...) {
+[[noreturn]] GGML_ATTRIBUTE_FORMAT(1, 2) inline void fail(const char * fmt, ...) {
     char    buf[512];
     va_list args;
     va_start(args, fmt);
@@ -188,7 +188,7 @@ inline uint64_t first_invalid_bool(const uint8_t * p, uint64_t n) {
 }
 
 // Sends an error to the log and keeps it as this thread's gguf_last_error() (defined in gguf.cpp).
-__attribute__((format(printf, 1, 2))) void report_error(const char * fmt, ...);
+GGML_ATTRIBUTE_FORMAT(1, 2) void report_error(const char * fmt, ...);
 
 // Runs fn, turning any exception into a logged error; returns false if one was thrown.
 template <typename F>

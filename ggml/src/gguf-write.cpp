@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "ggml-os.h"
 #include "gguf-impl.h"
 
 using namespace gguf_impl;
@@ -340,9 +341,9 @@ bool gguf_write_to_file(const struct gguf_context * ctx, const char * path, bool
             fail("NULL context or path");
         }
         const std::vector<uint8_t> meta = serialize_meta(*ctx);
-        f                               = fopen(path, "wb");
+        f                               = ggml_os_fopen(path, "wb");
         if (!f) {
-            fail("cannot open for writing: %s", strerror(errno));
+            fail("cannot open for writing: %s", ggml_os_error());
         }
         if (fwrite(meta.data(), 1, meta.size(), f) != meta.size()) {
             fail("write error: %s", strerror(errno));

@@ -18,15 +18,13 @@
 // - a bool (a scalar, or an element of a bool array at any depth) is the byte 0 or 1.
 // - Nested arrays: an array of arrays whose inner arrays hold non-array values (depth 2).
 // - Changing general.alignment re-lays-out every tensor offset (sequential, aligned).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <memory>
 #include <unordered_set>
 
+#include "ggml-os.h"
 #include "gguf-impl.h"
 
 using namespace gguf_impl;
@@ -91,7 +89,7 @@ private:
         }
     }
     void do_seek(uint64_t p) override {
-        if (fseeko(f_, (off_t) p, SEEK_SET) != 0) {
+        if (ggml_os_fseek64(f_, p) != 0) {
             fail("seek to %llu failed", (unsigned long long) p);
         }
     }
@@ -413,26 +411,26 @@ struct gguf_context * gguf_init_from_file(const char * path, struct gguf_init_pa
         report_error("gguf: gguf_init_from_file: NULL path");
         return nullptr;
     }
-    // O_NONBLOCK: opening a FIFO for reading would otherwise wait forever for a writer; the type is
-    // then checked on the open descriptor itself, so nothing can be swapped in between
-    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        report_error("gguf: %s: cannot open: %s", path, strerror(errno));
-        return nullptr;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    // never blocks: a FIFO (which would wait forever for a writer) or a device is refused, checked on
+    // the opened handle itself so that nothing can be swapped in between
+    ggml_os_file file = GGML_OS_FILE_INIT;
+    const int    r    = ggml_os_file_open_read(path, 0, &file);
+    if (r == GGML_OS_NOT_REGULAR) {
         report_error("gguf: %s: not a regular file", path);
-        close(fd);
         return nullptr;
     }
-    FILE * f = fdopen(fd, "rb");
+    if (r != GGML_OS_OK) {
+        report_error("gguf: %s", ggml_os_error());
+        return nullptr;
+    }
+    const uint64_t size = file.size;
+    FILE *         f    = ggml_os_file_to_stdio(&file, "rb");
     if (!f) {
-        report_error("gguf: %s: cannot open: %s", path, strerror(errno));
-        close(fd);
+        report_error("gguf: %s: cannot open: %s", path, ggml_os_error());
+        ggml_os_file_close(&file);
         return nullptr;
     }
-    file_source    src(f, (uint64_t) st.st_size);
+    file_source    src(f, size);
     gguf_context * ctx = init_from_source(src, path, params);
     fclose(f);
     return ctx;

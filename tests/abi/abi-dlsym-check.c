@@ -1,12 +1,14 @@
 /*
  * abi-dlsym-check: every function name of llama.cpp's llama.h (a list, one a line) must resolve
- * with dlsym in the shared libllama, except the names of a "pending" list.
- *   abi-dlsym-check <libllama.so> <names.txt> <pending.txt>
+ * in the shared libllama (dlsym / GetProcAddress, through the platform layer's loader, which this
+ * also tests), except the names of a "pending" list.
+ *   abi-dlsym-check <libllama.so | llama.dll> <names.txt> <pending.txt>
  * Prints each missing name; exits 1 if any is missing, 2 on usage or I/O errors.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "ggml-os.h"
 
 #define MAX_PENDING 256
 
@@ -23,9 +25,9 @@ int main(int argc, char ** argv) {
         fprintf(stderr, "usage: %s <lib> <names.txt> <pending.txt>\n", argv[0]);
         return 2;
     }
-    void * lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    void * lib = ggml_os_dl_open(argv[1]);
     if (!lib) {
-        fprintf(stderr, "dlopen failed: %s\n", dlerror());
+        fprintf(stderr, "loading %s failed: %s\n", argv[1], ggml_os_error());
         return 2;
     }
     static char pending[MAX_PENDING][128];
@@ -58,7 +60,7 @@ int main(int argc, char ** argv) {
         for (int i = 0; i < n_pending; i++) {
             skip |= strcmp(pending[i], line) == 0;
         }
-        if (dlsym(lib, line) != NULL) {
+        if (ggml_os_dl_sym(lib, line) != NULL) {
             continue;
         }
         if (skip) {
@@ -69,6 +71,7 @@ int main(int argc, char ** argv) {
         n_missing++;
     }
     fclose(fn);
+    ggml_os_dl_close(lib);
     printf("%d functions, %d missing, %d pending (not yet required)\n", n_total, n_missing, n_skipped);
     return n_missing > 0 || n_total == 0 ? 1 : 0;
 }

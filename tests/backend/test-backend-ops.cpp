@@ -2,6 +2,7 @@
 // double-precision references written here (never the kernels). A failure names the device, the family
 // and the case. The CPU, CUDA and Vulkan devices must support every case of their required ops.
 #include "op-harness.h"
+#include "test-compat.h"
 
 #include "ggml-cpu.h"
 

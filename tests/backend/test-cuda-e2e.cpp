@@ -5,6 +5,7 @@
 // skips with one line; LLAMA_TEST_REQUIRE_CUDA=1 (scripts/gpu-check.sh) makes that a failure.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include "test-compat.h"
 
 #include <algorithm>
 #include <cstdio>

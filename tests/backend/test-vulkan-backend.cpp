@@ -6,6 +6,7 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
+#include "test-compat.h"
 
 #include <gtest/gtest.h>
 

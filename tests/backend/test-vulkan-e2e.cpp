@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test-compat.h"
 
 #include <algorithm>
 #include <cstdio>

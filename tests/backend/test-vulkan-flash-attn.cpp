@@ -7,6 +7,7 @@
 // kernel, and with GGML_VK_DISABLE_SUBGROUPS=1 (the tiled shader's shared-memory row reductions).
 #include "backend-test-util.h"
 #include "op-harness.h"
+#include "test-compat.h"
 
 #include <gtest/gtest.h>
 

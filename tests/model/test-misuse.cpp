@@ -2,10 +2,12 @@
 // the KV cache cannot represent (a token shared by diverged sequences, positions that do not grow
 // by one), special files given as model paths (FIFOs must not block), buffer-too-small reasons;
 // and llama.cpp's detokenize spacing. Uses only the public API.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#if !defined(_WIN32)
+#    include <fcntl.h>
+#    include <sys/stat.h>
+#    include <unistd.h>
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -210,6 +212,7 @@ TEST_F(Misuse, PositionsMustGrowByOnePerToken) {
 
 // ---- files that are not regular -------------------------------------------------------------------
 
+#if !defined(_WIN32)
 // Runs f on another thread; fails (instead of hanging) if it has not returned within 10 s, then
 // opens the FIFO for writing to release a reader blocked on it. Returns f's result and the
 // llama_last_error() of that thread (the last error is per thread).
@@ -270,6 +273,25 @@ TEST_F(Misuse, FifoAndDirectoryAreRefusedWithoutBlocking) {
     unlink(fifo.c_str());
     unlink(out.c_str());
 }
+#else
+// Windows has no FIFOs in the file system: a directory and the NUL device are refused by the handle's
+// type, as model, split part and quantizer input or output.
+TEST_F(Misuse, DeviceAndDirectoryAreRefused) {
+    const llama_model_params mp = llama_model_default_params();
+    for (const std::string & p : {testing::TempDir(), std::string("NUL")}) {
+        EXPECT_EQ(llama_model_load_from_file(p.c_str(), mp), nullptr) << p;
+        EXPECT_TRUE(error_has("not a regular file")) << p << ": " << llama_last_error();
+        const std::string first    = data_path("models/stories260K.gguf");
+        const char *      paths[2] = {first.c_str(), p.c_str()};
+        EXPECT_EQ(llama_model_load_from_splits(paths, 2, mp), nullptr) << p;
+        const llama_model_quantize_params qp = llama_model_quantize_default_params();
+        EXPECT_NE(llama_model_quantize(p.c_str(), (testing::TempDir() + "llama-misuse-q.gguf").c_str(), &qp), 0u);
+        EXPECT_TRUE(error_has("not a regular file")) << p << ": " << llama_last_error();
+        EXPECT_NE(llama_model_quantize(first.c_str(), p.c_str(), &qp), 0u);
+        EXPECT_TRUE(error_has("not a regular file")) << p << ": " << llama_last_error();
+    }
+}
+#endif
 
 // ---- detokenize spacing (llama.cpp's rule) -------------------------------------------------------------
 

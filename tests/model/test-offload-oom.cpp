@@ -5,6 +5,7 @@
 #include "ggml-backend-impl.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-compat.h"
 
 #include <gtest/gtest.h>
 
@@ -21,7 +22,7 @@ void * buf_get_base(ggml_backend_buffer_t b) {
     return b->context;
 }
 void buf_free(ggml_backend_buffer_t b) {
-    std::free(b->context);
+    test_aligned_free(b->context);
 }
 void buf_memset(ggml_backend_buffer_t, ggml_tensor * t, uint8_t v, size_t off, size_t n) {
     std::memset((char *) t->data + off, v, n);
@@ -43,7 +44,7 @@ ggml_backend_buffer_t buft_alloc(ggml_backend_buffer_type_t buft, size_t size) {
     if (size > g_budget) {
         return nullptr;  // what a device buffer type does when the card is full
     }
-    void * mem = std::aligned_alloc(64, (size + 63) / 64 * 64 + 64);
+    void * mem = test_aligned_alloc(64, (size + 63) / 64 * 64 + 64);
     if (!mem) {
         return nullptr;
     }

@@ -3,6 +3,7 @@
 // through memory and files, F16 and Q8_0 caches, plain and flash attention, KV on a Vulkan device);
 // and every corrupt, truncated or mismatched state is rejected with the context left unchanged.
 #include <gtest/gtest.h>
+#include "test-compat.h"
 
 #include <cstdio>
 #include <cstdlib>

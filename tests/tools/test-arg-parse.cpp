@@ -1,6 +1,7 @@
 // The strict number parsers every tool uses (examples/common/arg-parse.h): a value is accepted only
 // when the whole text is one number inside the flag's range.
 #include <gtest/gtest.h>
+#include "test-compat.h"
 
 #include <cstdlib>
 

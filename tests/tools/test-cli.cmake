@@ -7,7 +7,7 @@
 # With -DCASE=embedding (and -DVOCAB=<bert vocab gguf>): llama-embedding on a synthetic BERT from
 # llama-gguf-synth.
 #   cmake [-DEMULATOR=qemu-aarch64|-L|<sysroot>] -DCASE=args|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
-#         -DWORK=<scratch dir> -P test-cli.cmake
+#         -DWORK=<scratch dir> [-DEXE=.exe] -P test-cli.cmake
 cmake_minimum_required(VERSION 3.25)
 
 # -DEMULATOR: a cross build's emulator command, its arguments joined with '|' (empty natively)
@@ -41,7 +41,7 @@ endfunction()
 
 macro(run tool)
     set(last_cmd "${tool} ${ARGN}")
-    execute_process(COMMAND ${emu} ${BIN}/${tool} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+    execute_process(COMMAND ${emu} ${BIN}/${tool}${EXE} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                     INPUT_FILE /dev/null)
 endmacro()
 
@@ -95,7 +95,7 @@ if (CASE STREQUAL "args")
     expect_failure(${enoent} llama-simple -m ${missing})
     # an empty value (a list element CMake would drop, hence spelled out)
     set(last_cmd "llama-simple -n ''")
-    execute_process(COMMAND ${emu} ${BIN}/llama-simple -m ${MODEL} -n "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    execute_process(COMMAND ${emu} ${BIN}/llama-simple${EXE} -m ${MODEL} -n "" RESULT_VARIABLE rc OUTPUT_VARIABLE out
                     ERROR_VARIABLE err)
     check("rc EQUAL 1 AND err MATCHES \"invalid value '' for -n\"" "expected an empty -n to be rejected")
 
@@ -166,7 +166,7 @@ if (CASE STREQUAL "args")
     expect_failure(${enoent} llama-bench -m ${missing} -p 4 -n 4 -r 1 --bw-mib 1)
 
     # llama-bench-lite (positional numbers)
-    if (EXISTS ${BIN}/llama-bench-lite)
+    if (EXISTS ${BIN}/llama-bench-lite${EXE})
         expect_help(llama-bench-lite)
         expect_usage("invalid value 'abc' for N_PROMPT: expected an integer in [1, 65536]" llama-bench-lite
                      ${MODEL} 2 abc)
@@ -182,7 +182,7 @@ elseif (CASE STREQUAL "chat")
     file(WRITE ${WORK}/chat-input.txt "${turns}")
     set(last_cmd "llama-simple-chat -m MODEL -c 64 -n 24 --seed 7 -v < chat-input.txt")
     execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=NO_COLOR
-                            ${emu} ${BIN}/llama-simple-chat -m ${MODEL} -c 64 -n 24 --seed 7 -v
+                            ${emu} ${BIN}/llama-simple-chat${EXE} -m ${MODEL} -c 64 -n 24 --seed 7 -v
                     INPUT_FILE ${WORK}/chat-input.txt RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     string(ASCII 27 esc)
     count_of("${out}" "${esc}" n_esc)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ggml-backend-impl.h"
+#include "test-compat.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -29,7 +30,7 @@ inline void * buf_get_base(ggml_backend_buffer_t b) {
     return b->context;
 }
 inline void buf_free(ggml_backend_buffer_t b) {
-    std::free(b->context);
+    test_aligned_free(b->context);
 }
 inline void buf_memset(ggml_backend_buffer_t, ggml_tensor * t, uint8_t v, size_t off, size_t n) {
     std::memset((char *) t->data + off, v, n);
@@ -48,7 +49,7 @@ inline const char * buft_name(ggml_backend_buffer_type_t) {
     return "FAKE";
 }
 inline ggml_backend_buffer_t buft_alloc(ggml_backend_buffer_type_t buft, size_t size) {
-    void * mem = std::aligned_alloc(64, (size + 63) / 64 * 64);
+    void * mem = test_aligned_alloc(64, (size + 63) / 64 * 64);
     if (!mem) {
         return nullptr;
     }

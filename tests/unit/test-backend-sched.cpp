@@ -5,6 +5,7 @@
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "ggml.h"
+#include "test-compat.h"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,11 @@
 // Malformed-file rejection lives in test-gguf-malformed.cpp.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#if !defined(_WIN32)
+#    include <fcntl.h>
+#    include <sys/stat.h>
+#    include <unistd.h>
+#endif
 #include <algorithm>
 
 #include <chrono>
@@ -646,13 +648,15 @@ TEST(GgufWrite, FailuresAreLoggedAndLeaveTheContextUnchanged) {
         EXPECT_FALSE(log.errors.empty());
         EXPECT_EQ(gguf_get_meta_size(nullptr), 0u);
     }
-    // writing to a full device is an I/O error, not a crash
+    // writing to a full device is an I/O error, not a crash (Linux's /dev/full; Windows has no such device)
+#if !defined(_WIN32)
     if (FILE * f = fopen("/dev/full", "wb")) {
         fclose(f);
         log_capture log;
         EXPECT_FALSE(gguf_write_to_file(ctx.get(), "/dev/full", false));
         EXPECT_FALSE(log.errors.empty());
     }
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -693,6 +697,7 @@ const shared_file k_shared_files[] = {
     {"vocab/ggml-vocab-starcoder.gguf", 19, 0, 1719360},
 };
 
+#if !defined(_WIN32)
 // A FIFO, a directory or a device is refused at once: opening a FIFO for reading must not wait for a
 // writer (the reader opens non-blocking and checks the type on the open descriptor).
 TEST(GgufFile, SpecialFilesAreRefusedWithoutBlocking) {
@@ -722,6 +727,16 @@ TEST(GgufFile, SpecialFilesAreRefusedWithoutBlocking) {
         EXPECT_NE(std::string(gguf_last_error()).find("not a regular file"), std::string::npos) << p;
     }
 }
+#else
+// Windows has no FIFOs in the file system: a directory and the NUL device are refused by the handle's type.
+TEST(GgufFile, SpecialFilesAreRefused) {
+    for (const std::string & p : {testing::TempDir(), std::string("NUL")}) {
+        EXPECT_EQ(gguf_init_from_file(p.c_str(), gguf_init_params{true}), nullptr) << p;
+        EXPECT_NE(std::string(gguf_last_error()).find("not a regular file"), std::string::npos)
+            << p << ": " << gguf_last_error();
+    }
+}
+#endif
 
 TEST(GgufSharedFiles, AllParseWithExpectedCounts) {
     // every *.gguf in the shared folders is listed above (a new file must be added with its counts)

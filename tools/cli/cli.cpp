@@ -10,6 +10,7 @@
 
 #include "arg-parse.h"
 #include "cli-session.h"
+#include "console.h"
 #ifdef LLAMA_CLI_JSON_SCHEMA
 #    include "json-schema-grammar.h"
 #endif
@@ -131,13 +132,11 @@ static bool read_message(std::string & msg) {
 
 // The whole file (for --grammar-file and --json-schema-file); a usage error when unreadable.
 static std::string read_file(tool::args & args, const std::string & path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) {
-        args.fail("cannot read " + path);
+    std::string text, why;
+    if (!tool::read_file(path, text, why)) {
+        args.fail("cannot read " + path + ": " + why);
     }
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return text;
 }
 
 // GBNF of a JSON schema; a usage error (with the converter's reason) when it cannot be converted.

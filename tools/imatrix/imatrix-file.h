@@ -59,7 +59,7 @@ inline bool read_exact(FILE * f, void * p, size_t n) {
 
 // The legacy format. Sums there hold mean * ncall; counts become {ncall}.
 inline bool load_legacy(const std::string & path, data & out, std::string & err) {
-    std::unique_ptr<FILE, int (*)(FILE *)> f(fopen(path.c_str(), "rb"), fclose);
+    std::unique_ptr<FILE, int (*)(FILE *)> f(ggml_fopen(path.c_str(), "rb"), fclose);
     if (!f) {
         err = "cannot open " + path;
         return false;
@@ -111,7 +111,7 @@ inline bool load_legacy(const std::string & path, data & out, std::string & err)
 // any malformed content; `out` is then unspecified.
 inline bool load(const std::string & path, data & out, std::string & err) {
     out          = data();
-    FILE * probe = fopen(path.c_str(), "rb");
+    FILE * probe = ggml_fopen(path.c_str(), "rb");
     if (!probe) {
         err = "cannot open " + path;
         return false;
@@ -235,7 +235,7 @@ inline bool save_gguf(const std::string & path, const data & d, std::string & er
 // Writes `d` in the legacy .dat format (mean * ncall per value; entries without data skipped; an
 // unexercised expert's values stored as 1, as llama.cpp does).
 inline bool save_legacy(const std::string & path, const data & d, std::string & err) {
-    std::unique_ptr<FILE, int (*)(FILE *)> f(fopen(path.c_str(), "wb"), fclose);
+    std::unique_ptr<FILE, int (*)(FILE *)> f(ggml_fopen(path.c_str(), "wb"), fclose);
     if (!f) {
         err = "cannot create " + path;
         return false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "arg-parse.h"
+#include "console.h"
 #include "imatrix-collect.h"
 #include "imatrix-file.h"
 #include "llama.h"
@@ -155,13 +156,10 @@ int main(int argc, char ** argv) {
         return save(o, col.stats, o.out) ? tool::EXIT_OK : tool::EXIT_RUNTIME;
     }
 
-    std::ifstream in(o.text_file, std::ios::binary);
-    if (!in) {
-        return tool::report_failure("cannot read " + o.text_file, "no such file or not readable");
+    std::string text, why;
+    if (!tool::read_file(o.text_file, text, why)) {
+        return tool::report_failure("cannot read " + o.text_file, why);
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
 
     tool::llama_start(k_prog, o.verbose);
     llama_model * model = tool::load_model(o.model, false);

@@ -2,14 +2,12 @@
 // docs/server.md). This file: command line, model and context, signals, start and graceful stop.
 //
 //   llama-server -m MODEL [--host H] [--port P] [-np N] [-c N_CTX] [--api-key KEY] ...
-#include <pthread.h>
-#include <signal.h>
-
 #include <cstdio>
 #include <string>
 #include <thread>
 
 #include "arg-parse.h"
+#include "console.h"
 #include "llama.h"
 #include "server-embed.h"
 #include "server-engine.h"
@@ -104,13 +102,9 @@ int main(int argc, char ** argv) {
         hc.model_id        = slash == std::string::npos ? model_path : model_path.substr(slash + 1);
     }
 
-    // signals are taken by one thread with sigwait; every other thread (created below) blocks them
-    sigset_t sigs;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
-    signal(SIGPIPE, SIG_IGN);  // a client closing its socket is an error return, not a signal
+    // stop requests (SIGTERM, SIGINT; Ctrl+C on Windows) are taken by one thread; set up before any
+    // thread starts so that none of the others receives them
+    tool::stop_requests stop;
 
     tool::llama_start(k_prog, verbose);
 
@@ -145,17 +139,15 @@ int main(int argc, char ** argv) {
                    eng.slot_ctx());
             fflush(stdout);
             std::thread sig_thread([&] {
-                int sig = 0;
-                sigwait(&sigs, &sig);
-                if (sig != 0) {
-                    fprintf(stderr, "%s: %s received, finishing in-flight requests\n", k_prog,
-                            sig == SIGTERM ? "SIGTERM" : "SIGINT");
+                const std::string what = stop.wait();
+                if (!what.empty()) {
+                    fprintf(stderr, "%s: %s received, finishing in-flight requests\n", k_prog, what.c_str());
                 }
                 http.shutdown(grace);
             });
             http.listen();
             // listen() also returns on failure: wake the signal thread so it can be joined
-            pthread_kill(sig_thread.native_handle(), SIGTERM);
+            stop.wake();
             sig_thread.join();
             printf("%s: stopped\n", k_prog);
         }

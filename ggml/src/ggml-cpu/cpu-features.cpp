@@ -1,21 +1,16 @@
 // CPU feature detection: the only file of the CPU backend that asks the hardware or the OS what the
-// processor can run (cpu-features.h). Each OS family's query sits in its own #if block.
+// processor can run (cpu-features.h). x86-64 asks CPUID itself; what only the OS knows (ARM HWCAPs,
+// performance cores) comes from the platform layer (ggml-os.h).
 #include "cpu-features.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
-#include <vector>
 
 #if defined(GGML_CPU_ARCH_X86_64)
 #    include <cpuid.h>
 #endif
-#if defined(__APPLE__)
-#    include <sys/sysctl.h>
-#elif defined(GGML_CPU_ARCH_ARM64) && defined(__linux__)
-#    include <sys/auxv.h>
-#endif
+#include "ggml-os.h"
 
 namespace {
 
@@ -37,38 +32,21 @@ bool x86_has(ggml_cpu_isa isa) {
 }
 #endif
 
-#if defined(__APPLE__)
-bool sysctl_flag(const char * name) {
-    int    v   = 0;
-    size_t len = sizeof(v);
-    return sysctlbyname(name, &v, &len, nullptr, 0) == 0 && v != 0;
-}
-#endif
-
 ggml_cpu_arm_features detect_arm() {
     ggml_cpu_arm_features f{};
 #if defined(GGML_CPU_ARCH_ARM64)
-    f.neon = true;  // part of every AArch64 CPU
-#    if defined(__APPLE__)
-    f.dotprod = sysctl_flag("hw.optional.arm.FEAT_DotProd");
-    f.fp16    = sysctl_flag("hw.optional.arm.FEAT_FP16");
-    f.i8mm    = sysctl_flag("hw.optional.arm.FEAT_I8MM");
-    f.bf16    = sysctl_flag("hw.optional.arm.FEAT_BF16");
-#    elif defined(__linux__)
-    // bit numbers from the kernel's uapi asm/hwcap.h (named here: older headers lack some of them)
-    const unsigned long hw  = getauxval(AT_HWCAP);
-    const unsigned long hw2 = getauxval(AT_HWCAP2);
-    f.fp16                  = (hw >> 9 & 1) && (hw >> 10 & 1);  // HWCAP_FPHP, HWCAP_ASIMDHP
-    f.dotprod               = hw >> 20 & 1;                     // HWCAP_ASIMDDP
-    f.sve                   = hw >> 22 & 1;                     // HWCAP_SVE
-    f.sve2                  = hw2 >> 1 & 1;                     // HWCAP2_SVE2
-    f.i8mm                  = hw2 >> 13 & 1;                    // HWCAP2_I8MM
-    f.bf16                  = hw2 >> 14 & 1;                    // HWCAP2_BF16
-#        if defined(__ARM_FEATURE_SVE)
+    f.neon                   = true;                    // part of every AArch64 CPU
+    const ggml_os_arm_caps c = ggml_os_arm_features();  // HWCAP / sysctl / IsProcessorFeaturePresent
+    f.dotprod                = c.dotprod;
+    f.fp16                   = c.fp16;
+    f.i8mm                   = c.i8mm;
+    f.bf16                   = c.bf16;
+    f.sve                    = c.sve;
+    f.sve2                   = c.sve2;
+#    if defined(__ARM_FEATURE_SVE)
     if (f.sve) {
         f.sve_bytes = (int) __builtin_sve_svcntb();
     }
-#        endif
 #    endif
 #endif
     return f;
@@ -97,61 +75,9 @@ bool detect(ggml_cpu_isa isa) {
 #endif
 }
 
-#if defined(__linux__)
-// One integer from a sysfs file, or -1.
-long read_sys_long(const char * path) {
-    FILE * f = std::fopen(path, "r");
-    if (!f) {
-        return -1;
-    }
-    long v = -1;
-    if (std::fscanf(f, "%ld", &v) != 1) {
-        v = -1;
-    }
-    std::fclose(f);
-    return v;
-}
-
-// Cores whose capacity (or else maximum frequency) is the highest of the system: on a big.LITTLE
-// phone the big (and prime) cores; 0 when the kernel reports neither.
-int linux_performance_cores(int n_cpu) {
-    for (const char * attr : {"cpu_capacity", "cpufreq/cpuinfo_max_freq"}) {
-        std::vector<long> v;
-        char              path[96];
-        for (int i = 0; i < n_cpu; ++i) {
-            std::snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", i, attr);
-            v.push_back(read_sys_long(path));
-        }
-        long top = -1;
-        for (long x : v) {
-            top = x > top ? x : top;
-        }
-        if (top <= 0) {
-            continue;
-        }
-        int n = 0;
-        for (long x : v) {
-            // within 10% of the top: prime and big cores of one phone differ little, little cores by 2-4x
-            n += x > 0 && x * 10 >= top * 9;
-        }
-        return n;
-    }
-    return 0;
-}
-#endif
-
 int detect_performance_cores() {
     const int n_hw = (int) std::thread::hardware_concurrency();
-    int       n    = 0;
-#if defined(__APPLE__)
-    int    v   = 0;
-    size_t len = sizeof(v);
-    if (sysctlbyname("hw.perflevel0.logicalcpu", &v, &len, nullptr, 0) == 0 && v > 0) {
-        n = v;
-    }
-#elif defined(__linux__)
-    n = linux_performance_cores(n_hw);
-#endif
+    int       n    = ggml_os_performance_cpus(n_hw);
     if (n <= 0 || (n_hw > 0 && n > n_hw)) {
         n = n_hw;
     }

@@ -6,14 +6,11 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__linux__)
-#    include <sys/mman.h>
-#endif
-
 #include "cpu-repack.h"
 #include "ggml-backend-impl.h"
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
+#include "ggml-os.h"
 
 namespace {
 
@@ -29,24 +26,22 @@ constexpr size_t HUGE_PAGE = (size_t) 2 << 20;
 void * alloc_weights(size_t size) {
     const size_t padded = size == 0 ? ALIGNMENT : (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
     if (padded < HUGE_PAGE || padded > SIZE_MAX - HUGE_PAGE) {
-        return std::aligned_alloc(ALIGNMENT, padded);
+        return ggml_os_aligned_alloc(ALIGNMENT, padded);
     }
-    const size_t huge = (padded + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    void *       mem  = std::aligned_alloc(HUGE_PAGE, huge);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t      huge     = (padded + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *            mem      = ggml_os_aligned_alloc(HUGE_PAGE, huge);
     static const bool use_huge = [] {
         const char * e = std::getenv("GGML_CPU_HUGE_PAGES");
         return e && std::strcmp(e, "1") == 0;
     }();
     if (mem && use_huge) {
-        (void) madvise(mem, huge, MADV_HUGEPAGE);  // advice only: without THP the buffer still works
+        ggml_os_advise_huge_pages(mem, huge);  // advice only: without THP the buffer still works
     }
-#endif
     return mem;
 }
 
 void buf_free(ggml_backend_buffer_t buffer) {
-    std::free(buffer->context);
+    ggml_os_aligned_free(buffer->context);
 }
 
 void * buf_get_base(ggml_backend_buffer_t buffer) {
@@ -116,7 +111,7 @@ ggml_backend_buffer_t buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t 
     i.clear                 = buf_clear;
     ggml_backend_buffer_t b = ggml_backend_buffer_init(buft, i, mem, size);
     if (!b) {
-        std::free(mem);
+        ggml_os_aligned_free(mem);
     }
     return b;
 }

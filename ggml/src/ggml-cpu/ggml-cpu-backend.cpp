@@ -7,6 +7,7 @@
 #include "ggml-cpu-compute.h"
 #include "ggml-cpu.h"
 #include "ggml-impl.h"
+#include "ggml-os.h"
 #include "threadpool-api.h"
 
 #include <algorithm>
@@ -16,8 +17,6 @@
 #include <new>
 #include <string>
 #include <thread>
-
-#include <unistd.h>
 
 // 64 bytes: a cache line, and the widest SIMD load (AVX-512) stays aligned.
 static constexpr size_t CPU_BUFFER_ALIGNMENT = 64;
@@ -29,7 +28,7 @@ static void * cpu_buffer_get_base(ggml_backend_buffer_t buffer) {
 }
 
 static void cpu_buffer_free(ggml_backend_buffer_t buffer) {
-    std::free(buffer->context);
+    ggml_os_aligned_free(buffer->context);
 }
 
 static void cpu_buffer_memset_tensor(ggml_backend_buffer_t, struct ggml_tensor * t, uint8_t value, size_t offset,
@@ -83,14 +82,14 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         return nullptr;
     }
     const size_t padded = (size + CPU_BUFFER_ALIGNMENT - 1) / CPU_BUFFER_ALIGNMENT * CPU_BUFFER_ALIGNMENT;
-    void *       mem    = std::aligned_alloc(CPU_BUFFER_ALIGNMENT, padded);
+    void *       mem    = ggml_os_aligned_alloc(CPU_BUFFER_ALIGNMENT, padded);
     if (!mem) {
         GGML_LOG_ERROR("%s: failed to allocate %zu bytes\n", __func__, size);
         return nullptr;
     }
     ggml_backend_buffer_t buf = ggml_backend_buffer_init(buft, cpu_buffer_iface(true), mem, size);
     if (!buf) {
-        std::free(mem);
+        ggml_os_aligned_free(mem);
     }
     return buf;
 }
@@ -149,50 +148,6 @@ static ggml_backend_i cpu_backend_iface() {
 
 // ---- device and registry --------------------------------------------------------------------------
 
-namespace {
-std::string read_cpu_model_name() {
-    FILE * f = std::fopen("/proc/cpuinfo", "r");
-    if (!f) {
-        return "CPU";
-    }
-    char        line[512];
-    std::string name = "CPU";
-    while (std::fgets(line, sizeof(line), f)) {
-        if (std::strncmp(line, "model name", 10) == 0) {
-            const char * colon = std::strchr(line, ':');
-            if (colon) {
-                std::string v = colon + 1;
-                v.erase(0, v.find_first_not_of(" \t"));
-                v.erase(v.find_last_not_of(" \t\r\n") + 1);
-                if (!v.empty()) {
-                    name = v;
-                }
-            }
-            break;
-        }
-    }
-    std::fclose(f);
-    return name;
-}
-
-// MemAvailable from /proc/meminfo (kB), 0 if unknown.
-size_t read_mem_available() {
-    FILE * f = std::fopen("/proc/meminfo", "r");
-    if (!f) {
-        return 0;
-    }
-    char               line[256];
-    unsigned long long kb = 0;
-    while (std::fgets(line, sizeof(line), f)) {
-        if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
-            break;
-        }
-    }
-    std::fclose(f);
-    return (size_t) kb * 1024;
-}
-}  // namespace
-
 static ggml_backend_device g_cpu_device;
 static ggml_backend_reg    g_cpu_reg;
 
@@ -201,16 +156,17 @@ static const char * cpu_dev_get_name(ggml_backend_dev_t) {
 }
 
 static const char * cpu_dev_get_description(ggml_backend_dev_t) {
-    static const std::string desc = read_cpu_model_name();
+    static const std::string desc = [] {
+        char name[256];
+        return ggml_os_cpu_name(name, sizeof(name)) ? std::string(name) : std::string("CPU");
+    }();
     return desc.c_str();
 }
 
 static void cpu_dev_get_memory(ggml_backend_dev_t, size_t * free, size_t * total) {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long psize = sysconf(_SC_PAGE_SIZE);
-    *total           = (pages > 0 && psize > 0) ? (size_t) pages * (size_t) psize : 0;
-    const size_t av  = read_mem_available();
-    *free            = av > 0 ? av : *total;
+    *total          = (size_t) ggml_os_memory_total();
+    const size_t av = (size_t) ggml_os_memory_available();
+    *free           = av > 0 ? av : *total;
 }
 
 static enum ggml_backend_dev_type cpu_dev_get_type(ggml_backend_dev_t) {

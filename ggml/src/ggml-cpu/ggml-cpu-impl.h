@@ -51,11 +51,7 @@ struct ggml_cpu_items {
 
 // Marks the node as failed (the compute returns GGML_STATUS_FAILED); logs the first message only.
 // Kernels may test `p->failed->load() != 0` after an internal barrier.
-void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+void ggml_cpu_fail(const ggml_cpu_params * p, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 
 // True when GGML_CPU_SCALAR=1 or ggml_cpu_set_scalar(true): kernels use their plain scalar path.
 bool            ggml_cpu_use_scalar();

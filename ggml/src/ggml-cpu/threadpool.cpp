@@ -1,6 +1,8 @@
 // Persistent worker pool: seqlock-published jobs, a spinning barrier, spin-then-sleep between jobs.
 #include "threadpool.h"
 
+#include "ggml-os.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -33,7 +35,7 @@ ggml_cpu_threadpool::~ggml_cpu_threadpool() {
     for (auto & t : workers) {
         t.join();
     }
-    std::free(wbuf);
+    ggml_os_aligned_free(wbuf);
 }
 
 bool ggml_cpu_threadpool::reserve(int n_threads) {
@@ -164,10 +166,10 @@ void * ggml_cpu_threadpool::work_data(size_t size) {
     if (size <= wbuf_size && wbuf) {
         return wbuf;
     }
-    std::free(wbuf);
+    ggml_os_aligned_free(wbuf);
     wbuf_size          = 0;
     const size_t bytes = (size + 63) / 64 * 64 + 64;
-    wbuf               = std::aligned_alloc(64, bytes);
+    wbuf               = ggml_os_aligned_alloc(64, bytes);
     if (wbuf) {
         wbuf_size = bytes;
     }
