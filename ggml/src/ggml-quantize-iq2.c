@@ -179,9 +179,11 @@ static const codebook * codebook_get(int kind) {
 
 // ---- search -------------------------------------------------------------------------------------
 
+#if !defined(__SSE2__)  // pattern_of's scalar form (its SSE2 form compares four lanes at once)
 static inline int nearest_level(float v) {
     return v < 2.0625f ? 0 : v < 4.25f ? 1 : 2;  // midpoints of 1, 3.125, 5.375 (NaN -> 2)
 }
+#endif
 
 static inline float entry_err(const float * q, const float * xv, const float * w, float S) {
     float err = 0.0f;

@@ -3,6 +3,7 @@
 #include "ggml-quants-search.h"
 
 #include "ggml-quants.h"
+#include "ggml-x86-cpuid.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -203,7 +204,7 @@ const ggml_qsearch_kernels * ggml_qsearch_kernels_get(enum ggml_qsearch_isa isa)
 #if defined(GGML_CPU_ARCH_X86_64) && (defined(__GNUC__) || defined(__clang__))
         // the flags each .avx2/.avx512 file is compiled with (ggml/CMakeLists.txt)
         case GGML_QSEARCH_ISA_AVX2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ggml_x86_has_f16c() &&
                            __builtin_cpu_supports("bmi2")
                        ? ggml_qsearch_kernels_avx2()
                        : NULL;

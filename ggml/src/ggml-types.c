@@ -149,16 +149,7 @@ ggml_bf16_t ggml_fp32_to_bf16(float f) {
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #    include <immintrin.h>
-#    if defined(__clang__) && __clang_major__ < 16
-// clang < 16 rejects "f16c" in __builtin_cpu_supports (the fuzz builds use clang): read CPUID.1:ECX
-#        include <cpuid.h>
-static int cpu_has_f16c(void) {
-    unsigned a, b, c, d;
-    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
-}
-#    else
-#        define cpu_has_f16c() __builtin_cpu_supports("f16c")
-#    endif
+#    include "ggml-x86-cpuid.h"
 // F16C converts exactly like the scalar code, except that a signalling NaN comes out quiet.
 __attribute__((target("avx,f16c"))) static void fp16_to_fp32_row_f16c(const ggml_fp16_t * x, float * y, int64_t n) {
     int64_t i = 0;
@@ -173,7 +164,7 @@ __attribute__((target("avx,f16c"))) static void fp16_to_fp32_row_f16c(const ggml
 
 void ggml_fp16_to_fp32_row(const ggml_fp16_t * x, float * y, int64_t n) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (n >= 8 && __builtin_cpu_supports("avx") && cpu_has_f16c()) {
+    if (n >= 8 && __builtin_cpu_supports("avx") && ggml_x86_has_f16c()) {
         fp16_to_fp32_row_f16c(x, y, n);
         return;
     }

@@ -14,6 +14,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-cpu/cpu-features.h"
 #include "ggml-cpu/ops-attn.h"
 #include "ggml.h"
 #include "test-common.h"
@@ -299,11 +300,9 @@ TEST_F(CpuFlashAttn, NanInMaskedKvCellDoesNotLeak) {
 TEST(CpuFlashAttnKernels, ScaleMaskMaxMatchesTheScalarBits) {
     std::vector<const ggml_cpu_fa_kernels *> ks;
 #if defined(GGML_CPU_ARCH_X86_64)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"))
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
         ks.push_back(ggml_cpu_fa_kernels_avx2());
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni"))
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
         ks.push_back(ggml_cpu_fa_kernels_avx512());
 #elif defined(GGML_CPU_ARCH_ARM64)
     ks.push_back(ggml_cpu_fa_kernels_neon());  // ARMv8.0: every arm64 CPU

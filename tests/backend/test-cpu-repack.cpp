@@ -230,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(Types, CpuRepack,
 // kernels otherwise (so both stay reachable, and the bit-identity tests above cover both).
 TEST(CpuRepackDispatch, AvxVnniAtTheAvx2LevelWhereTheCpuHasIt) {
 #if defined(GGML_CPU_ARCH_X86_64)
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
+    if (!ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
         GTEST_SKIP() << "no AVX2";
     unsigned   a = 0, b = 0, c = 0, d = 0;  // CPUID leaf 7 sub-leaf 1, EAX bit 4: AVX-VNNI
     const bool has = __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;

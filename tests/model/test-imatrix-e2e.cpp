@@ -58,7 +58,6 @@ const type_row k_types[] = {
 };
 
 constexpr int k_ctx      = 128;  // tokens per imatrix chunk
-constexpr int k_chunks   = 6;
 constexpr int k_layers   = 2;
 constexpr int k_prompt   = 24;
 constexpr int k_generate = 24;

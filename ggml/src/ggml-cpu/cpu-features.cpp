@@ -9,6 +9,8 @@
 
 #if defined(GGML_CPU_ARCH_X86_64)
 #    include <cpuid.h>
+
+#    include "ggml-x86-cpuid.h"
 #endif
 #include "ggml-os.h"
 
@@ -17,8 +19,8 @@ namespace {
 #if defined(GGML_CPU_ARCH_X86_64)
 bool x86_has(ggml_cpu_isa isa) {
     __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                      __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ggml_x86_has_f16c() &&
+                      __builtin_cpu_supports("bmi2");
     switch (isa) {
         case GGML_CPU_ISA_AVX2:
             return avx2;

@@ -20,15 +20,6 @@ inline void store_n(float * d, __m256 v, int n) {
         d[i] = t[i];
 }
 
-inline __m256 load_n(const float * s, int n) {
-    if (n >= 8)
-        return _mm256_loadu_ps(s);
-    alignas(32) float t[8] = {0};
-    for (int i = 0; i < n; ++i)
-        t[i] = s[i];
-    return _mm256_load_ps(t);
-}
-
 template <int R>
 void kq_rows(int nk, int D, const float * const * q, const float * kt, int ldk, float * const * s) {
     for (int j = 0; j < nk; j += 16) {

@@ -5,8 +5,10 @@
 
 // GCC 12's AVX-512 headers build casts from a self-initialized "undefined" vector, which
 // -Wuninitialized reports at every inlined use; the value is never read.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wuninitialized"
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace {
 

@@ -8,8 +8,11 @@
 
 #include "vec-exp.avx512.h"
 
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// GCC 12's AVX-512 headers build results from _mm512_undefined_*() and warn about it (false positive).
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wuninitialized"
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 // d[i] = softmax(x * scale + slope * m)[i] (m may be NULL); a row that is -inf everywhere gives 0.
 void ggml_cpu_soft_max_row_avx512(const float * x, const float * m, float * d, int64_t n, float scale, float slope);

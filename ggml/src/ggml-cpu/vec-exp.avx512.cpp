@@ -5,8 +5,11 @@
 #include "ggml-cpu-impl.h"
 #include "vec-exp.avx512.h"
 
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// GCC 12's AVX-512 headers build results from _mm512_undefined_*() and warn about it (false positive).
+#if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic ignored "-Wuninitialized"
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 void ggml_cpu_vec_exp_sub_avx512(float * d, int64_t n, float m);
 void ggml_cpu_swiglu_avx512(const float * x, const float * g, float * d, int64_t n);
