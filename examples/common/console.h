@@ -36,8 +36,9 @@ public:
     // Makes a pending or future wait() return "" (from any thread).
     void wake();
 
+    struct impl;  // per OS (console.cpp); public so that the Windows console handler can reach it
+
 private:
-    struct impl;
     impl * impl_;
 };
 
