@@ -193,8 +193,9 @@ if (TARGET llama)
     endif()
     # - signatures: every function's type, as the C++ compiler spells it, equals llama.cpp's (the
     #   golden table is GCC's spelling, "const char* (*)(long unsigned int)"; clang's differs, and
-    #   the header is the same for both, so GCC builds check it)
-    if (CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    #   the header is the same for both, so GCC builds check it; the SysV ABI's types: not on Windows,
+    #   where long is 32 bits)
+    if (CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT WIN32)
         add_executable(abi-signature-probe ${CMAKE_CURRENT_SOURCE_DIR}/abi/abi-signature-probe.cpp)
         target_link_libraries(abi-signature-probe PRIVATE llama)
         add_test(NAME test-abi-signatures

@@ -43,7 +43,7 @@ void console_init(int & argc, char **& argv) {
     static std::vector<char *>      ptrs;
     utf8.clear();
     for (int i = 0; i < n; ++i) {
-        const int len = WideCharToMultiByte(CP_UTF8, 0, wv[i], -1, nullptr, 0, nullptr, nullptr);
+        const int   len = WideCharToMultiByte(CP_UTF8, 0, wv[i], -1, nullptr, 0, nullptr, nullptr);
         std::string s(len > 0 ? (size_t) len - 1 : 0, '\0');
         if (len > 1) {
             WideCharToMultiByte(CP_UTF8, 0, wv[i], -1, &s[0], len, nullptr, nullptr);
@@ -139,11 +139,11 @@ void stop_requests::wake() {
 // One thread takes the signals with sigwait; wake() sends the waiting thread a SIGTERM of its own,
 // recorded as a wake-up rather than a request.
 struct stop_requests::impl {
-    sigset_t          sigs;
-    std::mutex        m;
-    bool              woken = false;
-    bool              waiting = false;
-    pthread_t         waiter{};
+    sigset_t sigs;
+    std::mutex m;
+    bool woken = false;
+    bool waiting = false;
+    pthread_t waiter{};
 };
 
 stop_requests::stop_requests() : impl_(new impl) {
@@ -164,7 +164,7 @@ std::string stop_requests::wait() {
         if (impl_->woken) {
             return "";
         }
-        impl_->waiter  = pthread_self();
+        impl_->waiter = pthread_self();
         impl_->waiting = true;
     }
     int sig = 0;

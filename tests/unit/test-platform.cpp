@@ -108,7 +108,7 @@ TEST(Platform, Utf8PathsOpenReadMapAndReplace) {
     // the public wrapper opens the same UTF-8 names
     FILE * pub = ggml_fopen(other.c_str(), "rb");
     ASSERT_NE(pub, nullptr);
-    char path_buf[4096];
+    char      path_buf[4096];
     const int named = ggml_os_stdio_path(pub, path_buf, sizeof(path_buf));
     if (named == GGML_OS_OK) {  // the name it gives opens the same bytes
         EXPECT_EQ(read_all(path_buf), bytes) << path_buf;
@@ -123,7 +123,7 @@ TEST(Platform, Utf8PathsOpenReadMapAndReplace) {
 }
 
 TEST(Platform, MissingAndSpecialFilesFailWithAReason) {
-    ggml_os_file f       = GGML_OS_FILE_INIT;
+    ggml_os_file      f  = GGML_OS_FILE_INIT;
     const std::string no = temp_path(k_name + "-missing.bin");
     EXPECT_EQ(ggml_os_file_open_read(no.c_str(), 0, &f), GGML_OS_FAILED);
     EXPECT_NE(std::string(ggml_os_error()).find("No such file or directory"), std::string::npos) << ggml_os_error();
@@ -187,7 +187,7 @@ std::atomic<int> g_runs{0};
 ggml_os_once     g_once       = GGML_OS_ONCE_INIT;
 ggml_os_once     g_inner_once = GGML_OS_ONCE_INIT;
 void             inner() {
-    g_runs += 100;
+                g_runs += 100;
 }
 void outer() {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // let the other threads arrive and wait

@@ -32,7 +32,12 @@ typedef struct ggml_os_file {
     uint64_t id[2];   // identity: two opens of the same file give the same id (device + inode, volume + index)
 } ggml_os_file;
 
-#define GGML_OS_FILE_INIT {-1, 0, {0, 0}}
+#define GGML_OS_FILE_INIT \
+    {                     \
+        -1, 0, {          \
+            0, 0          \
+        }                 \
+    }
 
 enum ggml_os_open_flags {
     GGML_OS_OPEN_DIRECT = 1,  // bypass the page cache (O_DIRECT / FILE_FLAG_NO_BUFFERING): reads must be
@@ -128,7 +133,8 @@ int64_t ggml_os_time_us(void);
 typedef struct ggml_os_once {
     volatile long state;  // 0 not run, 2 done
 } ggml_os_once;
-#define GGML_OS_ONCE_INIT {0}
+#define GGML_OS_ONCE_INIT \
+    { 0 }
 void ggml_os_call_once(ggml_os_once * once, void (*fn)(void));
 
 // A shared library (UTF-8 path): dlopen / LoadLibraryW. NULL on failure (ggml_os_error says why).

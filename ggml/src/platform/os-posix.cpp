@@ -314,7 +314,7 @@ int ggml_os_performance_cpus(int n_logical) {
     // cores of one phone differ little, little cores by 2-4x
     for (const char * attr : {"cpu_capacity", "cpufreq/cpuinfo_max_freq"}) {
         std::vector<long> v;
-        char              path[96];
+        char path[96];
         for (int i = 0; i < n_logical; ++i) {
             std::snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/%s", i, attr);
             v.push_back(read_sys_long(path));
@@ -384,14 +384,14 @@ ggml_os_arm_caps ggml_os_arm_features(void) {
     c.bf16    = flag("hw.optional.arm.FEAT_BF16");
 #    elif defined(__aarch64__) && defined(__linux__)
     // bit numbers from the kernel's uapi asm/hwcap.h (named here: older headers lack some of them)
-    const unsigned long hw  = getauxval(AT_HWCAP);
+    const unsigned long hw = getauxval(AT_HWCAP);
     const unsigned long hw2 = getauxval(AT_HWCAP2);
-    c.fp16                  = (hw >> 9 & 1) && (hw >> 10 & 1);  // HWCAP_FPHP, HWCAP_ASIMDHP
-    c.dotprod               = hw >> 20 & 1;                     // HWCAP_ASIMDDP
-    c.sve                   = hw >> 22 & 1;                     // HWCAP_SVE
-    c.sve2                  = hw2 >> 1 & 1;                     // HWCAP2_SVE2
-    c.i8mm                  = hw2 >> 13 & 1;                    // HWCAP2_I8MM
-    c.bf16                  = hw2 >> 14 & 1;                    // HWCAP2_BF16
+    c.fp16 = (hw >> 9 & 1) && (hw >> 10 & 1);  // HWCAP_FPHP, HWCAP_ASIMDHP
+    c.dotprod = hw >> 20 & 1;                  // HWCAP_ASIMDDP
+    c.sve = hw >> 22 & 1;                      // HWCAP_SVE
+    c.sve2 = hw2 >> 1 & 1;                     // HWCAP2_SVE2
+    c.i8mm = hw2 >> 13 & 1;                    // HWCAP2_I8MM
+    c.bf16 = hw2 >> 14 & 1;                    // HWCAP2_BF16
 #    endif
     return c;
 }

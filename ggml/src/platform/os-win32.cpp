@@ -83,8 +83,8 @@ void set_win_error(const char * what, const char * path, DWORD err = GetLastErro
         return;
     }
     wchar_t * msg = nullptr;
-    FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
-                   nullptr, err, 0, (LPWSTR) &msg, 0, nullptr);
+    FormatMessageW(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr,
+                   err, 0, (LPWSTR) &msg, 0, nullptr);
     std::string text = msg ? narrow(msg) : "error " + std::to_string((unsigned long) err);
     if (msg) {
         LocalFree(msg);
@@ -214,7 +214,7 @@ int ggml_os_fseek64(FILE * f, uint64_t offset) {
 int ggml_os_fopen_write_regular(const char * path, FILE ** out) {
     HANDLE                     h;
     BY_HANDLE_FILE_INFORMATION info;
-    const int r = open_regular(path, GENERIC_WRITE, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, &h, &info);
+    const int                  r = open_regular(path, GENERIC_WRITE, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, &h, &info);
     if (r != GGML_OS_OK) {
         return r;
     }
@@ -285,7 +285,7 @@ void * ggml_os_map_read(const ggml_os_file * f, size_t size) {
         set_win_error("CreateFileMapping failed", nullptr);
         return nullptr;
     }
-    void * p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
+    void *      p   = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
     const DWORD err = GetLastError();
     CloseHandle(m);  // the view keeps the mapping alive
     if (!p) {
@@ -368,7 +368,7 @@ int ggml_os_performance_cpus(int n_logical) {
     }
     int top = -1, n = 0;
     for (DWORD off = 0; off < len;) {
-        auto *    r    = (SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *) (buf.data() + off);
+        auto * r = (SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX *) (buf.data() + off);
         // EfficiencyClass is the byte after Flags (MinGW's headers still call it Reserved[0])
         const int eff  = (&r->Processor.Flags)[1];
         int       bits = 0;
@@ -392,8 +392,8 @@ int ggml_os_performance_cpus(int n_logical) {
 bool ggml_os_cpu_name(char * buf, size_t size) {
     wchar_t name[256];
     DWORD   len = sizeof(name);
-    if (RegGetValueW(HKEY_LOCAL_MACHINE, L"HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0",
-                     L"ProcessorNameString", RRF_RT_REG_SZ, nullptr, name, &len) != ERROR_SUCCESS) {
+    if (RegGetValueW(HKEY_LOCAL_MACHINE, L"HARDWARE\\DESCRIPTION\\System\\CentralProcessor\\0", L"ProcessorNameString",
+                     RRF_RT_REG_SZ, nullptr, name, &len) != ERROR_SUCCESS) {
         return false;
     }
     std::string s = narrow(name);
@@ -435,8 +435,8 @@ void * ggml_os_dl_open(const char * path) {
         return nullptr;
     }
     // no error box when a dependent DLL is missing: the caller reports it
-    const UINT old = SetErrorMode(SEM_FAILCRITICALERRORS);
-    HMODULE    h   = LoadLibraryW(w.c_str());
+    const UINT  old = SetErrorMode(SEM_FAILCRITICALERRORS);
+    HMODULE     h   = LoadLibraryW(w.c_str());
     const DWORD err = GetLastError();
     SetErrorMode(old);
     if (!h) {
