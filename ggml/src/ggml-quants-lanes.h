@@ -19,7 +19,22 @@
 
 #include "ggml-quants-search.h"
 
+#if defined(_MSC_VER) && !defined(__clang__)
+#    include <intrin.h>  // _BitScanForward
+#endif
+
 namespace {
+
+// The index of the lowest set bit of a non-zero mask.
+inline int lowest_set_bit(unsigned m) {
+#if defined(_MSC_VER) && !defined(__clang__)
+    unsigned long i = 0;
+    _BitScanForward(&i, m);
+    return (int) i;
+#else
+    return __builtin_ctz(m);
+#endif
+}
 
 // lanes in the candidate sweeps (ggml_qsearch_sym: 2 x 16; ggml_qsearch_affine: 21 + 1 base candidate)
 constexpr int kSymLanes    = 32;
@@ -106,7 +121,7 @@ float lanes_sym(int n, const float * x, int qmin, int qmax, int * q) {
         for (int v = 0; v < NV; v++) {
             const unsigned hit = veq_mask(vs[v], mx);
             if (hit) {
-                best = v * W + __builtin_ctz(hit);
+                best = v * W + lowest_set_bit(hit);
                 break;
             }
         }

@@ -201,17 +201,17 @@ const ggml_qsearch_kernels * ggml_qsearch_kernels_get(enum ggml_qsearch_isa isa)
     switch (isa) {
         case GGML_QSEARCH_ISA_SCALAR:
             return &k_scalar;
-#if defined(GGML_CPU_ARCH_X86_64) && (defined(__GNUC__) || defined(__clang__))
+#if defined(GGML_CPU_ARCH_X86_64)
         // the flags each .avx2/.avx512 file is compiled with (ggml/CMakeLists.txt)
         case GGML_QSEARCH_ISA_AVX2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ggml_x86_has_f16c() &&
-                           __builtin_cpu_supports("bmi2")
+            return ggml_x86_has(GGML_X86_AVX2) && ggml_x86_has(GGML_X86_FMA) && ggml_x86_has(GGML_X86_F16C) &&
+                           ggml_x86_has(GGML_X86_BMI2)
                        ? ggml_qsearch_kernels_avx2()
                        : NULL;
         case GGML_QSEARCH_ISA_AVX512:
-            return ggml_qsearch_kernels_get(GGML_QSEARCH_ISA_AVX2) && __builtin_cpu_supports("avx512f") &&
-                           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vnni")
+            return ggml_qsearch_kernels_get(GGML_QSEARCH_ISA_AVX2) && ggml_x86_has(GGML_X86_AVX512F) &&
+                           ggml_x86_has(GGML_X86_AVX512BW) && ggml_x86_has(GGML_X86_AVX512VL) &&
+                           ggml_x86_has(GGML_X86_AVX512DQ) && ggml_x86_has(GGML_X86_AVX512VNNI)
                        ? ggml_qsearch_kernels_avx512()
                        : NULL;
 #endif

@@ -1,6 +1,7 @@
 // Tensor type traits (the GGUF type table), half/bfloat16 conversion, and the log sink.
 #include "ggml-impl.h"
 #include "ggml-os.h"
+#include "ggml-x86-cpuid.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -147,11 +148,16 @@ ggml_bf16_t ggml_fp32_to_bf16(float f) {
     return r;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(GGML_X86_CPUID)
 #    include <immintrin.h>
-#    include "ggml-x86-cpuid.h"
+// the F16C instructions in this function only (MSVC compiles intrinsics without such a flag)
+#    if defined(__GNUC__) || defined(__clang__)
+#        define GGML_TARGET_AVX_F16C __attribute__((target("avx,f16c")))
+#    else
+#        define GGML_TARGET_AVX_F16C
+#    endif
 // F16C converts exactly like the scalar code, except that a signalling NaN comes out quiet.
-__attribute__((target("avx,f16c"))) static void fp16_to_fp32_row_f16c(const ggml_fp16_t * x, float * y, int64_t n) {
+GGML_TARGET_AVX_F16C static void fp16_to_fp32_row_f16c(const ggml_fp16_t * x, float * y, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (x + i))));
@@ -163,8 +169,8 @@ __attribute__((target("avx,f16c"))) static void fp16_to_fp32_row_f16c(const ggml
 #endif
 
 void ggml_fp16_to_fp32_row(const ggml_fp16_t * x, float * y, int64_t n) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (n >= 8 && __builtin_cpu_supports("avx") && ggml_x86_has_f16c()) {
+#if defined(GGML_X86_CPUID)
+    if (n >= 8 && ggml_x86_has(GGML_X86_AVX) && ggml_x86_has(GGML_X86_F16C)) {
         fp16_to_fp32_row_f16c(x, y, n);
         return;
     }

@@ -1,19 +1,40 @@
-// x86-64 CPU feature checks that __builtin_cpu_supports cannot make under every compiler this code
-// builds with. Internal to ggml; C and C++.
+// x86-64 instruction sets as CPUID and XGETBV report them: the one place of ggml that asks (the CPU
+// backend's levels, the quantizers' search kernels and the F16C row conversion all call it). An
+// instruction set counts only when the OS also saves its registers (XCR0), as GCC's
+// __builtin_cpu_supports decides; written with <cpuid.h> / <intrin.h> so that every compiler takes it
+// (clang before 16 rejects some __builtin_cpu_supports names, MSVC has no such builtin). Internal; C and C++.
 #pragma once
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#    if defined(__clang__) && __clang_major__ < 16
-#        include <cpuid.h>
-// clang < 16 (Debian 12's clang 14, the fuzz and libc++ builds) rejects "f16c" in __builtin_cpu_supports:
-// read CPUID.1:ECX. Callers ask together with "avx"/"avx2", whose check includes the OS's YMM state.
-static inline int ggml_x86_has_f16c(void) {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__x86_64__) || defined(_M_X64)
+#    define GGML_X86_CPUID 1
+
+enum ggml_x86_feature {
+    GGML_X86_AVX,
+    GGML_X86_AVX2,
+    GGML_X86_FMA,
+    GGML_X86_F16C,
+    GGML_X86_BMI2,
+    GGML_X86_AVXVNNI,
+    GGML_X86_AVX512F,
+    GGML_X86_AVX512BW,
+    GGML_X86_AVX512VL,
+    GGML_X86_AVX512DQ,
+    GGML_X86_AVX512VNNI,
+    GGML_X86_AVX512BF16,
+    GGML_X86_FEATURE_COUNT,
+};
+
+// Whether this CPU and OS run the instruction set. CPUID is read once (it traps to the hypervisor in
+// a VM: far too slow to ask per call); thread-safe.
+bool ggml_x86_has(enum ggml_x86_feature f);
+#endif
+
+#ifdef __cplusplus
 }
-#    else
-static inline int ggml_x86_has_f16c(void) {
-    return __builtin_cpu_supports("f16c");
-}
-#    endif
 #endif

@@ -1,33 +1,28 @@
 // CPU feature detection: the only file of the CPU backend that asks the hardware or the OS what the
-// processor can run (cpu-features.h). x86-64 asks CPUID itself; what only the OS knows (ARM HWCAPs,
-// performance cores) comes from the platform layer (ggml-os.h).
+// processor can run (cpu-features.h). x86-64 asks CPUID (ggml-x86-cpuid.h, shared with the quantizers);
+// what only the OS knows (ARM HWCAPs, performance cores) comes from the platform layer (ggml-os.h).
 #include "cpu-features.h"
 
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
-#if defined(GGML_CPU_ARCH_X86_64)
-#    include <cpuid.h>
-
-#    include "ggml-x86-cpuid.h"
-#endif
 #include "ggml-os.h"
+#include "ggml-x86-cpuid.h"
 
 namespace {
 
 #if defined(GGML_CPU_ARCH_X86_64)
 bool x86_has(ggml_cpu_isa isa) {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && ggml_x86_has_f16c() &&
-                      __builtin_cpu_supports("bmi2");
+    const bool avx2 = ggml_x86_has(GGML_X86_AVX2) && ggml_x86_has(GGML_X86_FMA) && ggml_x86_has(GGML_X86_F16C) &&
+                      ggml_x86_has(GGML_X86_BMI2);
     switch (isa) {
         case GGML_CPU_ISA_AVX2:
             return avx2;
         case GGML_CPU_ISA_AVX512:
-            return avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-                   __builtin_cpu_supports("avx512vnni");
+            return avx2 && ggml_x86_has(GGML_X86_AVX512F) && ggml_x86_has(GGML_X86_AVX512BW) &&
+                   ggml_x86_has(GGML_X86_AVX512VL) && ggml_x86_has(GGML_X86_AVX512DQ) &&
+                   ggml_x86_has(GGML_X86_AVX512VNNI);
         default:
             return false;
     }
@@ -129,12 +124,7 @@ int ggml_cpu_performance_cores(void) {
 
 bool ggml_cpu_x86_has_avx512_bf16(void) {
 #if defined(GGML_CPU_ARCH_X86_64)
-    static const bool has = [] {
-        unsigned a = 0, b = 0, c = 0, d = 0;  // CPUID leaf 7 sub-leaf 1, EAX bit 5
-        return x86_has(GGML_CPU_ISA_AVX2) && __builtin_cpu_supports("avx512f") &&
-               __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 5 & 1) != 0;
-    }();
-    return has;
+    return x86_has(GGML_CPU_ISA_AVX2) && ggml_x86_has(GGML_X86_AVX512F) && ggml_x86_has(GGML_X86_AVX512BF16);
 #else
     return false;
 #endif
@@ -142,12 +132,7 @@ bool ggml_cpu_x86_has_avx512_bf16(void) {
 
 bool ggml_cpu_x86_has_avxvnni(void) {
 #if defined(GGML_CPU_ARCH_X86_64)
-    // CPUID leaf 7 sub-leaf 1, EAX bit 4 (clang before 16 does not know __builtin_cpu_supports("avxvnni"))
-    static const bool has = [] {
-        unsigned a = 0, b = 0, c = 0, d = 0;
-        return x86_has(GGML_CPU_ISA_AVX2) && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a >> 4 & 1) != 0;
-    }();
-    return has;
+    return x86_has(GGML_CPU_ISA_AVX2) && ggml_x86_has(GGML_X86_AVXVNNI);
 #else
     return false;
 #endif

@@ -37,8 +37,13 @@ void kernel(int64_t K, const char * a, size_t lda, const float * const * b, floa
             vb1[c] = vld1q_f32(b[c] + k + 4);
         }
         if (PF && (k & (es == 4 ? 8 : 24)) == 0) {
-            for (int r = 0; r < RM; ++r)
+            for (int r = 0; r < RM; ++r) {
+#if defined(_MSC_VER) && !defined(__clang__)
+                __prefetch(a + (RM + r) * lda + (size_t) k * es);
+#else
                 __builtin_prefetch(a + (RM + r) * lda + (size_t) k * es, 0, 0);
+#endif
+            }
         }
         for (int r = 0; r < RM; ++r) {
             const float32x4_t va0 = load_a<T>(a + r * lda, k);

@@ -11,6 +11,12 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#    include <immintrin.h>  // _mm_pause
+#elif defined(_M_ARM64)
+#    include <intrin.h>  // __yield
+#endif
+
 // The job each participating thread runs: ith in [0, nth).
 typedef void (*ggml_cpu_job_fn)(int ith, int nth, void * arg);
 
@@ -75,9 +81,11 @@ private:
 
 // CPU pause hint for spin loops.
 static inline void ggml_cpu_spin_pause() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
+#if defined(__x86_64__) || defined(_M_X64)
+    _mm_pause();
+#elif defined(__aarch64__) && (defined(__GNUC__) || defined(__clang__))
     __asm__ __volatile__("yield");
+#elif defined(_M_ARM64)
+    __yield();
 #endif
 }
