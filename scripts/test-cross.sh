@@ -152,6 +152,11 @@ for t in "${targets[@]}"; do
         cp models/stories260K.gguf "$model"
         got=$("$wine" "$dir/bin/llama-simple.exe" -m "$model" -n 48 "$prompt" 2>/dev/null | tr -d '\r')
         check_text "windows (wine, model at $model)" "$got"
+        # a prompt outside the ANSI code page: tokenized from the UTF-8 command line, echoed as UTF-8
+        uprompt="Zoë and 小明 met a λ"
+        want=$("$NATIVE_BIN/llama-simple" -m models/stories260K.gguf -n 16 "$uprompt" 2>/dev/null)
+        got=$("$wine" "$dir/bin/llama-simple.exe" -m models/stories260K.gguf -n 16 "$uprompt" 2>/dev/null | tr -d '\r')
+        check_text "windows (wine, prompt '$uprompt')" "$got"
         ;;
     esac
 done
