@@ -117,7 +117,6 @@ int error_status(const std::string & error) {
 
 http_server::http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m)
     : cfg_(cfg),
-      model_(model),
       vocab_(llama_model_get_vocab(model)),
       tmpl_(llama_model_chat_template(model, nullptr)),
       engine_(eng),
@@ -224,8 +223,8 @@ void http_server::routes() {
         json model = {{"id", cfg_.model_id}, {"object", "model"}, {"created", created_}, {"owned_by", "libllama"}};
         res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
     });
-    auto guarded = [this](auto fn) {
-        return [this, fn](const httplib::Request & req, httplib::Response & res) {
+    auto guarded = [](auto fn) {
+        return [fn](const httplib::Request & req, httplib::Response & res) {
             try {
                 fn(req, res);
             } catch (const bad_request & e) {

@@ -50,7 +50,6 @@ private:
     void handle_embeddings(const httplib::Request & req, httplib::Response & res);
 
     http_config                      cfg_;
-    llama_model *                    model_;
     const llama_vocab *              vocab_;
     const char *                     tmpl_;
     engine &                         engine_;
