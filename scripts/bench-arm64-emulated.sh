@@ -17,7 +17,8 @@
 #                                    UP_BUILD, or CPUS=max only)
 #   BUILD_ARM [build-arm]  BUILD_X86 [build-x86]   our cross build (llama-bench-ab) and native build
 #                                    (llama-gguf-synth, llama-quantize make the models)
-#   MODELS_DIR [/tmp/llama-arm64-models]   TYPES ["q4_0 q8_0 q4_k_m f16"]
+#   MODELS_DIR [/tmp/llama-arm64-models]   TYPES ["q4_0 q8_0 q4_k_m f16"]: synth types, or K-quant mixes
+#                       (q2_k, q3_k_m, q4_k_m, q5_k_m, ...) quantized from the F16
 #   CPUS [max]          qemu -cpu models, e.g. "max neoverse-n1 cortex-a72" (ours picks its kernel
 #                       level at run time; upstream rows need a build the CPU can run, see UP_ARCH)
 #   UP_CPUS [max]       the CPU models upstream's build can run (others: upstream "-")
@@ -108,9 +109,9 @@ synth() {
 }
 model_for() {
     case $1 in
-        q4_k_m)
-            local f=$MODELS_DIR/$MODEL_TAG-q4_k_m.gguf
-            [ -f "$f" ] || "$BUILD_X86/bin/llama-quantize" "$(synth f16)" "$f" Q4_K_M >/dev/null 2>&1
+        q[2-6]_k*)  # the K-quant mixes (q4_k_m, q5_k_m, q3_k_m, q2_k, ...) by llama-quantize from the F16
+            local f=$MODELS_DIR/$MODEL_TAG-$1.gguf
+            [ -f "$f" ] || "$BUILD_X86/bin/llama-quantize" "$(synth f16)" "$f" "${1^^}" >/dev/null 2>&1
             echo "$f" ;;
         *) synth "$1" ;;
     esac

@@ -438,40 +438,50 @@ TEST_P(QuantsIsa, GemmMatchesScalar) {
     if (!ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
         GTEST_SKIP() << "CPU lacks " << ggml_cpu_isa_name(isa);
     }
-    for (ggml_type t :
-         {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_F16}) {
-        const ggml_cpu_type_traits * ref = scalar_traits(t);
-        const int                    bs  = (int) ggml_blck_size(t) < 32 ? 32 : (int) ggml_blck_size(t);
+    for (ggml_type t : {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K,
+                        GGML_TYPE_Q6_K, GGML_TYPE_F16}) {
+        const ggml_cpu_type_traits * ref      = scalar_traits(t);
+        const int                    bs       = (int) ggml_blck_size(t) < 32 ? 32 : (int) ggml_blck_size(t);
+        constexpr int                max_cols = 9;
         for (int n : {1 * bs, 4 * bs, 5 * bs, 35 * bs}) {
+            // the activation rows (and their reference results per weight row below) are shared by every
+            // row and column count: only the kernels run per case (this test runs under emulation too)
+            const size_t              as = ggml_row_size(ref->vec_dot_type, n);
+            std::vector<uint8_t>      qa(as * max_cols);
+            std::vector<const void *> ys(max_cols);
+            for (int c = 0; c < max_cols; c++) {
+                const auto a = random_normal(n, 7 + c, 2.0f);
+                ref->from_float(a.data(), qa.data() + c * as, n);
+                ys[c] = qa.data() + c * as;
+            }
             for (int nrows : {1, 2, 3, 4, 5, 6, 13}) {
-                for (int ncols : {1, 2, 3, 4, 5, 6, 7, 8, 9}) {
-                    const auto           w  = random_normal((size_t) n * nrows, 41 + nrows);
-                    const size_t         rs = ggml_row_size(t, n);
-                    std::vector<uint8_t> qw(rs * nrows);
+                const auto           w  = random_normal((size_t) n * nrows, 41 + nrows);
+                const size_t         rs = ggml_row_size(t, n);
+                std::vector<uint8_t> qw(rs * nrows);
+                for (int r = 0; r < nrows; r++) {
+                    ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
+                }
+                std::vector<float> expect((size_t) max_cols * nrows), gv((size_t) max_cols * nrows);
+                for (int c = 0; c < max_cols; c++) {
+                    ggml_cpu_gemv_isa(t, isa, n, nrows, qw.data(), rs, ys[c], gv.data() + (size_t) c * nrows);
                     for (int r = 0; r < nrows; r++) {
-                        ref->from_float_ref(w.data() + (size_t) r * n, qw.data() + r * rs, n);
+                        ref->vec_dot(n, &expect[(size_t) c * nrows + r], qw.data() + r * rs, ys[c]);
                     }
-                    const size_t              as = ggml_row_size(ref->vec_dot_type, n);
-                    std::vector<uint8_t>      qa(as * ncols);
-                    std::vector<const void *> ys(ncols);
-                    std::vector<float>        out((size_t) nrows * ncols, -1.0f);
-                    std::vector<float *>      outs(ncols);
+                }
+                for (int ncols = 1; ncols <= max_cols; ncols++) {
+                    std::vector<float>   out((size_t) nrows * ncols, -1.0f);
+                    std::vector<float *> outs(ncols);
                     for (int c = 0; c < ncols; c++) {
-                        const auto a = random_normal(n, 7 + c, 2.0f);
-                        ref->from_float(a.data(), qa.data() + c * as, n);
-                        ys[c]   = qa.data() + c * as;
                         outs[c] = out.data() + (size_t) c * nrows;
                     }
                     ggml_cpu_gemm_isa(t, isa, n, nrows, qw.data(), rs, ncols, ys.data(), outs.data());
                     for (int c = 0; c < ncols; c++) {
-                        std::vector<float> gv(nrows);
-                        ggml_cpu_gemv_isa(t, isa, n, nrows, qw.data(), rs, ys[c], gv.data());
                         for (int r = 0; r < nrows; r++) {
-                            float expect = 0;
-                            ref->vec_dot(n, &expect, qw.data() + r * rs, ys[c]);
-                            EXPECT_NEAR(outs[c][r], expect, 1e-4f * (1.0f + std::fabs(expect)))
+                            const float e = expect[(size_t) c * nrows + r];
+                            EXPECT_NEAR(outs[c][r], e, 1e-4f * (1.0f + std::fabs(e)))
                                 << ggml_type_name(t) << " n=" << n << " rows=" << nrows << " cols=" << ncols;
-                            EXPECT_EQ(outs[c][r], gv[r]) << ggml_type_name(t) << " gemm/gemv differ";
+                            EXPECT_EQ(outs[c][r], gv[(size_t) c * nrows + r])
+                                << ggml_type_name(t) << " gemm/gemv differ";
                         }
                     }
                 }
@@ -487,11 +497,13 @@ TEST_P(QuantsIsa, KQuantGemmInstalled) {
     if (isa == GGML_CPU_ISA_SCALAR || !ggml_cpu_get_type_traits_isa(GGML_TYPE_F32, isa)) {
         GTEST_SKIP() << "no SIMD table " << ggml_cpu_isa_name(isa);
     }
+    std::vector<ggml_type> types = {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
     if (isa == GGML_CPU_ISA_NEON || isa == GGML_CPU_ISA_DOTPROD || isa == GGML_CPU_ISA_I8MM) {
-        // arm64 has vec_dot kernels only so far; its tiled K-quant GEMMs are still to be written
-        GTEST_SKIP() << "no tiled K-quant GEMM on " << ggml_cpu_isa_name(isa) << " yet";
+        // arm64 also covers Q2_K_S / Q3_K_M files' low-bit matrices (quants-arm-kernels.h)
+        types.push_back(GGML_TYPE_Q2_K);
+        types.push_back(GGML_TYPE_Q3_K);
     }
-    for (ggml_type t : {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K}) {
+    for (ggml_type t : types) {
         EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm, nullptr) << ggml_type_name(t);
     }
 }

@@ -215,6 +215,13 @@ void vec_dot_aff_q8_1(int n, float * s, const void * vx, const void * vy) {
 }
 
 // ---- K-quants against q8_K ----------------------------------------------------------------------
+// Each kernel is written for NC activation rows at once (a struct template with a static run): the
+// weight super-block is decoded once and dotted with every column, and per column the integer lanes,
+// their reduction and the float update are exactly those of NC = 1. The vec_dot is the NC = 1 case,
+// the GEMM (prefill) runs NC = 1..KQ_NC over column groups, so the two give the same bits and the
+// decoding (nibbles, high bits, scales) is shared by up to KQ_NC activation rows.
+constexpr int KQ_NC = 4;
+
 // sum over the 8 sub-blocks of 32 of mins[j] * (sum of their activations): the q8_K bsums hold one
 // sum per 16, so adjacent pairs are added first
 inline int32_t mins_dot_bsums(const uint8_t * mins, const int16_t * bsums) {
@@ -241,104 +248,137 @@ inline void unpack_scales_mins_k4(const uint8_t * packed, uint8_t * sc, uint8_t 
     memcpy(mn + 4, &mn_hi, 4);
 }
 
-void vec_dot_q4_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_q4_K * x   = (const block_q4_K *) vx;
-    const block_q8_K * y   = (const block_q8_K *) vy;
-    float              sum = 0.0f;
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        uint8_t sc[8], mn[8];
-        unpack_scales_mins_k4(x[ib].scales, sc, mn);
-        const int8_t * q8   = y[ib].qs;
-        int32x4_t      sumv = vdupq_n_s32(0);
-        // 32 bytes of qs hold sub-block 2c in the low nibbles and 2c+1 in the high ones
-        for (int c = 0; c < 4; c++, q8 += 64) {
-            const uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * c);
-            const uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * c + 16);
-            const int32x4_t  lo = dot_s8x2(low_nibbles(q0), load_s8(q8), low_nibbles(q1), load_s8(q8 + 16));
-            const int32x4_t  hi = dot_s8x2(high_nibbles(q0), load_s8(q8 + 32), high_nibbles(q1), load_s8(q8 + 48));
-            sumv                = vmlaq_n_s32(sumv, lo, sc[2 * c]);
-            sumv                = vmlaq_n_s32(sumv, hi, sc[2 * c + 1]);
-        }
-        const int sumi = vaddvq_s32(sumv);
-        const int summ = mins_dot_bsums(mn, y[ib].bsums);
-        sum += y[ib].d * (fp16_to_f32(x[ib].d) * (float) sumi - fp16_to_f32(x[ib].dmin) * (float) summ);
+// q4_K / q5_K: per column sumv += dot(sub-block 2c) * sc[2c] + dot(sub-block 2c + 1) * sc[2c + 1],
+// given the four decoded 16-byte vectors of the pair (low half, its second 16, high half, its second 16)
+template <int NC>
+inline void k4_pair(int32x4_t (&sumv)[NC], const block_q8_K * const * y, int ib, int c, int8x16_t l0, int8x16_t l1,
+                    int8x16_t h0, int8x16_t h1, const uint8_t * sc) {
+    for (int j = 0; j < NC; j++) {
+        const int8_t *  q8  = y[j][ib].qs + 64 * c;
+        const int32x4_t dlo = dot_s8x2(l0, load_s8(q8), l1, load_s8(q8 + 16));
+        const int32x4_t dhi = dot_s8x2(h0, load_s8(q8 + 32), h1, load_s8(q8 + 48));
+        sumv[j]             = vmlaq_n_s32(sumv[j], dlo, sc[2 * c]);
+        sumv[j]             = vmlaq_n_s32(sumv[j], dhi, sc[2 * c + 1]);
     }
-    *s = sum;
 }
 
-void vec_dot_q5_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_q5_K * x   = (const block_q5_K *) vx;
-    const block_q8_K * y   = (const block_q8_K *) vy;
-    float              sum = 0.0f;
-    const uint8x16_t   b0  = vdupq_n_u8(1);
-    const uint8x16_t   b1  = vdupq_n_u8(2);
-    const uint8x16_t   m4  = vdupq_n_u8(0x0F);
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        uint8_t sc[8], mn[8];
-        unpack_scales_mins_k4(x[ib].scales, sc, mn);
-        const int8_t * q8   = y[ib].qs;
-        int32x4_t      sumv = vdupq_n_s32(0);
-        // bit 2c of qh[l] is bit 4 of sub-block 2c's element l, bit 2c+1 that of sub-block 2c+1; the
-        // two bits in use are moved to the bottom after each pair
-        uint8x16_t qh0 = vld1q_u8(x[ib].qh);
-        uint8x16_t qh1 = vld1q_u8(x[ib].qh + 16);
-        for (int c = 0; c < 4; c++, q8 += 64) {
-            const uint8x16_t q0  = vld1q_u8(x[ib].qs + 32 * c);
-            const uint8x16_t q1  = vld1q_u8(x[ib].qs + 32 * c + 16);
-            const int8x16_t  l0  = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q0, m4), vshlq_n_u8(vandq_u8(qh0, b0), 4)));
-            const int8x16_t  l1  = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q1, m4), vshlq_n_u8(vandq_u8(qh1, b0), 4)));
-            const int8x16_t  h0  = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q0, 4), vshlq_n_u8(vandq_u8(qh0, b1), 3)));
-            const int8x16_t  h1  = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q1, 4), vshlq_n_u8(vandq_u8(qh1, b1), 3)));
-            const int32x4_t  dlo = dot_s8x2(l0, load_s8(q8), l1, load_s8(q8 + 16));
-            const int32x4_t  dhi = dot_s8x2(h0, load_s8(q8 + 32), h1, load_s8(q8 + 48));
-            sumv                 = vmlaq_n_s32(sumv, dlo, sc[2 * c]);
-            sumv                 = vmlaq_n_s32(sumv, dhi, sc[2 * c + 1]);
-            qh0                  = vshrq_n_u8(qh0, 2);
-            qh1                  = vshrq_n_u8(qh1, 2);
-        }
-        const int sumi = vaddvq_s32(sumv);
-        const int summ = mins_dot_bsums(mn, y[ib].bsums);
-        sum += y[ib].d * (fp16_to_f32(x[ib].d) * (float) sumi - fp16_to_f32(x[ib].dmin) * (float) summ);
+// the end of a q4_K / q5_K super-block for every column
+template <int NC, typename B>
+inline void k4_fold(float (&sum)[NC], const int32x4_t (&sumv)[NC], const B & x, const uint8_t * mn,
+                    const block_q8_K * const * y, int ib) {
+    const float d = fp16_to_f32(x.d), dmin = fp16_to_f32(x.dmin);
+    for (int j = 0; j < NC; j++) {
+        const int sumi = vaddvq_s32(sumv[j]);
+        const int summ = mins_dot_bsums(mn, y[j][ib].bsums);
+        sum[j] += y[j][ib].d * (d * (float) sumi - dmin * (float) summ);
     }
-    *s = sum;
 }
 
-void vec_dot_q6_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_q6_K * x   = (const block_q6_K *) vx;
-    const block_q8_K * y   = (const block_q8_K *) vy;
-    float              sum = 0.0f;
-    const uint8x16_t   m4  = vdupq_n_u8(0x0F);
-    const uint8x16_t   m2  = vdupq_n_u8(0x30);
-    const int8x16_t    e32 = vdupq_n_s8(32);
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        const int8_t * q8   = y[ib].qs;
-        const int8_t * sc   = x[ib].scales;
-        int32x4_t      sumv = vdupq_n_s32(0);
-        // element 128h + 32k + l: low 4 bits from ql[64h + 32(k&1) + l] (low nibble for k < 2), high 2
-        // bits at bit 2k of qh[32h + l]; each group of 16 has its own scale
-        for (int h = 0; h < 2; h++, q8 += 128, sc += 8) {
-            const uint8_t *  ql  = x[ib].ql + 64 * h;
-            const uint8x16_t ql0 = vld1q_u8(ql), ql1 = vld1q_u8(ql + 16);
-            const uint8x16_t ql2 = vld1q_u8(ql + 32), ql3 = vld1q_u8(ql + 48);
-            const uint8x16_t qh0 = vld1q_u8(x[ib].qh + 32 * h), qh1 = vld1q_u8(x[ib].qh + 32 * h + 16);
-            int8x16_t        v[8];
-            v[0] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql0, m4), vandq_u8(vshlq_n_u8(qh0, 4), m2)));
-            v[1] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql1, m4), vandq_u8(vshlq_n_u8(qh1, 4), m2)));
-            v[2] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql2, m4), vandq_u8(vshlq_n_u8(qh0, 2), m2)));
-            v[3] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql3, m4), vandq_u8(vshlq_n_u8(qh1, 2), m2)));
-            v[4] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql0, 4), vandq_u8(qh0, m2)));
-            v[5] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql1, 4), vandq_u8(qh1, m2)));
-            v[6] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql2, 4), vandq_u8(vshrq_n_u8(qh0, 2), m2)));
-            v[7] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql3, 4), vandq_u8(vshrq_n_u8(qh1, 2), m2)));
-            for (int g = 0; g < 8; g++) {
-                const int32x4_t d = dot_s8(vdupq_n_s32(0), vsubq_s8(v[g], e32), load_s8(q8 + 16 * g));
-                sumv              = vmlaq_n_s32(sumv, d, sc[g]);
+template <int NC>
+struct kq_q4_K {
+    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
+        const block_q4_K * x       = (const block_q4_K *) vx;
+        float              sum[NC] = {};
+        for (int ib = 0; ib < n / QK_K; ib++) {
+            uint8_t sc[8], mn[8];
+            unpack_scales_mins_k4(x[ib].scales, sc, mn);
+            int32x4_t sumv[NC];
+            for (auto & v : sumv)
+                v = vdupq_n_s32(0);
+            // 32 bytes of qs hold sub-block 2c in the low nibbles and 2c+1 in the high ones
+            for (int c = 0; c < 4; c++) {
+                const uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * c);
+                const uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * c + 16);
+                k4_pair<NC>(sumv, y, ib, c, low_nibbles(q0), low_nibbles(q1), high_nibbles(q0), high_nibbles(q1), sc);
             }
+            k4_fold<NC>(sum, sumv, x[ib], mn, y, ib);
         }
-        sum += fp16_to_f32(x[ib].d) * y[ib].d * (float) vaddvq_s32(sumv);
+        for (int j = 0; j < NC; j++)
+            s[j] = sum[j];
     }
-    *s = sum;
-}
+};
+
+template <int NC>
+struct kq_q5_K {
+    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
+        const block_q5_K * x       = (const block_q5_K *) vx;
+        float              sum[NC] = {};
+        const uint8x16_t   b0      = vdupq_n_u8(1);
+        const uint8x16_t   b1      = vdupq_n_u8(2);
+        const uint8x16_t   m4      = vdupq_n_u8(0x0F);
+        for (int ib = 0; ib < n / QK_K; ib++) {
+            uint8_t sc[8], mn[8];
+            unpack_scales_mins_k4(x[ib].scales, sc, mn);
+            int32x4_t sumv[NC];
+            for (auto & v : sumv)
+                v = vdupq_n_s32(0);
+            // bit 2c of qh[l] is bit 4 of sub-block 2c's element l, bit 2c+1 that of sub-block 2c+1; the
+            // two bits in use are moved to the bottom after each pair
+            uint8x16_t qh0 = vld1q_u8(x[ib].qh);
+            uint8x16_t qh1 = vld1q_u8(x[ib].qh + 16);
+            for (int c = 0; c < 4; c++) {
+                const uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * c);
+                const uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * c + 16);
+                const int8x16_t  l0 = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q0, m4), vshlq_n_u8(vandq_u8(qh0, b0), 4)));
+                const int8x16_t  l1 = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q1, m4), vshlq_n_u8(vandq_u8(qh1, b0), 4)));
+                const int8x16_t h0 = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q0, 4), vshlq_n_u8(vandq_u8(qh0, b1), 3)));
+                const int8x16_t h1 = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q1, 4), vshlq_n_u8(vandq_u8(qh1, b1), 3)));
+                k4_pair<NC>(sumv, y, ib, c, l0, l1, h0, h1, sc);
+                qh0 = vshrq_n_u8(qh0, 2);
+                qh1 = vshrq_n_u8(qh1, 2);
+            }
+            k4_fold<NC>(sum, sumv, x[ib], mn, y, ib);
+        }
+        for (int j = 0; j < NC; j++)
+            s[j] = sum[j];
+    }
+};
+
+template <int NC>
+struct kq_q6_K {
+    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
+        const block_q6_K * x       = (const block_q6_K *) vx;
+        float              sum[NC] = {};
+        const uint8x16_t   m4      = vdupq_n_u8(0x0F);
+        const uint8x16_t   m2      = vdupq_n_u8(0x30);
+        const int8x16_t    e32     = vdupq_n_s8(32);
+        for (int ib = 0; ib < n / QK_K; ib++) {
+            const int8_t * sc = x[ib].scales;
+            int32x4_t      sumv[NC];
+            for (auto & v : sumv)
+                v = vdupq_n_s32(0);
+            // element 128h + 32k + l: low 4 bits from ql[64h + 32(k&1) + l] (low nibble for k < 2), high 2
+            // bits at bit 2k of qh[32h + l]; each group of 16 has its own scale
+            for (int h = 0; h < 2; h++, sc += 8) {
+                const uint8_t *  ql  = x[ib].ql + 64 * h;
+                const uint8x16_t ql0 = vld1q_u8(ql), ql1 = vld1q_u8(ql + 16);
+                const uint8x16_t ql2 = vld1q_u8(ql + 32), ql3 = vld1q_u8(ql + 48);
+                const uint8x16_t qh0 = vld1q_u8(x[ib].qh + 32 * h), qh1 = vld1q_u8(x[ib].qh + 32 * h + 16);
+                int8x16_t        v[8];
+                v[0] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql0, m4), vandq_u8(vshlq_n_u8(qh0, 4), m2)));
+                v[1] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql1, m4), vandq_u8(vshlq_n_u8(qh1, 4), m2)));
+                v[2] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql2, m4), vandq_u8(vshlq_n_u8(qh0, 2), m2)));
+                v[3] = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(ql3, m4), vandq_u8(vshlq_n_u8(qh1, 2), m2)));
+                v[4] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql0, 4), vandq_u8(qh0, m2)));
+                v[5] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql1, 4), vandq_u8(qh1, m2)));
+                v[6] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql2, 4), vandq_u8(vshrq_n_u8(qh0, 2), m2)));
+                v[7] = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(ql3, 4), vandq_u8(vshrq_n_u8(qh1, 2), m2)));
+                for (int g = 0; g < 8; g++) {
+                    const int8x16_t w = vsubq_s8(v[g], e32);
+                    for (int j = 0; j < NC; j++) {
+                        const int32x4_t d = dot_s8(vdupq_n_s32(0), w, load_s8(y[j][ib].qs + 128 * h + 16 * g));
+                        sumv[j]           = vmlaq_n_s32(sumv[j], d, sc[g]);
+                    }
+                }
+            }
+            const float d = fp16_to_f32(x[ib].d);
+            for (int j = 0; j < NC; j++)
+                sum[j] += d * y[j][ib].d * (float) vaddvq_s32(sumv[j]);
+        }
+        for (int j = 0; j < NC; j++)
+            s[j] = sum[j];
+    }
+};
 
 // sum over the 16 sub-blocks of 16 of (scales[j] >> 4) * bsums[j]: the q2_K min term
 inline int32_t q2_K_mins_dot_bsums(const uint8_t * scales, const int16_t * bsums) {
@@ -352,74 +392,143 @@ inline int32_t q2_K_mins_dot_bsums(const uint8_t * scales, const int16_t * bsums
     return vaddvq_s32(vmlal_high_s16(acc, m1, bs1));
 }
 
-void vec_dot_q2_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_q2_K * x   = (const block_q2_K *) vx;
-    const block_q8_K * y   = (const block_q8_K *) vy;
-    float              sum = 0.0f;
-    const uint8x16_t   m3  = vdupq_n_u8(3);
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        const int8_t *  q8   = y[ib].qs;
-        const uint8_t * sc   = x[ib].scales;
-        int32x4_t       sumv = vdupq_n_s32(0);
-        // element 128h + 32j + l: bits 2j..2j+1 of qs[32h + l]; sub-block of 16 (8h + 2j + l/16) has
-        // the scale in the low nibble of its byte
-        for (int h = 0; h < 2; h++) {
-            uint8_t         tmp[8];
-            uint8x16_t      q0 = vld1q_u8(x[ib].qs + 32 * h);
-            uint8x16_t      q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
-            const uint8x8_t sl = vand_u8(vld1_u8(sc + 8 * h), vdup_n_u8(0x0F));
-            vst1_u8(tmp, sl);
-            for (int j = 0; j < 4; j++, q8 += 32) {
-                const int32x4_t d0 = dot_s8(vdupq_n_s32(0), vreinterpretq_s8_u8(vandq_u8(q0, m3)), load_s8(q8));
-                const int32x4_t d1 = dot_s8(vdupq_n_s32(0), vreinterpretq_s8_u8(vandq_u8(q1, m3)), load_s8(q8 + 16));
-                sumv               = vmlaq_n_s32(sumv, d0, tmp[2 * j]);
-                sumv               = vmlaq_n_s32(sumv, d1, tmp[2 * j + 1]);
-                q0                 = vshrq_n_u8(q0, 2);
-                q1                 = vshrq_n_u8(q1, 2);
-            }
-        }
-        const int sumi = vaddvq_s32(sumv);
-        const int summ = q2_K_mins_dot_bsums(sc, y[ib].bsums);
-        sum += y[ib].d * (fp16_to_f32(x[ib].d) * (float) sumi - fp16_to_f32(x[ib].dmin) * (float) summ);
+// q2_K / q3_K: per column sumv += dot(first 16) * s0 + dot(second 16) * s1 for the decoded 32 values
+// of group (h, j), whose activations start at 128h + 32j
+template <int NC>
+inline void k2_group(int32x4_t (&sumv)[NC], const block_q8_K * const * y, int ib, int off, int8x16_t w0, int8x16_t w1,
+                     int s0, int s1) {
+    for (int j = 0; j < NC; j++) {
+        const int8_t *  q8 = y[j][ib].qs + off;
+        const int32x4_t d0 = dot_s8(vdupq_n_s32(0), w0, load_s8(q8));
+        const int32x4_t d1 = dot_s8(vdupq_n_s32(0), w1, load_s8(q8 + 16));
+        sumv[j]            = vmlaq_n_s32(sumv[j], d0, s0);
+        sumv[j]            = vmlaq_n_s32(sumv[j], d1, s1);
     }
-    *s = sum;
 }
 
-void vec_dot_q3_K_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
-    const block_q3_K * x   = (const block_q3_K *) vx;
-    const block_q8_K * y   = (const block_q8_K *) vy;
-    float              sum = 0.0f;
-    const uint8x16_t   m3  = vdupq_n_u8(3);
-    const uint8x16_t   b1  = vdupq_n_u8(1);
-    const int8x16_t    e4  = vdupq_n_s8(4);
-    for (int ib = 0; ib < n / QK_K; ib++) {
-        int8_t sc[16];
-        ggml_q3_K_scales(x[ib].scales, sc);
-        const int8_t * q8   = y[ib].qs;
-        int32x4_t      sumv = vdupq_n_s32(0);
-        // element 128h + 32j + l: 2 low bits as q2_K, bit 2 at bit 4h + j of hmask[l]; the value is
-        // (low | bit 2 << 2) - 4, and hmask is shifted down one bit per group of 32
-        uint8x16_t hm0 = vld1q_u8(x[ib].hmask);
-        uint8x16_t hm1 = vld1q_u8(x[ib].hmask + 16);
-        for (int h = 0; h < 2; h++) {
-            uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * h);
-            uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
-            for (int j = 0; j < 4; j++, q8 += 32) {
-                const uint8x16_t u0 = vorrq_u8(vandq_u8(q0, m3), vshlq_n_u8(vandq_u8(hm0, b1), 2));
-                const uint8x16_t u1 = vorrq_u8(vandq_u8(q1, m3), vshlq_n_u8(vandq_u8(hm1, b1), 2));
-                const int32x4_t  d0 = dot_s8(vdupq_n_s32(0), vsubq_s8(vreinterpretq_s8_u8(u0), e4), load_s8(q8));
-                const int32x4_t  d1 = dot_s8(vdupq_n_s32(0), vsubq_s8(vreinterpretq_s8_u8(u1), e4), load_s8(q8 + 16));
-                sumv                = vmlaq_n_s32(sumv, d0, sc[8 * h + 2 * j]);
-                sumv                = vmlaq_n_s32(sumv, d1, sc[8 * h + 2 * j + 1]);
-                q0                  = vshrq_n_u8(q0, 2);
-                q1                  = vshrq_n_u8(q1, 2);
-                hm0                 = vshrq_n_u8(hm0, 1);
-                hm1                 = vshrq_n_u8(hm1, 1);
+template <int NC>
+struct kq_q2_K {
+    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
+        const block_q2_K * x       = (const block_q2_K *) vx;
+        float              sum[NC] = {};
+        const uint8x16_t   m3      = vdupq_n_u8(3);
+        for (int ib = 0; ib < n / QK_K; ib++) {
+            const uint8_t * sc = x[ib].scales;
+            int32x4_t       sumv[NC];
+            for (auto & v : sumv)
+                v = vdupq_n_s32(0);
+            // element 128h + 32j + l: bits 2j..2j+1 of qs[32h + l]; sub-block of 16 (8h + 2j + l/16) has
+            // the scale in the low nibble of its byte
+            for (int h = 0; h < 2; h++) {
+                uint8_t         tmp[8];
+                uint8x16_t      q0 = vld1q_u8(x[ib].qs + 32 * h);
+                uint8x16_t      q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
+                const uint8x8_t sl = vand_u8(vld1_u8(sc + 8 * h), vdup_n_u8(0x0F));
+                vst1_u8(tmp, sl);
+                for (int j = 0; j < 4; j++) {
+                    k2_group<NC>(sumv, y, ib, 128 * h + 32 * j, vreinterpretq_s8_u8(vandq_u8(q0, m3)),
+                                 vreinterpretq_s8_u8(vandq_u8(q1, m3)), tmp[2 * j], tmp[2 * j + 1]);
+                    q0 = vshrq_n_u8(q0, 2);
+                    q1 = vshrq_n_u8(q1, 2);
+                }
+            }
+            const float d = fp16_to_f32(x[ib].d), dmin = fp16_to_f32(x[ib].dmin);
+            for (int j = 0; j < NC; j++) {
+                const int sumi = vaddvq_s32(sumv[j]);
+                const int summ = q2_K_mins_dot_bsums(sc, y[j][ib].bsums);
+                sum[j] += y[j][ib].d * (d * (float) sumi - dmin * (float) summ);
             }
         }
-        sum += fp16_to_f32(x[ib].d) * y[ib].d * (float) vaddvq_s32(sumv);
+        for (int j = 0; j < NC; j++)
+            s[j] = sum[j];
     }
-    *s = sum;
+};
+
+template <int NC>
+struct kq_q3_K {
+    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
+        const block_q3_K * x       = (const block_q3_K *) vx;
+        float              sum[NC] = {};
+        const uint8x16_t   m3      = vdupq_n_u8(3);
+        const uint8x16_t   b1      = vdupq_n_u8(1);
+        const int8x16_t    e4      = vdupq_n_s8(4);
+        for (int ib = 0; ib < n / QK_K; ib++) {
+            int8_t sc[16];
+            ggml_q3_K_scales(x[ib].scales, sc);
+            int32x4_t sumv[NC];
+            for (auto & v : sumv)
+                v = vdupq_n_s32(0);
+            // element 128h + 32j + l: 2 low bits as q2_K, bit 2 at bit 4h + j of hmask[l]; the value is
+            // (low | bit 2 << 2) - 4, and hmask is shifted down one bit per group of 32
+            uint8x16_t hm0 = vld1q_u8(x[ib].hmask);
+            uint8x16_t hm1 = vld1q_u8(x[ib].hmask + 16);
+            for (int h = 0; h < 2; h++) {
+                uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * h);
+                uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
+                for (int j = 0; j < 4; j++) {
+                    const uint8x16_t u0 = vorrq_u8(vandq_u8(q0, m3), vshlq_n_u8(vandq_u8(hm0, b1), 2));
+                    const uint8x16_t u1 = vorrq_u8(vandq_u8(q1, m3), vshlq_n_u8(vandq_u8(hm1, b1), 2));
+                    k2_group<NC>(sumv, y, ib, 128 * h + 32 * j, vsubq_s8(vreinterpretq_s8_u8(u0), e4),
+                                 vsubq_s8(vreinterpretq_s8_u8(u1), e4), sc[8 * h + 2 * j], sc[8 * h + 2 * j + 1]);
+                    q0  = vshrq_n_u8(q0, 2);
+                    q1  = vshrq_n_u8(q1, 2);
+                    hm0 = vshrq_n_u8(hm0, 1);
+                    hm1 = vshrq_n_u8(hm1, 1);
+                }
+            }
+            const float d = fp16_to_f32(x[ib].d);
+            for (int j = 0; j < NC; j++)
+                sum[j] += d * y[j][ib].d * (float) vaddvq_s32(sumv[j]);
+        }
+        for (int j = 0; j < NC; j++)
+            s[j] = sum[j];
+    }
+};
+
+// the vec_dot of a K-quant: its kernel with one column
+template <template <int> class KQ>
+void vec_dot_kq(int n, float * s, const void * vx, const void * vy) {
+    const block_q8_K * y = (const block_q8_K *) vy;
+    KQ<1>::run(n, vx, &y, s);
+}
+
+template <template <int> class KQ, int NC>
+inline void kq_rows(int n, int nrows, const void * w, size_t w_row_stride, const block_q8_K * const * y,
+                    float * const * out) {
+    float s[NC];
+    for (int r = 0; r < nrows; r++) {
+        KQ<NC>::run(n, (const char *) w + (size_t) r * w_row_stride, y, s);
+        for (int j = 0; j < NC; j++)
+            out[j][r] = s[j];
+    }
+}
+
+// Prefill: the weight rows against groups of up to KQ_NC activation rows (the group's activations,
+// KQ_NC x n bytes, stay in L1 while the rows stream past once per group).
+template <template <int> class KQ>
+void gemm_kq(int n, int nrows, const void * w, size_t w_row_stride, int ncols, const void * const * y,
+             float * const * out) {
+    for (int c0 = 0; c0 < ncols; c0 += KQ_NC) {
+        const block_q8_K * yc[KQ_NC];
+        const int          nc = ncols - c0 < KQ_NC ? ncols - c0 : KQ_NC;
+        for (int j = 0; j < nc; j++)
+            yc[j] = (const block_q8_K *) y[c0 + j];
+        float * const * o = out + c0;
+        switch (nc) {
+            case 1:
+                kq_rows<KQ, 1>(n, nrows, w, w_row_stride, yc, o);
+                break;
+            case 2:
+                kq_rows<KQ, 2>(n, nrows, w, w_row_stride, yc, o);
+                break;
+            case 3:
+                kq_rows<KQ, 3>(n, nrows, w, w_row_stride, yc, o);
+                break;
+            default:
+                kq_rows<KQ, 4>(n, nrows, w, w_row_stride, yc, o);
+                break;
+        }
+    }
 }
 
 void vec_dot_iq4_xs_q8_K_neon(int n, float * s, const void * vx, const void * vy) {
@@ -563,12 +672,17 @@ inline void fill_arm_table(ggml_cpu_type_traits * t) {
     t[GGML_TYPE_IQ4_NL].vec_dot = vec_dot_sym_q8_0<block_iq4_nl, dec_iq4_nl>;
     t[GGML_TYPE_Q4_1].vec_dot   = vec_dot_aff_q8_1<block_q4_1, dec_q4_1>;
     t[GGML_TYPE_Q5_1].vec_dot   = vec_dot_aff_q8_1<block_q5_1, dec_q5_1>;
-    t[GGML_TYPE_Q4_K].vec_dot   = vec_dot_q4_K_q8_K_neon;
-    t[GGML_TYPE_Q5_K].vec_dot   = vec_dot_q5_K_q8_K_neon;
-    t[GGML_TYPE_Q6_K].vec_dot   = vec_dot_q6_K_q8_K_neon;
+    t[GGML_TYPE_Q2_K].vec_dot   = vec_dot_kq<kq_q2_K>;
+    t[GGML_TYPE_Q3_K].vec_dot   = vec_dot_kq<kq_q3_K>;
+    t[GGML_TYPE_Q4_K].vec_dot   = vec_dot_kq<kq_q4_K>;
+    t[GGML_TYPE_Q5_K].vec_dot   = vec_dot_kq<kq_q5_K>;
+    t[GGML_TYPE_Q6_K].vec_dot   = vec_dot_kq<kq_q6_K>;
+    t[GGML_TYPE_Q2_K].gemm      = gemm_kq<kq_q2_K>;
+    t[GGML_TYPE_Q3_K].gemm      = gemm_kq<kq_q3_K>;
+    t[GGML_TYPE_Q4_K].gemm      = gemm_kq<kq_q4_K>;
+    t[GGML_TYPE_Q5_K].gemm      = gemm_kq<kq_q5_K>;
+    t[GGML_TYPE_Q6_K].gemm      = gemm_kq<kq_q6_K>;
     t[GGML_TYPE_Q8_K].vec_dot   = vec_dot_q8_K_q8_K_neon;
-    t[GGML_TYPE_Q2_K].vec_dot   = vec_dot_q2_K_q8_K_neon;
-    t[GGML_TYPE_Q3_K].vec_dot   = vec_dot_q3_K_q8_K_neon;
     t[GGML_TYPE_IQ4_XS].vec_dot = vec_dot_iq4_xs_q8_K_neon;
     t[GGML_TYPE_MXFP4].vec_dot  = vec_dot_mxfp4_q8_0_neon;
     t[GGML_TYPE_TQ1_0].vec_dot  = vec_dot_tq1_0_q8_K_neon;
