@@ -121,11 +121,13 @@ struct CpuCompute : ::testing::Test {
 }  // namespace
 
 TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
-    // BF16 at N >= 16 runs the BF16 GEMM where the CPU has it (tiles of 48 rows: M = 67 leaves partial
-    // row blocks; N = 130 a partial panel; odd K a half pair), everything else the dot-product kernels
+    // BF16 at N >= 16 runs the BF16 GEMM where the CPU has it (tiles of 48 rows on AVX-512, 16 on
+    // arm64: M = 67 leaves partial row blocks and an odd row; N = 17, 37, 130 partial panels, N = 16
+    // the threshold; K % 4 = 1, 2, 3 partial k groups, 4097 one past the last k block), everything
+    // else the dot-product kernels
     for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
-        for (int64_t K : {1, 15, 16, 17, 255, 4097})
-            for (int64_t N : {1, 3, 17, 37, 64, 130})
+        for (int64_t K : {1, 15, 16, 17, 258, 4097})
+            for (int64_t N : {1, 3, 16, 17, 37, 64, 130})
                 for (bool perm : {false, true}) {
                     graph_fixture g(mm_builder(t, K, 67, N, perm), be);
                     ggml_cpu_set_scalar(true);
@@ -135,10 +137,14 @@ TEST_F(CpuCompute, MatMulScalarOracleAgreesWithSimdKernels) {
                     for (int isa : k_simd_ranks) {
                         ggml_cpu_set_mm_isa(isa);
                         ASSERT_EQ(ggml_backend_graph_compute(be, g.gf), GGML_STATUS_SUCCESS);
-                        // with AVX-512 BF16, BF16 weights meet activations rounded to BF16 (vdpbf16ps):
-                        // relative error ~2^-9 per product; every other case is exact up to sum order
+                        // in the BF16 GEMM (vdpbf16ps on AVX-512, BFMMLA at arm64 i8mm), BF16 weights
+                        // meet activations rounded to BF16: relative error up to 2^-9 per product, an
+                        // nmse of about 2^-18 / 3 ~ 1.3e-6 for independent errors (BFMMLA's round-to-odd
+                        // sums add ~2^-23 per step); every other case is exact up to sum order
 #if defined(GGML_CPU_ARCH_X86_64)
                         const bool bf16_act = t == GGML_TYPE_BF16 && isa == 2 && N >= 16;
+#elif defined(GGML_CPU_ARCH_ARM64)
+                        const bool bf16_act = t == GGML_TYPE_BF16 && isa == 3 && N >= 16;
 #else
                         const bool bf16_act = false;
 #endif
@@ -188,21 +194,88 @@ TEST_F(CpuCompute, FloatDecodeGemvMatchesBatchBitsAndOracle) {
 }
 
 TEST_F(CpuCompute, Bf16GemmTakesPrefillSizesOnly) {
-    // guards the comparison above: the BF16 GEMM (vdpbf16ps) must really run for BF16 weights at
-    // N >= 16 on a CPU with AVX-512 BF16, and never under the scalar switch (the oracle) or for
-    // other weight types (their dot-product kernels keep GEMV and GEMM in one summation order)
+    // guards the comparison above: the BF16 GEMM must really run for BF16 weights at N >= 16 on a
+    // CPU with AVX-512 BF16 (vdpbf16ps) or at the arm64 i8mm level (BFMMLA; the level requires
+    // FEAT_BF16), and never under the scalar switch (the oracle), a lower level, or for other weight
+    // types (their dot-product kernels keep GEMV and GEMM in one summation order)
     bool has_bf16 = false;
+    int  below    = 0;  // a cap one level under the GEMM's
 #if defined(GGML_CPU_ARCH_X86_64)
     has_bf16 = __builtin_cpu_supports("avx512bf16") && ggml_cpu_mm_isa_level() == 2;
+    below    = 1;
+#elif defined(GGML_CPU_ARCH_ARM64)
+    has_bf16 = ggml_cpu_mm_isa_level() == 3;
+    below    = 2;
 #endif
     for (ggml_type t : {GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16})
-        for (int64_t N : {3, 16, 130}) {
+        for (int64_t N : {3, 15, 16, 130}) {
             graph_fixture g(mm_builder(t, 100, 67, N, false), be);
             EXPECT_EQ(ggml_cpu_mm_gemm_applies(g.out), has_bf16 && t == GGML_TYPE_BF16 && N >= 16) << N;
             ggml_cpu_set_scalar(true);
             EXPECT_FALSE(ggml_cpu_mm_gemm_applies(g.out));
             ggml_cpu_set_scalar(false);
+            ggml_cpu_set_mm_isa(below);
+            EXPECT_FALSE(ggml_cpu_mm_gemm_applies(g.out));
+            ggml_cpu_set_mm_isa(-1);
         }
+}
+
+TEST_F(CpuCompute, Bf16GemmMicroKernelMatchesReference) {
+    // the micro-kernel of this CPU's BF16 GEMM (if any) against a double-precision sum of the same BF16
+    // products, for every row count up to MR, every partial k group, and accumulation into c: the
+    // products are exact in F32, and a chain rounds at most once per k of its groups (< K + KG times),
+    // each time by under one F32 ulp (BFMMLA without FEAT_EBF16 rounds to odd, vdpbf16ps to nearest),
+    // so |error| <= (K + KG) 2^-23 sum |a b|.
+    // The weights past each row's K are NaN: the kernel must read them alone.
+    const ggml_cpu_gemm_isa * isa = nullptr;
+#if defined(GGML_CPU_ARCH_X86_64)
+    if (__builtin_cpu_supports("avx512bf16") && ggml_cpu_mm_isa_level() == 2)
+        isa = ggml_cpu_gemm_isa_avx512bf16();
+#elif defined(GGML_CPU_ARCH_ARM64)
+    if (ggml_cpu_mm_isa_level() == 3)
+        isa = ggml_cpu_gemm_isa_i8mm();
+#endif
+    if (!isa)
+        GTEST_SKIP() << "no BF16 GEMM on this CPU";
+    const int                             NP = isa->NP, KG = isa->KG;
+    std::mt19937                          rng(7);
+    std::uniform_real_distribution<float> u(-1, 1);
+    auto                                  bf = [&] { return ggml_fp32_to_bf16(u(rng)).bits; };
+    auto                                  fl = [](uint16_t h) { return ggml_bf16_to_fp32(ggml_bf16_t{h}); };
+    for (int64_t K : {1, 2, 3, 4, 5, 7, 8, 13, 62}) {
+        const int64_t         kg = K / KG, ngroups = (K + KG - 1) / KG;
+        const int             tail = (int) (K % KG);
+        const size_t          lda  = (size_t) K + 3;  // 3 NaN past each row
+        std::vector<uint16_t> a((size_t) isa->MR * lda, 0x7fc0), panel((size_t) (ngroups * KG * NP), 0);
+        for (int r = 0; r < isa->MR; ++r)
+            for (int64_t k = 0; k < K; ++k)
+                a[r * lda + k] = bf();
+        for (int64_t k = 0; k < K; ++k)
+            for (int j = 0; j < NP; ++j)
+                panel[(k / KG) * KG * NP + KG * j + k % KG] = bf();
+        for (int mr = 1; mr <= isa->MR; ++mr)
+            for (bool first : {true, false}) {
+                std::vector<float> c((size_t) isa->MR * NP), c0(c.size());
+                for (float & v : c0)
+                    v = u(rng);
+                c = c0;
+                isa->bf16(mr, kg, tail, a.data(), lda, panel.data(), c.data(), first);
+                for (int r = 0; r < mr; ++r)
+                    for (int j = 0; j < NP; ++j) {
+                        double ref = first ? 0.0 : c0[r * NP + j], mag = std::fabs(ref);
+                        for (int64_t k = 0; k < K; ++k) {
+                            const double p =
+                                (double) fl(a[r * lda + k]) * fl(panel[(k / KG) * KG * NP + KG * j + k % KG]);
+                            ref += p;
+                            mag += std::fabs(p);
+                        }
+                        EXPECT_LE(std::fabs(c[r * NP + j] - ref), (K + KG) * std::ldexp(mag, -23) + 1e-30)
+                            << "K=" << K << " mr=" << mr << " r=" << r << " j=" << j << " first=" << first;
+                    }
+                for (size_t i = (size_t) mr * NP; i < c.size(); ++i)
+                    ASSERT_EQ(c[i], c0[i]) << "row past mr written: K=" << K << " mr=" << mr;
+            }
+    }
 }
 
 // SwiGLU on AVX-512 and NEON uses a polynomial exp (vec-exp.avx512.h, vec-exp.neon.h): within a

@@ -1,6 +1,7 @@
-// AVX-512 BF16 GEMM micro-kernels (see matmul-gemm.h): panels of 32 columns (2 registers), up to 12
-// weight rows per call, so 24 accumulators stay in registers while a panel pair-row is loaded once
-// for 12 broadcasts; vdpbf16ps does two k per lane and instruction (twice the F32 FMA rate).
+// AVX-512 BF16 GEMM micro-kernels (see matmul-gemm.h): panels of 32 columns (2 registers) in k
+// pairs (KG = 2), up to 12 weight rows per call, so 24 accumulators stay in registers while a panel
+// pair-row is loaded once for 12 broadcasts; vdpbf16ps does two k per lane and instruction (twice
+// the F32 FMA rate).
 #include <immintrin.h>
 
 #include <cstring>
@@ -22,7 +23,7 @@ inline __m512bh as_bh(__m512i v) {
 }
 
 template <int R>
-void k_bf16(int64_t kp, bool half, const uint16_t * a, size_t lda, const uint16_t * bp, float * c, bool first) {
+void k_bf16(int64_t kp, int tail, const uint16_t * a, size_t lda, const uint16_t * bp, float * c, bool first) {
     __m512 acc[R][2];
     for (int r = 0; r < R; ++r)
         for (int h = 0; h < 2; ++h)
@@ -38,7 +39,7 @@ void k_bf16(int64_t kp, bool half, const uint16_t * a, size_t lda, const uint16_
             acc[r][1]         = _mm512_dpbf16_ps(acc[r][1], va, b1);
         }
     }
-    if (half) {
+    if (tail) {  // one k left: (a, 0)
         const __m512bh b0 = as_bh(_mm512_loadu_si512(bp + kp * 2 * NP));
         const __m512bh b1 = as_bh(_mm512_loadu_si512(bp + kp * 2 * NP + 32));
         for (int r = 0; r < R; ++r) {
@@ -52,16 +53,16 @@ void k_bf16(int64_t kp, bool half, const uint16_t * a, size_t lda, const uint16_
             _mm512_storeu_ps(c + r * NP + 16 * h, acc[r][h]);
 }
 
-using bf16_fn = void (*)(int64_t, bool, const uint16_t *, size_t, const uint16_t *, float *, bool);
+using bf16_fn = void (*)(int64_t, int, const uint16_t *, size_t, const uint16_t *, float *, bool);
 
 constexpr bf16_fn k_bf16_tab[MR] = {k_bf16<1>, k_bf16<2>, k_bf16<3>, k_bf16<4>,  k_bf16<5>,  k_bf16<6>,
                                     k_bf16<7>, k_bf16<8>, k_bf16<9>, k_bf16<10>, k_bf16<11>, k_bf16<12>};
 
-void bf16(int mr, int64_t kp, bool half, const uint16_t * a, size_t lda, const uint16_t * bp, float * c, bool first) {
-    k_bf16_tab[mr - 1](kp, half, a, lda, bp, c, first);
+void bf16(int mr, int64_t kp, int tail, const uint16_t * a, size_t lda, const uint16_t * bp, float * c, bool first) {
+    k_bf16_tab[mr - 1](kp, tail, a, lda, bp, c, first);
 }
 
-const ggml_cpu_gemm_isa k_isa = {NP, MR, bf16};
+const ggml_cpu_gemm_isa k_isa = {NP, MR, 2, bf16};
 
 }  // namespace
 

@@ -1,9 +1,9 @@
-// MUL_MAT with BF16 weights at prefill sizes on AVX-512 BF16: the panel GEMM (matmul-gemm.h).
-// Phase 1, all threads: the activations are rounded to BF16 and packed once per matmul into
-// k-pair-major panels of NP columns, shared by the threads (one barrier). Phase 2: tiles of 4*MR
-// weight rows x PG panels, round-robin over the threads; per KC-long block of k, each panel meets
-// the tile's weight rows read in place. The grid depends only on the shapes and every result is one
-// chain over k in order, so any thread count gives the same bits.
+// MUL_MAT with BF16 weights at prefill sizes on AVX-512 BF16 or arm64 i8mm: the panel GEMM
+// (matmul-gemm.h). Phase 1, all threads: the activations are rounded to BF16 and packed once per
+// matmul into panels of NP columns in the ISA's k groups, shared by the threads (one barrier).
+// Phase 2: tiles of 4*MR weight rows x PG panels, round-robin over the threads; per KC-long block
+// of k, each panel meets the tile's weight rows read in place. The grid depends only on the shapes
+// and every result is one chain over k in order, so any thread count gives the same bits.
 #include <algorithm>
 #include <cstring>
 
@@ -12,7 +12,7 @@
 
 namespace {
 
-constexpr int64_t KC   = 256;  // k per block (even): a panel block (KC x 32 BF16) stays in L1
+constexpr int64_t KC   = 256;  // k per block (a multiple of every KG): a panel block stays in L1
 constexpr int64_t PG   = 4;    // panels per tile: the weight block is reused by 4 panels from L1/L2
 constexpr int64_t NMIN = 16;   // fewer activation rows: the dot-product kernels waste less
 
@@ -25,6 +25,10 @@ const ggml_cpu_gemm_isa * gemm_isa() {
     static const bool has_bf16 = ggml_cpu_x86_has_avx512_bf16();
     if (has_bf16 && ggml_cpu_mm_isa_active() == GGML_CPU_ISA_AVX512)
         return ggml_cpu_gemm_isa_avx512bf16();
+#elif defined(GGML_CPU_ARCH_ARM64)
+    // the i8mm level requires FEAT_BF16 as well (cpu-features.cpp): BFMMLA
+    if (ggml_cpu_mm_isa_active() == GGML_CPU_ISA_I8MM)
+        return ggml_cpu_gemm_isa_i8mm();
 #endif
     return nullptr;
 }
@@ -62,15 +66,16 @@ gemm_plan make_plan(const ggml_tensor * dst) {
     P.S          = b->ne[2] * b->ne[3];
     P.n_pan      = (P.N + P.isa->NP - 1) / P.isa->NP;
     P.BMF        = 4 * (int64_t) P.isa->MR;
-    P.pan_bytes  = align64((size_t) (P.K + 1) / 2 * 2 * P.isa->NP * 2);
+    P.pan_bytes  = align64((size_t) ((P.K + P.isa->KG - 1) / P.isa->KG * P.isa->KG * P.isa->NP) * 2);
     P.packed     = (size_t) (P.S * P.n_pan) * P.pan_bytes;
     P.per_thread = align64((size_t) (PG * P.BMF * P.isa->NP) * 4);
     return P;
 }
 
-// Panel pn of slice s: activation rows [pn*NP, pn*NP + NP) of b, k-major, zero past the last row.
+// Panel pn of slice s: activation rows [pn*NP, pn*NP + NP) of b, k-group-major, zero past the last
+// row and past K.
 void pack_panel(const gemm_plan & P, const ggml_tensor * b, int64_t s, int64_t pn, char * dstp) {
-    const int64_t NP = P.isa->NP;
+    const int64_t NP = P.isa->NP, KG = P.isa->KG;
     const int64_t i2 = s % b->ne[2], i3 = s / b->ne[2];
     std::memset(dstp, 0, P.pan_bytes);
     uint16_t * ph = (uint16_t *) dstp;
@@ -78,10 +83,10 @@ void pack_panel(const gemm_plan & P, const ggml_tensor * b, int64_t s, int64_t p
         const char *  src = cpu_ptr(b, 0, pn * NP + j, i2, i3);
         const bool    f32 = b->type == GGML_TYPE_F32 && b->nb[0] == 4;
         const float * x   = (const float *) src;
-        for (int64_t k = 0; k < P.K; ++k) {
-            const float v                           = f32 ? x[k] : cpu_load_f(b->type, src + k * b->nb[0]);
-            ph[(k >> 1) * 2 * NP + 2 * j + (k & 1)] = to_bf16(v);
-        }
+        uint16_t *    col = ph + KG * j;
+        for (int64_t k0 = 0; k0 < P.K; k0 += KG, col += KG * NP)
+            for (int64_t k = k0; k < std::min(P.K, k0 + KG); ++k)
+                col[k - k0] = to_bf16(f32 ? x[k] : cpu_load_f(b->type, src + k * b->nb[0]));
     }
 }
 
@@ -100,7 +105,7 @@ void ggml_cpu_mm_gemm(const ggml_cpu_params * p, ggml_tensor * dst) {
     const gemm_plan     P  = make_plan(dst);
     const ggml_tensor * a  = dst->src[0];
     const ggml_tensor * b  = dst->src[1];
-    const int64_t       NP = P.isa->NP, MR = P.isa->MR;
+    const int64_t       NP = P.isa->NP, MR = P.isa->MR, KG = P.isa->KG;
     char *              base = (char *) (((uintptr_t) p->wdata + 63) / 64 * 64);
 
     int64_t q0, q1;
@@ -121,14 +126,14 @@ void ggml_cpu_mm_gemm(const ggml_cpu_params * p, ggml_tensor * dst) {
         const int64_t    pn0 = ip * PG, pn1 = std::min(P.n_pan, pn0 + PG);
         const uint16_t * arow0 = (const uint16_t *) cpu_ptr(a, 0, m0, i2 / r2, i3 / r3);
         for (int64_t kb = 0; kb < P.K; kb += KC) {
-            // KC is even, so a block starts on a pair; only the last can end on a half pair
+            // KC is a multiple of KG, so a block starts on a group; only the last can end inside one
             const int64_t kc = std::min(KC, P.K - kb);
             for (int64_t pn = pn0; pn < pn1; ++pn) {
                 const uint16_t * pan = (const uint16_t *) (base + (size_t) (s * P.n_pan + pn) * P.pan_bytes) + kb * NP;
                 for (int64_t r0 = 0; r0 < rows; r0 += MR) {
                     const int mr = (int) std::min(MR, rows - r0);
                     float *   c  = C + ((pn - pn0) * P.BMF + r0) * NP;
-                    P.isa->bf16(mr, kc / 2, (kc & 1) != 0, arow0 + r0 * lda + kb, lda, pan, c, kb == 0);
+                    P.isa->bf16(mr, kc / KG, (int) (kc % KG), arow0 + r0 * lda + kb, lda, pan, c, kb == 0);
                 }
             }
         }
