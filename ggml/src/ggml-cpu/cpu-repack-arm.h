@@ -362,6 +362,27 @@ inline void stage_pair32(const int8_t * a, const int8_t * b, int8_t * dst) {
     vst1q_s8(dst + 48, vreinterpretq_s8_s64(v.val[3]));
 }
 
+// (d0, d1) and (-corr0, -corr1) of blocks b..b+n-1 of columns y0, y1 as 64-bit words, which LD1R turns into the
+// fold's (d_y0, d_y1, d_y0, d_y1) and the sums' starting (-corr0, -corr1, -corr0, -corr1); 4 blocks per zip
+inline void stage_pair_scales(const ggml_repack_act & y0, const ggml_repack_act & y1, int64_t b, int n, uint64_t * dy,
+                              uint64_t * corr) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const float32x4_t d0 = vld1q_f32(y0.d + b + i), d1 = vld1q_f32(y1.d + b + i);
+        const int32x4_t   c0 = vnegq_s32(vld1q_s32(y0.corr + b + i)), c1 = vnegq_s32(vld1q_s32(y1.corr + b + i));
+        vst1q_u64(dy + i, vreinterpretq_u64_f32(vzip1q_f32(d0, d1)));
+        vst1q_u64(dy + i + 2, vreinterpretq_u64_f32(vzip2q_f32(d0, d1)));
+        vst1q_u64(corr + i, vreinterpretq_u64_s32(vzip1q_s32(c0, c1)));
+        vst1q_u64(corr + i + 2, vreinterpretq_u64_s32(vzip2q_s32(c0, c1)));
+    }
+    for (; i < n; ++i) {
+        const float32x2_t d = vld1_lane_f32(y1.d + b + i, vld1_dup_f32(y0.d + b + i), 1);
+        const int32x2_t   c = vld1_lane_s32(y1.corr + b + i, vld1_dup_s32(y0.corr + b + i), 1);
+        vst1_u64(dy + i, vreinterpret_u64_f32(d));
+        vst1_u64(corr + i, vreinterpret_u64_s32(vneg_s32(c)));
+    }
+}
+
 inline float32x4_t pair_cols(float c0, float c1) {  // (c0, c1, c0, c1)
     const float32x2_t v = vset_lane_f32(c1, vdup_n_f32(c0), 1);
     return vcombine_f32(v, v);
@@ -450,6 +471,79 @@ struct q4_K_mm {
                         a               = vfmsq_f32(a, vcvtq_f32_s32(m2[h]), vmulq_f32(dm2[h], dy[p]));
                     }
                 }
+            }
+        }
+        for (int rg = 0; rg < 4; ++rg)
+            for (int p = 0; p < NP; ++p)
+                store_pair(acc[rg][p][0], acc[rg][p][1], out[2 * p] + row0 + rg * 4, out[2 * p + 1] + row0 + rg * 4);
+    }
+};
+
+// Q4_0 (Q8 false) and Q8_0 (Q8 true) over NP column pairs, as q4_K_mm with runs of ARM_MM_RUN blocks in place
+// of the super-block: per run the activation chunks, (d_y0, d_y1, d_y0, d_y1) and (-corr0, -corr1, -corr0,
+// -corr1) of every block are staged, then each 4 rows take the run block by block. Q4_0: weight pair m (loads
+// 2m, 2m + 1) holds values 8m.. in its low nibbles and 16 + 8m.. in its high ones, signed SMMLA on the 0..15
+// nibbles (the corr removes the offset 8). Q8_0: weight pair m holds values 8m.., USMMLA takes the stored
+// unsigned q + 128 as they are (the corr removes the 128).
+constexpr int ARM_MM_RUN = 8;
+
+template <int NP, bool Q8>
+struct b32_mm {
+    static void run(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
+        constexpr int   QB     = Q8 ? 512 : 256;  // quant bytes per block (16 rows)
+        const uint8_t * quants = grp + nb * ARM_R * 2;
+        float32x4_t     acc[4][NP][2];  // [row group][column pair][rows r0 r1, r2 r3]
+        for (auto & a : acc)
+            for (auto & p : a)
+                p[0] = p[1] = vdupq_n_f32(0.0f);
+        const uint8x16_t     m4 = vdupq_n_u8(0x0F);
+        alignas(16) int8_t   ych[NP][ARM_MM_RUN * 64];
+        alignas(16) uint64_t dy[NP][ARM_MM_RUN], corr[NP][ARM_MM_RUN];
+        for (int64_t b0 = 0; b0 < nb; b0 += ARM_MM_RUN) {
+            const int nr = (int) (nb - b0 < ARM_MM_RUN ? nb - b0 : ARM_MM_RUN);
+            for (int p = 0; p < NP; ++p) {
+                const ggml_repack_act &y0 = y[2 * p], &y1 = y[2 * p + 1];
+                const int8_t *         q0 = y0.qs + b0 * 32, *q1 = y1.qs + b0 * 32;
+                for (int i = 0; i < nr; ++i)
+                    stage_pair32(q0 + i * 32, q1 + i * 32, ych[p] + i * 64);
+                stage_pair_scales(y0, y1, b0, nr, dy[p], corr[p]);
+            }
+            for (int rg = 0; rg < 4; ++rg) {
+                float32x4_t a[NP][2];
+                for (int p = 0; p < NP; ++p)
+                    a[p][0] = acc[rg][p][0], a[p][1] = acc[rg][p][1];
+                for (int i = 0; i < nr; ++i) {
+                    const uint8_t * q = quants + (b0 + i) * QB + rg * 16;
+                    int32x4_t       isum[NP][2];
+                    for (int p = 0; p < NP; ++p)
+                        isum[p][0] = isum[p][1] = vreinterpretq_s32_u64(vld1q_dup_u64(corr[p] + i));
+                    static_for<0, (Q8 ? 4 : 2)>([&](auto M) {
+                        uint8x16_t z[2];
+                        zip_rows(vld1q_u8(q + 2 * M * 64), vld1q_u8(q + (2 * M + 1) * 64), z[0], z[1]);
+                        for (int p = 0; p < NP; ++p) {
+                            const int8_t * yc = ych[p] + i * 64;
+                            for (int h = 0; h < 2; ++h) {
+                                if constexpr (Q8) {
+                                    isum[p][h] = vusmmlaq_s32(isum[p][h], z[h], vld1q_s8(yc + M * 16));
+                                } else {
+                                    const int8x16_t lo = vreinterpretq_s8_u8(vandq_u8(z[h], m4));
+                                    const int8x16_t hi = vreinterpretq_s8_u8(vshrq_n_u8(z[h], 4));
+                                    isum[p][h]         = vmmlaq_s32(isum[p][h], lo, vld1q_s8(yc + M * 16));
+                                    isum[p][h]         = vmmlaq_s32(isum[p][h], hi, vld1q_s8(yc + (2 + M) * 16));
+                                }
+                            }
+                        }
+                    });
+                    const float32x4_t dw     = f16x4(grp + (b0 + i) * ARM_R * 2 + rg * 8);
+                    const float32x4_t dw2[2] = {vzip1q_f32(dw, dw), vzip2q_f32(dw, dw)};
+                    for (int p = 0; p < NP; ++p) {
+                        const float32x4_t dyp = vreinterpretq_f32_u64(vld1q_dup_u64(dy[p] + i));
+                        for (int h = 0; h < 2; ++h)
+                            a[p][h] = vfmaq_f32(a[p][h], vcvtq_f32_s32(isum[p][h]), vmulq_f32(dw2[h], dyp));
+                    }
+                }
+                for (int p = 0; p < NP; ++p)
+                    acc[rg][p][0] = a[p][0], acc[rg][p][1] = a[p][1];
             }
         }
         for (int rg = 0; rg < 4; ++rg)
@@ -555,10 +649,22 @@ constexpr int ARM_NC_K4 = ARM_NC_K;
 
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    if constexpr (NC == ARM_NC_SMALL) {
+        b32_mm<NC / 2, false>::run(nb, g, y, o, r);
+        return;
+    }
+#endif
     arm_row_passes<NC, (NC <= 2 ? 4 : 2), q4_0_rows>(nb, g, y, o, r);
 }
 template <int NC>
 void q8_0_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    if constexpr (NC == ARM_NC_SMALL) {
+        b32_mm<NC / 2, true>::run(nb, g, y, o, r);
+        return;
+    }
+#endif
     arm_row_passes<NC, 4, q8_0_rows>(nb, g, y, o, r);
 }
 template <int NC>
