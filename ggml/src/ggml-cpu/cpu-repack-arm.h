@@ -5,8 +5,9 @@
 // Only that dot primitive differs between the levels (SDOT where __ARM_FEATURE_DOTPROD, a widening
 // multiply + pairwise add on plain NEON, USDOT for Q8_0's unsigned bytes with i8mm); the structure and
 // the per-block float accumulation (fma in block order, as the scalar reference) are the same, so every
-// level gives the reference's bits. Everything has internal linkage, so no TU's copy (compiled with
-// another level's flags) can stand in for another's.
+// level gives the reference's bits. With i8mm, 4-column prefill tiles go to SMMLA kernels (2 rows x 2
+// columns per instruction, section "SMMLA" below) with the same per-block fmas. Everything has
+// internal linkage, so no TU's copy (compiled with another level's flags) can stand in for another's.
 #pragma once
 
 #include <arm_neon.h>
@@ -336,14 +337,26 @@ struct q4_K_rows {
 };
 
 #if defined(__ARM_FEATURE_MATMUL_INT8)
-// ---- SMMLA (i8mm, two or more activation columns). vmmlaq_s32(acc, a, b) adds the 2 x 2 matrix of dot
+constexpr bool ARM_SMMLA = true;
+#else
+constexpr bool ARM_SMMLA = false;
+#endif
+template <int NP>
+struct q4_K_mm;
+template <int NP, bool Q8>
+struct b32_mm;
+template <int NP>
+struct q6_K_mm;
+
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+// ---- SMMLA (i8mm, prefill tiles of 4 activation columns). vmmlaq_s32(acc, a, b) adds the 2 x 2 matrix of dot
 // products of a's two 8-byte rows with b's, [a0.b0, a0.b1, a1.b0, a1.b1]: 32 multiply-adds, twice SDOT's. The
 // layout needs no change: loads j = 2m and 2m + 1 of 4 rows hold quant bytes 8m..8m+3 and 8m+4..8m+7, so
 // zipping them as 32-bit lanes gives rows (r0, r1) x 8 consecutive bytes (zip1) and rows (r2, r3) (zip2).
 // Activation columns go in pairs (c0, c1), chunk q = (c0 values 8q..8q+7, c1 values 8q..8q+7), staged once
-// per super-block for all 16 rows. The int32 sums stay 2 x 2 (rows r0 r1 or r2 r3 x columns c0 c1) through
-// the fold, whose scale vectors are zipped to match, so each (row, column) gets the reference's fma with the
-// reference's operands; the accumulators are un-interleaved only when stored.
+// per super-block (Q4_K, Q6_K) or run of blocks (Q4_0, Q8_0) and read by all 16 rows. The int32 sums stay 2 x 2 (rows
+// r0 r1 or r2 r3 x columns c0 c1) through the fold, whose scale vectors are zipped to match, so each (row, column) gets
+// the reference's fma with the reference's operands; the accumulators are un-interleaved only when stored.
 
 inline void zip_rows(uint8x16_t j0, uint8x16_t j1, uint8x16_t & r01, uint8x16_t & r23) {
     const uint32x4_t a = vreinterpretq_u32_u8(j0), b = vreinterpretq_u32_u8(j1);
@@ -637,49 +650,144 @@ struct q6_K_rows {
     }
 };
 
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+// Q6_K over NP column pairs, as q4_K_mm: per super-block the activation chunks and the pairs (-32 bsum_s of c0,
+// -32 bsum_s of c1) of its 16 sub-blocks are staged, then each 4 rows take the 4 halves (n, h) of
+// q6_K_rows. Weight pair k of a half: zipped ql loads 16n + 8h + 2k, + 1 and qh loads 8n + 2k, + 1 give
+// values 128n + 32h + 8k.. (chunk 16n + 4h + k, sub-block 8n + 2h + k / 2) and, + 64, sub-block + 4. Each
+// sub-block dot starts at -32 bsum_s (read by LD1R), so sum_s sc_s dot_s is q6_K_rows' isum - 32 csum.
+// The int8 scale pair (sc_2p, sc_2p+1) of 4 rows is 8 bytes, whose transposes give (sc_r0, sc_r0, sc_r1,
+// sc_r1)-arranged vectors for both sub-blocks.
+// GCC's first scheduling pass hoists the loads of a whole sub-block pair ahead and spills the sums: 267
+// instructions per half and 4 rows with it, 225 and no stack traffic without it
+#    if defined(__GNUC__) && !defined(__clang__)
+#        define ARM_NO_PRESCHED __attribute__((optimize("no-schedule-insns")))
+#    else
+#        define ARM_NO_PRESCHED
+#    endif
+
+template <int NP>
+struct q6_K_mm {
+    ARM_NO_PRESCHED static void run(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out,
+                                    int64_t row0) {
+        float32x4_t acc[4][NP][2];  // [row group][column pair][rows r0 r1, r2 r3]
+        for (auto & a : acc)
+            for (auto & p : a)
+                p[0] = p[1] = vdupq_n_f32(0.0f);
+        const uint8x16_t     m3 = vdupq_n_u8(0x03), m30 = vdupq_n_u8(0x30);
+        alignas(16) int8_t   ych[NP][32 * 16];
+        alignas(16) uint64_t bs[NP][16];
+        for (int64_t b = 0; b < nb; ++b) {
+            const uint8_t * sb = grp + b * ARM_Q6_SB;
+            float32x4_t     dy[NP];
+            for (int p = 0; p < NP; ++p) {
+                const ggml_repack_act &y0 = y[2 * p], &y1 = y[2 * p + 1];
+                for (int g = 0; g < 8; ++g)
+                    stage_pair32(y0.qs + b * 256 + 32 * g, y1.qs + b * 256 + 32 * g, ych[p] + 64 * g);
+                dy[p]              = pair_cols(y0.d[b], y1.d[b]);
+                const int16_t * b0 = (const int16_t *) (y0.corr + b * 8);
+                const int16_t * b1 = (const int16_t *) (y1.corr + b * 8);
+                for (int s = 0; s < 16; s += 4) {
+                    const int32x4_t c0 = vmull_n_s16(vld1_s16(b0 + s), -32), c1 = vmull_n_s16(vld1_s16(b1 + s), -32);
+                    vst1q_u64(bs[p] + s, vreinterpretq_u64_s32(vzip1q_s32(c0, c1)));
+                    vst1q_u64(bs[p] + s + 2, vreinterpretq_u64_s32(vzip2q_s32(c0, c1)));
+                }
+            }
+            for (int rg = 0; rg < 4; ++rg) {
+                int32x4_t isum[NP][2];
+                for (auto & v : isum)
+                    v[0] = v[1] = vdupq_n_s32(0);
+                for (int nh = 0; nh < 4; ++nh) {
+                    const int       n = nh >> 1, h = nh & 1;
+                    const int8x16_t qhs = vdupq_n_s8((int8_t) (-2 * h));  // qh bits 2h.. to the bottom
+                    // the scale pairs 4n + h (sub-blocks 8n + 2h, + 1) and 4n + h + 2 (+ 4, + 5) of rows 4rg..: the
+                    // lane of a row holds (sc_2p, sc_2p+1) as int16
+                    const int8_t *  sc  = (const int8_t *) sb + ARM_Q6_SCL + (4 * n + h) * 32 + rg * 8;
+                    const int32x4_t wlo = vreinterpretq_s32_s16(vmovl_s8(vld1_s8(sc)));
+                    const int32x4_t whi = vreinterpretq_s32_s16(vmovl_s8(vld1_s8(sc + 64)));
+                    // sub-blocks 8n + 2h + k (low values) and + 4 (high)
+                    for (int k = 0; k < 2; ++k) {
+                        int32x4_t dl[NP][2], dh[NP][2];
+                        for (int p = 0; p < NP; ++p) {
+                            dl[p][0] = dl[p][1] = vreinterpretq_s32_u64(vld1q_dup_u64(bs[p] + 8 * n + 2 * h + k));
+                            dh[p][0] = dh[p][1] = vreinterpretq_s32_u64(vld1q_dup_u64(bs[p] + 8 * n + 2 * h + 4 + k));
+                        }
+                        const uint8_t * ql = sb + ARM_Q6_QL + (16 * n + 8 * h + 4 * k) * 64 + rg * 16;
+                        const uint8_t * qh = sb + ARM_Q6_QH + (8 * n + 4 * k) * 64 + rg * 16;
+                        const int8_t *  yc = (16 * n + 4 * h + 2 * k) * 16 + &ych[0][0];
+                        static_for<0, 2>([&](auto M) {  // weight pair 2k + m
+                            uint8x16_t zl[2], zh[2];
+                            zip_rows(vld1q_u8(ql + 2 * M * 64), vld1q_u8(ql + (2 * M + 1) * 64), zl[0], zl[1]);
+                            zip_rows(vld1q_u8(qh + 2 * M * 64), vld1q_u8(qh + (2 * M + 1) * 64), zh[0], zh[1]);
+                            for (int r = 0; r < 2; ++r) {
+                                const uint8x16_t qs = vshlq_u8(zh[r], qhs);
+                                const int8x16_t  lo = vreinterpretq_s8_u8(vsliq_n_u8(zl[r], vandq_u8(qs, m3), 4));
+                                const int8x16_t  hi = vreinterpretq_s8_u8(vsriq_n_u8(vandq_u8(qs, m30), zl[r], 4));
+                                for (int p = 0; p < NP; ++p) {
+                                    const int8_t * yp = yc + p * (32 * 16) + M * 16;
+                                    dl[p][r]          = vmmlaq_s32(dl[p][r], lo, vld1q_s8(yp));
+                                    dh[p][r]          = vmmlaq_s32(dh[p][r], hi, vld1q_s8(yp + 128));
+                                }
+                            }
+                        });
+                        // sc_2p (k = 0) or sc_2p+1 (k = 1) of each row, sign-extended, then per row pair
+                        const int32x4_t sh     = vdupq_n_s32(16 - 16 * k);
+                        const int32x4_t sl     = vshrq_n_s32(vshlq_s32(wlo, sh), 16),
+                                        su     = vshrq_n_s32(vshlq_s32(whi, sh), 16);
+                        const int32x4_t sl2[2] = {vzip1q_s32(sl, sl), vzip2q_s32(sl, sl)};
+                        const int32x4_t su2[2] = {vzip1q_s32(su, su), vzip2q_s32(su, su)};
+                        for (int p = 0; p < NP; ++p)
+                            for (int r = 0; r < 2; ++r)
+                                isum[p][r] = vmlaq_s32(vmlaq_s32(isum[p][r], dl[p][r], sl2[r]), dh[p][r], su2[r]);
+                    }
+                }
+                const float32x4_t d     = f16x4(sb + rg * 8);
+                const float32x4_t d2[2] = {vzip1q_f32(d, d), vzip2q_f32(d, d)};
+                for (int p = 0; p < NP; ++p)
+                    for (int r = 0; r < 2; ++r)
+                        acc[rg][p][r] = vfmaq_f32(acc[rg][p][r], vcvtq_f32_s32(isum[p][r]), vmulq_f32(d2[r], dy[p]));
+            }
+        }
+        for (int rg = 0; rg < 4; ++rg)
+            for (int p = 0; p < NP; ++p)
+                store_pair(acc[rg][p][0], acc[rg][p][1], out[2 * p] + row0 + rg * 4, out[2 * p + 1] + row0 + rg * 4);
+    }
+};
+#endif
+
 // Activation rows per group call, and row groups per pass (4: all 16 rows, 2: two passes of 8, see
 // arm_row_passes): chosen from the static instruction counts of the block loops (no stack traffic).
 constexpr int ARM_NC_SMALL = 4;
 constexpr int ARM_NC_K     = 2;
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-constexpr int ARM_NC_K4 = 4;  // Q4_K by SMMLA: two column pairs
-#else
-constexpr int ARM_NC_K4 = ARM_NC_K;
-#endif
+constexpr int ARM_NC_K4    = ARM_SMMLA ? 4 : ARM_NC_K;  // Q4_K: 4 columns where SMMLA takes them
 
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-    if constexpr (NC == ARM_NC_SMALL) {
+    if constexpr (ARM_SMMLA && NC == ARM_NC_SMALL)
         b32_mm<NC / 2, false>::run(nb, g, y, o, r);
-        return;
-    }
-#endif
-    arm_row_passes<NC, (NC <= 2 ? 4 : 2), q4_0_rows>(nb, g, y, o, r);
+    else
+        arm_row_passes<NC, (NC <= 2 ? 4 : 2), q4_0_rows>(nb, g, y, o, r);
 }
 template <int NC>
 void q8_0_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-    if constexpr (NC == ARM_NC_SMALL) {
+    if constexpr (ARM_SMMLA && NC == ARM_NC_SMALL)
         b32_mm<NC / 2, true>::run(nb, g, y, o, r);
-        return;
-    }
-#endif
-    arm_row_passes<NC, 4, q8_0_rows>(nb, g, y, o, r);
+    else
+        arm_row_passes<NC, 4, q8_0_rows>(nb, g, y, o, r);
 }
 template <int NC>
 void q4_K_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-    if constexpr (NC == ARM_NC_K4) {
+    if constexpr (ARM_SMMLA && NC == ARM_NC_K4)
         q4_K_mm<NC / 2>::run(nb, g, y, o, r);
-        return;
-    }
-#endif
-    arm_row_passes<NC, (NC <= 1 ? 4 : 2), q4_K_rows>(nb, g, y, o, r);
+    else
+        arm_row_passes<NC, (NC <= 1 ? 4 : 2), q4_K_rows>(nb, g, y, o, r);
 }
 template <int NC>
 void q6_K_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float * const * o, int64_t r) {
-    arm_row_passes<NC, (NC <= 1 ? 4 : 2), q6_K_rows>(nb, g, y, o, r);
+    if constexpr (ARM_SMMLA && NC == ARM_NC_K4)
+        q6_K_mm<NC / 2>::run(nb, g, y, o, r);
+    else
+        arm_row_passes<NC, (NC <= 1 ? 4 : 2), q6_K_rows>(nb, g, y, o, r);
 }
 
 }  // namespace
@@ -701,7 +809,7 @@ void q6_K_group(int64_t nb, const uint8_t * g, const ggml_repack_act * y, float 
     GGML_REPACK_ARM_KERNEL(arm_q4_0, q4_0_group, ARM_NC_SMALL)                         \
     GGML_REPACK_ARM_KERNEL(arm_q8_0, q8_0_group, ARM_NC_SMALL)                         \
     GGML_REPACK_ARM_KERNEL(arm_q4_K, q4_K_group, ARM_NC_K4)                            \
-    GGML_REPACK_ARM_KERNEL(arm_q6_K, q6_K_group, ARM_NC_K)                             \
+    GGML_REPACK_ARM_KERNEL(arm_q6_K, q6_K_group, ARM_NC_K4)                            \
     }                                                                                  \
     const ggml_repack_kernels * FN() {                                                 \
         static const ggml_repack_kernels k = {arm_q4_0, arm_q8_0, arm_q4_K, arm_q6_K}; \
