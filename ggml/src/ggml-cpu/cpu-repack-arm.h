@@ -225,10 +225,14 @@ struct k4_scales {
     // no mask
     template <int K>
     void sub(uint32x4_t s03, uint32x4_t s47, int32x4_t & lo, int32x4_t & hi) const {
-        constexpr int    sh = 16 * (K % 2);  // byte of sub-block 2k in its word
         const uint32x4_t sw = K < 2 ? s03 : s47;
-        lo = vreinterpretq_s32_u32(sh == 0 ? vandq_u32(sw, byte) : vandq_u32(vshrq_n_u32(sw, sh), byte));
-        hi = vreinterpretq_s32_u32(sh == 0 ? vandq_u32(vshrq_n_u32(sw, 8), byte) : vshrq_n_u32(sw, 24));
+        if constexpr (K % 2 == 0) {  // bytes 0 and 1 of the word (no shift by 0: clang checks the immediate)
+            lo = vreinterpretq_s32_u32(vandq_u32(sw, byte));
+            hi = vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(sw, 8), byte));
+        } else {  // bytes 2 and 3
+            lo = vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(sw, 16), byte));
+            hi = vreinterpretq_s32_u32(vshrq_n_u32(sw, 24));
+        }
     }
     // the mins of sub-blocks 0-7
     void mins(const uint8_t * scl, int rg, int32x4_t (&mn)[8]) const {
