@@ -657,8 +657,8 @@ struct q6_K_rows {
 #if defined(__ARM_FEATURE_MATMUL_INT8)
 // Q6_K over NP column pairs, as q4_K_mm: per super-block the activation chunks and the pairs (-32 bsum_s of c0,
 // -32 bsum_s of c1) of its 16 sub-blocks are staged, then each 4 rows take the 4 halves (n, h) of
-// q6_K_rows. Weight pair k of a half: zipped ql loads 16n + 8h + 2k, + 1 and qh loads 8n + 2k, + 1 give
-// values 128n + 32h + 8k.. (chunk 16n + 4h + k, sub-block 8n + 2h + k / 2) and, + 64, sub-block + 4. Each
+// q6_K_rows. Weight pair j = 2k + m of a half: zipped ql loads 16n + 8h + 2j, + 1 and qh loads 8n + 2j, + 1
+// give values 128n + 32h + 8j.. (chunk 16n + 4h + j, sub-block 8n + 2h + k) and, + 64, sub-block + 4. Each
 // sub-block dot starts at -32 bsum_s (read by LD1R), so sum_s sc_s dot_s is q6_K_rows' isum - 32 csum.
 // The int8 scale pair (sc_2p, sc_2p+1) of 4 rows is 8 bytes, whose transposes give (sc_r0, sc_r0, sc_r1,
 // sc_r1)-arranged vectors for both sub-blocks.
