@@ -33,7 +33,8 @@ namespace {
 
 // The kernel sets compared with the scalar reference (each level falls back to the best one the CPU has).
 // x86-64: plain AVX2, AVX2 + AVX-VNNI (the same as plain AVX2 on a CPU without AVX-VNNI) and AVX-512
-// VNNI; arm64: NEON, dotprod (SDOT) and i8mm (USDOT for Q8_0).
+// VNNI; arm64: NEON, dotprod (SDOT) and i8mm (USDOT for Q8_0; SMMLA / USMMLA at 4 activation columns: N = 7,
+// 64 and 129 run them, N = 1, 2, 3 and the tails of 7 and 129 the SDOT kernels).
 struct isa_case {
     int level;    // ggml_cpu_set_mm_isa
     int avxvnni;  // ggml_cpu_repack_set_avxvnni (x86-64 only)
@@ -167,7 +168,8 @@ TEST_P(CpuRepack, GetTensorReturnsTheGgufBytes) {
 
 TEST_P(CpuRepack, MulMatEqualsThePlainPathAtOddSizes) {
     const ggml_type t = GetParam();
-    for (int64_t K : ks(t, {32, 160, 1024}, {256, 1280})) {
+    // 1, 13 (a run of 8 blocks in the SMMLA kernels, then 5) and 32 blocks; 1 and 5 super-blocks
+    for (int64_t K : ks(t, {32, 416, 1024}, {256, 1280})) {
         for (int64_t M : {16, 48, 272}) {
             const std::vector<uint8_t> bytes = random_weights(t, K, M, (uint32_t) (K * 1000 + M));
             weight                     plain(ggml_backend_cpu_buffer_type(), t, K, M, bytes);
