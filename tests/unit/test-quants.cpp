@@ -506,6 +506,14 @@ TEST_P(QuantsIsa, KQuantGemmInstalled) {
     for (ggml_type t : types) {
         EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm, nullptr) << ggml_type_name(t);
     }
+    if (isa == GGML_CPU_ISA_I8MM) {
+        // Q4_K / Q5_K have their own SMMLA GEMM there (quants-arm.i8mm.cpp), not the dotprod level's
+        for (ggml_type t : {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K}) {
+            EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm,
+                      ggml_cpu_get_type_traits_isa(t, GGML_CPU_ISA_DOTPROD)->gemm)
+                << ggml_type_name(t);
+        }
+    }
 }
 
 TEST_P(QuantsIsa, FloatDotsAnyLength) {

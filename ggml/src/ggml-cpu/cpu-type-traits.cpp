@@ -148,6 +148,9 @@ void fill_level(ggml_cpu_isa isa, ggml_cpu_type_traits * t) {
         case GGML_CPU_ISA_DOTPROD:
             ggml_cpu_quants_fill_dotprod(t);
             break;
+        case GGML_CPU_ISA_I8MM:
+            ggml_cpu_quants_fill_i8mm(t);
+            break;
 #endif
         default:
             break;

@@ -82,9 +82,11 @@ void ggml_cpu_gemm_isa(enum ggml_type type, enum ggml_cpu_isa isa, int64_t n, in
 void ggml_cpu_quants_fill_avx2(ggml_cpu_type_traits * table);
 void ggml_cpu_quants_fill_avx512(ggml_cpu_type_traits * table);
 // arm64 (quants-arm-kernels.h): the same kernels with SMULL/SADALP (NEON) or SDOT (dotprod) dot products;
-// i8mm inherits the dotprod table.
+// i8mm starts from the dotprod table.
 void ggml_cpu_quants_fill_neon(ggml_cpu_type_traits * table);
 void ggml_cpu_quants_fill_dotprod(ggml_cpu_type_traits * table);
+// i8mm: the dotprod table plus SMMLA GEMMs for plain-layout Q4_K / Q5_K (quants-arm.i8mm.cpp).
+void ggml_cpu_quants_fill_i8mm(ggml_cpu_type_traits * table);
 // The K-quant GEMMs (quants-kq-gemm.h): Q4_K / Q5_K / Q6_K gemm entries.
 void ggml_cpu_kq_gemm_fill_avx2(ggml_cpu_type_traits * table);
 void ggml_cpu_kq_gemm_fill_avx512(ggml_cpu_type_traits * table);

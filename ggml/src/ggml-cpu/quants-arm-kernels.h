@@ -274,22 +274,62 @@ inline void k4_fold(float (&sum)[NC], const int32x4_t (&sumv)[NC], const B & x, 
     }
 }
 
-template <int NC>
-struct kq_q4_K {
+// The 64 decoded weights of sub-blocks 2c (l0: elements 0-15, l1: 16-31) and 2c + 1 (h0, h1) of a
+// q4_K / q5_K super-block; the decoders are called for c = 0..3 in order after start().
+struct k4_pair_w {
+    int8x16_t l0, l1, h0, h1;
+};
+
+struct q4_K_dec {
+    typedef block_q4_K block;
+    void               start(const block_q4_K &) {}
+    // 32 bytes of qs hold sub-block 2c in the low nibbles and 2c+1 in the high ones
+    k4_pair_w next(const block_q4_K & x, int c) {
+        const uint8x16_t q0 = vld1q_u8(x.qs + 32 * c);
+        const uint8x16_t q1 = vld1q_u8(x.qs + 32 * c + 16);
+        return {low_nibbles(q0), low_nibbles(q1), high_nibbles(q0), high_nibbles(q1)};
+    }
+};
+
+struct q5_K_dec {
+    typedef block_q5_K block;
+    uint8x16_t         qh0, qh1;
+    // bit 2c of qh[l] is bit 4 of sub-block 2c's element l, bit 2c+1 that of sub-block 2c+1; the two
+    // bits in use are moved to the bottom after each pair
+    void start(const block_q5_K & x) {
+        qh0 = vld1q_u8(x.qh);
+        qh1 = vld1q_u8(x.qh + 16);
+    }
+    k4_pair_w next(const block_q5_K & x, int c) {
+        const uint8x16_t b0 = vdupq_n_u8(1), b1 = vdupq_n_u8(2), m4 = vdupq_n_u8(0x0F);
+        const uint8x16_t q0 = vld1q_u8(x.qs + 32 * c);
+        const uint8x16_t q1 = vld1q_u8(x.qs + 32 * c + 16);
+        const k4_pair_w  w  = {vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q0, m4), vshlq_n_u8(vandq_u8(qh0, b0), 4))),
+                               vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q1, m4), vshlq_n_u8(vandq_u8(qh1, b0), 4))),
+                               vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q0, 4), vshlq_n_u8(vandq_u8(qh0, b1), 3))),
+                               vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q1, 4), vshlq_n_u8(vandq_u8(qh1, b1), 3)))};
+        qh0                 = vshrq_n_u8(qh0, 2);
+        qh1                 = vshrq_n_u8(qh1, 2);
+        return w;
+    }
+};
+
+template <class DEC, int NC>
+struct kq_k4 {
     static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
-        const block_q4_K * x       = (const block_q4_K *) vx;
-        float              sum[NC] = {};
+        const typename DEC::block * x       = (const typename DEC::block *) vx;
+        float                       sum[NC] = {};
+        DEC                         dec;
         for (int ib = 0; ib < n / QK_K; ib++) {
             uint8_t sc[8], mn[8];
             unpack_scales_mins_k4(x[ib].scales, sc, mn);
             int32x4_t sumv[NC];
             for (auto & v : sumv)
                 v = vdupq_n_s32(0);
-            // 32 bytes of qs hold sub-block 2c in the low nibbles and 2c+1 in the high ones
+            dec.start(x[ib]);
             for (int c = 0; c < 4; c++) {
-                const uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * c);
-                const uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * c + 16);
-                k4_pair<NC>(sumv, y, ib, c, low_nibbles(q0), low_nibbles(q1), high_nibbles(q0), high_nibbles(q1), sc);
+                const k4_pair_w w = dec.next(x[ib], c);
+                k4_pair<NC>(sumv, y, ib, c, w.l0, w.l1, w.h0, w.h1, sc);
             }
             k4_fold<NC>(sum, sumv, x[ib], mn, y, ib);
         }
@@ -299,40 +339,9 @@ struct kq_q4_K {
 };
 
 template <int NC>
-struct kq_q5_K {
-    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
-        const block_q5_K * x       = (const block_q5_K *) vx;
-        float              sum[NC] = {};
-        const uint8x16_t   b0      = vdupq_n_u8(1);
-        const uint8x16_t   b1      = vdupq_n_u8(2);
-        const uint8x16_t   m4      = vdupq_n_u8(0x0F);
-        for (int ib = 0; ib < n / QK_K; ib++) {
-            uint8_t sc[8], mn[8];
-            unpack_scales_mins_k4(x[ib].scales, sc, mn);
-            int32x4_t sumv[NC];
-            for (auto & v : sumv)
-                v = vdupq_n_s32(0);
-            // bit 2c of qh[l] is bit 4 of sub-block 2c's element l, bit 2c+1 that of sub-block 2c+1; the
-            // two bits in use are moved to the bottom after each pair
-            uint8x16_t qh0 = vld1q_u8(x[ib].qh);
-            uint8x16_t qh1 = vld1q_u8(x[ib].qh + 16);
-            for (int c = 0; c < 4; c++) {
-                const uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * c);
-                const uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * c + 16);
-                const int8x16_t  l0 = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q0, m4), vshlq_n_u8(vandq_u8(qh0, b0), 4)));
-                const int8x16_t  l1 = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(q1, m4), vshlq_n_u8(vandq_u8(qh1, b0), 4)));
-                const int8x16_t h0 = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q0, 4), vshlq_n_u8(vandq_u8(qh0, b1), 3)));
-                const int8x16_t h1 = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(q1, 4), vshlq_n_u8(vandq_u8(qh1, b1), 3)));
-                k4_pair<NC>(sumv, y, ib, c, l0, l1, h0, h1, sc);
-                qh0 = vshrq_n_u8(qh0, 2);
-                qh1 = vshrq_n_u8(qh1, 2);
-            }
-            k4_fold<NC>(sum, sumv, x[ib], mn, y, ib);
-        }
-        for (int j = 0; j < NC; j++)
-            s[j] = sum[j];
-    }
-};
+using kq_q4_K = kq_k4<q4_K_dec, NC>;
+template <int NC>
+using kq_q5_K = kq_k4<q5_K_dec, NC>;
 
 template <int NC>
 struct kq_q6_K {
