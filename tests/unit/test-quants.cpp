@@ -507,8 +507,8 @@ TEST_P(QuantsIsa, KQuantGemmInstalled) {
         EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm, nullptr) << ggml_type_name(t);
     }
     if (isa == GGML_CPU_ISA_I8MM) {
-        // Q4_K / Q5_K have their own SMMLA GEMM there (quants-arm.i8mm.cpp), not the dotprod level's
-        for (ggml_type t : {GGML_TYPE_Q4_K, GGML_TYPE_Q5_K}) {
+        // Q2_K..Q5_K have their own SMMLA GEMM there (quants-arm.i8mm.cpp), not the dotprod level's
+        for (ggml_type t : {GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K}) {
             EXPECT_NE(ggml_cpu_get_type_traits_isa(t, isa)->gemm,
                       ggml_cpu_get_type_traits_isa(t, GGML_CPU_ISA_DOTPROD)->gemm)
                 << ggml_type_name(t);

@@ -415,38 +415,87 @@ inline void k2_group(int32x4_t (&sumv)[NC], const block_q8_K * const * y, int ib
     }
 }
 
-template <int NC>
-struct kq_q2_K {
+// The 32 decoded weights of group g = 4h + j of a q2_K / q3_K super-block (values 32g..32g+31) and
+// the scales of its two sub-blocks of 16; the decoders are called for g = 0..7 in order after start().
+// fold1 adds one (row, column) super-block result to its float sum, as the scalar reference does.
+struct k2_group_w {
+    int8x16_t w0, w1;
+    int       s0, s1;
+};
+
+struct q2_K_dec {
+    typedef block_q2_K block;
+    uint8x16_t         q0, q1;
+    uint8_t            sc[16];
+    // element 128h + 32j + l: bits 2j..2j+1 of qs[32h + l]; sub-block of 16 (8h + 2j + l/16) has the
+    // scale in the low nibble of its byte
+    void       start(const block_q2_K & x) { vst1q_u8(sc, vandq_u8(vld1q_u8(x.scales), vdupq_n_u8(0x0F))); }
+    k2_group_w next(const block_q2_K & x, int g) {
+        const uint8x16_t m3 = vdupq_n_u8(3);
+        if (g % 4 == 0) {
+            q0 = vld1q_u8(x.qs + 8 * g);
+            q1 = vld1q_u8(x.qs + 8 * g + 16);
+        }
+        const k2_group_w w = {vreinterpretq_s8_u8(vandq_u8(q0, m3)), vreinterpretq_s8_u8(vandq_u8(q1, m3)), sc[2 * g],
+                              sc[2 * g + 1]};
+        q0                 = vshrq_n_u8(q0, 2);
+        q1                 = vshrq_n_u8(q1, 2);
+        return w;
+    }
+    static void fold1(float & sum, const block_q2_K & x, const block_q8_K & y, int sumi) {
+        const int summ = q2_K_mins_dot_bsums(x.scales, y.bsums);
+        sum += y.d * (fp16_to_f32(x.d) * (float) sumi - fp16_to_f32(x.dmin) * (float) summ);
+    }
+};
+
+struct q3_K_dec {
+    typedef block_q3_K block;
+    uint8x16_t         q0, q1, hm0, hm1;
+    int8_t             sc[16];
+    // element 128h + 32j + l: 2 low bits as q2_K, bit 2 at bit 4h + j of hmask[l]; the value is
+    // (low | bit 2 << 2) - 4, and hmask is shifted down one bit per group of 32
+    void start(const block_q3_K & x) {
+        ggml_q3_K_scales(x.scales, sc);
+        hm0 = vld1q_u8(x.hmask);
+        hm1 = vld1q_u8(x.hmask + 16);
+    }
+    k2_group_w next(const block_q3_K & x, int g) {
+        const uint8x16_t m3 = vdupq_n_u8(3), b1 = vdupq_n_u8(1);
+        const int8x16_t  e4 = vdupq_n_s8(4);
+        if (g % 4 == 0) {
+            q0 = vld1q_u8(x.qs + 8 * g);
+            q1 = vld1q_u8(x.qs + 8 * g + 16);
+        }
+        const uint8x16_t u0 = vorrq_u8(vandq_u8(q0, m3), vshlq_n_u8(vandq_u8(hm0, b1), 2));
+        const uint8x16_t u1 = vorrq_u8(vandq_u8(q1, m3), vshlq_n_u8(vandq_u8(hm1, b1), 2));
+        q0                  = vshrq_n_u8(q0, 2);
+        q1                  = vshrq_n_u8(q1, 2);
+        hm0                 = vshrq_n_u8(hm0, 1);
+        hm1                 = vshrq_n_u8(hm1, 1);
+        return {vsubq_s8(vreinterpretq_s8_u8(u0), e4), vsubq_s8(vreinterpretq_s8_u8(u1), e4), sc[2 * g], sc[2 * g + 1]};
+    }
+    static void fold1(float & sum, const block_q3_K & x, const block_q8_K & y, int sumi) {
+        sum += fp16_to_f32(x.d) * y.d * (float) sumi;
+    }
+};
+
+template <class DEC, int NC>
+struct kq_k2 {
     static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
-        const block_q2_K * x       = (const block_q2_K *) vx;
-        float              sum[NC] = {};
-        const uint8x16_t   m3      = vdupq_n_u8(3);
+        const typename DEC::block * x       = (const typename DEC::block *) vx;
+        float                       sum[NC] = {};
+        DEC                         dec;
         for (int ib = 0; ib < n / QK_K; ib++) {
-            const uint8_t * sc = x[ib].scales;
-            int32x4_t       sumv[NC];
+            int32x4_t sumv[NC];
             for (auto & v : sumv)
                 v = vdupq_n_s32(0);
-            // element 128h + 32j + l: bits 2j..2j+1 of qs[32h + l]; sub-block of 16 (8h + 2j + l/16) has
-            // the scale in the low nibble of its byte
-            for (int h = 0; h < 2; h++) {
-                uint8_t         tmp[8];
-                uint8x16_t      q0 = vld1q_u8(x[ib].qs + 32 * h);
-                uint8x16_t      q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
-                const uint8x8_t sl = vand_u8(vld1_u8(sc + 8 * h), vdup_n_u8(0x0F));
-                vst1_u8(tmp, sl);
-                for (int j = 0; j < 4; j++) {
-                    k2_group<NC>(sumv, y, ib, 128 * h + 32 * j, vreinterpretq_s8_u8(vandq_u8(q0, m3)),
-                                 vreinterpretq_s8_u8(vandq_u8(q1, m3)), tmp[2 * j], tmp[2 * j + 1]);
-                    q0 = vshrq_n_u8(q0, 2);
-                    q1 = vshrq_n_u8(q1, 2);
-                }
+            dec.start(x[ib]);
+            for (int g = 0; g < 8; g++) {
+                const k2_group_w w = dec.next(x[ib], g);
+                k2_group<NC>(sumv, y, ib, 32 * g, w.w0, w.w1, w.s0, w.s1);
             }
-            const float d = fp16_to_f32(x[ib].d), dmin = fp16_to_f32(x[ib].dmin);
-            for (int j = 0; j < NC; j++) {
-                const int sumi = vaddvq_s32(sumv[j]);
-                const int summ = q2_K_mins_dot_bsums(sc, y[j][ib].bsums);
-                sum[j] += y[j][ib].d * (d * (float) sumi - dmin * (float) summ);
-            }
+            for (int j = 0; j < NC; j++)
+                DEC::fold1(sum[j], x[ib], y[j][ib], vaddvq_s32(sumv[j]));
         }
         for (int j = 0; j < NC; j++)
             s[j] = sum[j];
@@ -454,45 +503,9 @@ struct kq_q2_K {
 };
 
 template <int NC>
-struct kq_q3_K {
-    static void run(int n, const void * vx, const block_q8_K * const * y, float * s) {
-        const block_q3_K * x       = (const block_q3_K *) vx;
-        float              sum[NC] = {};
-        const uint8x16_t   m3      = vdupq_n_u8(3);
-        const uint8x16_t   b1      = vdupq_n_u8(1);
-        const int8x16_t    e4      = vdupq_n_s8(4);
-        for (int ib = 0; ib < n / QK_K; ib++) {
-            int8_t sc[16];
-            ggml_q3_K_scales(x[ib].scales, sc);
-            int32x4_t sumv[NC];
-            for (auto & v : sumv)
-                v = vdupq_n_s32(0);
-            // element 128h + 32j + l: 2 low bits as q2_K, bit 2 at bit 4h + j of hmask[l]; the value is
-            // (low | bit 2 << 2) - 4, and hmask is shifted down one bit per group of 32
-            uint8x16_t hm0 = vld1q_u8(x[ib].hmask);
-            uint8x16_t hm1 = vld1q_u8(x[ib].hmask + 16);
-            for (int h = 0; h < 2; h++) {
-                uint8x16_t q0 = vld1q_u8(x[ib].qs + 32 * h);
-                uint8x16_t q1 = vld1q_u8(x[ib].qs + 32 * h + 16);
-                for (int j = 0; j < 4; j++) {
-                    const uint8x16_t u0 = vorrq_u8(vandq_u8(q0, m3), vshlq_n_u8(vandq_u8(hm0, b1), 2));
-                    const uint8x16_t u1 = vorrq_u8(vandq_u8(q1, m3), vshlq_n_u8(vandq_u8(hm1, b1), 2));
-                    k2_group<NC>(sumv, y, ib, 128 * h + 32 * j, vsubq_s8(vreinterpretq_s8_u8(u0), e4),
-                                 vsubq_s8(vreinterpretq_s8_u8(u1), e4), sc[8 * h + 2 * j], sc[8 * h + 2 * j + 1]);
-                    q0  = vshrq_n_u8(q0, 2);
-                    q1  = vshrq_n_u8(q1, 2);
-                    hm0 = vshrq_n_u8(hm0, 1);
-                    hm1 = vshrq_n_u8(hm1, 1);
-                }
-            }
-            const float d = fp16_to_f32(x[ib].d);
-            for (int j = 0; j < NC; j++)
-                sum[j] += d * y[j][ib].d * (float) vaddvq_s32(sumv[j]);
-        }
-        for (int j = 0; j < NC; j++)
-            s[j] = sum[j];
-    }
-};
+using kq_q2_K = kq_k2<q2_K_dec, NC>;
+template <int NC>
+using kq_q3_K = kq_k2<q3_K_dec, NC>;
 
 // the vec_dot of a K-quant: its kernel with one column
 template <template <int> class KQ>

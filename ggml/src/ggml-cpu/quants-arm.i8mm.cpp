@@ -1,7 +1,7 @@
 // i8mm build of the arm64 quant kernels: the dotprod level's table (inherited) plus SMMLA GEMMs for
-// Q4_K / Q5_K weight matrices in the plain GGUF layout (Q5_K_M files' main type, and Q4_K matrices
-// that CPU_REPACK does not take). SMMLA multiplies 2 weight rows x 8 bytes by 2 activation rows x 8
-// bytes into a 2 x 2 int32 block, 32 multiply-adds per instruction against SDOT's 16.
+// the K-quant matrices in the plain GGUF layout: Q2_K, Q3_K, Q5_K (the main types of Q2_K, Q3_K_M and
+// Q5_K_M files) and the Q4_K / Q6_K matrices that CPU_REPACK does not take. SMMLA multiplies 2 weight rows x 8 bytes by
+// 2 activation rows x 8 bytes into a 2 x 2 int32 block, 32 multiply-adds per instruction against SDOT's 16.
 //
 // Bits: per (row, column) and super-block the kernel forms the same exact integers as the vec_dot
 // (sub-block dots times their scales, the mins against the bsums) and applies the same float update
@@ -50,52 +50,94 @@ inline int32x4_t mm32(const int8x16_t * w, const int8_t * yp) {
 // the running float sum of row r against column 2p + c (y[2p + c]); lanes of the int32 blocks are
 // (r0 c0, r0 c1, r1 c0, r1 c1), the sub-block scales are laid out the same way (sc_r0, sc_r0, sc_r1, sc_r1).
 template <class DEC, int NCP>
-void k4_mm(const typename DEC::block * x0, const typename DEC::block * x1, int ib0, int nsb,
-           const int8_t * const * yi, const block_q8_K * const * y, float (&sum)[NCP][4]) {
-    DEC d0, d1;
-    for (int i = 0; i < nsb; i++) {
-        const int ib = ib0 + i;
-        uint8_t   sc[2][8], mn[2][8];
-        unpack_scales_mins_k4(x0[ib].scales, sc[0], mn[0]);
-        unpack_scales_mins_k4(x1[ib].scales, sc[1], mn[1]);
-        d0.start(x0[ib]);
-        d1.start(x1[ib]);
-        int32x4_t acc[NCP];
-        for (auto & a : acc)
-            a = vdupq_n_s32(0);
-        for (int c = 0; c < 4; c++) {
-            const k4_pair_w a = d0.next(x0[ib], c), b = d1.next(x1[ib], c);
-            const int8x16_t wl[4] = {rows_lo(a.l0, b.l0), rows_hi(a.l0, b.l0), rows_lo(a.l1, b.l1), rows_hi(a.l1, b.l1)};
-            const int8x16_t wh[4] = {rows_lo(a.h0, b.h0), rows_hi(a.h0, b.h0), rows_lo(a.h1, b.h1), rows_hi(a.h1, b.h1)};
-            const int32x4_t sl    = vcombine_s32(vdup_n_s32(sc[0][2 * c]), vdup_n_s32(sc[1][2 * c]));
-            const int32x4_t sh    = vcombine_s32(vdup_n_s32(sc[0][2 * c + 1]), vdup_n_s32(sc[1][2 * c + 1]));
-            for (int p = 0; p < NCP; p++) {
-                const int8_t * yp = yi[p] + 2 * (i * QK_K + 64 * c);
-                acc[p]            = vmlaq_s32(vmlaq_s32(acc[p], mm32(wl, yp), sl), mm32(wh, yp + 64), sh);
+struct k4_mm {
+    static void run(const typename DEC::block * x0, const typename DEC::block * x1, int ib0, int nsb,
+                    const int8_t * const * yi, const block_q8_K * const * y, float (&sum)[NCP][4]) {
+        DEC d0, d1;
+        for (int i = 0; i < nsb; i++) {
+            const int ib = ib0 + i;
+            uint8_t   sc[2][8], mn[2][8];
+            unpack_scales_mins_k4(x0[ib].scales, sc[0], mn[0]);
+            unpack_scales_mins_k4(x1[ib].scales, sc[1], mn[1]);
+            d0.start(x0[ib]);
+            d1.start(x1[ib]);
+            int32x4_t acc[NCP];
+            for (auto & a : acc)
+                a = vdupq_n_s32(0);
+            for (int c = 0; c < 4; c++) {
+                const k4_pair_w a = d0.next(x0[ib], c), b = d1.next(x1[ib], c);
+                const int8x16_t wl[4] = {rows_lo(a.l0, b.l0), rows_hi(a.l0, b.l0), rows_lo(a.l1, b.l1),
+                                         rows_hi(a.l1, b.l1)};
+                const int8x16_t wh[4] = {rows_lo(a.h0, b.h0), rows_hi(a.h0, b.h0), rows_lo(a.h1, b.h1),
+                                         rows_hi(a.h1, b.h1)};
+                const int32x4_t sl    = vcombine_s32(vdup_n_s32(sc[0][2 * c]), vdup_n_s32(sc[1][2 * c]));
+                const int32x4_t sh    = vcombine_s32(vdup_n_s32(sc[0][2 * c + 1]), vdup_n_s32(sc[1][2 * c + 1]));
+                for (int p = 0; p < NCP; p++) {
+                    const int8_t * yp = yi[p] + 2 * (i * QK_K + 64 * c);
+                    acc[p]            = vmlaq_s32(vmlaq_s32(acc[p], mm32(wl, yp), sl), mm32(wh, yp + 64), sh);
+                }
             }
-        }
-        const float d[2]    = {fp16_to_f32(x0[ib].d), fp16_to_f32(x1[ib].d)};
-        const float dmin[2] = {fp16_to_f32(x0[ib].dmin), fp16_to_f32(x1[ib].dmin)};
-        for (int p = 0; p < NCP; p++) {
-            int32_t si[4];
-            vst1q_s32(si, acc[p]);
-            for (int r = 0; r < 2; r++) {
-                for (int c = 0; c < 2; c++) {
-                    const block_q8_K & yb   = y[2 * p + c][ib];
-                    const int          summ = mins_dot_bsums(mn[r], yb.bsums);
-                    sum[p][2 * r + c] += yb.d * (d[r] * (float) si[2 * r + c] - dmin[r] * (float) summ);
+            const float d[2]    = {fp16_to_f32(x0[ib].d), fp16_to_f32(x1[ib].d)};
+            const float dmin[2] = {fp16_to_f32(x0[ib].dmin), fp16_to_f32(x1[ib].dmin)};
+            for (int p = 0; p < NCP; p++) {
+                int32_t si[4];
+                vst1q_s32(si, acc[p]);
+                for (int r = 0; r < 2; r++) {
+                    for (int c = 0; c < 2; c++) {
+                        const block_q8_K & yb   = y[2 * p + c][ib];
+                        const int          summ = mins_dot_bsums(mn[r], yb.bsums);
+                        sum[p][2 * r + c] += yb.d * (d[r] * (float) si[2 * r + c] - dmin[r] * (float) summ);
+                    }
                 }
             }
         }
     }
-}
+};
+
+// The same for q2_K / q3_K, whose scales belong to sub-blocks of 16 (two SMMLAs each).
+template <class DEC, int NCP>
+struct k2_mm {
+    static void run(const typename DEC::block * x0, const typename DEC::block * x1, int ib0, int nsb,
+                    const int8_t * const * yi, const block_q8_K * const * y, float (&sum)[NCP][4]) {
+        DEC d0, d1;
+        for (int i = 0; i < nsb; i++) {
+            const int ib = ib0 + i;
+            d0.start(x0[ib]);
+            d1.start(x1[ib]);
+            int32x4_t acc[NCP];
+            for (auto & a : acc)
+                a = vdupq_n_s32(0);
+            for (int g = 0; g < 8; g++) {
+                const k2_group_w a = d0.next(x0[ib], g), b = d1.next(x1[ib], g);
+                const int8x16_t  w0l = rows_lo(a.w0, b.w0), w0h = rows_hi(a.w0, b.w0);
+                const int8x16_t  w1l = rows_lo(a.w1, b.w1), w1h = rows_hi(a.w1, b.w1);
+                const int32x4_t  s0 = vcombine_s32(vdup_n_s32(a.s0), vdup_n_s32(b.s0));
+                const int32x4_t  s1 = vcombine_s32(vdup_n_s32(a.s1), vdup_n_s32(b.s1));
+                for (int p = 0; p < NCP; p++) {
+                    const int8_t * yp = yi[p] + 2 * (i * QK_K + 32 * g);
+                    int32x4_t      m0 = vmmlaq_s32(vdupq_n_s32(0), w0l, vld1q_s8(yp));
+                    m0                = vmmlaq_s32(m0, w0h, vld1q_s8(yp + 16));
+                    int32x4_t m1      = vmmlaq_s32(vdupq_n_s32(0), w1l, vld1q_s8(yp + 32));
+                    m1                = vmmlaq_s32(m1, w1h, vld1q_s8(yp + 48));
+                    acc[p]            = vmlaq_s32(vmlaq_s32(acc[p], m0, s0), m1, s1);
+                }
+            }
+            for (int p = 0; p < NCP; p++) {
+                int32_t si[4];
+                vst1q_s32(si, acc[p]);
+                for (int q = 0; q < 4; q++)
+                    DEC::fold1(sum[p][q], q < 2 ? x0[ib] : x1[ib], y[2 * p + q % 2][ib], si[q]);
+            }
+        }
+    }
+};
 
 // The GEMM: columns in groups of 4 (two pairs) or 2, weight rows in pairs, the row length in chunks of
 // MM_CH super-blocks whose partial sums wait in out; an odd last row and an odd last column go through
 // the one-row kernels of quants-arm-kernels.h (the same integers, so the same bits).
-template <class DEC, template <int> class KQ>
-void gemm_k4_mm(int n, int nrows, const void * w, size_t w_row_stride, int ncols, const void * const * y,
-                float * const * out) {
+template <class DEC, template <class, int> class MM, template <int> class KQ>
+void gemm_mm(int n, int nrows, const void * w, size_t w_row_stride, int ncols, const void * const * y,
+             float * const * out) {
     typedef typename DEC::block block;
     const int                   nb = n / QK_K;
     alignas(16) int8_t          buf[2][MM_CH * QK_K * 2];
@@ -118,10 +160,10 @@ void gemm_k4_mm(int n, int nrows, const void * w, size_t w_row_stride, int ncols
                     for (int q = 0; q < 4; q++)
                         s[p][q] = ib0 == 0 ? 0.0f : out[c0 + 2 * p + q % 2][r + q / 2];
                 if (ncp == 2) {
-                    k4_mm<DEC, 2>(x0, x1, ib0, nsb, yi, yc, s);
+                    MM<DEC, 2>::run(x0, x1, ib0, nsb, yi, yc, s);
                 } else {
                     float s1[1][4] = {{s[0][0], s[0][1], s[0][2], s[0][3]}};
-                    k4_mm<DEC, 1>(x0, x1, ib0, nsb, yi, yc, s1);
+                    MM<DEC, 1>::run(x0, x1, ib0, nsb, yi, yc, s1);
                     for (int q = 0; q < 4; q++)
                         s[0][q] = s1[0][q];
                 }
@@ -131,8 +173,8 @@ void gemm_k4_mm(int n, int nrows, const void * w, size_t w_row_stride, int ncols
             }
         }
         if (nrows % 2) {
-            const int  r = nrows - 1;
-            float *    o[4];
+            const int    r = nrows - 1;
+            float *      o[4];
             const void * x = (const char *) w + (size_t) r * w_row_stride;
             for (int j = 0; j < 2 * ncp; j++)
                 o[j] = out[c0 + j] + r;
@@ -152,6 +194,8 @@ void gemm_k4_mm(int n, int nrows, const void * w, size_t w_row_stride, int ncols
 }  // namespace
 
 void ggml_cpu_quants_fill_i8mm(ggml_cpu_type_traits * t) {
-    t[GGML_TYPE_Q4_K].gemm = gemm_k4_mm<q4_K_dec, kq_q4_K>;
-    t[GGML_TYPE_Q5_K].gemm = gemm_k4_mm<q5_K_dec, kq_q5_K>;
+    t[GGML_TYPE_Q2_K].gemm = gemm_mm<q2_K_dec, k2_mm, kq_q2_K>;
+    t[GGML_TYPE_Q3_K].gemm = gemm_mm<q3_K_dec, k2_mm, kq_q3_K>;
+    t[GGML_TYPE_Q4_K].gemm = gemm_mm<q4_K_dec, k4_mm, kq_q4_K>;
+    t[GGML_TYPE_Q5_K].gemm = gemm_mm<q5_K_dec, k4_mm, kq_q5_K>;
 }
