@@ -455,7 +455,16 @@ struct q3_K_dec {
     // element 128h + 32j + l: 2 low bits as q2_K, bit 2 at bit 4h + j of hmask[l]; the value is
     // (low | bit 2 << 2) - 4, and hmask is shifted down one bit per group of 32
     void start(const block_q3_K & x) {
-        ggml_q3_K_scales(x.scales, sc);
+        // ggml_q3_K_scales for all 16 at once: the low 4 bits are the nibbles of bytes 0-7 (low ones
+        // first), the top 2 bits of scale i are bits 2(i/4).. of byte 8 + i%4 (that word repeated and
+        // shifted per lane)
+        static const int8_t shifts[16] = {0, 0, 0, 0, -2, -2, -2, -2, -4, -4, -4, -4, -6, -6, -6, -6};
+        uint32_t            w;
+        memcpy(&w, x.scales + 8, 4);
+        const uint8x8_t  b  = vld1_u8(x.scales);
+        const uint8x16_t lo = vcombine_u8(vand_u8(b, vdup_n_u8(0x0F)), vshr_n_u8(b, 4));
+        const uint8x16_t hi = vandq_u8(vshlq_u8(vreinterpretq_u8_u32(vdupq_n_u32(w)), vld1q_s8(shifts)), vdupq_n_u8(3));
+        vst1q_s8(sc, vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(lo, vshlq_n_u8(hi, 4))), vdupq_n_s8(32)));
         hm0 = vld1q_u8(x.hmask);
         hm1 = vld1q_u8(x.hmask + 16);
     }
