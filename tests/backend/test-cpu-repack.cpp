@@ -286,8 +286,20 @@ TEST(CpuRepackDevice, OffersTheBufferTypeAndRefusesOtherOpsOnPackedWeights) {
     ASSERT_NE(get, nullptr);
     ggml_backend_buffer_type_t * list = get(dev);
     ASSERT_NE(list, nullptr);
-    EXPECT_EQ(list[0], ggml_backend_cpu_repack_buffer_type());
-    EXPECT_EQ(list[1], nullptr);
+    if (ggml_repack_offered()) {
+        EXPECT_EQ(list[0], ggml_backend_cpu_repack_buffer_type());
+        EXPECT_EQ(list[1], nullptr);
+    } else {  // the arm64 NEON level (cpu-repack.h)
+        EXPECT_EQ(list[0], nullptr);
+    }
+#if defined(GGML_CPU_ARCH_ARM64)
+    // offered from SDOT up, not at plain NEON (unless GGML_CPU_REPACK_NEON=1, which ctest does not set)
+    ggml_cpu_set_mm_isa(1);  // rank 1: NEON
+    EXPECT_EQ(get(dev)[0], nullptr);
+    ggml_cpu_set_mm_isa(2);  // rank 2: dotprod
+    EXPECT_EQ(get(dev)[0] != nullptr, ggml_cpu_isa_available(GGML_CPU_ISA_DOTPROD));
+    ggml_cpu_set_mm_isa(-1);
+#endif
     EXPECT_TRUE(ggml_backend_dev_supports_buft(dev, ggml_backend_cpu_repack_buffer_type()));
     EXPECT_FALSE(ggml_backend_buft_is_host(ggml_backend_cpu_repack_buffer_type()));
 

@@ -29,6 +29,10 @@
 
 using namespace llama_test_util;
 
+// CPU_REPACK offered at the arm64 NEON level too (not by default there: ggml_repack_offered), so
+// RepackedWeightsGetPlainCpuFactors finds packed weights on every CPU; read once, so set first.
+static const bool k_repack_neon = (setenv("GGML_CPU_REPACK_NEON", "1", 0), true);
+
 namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}

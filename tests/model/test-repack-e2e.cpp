@@ -9,6 +9,7 @@
 
 #include "llama.h"
 #include "test-common.h"
+#include "test-compat.h"
 
 using testing_util::data_path;
 using testing_util::nmse;
@@ -16,6 +17,11 @@ using testing_util::nmse;
 namespace {
 
 std::string g_log;
+
+// The arm64 NEON level does not offer CPU_REPACK by default (ggml_repack_offered, cpu-repack.h); this
+// makes it offer it, so its group kernels are checked end to end here as at the other levels. Set
+// before the backend first answers (it reads the variable once).
+const bool k_repack_neon = (setenv("GGML_CPU_REPACK_NEON", "1", 0), true);
 
 void capture_log(ggml_log_level, const char * text, void *) {
     g_log += text;

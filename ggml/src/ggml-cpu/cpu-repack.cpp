@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "cpu-type-traits.h"
@@ -282,6 +283,19 @@ const ggml_repack_kernels * ggml_repack_kernels_active() {
         default:
             return ggml_repack_kernels_scalar();
     }
+}
+
+bool ggml_repack_offered() {
+#if defined(GGML_CPU_ARCH_ARM64)
+    if (ggml_cpu_mm_isa_active() == GGML_CPU_ISA_NEON) {
+        static const bool forced = [] {
+            const char * e = std::getenv("GGML_CPU_REPACK_NEON");
+            return e && std::strcmp(e, "1") == 0;
+        }();
+        return forced;
+    }
+#endif
+    return true;
 }
 
 bool ggml_repack_supports_tensor(const ggml_tensor * t) {

@@ -78,6 +78,14 @@ const ggml_repack_kernels * ggml_repack_kernels_i8mm();
 // only with VNNI; at the AVX2 level the AVX-VNNI set where the CPU has it.
 const ggml_repack_kernels * ggml_repack_kernels_active();
 
+// Whether the CPU device offers CPU_REPACK as its extra buffer type (model loaders put weights there
+// only then). Not at the arm64 NEON level (ARMv8.0, no SDOT): there the layout's dot, SDOT by lane,
+// costs a lane broadcast and a pair reduction more per 16 multiply-adds than the plain vec_dot's
+// widening multiplies, so the plain layout is the faster one (docs/benchmarks.md, ARM64 under
+// emulation). GGML_CPU_REPACK_NEON=1 offers it there as well (benchmarks and tests of the NEON group
+// kernels, which stay: a weight packed at another level still runs on them).
+bool ggml_repack_offered();
+
 // Weight types and shapes the layout takes: Q4_0 / Q8_0 / Q4_K / Q6_K, 2-D, rows a multiple of 16,
 // contiguous.
 bool ggml_repack_supports_tensor(const ggml_tensor * t);

@@ -219,7 +219,7 @@ static bool cpu_dev_supports_buft(ggml_backend_dev_t, ggml_backend_buffer_type_t
 
 static ggml_backend_buffer_type_t * cpu_dev_get_extra_bufts(ggml_backend_dev_t) {
     static ggml_backend_buffer_type_t list[] = {ggml_backend_cpu_repack_buffer_type(), nullptr};
-    return list;
+    return ggml_repack_offered() ? list : list + 1;  // see ggml_repack_offered (cpu-repack.h)
 }
 
 static const char * cpu_reg_get_name(ggml_backend_reg_t) {
