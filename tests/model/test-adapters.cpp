@@ -25,6 +25,7 @@
 #include "llama-adapter.h"
 #include "llama-model.h"
 #include "llama.h"
+#include "test-compat.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
