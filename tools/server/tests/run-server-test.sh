@@ -18,12 +18,14 @@ skip() {
 }
 command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get install nodejs npm)"
 
-if { [ "$name" = openai ] || [ "$name" = structured ]; } && [ ! -d "$work/node_modules/openai" ]; then
+# the official client, into the build tree only (never the source tree). Two tests may get here at
+# once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
+# finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
+if { [ "$name" = openai ] || [ "$name" = structured ]; } && [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
-    # the official client, into the build tree only (never the source tree); two tests may get here
-    # at once (ctest -j), so the install runs under a lock and is skipped when the other did it
-    (cd "$work" && flock npm.lock sh -c '[ -d node_modules/openai ] ||
-        npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1') ||
+    (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
+        npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
+        touch openai.installed; }') ||
         { cat "$work/npm.log"; skip "npm install openai failed"; }
 fi
 
