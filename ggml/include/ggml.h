@@ -213,6 +213,7 @@ enum ggml_op {
     GGML_OP_ARGSORT,
     GGML_OP_UNARY,
     GGML_OP_GLU,
+    GGML_OP_L2_NORM,
 
     GGML_OP_COUNT,
 };
@@ -407,6 +408,9 @@ GGML_API struct ggml_tensor * ggml_clamp(struct ggml_context * ctx, struct ggml_
  * op_params: f32[0] = eps. eps must be >= 0. */
 GGML_API struct ggml_tensor * ggml_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
 GGML_API struct ggml_tensor * ggml_rms_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
+/* L2_NORM: x / max(sqrt(sum(x^2)), eps) per row (unit rows, as linear-attention layers normalise q and k).
+ * op_params: f32[0] = eps. eps must be >= 0. Returns NULL (and logs) on a bad argument. */
+GGML_API struct ggml_tensor * ggml_l2_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps);
 
 /* MUL_MAT: a [K, M, A2, A3] (weights: any type with a CPU dot product), b [K, N, B2, B3] F32
  * -> [M, N, B2, B3] F32, result[m, n] = dot(row m of a, row n of b).  a is broadcast over dims

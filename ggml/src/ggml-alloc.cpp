@@ -8,10 +8,11 @@
 //      layouts match, else best-fit from the free list), then drop one consumer from each source and
 //      free a source's block when nothing reads it any more (a view keeps its view_src alive);
 //   3. the high-water mark of each buffer is the size to reserve.
-// In-place ops (the CPU kernels must tolerate dst == src with identical layout): ADD SUB MUL DIV SQR
-// SQRT SCALE CLAMP UNARY and split GLU.
+// In-place ops are those the core op table marks GGML_OPF_INPLACE (and split GLU); every backend's
+// kernels for them must tolerate dst == src with identical layout.
 // Each alloc_graph re-plans (O(nodes), no heap allocation in steady state) and only grows buffers.
 #include "ggml-alloc.h"
+#include "ggml-op-table.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -176,22 +177,7 @@ private:
 };
 
 bool op_can_inplace(const ggml_tensor * t) {
-    switch (t->op) {
-        case GGML_OP_ADD:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_SCALE:
-        case GGML_OP_CLAMP:
-        case GGML_OP_UNARY:
-            return true;
-        case GGML_OP_GLU:
-            return t->src[1] != nullptr;  // split form is elementwise; the fused form halves ne0
-        default:
-            return false;
-    }
+    return ggml_op_node_can_inplace(t);  // ggml-op-table.h
 }
 
 constexpr int32_t KEEP_FLAGS = GGML_TENSOR_FLAG_INPUT | GGML_TENSOR_FLAG_OUTPUT;

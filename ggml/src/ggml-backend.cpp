@@ -4,6 +4,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-core.h"
 #include "ggml-impl.h"
+#include "ggml-op-table.h"
 
 #include <cstdint>
 #include <cstring>
@@ -31,16 +32,7 @@ const char * ggml_status_to_string(enum ggml_status status) {
 }
 
 bool ggml_backend_op_is_noop(const struct ggml_tensor * t) {
-    switch (t->op) {
-        case GGML_OP_NONE:
-        case GGML_OP_VIEW:
-        case GGML_OP_RESHAPE:
-        case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE:
-            return true;
-        default:
-            return false;
-    }
+    return ggml_op_is_noop(t->op);  // ggml-op-table.h
 }
 
 // ---- buffer types ------------------------------------------------------------------------------
@@ -529,7 +521,8 @@ ggml_backend_buffer_t ggml_backend_dev_buffer_from_host_ptr(ggml_backend_dev_t d
 }
 
 bool ggml_backend_dev_supports_op(ggml_backend_dev_t device, const struct ggml_tensor * op) {
-    return device && op && device->iface.supports_op(device, op);
+    // a node without the inputs its op needs, or with a shape its op cannot produce, reaches no kernel
+    return device && op && ggml_op_node_valid(op) && device->iface.supports_op(device, op);
 }
 
 bool ggml_backend_dev_supports_buft(ggml_backend_dev_t device, ggml_backend_buffer_type_t buft) {

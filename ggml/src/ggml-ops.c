@@ -499,6 +499,9 @@ struct ggml_tensor * ggml_norm(struct ggml_context * ctx, struct ggml_tensor * a
 struct ggml_tensor * ggml_rms_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
     return norm_impl(ctx, a, eps, GGML_OP_RMS_NORM, "rms_norm");
 }
+struct ggml_tensor * ggml_l2_norm(struct ggml_context * ctx, struct ggml_tensor * a, float eps) {
+    return norm_impl(ctx, a, eps, GGML_OP_L2_NORM, "l2_norm");
+}
 
 struct ggml_tensor * ggml_unary(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op) {
     if (!a) {

@@ -71,21 +71,13 @@
 #include <string.h>
 
 #include "ggml-core.h"
+#include "ggml-op-table.h"
 #include "ggml-os.h"
 
 #define GGML_PAD(x, n) (((x) + (n) -1) / (n) * (n))
 
 // ---------------------------------------------------------------------------------------------
-// names (table-driven: adding an enum value without a row breaks the build)
-static const char * const k_op_names[] = {
-    "NONE",           "DUP",      "ADD",        "SUB",       "MUL",      "DIV",   "SQR",
-    "SQRT",           "SUM_ROWS", "MEAN",       "ARGMAX",    "SCALE",    "CLAMP", "NORM",
-    "RMS_NORM",       "MUL_MAT",  "MUL_MAT_ID", "GET_ROWS",  "SET_ROWS", "CPY",   "CONT",
-    "RESHAPE",        "VIEW",     "PERMUTE",    "TRANSPOSE", "CONCAT",   "ROPE",  "SOFT_MAX",
-    "FLASH_ATTN_EXT", "ARGSORT",  "UNARY",      "GLU",
-};
-static_assert(sizeof(k_op_names) / sizeof(k_op_names[0]) == GGML_OP_COUNT, "k_op_names needs a row per op");
-
+// names (table-driven: adding an enum value without a row breaks the build; op names: ggml-op-table.h)
 static const char * const k_unary_names[] = {
     "relu", "tanh", "sigmoid", "silu", "gelu", "gelu_erf", "neg", "exp",
 };
@@ -99,7 +91,8 @@ static const char * const k_glu_names[] = {
 static_assert(sizeof(k_glu_names) / sizeof(k_glu_names[0]) == GGML_GLU_OP_COUNT, "glu name table");
 
 const char * ggml_op_name(enum ggml_op op) {
-    return (int) op >= 0 && op < GGML_OP_COUNT ? k_op_names[op] : "invalid";
+    const struct ggml_op_info * info = ggml_op_get_info(op);  // ggml-op-table.c
+    return info ? info->name : "invalid";
 }
 const char * ggml_unary_op_name(enum ggml_unary_op op) {
     return (int) op >= 0 && op < GGML_UNARY_OP_COUNT ? k_unary_names[op] : "invalid";

@@ -5,6 +5,7 @@
 #include "test-compat.h"
 
 #include "ggml-cpu.h"
+#include "ggml-op-table.h"
 
 #include <gtest/gtest.h>
 
@@ -272,14 +273,14 @@ std::vector<test_case> cases_unary() {
 // ---- reductions and norms ----------------------------------------------------------------------
 std::vector<test_case> cases_reduce_norm() {
     std::vector<test_case> v;
-    for (int kind = 0; kind < 4; ++kind)  // sum_rows, mean, norm, rms_norm
+    for (int kind = 0; kind < 5; ++kind)  // sum_rows, mean, norm, rms_norm, l2_norm
         for (const ne4 & ne : k_shapes)
             for (ggml_type t : {GGML_TYPE_F32})
                 for (int layout = 0; layout < 3; ++layout)
                     for (float eps : {1e-5f, 1e-1f}) {
                         if (kind < 2 && eps != 1e-5f)
                             continue;
-                        const char * names[] = {"sum_rows", "mean", "norm", "rms_norm"};
+                        const char * names[] = {"sum_rows", "mean", "norm", "rms_norm", "l2_norm"};
                         test_case    tc;
                         tc.desc = std::string(names[kind]) + " " + ggml_type_name(t) + shape_str(ne) + " " +
                                   layout_name(layout) + " eps=" + std::to_string(eps);
@@ -293,8 +294,10 @@ std::vector<test_case> cases_reduce_norm() {
                                     return ggml_mean(ctx, a);
                                 case 2:
                                     return ggml_norm(ctx, a, eps);
-                                default:
+                                case 3:
                                     return ggml_rms_norm(ctx, a, eps);
+                                default:
+                                    return ggml_l2_norm(ctx, a, eps);
                             }
                         };
                         tc.ref = [=](const ggml_tensor *, const std::vector<host_tensor> & s, const host_tensor &) {
@@ -317,7 +320,9 @@ std::vector<test_case> cases_reduce_norm() {
                                 const double c = kind == 2 ? mean : 0.0;
                                 for (int64_t i = 0; i < a.ne[0]; ++i)
                                     ss += (x[i] - c) * (x[i] - c);
-                                const double sc = 1 / std::sqrt(ss / a.ne[0] + (double) eps);
+                                // l2_norm floors the norm at eps; norm and rms_norm add eps to the variance
+                                const double sc = kind == 4 ? 1 / std::max(std::sqrt(ss), (double) eps)
+                                                            : 1 / std::sqrt(ss / a.ne[0] + (double) eps);
                                 for (int64_t i = 0; i < a.ne[0]; ++i)
                                     r.push_back((x[i] - c) * sc);
                             }
@@ -383,7 +388,7 @@ const ggml_op k_cuda_required_ops[] = {
     GGML_OP_DUP,        GGML_OP_CONT,
     GGML_OP_CONCAT,     GGML_OP_ROPE,
     GGML_OP_SOFT_MAX,   GGML_OP_FLASH_ATTN_EXT,
-    GGML_OP_ARGSORT,
+    GGML_OP_ARGSORT,    GGML_OP_L2_NORM,
 };
 
 // Writes into K-quant / IQ4_XS / MXFP4 / ternary blocks (weight quantization, never a KV cache type)
@@ -502,6 +507,36 @@ TEST(BackendOps, AtLeastAThousandCases) {
         n += f.make().size();
     std::printf("total cases: %zu\n", n);
     EXPECT_GE(n, 1000u);
+}
+
+// Every op that runs a kernel has cases here, so every backend's row for it is exercised (the op tables
+// themselves are complete by construction: ggml_op_rows_complete fails the build otherwise). An op
+// added without a harness row fails this test; leaves and views (GGML_OPF_NOOP) run nothing.
+TEST(BackendOps, EveryComputingOpHasCases) {
+    std::vector<bool> seen(GGML_OP_COUNT, false);
+    for (const family & f : k_families)
+        for (const test_case & tc : f.make()) {
+            ggml_init_params ip{ggml_tensor_overhead() * 64, nullptr, true};
+            ggml_context *   ctx = ggml_init(ip);
+            ASSERT_NE(ctx, nullptr);
+            // every node of the case's graph counts (a case may build helper nodes around its op)
+            std::vector<const ggml_tensor *> todo{tc.build(ctx)};
+            while (!todo.empty()) {
+                const ggml_tensor * t = todo.back();
+                todo.pop_back();
+                if (!t)
+                    continue;
+                seen[t->op] = true;
+                for (const ggml_tensor * s : t->src)
+                    todo.push_back(s);
+            }
+            ggml_free(ctx);
+        }
+    for (int op = 0; op < GGML_OP_COUNT; ++op) {
+        if (ggml_op_is_noop((ggml_op) op))
+            continue;
+        EXPECT_TRUE(seen[op]) << ggml_op_name((ggml_op) op) << " has no case in the op harness";
+    }
 }
 
 #include "test-backend-ops-cases.inc"

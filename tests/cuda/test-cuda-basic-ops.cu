@@ -1,9 +1,9 @@
 // The CUDA basic ops (ggml/src/ggml-cuda/ops-*.cu) on a real device, node by node, against the CPU
 // backend (the oracle): each case builds one op on host tensors, computes it with the CPU engine, runs
-// the same node through ggml_cuda_compute_basic on copies of its inputs in device memory, and compares.
+// the same node through ggml_cuda_op_run on copies of its inputs in device memory, and compares.
 // Quantized results (set_rows / cpy into KV-cache blocks), indices and bit copies must be identical;
 // float results must agree to rounding (normalized MSE). Every case must also be accepted by
-// ggml_cuda_supports_basic, so a refused op fails here instead of passing.
+// ggml_cuda_op_supported, so a refused op fails here instead of passing.
 // Without a CUDA device the test skips with one line; LLAMA_TEST_REQUIRE_CUDA=1 makes that a failure.
 #include <gtest/gtest.h>
 
@@ -105,9 +105,9 @@ std::string run_case(const ggml_cuda_device_info & info, cudaStream_t stream, co
     ggml_init_params ip{256u << 20, nullptr, false};
     ggml_context *   ctx = ggml_init(ip);
     ggml_tensor *    out = oc.build(ctx);
-    if (!ggml_cuda_supports_basic(info, out)) {
+    if (!ggml_cuda_op_supported(info, out)) {
         ggml_free(ctx);
-        return "refused by ggml_cuda_supports_basic";
+        return "refused by ggml_cuda_op_supported";
     }
     // every base tensor the node touches, with its bytes before the CPU computes (in-place ops)
     std::map<ggml_tensor *, std::vector<uint8_t>> bases;
@@ -159,8 +159,8 @@ std::string run_case(const ggml_cuda_device_info & info, cudaStream_t stream, co
         ggml_cuda_op_ctx oc_ctx;
         oc_ctx.info   = &info;
         oc_ctx.stream = stream;
-        if (!ggml_cuda_compute_basic(oc_ctx, out)) {
-            err = "ggml_cuda_compute_basic returned false";
+        if (!ggml_cuda_op_run(oc_ctx, out)) {
+            err = "ggml_cuda_op_run returned false";
         } else if (const cudaError_t le = cudaGetLastError(); le != cudaSuccess) {
             err = std::string("launch failed: ") + cudaGetErrorString(le);
         } else if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {

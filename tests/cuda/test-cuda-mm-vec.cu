@@ -1,7 +1,7 @@
 // The CUDA mat-vec kernels (ggml/src/ggml-cuda/mm-vec*.cu) on a real device: MUL_MAT with 1..8 activation
 // columns for every weight type the device reads (the dp4a kernel, the vector-load float kernel and the
 // general kernel, chosen by type and alignment), broadcast batches, strided activations, and MUL_MAT_ID
-// (per token, and grouped by expert for a batch), each run through ggml_cuda_compute_mm against a double-precision
+// (per token, and grouped by expert for a batch), each run through ggml_cuda_op_run against a double-precision
 // reference computed here from the dequantized weights (ggml_dequantize_row) and the F32 activations. The dp4a path
 // quantizes the activations to 8 bits, hence its looser bound. Then, for information, the decode bandwidth of the
 // Llama-3-8B projection shapes against a device-to-device copy (printed, not asserted).
@@ -143,11 +143,11 @@ ggml_tensor * base_of(ggml_tensor * t) {
     return t;
 }
 
-// Runs node `out` (contiguous dst) through ggml_cuda_compute_mm on device copies of its sources;
+// Runs node `out` (contiguous dst) through ggml_cuda_op_run on device copies of its sources;
 // "" or the reason it failed.
 std::string run_node(const ggml_cuda_device_info & info, ggml_tensor * out, double max_nmse) {
-    if (!ggml_cuda_supports_mm(info, out)) {
-        return "refused by ggml_cuda_supports_mm";
+    if (!ggml_cuda_op_supported(info, out)) {
+        return "refused by ggml_cuda_op_supported";
     }
     const std::vector<float>   want    = reference(out);
     std::vector<ggml_tensor *> touched = {out};
@@ -179,8 +179,8 @@ std::string run_node(const ggml_cuda_device_info & info, ggml_tensor * out, doub
         ctx.stream       = stream;
         ctx.scratch_fn   = scratch_pool::get;
         ctx.scratch_user = &pool;
-        if (!ggml_cuda_compute_mm(ctx, out)) {
-            err = "ggml_cuda_compute_mm returned false";
+        if (!ggml_cuda_op_run(ctx, out)) {
+            err = "ggml_cuda_op_run returned false";
         } else if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
             err = std::string("kernel failed: ") + cudaGetErrorString(e);
         } else if (cudaMemcpy(got.data(), out->data, got.size() * 4, cudaMemcpyDeviceToHost) != cudaSuccess) {
@@ -345,10 +345,10 @@ TEST(CudaMmVec, DecodeBandwidthReport) {
             ctx.scratch_fn   = scratch_pool::get;
             ctx.scratch_user = &pool;
             const int iters  = 50;
-            bool      ok     = ggml_cuda_compute_mm(ctx, out);
+            bool      ok     = ggml_cuda_op_run(ctx, out);
             cudaEventRecord(e0);
             for (int i = 0; i < iters && ok; i++) {
-                ok = ggml_cuda_compute_mm(ctx, out);
+                ok = ggml_cuda_op_run(ctx, out);
             }
             cudaEventRecord(e1);
             cudaEventSynchronize(e1);

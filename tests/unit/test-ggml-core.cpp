@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "ggml-backend.h"
 #include "ggml-impl.h"
+#include "ggml-op-table.h"
 #include "ggml.h"
 
 namespace {
@@ -73,6 +75,78 @@ protected:
     log_capture    log;
     ggml_context * ctx = nullptr;
 };
+
+// ---------------------------------------------------------------------------------------------
+// the core op table (ggml-op-table.h)
+
+TEST(GgmlOpTable, RowsMatchTheEnum) {
+    for (int i = 0; i < GGML_OP_COUNT; i++) {
+        const ggml_op_info * info = ggml_op_get_info((ggml_op) i);
+        ASSERT_NE(info, nullptr);
+        EXPECT_EQ(info->op, (ggml_op) i);
+        EXPECT_STREQ(info->name, ggml_op_name((ggml_op) i));
+        EXPECT_LE(info->min_src, info->max_src);
+    }
+    EXPECT_EQ(ggml_op_get_info(GGML_OP_COUNT), nullptr);
+    EXPECT_EQ(ggml_op_get_info((ggml_op) -1), nullptr);
+    for (ggml_op op : {GGML_OP_NONE, GGML_OP_VIEW, GGML_OP_RESHAPE, GGML_OP_PERMUTE, GGML_OP_TRANSPOSE})
+        EXPECT_TRUE(ggml_op_is_noop(op)) << ggml_op_name(op);
+    for (ggml_op op : {GGML_OP_CPY, GGML_OP_SET_ROWS, GGML_OP_MUL_MAT, GGML_OP_L2_NORM})
+        EXPECT_FALSE(ggml_op_is_noop(op)) << ggml_op_name(op);
+}
+
+// Nodes the constructors build follow their op's rule; a node broken by hand (a missing input, a
+// shape the op cannot produce, an input it does not read) does not, and no backend is offered it.
+TEST(GgmlOpTable, NodeValidityAndTheSupportsGate) {
+    ggml_init_params ip{ggml_tensor_overhead() * 32, nullptr, true};
+    ggml_context *   ctx = ggml_init(ip);
+    ASSERT_NE(ctx, nullptr);
+    ggml_tensor * a  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 3);
+    ggml_tensor * w  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 5);
+    ggml_tensor * mm = ggml_mul_mat(ctx, w, a);
+    ggml_tensor * n  = ggml_l2_norm(ctx, a, 1e-6f);
+    ggml_tensor * s  = ggml_sum_rows(ctx, a);
+    ggml_tensor * v  = ggml_view_2d(ctx, a, 4, 3, a->nb[1], 16);
+    ggml_tensor * r  = ggml_reshape_1d(ctx, a, 24);
+    ASSERT_TRUE(mm && n && s && v && r);
+    EXPECT_EQ(ggml_l2_norm(ctx, a, -1.0f), nullptr);  // eps < 0 refused by the constructor
+    for (ggml_tensor * t : {a, mm, n, s, v, r})
+        EXPECT_TRUE(ggml_op_node_valid(t)) << ggml_op_name(t->op);
+
+    ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    ASSERT_NE(cpu, nullptr);
+    EXPECT_TRUE(ggml_backend_dev_supports_op(cpu, n));
+    EXPECT_TRUE(ggml_backend_dev_supports_op(cpu, mm));
+
+    n->ne[0] = 7;  // not src[0]'s shape
+    EXPECT_FALSE(ggml_op_node_valid(n));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(cpu, n));
+    n->ne[0]  = 8;
+    n->src[1] = w;  // an input L2_NORM never reads
+    EXPECT_FALSE(ggml_op_node_valid(n));
+    n->src[1] = nullptr;
+    EXPECT_TRUE(ggml_op_node_valid(n));
+
+    mm->src[1] = nullptr;  // MUL_MAT without its activations
+    EXPECT_FALSE(ggml_op_node_valid(mm));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(cpu, mm));
+    mm->src[1] = a;
+    mm->ne[1]  = 4;  // not {w.ne1, a.ne1, ...}
+    EXPECT_FALSE(ggml_op_node_valid(mm));
+
+    s->ne[0] = 2;  // a row sum has one column
+    EXPECT_FALSE(ggml_op_node_valid(s));
+    r->ne[0] = 25;  // a reshape keeps the element count
+    EXPECT_FALSE(ggml_op_node_valid(r));
+    v->view_offs = ggml_nbytes(a);  // a window past the end of its memory
+    EXPECT_FALSE(ggml_op_node_valid(v));
+
+    ggml_tensor bad = *n;
+    bad.op          = GGML_OP_COUNT;
+    EXPECT_FALSE(ggml_op_node_valid(&bad));
+    EXPECT_FALSE(ggml_backend_dev_supports_op(cpu, &bad));
+    ggml_free(ctx);
+}
 
 // ---------------------------------------------------------------------------------------------
 // names

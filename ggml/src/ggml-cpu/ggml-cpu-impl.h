@@ -185,11 +185,12 @@ bool ggml_cpu_can_to_float(ggml_type t);
 // ---- kernels (one per op family file) --------------------------------------------------------
 void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst);     // DUP, CONT, CPY (ops-copy.cpp)
 void ggml_cpu_op_concat(const ggml_cpu_params * p, ggml_tensor * dst);  // ops-copy.cpp
-void ggml_cpu_op_binary(const ggml_cpu_params * p, ggml_tensor * dst);  // ADD/SUB/MUL/DIV (ops-binary.cpp)
+template <ggml_op OP>  // ADD, SUB, MUL, DIV (ops-binary.cpp, instantiated there)
+void ggml_cpu_op_binary(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_unary(const ggml_cpu_params * p, ggml_tensor * dst);   // UNARY, SQR, SQRT, SCALE, CLAMP
 void ggml_cpu_op_glu(const ggml_cpu_params * p, ggml_tensor * dst);     // ops-unary.cpp
 void ggml_cpu_op_reduce(const ggml_cpu_params * p, ggml_tensor * dst);  // SUM_ROWS, MEAN, ARGMAX
-void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst);    // NORM, RMS_NORM
+void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst);    // NORM, RMS_NORM, L2_NORM
 // RMS_NORM then MUL by a weight row broadcast over the rows (ops-norm.cpp): the graph loop runs both
 // nodes as one when _fusable says so (not under GGML_CPU_SCALAR); same bits as the two nodes.
 bool ggml_cpu_rms_norm_mul_fusable(const ggml_tensor * norm, const ggml_tensor * mul);

@@ -2,6 +2,8 @@
 // printed at exit per graph (divide by the graph count the summary gives).
 #include "ggml-cpu-profile.h"
 
+#include "cpu-op-table.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -90,23 +92,20 @@ int64_t ggml_cpu_profile_now() {
 
 int ggml_cpu_profile_key(const ggml_tensor * t, bool fused_next) {
     int ty = GGML_TYPE_COUNT;
-    switch (t->op) {
-        case GGML_OP_MUL_MAT:
-        case GGML_OP_MUL_MAT_ID:
-        case GGML_OP_GET_ROWS:
+    switch (ggml_cpu_op_row_of(t->op).prof) {
+        case cpu_prof::src0:
             ty = t->src[0]->type;
             break;
-        case GGML_OP_FLASH_ATTN_EXT:
+        case cpu_prof::src1:
             ty = t->src[1]->type;
             break;
-        case GGML_OP_SET_ROWS:
+        case cpu_prof::dst:
             ty = t->type;
             break;
-        case GGML_OP_ADD:
-        case GGML_OP_RMS_NORM:
+        case cpu_prof::fused:
             ty = fused_next ? GGML_TYPE_F32 : GGML_TYPE_COUNT;  // "ADD f32", "RMS_NORM f32": a fused pass
             break;
-        default:
+        case cpu_prof::none:
             break;
     }
     return (int) t->op * (GGML_TYPE_COUNT + 1) + ty;

@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "cpu-op-table.h"
 #include "cpu-repack.h"
 #include "cpu-type-traits.h"
 #include "ggml-cpu-impl.h"
@@ -57,27 +58,7 @@ bool auto_threads() {
 
 // Rough multiply-add count of a node, to decide whether extra threads pay for their barriers.
 double node_work(const ggml_tensor * t) {
-    const double n = (double) cpu_nelements(t);
-    switch (t->op) {
-        case GGML_OP_MUL_MAT:
-            return n * (double) t->src[0]->ne[0];
-        case GGML_OP_MUL_MAT_ID:
-            return n * (double) t->src[0]->ne[0];
-        case GGML_OP_FLASH_ATTN_EXT:
-            return (double) cpu_nrows(t->src[0]) * (double) t->src[1]->ne[1] *
-                   (double) (t->src[0]->ne[0] + t->src[2]->ne[0]);
-        case GGML_OP_SET_ROWS:
-            // the rows written, not the destination (a KV cache write would count the whole cache,
-            // O(n_ctx), and a small batch would get extra threads it cannot use)
-            return 2 * (double) cpu_nelements(t->src[0]);
-        case GGML_OP_SOFT_MAX:
-        case GGML_OP_ROPE:
-        case GGML_OP_UNARY:
-        case GGML_OP_GLU:
-            return 8 * n;
-        default:
-            return 2 * n;
-    }
+    return ggml_cpu_op_row_of(t->op).cost(t);
 }
 }  // namespace
 
@@ -216,24 +197,8 @@ bool ggml_cpu_to_float_row(ggml_type t, const void * x, float * y, int64_t n) {
 // ---- scratch sizing ----------------------------------------------------------------------------
 
 size_t ggml_cpu_work_size(const ggml_tensor * node, int nth) {
-    switch (node->op) {
-        case GGML_OP_MUL_MAT:
-            return ggml_cpu_mul_mat_work_size(node, nth);
-        case GGML_OP_MUL_MAT_ID:
-            return ggml_cpu_mul_mat_id_work_size(node, nth);
-        case GGML_OP_FLASH_ATTN_EXT:
-            return ggml_cpu_flash_attn_work_size(node, nth);
-        case GGML_OP_DUP:
-        case GGML_OP_CONT:
-        case GGML_OP_CPY:
-            return ggml_cpu_copy_work_size(node, nth);
-        case GGML_OP_SET_ROWS:
-            return ggml_cpu_set_rows_work_size(node, nth);
-        case GGML_OP_GET_ROWS:
-            return ggml_cpu_get_rows_work_size(node, nth);
-        default:
-            return 0;
-    }
+    const ggml_cpu_op_row & row = ggml_cpu_op_row_of(node->op);
+    return row.work_size ? row.work_size(node, nth) : 0;
 }
 
 // ---- graph compute -------------------------------------------------------------------------------
@@ -241,81 +206,16 @@ size_t ggml_cpu_work_size(const ggml_tensor * node, int nth) {
 namespace {
 
 bool is_noop(const ggml_tensor * t) {
-    switch (t->op) {
-        case GGML_OP_NONE:
-        case GGML_OP_VIEW:
-        case GGML_OP_RESHAPE:
-        case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE:
-            return true;
-        default:
-            return cpu_nelements(t) == 0;
-    }
+    return !ggml_cpu_op_row_of(t->op).run || cpu_nelements(t) == 0;
 }
 
 void compute_node(const ggml_cpu_params * p, ggml_tensor * t) {
-    switch (t->op) {
-        case GGML_OP_DUP:
-        case GGML_OP_CONT:
-        case GGML_OP_CPY:
-            ggml_cpu_op_dup(p, t);
-            break;
-        case GGML_OP_CONCAT:
-            ggml_cpu_op_concat(p, t);
-            break;
-        case GGML_OP_ADD:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-            ggml_cpu_op_binary(p, t);
-            break;
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_SCALE:
-        case GGML_OP_CLAMP:
-        case GGML_OP_UNARY:
-            ggml_cpu_op_unary(p, t);
-            break;
-        case GGML_OP_GLU:
-            ggml_cpu_op_glu(p, t);
-            break;
-        case GGML_OP_SUM_ROWS:
-        case GGML_OP_MEAN:
-        case GGML_OP_ARGMAX:
-            ggml_cpu_op_reduce(p, t);
-            break;
-        case GGML_OP_NORM:
-        case GGML_OP_RMS_NORM:
-            ggml_cpu_op_norm(p, t);
-            break;
-        case GGML_OP_MUL_MAT:
-            ggml_cpu_op_mul_mat(p, t);
-            break;
-        case GGML_OP_MUL_MAT_ID:
-            ggml_cpu_op_mul_mat_id(p, t);
-            break;
-        case GGML_OP_GET_ROWS:
-            ggml_cpu_op_get_rows(p, t);
-            break;
-        case GGML_OP_SET_ROWS:
-            ggml_cpu_op_set_rows(p, t);
-            break;
-        case GGML_OP_ROPE:
-            ggml_cpu_op_rope(p, t);
-            break;
-        case GGML_OP_SOFT_MAX:
-            ggml_cpu_op_soft_max(p, t);
-            break;
-        case GGML_OP_FLASH_ATTN_EXT:
-            ggml_cpu_op_flash_attn(p, t);
-            break;
-        case GGML_OP_ARGSORT:
-            ggml_cpu_op_argsort(p, t);
-            break;
-        default:
-            ggml_cpu_fail(p, "ggml_cpu: op %s is not supported", ggml_op_name(t->op));
-            break;
+    const ggml_cpu_op_row & row = ggml_cpu_op_row_of(t->op);
+    if (!row.run) {
+        ggml_cpu_fail(p, "ggml_cpu: op %s is not supported", ggml_op_name(t->op));
+        return;
     }
+    row.run(p, t);
 }
 
 bool overlaps(const ggml_tensor * x, const ggml_tensor * y) {
@@ -350,30 +250,7 @@ bool shares_input_without_barrier(const ggml_tensor * x, const ggml_tensor * y) 
 // Ops whose kernels use no scratch shared between threads (at most a private slot per thread) and
 // no barrier of their own: a thread may start one while another still computes an earlier node.
 bool is_light_op(const ggml_tensor * t) {
-    switch (t->op) {
-        case GGML_OP_DUP:
-        case GGML_OP_CONT:
-        case GGML_OP_CPY:
-        case GGML_OP_ADD:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_SCALE:
-        case GGML_OP_CLAMP:
-        case GGML_OP_UNARY:
-        case GGML_OP_GLU:
-        case GGML_OP_NORM:
-        case GGML_OP_RMS_NORM:
-        case GGML_OP_GET_ROWS:
-        case GGML_OP_SET_ROWS:
-        case GGML_OP_ROPE:
-        case GGML_OP_SOFT_MAX:
-            return true;
-        default:
-            return false;
-    }
+    return ggml_cpu_op_row_of(t->op).light;
 }
 
 // True when y reads nothing x writes and writes nothing x reads or writes (by address: views and

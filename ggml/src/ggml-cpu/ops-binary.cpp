@@ -60,19 +60,11 @@ void binary(const ggml_cpu_params * p, ggml_tensor * dst) {
 
 }  // namespace
 
+template <ggml_op OP>
 void ggml_cpu_op_binary(const ggml_cpu_params * p, ggml_tensor * dst) {
-    switch (dst->op) {
-        case GGML_OP_ADD:
-            binary<GGML_OP_ADD>(p, dst);
-            break;
-        case GGML_OP_SUB:
-            binary<GGML_OP_SUB>(p, dst);
-            break;
-        case GGML_OP_MUL:
-            binary<GGML_OP_MUL>(p, dst);
-            break;
-        default:
-            binary<GGML_OP_DIV>(p, dst);
-            break;
-    }
+    binary<OP>(p, dst);
 }
+template void ggml_cpu_op_binary<GGML_OP_ADD>(const ggml_cpu_params *, ggml_tensor *);
+template void ggml_cpu_op_binary<GGML_OP_SUB>(const ggml_cpu_params *, ggml_tensor *);
+template void ggml_cpu_op_binary<GGML_OP_MUL>(const ggml_cpu_params *, ggml_tensor *);
+template void ggml_cpu_op_binary<GGML_OP_DIV>(const ggml_cpu_params *, ggml_tensor *);

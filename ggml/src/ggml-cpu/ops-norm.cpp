@@ -1,4 +1,5 @@
-// NORM ((x - mean) / sqrt(var + eps)) and RMS_NORM (x / sqrt(mean(x^2) + eps)) per row, sums in double.
+// NORM ((x - mean) / sqrt(var + eps)), RMS_NORM (x / sqrt(mean(x^2) + eps)) and L2_NORM
+// (x / max(sqrt(sum(x^2)), eps)) per row, sums in double.
 // RMS_NORM followed by a MUL with a weight row is fused by the graph loop: one pass writes both
 // results, with the same float operations as the two nodes (identical bits), and one barrier less.
 // An ADD feeding that RMS_NORM (the residual sum before each norm of a decoder layer) joins the pass:
@@ -6,6 +7,7 @@
 // one.
 #include "ggml-cpu-impl.h"
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 
@@ -134,6 +136,13 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
                 const float s = rms_scale(xf, n, eps);
                 for (int64_t i = 0; i < n; ++i)
                     df[i] = xf[i] * s;
+            } else if (dst->op == GGML_OP_L2_NORM) {
+                double ss = 0.0;
+                for (int64_t i = 0; i < n; ++i)
+                    ss += (double) xf[i] * xf[i];
+                const float s = (float) (1.0 / std::max(std::sqrt(ss), (double) eps));
+                for (int64_t i = 0; i < n; ++i)
+                    df[i] = xf[i] * s;
             } else {
                 double sum = 0.0;
                 for (int64_t i = 0; i < n; ++i)
@@ -166,7 +175,9 @@ void ggml_cpu_op_norm(const ggml_cpu_params * p, ggml_tensor * dst) {
             }
             var /= (double) n;
         }
-        const double s = 1.0 / std::sqrt(var + eps);
+        // L2_NORM: unit rows, the norm floored at eps (not eps added, as the other two do)
+        const double s =
+            dst->op == GGML_OP_L2_NORM ? 1.0 / std::max(std::sqrt(ss), (double) eps) : 1.0 / std::sqrt(var + eps);
         for (int64_t i = 0; i < n; ++i) {
             const double v = cpu_load_f(a->type, x + i * a->nb[0]);
             cpu_store_f(dst->type, d + i * dst->nb[0], (float) ((v - mean) * s));

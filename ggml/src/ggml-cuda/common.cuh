@@ -64,12 +64,8 @@ static inline unsigned ggml_cuda_blocks(int64_t n, int64_t per_block) {
     return (unsigned) ((n + per_block - 1) / per_block);
 }
 
-// ---- op families (each returns false, logged, when it cannot run the node) ---------------------------
-// Basic ops (ops-*.cu). Covers every op of the graph except MUL_MAT, MUL_MAT_ID, GET_ROWS, FLASH_ATTN_EXT,
-// and the no-op view ops (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE), which the executor skips.
-bool ggml_cuda_supports_basic(const ggml_cuda_device_info & info, const ggml_tensor * op);
-bool ggml_cuda_compute_basic(ggml_cuda_op_ctx & ctx, ggml_tensor * node);
-
-// Ops reading weights / quantized blocks (mm-*.cu, fa-*.cu): MUL_MAT, MUL_MAT_ID, GET_ROWS, FLASH_ATTN_EXT.
-bool ggml_cuda_supports_mm(const ggml_cuda_device_info & info, const ggml_tensor * op);
-bool ggml_cuda_compute_mm(ggml_cuda_op_ctx & ctx, ggml_tensor * node);
+// ---- the CUDA op table (cuda-op-table.cu): one row per ggml_op ------------------------------------
+// Whether the device runs node op (exact; false for views, which the executor skips without asking).
+bool ggml_cuda_op_supported(const ggml_cuda_device_info & info, const ggml_tensor * op);
+// Runs node on ctx's stream through its row; false (logged) when it cannot.
+bool ggml_cuda_op_run(ggml_cuda_op_ctx & ctx, ggml_tensor * node);

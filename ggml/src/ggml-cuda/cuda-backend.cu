@@ -67,10 +67,6 @@ void * scratch_get(void * user, int slot, size_t bytes) {
     return s.ptr;
 }
 
-bool is_mm_family(ggml_op op) {
-    return op == GGML_OP_MUL_MAT || op == GGML_OP_MUL_MAT_ID || op == GGML_OP_GET_ROWS || op == GGML_OP_FLASH_ATTN_EXT;
-}
-
 bool init_cublas(cuda_backend_ctx * c) {
     if (CUBLAS_FAILED(cublasCreate(&c->cublas))) {
         c->cublas = nullptr;
@@ -261,8 +257,8 @@ enum ggml_status ggml_cuda_run_nodes(cuda_backend_ctx * c, ggml_cgraph * gf) {
         if (ggml_backend_op_is_noop(node) || ggml_nelements(node) == 0) {
             continue;
         }
-        const bool ok = is_mm_family(node->op) ? ggml_cuda_compute_mm(op, node) : ggml_cuda_compute_basic(op, node);
-        const cudaError_t err = cudaGetLastError();  // launch errors (and earlier asynchronous faults)
+        const bool        ok  = ggml_cuda_op_run(op, node);  // cuda-op-table.cu
+        const cudaError_t err = cudaGetLastError();          // launch errors (and earlier asynchronous faults)
         if (!ok || err != cudaSuccess) {
             if (!c->capturing) {  // a failed capture is retried eagerly, which reports for real
                 GGML_LOG_ERROR("ggml-cuda: %s: node %d (%s, op %s) failed%s%s\n", c->name.c_str(), i, node->name,

@@ -215,15 +215,7 @@ bool ggml_cuda_dev_supports_op(const cuda_device * dev, const ggml_tensor * op) 
     if (ggml_backend_op_is_noop(op)) {
         return true;  // views: no kernel, the executor skips them
     }
-    switch (op->op) {
-        case GGML_OP_MUL_MAT:
-        case GGML_OP_MUL_MAT_ID:
-        case GGML_OP_GET_ROWS:
-        case GGML_OP_FLASH_ATTN_EXT:
-            return ggml_cuda_supports_mm(dev->info, op);
-        default:
-            return ggml_cuda_supports_basic(dev->info, op);
-    }
+    return ggml_cuda_op_supported(dev->info, op);  // cuda-op-table.cu
 }
 
 extern "C" {

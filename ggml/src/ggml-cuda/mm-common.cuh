@@ -1,6 +1,6 @@
 // mm-common.cuh — what the files of the "ops reading weights" family share: the entry points of each
 // op (mm-get-rows.cu, mm-vec.cu, mm-cublas.cu, mm-id.cu, fa-ext.cu) and small device helpers.
-// ggml_cuda_supports_mm / ggml_cuda_compute_mm (mm-dispatch.cu) route a node to one of them.
+// The CUDA op table (cuda-op-table.cu) routes a node to one of them.
 #pragma once
 
 #include "common.cuh"
@@ -10,7 +10,12 @@
 bool ggml_cuda_mm_type_supported(ggml_type t);
 
 // GET_ROWS: src0 any type above or I32, ids I32; dst F32 (I32 for I32 rows).
+bool ggml_cuda_get_rows_supported(const ggml_cuda_device_info & info, const ggml_tensor * op);  // mm-dispatch.cu
 bool ggml_cuda_get_rows(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
+
+// MUL_MAT: the vector kernels below for small batches, cuBLAS above (mm-dispatch.cu).
+bool ggml_cuda_mul_mat_supported(const ggml_cuda_device_info & info, const ggml_tensor * op);
+bool ggml_cuda_mul_mat(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
 
 // MUL_MAT with src1->ne[1] <= GGML_CUDA_MMV_MAX_COLS: the weights are read directly (no temporaries
 // except a contiguous copy of src1 when its rows are strided).
@@ -22,6 +27,7 @@ bool          ggml_cuda_mul_mat_vec(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
 bool ggml_cuda_mul_mat_cublas(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
 
 // MUL_MAT_ID (mixture of experts).
+bool ggml_cuda_mul_mat_id_supported(const ggml_cuda_device_info & info, const ggml_tensor * op);  // mm-dispatch.cu
 bool ggml_cuda_mul_mat_id(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
 
 // FLASH_ATTN_EXT.

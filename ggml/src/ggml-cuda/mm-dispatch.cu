@@ -1,6 +1,6 @@
-// mm-dispatch.cu — the family entry points of common.cuh for the ops that read weights / quantized
-// blocks: which nodes the device takes (ggml_cuda_supports_mm), and which implementation runs each
-// (ggml_cuda_compute_mm). A node this family refuses falls back to the CPU through the scheduler.
+// mm-dispatch.cu — for the ops that read weights / quantized blocks: which nodes the device takes
+// (the *_supported predicates of the CUDA op table, cuda-op-table.cu) and which MUL_MAT implementation
+// runs a node. A node refused here falls back to the CPU through the scheduler.
 #include <climits>
 
 #include "mm-common.cuh"
@@ -22,7 +22,9 @@ bool fits_int(int64_t x) {
     return x >= 0 && x <= INT_MAX;
 }
 
-bool mul_mat_supported(const ggml_tensor * op) {
+}  // namespace
+
+bool ggml_cuda_mul_mat_supported(const ggml_cuda_device_info &, const ggml_tensor * op) {
     const ggml_tensor * w = op->src[0];
     const ggml_tensor * b = op->src[1];
     if (!ggml_cuda_mm_type_supported(w->type) || b->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32) {
@@ -43,7 +45,7 @@ bool mul_mat_supported(const ggml_tensor * op) {
            fits_int((int64_t) w->nb[1]);
 }
 
-bool mul_mat_id_supported(const ggml_tensor * op) {
+bool ggml_cuda_mul_mat_id_supported(const ggml_cuda_device_info &, const ggml_tensor * op) {
     const ggml_tensor * as  = op->src[0];
     const ggml_tensor * b   = op->src[1];
     const ggml_tensor * ids = op->src[2];
@@ -54,7 +56,7 @@ bool mul_mat_id_supported(const ggml_tensor * op) {
     return as->nb[0] == ggml_type_size(as->type) && as->ne[0] % ggml_blck_size(as->type) == 0 && b->ne[1] > 0;
 }
 
-bool get_rows_supported(const ggml_tensor * op) {
+bool ggml_cuda_get_rows_supported(const ggml_cuda_device_info &, const ggml_tensor * op) {
     const ggml_tensor * a   = op->src[0];
     const ggml_tensor * ids = op->src[1];
     if (!ids || ids->type != GGML_TYPE_I32) {
@@ -69,39 +71,10 @@ bool get_rows_supported(const ggml_tensor * op) {
     return !ggml_is_quantized(a->type) || a->nb[0] == ggml_type_size(a->type);
 }
 
-}  // namespace
-
-bool ggml_cuda_supports_mm(const ggml_cuda_device_info & info, const ggml_tensor * op) {
-    switch (op->op) {
-        case GGML_OP_GET_ROWS:
-            return get_rows_supported(op);
-        case GGML_OP_MUL_MAT:
-            return mul_mat_supported(op);
-        case GGML_OP_MUL_MAT_ID:
-            return mul_mat_id_supported(op);
-        case GGML_OP_FLASH_ATTN_EXT:
-            return ggml_cuda_flash_attn_supported(info, op);
-        default:
-            return false;
+bool ggml_cuda_mul_mat(ggml_cuda_op_ctx & ctx, ggml_tensor * node) {
+    // decode and small batches read the weights directly; larger batches go through cuBLAS
+    if (node->src[1]->ne[1] <= GGML_CUDA_MMV_MAX_COLS) {
+        return ggml_cuda_mul_mat_vec(ctx, node);
     }
-}
-
-bool ggml_cuda_compute_mm(ggml_cuda_op_ctx & ctx, ggml_tensor * node) {
-    switch (node->op) {
-        case GGML_OP_GET_ROWS:
-            return ggml_cuda_get_rows(ctx, node);
-        case GGML_OP_MUL_MAT:
-            // decode and small batches read the weights directly; larger batches go through cuBLAS
-            if (node->src[1]->ne[1] <= GGML_CUDA_MMV_MAX_COLS) {
-                return ggml_cuda_mul_mat_vec(ctx, node);
-            }
-            return ggml_cuda_mul_mat_cublas(ctx, node);
-        case GGML_OP_MUL_MAT_ID:
-            return ggml_cuda_mul_mat_id(ctx, node);
-        case GGML_OP_FLASH_ATTN_EXT:
-            return ggml_cuda_flash_attn(ctx, node);
-        default:
-            GGML_LOG_ERROR("%s: op %s is not in the mm family\n", __func__, ggml_op_name(node->op));
-            return false;
-    }
+    return ggml_cuda_mul_mat_cublas(ctx, node);
 }

@@ -1,6 +1,6 @@
 // ops-basic.cuh — what the basic-op files (ops-*.cu) share: a by-value tensor view for kernels,
 // element load/store for F32/F16/BF16, row indexing, launch shapes, block reductions, and the entry
-// point of each op family (dispatched by ops-basic.cu).
+// point of each op family (dispatched by the op table, cuda-op-table.cu).
 #pragma once
 
 #include "common.cuh"
@@ -137,10 +137,11 @@ static __device__ __forceinline__ T cuda_block_max(T v, T * sh, T lowest) {
 }
 
 // ---- op families (each file implements one; false = cannot run, logged) ------------------------
-bool ggml_cuda_op_binary(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);    // ADD SUB MUL DIV      ops-binary.cu
+template <ggml_op OP>  // ADD SUB MUL DIV (instantiated in ops-binary.cu)
+bool ggml_cuda_op_binary(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);
 bool ggml_cuda_op_unary(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);     // UNARY SQR SQRT SCALE CLAMP ops-unary.cu
 bool ggml_cuda_op_glu(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);       // GLU                  ops-unary.cu
-bool ggml_cuda_op_norm(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);      // NORM RMS_NORM        ops-norm.cu
+bool ggml_cuda_op_norm(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);      // NORM RMS_NORM L2_NORM ops-norm.cu
 bool ggml_cuda_op_reduce(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);    // SUM_ROWS MEAN ARGMAX ops-reduce.cu
 bool ggml_cuda_op_rope(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);      // ROPE                 ops-rope.cu
 bool ggml_cuda_op_soft_max(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);  // SOFT_MAX             ops-softmax.cu

@@ -50,21 +50,12 @@ void launch(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
 
 }  // namespace
 
+template <ggml_op OP>
 bool ggml_cuda_op_binary(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
-    switch (dst->op) {
-        case GGML_OP_ADD:
-            launch<GGML_OP_ADD>(ctx, dst);
-            return true;
-        case GGML_OP_SUB:
-            launch<GGML_OP_SUB>(ctx, dst);
-            return true;
-        case GGML_OP_MUL:
-            launch<GGML_OP_MUL>(ctx, dst);
-            return true;
-        case GGML_OP_DIV:
-            launch<GGML_OP_DIV>(ctx, dst);
-            return true;
-        default:
-            return false;
-    }
+    launch<OP>(ctx, dst);
+    return true;
 }
+template bool ggml_cuda_op_binary<GGML_OP_ADD>(ggml_cuda_op_ctx &, ggml_tensor *);
+template bool ggml_cuda_op_binary<GGML_OP_SUB>(ggml_cuda_op_ctx &, ggml_tensor *);
+template bool ggml_cuda_op_binary<GGML_OP_MUL>(ggml_cuda_op_ctx &, ggml_tensor *);
+template bool ggml_cuda_op_binary<GGML_OP_DIV>(ggml_cuda_op_ctx &, ggml_tensor *);

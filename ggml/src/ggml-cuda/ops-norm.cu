@@ -1,10 +1,11 @@
-// NORM ((x - mean) / sqrt(var + eps)) and RMS_NORM (x / sqrt(mean(x^2) + eps)) per row, one block per
-// row, sums in double like ggml-cpu/ops-norm.cpp (a row is read two or three times; it stays in L1/L2).
+// NORM ((x - mean) / sqrt(var + eps)), RMS_NORM (x / sqrt(mean(x^2) + eps)) and L2_NORM
+// (x / max(sqrt(sum(x^2)), eps)) per row, one block per row, sums in double like ggml-cpu/ops-norm.cpp (a row is read
+// two or three times; it stays in L1/L2).
 #include "ops-basic.cuh"
 
 namespace {
 
-template <bool RMS>
+template <ggml_op OP>
 __global__ void k_norm(cuda_tview d, cuda_tview a, int64_t nrows, float eps) {
     __shared__ double sh[32];
     const int64_t     n = a.ne[0];
@@ -15,7 +16,7 @@ __global__ void k_norm(cuda_tview d, cuda_tview a, int64_t nrows, float eps) {
         char *       dr   = cuda_ptr(d, 0, i1, i2, i3);
         float        mean = 0.0f;
         double       acc  = 0.0;
-        if (RMS) {
+        if (OP != GGML_OP_NORM) {  // RMS_NORM, L2_NORM: no centring
             for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
                 const float v = cuda_load_f(a.type, x + i * a.nb[0]);
                 acc += (double) v * v;
@@ -31,8 +32,9 @@ __global__ void k_norm(cuda_tview d, cuda_tview a, int64_t nrows, float eps) {
                 acc += (double) v * v;
             }
         }
-        const double var = cuda_block_sum(acc, sh) / (double) n;
-        const float  s   = (float) (1.0 / sqrt(var + eps));
+        const double ss = cuda_block_sum(acc, sh);
+        const float  s  = OP == GGML_OP_L2_NORM ? (float) (1.0 / fmax(sqrt(ss), (double) eps))
+                                                : (float) (1.0 / sqrt(ss / (double) n + eps));
         for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
             cuda_store_f(d.type, dr + i * d.nb[0], (cuda_load_f(a.type, x + i * a.nb[0]) - mean) * s);
         }
@@ -42,15 +44,20 @@ __global__ void k_norm(cuda_tview d, cuda_tview a, int64_t nrows, float eps) {
 }  // namespace
 
 bool ggml_cuda_op_norm(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
-    const float    eps   = ggml_get_op_params_f32(dst, 0);
-    const int64_t  nrows = cuda_nrows(dst);
-    const unsigned grid  = cuda_row_blocks(nrows);
-    if (dst->op == GGML_OP_RMS_NORM) {
-        k_norm<true>
-            <<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(cuda_tview_of(dst), cuda_tview_of(dst->src[0]), nrows, eps);
-    } else {
-        k_norm<false>
-            <<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(cuda_tview_of(dst), cuda_tview_of(dst->src[0]), nrows, eps);
+    const float      eps   = ggml_get_op_params_f32(dst, 0);
+    const int64_t    nrows = cuda_nrows(dst);
+    const unsigned   grid  = cuda_row_blocks(nrows);
+    const cuda_tview d = cuda_tview_of(dst), a = cuda_tview_of(dst->src[0]);
+    switch (dst->op) {  // the kernel's template argument, not a dispatch: the table sent all three here
+        case GGML_OP_RMS_NORM:
+            k_norm<GGML_OP_RMS_NORM><<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(d, a, nrows, eps);
+            break;
+        case GGML_OP_L2_NORM:
+            k_norm<GGML_OP_L2_NORM><<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(d, a, nrows, eps);
+            break;
+        default:
+            k_norm<GGML_OP_NORM><<<grid, CUDA_ROW_THREADS, 0, ctx.stream>>>(d, a, nrows, eps);
+            break;
     }
     return true;
 }

@@ -35,7 +35,7 @@ __global__ void k_argmax(cuda_tview d, cuda_tview a, int64_t nrows) {
     __shared__ int   si[32];
     const int64_t    n = a.ne[0];
     for (int64_t r = blockIdx.x; r < nrows; r += gridDim.x) {
-        const char * x    = a.data + r * a.nb[1];  // 2-D input (supports_basic)
+        const char * x    = a.data + r * a.nb[1];  // 2-D input (the ARGMAX row of cuda-op-table.cu)
         float        best = -INFINITY;
         int          bi   = -1;
         for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {

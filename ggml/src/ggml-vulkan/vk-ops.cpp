@@ -3,6 +3,9 @@
 // offsets in the shader's element units). The shaders live in shaders/*.comp.
 #include "vk-context.h"
 
+#include "ggml-op-rows.h"
+#include "shaders/op-codes.glsl"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -268,7 +271,7 @@ bool enc_binary(const enc & e) {
         return false;
     pc_words pc;
     pc.ne(d).strides(ba, a, ua).u(bb.rem / 4).ne(b).u(b->nb[0] / 4).u(b->nb[1] / 4).u(b->nb[2] / 4).u(b->nb[3] / 4);
-    pc.strides(bd, d, ua).u(e.node->op - GGML_OP_ADD);
+    pc.strides(bd, d, ua).u(VK_BINARY_ADD + (uint32_t) (e.node->op - GGML_OP_ADD));  // ADD..DIV are consecutive
     const ggml_tensor * s[4] = {a, b, nullptr, nullptr};
     return dispatch_flat(e.dev, e.cmd, a->type == GGML_TYPE_F16 ? "binary_f16" : "binary_f32", s, d, pc,
                          ggml_nelements(d));
@@ -689,162 +692,187 @@ bool enc_flash_attn(const enc & e) {
     return dispatch(e.dev, e.cmd, sh.c_str(), s, d, pc, n_q, n_head, ne3);
 }
 
+// ---- supports, one predicate per op or family (exact: the scheduler relies on a "yes") -----------
+
+bool sup_yes(const vk_device *, const ggml_tensor *) {
+    return true;
+}
+bool sup_binary(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return (is_f32(a) || (op->op == GGML_OP_ADD && a->type == GGML_TYPE_F16)) && is_f32(b) && op->type == a->type &&
+           addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
+}
+bool sup_unary(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor * a = op->src[0];
+    return is_f32_or_f16(a) && op->type == a->type && ggml_get_unary_op(op) < GGML_UNARY_OP_COUNT &&
+           addressable_elems(a) && addressable_elems(op);
+}
+bool sup_f32_map(const vk_device *, const ggml_tensor * op) {  // SQR .. CLAMP, the row reductions and norms
+    return is_f32(op->src[0]) && is_f32(op) && addressable_elems(op->src[0]) && addressable_elems(op);
+}
+bool sup_glu(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return is_f32(a) && is_f32(op) && (!b || is_f32(b)) && ggml_get_glu_op(op) < GGML_GLU_OP_COUNT &&
+           addressable_elems(a) && (!b || addressable_elems(b)) && addressable_elems(op);
+}
+bool sup_get_rows(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return supports_get_rows_type(a->type) && rows_contiguous(a) && b->type == GGML_TYPE_I32 &&
+           addressable(a, addr_unit(a)) && addressable_elems(b) && rows_contiguous(op) && addressable_elems(op);
+}
+bool sup_cpy(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor * a = op->src[0];
+    const ggml_type     s = a->type, d = op->type;
+    if (is_q_write_type(d)) {  // whole blocks, same shape
+        return op->op == GGML_OP_CPY && is_f32(a) && ggml_are_same_shape(a, op) && a->ne[0] % 32 == 0 &&
+               addressable_elems(a) && addressable(op, 2);
+    }
+    const bool ok = (is_float16_or_32(a) && is_float16_or_32(op)) || (s == GGML_TYPE_I32 && d == s);
+    return ok && addressable_elems(a) && addressable_elems(op);
+}
+bool sup_set_rows(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    if (is_q_write_type(op->type) && (op->ne[0] % 32 != 0 || !addressable(op, 2)))
+        return false;
+    return (is_float16_or_32(op) || is_q_write_type(op->type)) && is_f32(a) &&
+           (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3] &&
+           addressable_elems(a) && addressable(b, 4) && addressable(op, addr_unit(op));
+}
+bool sup_mul_mat(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) && rows_contiguous(op) &&
+           b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
+           (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
+           addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
+}
+bool sup_mul_mat_id(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1], *ids = op->src[2];
+    return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) && rows_contiguous(op) &&
+           ids->type == GGML_TYPE_I32 && addressable_elems(ids) &&
+           (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
+           addressable_elems(b) && addressable_elems(op) && op->ne[1] <= 65535 && op->ne[2] <= 65535;
+}
+bool sup_concat(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return (is_f32_or_f16(a) || a->type == GGML_TYPE_I32) && b->type == a->type && op->type == a->type &&
+           addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
+}
+bool sup_arg(const vk_device *, const ggml_tensor * op) {  // ARGMAX, ARGSORT
+    const ggml_tensor * a = op->src[0];
+    if (op->op == GGML_OP_ARGSORT && a->ne[0] > (int64_t) 65535 * 256)  // x = chunks of 256 elements
+        return false;
+    return is_f32(a) && op->type == GGML_TYPE_I32 && rows_evenly_spaced(a) && rows_contiguous(op) &&
+           rows_evenly_spaced(op) && addressable_elems(a) && addressable_elems(op);
+}
+bool sup_rope(const vk_device * dev, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1], *ff = op->src[2];
+    const int          mode    = ggml_get_op_params_i32(op, 2);
+    const bool         mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+    return dev->fp64 && mode_ok && is_f32_or_f16(a) && op->type == a->type && rows_contiguous(a) &&
+           rows_contiguous(op) && a->ne[0] % 2 == 0 && b->type == GGML_TYPE_I32 && ggml_is_contiguous(b) &&
+           (!ff || (is_f32(ff) && ggml_is_contiguous(ff))) && addressable_elems(a) && addressable_elems(op);
+}
+bool sup_soft_max(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *b = op->src[1];
+    return is_f32(a) && is_f32(op) && rows_contiguous(a) && rows_contiguous(op) &&
+           (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
+           addressable_elems(op);
+}
+bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
+    const ggml_tensor *a = op->src[0], *k = op->src[1], *v = op->src[2], *m = op->src[3];
+    const bool         kv_ok = is_f32_or_f16(k) || (is_fa_quant(k->type) && k->ne[0] % 32 == 0 && v->ne[0] % 32 == 0);
+    return is_f32(a) && kv_ok && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) && rows_contiguous(v) &&
+           rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
+           a->ne[3] <= 65535 && (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
+           addressable_elems(a) && addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) &&
+           addressable_elems(op);
+}
+
+// ---- encoders of the ops that share a shader (the sub-op codes: shaders/op-codes.glsl) -------------
+
+bool enc_unary_op(const enc & e) {
+    return enc_unary(e, (uint32_t) ggml_get_unary_op(e.node), 0, 0);
+}
+bool enc_sqr(const enc & e) {
+    return enc_unary(e, VK_MAP_SQR, 0, 0);
+}
+bool enc_sqrt(const enc & e) {
+    return enc_unary(e, VK_MAP_SQRT, 0, 0);
+}
+bool enc_scale(const enc & e) {
+    return enc_unary(e, VK_MAP_SCALE, ggml_get_op_params_f32(e.node, 0), ggml_get_op_params_f32(e.node, 1));
+}
+bool enc_clamp(const enc & e) {
+    return enc_unary(e, VK_MAP_CLAMP, ggml_get_op_params_f32(e.node, 0), ggml_get_op_params_f32(e.node, 1));
+}
+template <uint32_t ROW_OP>
+bool enc_row(const enc & e) {  // norms read eps from op_params; sums ignore it
+    return enc_norm(e, ROW_OP, ROW_OP >= VK_ROW_NORM ? ggml_get_op_params_f32(e.node, 0) : 0.0f);
+}
+bool enc_argmax(const enc & e) {
+    return enc_arg(e, false);
+}
+bool enc_argsort(const enc & e) {
+    return enc_arg(e, true);
+}
+
+// ---- the table: one row per ggml_op (checked against the core table at compile time) ---------------
+
+struct vk_op_row {
+    ggml_op op;
+    bool (*supports)(const vk_device * dev, const ggml_tensor * node);  // exact
+    bool (*encode)(const enc & e);                                      // nullptr: views and leaves, nothing runs
+};
+
+constexpr vk_op_row k_rows[] = {
+    {GGML_OP_NONE, sup_yes, nullptr},
+    {GGML_OP_DUP, sup_cpy, enc_cpy},
+    {GGML_OP_ADD, sup_binary, enc_binary},
+    {GGML_OP_SUB, sup_binary, enc_binary},
+    {GGML_OP_MUL, sup_binary, enc_binary},
+    {GGML_OP_DIV, sup_binary, enc_binary},
+    {GGML_OP_SQR, sup_f32_map, enc_sqr},
+    {GGML_OP_SQRT, sup_f32_map, enc_sqrt},
+    {GGML_OP_SUM_ROWS, sup_f32_map, enc_row<VK_ROW_SUM>},
+    {GGML_OP_MEAN, sup_f32_map, enc_row<VK_ROW_MEAN>},
+    {GGML_OP_ARGMAX, sup_arg, enc_argmax},
+    {GGML_OP_SCALE, sup_f32_map, enc_scale},
+    {GGML_OP_CLAMP, sup_f32_map, enc_clamp},
+    {GGML_OP_NORM, sup_f32_map, enc_row<VK_ROW_NORM>},
+    {GGML_OP_RMS_NORM, sup_f32_map, enc_row<VK_ROW_RMS_NORM>},
+    {GGML_OP_MUL_MAT, sup_mul_mat, enc_mul_mat},
+    {GGML_OP_MUL_MAT_ID, sup_mul_mat_id, enc_mul_mat_id},
+    {GGML_OP_GET_ROWS, sup_get_rows, enc_get_rows},
+    {GGML_OP_SET_ROWS, sup_set_rows, enc_set_rows},
+    {GGML_OP_CPY, sup_cpy, enc_cpy},
+    {GGML_OP_CONT, sup_cpy, enc_cpy},
+    {GGML_OP_RESHAPE, sup_yes, nullptr},
+    {GGML_OP_VIEW, sup_yes, nullptr},
+    {GGML_OP_PERMUTE, sup_yes, nullptr},
+    {GGML_OP_TRANSPOSE, sup_yes, nullptr},
+    {GGML_OP_CONCAT, sup_concat, enc_concat},
+    {GGML_OP_ROPE, sup_rope, enc_rope},
+    {GGML_OP_SOFT_MAX, sup_soft_max, enc_soft_max},
+    {GGML_OP_FLASH_ATTN_EXT, sup_flash_attn, enc_flash_attn},
+    {GGML_OP_ARGSORT, sup_arg, enc_argsort},
+    {GGML_OP_UNARY, sup_unary, enc_unary_op},
+    {GGML_OP_GLU, sup_glu, enc_glu},
+    {GGML_OP_L2_NORM, sup_f32_map, enc_row<VK_ROW_L2_NORM>},
+};
+static_assert(ggml_op_rows_complete(k_rows), "the Vulkan op table needs one row per ggml_op, in enum order");
+
 }  // namespace
 
 bool ggml_vk_supports_op(const vk_device * dev, const ggml_tensor * op) {
-    const ggml_tensor * a = op->src[0];
-    const ggml_tensor * b = op->src[1];
-    switch (op->op) {
-        case GGML_OP_NONE:
-        case GGML_OP_VIEW:
-        case GGML_OP_RESHAPE:
-        case GGML_OP_PERMUTE:
-        case GGML_OP_TRANSPOSE:
-            return true;
-        case GGML_OP_ADD:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-            return (is_f32(a) || (op->op == GGML_OP_ADD && a->type == GGML_TYPE_F16)) && is_f32(b) &&
-                   op->type == a->type && addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
-        case GGML_OP_UNARY:
-            return is_f32_or_f16(a) && op->type == a->type && ggml_get_unary_op(op) < GGML_UNARY_OP_COUNT &&
-                   addressable_elems(a) && addressable_elems(op);
-        case GGML_OP_SQR:
-        case GGML_OP_SQRT:
-        case GGML_OP_SCALE:
-        case GGML_OP_CLAMP:
-        case GGML_OP_SUM_ROWS:
-        case GGML_OP_MEAN:
-        case GGML_OP_NORM:
-        case GGML_OP_RMS_NORM:
-            return is_f32(a) && is_f32(op) && addressable_elems(a) && addressable_elems(op);
-        case GGML_OP_GLU:
-            return is_f32(a) && is_f32(op) && (!b || is_f32(b)) && ggml_get_glu_op(op) < GGML_GLU_OP_COUNT &&
-                   addressable_elems(a) && (!b || addressable_elems(b)) && addressable_elems(op);
-        case GGML_OP_GET_ROWS:
-            return supports_get_rows_type(a->type) && rows_contiguous(a) && b->type == GGML_TYPE_I32 &&
-                   addressable(a, addr_unit(a)) && addressable_elems(b) && rows_contiguous(op) && addressable_elems(op);
-        case GGML_OP_CPY:
-        case GGML_OP_CONT:
-        case GGML_OP_DUP: {
-            const ggml_type s = a->type, d = op->type;
-            if (is_q_write_type(d)) {  // whole blocks, same shape
-                return op->op == GGML_OP_CPY && is_f32(a) && ggml_are_same_shape(a, op) && a->ne[0] % 32 == 0 &&
-                       addressable_elems(a) && addressable(op, 2);
-            }
-            const bool ok = (is_float16_or_32(a) && is_float16_or_32(op)) || (s == GGML_TYPE_I32 && d == s);
-            return ok && addressable_elems(a) && addressable_elems(op);
-        }
-        case GGML_OP_SET_ROWS:
-            if (is_q_write_type(op->type) && (op->ne[0] % 32 != 0 || !addressable(op, 2)))
-                return false;
-            return (is_float16_or_32(op) || is_q_write_type(op->type)) && is_f32(a) &&
-                   (b->type == GGML_TYPE_I32 || b->type == GGML_TYPE_I64) && a->ne[2] == op->ne[2] &&
-                   a->ne[3] == op->ne[3] && addressable_elems(a) && addressable(b, 4) && addressable(op, addr_unit(op));
-        case GGML_OP_MUL_MAT:
-            return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
-                   rows_contiguous(op) && b->ne[2] % a->ne[2] == 0 && b->ne[3] % a->ne[3] == 0 &&
-                   (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
-                   addressable_elems(b) && addressable_elems(op) && op->ne[2] * op->ne[3] <= 65535;
-        case GGML_OP_MUL_MAT_ID: {
-            const ggml_tensor * ids = op->src[2];
-            return supports_matmul_type(a->type) && rows_contiguous(a) && is_f32(b) && is_f32(op) &&
-                   rows_contiguous(op) && ids->type == GGML_TYPE_I32 && addressable_elems(ids) &&
-                   (!ggml_is_quantized(a->type) || a->ne[0] % 32 == 0) && addressable(a, addr_unit(a)) &&
-                   addressable_elems(b) && addressable_elems(op) && op->ne[1] <= 65535 && op->ne[2] <= 65535;
-        }
-        case GGML_OP_CONCAT:
-            return (is_f32_or_f16(a) || a->type == GGML_TYPE_I32) && b->type == a->type && op->type == a->type &&
-                   addressable_elems(a) && addressable_elems(b) && addressable_elems(op);
-        case GGML_OP_ARGMAX:
-        case GGML_OP_ARGSORT:
-            if (op->op == GGML_OP_ARGSORT && a->ne[0] > (int64_t) 65535 * 256)  // x = chunks of 256 elements
-                return false;
-            return is_f32(a) && op->type == GGML_TYPE_I32 && rows_evenly_spaced(a) && rows_contiguous(op) &&
-                   rows_evenly_spaced(op) && addressable_elems(a) && addressable_elems(op);
-        case GGML_OP_ROPE: {
-            const int           mode    = ggml_get_op_params_i32(op, 2);
-            const bool          mode_ok = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
-            const ggml_tensor * ff      = op->src[2];
-            return dev->fp64 && mode_ok && is_f32_or_f16(a) && op->type == a->type && rows_contiguous(a) &&
-                   rows_contiguous(op) && a->ne[0] % 2 == 0 && b->type == GGML_TYPE_I32 && ggml_is_contiguous(b) &&
-                   (!ff || (is_f32(ff) && ggml_is_contiguous(ff))) && addressable_elems(a) && addressable_elems(op);
-        }
-        case GGML_OP_SOFT_MAX:
-            return is_f32(a) && is_f32(op) && rows_contiguous(a) && rows_contiguous(op) &&
-                   (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
-                   addressable_elems(op);
-        case GGML_OP_FLASH_ATTN_EXT: {
-            const ggml_tensor *k = op->src[1], *v = op->src[2], *m = op->src[3];
-            const bool kv_ok = is_f32_or_f16(k) || (is_fa_quant(k->type) && k->ne[0] % 32 == 0 && v->ne[0] % 32 == 0);
-            return is_f32(a) && kv_ok && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) &&
-                   rows_contiguous(v) && rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] &&
-                   a->ne[1] <= 65535 && a->ne[2] <= 65535 && a->ne[3] <= 65535 &&
-                   (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) && addressable_elems(a) &&
-                   addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) && addressable_elems(op);
-        }
-        default:
-            return false;
-    }
+    if ((int) op->op < 0 || op->op >= GGML_OP_COUNT)
+        return false;
+    const vk_op_row & row = k_rows[op->op];
+    return row.supports && row.supports(dev, op);
 }
 
 bool ggml_vk_encode_op(vk_device * dev, VkCommandBuffer cmd, ggml_tensor * node) {
-    if (!ggml_vk_supports_op(dev, node)) {
+    if (!ggml_vk_supports_op(dev, node) || !k_rows[node->op].encode) {
         return false;
     }
-    const enc e{dev, cmd, node};
-    switch (node->op) {
-        case GGML_OP_ADD:
-        case GGML_OP_SUB:
-        case GGML_OP_MUL:
-        case GGML_OP_DIV:
-            return enc_binary(e);
-        case GGML_OP_UNARY:
-            return enc_unary(e, (uint32_t) ggml_get_unary_op(node), 0, 0);
-        case GGML_OP_SQR:
-            return enc_unary(e, 100, 0, 0);
-        case GGML_OP_SQRT:
-            return enc_unary(e, 101, 0, 0);
-        case GGML_OP_SCALE:
-            return enc_unary(e, 102, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
-        case GGML_OP_CLAMP:
-            return enc_unary(e, 103, ggml_get_op_params_f32(node, 0), ggml_get_op_params_f32(node, 1));
-        case GGML_OP_GLU:
-            return enc_glu(e);
-        case GGML_OP_SUM_ROWS:
-            return enc_norm(e, 0, 0);
-        case GGML_OP_MEAN:
-            return enc_norm(e, 1, 0);
-        case GGML_OP_NORM:
-            return enc_norm(e, 2, ggml_get_op_params_f32(node, 0));
-        case GGML_OP_RMS_NORM:
-            return enc_norm(e, 3, ggml_get_op_params_f32(node, 0));
-        case GGML_OP_GET_ROWS:
-            return enc_get_rows(e);
-        case GGML_OP_CPY:
-        case GGML_OP_CONT:
-        case GGML_OP_DUP:
-            return enc_cpy(e);
-        case GGML_OP_SET_ROWS:
-            return enc_set_rows(e);
-        case GGML_OP_MUL_MAT:
-            return enc_mul_mat(e);
-        case GGML_OP_MUL_MAT_ID:
-            return enc_mul_mat_id(e);
-        case GGML_OP_CONCAT:
-            return enc_concat(e);
-        case GGML_OP_ARGMAX:
-            return enc_arg(e, false);
-        case GGML_OP_ARGSORT:
-            return enc_arg(e, true);
-        case GGML_OP_ROPE:
-            return enc_rope(e);
-        case GGML_OP_SOFT_MAX:
-            return enc_soft_max(e);
-        case GGML_OP_FLASH_ATTN_EXT:
-            return enc_flash_attn(e);
-        default:
-            return false;
-    }
+    return k_rows[node->op].encode(enc{dev, cmd, node});
 }

@@ -1,6 +1,7 @@
 #version 450
 // dst = a (op) b with b broadcast (repeated) over a; a and dst F32 or F16, b F32. Any strides.
 #include "common.glsl"
+#include "op-codes.glsl"
 layout(local_size_x = 256) in;
 #ifdef A_F16
 layout(binding = 0) readonly buffer A { float16_t a[]; };
@@ -18,7 +19,7 @@ layout(push_constant) uniform P {
     uint a_off, a_s0, a_s1, a_s2, a_s3;
     uint b_off, b_ne0, b_ne1, b_ne2, b_ne3, b_s0, b_s1, b_s2, b_s3;
     uint d_off, d_s0, d_s1, d_s2, d_s3;
-    uint op;  // 0 add, 1 sub, 2 mul, 3 div
+    uint op;  // VK_BINARY_* (op-codes.glsl)
 } p;
 
 void main() {
@@ -32,9 +33,9 @@ void main() {
     const float y = b[p.b_off + (i0 % p.b_ne0) * p.b_s0 + (i1 % p.b_ne1) * p.b_s1 + (i2 % p.b_ne2) * p.b_s2 +
                       (i3 % p.b_ne3) * p.b_s3];
     float r;
-    if (p.op == 0u) r = x + y;
-    else if (p.op == 1u) r = x - y;
-    else if (p.op == 2u) r = x * y;
+    if (p.op == VK_BINARY_ADD) r = x + y;
+    else if (p.op == VK_BINARY_SUB) r = x - y;
+    else if (p.op == VK_BINARY_MUL) r = x * y;
     else r = x / y;
     STORE(p.d_off + i0 * p.d_s0 + i1 * p.d_s1 + i2 * p.d_s2 + i3 * p.d_s3, r);
 }

@@ -1,7 +1,9 @@
 #version 450
-// Row reductions, one workgroup per row: sum_rows, mean, norm ((x - mean) / sqrt(var + eps)) and
-// rms_norm (x / sqrt(mean(x^2) + eps)). norm centres in a second pass for accuracy. F32 only.
+// Row reductions, one workgroup per row: sum_rows, mean, norm ((x - mean) / sqrt(var + eps)),
+// rms_norm (x / sqrt(mean(x^2) + eps)) and l2_norm (x / max(sqrt(sum(x^2)), eps)). norm centres in a
+// second pass for accuracy. F32 only.
 #include "common.glsl"
+#include "op-codes.glsl"
 #define WG 256u
 layout(local_size_x = 256) in;
 layout(binding = 0) readonly buffer A { float a[]; };
@@ -11,7 +13,7 @@ layout(push_constant) uniform P {
     uint ne0, ne1, ne2, ne3;
     uint a_off, a_s0, a_s1, a_s2, a_s3;
     uint d_off, d_s0, d_s1, d_s2, d_s3;
-    uint op;  // 0 sum_rows, 1 mean, 2 norm, 3 rms_norm
+    uint op;  // VK_ROW_* (op-codes.glsl)
     float eps;
 } p;
 
@@ -41,12 +43,12 @@ void main() {
     const uint t  = gl_LocalInvocationID.x;
 
     float mean = 0.0;
-    if (p.op != 3u) {
+    if (p.op != VK_ROW_RMS_NORM && p.op != VK_ROW_L2_NORM) {
         float s = 0.0;
         for (uint i = t; i < p.ne0; i += WG) s += a[ab + i * p.a_s0];
         s = reduce_sum(s);
-        if (p.op <= 1u) {
-            if (t == 0u) d[db] = p.op == 0u ? s : s / float(p.ne0);
+        if (p.op == VK_ROW_SUM || p.op == VK_ROW_MEAN) {
+            if (t == 0u) d[db] = p.op == VK_ROW_SUM ? s : s / float(p.ne0);
             return;
         }
         mean = s / float(p.ne0);
@@ -57,6 +59,6 @@ void main() {
         ss += v * v;
     }
     ss = reduce_sum(ss);
-    const float sc = inversesqrt(ss / float(p.ne0) + p.eps);
+    const float sc = p.op == VK_ROW_L2_NORM ? 1.0 / max(sqrt(ss), p.eps) : inversesqrt(ss / float(p.ne0) + p.eps);
     for (uint i = t; i < p.ne0; i += WG) d[db + i * p.d_s0] = (a[ab + i * p.a_s0] - mean) * sc;
 }

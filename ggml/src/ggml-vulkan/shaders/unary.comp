@@ -3,6 +3,7 @@
 // plus sqr, sqrt, scale (x * f0 + f1) and clamp (f0..f1). Any strides.
 #include "common.glsl"
 #include "activations.glsl"
+#include "op-codes.glsl"
 layout(local_size_x = 256) in;
 #ifdef A_F16
 layout(binding = 0) readonly buffer A { float16_t a[]; };
@@ -18,7 +19,7 @@ layout(push_constant) uniform P {
     uint ne0, ne1, ne2, ne3;
     uint a_off, a_s0, a_s1, a_s2, a_s3;
     uint d_off, d_s0, d_s1, d_s2, d_s3;
-    uint op;  // ggml_unary_op value, or 100 sqr, 101 sqrt, 102 scale, 103 clamp
+    uint op;  // a ggml_unary_op value, or VK_MAP_* (op-codes.glsl)
     float f0, f1;
 } p;
 
@@ -32,10 +33,10 @@ void main() {
     const float x = float(a[p.a_off + i0 * p.a_s0 + i1 * p.a_s1 + i2 * p.a_s2 + i3 * p.a_s3]);
     float r;
     switch (p.op) {
-        case 100u: r = x * x; break;
-        case 101u: r = sqrt(x); break;
-        case 102u: r = x * p.f0 + p.f1; break;
-        case 103u: r = min(max(x, p.f0), p.f1); break;
+        case VK_MAP_SQR: r = x * x; break;
+        case VK_MAP_SQRT: r = sqrt(x); break;
+        case VK_MAP_SCALE: r = x * p.f0 + p.f1; break;
+        case VK_MAP_CLAMP: r = min(max(x, p.f0), p.f1); break;
         default: r = act_unary(p.op, x); break;
     }
     STORE(p.d_off + i0 * p.d_s0 + i1 * p.d_s1 + i2 * p.d_s2 + i3 * p.d_s3, r);
