@@ -382,3 +382,32 @@ void ggml_vec_dot_iq4_nl_q8_0_ref(int n, float * s, const void * vx, const void 
     }
     *s = sum;
 }
+
+// ---- float weights (activations stay F32), sums in double ------------------------------------------
+void ggml_vec_dot_f32_f32_ref(int n, float * s, const void * vx, const void * vy) {
+    const float * x   = (const float *) vx;
+    const float * y   = (const float *) vy;
+    double        sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) x[i] * (double) y[i];
+    }
+    *s = (float) sum;
+}
+void ggml_vec_dot_f16_f32_ref(int n, float * s, const void * vx, const void * vy) {
+    const ggml_fp16_t * x   = (const ggml_fp16_t *) vx;
+    const float *       y   = (const float *) vy;
+    double              sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) ggml_fp16_to_fp32(x[i]) * (double) y[i];
+    }
+    *s = (float) sum;
+}
+void ggml_vec_dot_bf16_f32_ref(int n, float * s, const void * vx, const void * vy) {
+    const ggml_bf16_t * x   = (const ggml_bf16_t *) vx;
+    const float *       y   = (const float *) vy;
+    double              sum = 0.0;
+    for (int i = 0; i < n; i++) {
+        sum += (double) ggml_bf16_to_fp32(x[i]) * (double) y[i];
+    }
+    *s = (float) sum;
+}

@@ -304,6 +304,11 @@ void dequantize_row_iq1_m(const block_iq1_m * x, float * y, int64_t n);
 // ---- scalar reference dot products: *s = dot(weights vx, activations vy), n elements -----------
 // Pairing as ggml: q4_0/q5_0/q8_0/iq4_nl/mxfp4 with q8_0; q4_1/q5_1/q8_1 with q8_1; K types, iq4_xs, tq1_0 and tq2_0
 // with q8_K.
+// Float weights against F32 activations, summed in double: the oracle should be more accurate than the
+// kernels it checks.
+void ggml_vec_dot_f32_f32_ref(int n, float * s, const void * vx, const void * vy);
+void ggml_vec_dot_f16_f32_ref(int n, float * s, const void * vx, const void * vy);
+void ggml_vec_dot_bf16_f32_ref(int n, float * s, const void * vx, const void * vy);
 void ggml_vec_dot_q4_0_q8_0_ref(int n, float * s, const void * vx, const void * vy);
 void ggml_vec_dot_q4_1_q8_1_ref(int n, float * s, const void * vx, const void * vy);
 void ggml_vec_dot_q5_0_q8_0_ref(int n, float * s, const void * vx, const void * vy);

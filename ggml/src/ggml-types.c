@@ -1,6 +1,7 @@
 // Tensor type traits (the GGUF type table), half/bfloat16 conversion, and the log sink.
 #include "ggml-impl.h"
 #include "ggml-os.h"
+#include "ggml-type-table.h"
 #include "ggml-x86-cpuid.h"
 
 #include <math.h>
@@ -10,7 +11,8 @@
 #include <stdlib.h>
 
 // ---------------------------------------------------------------------------------------------
-// type table: one row per GGUF type id; an empty name marks an id removed from the format.
+// type layouts: the layout columns of the type table (ggml-type-table.h); an id without a row (no name)
+// was removed from the format.
 struct ggml_type_traits_row {
     const char * name;
     int64_t      blck_size;
@@ -18,40 +20,9 @@ struct ggml_type_traits_row {
     bool         quantized;
 };
 
-static const struct ggml_type_traits_row k_type_traits[GGML_TYPE_COUNT] = {
-    [GGML_TYPE_F32]     = {"f32", 1, 4, false},
-    [GGML_TYPE_F16]     = {"f16", 1, 2, false},
-    [GGML_TYPE_Q4_0]    = {"q4_0", 32, 2 + 16, true},
-    [GGML_TYPE_Q4_1]    = {"q4_1", 32, 2 + 2 + 16, true},
-    [GGML_TYPE_Q5_0]    = {"q5_0", 32, 2 + 4 + 16, true},
-    [GGML_TYPE_Q5_1]    = {"q5_1", 32, 2 + 2 + 4 + 16, true},
-    [GGML_TYPE_Q8_0]    = {"q8_0", 32, 2 + 32, true},
-    [GGML_TYPE_Q8_1]    = {"q8_1", 32, 2 + 2 + 32, true},
-    [GGML_TYPE_Q2_K]    = {"q2_K", 256, 16 + 64 + 2 + 2, true},
-    [GGML_TYPE_Q3_K]    = {"q3_K", 256, 32 + 64 + 12 + 2, true},
-    [GGML_TYPE_Q4_K]    = {"q4_K", 256, 2 + 2 + 12 + 128, true},
-    [GGML_TYPE_Q5_K]    = {"q5_K", 256, 2 + 2 + 12 + 32 + 128, true},
-    [GGML_TYPE_Q6_K]    = {"q6_K", 256, 128 + 64 + 16 + 2, true},
-    [GGML_TYPE_Q8_K]    = {"q8_K", 256, 4 + 256 + 2 * 16, true},
-    [GGML_TYPE_IQ2_XXS] = {"iq2_xxs", 256, 2 + 2 * 32, true},
-    [GGML_TYPE_IQ2_XS]  = {"iq2_xs", 256, 2 + 2 * 32 + 8, true},
-    [GGML_TYPE_IQ3_XXS] = {"iq3_xxs", 256, 2 + 96, true},
-    [GGML_TYPE_IQ1_S]   = {"iq1_s", 256, 2 + 32 + 2 * 8, true},
-    [GGML_TYPE_IQ4_NL]  = {"iq4_nl", 32, 2 + 16, true},
-    [GGML_TYPE_IQ3_S]   = {"iq3_s", 256, 2 + 64 + 8 + 32 + 4, true},
-    [GGML_TYPE_IQ2_S]   = {"iq2_s", 256, 2 + 64 + 8 + 8, true},
-    [GGML_TYPE_IQ4_XS]  = {"iq4_xs", 256, 2 + 2 + 4 + 128, true},
-    [GGML_TYPE_I8]      = {"i8", 1, 1, false},
-    [GGML_TYPE_I16]     = {"i16", 1, 2, false},
-    [GGML_TYPE_I32]     = {"i32", 1, 4, false},
-    [GGML_TYPE_I64]     = {"i64", 1, 8, false},
-    [GGML_TYPE_F64]     = {"f64", 1, 8, false},
-    [GGML_TYPE_IQ1_M]   = {"iq1_m", 256, 32 + 16 + 8, true},
-    [GGML_TYPE_BF16]    = {"bf16", 1, 2, false},
-    [GGML_TYPE_TQ1_0]   = {"tq1_0", 256, 48 + 4 + 2, true},
-    [GGML_TYPE_TQ2_0]   = {"tq2_0", 256, 64 + 2, true},
-    [GGML_TYPE_MXFP4]   = {"mxfp4", 32, 1 + 16, true},
-};
+#define LAYOUT_ROW(T, NAME, BLCK, BYTES, QUANTIZED, FLAGS, CODEC) [GGML_TYPE_##T] = {NAME, BLCK, BYTES, QUANTIZED},
+static const struct ggml_type_traits_row k_type_traits[GGML_TYPE_COUNT] = {GGML_TYPE_TABLE(LAYOUT_ROW)};
+#undef LAYOUT_ROW
 
 bool ggml_type_is_valid(enum ggml_type type) {
     return (int) type >= 0 && type < GGML_TYPE_COUNT && k_type_traits[type].name != NULL;

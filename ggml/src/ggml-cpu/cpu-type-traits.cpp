@@ -1,73 +1,12 @@
-// CPU type-traits tables: the scalar table (reference code from ggml-quants.h) and the per-ISA tables
+// CPU type-traits tables: the scalar table (the core type table's reference rows) and the per-ISA tables
 // built once from it, each level on top of its parent's (cpu-features.h picks the best one).
 #include "cpu-type-traits.h"
 
-extern "C" {
-#include "ggml-quants.h"
-}
+#include "ggml-type-table.h"
 
 #include <cstring>
 
 namespace {
-
-// ---- F32 / F16 / BF16 rows (activations stay F32) -----------------------------------------------
-void from_float_copy(const float * x, void * y, int64_t n) {
-    std::memcpy(y, x, (size_t) n * sizeof(float));
-}
-void to_float_copy(const void * x, float * y, int64_t n) {
-    std::memcpy(y, x, (size_t) n * sizeof(float));
-}
-void from_float_f16(const float * x, void * y, int64_t n) {
-    ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, n);
-}
-void to_float_f16(const void * x, float * y, int64_t n) {
-    ggml_fp16_to_fp32_row((const ggml_fp16_t *) x, y, n);
-}
-void from_float_bf16(const float * x, void * y, int64_t n) {
-    ggml_fp32_to_bf16_row(x, (ggml_bf16_t *) y, n);
-}
-void to_float_bf16(const void * x, float * y, int64_t n) {
-    ggml_bf16_to_fp32_row((const ggml_bf16_t *) x, y, n);
-}
-
-// float sums in double: the scalar oracle should be more accurate than the kernels it checks
-void vec_dot_f32(int n, float * s, const void * vx, const void * vy) {
-    const float * x   = (const float *) vx;
-    const float * y   = (const float *) vy;
-    double        sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        sum += (double) x[i] * (double) y[i];
-    }
-    *s = (float) sum;
-}
-void vec_dot_f16_f32(int n, float * s, const void * vx, const void * vy) {
-    const ggml_fp16_t * x   = (const ggml_fp16_t *) vx;
-    const float *       y   = (const float *) vy;
-    double              sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        sum += (double) ggml_fp16_to_fp32(x[i]) * (double) y[i];
-    }
-    *s = (float) sum;
-}
-void vec_dot_bf16_f32(int n, float * s, const void * vx, const void * vy) {
-    const ggml_bf16_t * x   = (const ggml_bf16_t *) vx;
-    const float *       y   = (const float *) vy;
-    double              sum = 0.0;
-    for (int i = 0; i < n; i++) {
-        sum += (double) ggml_bf16_to_fp32(x[i]) * (double) y[i];
-    }
-    *s = (float) sum;
-}
-
-// casts a typed row function to the type-erased signature of the table
-template <typename B>
-ggml_from_float_t ff(void (*f)(const float *, B *, int64_t)) {
-    return (ggml_from_float_t) (void *) f;
-}
-template <typename B>
-ggml_to_float_t tf(void (*f)(const B *, float *, int64_t)) {
-    return (ggml_to_float_t) (void *) f;
-}
 
 struct tables {
     ggml_cpu_type_traits t[GGML_CPU_ISA_COUNT][GGML_TYPE_COUNT];
@@ -75,57 +14,19 @@ struct tables {
     ggml_cpu_isa         best;
 };
 
+// The scalar level: each type's reference row of the core type table (ggml-type-table.h) — its
+// activation format and quantizer, reference dot, dequantizer and own quantizer. Types without a dot
+// product (integers, removed ids) stay empty.
 void fill_scalar(ggml_cpu_type_traits * t) {
     std::memset(t, 0, sizeof(ggml_cpu_type_traits) * GGML_TYPE_COUNT);
-    t[GGML_TYPE_F32]  = {GGML_TYPE_F32, from_float_copy, vec_dot_f32, to_float_copy, from_float_copy, nullptr, nullptr};
-    t[GGML_TYPE_F16]  = {GGML_TYPE_F32,  from_float_copy, vec_dot_f16_f32, to_float_f16,
-                         from_float_f16, nullptr,         nullptr};
-    t[GGML_TYPE_BF16] = {GGML_TYPE_F32,   from_float_copy, vec_dot_bf16_f32, to_float_bf16,
-                         from_float_bf16, nullptr,         nullptr};
-
-#define ROW(T, t_, VT, vt_, dot)                      \
-    t[GGML_TYPE_##T] = {GGML_TYPE_##VT,               \
-                        ff(quantize_row_##vt_##_ref), \
-                        dot,                          \
-                        tf(dequantize_row_##t_),      \
-                        ff(quantize_row_##t_##_ref),  \
-                        nullptr,                      \
-                        nullptr}
-    ROW(Q4_0, q4_0, Q8_0, q8_0, ggml_vec_dot_q4_0_q8_0_ref);
-    ROW(Q4_1, q4_1, Q8_1, q8_1, ggml_vec_dot_q4_1_q8_1_ref);
-    ROW(Q5_0, q5_0, Q8_0, q8_0, ggml_vec_dot_q5_0_q8_0_ref);
-    ROW(Q5_1, q5_1, Q8_1, q8_1, ggml_vec_dot_q5_1_q8_1_ref);
-    ROW(Q8_0, q8_0, Q8_0, q8_0, ggml_vec_dot_q8_0_q8_0_ref);
-    ROW(Q8_1, q8_1, Q8_1, q8_1, ggml_vec_dot_q8_1_q8_1_ref);
-    ROW(IQ4_NL, iq4_nl, Q8_0, q8_0, ggml_vec_dot_iq4_nl_q8_0_ref);
-    ROW(Q2_K, q2_K, Q8_K, q8_K, ggml_vec_dot_q2_K_q8_K_ref);
-    ROW(Q3_K, q3_K, Q8_K, q8_K, ggml_vec_dot_q3_K_q8_K_ref);
-    ROW(Q4_K, q4_K, Q8_K, q8_K, ggml_vec_dot_q4_K_q8_K_ref);
-    ROW(Q5_K, q5_K, Q8_K, q8_K, ggml_vec_dot_q5_K_q8_K_ref);
-    ROW(Q6_K, q6_K, Q8_K, q8_K, ggml_vec_dot_q6_K_q8_K_ref);
-    ROW(Q8_K, q8_K, Q8_K, q8_K, ggml_vec_dot_q8_K_q8_K_ref);
-    ROW(IQ4_XS, iq4_xs, Q8_K, q8_K, ggml_vec_dot_iq4_xs_q8_K_ref);
-    ROW(MXFP4, mxfp4, Q8_0, q8_0, ggml_vec_dot_mxfp4_q8_0_ref);
-    ROW(TQ1_0, tq1_0, Q8_K, q8_K, ggml_vec_dot_tq1_0_q8_K_ref);
-    ROW(TQ2_0, tq2_0, Q8_K, q8_K, ggml_vec_dot_tq2_0_q8_K_ref);
-#undef ROW
-    // i-quants: no reference quantizer yet (it needs an importance matrix), so no cpy/set_rows into them
-#define IQROW(T, t_)                                  \
-    t[GGML_TYPE_##T] = {GGML_TYPE_Q8_K,               \
-                        ff(quantize_row_q8_K_ref),    \
-                        ggml_vec_dot_##t_##_q8_K_ref, \
-                        tf(dequantize_row_##t_),      \
-                        nullptr,                      \
-                        nullptr,                      \
-                        nullptr}
-    IQROW(IQ2_XXS, iq2_xxs);
-    IQROW(IQ2_XS, iq2_xs);
-    IQROW(IQ2_S, iq2_s);
-    IQROW(IQ3_XXS, iq3_xxs);
-    IQROW(IQ3_S, iq3_s);
-    IQROW(IQ1_S, iq1_s);
-    IQROW(IQ1_M, iq1_m);
-#undef IQROW
+    for (int i = 0; i < GGML_TYPE_COUNT; ++i) {
+        const ggml_type_codec * c = ggml_get_type_codec((ggml_type) i);
+        if (!c || !c->vec_dot_ref)
+            continue;
+        const ggml_type_codec * act = ggml_get_type_codec(c->vec_dot_type);
+        // F32, F16, BF16 take F32 activations (a copy); quantized types their vec_dot_type's quantizer
+        t[i] = {c->vec_dot_type, act->quantize, c->vec_dot_ref, c->dequantize, c->quantize, nullptr, nullptr};
+    }
 }
 
 // Overrides one level's entries on top of a copy of its parent's table.
