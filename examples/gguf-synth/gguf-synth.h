@@ -69,6 +69,9 @@ struct params {
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
+    // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
+    // separate q/k/v) instead of the architecture's usual one
+    bool alt_spelling = false;
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer
@@ -211,10 +214,17 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r) {
                 return false;
             }
             break;
-        case LLM_TL_ALT_B:  // the usual spelling (ALT_A) is written
-            return false;
+        case LLM_TL_ALT_A:  // the usual spelling
+            if (p.alt_spelling) {
+                return false;
+            }
+            break;
+        case LLM_TL_ALT_B:
+            if (!p.alt_spelling) {
+                return false;
+            }
+            break;
         case LLM_TL_ALWAYS:
-        case LLM_TL_ALT_A:
             break;
     }
     switch (r.presence) {

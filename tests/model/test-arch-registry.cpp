@@ -89,11 +89,14 @@ TEST(ArchRegistry, GeneratorWritesOnlyRegisteredArchitectures) {
 }
 
 // Every architecture, in each variant its layout allows (untied head, experts, LongRoPE factors, a
-// classifier head), written by the generator and loaded by libllama: the load succeeds and uses every
-// weight of the file (the two read the same table, so this checks the table's conditions agree).
+// classifier head, the other spelling of its q/k/v), written by the generator and loaded by libllama: the load succeeds
+// and uses every weight of the file (the two read the same table, so this checks the table's conditions agree).
 TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
     std::string warnings;
     llama_log_set(keep_warnings, &warnings);
+    struct log_reset {  // also when an assertion below returns early
+        ~log_reset() { llama_log_set(nullptr, nullptr); }
+    } reset;
     for (const synth::arch_info & ai : synth::arch_table()) {
         std::vector<synth::params> variants;
         synth::params              base;
@@ -120,9 +123,14 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             variants.push_back(base);
             variants.back().n_cls_out = 2;
         }
+        if (ai.layout->has(LLM_TL_ALT_B)) {
+            variants.push_back(base);
+            variants.back().alt_spelling = true;
+        }
         for (const synth::params & p : variants) {
             SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
-                         (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : ""));
+                         (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
+                         (p.alt_spelling ? " other spelling" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
             llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));
@@ -131,5 +139,4 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             EXPECT_EQ(warnings.find("the model uses"), std::string::npos) << warnings;
         }
     }
-    llama_log_set(nullptr, nullptr);
 }
