@@ -196,3 +196,7 @@ std::string llm_tensor_name(llm_tensor t, const char * suffix, int layer) {
     }
     return name;
 }
+
+bool llm_tensor_is_per_layer(llm_tensor t) {
+    return strstr(LLM_TENSOR_TABLE[t].name, "%d") != nullptr;
+}

@@ -4,8 +4,8 @@
 
 #include <string>
 
-// Model architectures. Adding one: a value here, a row in LLM_ARCH_TABLE (llama-arch.cpp) and its
-// implementation file in src/models/.
+// Model architectures. Adding one: a value here, a row in LLM_ARCH_TABLE (llama-arch.cpp), its tensor
+// layout (llama-arch-layout.cpp) and its implementation file in src/models/.
 enum llm_arch {
     LLM_ARCH_LLAMA,
     LLM_ARCH_QWEN2,
@@ -131,3 +131,5 @@ enum llm_tensor {
 // Full tensor name: ("blk.%d.attn_q", suffix "weight", layer 3) -> "blk.3.attn_q.weight".
 // suffix may be nullptr (no suffix); layer is ignored for global tensors.
 std::string llm_tensor_name(llm_tensor t, const char * suffix = "weight", int layer = -1);
+// True for the tensors of a block (a "%d" in the name): one per layer.
+bool llm_tensor_is_per_layer(llm_tensor t);

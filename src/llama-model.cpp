@@ -266,7 +266,7 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     n_ctx_tensors = ml.weights_map.size() + hparams.n_layer + 8;
     ctx_for_buft(ggml_backend_cpu_buffer_type());  // the CPU context first: it holds the inputs
     llama_tensor_creator tc{ml, *this};
-    ops->load_tensors(*this, tc);
+    llm_layout_load_tensors(*this, tc);
     if (ml.n_created != (int) ml.weights_map.size()) {
         LLAMA_LOG_WARN("%s: the file has %zu tensors, the model uses %d\n", __func__, ml.weights_map.size(),
                        ml.n_created);

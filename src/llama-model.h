@@ -1,5 +1,6 @@
 // The model: hyperparameters, vocab and weights, plus the architecture registry that supplies
-// each architecture's hparams loader, tensor list and graph builder (src/models/<arch>.cpp).
+// each architecture's hparams loader and graph builder (src/models/<arch>.cpp); its weights come
+// from its tensor layout (llama-arch-layout.cpp).
 #pragma once
 
 #include "llama-arch.h"
@@ -73,7 +74,7 @@ struct llama_layer {
     ggml_tensor * rope_short = nullptr;
 };
 
-// Passed to an architecture's load_tensors: creates weights declaratively with shape checks, each
+// Used by llm_layout_load_tensors: creates weights declaratively with shape checks, each
 // in the buffer type of the device its layer is placed on (llama_model::weight_ctx).
 struct llama_tensor_creator {
     llama_model_loader & ml;
@@ -85,19 +86,22 @@ struct llama_tensor_creator {
                          const char * suffix = "weight");
 };
 
-// What an architecture provides. One instance per architecture, registered in llama-model.cpp.
+// What an architecture provides besides its tensor layout (llama-arch-layout.cpp). One instance per
+// architecture, registered in llama-model.cpp.
 struct llm_arch_ops {
     llm_arch arch;
     // Reads architecture-specific hparams (the common ones are read before).
     void (*load_hparams)(llama_model_loader & ml, llama_hparams & hp);
-    // Creates the weights of `model` (hparams are known).
-    void (*load_tensors)(llama_model & model, llama_tensor_creator & tc);
     // Builds the forward graph; returns the logits tensor (also stored in gctx).
     void (*build_graph)(llm_graph_context & gctx);
 };
 
 // The registry: the ops of an architecture, or nullptr if none is implemented.
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch);
+
+// Creates the weights of `model` (hparams are known) from its architecture's tensor layout
+// (llama-arch-layout.h) and sets the llama_model / llama_layer fields the graph builders read.
+void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc);
 
 struct llama_model {
     // arch/ops are UNKNOWN/nullptr only for a vocab-only load of an architecture we cannot run;

@@ -18,7 +18,7 @@ static void print_usage(FILE * out) {
             "  -o, --output FILE   the model to write (required)\n"
             "  --arch A         %s (default: llama)\n"
             "                   (encoders: n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
-            "  --n-expert N     llama, qwen3moe, gpt-oss: mixture of experts with N experts, 0 (dense) to 256\n"
+            "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
@@ -28,14 +28,14 @@ static void print_usage(FILE * out) {
             "  --n-vocab N      0 (vocab default) to 16777216\n"
             "  --n-ctx N        1 to 16777216      --n-swa N      0 (architecture default) to 16777216\n"
             "  --rms-eps X      0 (architecture default) to 1 (the layer norm epsilon for encoders)\n"
-            "  --cls-out N      bert: write a reranker head (cls, cls.output) with N scores, 0 to 65536\n"
+            "  --cls-out N      %s: write a reranker head (cls, cls.output) with N scores, 0 to 65536\n"
             "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
             "                   (default: 2, or 4 with --cls-out)\n"
             "  --rope-base X    1 to 1e12\n"
             "  --rope-scaling T    <arch>.rope.scaling.type: none, linear, yarn, longrope (default: not written)\n"
             "  --rope-scale X   rope.scaling.factor, 1 to 1e6;  --rope-orig-ctx N  its original_context_length\n"
             "  --yarn-beta-fast X  --yarn-beta-slow X   0 to 1e6;  --rope-attn-factor X  0 to 100\n"
-            "  --rope-factors   phi3: write LongRoPE rope_factors_long / rope_factors_short\n"
+            "  --rope-factors   %s: write LongRoPE rope_factors_long / rope_factors_short\n"
             "  --swa-layers F   gemma3, gpt-oss: per-layer sliding-window flags, e.g. 110110 (one 0/1 per layer)\n"
             "  --tied / --untied   share token_embd as the LM head or write output.weight\n"
             "  --type T         f32, f16 (default), bf16 (or a quantized type, e.g. q8_0)\n"
@@ -55,7 +55,11 @@ static void print_usage(FILE * out) {
             "  --cvec-of MODEL  write a control vector (direction.1 .. direction.<n_layer-1>, N(0, std))\n"
             "  --merge MODEL    write MODEL with W + k B A for each --lora FILE[:SCALE] (scale default 1)\n\n"
             "exit status: 0 success, 1 usage error, 2 the model could not be written\n",
-            k_prog, synth::arch_names().c_str());
+            k_prog, synth::arch_names().c_str(),
+            // the architectures whose tensor layout has experts / a classifier head / LongRoPE factors
+            synth::arch_names([](const synth::arch_info & i) { return i.moe; }).c_str(),
+            synth::arch_names([](const synth::arch_info & i) { return i.layout->has(LLM_TL_CLS_HEAD); }).c_str(),
+            synth::arch_names([](const synth::arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }).c_str());
 }
 
 int main(int argc, char ** argv) {

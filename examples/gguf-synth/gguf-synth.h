@@ -1,6 +1,7 @@
 // Synthetic model generator: writes a GGUF model of a given architecture and shape with seeded
 // random weights, for tests and benchmarks (no trained model of realistic size is at hand).
-// Header-only on the public gguf.h / ggml.h so both llama-gguf-synth and the tests use it.
+// Header-only on the public gguf.h / ggml.h and libllama's tensor layouts (src/llama-arch-layout.h,
+// in libllama and in the llama-arch-layout archive) so both llama-gguf-synth and the tests use it.
 //
 // Weights: matrices ~ N(0, std) (std 0.02; the residual projections attn_output / ffn_down scaled by
 // 1/sqrt(2 n_layer) as in GPT-2 so the residual stream stays O(1) in deep models), norms = 1,
@@ -24,6 +25,7 @@
 
 #include "ggml.h"
 #include "gguf.h"
+#include "llama-arch-layout.h"
 
 namespace synth {
 
@@ -57,7 +59,7 @@ struct params {
     int64_t     n_expert      = 0;
     int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
     int64_t     n_ff_exp      = 0;              // qwen3moe expert size; 0: n_ff
-    bool        tied          = true;           // no output.weight: the LM head is token_embd (phi3 always has one)
+    bool        tied          = true;           // no output.weight: the LM head is token_embd (where the layout allows)
     ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed          = 42;
     float       std           = 0.02f;
@@ -67,24 +69,33 @@ struct params {
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
+    // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
+    // separate q/k/v) instead of the architecture's usual one
+    bool alt_spelling = false;
 };
 
-// The architectures the generator writes, one row each (tests/model/test-arch-registry.cpp checks that
-// every architecture libllama registers has a row, a shared micro model and a reference run).
+// The architectures the generator writes: every one libllama registers, with the facts the writer
+// needs from its tensor layout (src/llama-arch-layout.cpp). tests/model/test-arch-registry.cpp checks
+// that every decoder has a shared micro model and a reference run.
 struct arch_info {
-    const char * name;           // general.architecture
-    bool         encoder;        // BERT family: layer norms, bidirectional, pooled
-    bool         moe;            // can write experts (--n-expert)
-    bool         needs_experts;  // always has experts
+    const char *            name;  // general.architecture
+    llm_arch                arch;
+    const llm_arch_layout * layout;         // the tensors, in file order
+    bool                    encoder;        // BERT family: layer norms, bidirectional, pooled
+    bool                    moe;            // can write experts (--n-expert)
+    bool                    needs_experts;  // always has experts (no plain feed-forward)
 };
 
 inline const std::vector<arch_info> & arch_table() {
-    static const std::vector<arch_info> t = {
-        {"llama", false, true, false},   {"qwen2", false, false, false},     {"qwen3", false, false, false},
-        {"qwen3moe", false, true, true}, {"gpt-oss", false, true, true},     {"phi3", false, false, false},
-        {"gemma", false, false, false},  {"gemma2", false, false, false},    {"gemma3", false, false, false},
-        {"bert", true, false, false},    {"nomic-bert", true, false, false},
-    };
+    static const std::vector<arch_info> t = [] {
+        std::vector<arch_info> v;
+        for (int a = 0; a < (int) LLM_ARCH_COUNT; a++) {
+            const llm_arch_layout & l = llm_arch_get_layout((llm_arch) a);
+            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder, l.has(LLM_TL_MOE),
+                         l.has(LLM_TL_MOE) && !l.has(LLM_TL_DENSE)});
+        }
+        return v;
+    }();
     return t;
 }
 
@@ -97,11 +108,13 @@ inline const arch_info * find_arch(const std::string & a) {
     return nullptr;
 }
 
-// "llama, qwen2, ..." for messages.
-inline std::string arch_names() {
+// "llama, qwen2, ..." for messages: the architectures `pick` accepts (all by default).
+inline std::string arch_names(bool (*pick)(const arch_info &) = nullptr) {
     std::string s;
     for (const arch_info & i : arch_table()) {
-        s += (s.empty() ? "" : ", ") + std::string(i.name);
+        if (!pick || pick(i)) {
+            s += (s.empty() ? "" : ", ") + std::string(i.name);
+        }
     }
     return s;
 }
@@ -177,7 +190,7 @@ struct tensor_desc {
     int         n_dims;
     init        kind;
     float       stddev;
-    bool        f32 = false;  // a matrix kept in F32 whatever the type (the MoE router)
+    bool        f32 = false;  // a matrix kept in F32 whatever the type (the MoE router, expert biases)
 
     int64_t   n_rows() const { return ne[1] * (n_dims > 2 ? ne[2] : 1); }
     ggml_type type(ggml_type matrices) const { return n_dims == 1 || f32 ? GGML_TYPE_F32 : matrices; }
@@ -187,142 +200,130 @@ inline int64_t head_dim_of(const params & p) {
     return p.head_dim > 0 ? p.head_dim : p.n_embd / std::max<int64_t>(p.n_head, 1);
 }
 
-// BERT-family layout with llama.cpp's tensor names (token_types has 2 rows, position_embd n_ctx).
-inline std::vector<tensor_desc> layout_encoder(const params & p, int64_t n_vocab) {
-    const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p), nq = p.n_head * D;
-    const float   sd    = p.std;
-    const bool    nomic = p.arch == "nomic-bert";
-
-    std::vector<tensor_desc> t;
-    auto mat  = [&](const std::string & n, int64_t a, int64_t b) { t.push_back({n, {a, b}, 2, init::normal, sd}); };
-    auto vec  = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1}, 1, k, sd}); };
-    auto norm = [&](const std::string & n) {
-        vec(n + ".weight", E, init::near_one);
-        vec(n + ".bias", E, init::normal);
-    };
-    mat("token_embd.weight", E, n_vocab);
-    mat("token_types.weight", E, 2);
-    if (!nomic) {
-        mat("position_embd.weight", E, p.n_ctx);
-    }
-    norm("token_embd_norm");
-    for (int64_t il = 0; il < p.n_layer; il++) {
-        const std::string b = "blk." + std::to_string(il) + ".";
-        if (nomic) {
-            mat(b + "attn_qkv.weight", E, 3 * nq);
-            mat(b + "attn_output.weight", nq, E);
-        } else {
-            for (const char * x : {"attn_q", "attn_k", "attn_v"}) {
-                mat(b + x + ".weight", E, nq);
-                vec(b + x + ".bias", nq, init::normal);
+// Whether the model p describes has layout row r (see llm_tl_presence / llm_tl_when): optional
+// weights are written when the parameters ask for them or the released models have them.
+inline bool writes_row(const params & p, const llm_tensor_layout & r) {
+    switch (r.when) {
+        case LLM_TL_DENSE:
+            if (p.n_expert > 0) {
+                return false;
             }
-            mat(b + "attn_output.weight", nq, E);
-            vec(b + "attn_output.bias", E, init::normal);
-        }
-        norm(b + "attn_output_norm");
-        mat(b + "ffn_up.weight", E, F);
-        if (nomic) {
-            mat(b + "ffn_gate.weight", E, F);
-        } else {
-            vec(b + "ffn_up.bias", F, init::normal);
-        }
-        mat(b + "ffn_down.weight", F, E);
-        if (!nomic) {
-            vec(b + "ffn_down.bias", E, init::normal);
-        }
-        norm(b + "layer_output_norm");
+            break;
+        case LLM_TL_MOE:
+            if (p.n_expert == 0) {
+                return false;
+            }
+            break;
+        case LLM_TL_ALT_A:  // the usual spelling
+            if (p.alt_spelling) {
+                return false;
+            }
+            break;
+        case LLM_TL_ALT_B:
+            if (!p.alt_spelling) {
+                return false;
+            }
+            break;
+        case LLM_TL_ALWAYS:
+            break;
     }
-    if (!nomic && p.n_cls_out > 0) {
-        mat("cls.weight", E, E);
-        vec("cls.bias", E, init::normal);
-        mat("cls.output.weight", E, p.n_cls_out);
-        vec("cls.output.bias", p.n_cls_out, init::normal);
+    switch (r.presence) {
+        case LLM_TL_REQUIRED:
+        case LLM_TL_USUAL:
+            return true;
+        case LLM_TL_EXTRA:
+            return false;
+        case LLM_TL_UNTIED:
+            return !p.tied;
+        case LLM_TL_ROPE_FACTORS:
+            return p.rope_factors;
+        case LLM_TL_CLS_HEAD:
+            return p.n_cls_out > 0;
+    }
+    return false;
+}
+
+// How the generator fills a weight of the layout: N(0, std) for matrices (the decoders' residual
+// projections by 1/sqrt(2 n_layer), as GPT-2), biases and other vectors; RMS norms 1, layer norms
+// 1 + N(0, std); LongRoPE factors >= 1 (long ones well above 1, short ones near 1).
+inline tensor_desc describe(const params & p, const arch_info & ai, const llm_tensor_layout & r, int il,
+                            const llm_layout_dims & dims) {
+    tensor_desc t;
+    t.name   = llm_tensor_name(r.t, r.suffix(), il);
+    t.n_dims = r.n_dims();
+    for (int k = 0; k < 3; k++) {
+        t.ne[k] = dims.value(r.ne[k]);
+    }
+    t.kind   = init::normal;
+    t.stddev = p.std;
+    t.f32    = r.kind == LLM_TL_ROUTER || r.kind == LLM_TL_BIAS;
+    switch (r.kind) {
+        case LLM_TL_NORM:
+            t.kind = ai.encoder ? init::near_one : init::ones;
+            break;
+        case LLM_TL_PARAM:
+            if (r.t == LLM_TENSOR_ROPE_FACTORS_LONG || r.t == LLM_TENSOR_ROPE_FACTORS_SHORT) {
+                t.kind   = init::abs_one;
+                t.stddev = r.t == LLM_TENSOR_ROPE_FACTORS_LONG ? 4.0f : 0.25f;
+            }
+            break;
+        case LLM_TL_MATRIX:
+            if (!ai.encoder &&
+                (r.t == LLM_TENSOR_ATTN_OUT || r.t == LLM_TENSOR_FFN_DOWN || r.t == LLM_TENSOR_FFN_DOWN_EXPS)) {
+                t.stddev = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
+            }
+            break;
+        case LLM_TL_ROUTER:
+        case LLM_TL_BIAS:
+            break;
     }
     return t;
 }
 
+// The tensors of the model, in file order: the architecture's layout rows that p has, a run of
+// per-layer rows repeated for every block.
 inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
-    if (is_encoder_arch(p.arch)) {
-        return layout_encoder(p, n_vocab);
+    const arch_info * ai = find_arch(p.arch);
+    if (!ai) {
+        return {};
     }
-    const int64_t E = p.n_embd, F = p.n_ff, D = head_dim_of(p);
-    const int64_t nq = p.n_head * D, nkv = p.n_head_kv * D;
-    const float   sd = p.std, sd_res = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
-    const bool    oss    = p.arch == "gpt-oss";
-    const bool    untied = !p.tied || p.arch == "phi3" || oss;
+    llm_layout_dims d;
+    d.n_embd        = p.n_embd;
+    d.n_vocab       = n_vocab;
+    d.n_ff          = p.n_ff;
+    d.n_ff_exp      = p.n_ff_exp;
+    d.n_expert      = p.n_expert;
+    d.n_head        = p.n_head;
+    d.n_head_kv     = p.n_head_kv;
+    d.n_embd_head_k = head_dim_of(p);
+    d.n_embd_head_v = head_dim_of(p);
+    d.n_rot         = head_dim_of(p);
+    d.n_ctx_train   = p.n_ctx;
+    d.n_token_types = 2;  // BERT's sentence A and B
+    d.n_cls_out     = p.n_cls_out;
 
+    const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
-    auto                     mat = [&](const std::string & n, int64_t a, int64_t b, float s) {
-        t.push_back({n, {a, b, 1}, 2, init::normal, s});
-    };
-    auto exps = [&](const std::string & n, int64_t a, int64_t b, float s) {
-        t.push_back({n, {a, b, p.n_expert}, 3, init::normal, s});
-    };
-    auto          vec = [&](const std::string & n, int64_t a, init k) { t.push_back({n, {a, 1, 1}, 1, k, sd}); };
-    const int64_t FE  = p.n_ff_exp > 0 ? p.n_ff_exp : F;
-
-    mat("token_embd.weight", E, n_vocab, sd);
-    vec("output_norm.weight", E, init::ones);
-    if (p.rope_factors) {  // LongRoPE: long factors well above 1, short ones near 1 (D / 2 pairs)
-        t.push_back({"rope_factors_long.weight", {D / 2, 1, 1}, 1, init::abs_one, 4.0f});
-        t.push_back({"rope_factors_short.weight", {D / 2, 1, 1}, 1, init::abs_one, 0.25f});
-    }
-    if (untied) {
-        mat("output.weight", E, n_vocab, sd);
-    }
-    for (int64_t il = 0; il < p.n_layer; il++) {
-        const std::string b = "blk." + std::to_string(il) + ".";
-        vec(b + "attn_norm.weight", E, init::ones);
-        if (p.arch == "phi3") {
-            mat(b + "attn_qkv.weight", E, nq + 2 * nkv, sd);  // q, k, v fused in that order
-        } else {
-            mat(b + "attn_q.weight", E, nq, sd);
-            mat(b + "attn_k.weight", E, nkv, sd);
-            mat(b + "attn_v.weight", E, nkv, sd);
-            if (p.arch == "qwen2" || oss) {
-                vec(b + "attn_q.bias", nq, init::normal);
-                vec(b + "attn_k.bias", nkv, init::normal);
-                vec(b + "attn_v.bias", nkv, init::normal);
+    for (size_t i = 0; i < lay.n_rows;) {
+        size_t end = i + 1;
+        if (!llm_tensor_is_per_layer(lay.rows[i].t)) {
+            if (writes_row(p, lay.rows[i])) {
+                t.push_back(describe(p, *ai, lay.rows[i], -1, d));
             }
-        }
-        if (p.arch == "qwen3" || p.arch == "qwen3moe" || p.arch == "gemma3") {  // per-head q/k RMS norms
-            vec(b + "attn_q_norm.weight", D, init::ones);
-            vec(b + "attn_k_norm.weight", D, init::ones);
-        }
-        mat(b + "attn_output.weight", nq, E, sd_res);
-        if (oss) {
-            vec(b + "attn_output.bias", E, init::normal);
-            vec(b + "attn_sinks.weight", p.n_head, init::normal);
-        }
-        if (p.arch == "gemma2" || p.arch == "gemma3" || oss) {
-            vec(b + "post_attention_norm.weight", E, init::ones);  // gpt-oss: the norm before the experts
-        }
-        if (!oss) {
-            vec(b + "ffn_norm.weight", E, init::ones);
-        }
-        if (p.n_expert > 0) {
-            t.push_back({b + "ffn_gate_inp.weight", {E, p.n_expert, 1}, 2, init::normal, sd, true});
-            exps(b + "ffn_gate_exps.weight", E, FE, sd);
-            exps(b + "ffn_up_exps.weight", E, FE, sd);
-            exps(b + "ffn_down_exps.weight", FE, E, sd_res);
-            if (oss) {  // router and expert biases, F32
-                t.push_back({b + "ffn_gate_inp.bias", {p.n_expert, 1, 1}, 1, init::normal, sd});
-                t.push_back({b + "ffn_gate_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
-                t.push_back({b + "ffn_up_exps.bias", {FE, p.n_expert, 1}, 2, init::normal, sd, true});
-                t.push_back({b + "ffn_down_exps.bias", {E, p.n_expert, 1}, 2, init::normal, sd, true});
-            }
+            i = end;
             continue;
         }
-        if (p.arch == "phi3") {
-            mat(b + "ffn_up.weight", E, 2 * F, sd);  // gate and up fused
-        } else {
-            mat(b + "ffn_gate.weight", E, F, sd);
-            mat(b + "ffn_up.weight", E, F, sd);
+        while (end < lay.n_rows && llm_tensor_is_per_layer(lay.rows[end].t)) {
+            end++;
         }
-        mat(b + "ffn_down.weight", F, E, sd_res);
-        if (p.arch == "gemma2" || p.arch == "gemma3") {
-            vec(b + "post_ffw_norm.weight", E, init::ones);
+        for (int il = 0; il < (int) p.n_layer; il++) {
+            for (size_t k = i; k < end; k++) {
+                if (writes_row(p, lay.rows[k])) {
+                    t.push_back(describe(p, *ai, lay.rows[k], il, d));
+                }
+            }
         }
+        i = end;
     }
     return t;
 }
@@ -488,15 +489,18 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         err = "unknown architecture '" + p.arch + "' (" + arch_names() + ")";
         return false;
     }
+    // what an architecture can have comes from its layout
+    const llm_arch_layout & lay = *ai->layout;
     if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !ai->moe) || (ai->needs_experts && p.n_expert == 0) ||
         p.n_expert_used < 0 || p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
-        err =
-            "experts: --n-expert 1 to 256 for llama, qwen3moe and gpt-oss (required for the last two), "
-            "--n-expert-used up to it";
+        err = "experts: --n-expert 1 to 256 for " + arch_names([](const arch_info & i) { return i.moe; }) +
+              " (required for " + arch_names([](const arch_info & i) { return i.needs_experts; }) +
+              "), --n-expert-used up to it";
         return false;
     }
-    if (p.rope_factors && p.arch != "phi3") {
-        err = "LongRoPE factors (--rope-factors) are written for phi3 only";
+    if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
+        err = "LongRoPE factors (--rope-factors) are written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
         return false;
     }
     if (!p.rope_scaling.empty() && p.rope_scaling != "linear" && p.rope_scaling != "yarn" &&
@@ -504,13 +508,16 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         err = "rope scaling type '" + p.rope_scaling + "' is not none, linear, yarn or longrope";
         return false;
     }
-    const bool encoder = is_encoder_arch(p.arch);
+    const bool encoder = ai->encoder;
     if (encoder && p.n_head_kv != p.n_head) {
-        err = "bert and nomic-bert need n_head_kv == n_head";
+        err =
+            "the encoders (" + arch_names([](const arch_info & i) { return i.encoder; }) + ") need n_head_kv == n_head";
         return false;
     }
-    if (p.n_cls_out < 0 || (p.n_cls_out > 0 && p.arch != "bert") || p.pooling < -1 || p.pooling > 4) {
-        err = "a classifier head is written for bert only; pooling is -1 to 4";
+    if (p.n_cls_out < 0 || (p.n_cls_out > 0 && !lay.has(LLM_TL_CLS_HEAD)) || p.pooling < -1 || p.pooling > 4) {
+        err = "a classifier head is written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_CLS_HEAD); }) +
+              " only; pooling is -1 to 4";
         return false;
     }
     if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_ff <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 ||

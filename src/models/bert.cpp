@@ -10,7 +10,6 @@
 #include "llama-model-loader.h"
 #include "llama-model.h"
 
-#include <algorithm>
 #include <cmath>
 
 static void bert_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
@@ -24,70 +23,6 @@ static void bert_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
 static void nomic_bert_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     bert_load_hparams(ml, hp);
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
-}
-
-static void bert_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    const llama_hparams & hp      = model.hparams;
-    const bool            nomic   = model.arch == LLM_ARCH_NOMIC_BERT;
-    const int64_t         n_embd  = hp.n_embd;
-    const int64_t         n_vocab = hp.n_vocab;
-    const int64_t         n_ff    = hp.n_ff;
-    const int64_t         n_q     = (int64_t) hp.n_embd_head_k * hp.n_head;
-    const int64_t         n_k     = hp.n_embd_k_gqa();
-    const int64_t         n_v     = hp.n_embd_v_gqa();
-    const int             opt     = LLAMA_TENSOR_NOT_REQUIRED;
-
-    // rows the file decides (token types, classifier labels); 1 if the tensor is absent
-    auto rows_of = [&](llm_tensor t) {
-        const llama_tensor_weight * w = tc.ml.get_weight(llm_tensor_name(t, "weight", -1));
-        return w && w->n_dims >= 2 ? std::max<int64_t>(1, w->ne[1]) : 1;
-    };
-
-    model.tok_embd = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});  // (vocab, embd)
-    // token types: only row 0 ("sentence A") is used
-    model.type_embd = tc.create(LLM_TENSOR_TOKEN_TYPES, {n_embd, rows_of(LLM_TENSOR_TOKEN_TYPES)}, opt);
-    if (!nomic) {
-        model.pos_embd          = tc.create(LLM_TENSOR_POS_EMBD, {n_embd, (int64_t) hp.n_ctx_train});  // (ctx, embd)
-        model.cls               = tc.create(LLM_TENSOR_CLS, {n_embd, n_embd}, opt);
-        model.cls_b             = tc.create(LLM_TENSOR_CLS, {n_embd}, opt, -1, "bias");
-        const int64_t n_cls_out = rows_of(LLM_TENSOR_CLS_OUT);
-        model.cls_out           = tc.create(LLM_TENSOR_CLS_OUT, {n_embd, n_cls_out}, opt);  // (n_cls_out, embd)
-        model.cls_out_b         = tc.create(LLM_TENSOR_CLS_OUT, {n_cls_out}, opt, -1, "bias");
-    }
-    model.tok_norm   = tc.create(LLM_TENSOR_TOKEN_EMBD_NORM, {n_embd});
-    model.tok_norm_b = tc.create(LLM_TENSOR_TOKEN_EMBD_NORM, {n_embd}, 0, -1, "bias");
-
-    model.layers.resize(hp.n_layer);
-    for (int il = 0; il < (int) hp.n_layer; il++) {
-        llama_layer & l = model.layers[il];
-        l.wqkv          = tc.create(LLM_TENSOR_ATTN_QKV, {n_embd, n_q + n_k + n_v}, opt, il);  // rows: q, k, v
-        if (l.wqkv) {
-            l.bqkv = tc.create(LLM_TENSOR_ATTN_QKV, {n_q + n_k + n_v}, opt, il, "bias");
-        } else {
-            l.wq = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);
-            l.wk = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);
-            l.wv = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
-            l.bq = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, opt, il, "bias");
-            l.bk = tc.create(LLM_TENSOR_ATTN_K, {n_k}, opt, il, "bias");
-            l.bv = tc.create(LLM_TENSOR_ATTN_V, {n_v}, opt, il, "bias");
-        }
-        l.wo = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
-        l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, opt, il, "bias");
-
-        l.attn_out_norm   = tc.create(LLM_TENSOR_ATTN_OUT_NORM, {n_embd}, 0, il);
-        l.attn_out_norm_b = tc.create(LLM_TENSOR_ATTN_OUT_NORM, {n_embd}, 0, il, "bias");
-
-        l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);  // (embd, ff)
-        l.ffn_up_b = tc.create(LLM_TENSOR_FFN_UP, {n_ff}, opt, il, "bias");
-        if (nomic) {
-            l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);
-        }
-        l.ffn_down   = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
-        l.ffn_down_b = tc.create(LLM_TENSOR_FFN_DOWN, {n_embd}, opt, il, "bias");
-
-        l.layer_out_norm   = tc.create(LLM_TENSOR_LAYER_OUT_NORM, {n_embd}, 0, il);
-        l.layer_out_norm_b = tc.create(LLM_TENSOR_LAYER_OUT_NORM, {n_embd}, 0, il, "bias");
-    }
 }
 
 static void bert_build_graph(llm_graph_context & g) {
@@ -178,13 +113,11 @@ static void bert_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_bert = {
     LLM_ARCH_BERT,
     bert_load_hparams,
-    bert_load_tensors,
     bert_build_graph,
 };
 
 const llm_arch_ops llm_ops_nomic_bert = {
     LLM_ARCH_NOMIC_BERT,
     nomic_bert_load_hparams,
-    bert_load_tensors,
     bert_build_graph,
 };

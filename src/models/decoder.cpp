@@ -4,68 +4,6 @@
 
 #include <cmath>
 
-void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, llama_tensor_creator & tc) {
-    const llama_hparams & hp       = model.hparams;
-    const int64_t         n_embd   = hp.n_embd;
-    const int64_t         n_vocab  = hp.n_vocab;
-    const int64_t         n_ff     = hp.n_ff;
-    const int64_t         n_ff_exp = hp.n_ff_exp ? hp.n_ff_exp : hp.n_ff;
-    const int64_t         n_expert = hp.n_expert;
-    const int64_t         head_dim = hp.n_embd_head_k;
-    const int64_t         n_q      = head_dim * hp.n_head;
-    const int64_t         n_k      = hp.n_embd_k_gqa();
-    const int64_t         n_v      = hp.n_embd_v_gqa();
-    const int             opt      = LLAMA_TENSOR_NOT_REQUIRED;
-
-    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});
-    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
-    model.output      = d.tied_output ? nullptr : tc.create(LLM_TENSOR_OUTPUT, {n_embd, n_vocab}, opt);
-    if (!model.output) {
-        model.output = model.tok_embd;
-    }
-
-    ggml_tensor * rope_freqs = d.rope_freqs ? tc.create(LLM_TENSOR_ROPE_FREQS, {(int64_t) hp.n_rot / 2}, opt) : nullptr;
-
-    model.layers.resize(hp.n_layer);
-    for (int il = 0; il < (int) hp.n_layer; il++) {
-        llama_layer & l = model.layers[il];
-        l.rope_freqs    = rope_freqs;
-        l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
-        l.wq            = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);
-        l.wk            = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);
-        l.wv            = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
-        l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
-        if (d.biases != LLM_BIAS_NONE) {
-            const int flags = d.biases == LLM_BIAS_QKV ? 0 : opt;
-            l.bq            = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, flags, il, "bias");
-            l.bk            = tc.create(LLM_TENSOR_ATTN_K, {n_k}, flags, il, "bias");
-            l.bv            = tc.create(LLM_TENSOR_ATTN_V, {n_v}, flags, il, "bias");
-            if (d.biases == LLM_BIAS_QKVO_OPTIONAL) {
-                l.bo = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, opt, il, "bias");
-            }
-        }
-        if (d.qk_norm) {
-            l.attn_q_norm = tc.create(LLM_TENSOR_ATTN_Q_NORM, {head_dim}, 0, il);
-            l.attn_k_norm = tc.create(LLM_TENSOR_ATTN_K_NORM, {head_dim}, 0, il);
-        }
-        if (d.post_norms) {
-            l.attn_post_norm = tc.create(LLM_TENSOR_ATTN_POST_NORM, {n_embd}, 0, il);
-            l.ffn_post_norm  = tc.create(LLM_TENSOR_FFN_POST_NORM, {n_embd}, 0, il);
-        }
-        l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, {n_embd}, 0, il);
-        if (n_expert > 0) {
-            l.ffn_gate_inp  = tc.create(LLM_TENSOR_FFN_GATE_INP, {n_embd, n_expert}, 0, il);
-            l.ffn_gate_exps = tc.create(LLM_TENSOR_FFN_GATE_EXPS, {n_embd, n_ff_exp, n_expert}, 0, il);
-            l.ffn_up_exps   = tc.create(LLM_TENSOR_FFN_UP_EXPS, {n_embd, n_ff_exp, n_expert}, 0, il);
-            l.ffn_down_exps = tc.create(LLM_TENSOR_FFN_DOWN_EXPS, {n_ff_exp, n_embd, n_expert}, 0, il);
-        } else {
-            l.ffn_gate = tc.create(LLM_TENSOR_FFN_GATE, {n_embd, n_ff}, 0, il);
-            l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, n_ff}, 0, il);
-            l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
-        }
-    }
-}
-
 // Adds the selected experts' bias rows: b [n, n_expert], ids I32 [n_used, n_tokens], x [n, n_used, n_tokens].
 static ggml_tensor * add_expert_bias(ggml_context * ctx, ggml_tensor * x, ggml_tensor * b, ggml_tensor * ids) {
     if (!b) {

@@ -1,19 +1,13 @@
 // The shared decoder block, driven by a per-architecture description. An architecture that is a
-// pre-norm transformer (llama-like) states how it differs -- activation, embedding scale, q/k norms,
-// post-norms, output tying -- and gets its tensor list and graph from here; layer-wise choices come
-// from hparams (sliding-window layers and their rope base, the KQ scale, the attention soft-cap, the
-// number of experts).
+// pre-norm transformer (llama-like) states how it differs -- activation, embedding scale, experts --
+// and gets its graph from here. Which weights it has (biases, q/k norms, post-norms, a separate
+// head) is its tensor layout (llama-arch-layout.cpp): the block uses the ones the model has.
+// Layer-wise choices come from hparams (sliding-window layers and their rope base, the KQ scale, the
+// attention soft-cap, the number of experts).
 #pragma once
 
 #include "llama-graph.h"
 #include "llama-model.h"
-
-// Projection biases of the attention.
-enum llm_decoder_bias {
-    LLM_BIAS_NONE,
-    LLM_BIAS_QKVO_OPTIONAL,  // Q/K/V/O biases read when present (llama finetunes)
-    LLM_BIAS_QKV,            // Q/K/V biases required, none on the output (qwen2)
-};
 
 // How the router's logits become expert weights.
 enum llm_moe_gating {
@@ -27,13 +21,8 @@ enum llm_moe_act {
 };
 
 struct llm_decoder_desc {
-    llm_ffn_op       ffn_op      = LLM_FFN_SILU;  // gated: SwiGLU (SILU) or GeGLU (GELU)
-    bool             embd_scale  = false;         // token embeddings * sqrt(n_embd) (gemma family)
-    bool             qk_norm     = false;         // per-head RMS norm of Q and K before rope
-    bool             post_norms  = false;         // RMS norms on the attention and FFN outputs before the residuals
-    llm_decoder_bias biases      = LLM_BIAS_NONE;
-    bool             tied_output = false;  // the LM head is always the token embeddings
-    bool             rope_freqs  = false;  // optional rope_freqs (llama 3.1 per-pair factors), all layers
+    llm_ffn_op ffn_op     = LLM_FFN_SILU;  // gated: SwiGLU (SILU) or GeGLU (GELU)
+    bool       embd_scale = false;         // token embeddings * sqrt(n_embd) (gemma family)
     // Feed-forward with experts when hparams.n_expert > 0: softmax router, top n_expert_used, SwiGLU
     // experts (stacked *_exps tensors), gate weights renormalised to sum 1 when moe_norm_w.
     bool           moe_norm_w = true;
@@ -41,7 +30,6 @@ struct llm_decoder_desc {
     llm_moe_act    moe_act    = LLM_MOE_ACT_SILU;
 };
 
-void llm_decoder_load_tensors(const llm_decoder_desc & d, llama_model & model, llama_tensor_creator & tc);
 void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);
 
 // The mixture-of-experts feed-forward on cur [n_embd, n_tokens]: route, run only the selected

@@ -12,19 +12,14 @@
 
 static const llm_decoder_desc gemma_desc = [] {
     llm_decoder_desc d;
-    d.ffn_op      = LLM_FFN_GELU;
-    d.embd_scale  = true;
-    d.tied_output = true;
+    d.ffn_op     = LLM_FFN_GELU;
+    d.embd_scale = true;
     return d;
 }();
 
 static void gemma_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
-}
-
-static void gemma_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(gemma_desc, model, tc);
 }
 
 static void gemma_build_graph(llm_graph_context & g) {
@@ -34,6 +29,5 @@ static void gemma_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_gemma = {
     LLM_ARCH_GEMMA,
     gemma_load_hparams,
-    gemma_load_tensors,
     gemma_build_graph,
 };

@@ -13,10 +13,8 @@
 
 static const llm_decoder_desc gemma2_desc = [] {
     llm_decoder_desc d;
-    d.ffn_op      = LLM_FFN_GELU;
-    d.embd_scale  = true;
-    d.post_norms  = true;
-    d.tied_output = true;
+    d.ffn_op     = LLM_FFN_GELU;
+    d.embd_scale = true;
     return d;
 }();
 
@@ -31,10 +29,6 @@ static void gemma2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
 }
 
-static void gemma2_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(gemma2_desc, model, tc);
-}
-
 static void gemma2_build_graph(llm_graph_context & g) {
     llm_decoder_build_graph(gemma2_desc, g);
 }
@@ -42,6 +36,5 @@ static void gemma2_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_gemma2 = {
     LLM_ARCH_GEMMA2,
     gemma2_load_hparams,
-    gemma2_load_tensors,
     gemma2_build_graph,
 };

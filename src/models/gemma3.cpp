@@ -13,8 +13,6 @@ static const llm_decoder_desc gemma3_desc = [] {
     llm_decoder_desc d;
     d.ffn_op     = LLM_FFN_GELU;
     d.embd_scale = true;
-    d.qk_norm    = true;
-    d.post_norms = true;
     return d;
 }();
 
@@ -39,10 +37,6 @@ static void gemma3_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     hp.n_expert  = 0;
 }
 
-static void gemma3_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(gemma3_desc, model, tc);
-}
-
 static void gemma3_build_graph(llm_graph_context & g) {
     llm_decoder_build_graph(gemma3_desc, g);
 }
@@ -50,6 +44,5 @@ static void gemma3_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_gemma3 = {
     LLM_ARCH_GEMMA3,
     gemma3_load_hparams,
-    gemma3_load_tensors,
     gemma3_build_graph,
 };

@@ -3,7 +3,7 @@
 // (attention.sliding_window, period sliding_window_pattern = 2) and a mixture-of-experts feed-forward:
 // router with bias, top-k of the raw logits with a softmax over the selected, experts with biases and
 // the clamped SwiGLU (swiglu_oai). The pre-FFN norm is stored as post_attention_norm. Built by the
-// shared decoder (decoder.h); the tensor list is its own.
+// shared decoder (decoder.h); its tensors are in llama-arch-layout.cpp.
 #include "decoder.h"
 #include "llama-impl.h"
 #include "llama-model-loader.h"
@@ -34,47 +34,6 @@ static void gpt_oss_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     }
 }
 
-static void gpt_oss_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    const llama_hparams & hp       = model.hparams;
-    const int64_t         n_embd   = hp.n_embd;
-    const int64_t         n_vocab  = hp.n_vocab;
-    const int64_t         n_ff     = hp.n_ff_exp;
-    const int64_t         n_expert = hp.n_expert;
-    const int64_t         n_q      = (int64_t) hp.n_embd_head_k * hp.n_head;
-    const int64_t         n_k      = hp.n_embd_k_gqa();
-    const int64_t         n_v      = hp.n_embd_v_gqa();
-
-    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});
-    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
-    model.output      = tc.create(LLM_TENSOR_OUTPUT, {n_embd, n_vocab});
-
-    model.layers.resize(hp.n_layer);
-    for (int il = 0; il < (int) hp.n_layer; il++) {
-        llama_layer & l = model.layers[il];
-        l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
-        l.wq            = tc.create(LLM_TENSOR_ATTN_Q, {n_embd, n_q}, 0, il);
-        l.wk            = tc.create(LLM_TENSOR_ATTN_K, {n_embd, n_k}, 0, il);
-        l.wv            = tc.create(LLM_TENSOR_ATTN_V, {n_embd, n_v}, 0, il);
-        l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
-        l.bq            = tc.create(LLM_TENSOR_ATTN_Q, {n_q}, 0, il, "bias");
-        l.bk            = tc.create(LLM_TENSOR_ATTN_K, {n_k}, 0, il, "bias");
-        l.bv            = tc.create(LLM_TENSOR_ATTN_V, {n_v}, 0, il, "bias");
-        l.bo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_embd}, 0, il, "bias");
-        l.attn_sinks    = tc.create(LLM_TENSOR_ATTN_SINKS, {(int64_t) hp.n_head}, 0, il);
-        // the norm before the experts (named post_attention_norm in the files)
-        l.ffn_norm = tc.create(LLM_TENSOR_ATTN_POST_NORM, {n_embd}, 0, il);
-
-        l.ffn_gate_inp    = tc.create(LLM_TENSOR_FFN_GATE_INP, {n_embd, n_expert}, 0, il);
-        l.ffn_gate_inp_b  = tc.create(LLM_TENSOR_FFN_GATE_INP, {n_expert}, 0, il, "bias");
-        l.ffn_gate_exps   = tc.create(LLM_TENSOR_FFN_GATE_EXPS, {n_embd, n_ff, n_expert}, 0, il);
-        l.ffn_up_exps     = tc.create(LLM_TENSOR_FFN_UP_EXPS, {n_embd, n_ff, n_expert}, 0, il);
-        l.ffn_down_exps   = tc.create(LLM_TENSOR_FFN_DOWN_EXPS, {n_ff, n_embd, n_expert}, 0, il);
-        l.ffn_gate_exps_b = tc.create(LLM_TENSOR_FFN_GATE_EXPS, {n_ff, n_expert}, 0, il, "bias");
-        l.ffn_up_exps_b   = tc.create(LLM_TENSOR_FFN_UP_EXPS, {n_ff, n_expert}, 0, il, "bias");
-        l.ffn_down_exps_b = tc.create(LLM_TENSOR_FFN_DOWN_EXPS, {n_embd, n_expert}, 0, il, "bias");
-    }
-}
-
 static void gpt_oss_build_graph(llm_graph_context & g) {
     llm_decoder_build_graph(gpt_oss_desc, g);
 }
@@ -82,6 +41,5 @@ static void gpt_oss_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_gpt_oss = {
     LLM_ARCH_GPT_OSS,
     gpt_oss_load_hparams,
-    gpt_oss_load_tensors,
     gpt_oss_build_graph,
 };

@@ -10,20 +10,11 @@
 #include "llama-model-loader.h"
 #include "models.h"
 
-static const llm_decoder_desc llama_desc = [] {
-    llm_decoder_desc d;
-    d.biases     = LLM_BIAS_QKVO_OPTIONAL;
-    d.rope_freqs = true;
-    return d;
-}();
+static const llm_decoder_desc llama_desc{};  // the defaults: SwiGLU, unscaled embeddings
 
 static void llama_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     hp.rope_type = LLAMA_ROPE_TYPE_NORM;
-}
-
-static void llama_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(llama_desc, model, tc);
 }
 
 static void llama_build_graph(llm_graph_context & g) {
@@ -33,6 +24,5 @@ static void llama_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_llama = {
     LLM_ARCH_LLAMA,
     llama_load_hparams,
-    llama_load_tensors,
     llama_build_graph,
 };

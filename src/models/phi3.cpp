@@ -21,41 +21,6 @@ static void phi3_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
 }
 
-static void phi3_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    const llama_hparams & hp      = model.hparams;
-    const int64_t         n_embd  = hp.n_embd;
-    const int64_t         n_vocab = hp.n_vocab;
-    const int64_t         n_ff    = hp.n_ff;
-    const int64_t         n_q     = (int64_t) hp.n_embd_head_k * hp.n_head;
-    const int64_t         n_k     = hp.n_embd_k_gqa();
-    const int64_t         n_v     = hp.n_embd_v_gqa();
-
-    // shared by all layers (one tensor each in the file); either may be absent
-    ggml_tensor * rope_long =
-        tc.create(LLM_TENSOR_ROPE_FACTORS_LONG, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED);
-    ggml_tensor * rope_short =
-        tc.create(LLM_TENSOR_ROPE_FACTORS_SHORT, {(int64_t) hp.n_rot / 2}, LLAMA_TENSOR_NOT_REQUIRED);
-
-    model.tok_embd    = tc.create(LLM_TENSOR_TOKEN_EMBD, {n_embd, n_vocab});
-    model.output_norm = tc.create(LLM_TENSOR_OUTPUT_NORM, {n_embd});
-    model.output      = tc.create(LLM_TENSOR_OUTPUT, {n_embd, n_vocab});
-    model.output_b    = tc.create(LLM_TENSOR_OUTPUT, {n_vocab}, LLAMA_TENSOR_NOT_REQUIRED, -1, "bias");
-
-    model.layers.resize(hp.n_layer);
-    for (int il = 0; il < (int) hp.n_layer; il++) {
-        llama_layer & l = model.layers[il];
-        l.rope_long     = rope_long;
-        l.rope_short    = rope_short;
-        l.attn_norm     = tc.create(LLM_TENSOR_ATTN_NORM, {n_embd}, 0, il);
-        l.wqkv          = tc.create(LLM_TENSOR_ATTN_QKV, {n_embd, n_q + n_k + n_v}, 0, il);  // rows: q, k, v
-        l.wo            = tc.create(LLM_TENSOR_ATTN_OUT, {n_q, n_embd}, 0, il);
-
-        l.ffn_norm = tc.create(LLM_TENSOR_FFN_NORM, {n_embd}, 0, il);
-        l.ffn_up   = tc.create(LLM_TENSOR_FFN_UP, {n_embd, 2 * n_ff}, 0, il);  // rows: gate, up
-        l.ffn_down = tc.create(LLM_TENSOR_FFN_DOWN, {n_ff, n_embd}, 0, il);
-    }
-}
-
 static void phi3_build_graph(llm_graph_context & g) {
     const llama_model &   model    = g.model;
     const llama_hparams & hp       = g.hparams;
@@ -131,6 +96,5 @@ static void phi3_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_phi3 = {
     LLM_ARCH_PHI3,
     phi3_load_hparams,
-    phi3_load_tensors,
     phi3_build_graph,
 };

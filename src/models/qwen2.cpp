@@ -8,19 +8,11 @@
 #include "llama-model-loader.h"
 #include "models.h"
 
-static const llm_decoder_desc qwen2_desc = [] {
-    llm_decoder_desc d;
-    d.biases = LLM_BIAS_QKV;
-    return d;
-}();
+static const llm_decoder_desc qwen2_desc{};  // the defaults: SwiGLU, unscaled embeddings
 
 static void qwen2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
-}
-
-static void qwen2_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(qwen2_desc, model, tc);
 }
 
 static void qwen2_build_graph(llm_graph_context & g) {
@@ -30,6 +22,5 @@ static void qwen2_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_qwen2 = {
     LLM_ARCH_QWEN2,
     qwen2_load_hparams,
-    qwen2_load_tensors,
     qwen2_build_graph,
 };

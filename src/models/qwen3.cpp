@@ -5,20 +5,12 @@
 #include "llama-model-loader.h"
 #include "models.h"
 
-static const llm_decoder_desc qwen3_desc = [] {
-    llm_decoder_desc d;
-    d.qk_norm = true;
-    return d;
-}();
+static const llm_decoder_desc qwen3_desc{};  // the defaults: SwiGLU, unscaled embeddings
 
 static void qwen3_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
     hp.n_expert  = 0;  // dense: experts are qwen3moe
-}
-
-static void qwen3_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(qwen3_desc, model, tc);
 }
 
 static void qwen3_build_graph(llm_graph_context & g) {
@@ -28,6 +20,5 @@ static void qwen3_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_qwen3 = {
     LLM_ARCH_QWEN3,
     qwen3_load_hparams,
-    qwen3_load_tensors,
     qwen3_build_graph,
 };

@@ -8,7 +8,6 @@
 
 static const llm_decoder_desc qwen3moe_desc = [] {
     llm_decoder_desc d;
-    d.qk_norm    = true;
     d.moe_norm_w = true;
     return d;
 }();
@@ -22,10 +21,6 @@ static void qwen3moe_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     }
 }
 
-static void qwen3moe_load_tensors(llama_model & model, llama_tensor_creator & tc) {
-    llm_decoder_load_tensors(qwen3moe_desc, model, tc);
-}
-
 static void qwen3moe_build_graph(llm_graph_context & g) {
     llm_decoder_build_graph(qwen3moe_desc, g);
 }
@@ -33,6 +28,5 @@ static void qwen3moe_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_qwen3moe = {
     LLM_ARCH_QWEN3MOE,
     qwen3moe_load_hparams,
-    qwen3moe_load_tensors,
     qwen3moe_build_graph,
 };

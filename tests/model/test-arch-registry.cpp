@@ -1,17 +1,48 @@
 // The architecture registry (src/llama-arch.cpp) is the one list of architectures: every registered
 // architecture must be written by the synthetic generator (examples/gguf-synth), and every decoder
 // must have its shared micro model and a reference run in tests/data, which test-archs-e2e and
-// test-tools then iterate. A new architecture without them fails here, by name.
+// test-tools then iterate. A new architecture without them fails here, by name. The generator writes
+// the tensors of libllama's layout tables (src/llama-arch-layout.cpp): each variant it can write
+// loads with every one of its weights used.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "../../examples/gguf-synth/gguf-synth.h"
+#include "gguf.h"
 #include "llama-arch.h"
+#include "llama.h"
 #include "test-common.h"
+#include "test-llama-util.h"
+#include "test-synth-model.h"
 
 namespace {
+
+// the loader's warnings, to catch "the file has N tensors, the model uses M"
+void keep_warnings(ggml_log_level level, const char * text, void * user) {
+    if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) {
+        *static_cast<std::string *>(user) += text;
+    }
+}
+
+// weights in a GGUF file, counted from its tensor infos
+uint64_t file_n_params(const std::string & path) {
+    gguf_init_params gp = {true};
+    gguf_context *   g  = gguf_init_from_file(path.c_str(), gp);
+    if (!g) {
+        return 0;
+    }
+    uint64_t n = 0;
+    for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        const size_t size = gguf_get_tensor_size(g, i);
+        const auto   type = gguf_get_tensor_type(g, i);
+        n += size / ggml_type_size(type) * ggml_blck_size(type);
+    }
+    gguf_free(g);
+    return n;
+}
 
 bool file_exists(const std::string & path) {
     FILE * f = fopen(path.c_str(), "rb");
@@ -30,7 +61,7 @@ TEST(ArchRegistry, EveryArchitectureHasGeneratorModelAndReference) {
         SCOPED_TRACE(name);
         EXPECT_EQ(llm_arch_from_string(name), (llm_arch) a);
         const synth::arch_info * ai = synth::find_arch(name);
-        ASSERT_NE(ai, nullptr) << "llama-gguf-synth cannot write '" << name << "' (add it to synth::arch_table)";
+        ASSERT_NE(ai, nullptr) << "llama-gguf-synth cannot write '" << name << "'";
         if (ai->encoder) {
             continue;  // encoders: pooled embeddings, checked by test-embeddings against their own data
         }
@@ -54,5 +85,58 @@ TEST(ArchRegistry, GeneratorWritesOnlyRegisteredArchitectures) {
         synth::params p;
         EXPECT_TRUE(synth::apply_micro_model(file, p));
         EXPECT_TRUE(file_exists(testing_util::data_path("reference/" + file + "-micro-f16.once.jsonl")));
+    }
+}
+
+// Every architecture, in each variant its layout allows (untied head, experts, LongRoPE factors, a
+// classifier head, the other spelling of its q/k/v), written by the generator and loaded by libllama: the load succeeds
+// and uses every weight of the file (the two read the same table, so this checks the table's conditions agree).
+TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
+    std::string warnings;
+    llama_log_set(keep_warnings, &warnings);
+    struct log_reset {  // also when an assertion below returns early
+        ~log_reset() { llama_log_set(nullptr, nullptr); }
+    } reset;
+    for (const synth::arch_info & ai : synth::arch_table()) {
+        std::vector<synth::params> variants;
+        synth::params              base;
+        base.arch      = ai.name;
+        base.n_vocab   = 320;
+        base.n_ctx     = 64;
+        base.n_threads = 2;
+        base.n_expert  = ai.needs_experts ? 4 : 0;
+        if (ai.encoder) {
+            base.n_head_kv = base.n_head;
+        }
+        variants.push_back(base);
+        variants.push_back(base);
+        variants.back().tied = false;
+        if (ai.moe && !ai.needs_experts) {
+            variants.push_back(base);
+            variants.back().n_expert = 4;
+        }
+        if (ai.layout->has(LLM_TL_ROPE_FACTORS)) {
+            variants.push_back(base);
+            variants.back().rope_factors = true;
+        }
+        if (ai.layout->has(LLM_TL_CLS_HEAD)) {
+            variants.push_back(base);
+            variants.back().n_cls_out = 2;
+        }
+        if (ai.layout->has(LLM_TL_ALT_B)) {
+            variants.push_back(base);
+            variants.back().alt_spelling = true;
+        }
+        for (const synth::params & p : variants) {
+            SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
+                         (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
+                         (p.alt_spelling ? " other spelling" : ""));
+            llama_test_util::temp_model f(p, "layout.gguf");
+            warnings.clear();
+            llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));
+            ASSERT_NE(m, nullptr) << warnings;
+            EXPECT_EQ(llama_model_n_params(m.get()), file_n_params(f.path));
+            EXPECT_EQ(warnings.find("the model uses"), std::string::npos) << warnings;
+        }
     }
 }

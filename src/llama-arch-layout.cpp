@@ -1,0 +1,353 @@
+#include "llama-arch-layout.h"
+
+namespace {
+
+// short names for the tables
+constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = LLM_DIM_FF_X2, FX = LLM_DIM_FF_EXP,
+                  NX = LLM_DIM_EXPERT, NH = LLM_DIM_HEAD, HK = LLM_DIM_HEAD_K, Q = LLM_DIM_Q, K = LLM_DIM_K,
+                  V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
+                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT;
+constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
+                      PARAM   = LLM_TL_PARAM;
+constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
+                          ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
+constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
+                      ALT_B = LLM_TL_ALT_B;
+
+// One table per architecture, in the order of its files' tensors. One row per line (clang-format
+// would pack them), so that a table reads as the list of a model's weights.
+// clang-format off
+
+// llama 1/2/3, mistral; Mixtral-style experts when expert_count > 0. rope_freqs: llama 3.1
+// per-pair factors, one tensor for all layers; Q/K/V/O biases in some finetunes.
+constexpr llm_tensor_layout LLAMA[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+};
+
+// qwen2: Q/K/V biases, none on the output.
+constexpr llm_tensor_layout QWEN2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
+// phi3: fused Q/K/V and gate+up, a separate head; LongRoPE factors shared by all layers.
+constexpr llm_tensor_layout PHI3[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ROPE_FACTORS_LONG, PARAM, {ROT2}, ROPE_FACTORS},
+    {LLM_TENSOR_ROPE_FACTORS_SHORT, PARAM, {ROT2}, ROPE_FACTORS},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT, BIAS, {VOC}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}},  // rows: q, k, v
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF2}},    // rows: gate, up
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
+// gemma: the head is always the token embeddings.
+constexpr llm_tensor_layout GEMMA[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
+// gemma2: gemma plus norms after the attention and after the feed-forward.
+constexpr llm_tensor_layout GEMMA2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
+// bert: q/k/v (or fused qkv) with biases, absolute positions, post-norm layer norms with biases;
+// rerankers add the classifier head.
+constexpr llm_tensor_layout BERT[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_TOKEN_TYPES, MAT, {E, TT}, USUAL},
+    {LLM_TENSOR_POS_EMBD, MAT, {E, CTX}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, NORM, {E}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, BIAS, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_QKV, BIAS, {QKV}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, USUAL},
+    {LLM_TENSOR_ATTN_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_OUT_NORM, BIAS, {E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, USUAL},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, USUAL},
+    {LLM_TENSOR_LAYER_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_LAYER_OUT_NORM, BIAS, {E}},
+    {LLM_TENSOR_CLS, MAT, {E, E}, CLS_HEAD},
+    {LLM_TENSOR_CLS, BIAS, {E}, CLS_HEAD},
+    {LLM_TENSOR_CLS_OUT, MAT, {E, CLS}, CLS_HEAD},
+    {LLM_TENSOR_CLS_OUT, BIAS, {CLS}, CLS_HEAD},
+};
+
+// nomic-bert: fused qkv (or q/k/v) without biases, rotary positions, a SwiGLU feed-forward.
+constexpr llm_tensor_layout NOMIC_BERT[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_TOKEN_TYPES, MAT, {E, TT}, USUAL},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, NORM, {E}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, BIAS, {E}},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_QKV, BIAS, {QKV}, EXTRA, ALT_A},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_OUT_NORM, BIAS, {E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_LAYER_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_LAYER_OUT_NORM, BIAS, {E}},
+};
+
+// qwen3: per-head q/k norms.
+constexpr llm_tensor_layout QWEN3[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
+// qwen3moe: qwen3 with experts only.
+constexpr llm_tensor_layout QWEN3MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+};
+
+// gemma3: gemma2's norms plus q/k norms; the head may be separate.
+constexpr llm_tensor_layout GEMMA3[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
+// gpt-oss: Q/K/V/O biases, attention sinks, experts with router and expert biases; the norm before
+// the experts is stored as post_attention_norm.
+constexpr llm_tensor_layout GPT_OSS[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}},
+    {LLM_TENSOR_ATTN_SINKS, PARAM, {NH}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_FFN_NORM},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_INP, BIAS, {NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, BIAS, {FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, BIAS, {FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, BIAS, {E, NX}, REQ, MOE},
+};
+
+// clang-format on
+
+template <size_t N>
+constexpr llm_arch_layout row(llm_arch arch, bool encoder, const llm_tensor_layout (&rows)[N]) {
+    return {arch, encoder, rows, N};
+}
+
+// One row per architecture, in enum order.
+constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
+    row(LLM_ARCH_LLAMA, false, LLAMA),
+    row(LLM_ARCH_QWEN2, false, QWEN2),
+    row(LLM_ARCH_PHI3, false, PHI3),
+    row(LLM_ARCH_GEMMA, false, GEMMA),
+    row(LLM_ARCH_GEMMA2, false, GEMMA2),
+    row(LLM_ARCH_BERT, true, BERT),
+    row(LLM_ARCH_NOMIC_BERT, true, NOMIC_BERT),
+    row(LLM_ARCH_QWEN3, false, QWEN3),
+    row(LLM_ARCH_QWEN3MOE, false, QWEN3MOE),
+    row(LLM_ARCH_GEMMA3, false, GEMMA3),
+    row(LLM_ARCH_GPT_OSS, false, GPT_OSS),
+};
+static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
+              "every llm_arch needs a tensor layout");
+
+constexpr bool layout_in_order() {
+    for (int i = 0; i < LLM_ARCH_COUNT; i++) {
+        if (LLM_LAYOUT_TABLE[i].arch != i) {
+            return false;
+        }
+    }
+    return true;
+}
+static_assert(layout_in_order(), "tensor layout rows must follow enum order");
+
+}  // namespace
+
+int64_t llm_layout_dims::value(llm_dim d) const {
+    switch (d) {
+        case LLM_DIM_NONE:
+            return 1;
+        case LLM_DIM_EMBD:
+            return n_embd;
+        case LLM_DIM_VOCAB:
+            return n_vocab;
+        case LLM_DIM_FF:
+            return n_ff;
+        case LLM_DIM_FF_X2:
+            return 2 * n_ff;
+        case LLM_DIM_FF_EXP:
+            return n_ff_exp > 0 ? n_ff_exp : n_ff;
+        case LLM_DIM_EXPERT:
+            return n_expert;
+        case LLM_DIM_HEAD:
+            return n_head;
+        case LLM_DIM_HEAD_K:
+            return n_embd_head_k;
+        case LLM_DIM_Q:
+            return n_head * n_embd_head_k;
+        case LLM_DIM_K:
+            return n_head_kv * n_embd_head_k;
+        case LLM_DIM_V:
+            return n_head_kv * n_embd_head_v;
+        case LLM_DIM_QKV:
+            return n_head * n_embd_head_k + n_head_kv * (n_embd_head_k + n_embd_head_v);
+        case LLM_DIM_ROT_HALF:
+            return n_rot / 2;
+        case LLM_DIM_CTX:
+            return n_ctx_train;
+        case LLM_DIM_TOKEN_TYPES:
+            return n_token_types;
+        case LLM_DIM_CLS_OUT:
+            return n_cls_out;
+    }
+    return 0;
+}
+
+bool llm_arch_layout::has(llm_tl_presence p) const {
+    for (size_t i = 0; i < n_rows; i++) {
+        if (rows[i].presence == p) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool llm_arch_layout::has(llm_tl_when w) const {
+    for (size_t i = 0; i < n_rows; i++) {
+        if (rows[i].when == w) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const llm_arch_layout & llm_arch_get_layout(llm_arch arch) {
+    return LLM_LAYOUT_TABLE[arch];
+}

@@ -1,0 +1,112 @@
+// The tensor layout of every architecture: which weights a model file holds, their shapes as
+// functions of the hyperparameters, which are optional and why, one table per architecture in
+// file order. The one statement of it: libllama creates its weights from these tables
+// (llama-model-layout.cpp) and the synthetic model writer (examples/gguf-synth) writes them, so a new
+// architecture is a table here and nothing in the writer.
+// Self-contained on llama-arch (enum and tensor names): compiled into libllama and, on its own, into
+// the llama-arch-layout archive that llama-gguf-synth links.
+#pragma once
+
+#include "llama-arch.h"
+
+#include <cstddef>
+#include <cstdint>
+
+// A dimension of a weight, named by the hyperparameter it is.
+enum llm_dim : uint8_t {
+    LLM_DIM_NONE,         // no such dimension (a 1-D or 2-D tensor)
+    LLM_DIM_EMBD,         // n_embd
+    LLM_DIM_VOCAB,        // n_vocab
+    LLM_DIM_FF,           // n_ff
+    LLM_DIM_FF_X2,        // 2 n_ff: gate and up fused in one matrix (phi3)
+    LLM_DIM_FF_EXP,       // an expert's n_ff (expert_feed_forward_length; n_ff without it)
+    LLM_DIM_EXPERT,       // n_expert
+    LLM_DIM_HEAD,         // n_head (one value per head: attention sinks)
+    LLM_DIM_HEAD_K,       // n_embd_head_k (per-head q/k norms)
+    LLM_DIM_Q,            // n_head x n_embd_head_k
+    LLM_DIM_K,            // n_head_kv x n_embd_head_k
+    LLM_DIM_V,            // n_head_kv x n_embd_head_v
+    LLM_DIM_QKV,          // Q + K + V: q, k and v fused in one matrix, rows in that order
+    LLM_DIM_ROT_HALF,     // n_rot / 2 (per-pair rope factors)
+    LLM_DIM_CTX,          // n_ctx_train (absolute position embeddings)
+    LLM_DIM_TOKEN_TYPES,  // rows of token_types: the file decides (2 in BERT)
+    LLM_DIM_CLS_OUT,      // scores of a classifier head: the file decides
+};
+
+// The values of the dimensions for one model.
+struct llm_layout_dims {
+    int64_t n_embd        = 0;
+    int64_t n_vocab       = 0;
+    int64_t n_ff          = 0;
+    int64_t n_ff_exp      = 0;  // 0: n_ff
+    int64_t n_expert      = 0;
+    int64_t n_head        = 0;
+    int64_t n_head_kv     = 0;
+    int64_t n_embd_head_k = 0;
+    int64_t n_embd_head_v = 0;
+    int64_t n_rot         = 0;
+    int64_t n_ctx_train   = 0;
+    int64_t n_token_types = 1;
+    int64_t n_cls_out     = 1;
+
+    // 1 for LLM_DIM_NONE.
+    int64_t value(llm_dim d) const;
+};
+
+// What a weight is; the writer initialises by kind, libllama's loader reads the suffix from it.
+enum llm_tl_kind : uint8_t {
+    LLM_TL_MATRIX,  // a projection or an embedding table (quantizable)
+    LLM_TL_ROUTER,  // the MoE router: a matrix kept in F32
+    LLM_TL_NORM,    // the weight (scale) of an RMS or layer norm
+    LLM_TL_BIAS,    // a bias, also a layer norm's (suffix "bias", always F32)
+    LLM_TL_PARAM,   // other learned vectors: attention sinks, rope factors
+};
+
+// Whether a file has the weight. Everything but REQUIRED is optional for libllama; the rest says
+// when a model has it, which is what the writer follows.
+enum llm_tl_presence : uint8_t {
+    LLM_TL_REQUIRED,
+    LLM_TL_USUAL,         // the released models have it (BERT biases, token types)
+    LLM_TL_EXTRA,         // some finetunes or conversions have it (llama biases, rope_freqs)
+    LLM_TL_UNTIED,        // output.weight where the head may be the token embeddings (absent: tied)
+    LLM_TL_ROPE_FACTORS,  // LongRoPE models (phi3 128k)
+    LLM_TL_CLS_HEAD,      // rerankers: the classifier head
+};
+
+// Which models of the architecture have the row at all.
+enum llm_tl_when : uint8_t {
+    LLM_TL_ALWAYS,
+    LLM_TL_DENSE,  // n_expert == 0: the plain feed-forward
+    LLM_TL_MOE,    // n_expert > 0: router and stacked experts
+    // two spellings of the same weights (BERT: q/k/v or fused qkv): a model has the first ALT_A row
+    // (then all ALT_A rows) or else the ALT_B rows; the first spelling is the architecture's usual one
+    LLM_TL_ALT_A,
+    LLM_TL_ALT_B,
+};
+
+// One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).
+struct llm_tensor_layout {
+    llm_tensor      t;
+    llm_tl_kind     kind;
+    llm_dim         ne[3];
+    llm_tl_presence presence = LLM_TL_REQUIRED;
+    llm_tl_when     when     = LLM_TL_ALWAYS;
+    llm_tensor      role     = LLM_TENSOR_COUNT;  // the weight it serves as, if not t (gpt-oss's ffn_norm)
+
+    const char * suffix() const { return kind == LLM_TL_BIAS ? "bias" : "weight"; }
+    int          n_dims() const { return ne[2] != LLM_DIM_NONE ? 3 : ne[1] != LLM_DIM_NONE ? 2 : 1; }
+    llm_tensor   serves_as() const { return role == LLM_TENSOR_COUNT ? t : role; }
+};
+
+struct llm_arch_layout {
+    llm_arch                  arch;
+    bool                      encoder;  // BERT family: no LM head; a decoder without output.weight is tied
+    const llm_tensor_layout * rows;     // file order; a run of per-layer rows repeats for every block
+    size_t                    n_rows;
+
+    bool has(llm_tl_presence p) const;  // a row with this presence
+    bool has(llm_tl_when w) const;      // a row with this condition
+};
+
+// The layout of a registered architecture (arch < LLM_ARCH_COUNT).
+const llm_arch_layout & llm_arch_get_layout(llm_arch arch);

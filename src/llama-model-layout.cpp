@@ -1,0 +1,174 @@
+// Creates a model's weights from its architecture's tensor layout (llama-arch-layout.h) and binds
+// each to the field of llama_model / llama_layer the graph builders read.
+#include "llama-arch-layout.h"
+#include "llama-impl.h"
+#include "llama-model-loader.h"
+#include "llama-model.h"
+
+#include <algorithm>
+
+namespace {
+
+// The field a weight serving as `role` fills: in the layer for a block tensor, in the model for the
+// others; nullptr for a weight shared by all layers (rope factors, set on each layer by the caller).
+ggml_tensor ** model_field(llama_model & m, llm_tensor role, bool bias) {
+    switch (role) {
+        case LLM_TENSOR_TOKEN_EMBD:
+            return bias ? nullptr : &m.tok_embd;
+        case LLM_TENSOR_OUTPUT_NORM:
+            return bias ? &m.output_norm_b : &m.output_norm;
+        case LLM_TENSOR_OUTPUT:
+            return bias ? &m.output_b : &m.output;
+        case LLM_TENSOR_TOKEN_TYPES:
+            return bias ? nullptr : &m.type_embd;
+        case LLM_TENSOR_POS_EMBD:
+            return bias ? nullptr : &m.pos_embd;
+        case LLM_TENSOR_TOKEN_EMBD_NORM:
+            return bias ? &m.tok_norm_b : &m.tok_norm;
+        case LLM_TENSOR_CLS:
+            return bias ? &m.cls_b : &m.cls;
+        case LLM_TENSOR_CLS_OUT:
+            return bias ? &m.cls_out_b : &m.cls_out;
+        default:
+            return nullptr;
+    }
+}
+
+ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
+    using L = llama_layer;
+    switch (role) {
+        case LLM_TENSOR_ROPE_FREQS:
+            return bias ? nullptr : &L::rope_freqs;
+        case LLM_TENSOR_ROPE_FACTORS_LONG:
+            return bias ? nullptr : &L::rope_long;
+        case LLM_TENSOR_ROPE_FACTORS_SHORT:
+            return bias ? nullptr : &L::rope_short;
+        case LLM_TENSOR_ATTN_NORM:
+            return bias ? &L::attn_norm_b : &L::attn_norm;
+        case LLM_TENSOR_ATTN_Q:
+            return bias ? &L::bq : &L::wq;
+        case LLM_TENSOR_ATTN_K:
+            return bias ? &L::bk : &L::wk;
+        case LLM_TENSOR_ATTN_V:
+            return bias ? &L::bv : &L::wv;
+        case LLM_TENSOR_ATTN_QKV:
+            return bias ? &L::bqkv : &L::wqkv;
+        case LLM_TENSOR_ATTN_OUT:
+            return bias ? &L::bo : &L::wo;
+        case LLM_TENSOR_ATTN_Q_NORM:
+            return bias ? nullptr : &L::attn_q_norm;
+        case LLM_TENSOR_ATTN_K_NORM:
+            return bias ? nullptr : &L::attn_k_norm;
+        case LLM_TENSOR_ATTN_POST_NORM:
+            return bias ? nullptr : &L::attn_post_norm;
+        case LLM_TENSOR_ATTN_SINKS:
+            return bias ? nullptr : &L::attn_sinks;
+        case LLM_TENSOR_FFN_NORM:
+            return bias ? &L::ffn_norm_b : &L::ffn_norm;
+        case LLM_TENSOR_FFN_POST_NORM:
+            return bias ? nullptr : &L::ffn_post_norm;
+        case LLM_TENSOR_FFN_GATE:
+            return bias ? &L::ffn_gate_b : &L::ffn_gate;
+        case LLM_TENSOR_FFN_UP:
+            return bias ? &L::ffn_up_b : &L::ffn_up;
+        case LLM_TENSOR_FFN_DOWN:
+            return bias ? &L::ffn_down_b : &L::ffn_down;
+        case LLM_TENSOR_FFN_GATE_INP:
+            return bias ? &L::ffn_gate_inp_b : &L::ffn_gate_inp;
+        case LLM_TENSOR_FFN_GATE_EXPS:
+            return bias ? &L::ffn_gate_exps_b : &L::ffn_gate_exps;
+        case LLM_TENSOR_FFN_UP_EXPS:
+            return bias ? &L::ffn_up_exps_b : &L::ffn_up_exps;
+        case LLM_TENSOR_FFN_DOWN_EXPS:
+            return bias ? &L::ffn_down_exps_b : &L::ffn_down_exps;
+        case LLM_TENSOR_ATTN_OUT_NORM:
+            return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
+        case LLM_TENSOR_LAYER_OUT_NORM:
+            return bias ? &L::layer_out_norm_b : &L::layer_out_norm;
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace
+
+void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
+    const llm_arch_layout & lay = llm_arch_get_layout(model.arch);
+    const llama_hparams &   hp  = model.hparams;
+
+    // rows the file decides (token types, classifier scores); 1 if the tensor is absent
+    auto rows_of = [&](llm_tensor t) {
+        const llama_tensor_weight * w = tc.ml.get_weight(llm_tensor_name(t, "weight", -1));
+        return w && w->n_dims >= 2 ? std::max<int64_t>(1, w->ne[1]) : 1;
+    };
+    llm_layout_dims d;
+    d.n_embd        = hp.n_embd;
+    d.n_vocab       = hp.n_vocab;
+    d.n_ff          = hp.n_ff;
+    d.n_ff_exp      = hp.n_ff_exp;
+    d.n_expert      = hp.n_expert;
+    d.n_head        = hp.n_head;
+    d.n_head_kv     = hp.n_head_kv;
+    d.n_embd_head_k = hp.n_embd_head_k;
+    d.n_embd_head_v = hp.n_embd_head_v;
+    d.n_rot         = hp.n_rot;
+    d.n_ctx_train   = hp.n_ctx_train;
+    d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
+    d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
+
+    // the first row of the usual spelling decides, per layer, which spelling the file uses
+    const llm_tensor_layout * alt_a = nullptr;
+    for (size_t i = 0; i < lay.n_rows && !alt_a; i++) {
+        alt_a = lay.rows[i].when == LLM_TL_ALT_A ? &lay.rows[i] : nullptr;
+    }
+
+    model.layers.resize(hp.n_layer);
+    auto create = [&](const llm_tensor_layout & r, int il) {
+        const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
+        if ((r.when == LLM_TL_DENSE && hp.n_expert > 0) || (r.when == LLM_TL_MOE && hp.n_expert == 0) ||
+            (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a)) {
+            return;
+        }
+        std::vector<int64_t> ne;
+        for (int k = 0; k < r.n_dims(); k++) {
+            ne.push_back(d.value(r.ne[k]));
+        }
+        const int     flags = r.presence == LLM_TL_REQUIRED ? 0 : LLAMA_TENSOR_NOT_REQUIRED;
+        ggml_tensor * t     = tc.create(r.t, ne, flags, il, r.suffix());
+        const bool    bias  = r.kind == LLM_TL_BIAS;
+        if (ggml_tensor ** f = il < 0 ? model_field(model, r.serves_as(), bias) : nullptr) {
+            *f = t;
+            return;
+        }
+        ggml_tensor * llama_layer::*field = layer_field(r.serves_as(), bias);
+        if (!field) {  // a layout row the graph builders have no place for
+            throw llama_error(llama_format("%s: no weight field for it", llm_tensor_name(r.t, r.suffix(), il).c_str()));
+        }
+        if (il >= 0) {
+            model.layers[il].*field = t;
+        } else {  // one weight for all layers
+            for (llama_layer & l : model.layers) {
+                l.*field = t;
+            }
+        }
+    };
+    for (size_t i = 0; i < lay.n_rows;) {
+        if (!llm_tensor_is_per_layer(lay.rows[i].t)) {
+            create(lay.rows[i++], -1);
+            continue;
+        }
+        size_t end = i;  // a run of block rows, repeated for every layer
+        while (end < lay.n_rows && llm_tensor_is_per_layer(lay.rows[end].t)) {
+            end++;
+        }
+        for (int il = 0; il < (int) hp.n_layer; il++) {
+            for (size_t k = i; k < end; k++) {
+                create(lay.rows[k], il);
+            }
+        }
+        i = end;
+    }
+    if (!lay.encoder && !model.output) {
+        model.output = model.tok_embd;  // tied: the LM head is the token embeddings
+    }
+}
