@@ -12,6 +12,7 @@
 #include "ggml-backend.h"
 #include "ggml-impl.h"
 #include "ggml-op-table.h"
+#include "ggml-type-table.h"
 #include "ggml.h"
 
 namespace {
@@ -146,6 +147,64 @@ TEST(GgmlOpTable, NodeValidityAndTheSupportsGate) {
     EXPECT_FALSE(ggml_op_node_valid(&bad));
     EXPECT_FALSE(ggml_backend_dev_supports_op(cpu, &bad));
     ggml_free(ctx);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the type table (ggml-type-table.h)
+
+// Every type id has a row or none at all; each quantized weight type round-trips through its codecs
+// and its reference dot agrees with the dot of the dequantized rows; the public entry points refuse
+// what the flags say they must.
+TEST(GgmlTypeTable, RowsCodecsAndFlags) {
+    const int64_t      n = 512;
+    std::vector<float> x(n), y(n), back(n);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = std::sin(0.37f * (float) i) * (1.0f + (float) (i % 7));
+        y[i] = std::cos(0.11f * (float) i);
+    }
+    int n_quant = 0;
+    for (int i = 0; i < GGML_TYPE_COUNT; i++) {
+        const ggml_type         t = (ggml_type) i;
+        const ggml_type_codec * c = ggml_get_type_codec(t);
+        EXPECT_EQ(c != nullptr, ggml_type_is_valid(t)) << i;
+        if (!c)
+            continue;
+        EXPECT_EQ(c->type, t);
+        if (!c->dequantize) {  // integer types
+            EXPECT_FALSE(ggml_is_quantized(t)) << ggml_type_name(t);
+            EXPECT_EQ(c->vec_dot_ref, nullptr);
+            continue;
+        }
+        ASSERT_NE(c->vec_dot_ref, nullptr) << ggml_type_name(t);
+        const ggml_type_codec * act = ggml_get_type_codec(c->vec_dot_type);
+        ASSERT_TRUE(act && act->quantize) << ggml_type_name(t);
+        std::vector<uint8_t> q(ggml_row_size(t, n)), yq(ggml_row_size(c->vec_dot_type, n));
+        const bool           weight = !(c->flags & GGML_TYPEF_ACTIVATION);
+        const bool           needs  = (c->flags & GGML_TYPEF_NEEDS_IMATRIX) != 0;
+        EXPECT_EQ(ggml_quantize_requires_imatrix(t), needs) << ggml_type_name(t);
+        if (!weight) {
+            EXPECT_EQ(ggml_quantize_chunk(t, x.data(), q.data(), 0, 1, n, nullptr), 0u) << ggml_type_name(t);
+            EXPECT_FALSE(ggml_dequantize_row(t, q.data(), back.data(), n)) << ggml_type_name(t);
+            continue;
+        }
+        std::vector<float> imat(n, 1.0f);
+        ASSERT_EQ(ggml_quantize_chunk(t, x.data(), q.data(), 0, 1, n, needs ? imat.data() : nullptr), q.size())
+            << ggml_type_name(t);
+        ASSERT_TRUE(ggml_dequantize_row(t, q.data(), back.data(), n));
+        double err = 0, ref = 0, dot_deq = 0;
+        for (int64_t i = 0; i < n; i++) {
+            err += (x[i] - back[i]) * (x[i] - back[i]);
+            ref += x[i] * x[i];
+            dot_deq += (double) back[i] * y[i];
+        }
+        EXPECT_LT(err / ref, 0.2) << ggml_type_name(t);  // ternary TQ types are the coarsest
+        act->quantize(y.data(), yq.data(), n);
+        float dot = 0;
+        c->vec_dot_ref((int) n, &dot, q.data(), yq.data());
+        EXPECT_NEAR(dot, dot_deq, 0.02 * std::sqrt(ref * n) + 1e-3) << ggml_type_name(t);
+        n_quant += ggml_is_quantized(t);
+    }
+    EXPECT_GE(n_quant, 20);
 }
 
 // ---------------------------------------------------------------------------------------------
