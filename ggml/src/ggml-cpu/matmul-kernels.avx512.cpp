@@ -78,75 +78,7 @@ void kernel(int64_t K, const char * a, size_t lda, const float * const * b, floa
 
 constexpr int RM = 4, RN = 4, RM1 = 8;
 
-#define ROW4(T, rn) \
-    { kernel<T, 1, rn>, kernel<T, 2, rn>, kernel<T, 3, rn>, kernel<T, 4, rn> }
-#define TABLE(T)                                                                                                   \
-    template <>                                                                                                    \
-    struct tables<T> {                                                                                             \
-        static constexpr ggml_cpu_mm_kernel one[RM1]         = {kernel<T, 1, 1>, kernel<T, 2, 1>, kernel<T, 3, 1>, \
-                                                                kernel<T, 4, 1>, kernel<T, 5, 1>, kernel<T, 6, 1>, \
-                                                                kernel<T, 7, 1>, kernel<T, 8, 1>};                 \
-        static constexpr ggml_cpu_mm_kernel many[RN - 1][RM] = {ROW4(T, 2), ROW4(T, 3), ROW4(T, 4)};               \
-    };
-
-template <int T>
-struct tables;
-TABLE(GGML_TYPE_F32)
-TABLE(GGML_TYPE_F16)
-TABLE(GGML_TYPE_BF16)
-
-template <int T>
-ggml_cpu_mm_kernel pick(int rm, int rn) {
-    if (rn == 1)
-        return rm >= 1 && rm <= RM1 ? tables<T>::one[rm - 1] : nullptr;
-    return rm >= 1 && rm <= RM && rn <= RN ? tables<T>::many[rn - 2][rm - 1] : nullptr;
-}
-
-ggml_cpu_mm_kernel get(ggml_type t, int rm, int rn) {
-    switch (t) {
-        case GGML_TYPE_F32:
-            return pick<GGML_TYPE_F32>(rm, rn);
-        case GGML_TYPE_F16:
-            return pick<GGML_TYPE_F16>(rm, rn);
-        case GGML_TYPE_BF16:
-            return pick<GGML_TYPE_BF16>(rm, rn);
-        default:
-            return nullptr;
-    }
-}
-
-// Decode: M weight rows against one activation row, RM1 rows per pass, each pass prefetching the
-// next; the same kernels (and so the same sums) as the tiled path.
-template <int T>
-void gemv_t(int64_t K, const char * a, size_t lda, int64_t M, const float * b, float * out) {
-    int64_t r = 0;
-    for (; r + 2 * RM1 <= M; r += RM1) {
-        float * o = out + r;
-        kernel<T, RM1, 1, true>(K, a + r * lda, lda, &b, &o);
-    }
-    for (; r < M;) {
-        const int rm = (int) (M - r < RM1 ? M - r : RM1);
-        float *   o  = out + r;
-        tables<T>::one[rm - 1](K, a + r * lda, lda, &b, &o);
-        r += rm;
-    }
-}
-
-void gemv(ggml_type t, int64_t K, const char * a, size_t lda, int64_t M, const float * b, float * out) {
-    switch (t) {
-        case GGML_TYPE_F32:
-            gemv_t<GGML_TYPE_F32>(K, a, lda, M, b, out);
-            break;
-        case GGML_TYPE_F16:
-            gemv_t<GGML_TYPE_F16>(K, a, lda, M, b, out);
-            break;
-        default:
-            gemv_t<GGML_TYPE_BF16>(K, a, lda, M, b, out);
-            break;
-    }
-}
-
-const ggml_cpu_mm_isa k_isa = {RM, RN, RM1, get, gemv};
+#include "matmul-kernels-table.h"  // the kernel tables, their lookup and the decode GEMV
 
 }  // namespace
 

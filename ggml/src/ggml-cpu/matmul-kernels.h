@@ -8,8 +8,10 @@
 
 #include "ggml.h"
 
+#include <array>  // matmul-kernels-table.h
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 typedef void (*ggml_cpu_mm_kernel)(int64_t K, const char * a, size_t lda, const float * const * b, float * const * out);
 

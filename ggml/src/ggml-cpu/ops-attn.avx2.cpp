@@ -9,55 +9,16 @@
 
 namespace {
 
-template <int NQ, int NV>
-void pv_block(int nk, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    __m256 a[NQ][NV];
-    for (int q = 0; q < NQ; ++q)
-        for (int i = 0; i < NV; ++i)
-            a[q][i] = _mm256_loadu_ps(acc + q * ldacc + 8 * i);
-    for (int j = 0; j < nk; ++j) {
-        const float * vr = v + (size_t) j * ldv;
-        __m256        x[NV];
-        for (int i = 0; i < NV; ++i)
-            x[i] = _mm256_loadu_ps(vr + 8 * i);
-        for (int q = 0; q < NQ; ++q) {
-            const float w = p[q * ldp + j];
-            if (w == 0.0f)
-                continue;  // a masked key adds nothing, even when its V row holds NaN/Inf
-            const __m256 pj = _mm256_set1_ps(w);
-            for (int i = 0; i < NV; ++i)
-                a[q][i] = _mm256_fmadd_ps(pj, x[i], a[q][i]);
-        }
-    }
-    for (int q = 0; q < NQ; ++q)
-        for (int i = 0; i < NV; ++i)
-            _mm256_storeu_ps(acc + q * ldacc + 8 * i, a[q][i]);
-}
+// the F32 vector of ops-attn-pv.h: 8 lanes, blocks of 32 columns (4 x 2 accumulators + 4 V loads)
+struct vf {
+    using reg              = __m256;
+    static constexpr int W = 8, NB = 4;
+    static reg           load(const float * p) { return _mm256_loadu_ps(p); }
+    static void          store(float * p, reg v) { _mm256_storeu_ps(p, v); }
+    static reg           fma_n(reg acc, reg x, float w) { return _mm256_fmadd_ps(_mm256_set1_ps(w), x, acc); }
+};
 
-template <int NQ>
-void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    int d = 0;
-    for (; d + 32 <= dv; d += 32)
-        pv_block<NQ, 4>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
-    for (; d + 8 <= dv; d += 8)
-        pv_block<NQ, 1>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
-    for (; d < dv; ++d)  // odd head sizes: same order of summation, one column at a time
-        for (int q = 0; q < NQ; ++q) {
-            float s = acc[q * ldacc + d];
-            for (int j = 0; j < nk; ++j)
-                if (p[q * ldp + j] != 0.0f)
-                    s = std::fma(p[q * ldp + j], v[(size_t) j * ldv + d], s);
-            acc[q * ldacc + d] = s;
-        }
-}
-
-void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    int q = 0;
-    for (; q + 2 <= nq; q += 2)
-        pv_rows<2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
-    if (q < nq)
-        pv_rows<1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
-}
+#include "ops-attn-pv.h"  // pv<vf>: P.V, written once for every instruction set
 
 // exp(x) for x <= 0 by 2^t * P(r), r = x - t ln2 (ln2 split in two), degree-7 Taylor polynomial;
 // x below -87 (incl. -inf) gives 0.
@@ -146,7 +107,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = _cvtsh_ss(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv<vf>, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 

@@ -10,54 +10,16 @@
 
 namespace {
 
-template <int NQ, int NV>
-void pv_block(int nk, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    float32x4_t a[NQ][NV];
-    for (int q = 0; q < NQ; ++q)
-        for (int i = 0; i < NV; ++i)
-            a[q][i] = vld1q_f32(acc + q * ldacc + 4 * i);
-    for (int j = 0; j < nk; ++j) {
-        const float * vr = v + (size_t) j * ldv;
-        float32x4_t   x[NV];
-        for (int i = 0; i < NV; ++i)
-            x[i] = vld1q_f32(vr + 4 * i);
-        for (int q = 0; q < NQ; ++q) {
-            const float w = p[q * ldp + j];
-            if (w == 0.0f)
-                continue;  // a masked key adds nothing, even when its V row holds NaN/Inf
-            for (int i = 0; i < NV; ++i)
-                a[q][i] = vfmaq_n_f32(a[q][i], x[i], w);
-        }
-    }
-    for (int q = 0; q < NQ; ++q)
-        for (int i = 0; i < NV; ++i)
-            vst1q_f32(acc + q * ldacc + 4 * i, a[q][i]);
-}
+// the F32 vector of ops-attn-pv.h: 4 lanes, blocks of 32 columns (16 of the 32 registers accumulate)
+struct vf {
+    using reg              = float32x4_t;
+    static constexpr int W = 4, NB = 8;
+    static reg           load(const float * p) { return vld1q_f32(p); }
+    static void          store(float * p, reg v) { vst1q_f32(p, v); }
+    static reg           fma_n(reg acc, reg x, float w) { return vfmaq_n_f32(acc, x, w); }
+};
 
-template <int NQ>
-void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    int d = 0;
-    for (; d + 32 <= dv; d += 32)
-        pv_block<NQ, 8>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
-    for (; d + 4 <= dv; d += 4)
-        pv_block<NQ, 1>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
-    for (; d < dv; ++d)  // odd head sizes: same order of summation, one column at a time
-        for (int q = 0; q < NQ; ++q) {
-            float s = acc[q * ldacc + d];
-            for (int j = 0; j < nk; ++j)
-                if (p[q * ldp + j] != 0.0f)
-                    s = std::fma(p[q * ldp + j], v[(size_t) j * ldv + d], s);
-            acc[q * ldacc + d] = s;
-        }
-}
-
-void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
-    int q = 0;
-    for (; q + 2 <= nq; q += 2)
-        pv_rows<2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
-    if (q < nq)
-        pv_rows<1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
-}
+#include "ops-attn-pv.h"  // pv<vf>: P.V, written once for every instruction set
 
 // The scalar expression's bits: the build keeps a * b + c unfused on arm64 (-ffp-contract=off), so
 // slope * mask is rounded on its own in both the vector and the scalar code. The running max is
@@ -117,7 +79,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = cpu_f16_to_f32(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv<vf>, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 
