@@ -4,57 +4,13 @@
 #include <arm_neon.h>
 
 #include "matmul-attn.h"
+#include "vec-f32.neon.h"
 
 namespace {
 
 constexpr int RK = 6;  // divides the driver's rows per call (48)
 
-// stores the first n (< 4 allowed) lanes of v
-inline void store_n(float * d, float32x4_t v, int n) {
-    if (n >= 4) {
-        vst1q_f32(d, v);
-        return;
-    }
-    float t[4];
-    vst1q_f32(t, v);
-    for (int i = 0; i < n; ++i)
-        d[i] = t[i];
-}
-
-template <int R>
-void kq_rows(int nk, int D, const float * const * q, const float * kt, int ldk, float * const * s) {
-    for (int j = 0; j < nk; j += 16) {
-        float32x4_t acc[R][4];
-        for (int r = 0; r < R; ++r)
-            for (int i = 0; i < 4; ++i)
-                acc[r][i] = vdupq_n_f32(0.0f);
-        const float * kp = kt + j;
-        for (int d = 0; d < D; ++d) {
-            const float * kd = kp + (size_t) d * ldk;
-            float32x4_t   b[4];
-            for (int i = 0; i < 4; ++i)
-                b[i] = vld1q_f32(kd + 4 * i);  // kt is readable up to ldk, a multiple of 32
-            for (int r = 0; r < R; ++r) {
-                const float a = q[r][d];
-                for (int i = 0; i < 4; ++i)
-                    acc[r][i] = vfmaq_n_f32(acc[r][i], b[i], a);
-            }
-        }
-        for (int r = 0; r < R; ++r)
-            for (int i = 0; i < 4 && j + 4 * i < nk; ++i)
-                store_n(s[r] + j + 4 * i, acc[r][i], nk - j - 4 * i);
-    }
-}
-
-using kq_fn                = void (*)(int, int, const float * const *, const float *, int, float * const *);
-constexpr kq_fn kq_tab[RK] = {kq_rows<1>, kq_rows<2>, kq_rows<3>, kq_rows<4>, kq_rows<5>, kq_rows<6>};
-
-void kq(int nr, int nk, int D, const float * const * q, const float * kt, int ldk, float * const * s) {
-    for (int c = 0; c < nr; c += RK) {
-        const int r = nr - c < RK ? nr - c : RK;
-        kq_tab[r - 1](nk, D, q + c, kt, ldk, s + c);
-    }
-}
+#include "matmul-attn-kq.h"  // kq<V>: the KQ kernel, written once for every instruction set
 
 // rows widened 4 at a time by FCVTL, scattered as columns
 void transpose_f16(int R, int C, const uint16_t * src, size_t lds, float * dst, int ldd) {
@@ -72,7 +28,7 @@ void transpose_f16(int R, int C, const uint16_t * src, size_t lds, float * dst, 
     }
 }
 
-const ggml_cpu_attn_mm_isa k_isa = {RK, kq, transpose_f16};
+const ggml_cpu_attn_mm_isa k_isa = {RK, kq<vf_neon>, transpose_f16};
 
 }  // namespace
 

@@ -13,7 +13,8 @@ constexpr std::array<ggml_cpu_mm_kernel, sizeof...(R)> mm_kernel_row(std::intege
     return {{kernel<T, R + 1, RN_>...}};
 }
 template <int T, int... C>
-constexpr std::array<std::array<ggml_cpu_mm_kernel, RM>, sizeof...(C)> mm_kernel_rows(std::integer_sequence<int, C...>) {
+constexpr std::array<std::array<ggml_cpu_mm_kernel, RM>, sizeof...(C)> mm_kernel_rows(
+    std::integer_sequence<int, C...>) {
     return {{mm_kernel_row<T, C + 2>(std::make_integer_sequence<int, RM>{})...}};
 }
 

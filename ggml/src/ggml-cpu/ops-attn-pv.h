@@ -1,10 +1,8 @@
-// P.V of the tiled flash attention (ggml_cpu_fa_kernels::pv), written once over a thin F32 vector
-// trait V that each instruction set's ops-attn.<isa>.cpp defines:
-//     using reg = <its vector type>;  static constexpr int W  (lanes), NB (vectors per column block);
-//     static reg load(const float *);  static void store(float *, reg);
-//     static reg fma_n(reg acc, reg x, float w);  // acc + x * w, fused
+// P.V of the tiled flash attention (ggml_cpu_fa_kernels::pv), written once over the F32 vector trait
+// V of vec-f32.<isa>.h (reg, W lanes, zero/load/store, fma_n(acc, x, w) = acc + x * w fused).
 // A block keeps up to 2 query rows x NB vectors of output columns in registers while it streams the
-// V rows. Included inside that file's unnamed namespace (it needs <cmath>, included there first).
+// V rows (NB: the instruction set's register budget). Included inside the unnamed namespace of
+// ops-attn.<isa>.cpp (it needs <cmath>, included there first).
 #pragma once
 
 template <typename V, int NQ, int NV>
@@ -31,11 +29,11 @@ void pv_block(int nk, const float * p, int ldp, const float * v, int ldv, float 
             V::store(acc + q * ldacc + V::W * i, a[q][i]);
 }
 
-template <typename V, int NQ>
+template <typename V, int NB, int NQ>
 void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
     int d = 0;
-    for (; d + V::W * V::NB <= dv; d += V::W * V::NB)
-        pv_block<V, NQ, V::NB>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
+    for (; d + V::W * NB <= dv; d += V::W * NB)
+        pv_block<V, NQ, NB>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
     for (; d + V::W <= dv; d += V::W)
         pv_block<V, NQ, 1>(nk, p, ldp, v + d, ldv, acc + d, ldacc);
     for (; d < dv; ++d)  // odd head sizes: same order of summation, one column at a time
@@ -48,11 +46,11 @@ void pv_rows(int nk, int dv, const float * p, int ldp, const float * v, int ldv,
         }
 }
 
-template <typename V>
+template <typename V, int NB>
 void pv(int nq, int nk, int dv, const float * p, int ldp, const float * v, int ldv, float * acc, int ldacc) {
     int q = 0;
     for (; q + 2 <= nq; q += 2)
-        pv_rows<V, 2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+        pv_rows<V, NB, 2>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
     if (q < nq)
-        pv_rows<V, 1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
+        pv_rows<V, NB, 1>(nk, dv, p + q * ldp, ldp, v, ldv, acc + q * ldacc, ldacc);
 }

@@ -6,19 +6,13 @@
 #include <cmath>
 
 #include "ops-attn.h"
+#include "vec-f32.avx2.h"
 
 namespace {
 
-// the F32 vector of ops-attn-pv.h: 8 lanes, blocks of 32 columns (4 x 2 accumulators + 4 V loads)
-struct vf {
-    using reg              = __m256;
-    static constexpr int W = 8, NB = 4;
-    static reg           load(const float * p) { return _mm256_loadu_ps(p); }
-    static void          store(float * p, reg v) { _mm256_storeu_ps(p, v); }
-    static reg           fma_n(reg acc, reg x, float w) { return _mm256_fmadd_ps(_mm256_set1_ps(w), x, acc); }
-};
+constexpr int PV_NB = 4;  // 8 lanes: blocks of 32 columns, 4 x 2 accumulators + 4 V loads
 
-#include "ops-attn-pv.h"  // pv<vf>: P.V, written once for every instruction set
+#include "ops-attn-pv.h"  // pv<V, NB>: P.V, written once for every instruction set
 
 // exp(x) for x <= 0 by 2^t * P(r), r = x - t ln2 (ln2 split in two), degree-7 Taylor polynomial;
 // x below -87 (incl. -inf) gives 0.
@@ -107,7 +101,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = _cvtsh_ss(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv<vf>, scale_mask_max, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv<vf_avx2, PV_NB>, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 

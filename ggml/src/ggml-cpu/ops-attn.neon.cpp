@@ -7,19 +7,13 @@
 
 #include "ops-attn.h"
 #include "vec-exp.neon.h"
+#include "vec-f32.neon.h"
 
 namespace {
 
-// the F32 vector of ops-attn-pv.h: 4 lanes, blocks of 32 columns (16 of the 32 registers accumulate)
-struct vf {
-    using reg              = float32x4_t;
-    static constexpr int W = 4, NB = 8;
-    static reg           load(const float * p) { return vld1q_f32(p); }
-    static void          store(float * p, reg v) { vst1q_f32(p, v); }
-    static reg           fma_n(reg acc, reg x, float w) { return vfmaq_n_f32(acc, x, w); }
-};
+constexpr int PV_NB = 8;  // 4 lanes: blocks of 32 columns, 16 of the 32 registers accumulate
 
-#include "ops-attn-pv.h"  // pv<vf>: P.V, written once for every instruction set
+#include "ops-attn-pv.h"  // pv<V, NB>: P.V, written once for every instruction set
 
 // The scalar expression's bits: the build keeps a * b + c unfused on arm64 (-ffp-contract=off), so
 // slope * mask is rounded on its own in both the vector and the scalar code. The running max is
@@ -79,7 +73,7 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = cpu_f16_to_f32(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv<vf>, scale_mask_max, exp_sum, f16_to_f32};
+const ggml_cpu_fa_kernels k_kernels = {pv<vf_neon, PV_NB>, scale_mask_max, exp_sum, f16_to_f32};
 
 }  // namespace
 
