@@ -3,7 +3,7 @@
 
 #include "ggml-alloc.h"
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-mmap.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"

@@ -3,7 +3,7 @@
 // and the training entry points, which fail cleanly. See docs/abi.md.
 #include "ggml-os.h"
 #include "llama-context.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-cpu.h"

@@ -1,6 +1,6 @@
 #include "llama-arch.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 
 #include <cstring>
 

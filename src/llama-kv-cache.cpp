@@ -6,7 +6,7 @@
 #include <map>
 
 #include "ggml-cpu.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
 

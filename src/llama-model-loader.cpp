@@ -1,6 +1,6 @@
 #include "llama-model-loader.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"

@@ -17,7 +17,7 @@
 
 #include "ggml-os.h"
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-mmap.h"
 #include "llama-model.h"
 

@@ -3,7 +3,7 @@
 #include "llama-vocab.h"
 
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-unicode.h"
 #include "llama-vocab-impl.h"
 
