@@ -130,10 +130,10 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
 
     // a split model: the first file says how many parts there are
     uint32_t n_split = 0;
-    get_key(llm_kv_name(LLM_KV_SPLIT_COUNT, LLM_ARCH_UNKNOWN), n_split, false);
+    get_key(llm_kv_key(LLM_KV_SPLIT_COUNT), n_split, false);
     if (n_split > 1) {
         uint32_t no = 0;
-        get_key(llm_kv_name(LLM_KV_SPLIT_NO, LLM_ARCH_UNKNOWN), no, false);
+        get_key(llm_kv_key(LLM_KV_SPLIT_NO), no, false);
         if (no != 0) {
             throw llama_error(
                 llama_format("'%s' is part %u of a split model; load the first part", paths[0].c_str(), no + 1));
@@ -159,7 +159,7 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
         }
         for (uint32_t i = 1; i < n_split; i++) {
             open_split(parts[i], (uint16_t) i);
-            const int64_t kid = gguf_find_key(splits[i], "split.no");
+            const int64_t kid = gguf_find_key(splits[i], llm_kv_key(LLM_KV_SPLIT_NO));
             uint32_t      sno = UINT32_MAX;
             if (kid >= 0) {
                 const enum gguf_type t = gguf_get_kv_type(splits[i], kid);
