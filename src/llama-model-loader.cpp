@@ -1,6 +1,7 @@
 #include "llama-model-loader.h"
 
 #include "llama-buffers.h"
+#include "llama-gguf.h"
 #include "llama-log.h"
 
 #include "ggml-backend.h"
@@ -160,12 +161,9 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
         for (uint32_t i = 1; i < n_split; i++) {
             open_split(parts[i], (uint16_t) i);
             const int64_t kid = gguf_find_key(splits[i], llm_kv_key(LLM_KV_SPLIT_NO));
-            uint32_t      sno = UINT32_MAX;
+            uint32_t      sno = UINT32_MAX;  // stays so when absent or not an integer
             if (kid >= 0) {
-                const enum gguf_type t = gguf_get_kv_type(splits[i], kid);
-                sno                    = t == GGUF_TYPE_UINT16   ? gguf_get_val_u16(splits[i], kid)
-                                         : t == GGUF_TYPE_UINT32 ? gguf_get_val_u32(splits[i], kid)
-                                                                 : UINT32_MAX;
+                llama_gguf_get_int(splits[i], kid, sno);
             }
             if (sno != i) {
                 throw llama_error(llama_format("'%s' is not part %u of the split model", parts[i].c_str(), i + 1));
@@ -338,40 +336,6 @@ void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
 
 // ---- typed getters -----------------------------------------------------------------------------
 
-// Reads any integer key as int64 (u64 values above INT64_MAX are rejected).
-static bool read_int(const gguf_context * g, int64_t id, int64_t & out) {
-    switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8:
-            out = gguf_get_val_u8(g, id);
-            return true;
-        case GGUF_TYPE_INT8:
-            out = gguf_get_val_i8(g, id);
-            return true;
-        case GGUF_TYPE_UINT16:
-            out = gguf_get_val_u16(g, id);
-            return true;
-        case GGUF_TYPE_INT16:
-            out = gguf_get_val_i16(g, id);
-            return true;
-        case GGUF_TYPE_UINT32:
-            out = gguf_get_val_u32(g, id);
-            return true;
-        case GGUF_TYPE_INT32:
-            out = gguf_get_val_i32(g, id);
-            return true;
-        case GGUF_TYPE_INT64:
-            out = gguf_get_val_i64(g, id);
-            return true;
-        case GGUF_TYPE_UINT64: {
-            const uint64_t v = gguf_get_val_u64(g, id);
-            out              = (int64_t) v;
-            return v <= (uint64_t) INT64_MAX;
-        }
-        default:
-            return false;
-    }
-}
-
 static int64_t find_or_throw(const gguf_context * g, const std::string & key, bool required) {
     const int64_t id = gguf_find_key(g, key.c_str());
     if (id < 0 && required) {
@@ -419,11 +383,9 @@ bool llama_model_loader::get_key(const std::string & key, uint32_t & out, bool r
     if (id < 0) {
         return false;
     }
-    int64_t v = 0;
-    if (!read_int(meta, id, v) || v < 0 || v > (int64_t) UINT32_MAX) {
+    if (!llama_gguf_get_int(meta, id, out)) {
         bad_type(meta, id, key, "an unsigned 32-bit integer");
     }
-    out = (uint32_t) v;
     return true;
 }
 
@@ -432,11 +394,9 @@ bool llama_model_loader::get_key(const std::string & key, int32_t & out, bool re
     if (id < 0) {
         return false;
     }
-    int64_t v = 0;
-    if (!read_int(meta, id, v) || v < INT32_MIN || v > INT32_MAX) {
+    if (!llama_gguf_get_int(meta, id, out)) {
         bad_type(meta, id, key, "a 32-bit integer");
     }
-    out = (int32_t) v;
     return true;
 }
 
@@ -451,7 +411,7 @@ bool llama_model_loader::get_key(const std::string & key, float & out, bool requ
         out = gguf_get_val_f32(meta, id);
     } else if (t == GGUF_TYPE_FLOAT64) {
         out = (float) gguf_get_val_f64(meta, id);
-    } else if (read_int(meta, id, iv)) {
+    } else if (llama_gguf_get_int(meta, id, iv)) {
         out = (float) iv;
     } else {
         bad_type(meta, id, key, "a number");

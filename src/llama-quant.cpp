@@ -17,6 +17,7 @@
 
 #include "ggml-os.h"
 #include "gguf.h"
+#include "llama-gguf.h"
 #include "llama-log.h"
 #include "llama-mmap.h"
 #include "llama-model.h"
@@ -63,32 +64,14 @@ struct file_closer {
 };
 using file_ptr = std::unique_ptr<FILE, file_closer>;
 
-// Reads a u32/i32 metadata value of any integer type; def if absent or not an integer.
+// An integer metadata value; def if absent or not an integer (throws when it does not fit int64).
 int64_t get_int(const gguf_context * g, const std::string & key, int64_t def) {
     const int64_t id = gguf_find_key(g, key.c_str());
-    if (id < 0) {
-        return def;
+    int64_t       v  = def;
+    if (id >= 0) {
+        llama_gguf_get_int(g, id, v);
     }
-    switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8:
-            return gguf_get_val_u8(g, id);
-        case GGUF_TYPE_INT8:
-            return gguf_get_val_i8(g, id);
-        case GGUF_TYPE_UINT16:
-            return gguf_get_val_u16(g, id);
-        case GGUF_TYPE_INT16:
-            return gguf_get_val_i16(g, id);
-        case GGUF_TYPE_UINT32:
-            return gguf_get_val_u32(g, id);
-        case GGUF_TYPE_INT32:
-            return gguf_get_val_i32(g, id);
-        case GGUF_TYPE_UINT64:
-            return (int64_t) gguf_get_val_u64(g, id);
-        case GGUF_TYPE_INT64:
-            return gguf_get_val_i64(g, id);
-        default:
-            return def;
-    }
+    return v;
 }
 
 llama_quant_model_info model_info(const gguf_context * g) {

@@ -4,6 +4,7 @@
 
 #include "gguf.h"
 #include "llama-arch.h"
+#include "llama-gguf.h"
 #include "llama-log.h"
 #include "llama-unicode.h"
 #include "llama-vocab-impl.h"
@@ -21,37 +22,6 @@ std::runtime_error vocab_error(const std::string & msg) {
     return std::runtime_error("vocab: " + msg);
 }
 
-bool gguf_int(const gguf_context * g, int64_t k, int64_t & out) {
-    switch (gguf_get_kv_type(g, k)) {
-        case GGUF_TYPE_UINT8:
-            out = gguf_get_val_u8(g, k);
-            return true;
-        case GGUF_TYPE_INT8:
-            out = gguf_get_val_i8(g, k);
-            return true;
-        case GGUF_TYPE_UINT16:
-            out = gguf_get_val_u16(g, k);
-            return true;
-        case GGUF_TYPE_INT16:
-            out = gguf_get_val_i16(g, k);
-            return true;
-        case GGUF_TYPE_UINT32:
-            out = gguf_get_val_u32(g, k);
-            return true;
-        case GGUF_TYPE_INT32:
-            out = gguf_get_val_i32(g, k);
-            return true;
-        case GGUF_TYPE_UINT64:
-            out = static_cast<int64_t>(std::min<uint64_t>(gguf_get_val_u64(g, k), INT64_MAX));
-            return true;
-        case GGUF_TYPE_INT64:
-            out = gguf_get_val_i64(g, k);
-            return true;
-        default:
-            return false;
-    }
-}
-
 std::optional<int64_t> read_id(const gguf_context * g, llm_kv kv) {
     const char *  key = llm_kv_key(kv);
     const int64_t k   = gguf_find_key(g, key);
@@ -59,7 +29,7 @@ std::optional<int64_t> read_id(const gguf_context * g, llm_kv kv) {
         return std::nullopt;
     }
     int64_t v = 0;
-    if (!gguf_int(g, k, v)) {
+    if (!llama_gguf_get_int(g, k, v)) {
         throw vocab_error(std::string("key ") + key + " is not an integer");
     }
     return v;
