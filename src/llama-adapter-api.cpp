@@ -1,7 +1,7 @@
 // The C entry points of the adapters (LoRA / aLoRA, control vectors) and the context's side of them.
 #include "llama-adapter.h"
 #include "llama-context.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include <cstdio>

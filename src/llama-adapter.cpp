@@ -3,7 +3,7 @@
 
 #include "ggml-alloc.h"
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-mmap.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
@@ -87,29 +87,31 @@ void read_metadata(const gguf_context * g, const llama_model & model, llama_adap
             ad.gguf_kv.emplace_back(gguf_get_key(g, i), llama_gguf_value_to_string(g, i));
         }
     }
-    const std::string type = kv_str(g, "general.type");
+    const std::string type = kv_str(g, llm_kv_key(LLM_KV_GENERAL_TYPE));
     if (type != "adapter") {
-        throw llama_error("not an adapter: general.type is '" + type + "', expected 'adapter'");
+        throw llama_error(llama_format("not an adapter: %s is '%s', expected 'adapter'",
+                                       llm_kv_key(LLM_KV_GENERAL_TYPE), type.c_str()));
     }
-    const std::string arch = kv_str(g, "general.architecture");
+    const std::string arch = kv_str(g, llm_kv_key(LLM_KV_GENERAL_ARCHITECTURE));
     if (arch != model.arch_name) {
         throw llama_error("adapter architecture '" + arch + "' does not match the model's '" + model.arch_name + "'");
     }
-    const std::string atype = kv_str(g, "adapter.type");
+    const std::string atype = kv_str(g, llm_kv_key(LLM_KV_ADAPTER_TYPE));
     if (atype != "lora") {
-        throw llama_error("adapter.type is '" + atype + "', expected 'lora'");
+        throw llama_error(llama_format("%s is '%s', expected 'lora'", llm_kv_key(LLM_KV_ADAPTER_TYPE), atype.c_str()));
     }
-    const int64_t alpha_id = gguf_find_key(g, "adapter.lora.alpha");
+    const int64_t alpha_id = gguf_find_key(g, llm_kv_key(LLM_KV_ADAPTER_LORA_ALPHA));
     if (alpha_id >= 0) {
         if (gguf_get_kv_type(g, alpha_id) != GGUF_TYPE_FLOAT32) {
-            throw llama_error("adapter.lora.alpha must be a FLOAT32");
+            throw llama_error(llama_format("%s must be a FLOAT32", llm_kv_key(LLM_KV_ADAPTER_LORA_ALPHA)));
         }
         ad.alpha = gguf_get_val_f32(g, alpha_id);
     }
-    const int64_t inv_id = gguf_find_key(g, "adapter.alora.invocation_tokens");
+    const int64_t inv_id = gguf_find_key(g, llm_kv_key(LLM_KV_ADAPTER_ALORA_INVOCATION_TOKENS));
     if (inv_id >= 0) {
         if (gguf_get_kv_type(g, inv_id) != GGUF_TYPE_ARRAY || gguf_get_arr_type(g, inv_id) != GGUF_TYPE_UINT32) {
-            throw llama_error("adapter.alora.invocation_tokens must be an array of UINT32");
+            throw llama_error(
+                llama_format("%s must be an array of UINT32", llm_kv_key(LLM_KV_ADAPTER_ALORA_INVOCATION_TOKENS)));
         }
         const size_t     n       = gguf_get_arr_n(g, inv_id);
         const uint32_t * data    = (const uint32_t *) gguf_get_arr_data(g, inv_id);

@@ -3,7 +3,7 @@
 // and the training entry points, which fail cleanly. See docs/abi.md.
 #include "ggml-os.h"
 #include "llama-context.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-cpu.h"
@@ -123,29 +123,29 @@ enum llama_load_mode llama_load_mode_from_str(const char * str) {
 const char * llama_model_meta_key_str(enum llama_model_meta_key key) {
     switch (enum_value(key)) {
         case LLAMA_MODEL_META_KEY_SAMPLING_SEQUENCE:
-            return "general.sampling.sequence";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_SEQUENCE);
         case LLAMA_MODEL_META_KEY_SAMPLING_TOP_K:
-            return "general.sampling.top_k";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_TOP_K);
         case LLAMA_MODEL_META_KEY_SAMPLING_TOP_P:
-            return "general.sampling.top_p";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_TOP_P);
         case LLAMA_MODEL_META_KEY_SAMPLING_MIN_P:
-            return "general.sampling.min_p";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_MIN_P);
         case LLAMA_MODEL_META_KEY_SAMPLING_XTC_PROBABILITY:
-            return "general.sampling.xtc_probability";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_XTC_PROBABILITY);
         case LLAMA_MODEL_META_KEY_SAMPLING_XTC_THRESHOLD:
-            return "general.sampling.xtc_threshold";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_XTC_THRESHOLD);
         case LLAMA_MODEL_META_KEY_SAMPLING_TEMP:
-            return "general.sampling.temp";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_TEMP);
         case LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_LAST_N:
-            return "general.sampling.penalty_last_n";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_PENALTY_LAST_N);
         case LLAMA_MODEL_META_KEY_SAMPLING_PENALTY_REPEAT:
-            return "general.sampling.penalty_repeat";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_PENALTY_REPEAT);
         case LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT:
-            return "general.sampling.mirostat";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_MIROSTAT);
         case LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_TAU:
-            return "general.sampling.mirostat_tau";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_MIROSTAT_TAU);
         case LLAMA_MODEL_META_KEY_SAMPLING_MIROSTAT_ETA:
-            return "general.sampling.mirostat_eta";
+            return llm_kv_key(LLM_KV_GENERAL_SAMPLING_MIROSTAT_ETA);
     }
     return nullptr;
 }

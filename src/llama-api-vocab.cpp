@@ -2,7 +2,7 @@
 // NULL vocab pointers give the neutral value instead of crashing.
 #include <climits>
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-vocab.h"
 #include "llama.h"
 

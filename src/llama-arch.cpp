@@ -1,6 +1,6 @@
 #include "llama-arch.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 
 #include <cstring>
 
@@ -31,6 +31,20 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_GENERAL_NAME, "general.name"},
     {LLM_KV_GENERAL_FILE_TYPE, "general.file_type"},
     {LLM_KV_GENERAL_ALIGNMENT, "general.alignment"},
+    {LLM_KV_GENERAL_TYPE, "general.type"},
+    {LLM_KV_GENERAL_QUANTIZATION_VERSION, "general.quantization_version"},
+    {LLM_KV_GENERAL_SAMPLING_SEQUENCE, "general.sampling.sequence"},
+    {LLM_KV_GENERAL_SAMPLING_TOP_K, "general.sampling.top_k"},
+    {LLM_KV_GENERAL_SAMPLING_TOP_P, "general.sampling.top_p"},
+    {LLM_KV_GENERAL_SAMPLING_MIN_P, "general.sampling.min_p"},
+    {LLM_KV_GENERAL_SAMPLING_XTC_PROBABILITY, "general.sampling.xtc_probability"},
+    {LLM_KV_GENERAL_SAMPLING_XTC_THRESHOLD, "general.sampling.xtc_threshold"},
+    {LLM_KV_GENERAL_SAMPLING_TEMP, "general.sampling.temp"},
+    {LLM_KV_GENERAL_SAMPLING_PENALTY_LAST_N, "general.sampling.penalty_last_n"},
+    {LLM_KV_GENERAL_SAMPLING_PENALTY_REPEAT, "general.sampling.penalty_repeat"},
+    {LLM_KV_GENERAL_SAMPLING_MIROSTAT, "general.sampling.mirostat"},
+    {LLM_KV_GENERAL_SAMPLING_MIROSTAT_TAU, "general.sampling.mirostat_tau"},
+    {LLM_KV_GENERAL_SAMPLING_MIROSTAT_ETA, "general.sampling.mirostat_eta"},
 
     {LLM_KV_VOCAB_SIZE, "%s.vocab_size"},
     {LLM_KV_CONTEXT_LENGTH, "%s.context_length"},
@@ -55,6 +69,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window"},
     {LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, "%s.attention.sliding_window_pattern"},
     {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
+    {LLM_KV_CLASSIFIER_OUTPUT_LABELS, "%s.classifier.output_labels"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
     {LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base"},
@@ -75,8 +90,45 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SPLIT_COUNT, "split.count"},
     {LLM_KV_SPLIT_TENSORS_COUNT, "split.tensors.count"},
 
+    {LLM_KV_TOKENIZER_MODEL, "tokenizer.ggml.model"},
+    {LLM_KV_TOKENIZER_PRE, "tokenizer.ggml.pre"},
+    {LLM_KV_TOKENIZER_LIST, "tokenizer.ggml.tokens"},
+    {LLM_KV_TOKENIZER_MERGES, "tokenizer.ggml.merges"},
+    {LLM_KV_TOKENIZER_SCORES, "tokenizer.ggml.scores"},
+    {LLM_KV_TOKENIZER_TOKEN_TYPE, "tokenizer.ggml.token_type"},
+    {LLM_KV_TOKENIZER_PRECOMPILED_CHARSMAP, "tokenizer.ggml.precompiled_charsmap"},
+    {LLM_KV_TOKENIZER_BOS_ID, "tokenizer.ggml.bos_token_id"},
+    {LLM_KV_TOKENIZER_EOS_ID, "tokenizer.ggml.eos_token_id"},
+    {LLM_KV_TOKENIZER_EOT_ID, "tokenizer.ggml.eot_token_id"},
+    {LLM_KV_TOKENIZER_EOM_ID, "tokenizer.ggml.eom_token_id"},
+    {LLM_KV_TOKENIZER_UNK_ID, "tokenizer.ggml.unknown_token_id"},
+    {LLM_KV_TOKENIZER_SEP_ID, "tokenizer.ggml.seperator_token_id"},
+    {LLM_KV_TOKENIZER_PAD_ID, "tokenizer.ggml.padding_token_id"},
+    {LLM_KV_TOKENIZER_CLS_ID, "tokenizer.ggml.cls_token_id"},
+    {LLM_KV_TOKENIZER_MASK_ID, "tokenizer.ggml.mask_token_id"},
+    {LLM_KV_TOKENIZER_FIM_PRE_ID, "tokenizer.ggml.fim_pre_token_id"},
+    {LLM_KV_TOKENIZER_FIM_SUF_ID, "tokenizer.ggml.fim_suf_token_id"},
+    {LLM_KV_TOKENIZER_FIM_MID_ID, "tokenizer.ggml.fim_mid_token_id"},
+    {LLM_KV_TOKENIZER_FIM_PAD_ID, "tokenizer.ggml.fim_pad_token_id"},
+    {LLM_KV_TOKENIZER_FIM_REP_ID, "tokenizer.ggml.fim_rep_token_id"},
+    {LLM_KV_TOKENIZER_FIM_SEP_ID, "tokenizer.ggml.fim_sep_token_id"},
+    {LLM_KV_TOKENIZER_PREFIX_ID, "tokenizer.ggml.prefix_token_id"},
+    {LLM_KV_TOKENIZER_SUFFIX_ID, "tokenizer.ggml.suffix_token_id"},
+    {LLM_KV_TOKENIZER_MIDDLE_ID, "tokenizer.ggml.middle_token_id"},
+    {LLM_KV_TOKENIZER_ADD_BOS, "tokenizer.ggml.add_bos_token"},
+    {LLM_KV_TOKENIZER_ADD_EOS, "tokenizer.ggml.add_eos_token"},
+    {LLM_KV_TOKENIZER_ADD_SEP, "tokenizer.ggml.add_sep_token"},
+    {LLM_KV_TOKENIZER_ADD_SPACE_PREFIX, "tokenizer.ggml.add_space_prefix"},
+    {LLM_KV_TOKENIZER_REMOVE_EXTRA_WS, "tokenizer.ggml.remove_extra_whitespaces"},
+    {LLM_KV_TOKENIZER_NORMALIZER_LOWERCASE, "tokenizer.ggml.normalizer.lowercase"},
+    {LLM_KV_TOKENIZER_NORMALIZER_STRIP_ACCENTS, "tokenizer.ggml.normalizer.strip_accents"},
+    {LLM_KV_TOKENIZER_SUPPRESS_TOKENS, "tokenizer.ggml.suppress_tokens"},
     {LLM_KV_TOKENIZER_CHAT_TEMPLATE, "tokenizer.chat_template"},
     {LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, "tokenizer.chat_template.%s"},
+
+    {LLM_KV_ADAPTER_TYPE, "adapter.type"},
+    {LLM_KV_ADAPTER_LORA_ALPHA, "adapter.lora.alpha"},
+    {LLM_KV_ADAPTER_ALORA_INVOCATION_TOKENS, "adapter.alora.invocation_tokens"},
 };
 static_assert(sizeof(LLM_KV_TABLE) / sizeof(LLM_KV_TABLE[0]) == LLM_KV_COUNT, "every llm_kv needs a row");
 
@@ -173,6 +225,14 @@ std::string llm_kv_name(llm_kv kv, const std::string & arch_name) {
     std::string out = tmpl;
     out.replace(out.find("%s"), 2, arch_name);
     return out;
+}
+
+const char * llm_kv_key(llm_kv kv) {
+    const char * key = LLM_KV_TABLE[kv].name;
+    if (strchr(key, '%') != nullptr) {
+        GGML_ABORT("llm_kv_key: '%s' is templated, use llm_kv_name", key);  // a caller's bug, not input
+    }
+    return key;
 }
 
 std::string llm_arch_names() {

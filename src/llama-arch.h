@@ -27,12 +27,27 @@ const char * llm_arch_name(llm_arch arch);
 // LLM_ARCH_UNKNOWN if the name is not registered.
 llm_arch llm_arch_from_string(const std::string & name);
 
-// GGUF metadata keys. Names containing "%s" are templated with the architecture name.
+// GGUF metadata keys. Names containing "%s" are templated with the architecture name. Every key the
+// library reads or writes has a row here, so each key string is written once (LLM_KV_TABLE).
 enum llm_kv {
     LLM_KV_GENERAL_ARCHITECTURE,
     LLM_KV_GENERAL_NAME,
     LLM_KV_GENERAL_FILE_TYPE,
     LLM_KV_GENERAL_ALIGNMENT,
+    LLM_KV_GENERAL_TYPE,
+    LLM_KV_GENERAL_QUANTIZATION_VERSION,
+    LLM_KV_GENERAL_SAMPLING_SEQUENCE,
+    LLM_KV_GENERAL_SAMPLING_TOP_K,
+    LLM_KV_GENERAL_SAMPLING_TOP_P,
+    LLM_KV_GENERAL_SAMPLING_MIN_P,
+    LLM_KV_GENERAL_SAMPLING_XTC_PROBABILITY,
+    LLM_KV_GENERAL_SAMPLING_XTC_THRESHOLD,
+    LLM_KV_GENERAL_SAMPLING_TEMP,
+    LLM_KV_GENERAL_SAMPLING_PENALTY_LAST_N,
+    LLM_KV_GENERAL_SAMPLING_PENALTY_REPEAT,
+    LLM_KV_GENERAL_SAMPLING_MIROSTAT,
+    LLM_KV_GENERAL_SAMPLING_MIROSTAT_TAU,
+    LLM_KV_GENERAL_SAMPLING_MIROSTAT_ETA,
 
     LLM_KV_VOCAB_SIZE,
     LLM_KV_CONTEXT_LENGTH,
@@ -57,6 +72,7 @@ enum llm_kv {
     LLM_KV_ATTENTION_SLIDING_WINDOW,
     LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN,
     LLM_KV_POOLING_TYPE,
+    LLM_KV_CLASSIFIER_OUTPUT_LABELS,
 
     LLM_KV_ROPE_DIMENSION_COUNT,
     LLM_KV_ROPE_FREQ_BASE,
@@ -77,8 +93,45 @@ enum llm_kv {
     LLM_KV_SPLIT_COUNT,
     LLM_KV_SPLIT_TENSORS_COUNT,
 
+    LLM_KV_TOKENIZER_MODEL,
+    LLM_KV_TOKENIZER_PRE,
+    LLM_KV_TOKENIZER_LIST,
+    LLM_KV_TOKENIZER_MERGES,
+    LLM_KV_TOKENIZER_SCORES,
+    LLM_KV_TOKENIZER_TOKEN_TYPE,
+    LLM_KV_TOKENIZER_PRECOMPILED_CHARSMAP,
+    LLM_KV_TOKENIZER_BOS_ID,
+    LLM_KV_TOKENIZER_EOS_ID,
+    LLM_KV_TOKENIZER_EOT_ID,
+    LLM_KV_TOKENIZER_EOM_ID,
+    LLM_KV_TOKENIZER_UNK_ID,
+    LLM_KV_TOKENIZER_SEP_ID,
+    LLM_KV_TOKENIZER_PAD_ID,
+    LLM_KV_TOKENIZER_CLS_ID,
+    LLM_KV_TOKENIZER_MASK_ID,
+    LLM_KV_TOKENIZER_FIM_PRE_ID,
+    LLM_KV_TOKENIZER_FIM_SUF_ID,
+    LLM_KV_TOKENIZER_FIM_MID_ID,
+    LLM_KV_TOKENIZER_FIM_PAD_ID,
+    LLM_KV_TOKENIZER_FIM_REP_ID,
+    LLM_KV_TOKENIZER_FIM_SEP_ID,
+    LLM_KV_TOKENIZER_PREFIX_ID,  // older names of the first three FIM tokens
+    LLM_KV_TOKENIZER_SUFFIX_ID,
+    LLM_KV_TOKENIZER_MIDDLE_ID,
+    LLM_KV_TOKENIZER_ADD_BOS,
+    LLM_KV_TOKENIZER_ADD_EOS,
+    LLM_KV_TOKENIZER_ADD_SEP,
+    LLM_KV_TOKENIZER_ADD_SPACE_PREFIX,
+    LLM_KV_TOKENIZER_REMOVE_EXTRA_WS,
+    LLM_KV_TOKENIZER_NORMALIZER_LOWERCASE,
+    LLM_KV_TOKENIZER_NORMALIZER_STRIP_ACCENTS,
+    LLM_KV_TOKENIZER_SUPPRESS_TOKENS,
     LLM_KV_TOKENIZER_CHAT_TEMPLATE,
     LLM_KV_TOKENIZER_CHAT_TEMPLATE_N,  // "tokenizer.chat_template.%s" with a template name
+
+    LLM_KV_ADAPTER_TYPE,
+    LLM_KV_ADAPTER_LORA_ALPHA,
+    LLM_KV_ADAPTER_ALORA_INVOCATION_TOKENS,
 
     LLM_KV_COUNT,
 };
@@ -88,6 +141,9 @@ std::string llm_kv_name(llm_kv kv, llm_arch arch);
 // The same for an architecture named by its file (it need not be registered: a vocab-only load of
 // "gpt2" reads "gpt2.vocab_size").
 std::string llm_kv_name(llm_kv kv, const std::string & arch_name);
+// The key of a row without an architecture part (general.*, tokenizer.*, split.*, adapter.*), as a
+// string with static storage; calling it on a templated row is a programming error (aborts).
+const char * llm_kv_key(llm_kv kv);
 // The registered architecture names, comma-separated ("llama, qwen2, ..."), for error messages.
 std::string llm_arch_names();
 

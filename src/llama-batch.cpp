@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "llama-cparams.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-memory.h"
 
 bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_t n_embd, uint32_t n_seq_max,

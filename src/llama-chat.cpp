@@ -10,7 +10,7 @@
 #include <exception>
 #include <sstream>
 
-#include "llama-impl.h"
+#include "llama-log.h"
 
 // A failed call: sets the last-error string and logs "<function>: <message>".
 #define LLAMA_CHAT_FAIL(...) llama_report_error(__func__, llama_format(__VA_ARGS__).c_str())

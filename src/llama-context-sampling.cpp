@@ -2,7 +2,7 @@
 // of a sequence runs on the CPU over the logits of that sequence's output rows; the selected token,
 // the surviving candidates and their logits/probabilities are kept per output row.
 #include "llama-context.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 #include "llama-sampler.h"
 

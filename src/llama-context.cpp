@@ -1,6 +1,6 @@
 #include "llama-context.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-cpu.h"
@@ -269,9 +269,12 @@ bool llama_context::apply_k_shift(std::string & err) {
     // One shift input per cache (the window cache of the sliding-window layers has its own cells).
     const llama_hparams & hp = model.hparams;
     gres->reset();
-    ggml_context *   ctx0     = gres->ctx;
-    llama_kv_cache * caches[] = {kv.get(), kv->swa_cache()};
-    ggml_tensor *    shifts[] = {nullptr, nullptr};
+    // a graph context only for its rope step: the K shift rotates exactly as the decoder graph does
+    // (the same sliding-window base and rope parameters), so that rule lives once, in build_rope
+    const llm_graph_context g(model, cparams, *kv, llm_graph_params{}, *gres);
+    ggml_context *          ctx0     = g.ctx0;
+    llama_kv_cache *        caches[] = {kv.get(), kv->swa_cache()};
+    ggml_tensor *           shifts[] = {nullptr, nullptr};
     for (int c = 0; c < 2 && caches[c]; c++) {
         shifts[c] = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, caches[c]->size());
         ggml_set_input(shifts[c]);
@@ -281,13 +284,7 @@ bool llama_context::apply_k_shift(std::string & err) {
         ggml_tensor * shift = shifts[c];
         ggml_tensor * k     = kv->get_k(ctx0, (int) il, caches[c]->size());  // [d, n_head_kv, size]
         ggml_tensor * tmp   = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
-        // sliding-window layers may rotate with their own base (gemma3)
-        const bool swa_rope = hp.is_swa((int) il) && hp.rope_freq_base_train_swa > 0.0f;
-        tmp = ggml_rope_ext(ctx0, tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) hp.n_rot,
-                            (int) hp.rope_type, (int) cparams.n_ctx_orig_yarn,
-                            swa_rope ? hp.rope_freq_base_train_swa : cparams.rope_freq_base,
-                            swa_rope ? hp.rope_freq_scale_train_swa : cparams.rope_freq_scale, cparams.yarn_ext_factor,
-                            cparams.yarn_attn_factor, cparams.yarn_beta_fast, cparams.yarn_beta_slow);
+        tmp                 = g.build_rope(tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) il);
         ggml_build_forward_expand(gres->gf, ggml_cpy(ctx0, tmp, k));
     }
     if (!ggml_graph_is_ok(gres->gf)) {

@@ -7,7 +7,7 @@
 #include <map>
 
 #include "llama-grammar.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 
 #include "llama-adapter.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-backend.h"

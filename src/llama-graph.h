@@ -127,7 +127,8 @@ struct llm_graph_context {
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;
     // x [head_dim, n_heads, n_tokens]. il >= 0: with that layer's base (sliding-window layers may
-    // have their own, hparams.rope_freq_base_train_swa).
+    // have their own, hparams.rope_freq_base_train_swa). The K shift (llama_context::apply_k_shift)
+    // rotates cached keys through this same step, so the rule is written once.
     ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors, int il = -1) const;
     // The KQ mask layer il attends with (the sliding-window one for SWA layers).
     ggml_tensor * kq_mask(int il) const;

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <map>
 
-#include "llama-impl.h"
 #include "llama-kv-cache.h"
+#include "llama-log.h"
 #include "llama-model.h"
 #include "llama-state-io.h"
 

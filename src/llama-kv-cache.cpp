@@ -6,8 +6,8 @@
 #include <map>
 
 #include "ggml-cpu.h"
-#include "llama-impl.h"
-#include "llama-model-loader.h"
+#include "llama-buffers.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 // The graph attends over the first n_kv cells; padding n_kv keeps its value (and so the graph

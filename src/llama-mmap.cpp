@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "ggml-os.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 
 // ---- llama_file ------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
 

@@ -1,7 +1,7 @@
 // Creates a model's weights from its architecture's tensor layout (llama-arch-layout.h) and binds
 // each to the field of llama_model / llama_layer the graph builders read.
 #include "llama-arch-layout.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
 

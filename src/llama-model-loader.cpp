@@ -1,8 +1,9 @@
 #include "llama-model-loader.h"
 
-#include "llama-impl.h"
+#include "llama-buffers.h"
+#include "llama-gguf.h"
+#include "llama-log.h"
 
-#include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
 
@@ -130,10 +131,10 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
 
     // a split model: the first file says how many parts there are
     uint32_t n_split = 0;
-    get_key(llm_kv_name(LLM_KV_SPLIT_COUNT, LLM_ARCH_UNKNOWN), n_split, false);
+    get_key(llm_kv_key(LLM_KV_SPLIT_COUNT), n_split, false);
     if (n_split > 1) {
         uint32_t no = 0;
-        get_key(llm_kv_name(LLM_KV_SPLIT_NO, LLM_ARCH_UNKNOWN), no, false);
+        get_key(llm_kv_key(LLM_KV_SPLIT_NO), no, false);
         if (no != 0) {
             throw llama_error(
                 llama_format("'%s' is part %u of a split model; load the first part", paths[0].c_str(), no + 1));
@@ -159,13 +160,10 @@ void llama_model_loader::open(const std::vector<std::string> & paths, const llam
         }
         for (uint32_t i = 1; i < n_split; i++) {
             open_split(parts[i], (uint16_t) i);
-            const int64_t kid = gguf_find_key(splits[i], "split.no");
-            uint32_t      sno = UINT32_MAX;
+            const int64_t kid = gguf_find_key(splits[i], llm_kv_key(LLM_KV_SPLIT_NO));
+            uint32_t      sno = UINT32_MAX;  // stays so when absent or not an integer
             if (kid >= 0) {
-                const enum gguf_type t = gguf_get_kv_type(splits[i], kid);
-                sno                    = t == GGUF_TYPE_UINT16   ? gguf_get_val_u16(splits[i], kid)
-                                         : t == GGUF_TYPE_UINT32 ? gguf_get_val_u32(splits[i], kid)
-                                                                 : UINT32_MAX;
+                llama_gguf_get_int(splits[i], kid, sno);
             }
             if (sno != i) {
                 throw llama_error(llama_format("'%s' is not part %u of the split model", parts[i].c_str(), i + 1));
@@ -338,40 +336,6 @@ void llama_model_loader::apply_overrides(const llama_model_kv_override * kvo) {
 
 // ---- typed getters -----------------------------------------------------------------------------
 
-// Reads any integer key as int64 (u64 values above INT64_MAX are rejected).
-static bool read_int(const gguf_context * g, int64_t id, int64_t & out) {
-    switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8:
-            out = gguf_get_val_u8(g, id);
-            return true;
-        case GGUF_TYPE_INT8:
-            out = gguf_get_val_i8(g, id);
-            return true;
-        case GGUF_TYPE_UINT16:
-            out = gguf_get_val_u16(g, id);
-            return true;
-        case GGUF_TYPE_INT16:
-            out = gguf_get_val_i16(g, id);
-            return true;
-        case GGUF_TYPE_UINT32:
-            out = gguf_get_val_u32(g, id);
-            return true;
-        case GGUF_TYPE_INT32:
-            out = gguf_get_val_i32(g, id);
-            return true;
-        case GGUF_TYPE_INT64:
-            out = gguf_get_val_i64(g, id);
-            return true;
-        case GGUF_TYPE_UINT64: {
-            const uint64_t v = gguf_get_val_u64(g, id);
-            out              = (int64_t) v;
-            return v <= (uint64_t) INT64_MAX;
-        }
-        default:
-            return false;
-    }
-}
-
 static int64_t find_or_throw(const gguf_context * g, const std::string & key, bool required) {
     const int64_t id = gguf_find_key(g, key.c_str());
     if (id < 0 && required) {
@@ -419,11 +383,9 @@ bool llama_model_loader::get_key(const std::string & key, uint32_t & out, bool r
     if (id < 0) {
         return false;
     }
-    int64_t v = 0;
-    if (!read_int(meta, id, v) || v < 0 || v > (int64_t) UINT32_MAX) {
+    if (!llama_gguf_get_int(meta, id, out)) {
         bad_type(meta, id, key, "an unsigned 32-bit integer");
     }
-    out = (uint32_t) v;
     return true;
 }
 
@@ -432,11 +394,9 @@ bool llama_model_loader::get_key(const std::string & key, int32_t & out, bool re
     if (id < 0) {
         return false;
     }
-    int64_t v = 0;
-    if (!read_int(meta, id, v) || v < INT32_MIN || v > INT32_MAX) {
+    if (!llama_gguf_get_int(meta, id, out)) {
         bad_type(meta, id, key, "a 32-bit integer");
     }
-    out = (int32_t) v;
     return true;
 }
 
@@ -451,7 +411,7 @@ bool llama_model_loader::get_key(const std::string & key, float & out, bool requ
         out = gguf_get_val_f32(meta, id);
     } else if (t == GGUF_TYPE_FLOAT64) {
         out = (float) gguf_get_val_f64(meta, id);
-    } else if (read_int(meta, id, iv)) {
+    } else if (llama_gguf_get_int(meta, id, iv)) {
         out = (float) iv;
     } else {
         bad_type(meta, id, key, "a number");
@@ -550,55 +510,6 @@ static bool data_is_finite(ggml_type type, const void * data, size_t nbytes) {
         }
     }
     return true;
-}
-
-void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_type_t buft,
-                                     std::vector<ggml_backend_buffer_t> & out, const char * what) {
-    const size_t align    = std::max<size_t>(1, ggml_backend_buft_get_alignment(buft));
-    size_t       max_size = ggml_backend_buft_get_max_size(buft);
-    if (max_size == 0) {
-        max_size = SIZE_MAX;
-    }
-    std::vector<ggml_tensor *> group;
-    size_t                     group_size = 0;
-    auto                       flush      = [&]() {
-        if (group.empty()) {
-            return;
-        }
-        // one alignment of slack for a base address the allocator has to round up
-        const size_t          size = group_size > max_size - align ? max_size : group_size + align;
-        ggml_backend_buffer_t buf  = ggml_backend_buft_alloc_buffer(buft, size);
-        if (!buf) {
-            throw llama_error(llama_format("cannot allocate a %s buffer of %zu bytes for the %s",
-                                                                      ggml_backend_buft_name(buft), size, what));
-        }
-        out.push_back(buf);
-        ggml_tallocr talloc = ggml_tallocr_new(buf);
-        for (ggml_tensor * t : group) {
-            if (!ggml_tallocr_alloc(&talloc, t)) {
-                throw llama_error(
-                                               llama_format("cannot place tensor '%s' in a %s buffer", t->name, ggml_backend_buft_name(buft)));
-            }
-        }
-        group.clear();
-        group_size = 0;
-    };
-    for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
-        if (t->data || t->view_src) {
-            continue;
-        }
-        const size_t sz = (ggml_backend_buft_get_alloc_size(buft, t) + align - 1) / align * align;
-        if (sz > max_size) {
-            throw llama_error(llama_format("tensor '%s' (%zu bytes) is larger than the %s maximum buffer size (%zu)",
-                                           t->name, sz, ggml_backend_buft_name(buft), max_size));
-        }
-        if (group_size + sz > max_size - std::min(max_size, align) && !group.empty()) {
-            flush();
-        }
-        group.push_back(t);
-        group_size += sz;
-    }
-    flush();
 }
 
 void llama_model_loader::load_all_data(const std::vector<std::pair<ggml_context *, ggml_backend_buffer_type_t>> & ctxs,

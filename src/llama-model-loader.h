@@ -113,11 +113,5 @@ private:
     llama_load_mode mode = LLAMA_LOAD_MODE_AUTO;
 };
 
-// Allocates every unallocated tensor of ctx in buffers of buft, as few as the buffer type's max
-// size allows (a Vulkan buffer is limited to maxStorageBufferRange); appends them to out.
-// Throws llama_error (naming `what`) when a tensor does not fit or an allocation fails.
-void llama_alloc_ctx_tensors_chunked(ggml_context * ctx, ggml_backend_buffer_type_t buft,
-                                     std::vector<ggml_backend_buffer_t> & out, const char * what);
-
 // A GGUF value as text: numbers, strings as-is, arrays as "[a, b, ...]" (truncated).
 std::string llama_gguf_value_to_string(const gguf_context * ctx, int64_t key_id);

@@ -1,7 +1,7 @@
 // llama_model_save_to_file: the model's metadata (as loaded, overrides applied) and every weight,
 // read back from whichever buffer holds it (repacked CPU weights convert back to their GGUF
 // layout on read), written as one GGUF file through a temporary name.
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-backend.h"

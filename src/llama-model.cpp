@@ -2,7 +2,7 @@
 
 #include "llama-adapter.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models/models.h"
 
@@ -225,17 +225,17 @@ void llama_model::load_extra_meta(llama_model_loader & ml) {
     if (!meta || !gguf_set_kv(meta.get(), ml.meta)) {
         throw llama_error("cannot copy the model metadata");
     }
-    for (const char * k : {"split.no", "split.count", "split.tensors.count"}) {
-        gguf_remove_key(meta.get(), k);  // a saved model is one file
+    for (llm_kv k : {LLM_KV_SPLIT_NO, LLM_KV_SPLIT_COUNT, LLM_KV_SPLIT_TENSORS_COUNT}) {
+        gguf_remove_key(meta.get(), llm_kv_key(k));  // a saved model is one file
     }
-    const int64_t lid = gguf_find_key(ml.meta, (arch_name + ".classifier.output_labels").c_str());
+    const int64_t lid = gguf_find_key(ml.meta, ml.kv_name(LLM_KV_CLASSIFIER_OUTPUT_LABELS).c_str());
     if (lid >= 0 && gguf_get_kv_type(ml.meta, lid) == GGUF_TYPE_ARRAY &&
         gguf_get_arr_type(ml.meta, lid) == GGUF_TYPE_STRING) {
         for (size_t i = 0; i < gguf_get_arr_n(ml.meta, lid); i++) {
             cls_labels.emplace_back(gguf_get_arr_str(ml.meta, lid, i));
         }
     }
-    const int64_t sid = gguf_find_key(ml.meta, "tokenizer.ggml.suppress_tokens");
+    const int64_t sid = gguf_find_key(ml.meta, llm_kv_key(LLM_KV_TOKENIZER_SUPPRESS_TOKENS));
     if (sid >= 0 && gguf_get_kv_type(ml.meta, sid) == GGUF_TYPE_ARRAY &&
         gguf_get_arr_type(ml.meta, sid) == GGUF_TYPE_INT32) {
         const int32_t * d = (const int32_t *) gguf_get_arr_data(ml.meta, sid);
@@ -500,7 +500,8 @@ const char * llama_model_chat_template(const struct llama_model * model, const c
     if (!model) {
         return nullptr;
     }
-    const std::string key = name ? llama_format("tokenizer.chat_template.%s", name) : "tokenizer.chat_template";
+    const std::string key =
+        name ? llm_kv_name(LLM_KV_TOKENIZER_CHAT_TEMPLATE_N, name) : llm_kv_key(LLM_KV_TOKENIZER_CHAT_TEMPLATE);
     return model->meta_value(key);
 }
 

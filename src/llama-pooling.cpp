@@ -1,6 +1,6 @@
 #include "llama-pooling.h"
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 
 #include "ggml-backend.h"

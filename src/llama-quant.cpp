@@ -17,7 +17,8 @@
 
 #include "ggml-os.h"
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-gguf.h"
+#include "llama-log.h"
 #include "llama-mmap.h"
 #include "llama-model.h"
 
@@ -63,38 +64,20 @@ struct file_closer {
 };
 using file_ptr = std::unique_ptr<FILE, file_closer>;
 
-// Reads a u32/i32 metadata value of any integer type; def if absent or not an integer.
+// An integer metadata value; def if absent or not an integer (throws when it does not fit int64).
 int64_t get_int(const gguf_context * g, const std::string & key, int64_t def) {
     const int64_t id = gguf_find_key(g, key.c_str());
-    if (id < 0) {
-        return def;
+    int64_t       v  = def;
+    if (id >= 0) {
+        llama_gguf_get_int(g, id, v);
     }
-    switch (gguf_get_kv_type(g, id)) {
-        case GGUF_TYPE_UINT8:
-            return gguf_get_val_u8(g, id);
-        case GGUF_TYPE_INT8:
-            return gguf_get_val_i8(g, id);
-        case GGUF_TYPE_UINT16:
-            return gguf_get_val_u16(g, id);
-        case GGUF_TYPE_INT16:
-            return gguf_get_val_i16(g, id);
-        case GGUF_TYPE_UINT32:
-            return gguf_get_val_u32(g, id);
-        case GGUF_TYPE_INT32:
-            return gguf_get_val_i32(g, id);
-        case GGUF_TYPE_UINT64:
-            return (int64_t) gguf_get_val_u64(g, id);
-        case GGUF_TYPE_INT64:
-            return gguf_get_val_i64(g, id);
-        default:
-            return def;
-    }
+    return v;
 }
 
 llama_quant_model_info model_info(const gguf_context * g) {
     llama_quant_model_info info;
     std::string            arch;
-    const int64_t          aid = gguf_find_key(g, "general.architecture");
+    const int64_t          aid = gguf_find_key(g, llm_kv_key(LLM_KV_GENERAL_ARCHITECTURE));
     if (aid >= 0 && gguf_get_kv_type(g, aid) == GGUF_TYPE_STRING) {
         arch = gguf_get_val_str(g, aid);
     }
@@ -104,11 +87,11 @@ llama_quant_model_info model_info(const gguf_context * g) {
         max_layer         = std::max(max_layer, layer_of(name));
         info.has_output   = info.has_output || strcmp(name, "output.weight") == 0;
     }
-    info.n_layer         = (int32_t) get_int(g, arch + ".block_count", max_layer + 1);
-    const int64_t n_head = get_int(g, arch + ".attention.head_count", 1);
-    const int64_t n_kv   = get_int(g, arch + ".attention.head_count_kv", n_head);
+    info.n_layer         = (int32_t) get_int(g, llm_kv_name(LLM_KV_BLOCK_COUNT, arch), max_layer + 1);
+    const int64_t n_head = get_int(g, llm_kv_name(LLM_KV_ATTENTION_HEAD_COUNT, arch), 1);
+    const int64_t n_kv   = get_int(g, llm_kv_name(LLM_KV_ATTENTION_HEAD_COUNT_KV, arch), n_head);
     info.n_gqa           = n_kv > 0 && n_head % n_kv == 0 ? (int32_t) (n_head / n_kv) : 1;
-    info.n_expert        = (int32_t) get_int(g, arch + ".expert_count", 0);
+    info.n_expert        = (int32_t) get_int(g, llm_kv_name(LLM_KV_EXPERT_COUNT, arch), 0);
     return info;
 }
 
@@ -262,13 +245,13 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
         throw llama_error(llama_format("failed to read GGUF file '%s'", fname_inp));
     }
     const llama_file fin(fname_inp);  // positioned reads: the reader thread shares no file position
-    if (get_int(in.get(), "split.count", 1) > 1) {
+    if (get_int(in.get(), llm_kv_key(LLM_KV_SPLIT_COUNT), 1) > 1) {
         throw llama_error("split models are not supported; merge the splits first");
     }
 
     llama_ftype ftype = params.ftype;
     if (params.only_copy) {
-        ftype = (llama_ftype) get_int(in.get(), "general.file_type", LLAMA_FTYPE_ALL_F32);
+        ftype = (llama_ftype) get_int(in.get(), llm_kv_key(LLM_KV_GENERAL_FILE_TYPE), LLAMA_FTYPE_ALL_F32);
     } else if (llama_quant_base_type(ftype) == GGML_TYPE_COUNT) {
         throw llama_error(llama_format("unsupported ftype %d", (int) ftype));
     }
@@ -280,8 +263,8 @@ void quantize_impl(const char * fname_inp, const char * fname_out, const llama_m
     if (!out || !gguf_set_kv(out.get(), in.get())) {
         throw llama_error("failed to copy the metadata");
     }
-    gguf_set_val_u32(out.get(), "general.quantization_version", 2);
-    gguf_set_val_u32(out.get(), "general.file_type", (uint32_t) ftype);
+    gguf_set_val_u32(out.get(), llm_kv_key(LLM_KV_GENERAL_QUANTIZATION_VERSION), 2);
+    gguf_set_val_u32(out.get(), llm_kv_key(LLM_KV_GENERAL_FILE_TYPE), (uint32_t) ftype);
     apply_overrides(out.get(), (const llama_model_kv_override *) params.kv_overrides);
 
     std::vector<tensor_plan> plan;

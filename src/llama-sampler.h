@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama.h"
 
 // A failed call: sets the last-error string and logs "<function>: <message>" (no trailing newline).

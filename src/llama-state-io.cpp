@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "ggml.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 
 namespace llama_state_io {
 

@@ -10,7 +10,7 @@
 
 #include "ggml-os.h"
 #include "llama-context.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model.h"
 #include "llama-state-io.h"
 

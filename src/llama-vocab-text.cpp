@@ -3,7 +3,7 @@
 #include <climits>
 #include <cstring>
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-vocab-impl.h"
 
 namespace {

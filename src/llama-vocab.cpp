@@ -3,7 +3,9 @@
 #include "llama-vocab.h"
 
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-arch.h"
+#include "llama-gguf.h"
+#include "llama-log.h"
 #include "llama-unicode.h"
 #include "llama-vocab-impl.h"
 
@@ -20,51 +22,22 @@ std::runtime_error vocab_error(const std::string & msg) {
     return std::runtime_error("vocab: " + msg);
 }
 
-bool gguf_int(const gguf_context * g, int64_t k, int64_t & out) {
-    switch (gguf_get_kv_type(g, k)) {
-        case GGUF_TYPE_UINT8:
-            out = gguf_get_val_u8(g, k);
-            return true;
-        case GGUF_TYPE_INT8:
-            out = gguf_get_val_i8(g, k);
-            return true;
-        case GGUF_TYPE_UINT16:
-            out = gguf_get_val_u16(g, k);
-            return true;
-        case GGUF_TYPE_INT16:
-            out = gguf_get_val_i16(g, k);
-            return true;
-        case GGUF_TYPE_UINT32:
-            out = gguf_get_val_u32(g, k);
-            return true;
-        case GGUF_TYPE_INT32:
-            out = gguf_get_val_i32(g, k);
-            return true;
-        case GGUF_TYPE_UINT64:
-            out = static_cast<int64_t>(std::min<uint64_t>(gguf_get_val_u64(g, k), INT64_MAX));
-            return true;
-        case GGUF_TYPE_INT64:
-            out = gguf_get_val_i64(g, k);
-            return true;
-        default:
-            return false;
-    }
-}
-
-std::optional<int64_t> read_id(const gguf_context * g, const char * key) {
-    const int64_t k = gguf_find_key(g, key);
+std::optional<int64_t> read_id(const gguf_context * g, llm_kv kv) {
+    const char *  key = llm_kv_key(kv);
+    const int64_t k   = gguf_find_key(g, key);
     if (k < 0) {
         return std::nullopt;
     }
     int64_t v = 0;
-    if (!gguf_int(g, k, v)) {
+    if (!llama_gguf_get_int(g, k, v)) {
         throw vocab_error(std::string("key ") + key + " is not an integer");
     }
     return v;
 }
 
-std::optional<bool> read_bool(const gguf_context * g, const char * key) {
-    const int64_t k = gguf_find_key(g, key);
+std::optional<bool> read_bool(const gguf_context * g, llm_kv kv) {
+    const char *  key = llm_kv_key(kv);
+    const int64_t k   = gguf_find_key(g, key);
     if (k < 0) {
         return std::nullopt;
     }
@@ -74,8 +47,9 @@ std::optional<bool> read_bool(const gguf_context * g, const char * key) {
     return gguf_get_val_bool(g, k);
 }
 
-std::string read_str(const gguf_context * g, const char * key) {
-    const int64_t k = gguf_find_key(g, key);
+std::string read_str(const gguf_context * g, llm_kv kv) {
+    const char *  key = llm_kv_key(kv);
+    const int64_t k   = gguf_find_key(g, key);
     if (k < 0) {
         return "";
     }
@@ -87,8 +61,9 @@ std::string read_str(const gguf_context * g, const char * key) {
 }
 
 // -1 if absent; throws when present with another element type
-int64_t find_array(const gguf_context * g, const char * key, std::initializer_list<gguf_type> types) {
-    const int64_t k = gguf_find_key(g, key);
+int64_t find_array(const gguf_context * g, llm_kv kv, std::initializer_list<gguf_type> types) {
+    const char *  key = llm_kv_key(kv);
+    const int64_t k   = gguf_find_key(g, key);
     if (k < 0) {
         return -1;
     }
@@ -99,9 +74,9 @@ int64_t find_array(const gguf_context * g, const char * key, std::initializer_li
     return k;
 }
 
-std::vector<std::string> read_str_array(const gguf_context * g, const char * key) {
+std::vector<std::string> read_str_array(const gguf_context * g, llm_kv kv) {
     std::vector<std::string> out;
-    const int64_t            k = find_array(g, key, {GGUF_TYPE_STRING});
+    const int64_t            k = find_array(g, kv, {GGUF_TYPE_STRING});
     if (k < 0) {
         return out;
     }
@@ -185,52 +160,52 @@ llama_vocab_data llama_vocab::read_gguf(const gguf_context * g) {
         throw vocab_error("no GGUF context");
     }
     llama_vocab_data d;
-    d.model  = read_str(g, "tokenizer.ggml.model");
-    d.pre    = read_str(g, "tokenizer.ggml.pre");
-    d.name   = read_str(g, "general.name");
-    d.tokens = read_str_array(g, "tokenizer.ggml.tokens");
-    d.merges = read_str_array(g, "tokenizer.ggml.merges");
-    if (int64_t k = find_array(g, "tokenizer.ggml.scores", {GGUF_TYPE_FLOAT32}); k >= 0) {
+    d.model  = read_str(g, LLM_KV_TOKENIZER_MODEL);
+    d.pre    = read_str(g, LLM_KV_TOKENIZER_PRE);
+    d.name   = read_str(g, LLM_KV_GENERAL_NAME);
+    d.tokens = read_str_array(g, LLM_KV_TOKENIZER_LIST);
+    d.merges = read_str_array(g, LLM_KV_TOKENIZER_MERGES);
+    if (int64_t k = find_array(g, LLM_KV_TOKENIZER_SCORES, {GGUF_TYPE_FLOAT32}); k >= 0) {
         const auto * p = static_cast<const float *>(gguf_get_arr_data(g, k));
         d.scores.assign(p, p + gguf_get_arr_n(g, k));
     }
-    if (int64_t k = find_array(g, "tokenizer.ggml.token_type", {GGUF_TYPE_INT32, GGUF_TYPE_UINT32}); k >= 0) {
+    if (int64_t k = find_array(g, LLM_KV_TOKENIZER_TOKEN_TYPE, {GGUF_TYPE_INT32, GGUF_TYPE_UINT32}); k >= 0) {
         const auto * p = static_cast<const int32_t *>(gguf_get_arr_data(g, k));
         d.token_types.assign(p, p + gguf_get_arr_n(g, k));
     }
-    if (int64_t k = find_array(g, "tokenizer.ggml.precompiled_charsmap", {GGUF_TYPE_UINT8, GGUF_TYPE_INT8}); k >= 0) {
+    if (int64_t k = find_array(g, LLM_KV_TOKENIZER_PRECOMPILED_CHARSMAP, {GGUF_TYPE_UINT8, GGUF_TYPE_INT8}); k >= 0) {
         const auto * p = static_cast<const uint8_t *>(gguf_get_arr_data(g, k));
         d.precompiled_charsmap.assign(p, p + gguf_get_arr_n(g, k));
     }
-    d.bos     = read_id(g, "tokenizer.ggml.bos_token_id");
-    d.eos     = read_id(g, "tokenizer.ggml.eos_token_id");
-    d.eot     = read_id(g, "tokenizer.ggml.eot_token_id");
-    d.eom     = read_id(g, "tokenizer.ggml.eom_token_id");
-    d.unk     = read_id(g, "tokenizer.ggml.unknown_token_id");
-    d.sep     = read_id(g, "tokenizer.ggml.seperator_token_id");
-    d.pad     = read_id(g, "tokenizer.ggml.padding_token_id");
-    d.cls     = read_id(g, "tokenizer.ggml.cls_token_id");
-    d.mask    = read_id(g, "tokenizer.ggml.mask_token_id");
-    d.fim_pre = read_id(g, "tokenizer.ggml.fim_pre_token_id");
-    d.fim_suf = read_id(g, "tokenizer.ggml.fim_suf_token_id");
-    d.fim_mid = read_id(g, "tokenizer.ggml.fim_mid_token_id");
-    d.fim_pad = read_id(g, "tokenizer.ggml.fim_pad_token_id");
-    d.fim_rep = read_id(g, "tokenizer.ggml.fim_rep_token_id");
-    d.fim_sep = read_id(g, "tokenizer.ggml.fim_sep_token_id");
+    d.bos     = read_id(g, LLM_KV_TOKENIZER_BOS_ID);
+    d.eos     = read_id(g, LLM_KV_TOKENIZER_EOS_ID);
+    d.eot     = read_id(g, LLM_KV_TOKENIZER_EOT_ID);
+    d.eom     = read_id(g, LLM_KV_TOKENIZER_EOM_ID);
+    d.unk     = read_id(g, LLM_KV_TOKENIZER_UNK_ID);
+    d.sep     = read_id(g, LLM_KV_TOKENIZER_SEP_ID);
+    d.pad     = read_id(g, LLM_KV_TOKENIZER_PAD_ID);
+    d.cls     = read_id(g, LLM_KV_TOKENIZER_CLS_ID);
+    d.mask    = read_id(g, LLM_KV_TOKENIZER_MASK_ID);
+    d.fim_pre = read_id(g, LLM_KV_TOKENIZER_FIM_PRE_ID);
+    d.fim_suf = read_id(g, LLM_KV_TOKENIZER_FIM_SUF_ID);
+    d.fim_mid = read_id(g, LLM_KV_TOKENIZER_FIM_MID_ID);
+    d.fim_pad = read_id(g, LLM_KV_TOKENIZER_FIM_PAD_ID);
+    d.fim_rep = read_id(g, LLM_KV_TOKENIZER_FIM_REP_ID);
+    d.fim_sep = read_id(g, LLM_KV_TOKENIZER_FIM_SEP_ID);
     // older names of the first three FIM tokens
     if (!d.fim_pre)
-        d.fim_pre = read_id(g, "tokenizer.ggml.prefix_token_id");
+        d.fim_pre = read_id(g, LLM_KV_TOKENIZER_PREFIX_ID);
     if (!d.fim_suf)
-        d.fim_suf = read_id(g, "tokenizer.ggml.suffix_token_id");
+        d.fim_suf = read_id(g, LLM_KV_TOKENIZER_SUFFIX_ID);
     if (!d.fim_mid)
-        d.fim_mid = read_id(g, "tokenizer.ggml.middle_token_id");
-    d.add_bos                  = read_bool(g, "tokenizer.ggml.add_bos_token");
-    d.add_eos                  = read_bool(g, "tokenizer.ggml.add_eos_token");
-    d.add_sep                  = read_bool(g, "tokenizer.ggml.add_sep_token");
-    d.add_space_prefix         = read_bool(g, "tokenizer.ggml.add_space_prefix");
-    d.remove_extra_whitespaces = read_bool(g, "tokenizer.ggml.remove_extra_whitespaces");
-    d.normalizer_lowercase     = read_bool(g, "tokenizer.ggml.normalizer.lowercase");
-    d.normalizer_strip_accents = read_bool(g, "tokenizer.ggml.normalizer.strip_accents");
+        d.fim_mid = read_id(g, LLM_KV_TOKENIZER_MIDDLE_ID);
+    d.add_bos                  = read_bool(g, LLM_KV_TOKENIZER_ADD_BOS);
+    d.add_eos                  = read_bool(g, LLM_KV_TOKENIZER_ADD_EOS);
+    d.add_sep                  = read_bool(g, LLM_KV_TOKENIZER_ADD_SEP);
+    d.add_space_prefix         = read_bool(g, LLM_KV_TOKENIZER_ADD_SPACE_PREFIX);
+    d.remove_extra_whitespaces = read_bool(g, LLM_KV_TOKENIZER_REMOVE_EXTRA_WS);
+    d.normalizer_lowercase     = read_bool(g, LLM_KV_TOKENIZER_NORMALIZER_LOWERCASE);
+    d.normalizer_strip_accents = read_bool(g, LLM_KV_TOKENIZER_NORMALIZER_STRIP_ACCENTS);
     return d;
 }
 
@@ -258,7 +233,7 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.eos      = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
         s.pre_name = d.pre.empty() ? "default" : d.pre;
         if (!llama_pretok_from_name(s.pre_name, s.pre_type)) {
-            throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (tokenizer.ggml.pre)");
+            throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) + ")");
         }
         if (s.pre_type == llama_pretok_type::LLAMA3) {
             s.ignore_merges = true;
@@ -286,7 +261,7 @@ void llama_vocab::load(const llama_vocab_data & d) {
     } else if (d.model == "rwkv") {
         s.type = LLAMA_VOCAB_TYPE_RWKV;
     } else {
-        throw vocab_error("unknown tokenizer model '" + d.model + "' (tokenizer.ggml.model)");
+        throw vocab_error("unknown tokenizer model '" + d.model + "' (" + llm_kv_key(LLM_KV_TOKENIZER_MODEL) + ")");
     }
     if (s.type == LLAMA_VOCAB_TYPE_NONE) {
         pimpl = std::move(v);
@@ -295,18 +270,18 @@ void llama_vocab::load(const llama_vocab_data & d) {
 
     const size_t n = d.tokens.size();
     if (n == 0) {
-        throw vocab_error("tokenizer.ggml.tokens is missing or empty");
+        throw vocab_error(std::string(llm_kv_key(LLM_KV_TOKENIZER_LIST)) + " is missing or empty");
     }
     if (n >= static_cast<size_t>(INT32_MAX)) {
         throw vocab_error("too many tokens");
     }
     if (!d.scores.empty() && d.scores.size() != n) {
-        throw vocab_error("tokenizer.ggml.scores has " + std::to_string(d.scores.size()) + " entries for " +
-                          std::to_string(n) + " tokens");
+        throw vocab_error(std::string(llm_kv_key(LLM_KV_TOKENIZER_SCORES)) + " has " + std::to_string(d.scores.size()) +
+                          " entries for " + std::to_string(n) + " tokens");
     }
     if (!d.token_types.empty() && d.token_types.size() != n) {
-        throw vocab_error("tokenizer.ggml.token_type has " + std::to_string(d.token_types.size()) + " entries for " +
-                          std::to_string(n) + " tokens");
+        throw vocab_error(std::string(llm_kv_key(LLM_KV_TOKENIZER_TOKEN_TYPE)) + " has " +
+                          std::to_string(d.token_types.size()) + " entries for " + std::to_string(n) + " tokens");
     }
     s.id_to_token.resize(n);
     for (size_t i = 0; i < n; ++i) {
@@ -324,9 +299,8 @@ void llama_vocab::load(const llama_vocab_data & d) {
     if (s.type == LLAMA_VOCAB_TYPE_BPE) {
         // without merges BPE cannot form a token longer than one symbol: the file is broken
         if (d.merges.empty()) {
-            throw vocab_error(
-                "BPE vocab (tokenizer.ggml.model 'gpt2') has no merges: "
-                "tokenizer.ggml.merges is missing or empty");
+            throw vocab_error(llama_format("BPE vocab (%s 'gpt2') has no merges: %s is missing or empty",
+                                           llm_kv_key(LLM_KV_TOKENIZER_MODEL), llm_kv_key(LLM_KV_TOKENIZER_MERGES)));
         }
         s.merges = d.merges;
     }

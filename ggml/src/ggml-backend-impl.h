@@ -173,6 +173,13 @@ ggml_backend_reg_t ggml_backend_vk_reg(void);
 ggml_backend_reg_t ggml_backend_cuda_reg(void);
 #endif
 
+// Gives `backend` the abort callback checked between the nodes of a graph, when its family can stop
+// mid-graph: the family's "ggml_backend_set_abort_callback" proc address, or the built-in CPU
+// family's own setter (its registry exports none). Other backends are left as they are. Defined in
+// ggml-backend-reg.cpp, the one file of ggml's core that names a backend family, so the scheduler
+// reaches the CPU through the registry instead of calling ggml-cpu.
+void ggml_backend_reg_set_abort_callback(ggml_backend_t backend, ggml_abort_callback callback, void * user_data);
+
 // True for ops whose result aliases their source (no kernel work): NONE, VIEW, RESHAPE, PERMUTE,
 // TRANSPOSE. Backends skip them; the scheduler never splits on them.
 bool ggml_backend_op_is_noop(const struct ggml_tensor * t);

@@ -167,6 +167,19 @@ ggml_backend_t ggml_backend_init_best(void) {
     return ggml_backend_dev_init(dev, nullptr);
 }
 
+void ggml_backend_reg_set_abort_callback(ggml_backend_t backend, ggml_abort_callback callback, void * user_data) {
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(ggml_backend_get_device(backend));
+    if (!reg) {
+        return;
+    }
+    using set_abort_t = void (*)(ggml_backend_t, ggml_abort_callback, void *);
+    if (auto fn = (set_abort_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback")) {
+        fn(backend, callback, user_data);
+    } else if (reg == ggml_backend_cpu_reg()) {
+        ggml_backend_cpu_set_abort_callback(backend, callback, user_data);
+    }
+}
+
 void ggml_backend_load_all(void) {}
 
 void ggml_backend_load_all_from_path(const char * dir_path) {

@@ -21,7 +21,6 @@
 #include "ggml-alloc.h"
 #include "ggml-backend-impl.h"
 #include "ggml-core.h"
-#include "ggml-cpu.h"
 #include "ggml-impl.h"
 
 #include <algorithm>
@@ -885,10 +884,9 @@ void ggml_backend_sched_set_abort_callback(ggml_backend_sched_t sched, ggml_abor
     }
     sched->abort_cb   = callback;
     sched->abort_data = user_data;
+    // backends that can stop mid-graph (the CPU) check it between nodes too; found through the registry
     for (int b = 0; b < sched->n_backends; b++) {
-        if (ggml_backend_is_cpu(sched->backends[b])) {
-            ggml_backend_cpu_set_abort_callback(sched->backends[b], callback, user_data);
-        }
+        ggml_backend_reg_set_abort_callback(sched->backends[b], callback, user_data);
     }
 }
 

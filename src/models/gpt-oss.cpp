@@ -5,7 +5,7 @@
 // the clamped SwiGLU (swiglu_oai). The pre-FFN norm is stored as post_attention_norm. Built by the
 // shared decoder (decoder.h); its tensors are in llama-arch-layout.cpp.
 #include "decoder.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models.h"
 

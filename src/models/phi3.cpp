@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "llama-graph.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "llama-model.h"
 #include "models.h"

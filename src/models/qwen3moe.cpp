@@ -2,7 +2,7 @@
 // softmax router, top expert_used_count of expert_count experts of size expert_feed_forward_length,
 // their gate weights renormalised to sum 1. Built by the shared decoder (decoder.h).
 #include "decoder.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models.h"
 

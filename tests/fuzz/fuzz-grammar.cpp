@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "llama-grammar.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 
 // The parser reaches the vocab only for <name> tokens and <[id]> bounds, and logs redefinitions;
 // the harness passes no vocab, so these stand-ins are never asked for a real answer.

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-state-io.h"
 
 namespace fuzz_state {

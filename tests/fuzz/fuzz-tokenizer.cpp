@@ -4,7 +4,7 @@
 // inputs in tests/fuzz/regressions-tokenizer/ and replay them with `fuzz-tokenizer <dir>`.
 // Vocabs come from $LLAMA_TEST_DATA_DIR (default: tests/data of this checkout).
 #include "gguf.h"
-#include "llama-impl.h"
+#include "llama-log.h"
 #include "llama-vocab.h"
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,19 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             ASSERT_NE(m, nullptr) << warnings;
             EXPECT_EQ(llama_model_n_params(m.get()), file_n_params(f.path));
             EXPECT_EQ(warnings.find("the model uses"), std::string::npos) << warnings;
+        }
+    }
+}
+
+// The key table is the one place a GGUF key string is written: no two rows may name the same key,
+// and every key without an architecture part is reachable as a plain string.
+TEST(ArchRegistry, EveryKeyIsWrittenOnce) {
+    std::set<std::string> seen;
+    for (int k = 0; k < (int) LLM_KV_COUNT; k++) {
+        const std::string name = llm_kv_name((llm_kv) k, "%s");  // templates stay as written
+        EXPECT_TRUE(seen.insert(name).second) << "two rows name " << name;
+        if (name.find('%') == std::string::npos) {
+            EXPECT_EQ(name, llm_kv_key((llm_kv) k));
         }
     }
 }

@@ -417,6 +417,26 @@ TEST_F(SchedTest, AbortCallbackAborts) {
     ggml_backend_sched_free(sched);
 }
 
+// The scheduler hands its abort callback to the CPU backend (through the backend registry): with one
+// split, the scheduler's own check passes and the CPU backend's check at the start of the graph stops it.
+TEST_F(SchedTest, AbortCallbackReachesTheCpuBackend) {
+    ggml_backend_sched_t cs = ggml_backend_sched_new(&cpu, nullptr, 1, 256, false, false);
+    ctx_guard            g(16);
+    ggml_tensor *        p = ggml_new_tensor_1d(g.ctx, GGML_TYPE_F32, 16);
+    ggml_set_input(p);
+    ggml_cgraph * gf = ggml_new_graph(g.ctx);
+    ggml_build_forward_expand(gf, ggml_sqr(g.ctx, ggml_sqr(g.ctx, p)));
+    int calls = 0;
+    ggml_backend_sched_set_abort_callback(
+        cs, [](void * ud) { return ++*(int *) ud >= 2; }, &calls);  // the scheduler's check is the first
+    EXPECT_EQ(ggml_backend_sched_graph_compute(cs, gf), GGML_STATUS_ABORTED);
+    EXPECT_EQ(calls, 2);
+    ggml_backend_sched_set_abort_callback(cs, nullptr, nullptr);
+    ggml_backend_sched_reset(cs);
+    EXPECT_EQ(ggml_backend_sched_graph_compute(cs, gf), GGML_STATUS_SUCCESS);
+    ggml_backend_sched_free(cs);
+}
+
 TEST_F(SchedTest, ReserveThenSmallerGraphsDoNotGrowBuffers) {
     ggml_backend_sched_t sched = new_sched();
     {

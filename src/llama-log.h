@@ -1,5 +1,7 @@
 // Internal helpers shared by every libllama source file: logging, formatting, the last-error
 // string and the guard that turns C++ exceptions into C return values at the API boundary.
+// Defined in llama-log.cpp. This header is the bottom floor of src/: it includes only ggml.h,
+// so any file may include it without depending on the loader, the model or the context.
 #pragma once
 
 #include "ggml.h"
