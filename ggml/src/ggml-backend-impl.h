@@ -174,10 +174,9 @@ ggml_backend_reg_t ggml_backend_cuda_reg(void);
 #endif
 
 // Gives `backend` the abort callback checked between the nodes of a graph, when its family can stop
-// mid-graph: the family's "ggml_backend_set_abort_callback" proc address, or the built-in CPU
-// family's own setter (its registry exports none). Other backends are left as they are. Defined in
-// ggml-backend-reg.cpp, the one file of ggml's core that names a backend family, so the scheduler
-// reaches the CPU through the registry instead of calling ggml-cpu.
+// mid-graph: the family's "ggml_backend_set_abort_callback" proc address (the CPU's registry exports
+// it). Other backends are left as they are. The scheduler reaches every backend this way, through the
+// registry, instead of calling a backend by name.
 void ggml_backend_reg_set_abort_callback(ggml_backend_t backend, ggml_abort_callback callback, void * user_data);
 
 // True for ops whose result aliases their source (no kernel work): NONE, VIEW, RESHAPE, PERMUTE,

@@ -175,8 +175,6 @@ void ggml_backend_reg_set_abort_callback(ggml_backend_t backend, ggml_abort_call
     using set_abort_t = void (*)(ggml_backend_t, ggml_abort_callback, void *);
     if (auto fn = (set_abort_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback")) {
         fn(backend, callback, user_data);
-    } else if (reg == ggml_backend_cpu_reg()) {
-        ggml_backend_cpu_set_abort_callback(backend, callback, user_data);
     }
 }
 

@@ -243,6 +243,10 @@ static void * cpu_reg_get_proc_address(ggml_backend_reg_t, const char * name) {
         ggml_backend_dev_get_extra_bufts_t fn = cpu_dev_get_extra_bufts;
         return (void *) fn;
     }
+    if (std::strcmp(name, "ggml_backend_set_abort_callback") == 0) {  // the scheduler's abort check
+        void (*fn)(ggml_backend_t, ggml_abort_callback, void *) = ggml_backend_cpu_set_abort_callback;
+        return (void *) fn;
+    }
     return nullptr;
 }
 
