@@ -48,6 +48,18 @@ static inline enum ggml_glu_op ggml_get_glu_op(const struct ggml_tensor * t) {
     return (enum ggml_glu_op) t->op_params[0];
 }
 
+// The ROPE nodes the CPU and CUDA kernels take: F32/F16 rows rotated in place of type, I32 positions,
+// normal or neox mode, an even n_dims within the row, optional F32 frequency factors.
+static inline bool ggml_rope_node_plain(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a      = op->src[0];
+    const struct ggml_tensor * b      = op->src[1];
+    const int                  mode   = ggml_get_op_params_i32(op, 2);
+    const int                  n_dims = ggml_get_op_params_i32(op, 1);
+    return a && (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && op->type == a->type && b &&
+           b->type == GGML_TYPE_I32 && (mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX) && n_dims > 0 &&
+           n_dims % 2 == 0 && n_dims <= a->ne[0] && (!op->src[2] || op->src[2]->type == GGML_TYPE_F32);
+}
+
 // Multiplies a and b into *out; false on overflow (sizes read from files must use this).
 static inline bool ggml_mul_overflow_u64(uint64_t a, uint64_t b, uint64_t * out) {
 #if defined(__GNUC__)

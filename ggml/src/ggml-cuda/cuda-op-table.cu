@@ -118,12 +118,7 @@ bool sup_set_rows(const info_t &, const ggml_tensor * op) {
     return is_f(op);
 }
 bool sup_rope(const info_t &, const ggml_tensor * op) {
-    const ggml_tensor *a = op->src[0], *b = op->src[1];
-    const int          mode   = ggml_get_op_params_i32(op, 2);
-    const int          n_dims = ggml_get_op_params_i32(op, 1);
-    return a && (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && op->type == a->type && b &&
-           b->type == GGML_TYPE_I32 && (mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX) && n_dims > 0 &&
-           n_dims % 2 == 0 && n_dims <= a->ne[0] && (!op->src[2] || op->src[2]->type == GGML_TYPE_F32);
+    return ggml_rope_node_plain(op);  // ggml-impl.h: the same rule as the other backend
 }
 bool sup_soft_max(const info_t &, const ggml_tensor * op) {
     const ggml_tensor *a = op->src[0], *b = op->src[1];
