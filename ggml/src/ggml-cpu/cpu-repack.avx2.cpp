@@ -6,7 +6,7 @@
 // AVX-512 kernels. CPUs with AVX-VNNI run cpu-repack.avxvnni.cpp at this level instead.
 #include <immintrin.h>
 
-#include "cpu-repack-x86.h"
+#include "cpu-repack-x86-ymm.h"
 
 namespace {
 
@@ -18,20 +18,20 @@ inline void keep(__m256i & v) {
     __asm__("" : "+x"(v));
 }
 
+struct Avx2 {
+    static __m256i dot_i16(__m256i acc, __m256i a, __m256i b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+};
+
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const uint16_t * scales = (const uint16_t *) grp;
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m256i    m4     = _mm256_set1_epi8(0x0F);
     const __m256i    ones   = _mm256_set1_epi16(1);
-    __m256           acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC>      acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 256;
-        for (int j = 0; j < 4; ++j)
-            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q4_0 : PF_DIST) + 64 * j,
-                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        prefetch_block<NC>(q, 4, PF_DIST_Q4_0);
         __m256i p[NC][2];
         for (int c = 0; c < NC; ++c)
             p[c][0] = p[c][1] = _mm256_setzero_si256();
@@ -54,20 +54,18 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 }
             }
         }
-        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
-                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        __m256 dw[2];
+        load_scales16(scales + b * 16, dw);
         for (int c = 0; c < NC; ++c) {
             const __m256i corr = _mm256_set1_epi32(y[c].corr[b]);
             const __m256  dy   = _mm256_set1_ps(y[c].d[b]);
             for (int h = 0; h < 2; ++h) {
                 const __m256i s = _mm256_sub_epi32(_mm256_madd_epi16(p[c][h], ones), corr);
-                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+                acc.v[c][h]     = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw[h], dy), acc.v[c][h]);
             }
         }
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 template <int NC>
@@ -76,14 +74,10 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m256i    x80    = _mm256_set1_epi8((char) 0x80);
     const __m256i    ones   = _mm256_set1_epi16(1);
-    __m256           acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC>      acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 512;
-        for (int j = 0; j < 8; ++j)
-            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q8_0 : PF_DIST) + 64 * j,
-                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        prefetch_block<NC>(q, 8, PF_DIST_Q8_0);
         __m256i s[NC][2];
         for (int c = 0; c < NC; ++c)
             s[c][0] = s[c][1] = _mm256_setzero_si256();
@@ -103,17 +97,15 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 }
             }
         }
-        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
-                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        __m256 dw[2];
+        load_scales16(scales + b * 16, dw);
         for (int c = 0; c < NC; ++c) {
             const __m256 dy = _mm256_set1_ps(y[c].d[b]);
             for (int h = 0; h < 2; ++h)  // the offset is already removed: s is the signed sum
-                acc[c][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[c][h]), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+                acc.v[c][h] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[c][h]), _mm256_mul_ps(dw[h], dy), acc.v[c][h]);
         }
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 // Q4_K: per sub-block the 8 maddubs results are summed in int16 (|sum| <= 8 * 2 * 15 * 128 < 2^15)
@@ -122,15 +114,9 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
 // per super-block for both halves.
 template <int NC>
 void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    const __m256i m4  = _mm256_set1_epi8(0x0F);
-    const __m256i m6  = _mm256_set1_epi32(0x3f3f3f3f);
-    const __m256i m2  = _mm256_set1_epi32(0x03030303);
-    const __m256i mlo = _mm256_set1_epi32(0x0f0f0f0f);
-    const __m256i mb  = _mm256_set1_epi32(0xff);
-    const __m256i mw  = _mm256_set1_epi32(0x00ff00ff);
-    __m256        acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i mb = _mm256_set1_epi32(0xff);
+    ymm_acc<NC>   acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * sb = grp + b * 2304;
         const uint8_t * q  = sb + 256;
@@ -138,23 +124,12 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
         // (m5, m7)
         __m256i SC[2][8], MP[2][4];
         for (int h = 0; h < 2; ++h) {
-            const __m256i u0  = _mm256_loadu_si256((const __m256i *) (sb + 64 + 32 * h));
-            const __m256i u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
-            const __m256i u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
-            const __m256i s03 = _mm256_and_si256(u0, m6);
-            const __m256i s47 = _mm256_or_si256(_mm256_and_si256(u2, mlo),
-                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
-            const __m256i m03 = _mm256_and_si256(u1, m6);
-            const __m256i m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
-                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
+            __m256i s03, s47;
+            q4k_scales_mins(sb, h, s03, s47, MP[h]);
             for (int s = 0; s < 8; ++s) {
                 const __m256i t = _mm256_and_si256(_mm256_srli_epi32(s < 4 ? s03 : s47, 8 * (s % 4)), mb);
                 SC[h][s]        = _mm256_or_si256(t, _mm256_slli_epi32(t, 16));
             }
-            MP[h][0] = _mm256_and_si256(m03, mw);
-            MP[h][1] = _mm256_and_si256(_mm256_srli_epi32(m03, 8), mw);
-            MP[h][2] = _mm256_and_si256(m47, mw);
-            MP[h][3] = _mm256_and_si256(_mm256_srli_epi32(m47, 8), mw);
         }
         __m256i isum[NC][2];
         for (int c = 0; c < NC; ++c)
@@ -165,10 +140,7 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 pl[c][0] = pl[c][1] = ph[c][0] = ph[c][1] = _mm256_setzero_si256();
 #pragma GCC unroll 8
             for (int jj = 0; jj < 8; ++jj) {
-                // 36 lines per super-block, 9 per k
-                _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                if (jj == 7)
-                    _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                q4k_prefetch<NC>(sb, k, jj);
                 __m256i lo[2], hi[2];
                 for (int h = 0; h < 2; ++h) {
                     const __m256i v = _mm256_loadu_si256((const __m256i *) (q + (8 * k + jj) * 64 + 32 * h));
@@ -192,23 +164,9 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                         _mm256_add_epi32(isum[c][h], _mm256_add_epi32(_mm256_madd_epi16(pl[c][h], SC[h][2 * k]),
                                                                       _mm256_madd_epi16(ph[c][h], SC[h][2 * k + 1])));
         }
-        for (int h = 0; h < 2; ++h) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * h)));
-            const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 32 + 16 * h)));
-            for (int c = 0; c < NC; ++c) {
-                const int32_t * ys = y[c].corr + b * 4;
-                __m256i         ms = _mm256_madd_epi16(MP[h][0], _mm256_set1_epi32(ys[0]));
-                for (int p = 1; p < 4; ++p)
-                    ms = _mm256_add_epi32(ms, _mm256_madd_epi16(MP[h][p], _mm256_set1_epi32(ys[p])));
-                const __m256 dy = _mm256_set1_ps(y[c].d[b]);
-                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c][h]), _mm256_mul_ps(dw, dy), acc[c][h]);
-                acc[c][h]       = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dm, dy), acc[c][h]);
-            }
-        }
+        q4k_finish<Avx2, NC>(sb, b, MP, isum, y, acc);
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 // Q6_K: two maddubs (values 0..63, |pair| <= 2 * 63 * 128) summed in int16 stay below 2^15, then
@@ -216,11 +174,7 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
 // activation's 16-value sums.
 template <int NC>
 void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    const __m256i m4  = _mm256_set1_epi8(0x0F);
-    const __m256i m30 = _mm256_set1_epi8(0x30);
-    __m256        acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC> acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * sb = grp + b * 3360;
         const uint8_t * ql = sb + 288;
@@ -234,16 +188,14 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 for (int sub = 0; sub < 2; ++sub) {
                     __m256i sl[2], sh[2];  // (sc, sc) as int16 for sub-block 2p + sub, per half
                     for (int hf = 0; hf < 2; ++hf) {
-                        const __m256i pl2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * hf)));
-                        const __m256i ph2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * hf)));
-                        const __m256i tl = sub == 0 ? _mm256_slli_epi32(pl2, 16) : _mm256_srli_epi32(pl2, 16);
-                        const __m256i th = sub == 0 ? _mm256_slli_epi32(ph2, 16) : _mm256_srli_epi32(ph2, 16);
-                        sl[hf]           = sub == 0 ? _mm256_or_si256(tl, _mm256_srli_epi32(tl, 16))
-                                                    : _mm256_or_si256(tl, _mm256_slli_epi32(tl, 16));
-                        sh[hf]           = sub == 0 ? _mm256_or_si256(th, _mm256_srli_epi32(th, 16))
-                                                    : _mm256_or_si256(th, _mm256_slli_epi32(th, 16));
+                        const __m256i pl2 = q6k_scale_pair(sb, 4 * n + h, hf);
+                        const __m256i ph2 = q6k_scale_pair(sb, 4 * n + h + 2, hf);
+                        const __m256i tl  = sub == 0 ? _mm256_slli_epi32(pl2, 16) : _mm256_srli_epi32(pl2, 16);
+                        const __m256i th  = sub == 0 ? _mm256_slli_epi32(ph2, 16) : _mm256_srli_epi32(ph2, 16);
+                        sl[hf]            = sub == 0 ? _mm256_or_si256(tl, _mm256_srli_epi32(tl, 16))
+                                                     : _mm256_or_si256(tl, _mm256_slli_epi32(tl, 16));
+                        sh[hf]            = sub == 0 ? _mm256_or_si256(th, _mm256_srli_epi32(th, 16))
+                                                     : _mm256_or_si256(th, _mm256_slli_epi32(th, 16));
                     }
 #pragma GCC unroll 2
                     for (int m2 = 0; m2 < 4; m2 += 2) {
@@ -257,17 +209,7 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                             const int line = 2 * (16 * n + 8 * h + m);
                             prefetch_q6k_lines(sb, line, NC == 1);
                             __m256i vl[2], vh[2];
-                            for (int hf = 0; hf < 2; ++hf) {
-                                const __m256i l =
-                                    _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64 + 32 * hf));
-                                const __m256i hb =
-                                    _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64 + 32 * hf));
-                                const __m256i hl =
-                                    _mm256_and_si256(h == 0 ? _mm256_slli_epi16(hb, 4) : _mm256_slli_epi16(hb, 2), m30);
-                                const __m256i hh = _mm256_and_si256(h == 0 ? hb : _mm256_srli_epi16(hb, 2), m30);
-                                vl[hf]           = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
-                                vh[hf]           = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
-                            }
+                            q6k_values(ql, qh, n, h, m, vl, vh);
                             for (int c = 0; c < NC; ++c) {
                                 const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
                                 const __m256i   yl = _mm256_set1_epi32(yq[0]), yh = _mm256_set1_epi32(yq[16]);
@@ -288,27 +230,9 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 }
             }
         }
-        // the -32 offset: isum -= 32 * (sum over the 8 scale pairs of sc . bsum), exact as in the scalar reference
-        for (int hf = 0; hf < 2; ++hf) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * hf)));
-            __m256i      cs[NC];
-            for (int c = 0; c < NC; ++c)
-                cs[c] = _mm256_setzero_si256();
-            for (int p = 0; p < 8; ++p) {
-                const __m256i P = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (sb + 32 + 32 * p + 16 * hf)));
-                for (int c = 0; c < NC; ++c)
-                    cs[c] = _mm256_add_epi32(cs[c], _mm256_madd_epi16(P, _mm256_set1_epi32(y[c].corr[b * 8 + p])));
-            }
-            for (int c = 0; c < NC; ++c) {
-                const __m256i tot = _mm256_sub_epi32(isum[c][hf], _mm256_slli_epi32(cs[c], 5));
-                acc[c][hf] =
-                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c][hf]);
-            }
-        }
+        q6k_finish<Avx2, NC>(sb, b, isum, y, acc);
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 GGML_REPACK_X86_KERNEL(k_q4_0, q4_0_group, 0)

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "cpu-repack-x86.h"
+#include "cpu-repack-x86-ymm.h"
 
 namespace {
 
@@ -27,20 +27,20 @@ inline __m256i dpbusd(__m256i acc, __m256i u8, __m256i s8) {
     return _mm256_dpbusd_avx_epi32(acc, u8, s8);
 }
 
+struct AvxVnni {
+    static __m256i dot_i16(__m256i acc, __m256i a, __m256i b) { return _mm256_dpwssd_avx_epi32(acc, a, b); }
+};
+
 template <int NC>
 void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const uint16_t * scales = (const uint16_t *) grp;
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
     const __m256i    m4     = _mm256_set1_epi8(0x0F);
     const __m256i    mh     = _mm256_set1_epi8((char) 0xF0);
-    __m256           acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC>      acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 256;
-        for (int j = 0; j < 4; ++j)
-            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q4_0 : PF_DIST) + 64 * j,
-                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        prefetch_block<NC>(q, 4, PF_DIST_Q4_0);
         __m256i s0[NC][2], s1[NC][2];
         for (int c = 0; c < NC; ++c)
             s0[c][0] = s0[c][1] = s1[c][0] = s1[c][1] = _mm256_setzero_si256();
@@ -61,35 +61,29 @@ void q4_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 }
             }
         }
-        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
-                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        __m256 dw[2];
+        load_scales16(scales + b * 16, dw);
         for (int c = 0; c < NC; ++c) {
             const __m256i corr = _mm256_set1_epi32(y[c].corr[b]);
             const __m256  dy   = _mm256_set1_ps(y[c].d[b]);
             for (int h = 0; h < 2; ++h) {
                 // s1 is a multiple of 16: the shift is exact
                 const __m256i s = _mm256_sub_epi32(_mm256_add_epi32(s0[c][h], _mm256_srai_epi32(s1[c][h], 4)), corr);
-                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+                acc.v[c][h]     = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw[h], dy), acc.v[c][h]);
             }
         }
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 template <int NC>
 void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
     const uint16_t * scales = (const uint16_t *) grp;
     const uint8_t *  quants = grp + nb * GGML_REPACK_ROWS * 2;
-    __m256           acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC>      acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * q = quants + b * 512;
-        for (int j = 0; j < 8; ++j)
-            _mm_prefetch((const char *) q + (NC == 1 ? PF_DIST_Q8_0 : PF_DIST) + 64 * j,
-                         NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+        prefetch_block<NC>(q, 8, PF_DIST_Q8_0);
         // two chains per half (even / odd loads): the vpdpbusd latency, not the ports, bounds one chain
         __m256i s[NC][2][2];
         for (int c = 0; c < NC; ++c)
@@ -103,20 +97,18 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 s[c][1][j % 2]   = dpbusd(s[c][1][j % 2], v1, yj);
             }
         }
-        const __m256 dw[2] = {_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16))),
-                              _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (scales + b * 16 + 8)))};
+        __m256 dw[2];
+        load_scales16(scales + b * 16, dw);
         for (int c = 0; c < NC; ++c) {
             const __m256i corr = _mm256_set1_epi32(y[c].corr[b]);  // 128 * sum(y): the weights' offset
             const __m256  dy   = _mm256_set1_ps(y[c].d[b]);
             for (int h = 0; h < 2; ++h) {
                 const __m256i t = _mm256_sub_epi32(_mm256_add_epi32(s[c][h][0], s[c][h][1]), corr);
-                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), _mm256_mul_ps(dw[h], dy), acc[c][h]);
+                acc.v[c][h]     = _mm256_fmadd_ps(_mm256_cvtepi32_ps(t), _mm256_mul_ps(dw[h], dy), acc.v[c][h]);
             }
         }
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 // Q4_K: the 16 rows' scales and mins are unpacked once per super-block (vector shifts), each sub-block's
@@ -124,37 +116,17 @@ void q8_0_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
 // activation's sub-block sum pairs.
 template <int NC>
 void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    const __m256i m4  = _mm256_set1_epi8(0x0F);
-    const __m256i mh  = _mm256_set1_epi8((char) 0xF0);
-    const __m256i m6  = _mm256_set1_epi32(0x3f3f3f3f);
-    const __m256i m2  = _mm256_set1_epi32(0x03030303);
-    const __m256i mlo = _mm256_set1_epi32(0x0f0f0f0f);
-    const __m256i mb  = _mm256_set1_epi32(0xff);
-    const __m256i mw  = _mm256_set1_epi32(0x00ff00ff);
-    __m256        acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i mh = _mm256_set1_epi8((char) 0xF0);
+    const __m256i mb = _mm256_set1_epi32(0xff);
+    ymm_acc<NC>   acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * sb = grp + b * 2304;
         const uint8_t * q  = sb + 256;
         // per half: the scales (bytes 0-3: sub-blocks 0-3, 4-7) and the mins as int16 pairs
         __m256i S03[2], S47[2], MP[2][4];
-        for (int h = 0; h < 2; ++h) {
-            const __m256i u0  = _mm256_loadu_si256((const __m256i *) (sb + 64 + 32 * h));
-            const __m256i u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
-            const __m256i u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
-            S03[h]            = _mm256_and_si256(u0, m6);
-            S47[h]            = _mm256_or_si256(_mm256_and_si256(u2, mlo),
-                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
-            const __m256i m03 = _mm256_and_si256(u1, m6);
-            const __m256i m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
-                                                _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
-            // (m0, m2), (m1, m3), (m4, m6), (m5, m7)
-            MP[h][0] = _mm256_and_si256(m03, mw);
-            MP[h][1] = _mm256_and_si256(_mm256_srli_epi32(m03, 8), mw);
-            MP[h][2] = _mm256_and_si256(m47, mw);
-            MP[h][3] = _mm256_and_si256(_mm256_srli_epi32(m47, 8), mw);
-        }
+        for (int h = 0; h < 2; ++h)
+            q4k_scales_mins(sb, h, S03[h], S47[h], MP[h]);
         __m256i isum[NC][2];
         for (int c = 0; c < NC; ++c)
             isum[c][0] = isum[c][1] = _mm256_setzero_si256();
@@ -163,10 +135,7 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
             for (int c = 0; c < NC; ++c)
                 dl[c][0] = dl[c][1] = dh[c][0] = dh[c][1] = _mm256_setzero_si256();
             for (int jj = 0; jj < 8; ++jj) {
-                // 36 lines per super-block, 9 per k
-                _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
-                if (jj == 7)
-                    _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
+                q4k_prefetch<NC>(sb, k, jj);
                 const uint8_t * qj = q + (8 * k + jj) * 64;
                 __m256i         lo[2], hi[2];
                 for (int h = 0; h < 2; ++h) {
@@ -193,23 +162,9 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                                                      _mm256_mullo_epi32(_mm256_srai_epi32(dh[c][h], 4), sh)));
             }
         }
-        for (int h = 0; h < 2; ++h) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * h)));
-            const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 32 + 16 * h)));
-            for (int c = 0; c < NC; ++c) {
-                const int32_t * ys = y[c].corr + b * 4;
-                __m256i         ms = _mm256_setzero_si256();
-                for (int p = 0; p < 4; ++p)
-                    ms = _mm256_dpwssd_avx_epi32(ms, MP[h][p], _mm256_set1_epi32(ys[p]));
-                const __m256 dy = _mm256_set1_ps(y[c].d[b]);
-                acc[c][h]       = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c][h]), _mm256_mul_ps(dw, dy), acc[c][h]);
-                acc[c][h]       = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(ms), _mm256_mul_ps(dm, dy), acc[c][h]);
-            }
-        }
+        q4k_finish<AvxVnni, NC>(sb, b, MP, isum, y, acc);
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 // Q6_K: one ql and one qh load per half give the 6-bit values (0..63) of two 4-value groups; vpdpbusd
@@ -217,11 +172,7 @@ void q4_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
 // pair against the activation's 16-value sums.
 template <int NC>
 void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, float * const * out, int64_t row0) {
-    const __m256i m4  = _mm256_set1_epi8(0x0F);
-    const __m256i m30 = _mm256_set1_epi8(0x30);
-    __m256        acc[NC][2];
-    for (int c = 0; c < NC; ++c)
-        acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+    ymm_acc<NC> acc;
     for (int64_t b = 0; b < nb; ++b) {
         const uint8_t * sb = grp + b * 3360;
         const uint8_t * ql = sb + 288;
@@ -242,17 +193,7 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                         const int line = 2 * (16 * n + 8 * h + m);
                         prefetch_q6k_lines(sb, line, NC == 1);
                         __m256i vl[2], vh[2];
-                        for (int hf = 0; hf < 2; ++hf) {
-                            const __m256i l =
-                                _mm256_loadu_si256((const __m256i *) (ql + (16 * n + 8 * h + m) * 64 + 32 * hf));
-                            const __m256i hb = _mm256_loadu_si256((const __m256i *) (qh + (8 * n + m) * 64 + 32 * hf));
-                            // bits 2h, 2h + 1 (low values) and 2h + 4, 2h + 5 (high values) of qh to bits 4, 5
-                            const __m256i hl =
-                                _mm256_and_si256(h == 0 ? _mm256_slli_epi16(hb, 4) : _mm256_slli_epi16(hb, 2), m30);
-                            const __m256i hh = _mm256_and_si256(h == 0 ? hb : _mm256_srli_epi16(hb, 2), m30);
-                            vl[hf]           = _mm256_or_si256(_mm256_and_si256(l, m4), hl);
-                            vh[hf]           = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l, 4), m4), hh);
-                        }
+                        q6k_values(ql, qh, n, h, m, vl, vh);
                         for (int c = 0; c < NC; ++c) {
                             const int32_t * yq = (const int32_t *) (y[c].qs + b * 256 + 128 * n + 32 * h) + m;
                             const __m256i   yl = _mm256_set1_epi32(yq[0]), yh = _mm256_set1_epi32(yq[16]);
@@ -264,10 +205,8 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                     }
                     for (int hf = 0; hf < 2; ++hf) {
                         // scale pairs p = 4n + h (low values) and 4n + h + 2 (high values), int16 per row
-                        const __m256i pl2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h) + 16 * hf)));
-                        const __m256i ph2 = _mm256_cvtepi8_epi16(
-                            _mm_loadu_si128((const __m128i *) (sb + 32 + 32 * (4 * n + h + 2) + 16 * hf)));
+                        const __m256i pl2 = q6k_scale_pair(sb, 4 * n + h, hf);
+                        const __m256i ph2 = q6k_scale_pair(sb, 4 * n + h + 2, hf);
                         const __m256i sl =
                             sub == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(pl2, 16), 16) : _mm256_srai_epi32(pl2, 16);
                         const __m256i sh =
@@ -280,27 +219,9 @@ void q6_K_group(int64_t nb, const uint8_t * grp, const ggml_repack_act * y, floa
                 }
             }
         }
-        // the -32 offset: csum = sum over the 8 scale pairs of (sc . bsum), isum - 32 * csum
-        for (int hf = 0; hf < 2; ++hf) {
-            const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *) (sb + 16 * hf)));
-            __m256i      cs[NC];
-            for (int c = 0; c < NC; ++c)
-                cs[c] = _mm256_setzero_si256();
-            for (int p = 0; p < 8; ++p) {
-                const __m256i P = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *) (sb + 32 + 32 * p + 16 * hf)));
-                for (int c = 0; c < NC; ++c)
-                    cs[c] = _mm256_dpwssd_avx_epi32(cs[c], P, _mm256_set1_epi32(y[c].corr[b * 8 + p]));
-            }
-            for (int c = 0; c < NC; ++c) {
-                const __m256i tot = _mm256_sub_epi32(isum[c][hf], _mm256_slli_epi32(cs[c], 5));
-                acc[c][hf] =
-                    _mm256_fmadd_ps(_mm256_cvtepi32_ps(tot), _mm256_mul_ps(dw, _mm256_set1_ps(y[c].d[b])), acc[c][hf]);
-            }
-        }
+        q6k_finish<AvxVnni, NC>(sb, b, isum, y, acc);
     }
-    for (int c = 0; c < NC; ++c)
-        for (int h = 0; h < 2; ++h)
-            _mm256_storeu_ps(out[c] + row0 + 8 * h, acc[c][h]);
+    acc.store(out, row0);
 }
 
 GGML_REPACK_X86_KERNEL(k_q4_0, q4_0_group, 0)
