@@ -108,6 +108,47 @@ inline const arch_info * find_arch(const std::string & a) {
     return nullptr;
 }
 
+// The hyperparameter keys an architecture's loader reads beyond the common ones, with the values a
+// synthetic file gets when the command line does not set them: one row per architecture that has any
+// (the tensors come from the library's layout table; these are its metadata).
+struct arch_meta {
+    const char * name;
+    float        eps           = 1e-5f;  // rms / layer norm epsilon
+    bool         rope_dim      = false;  // writes rope.dimension_count
+    bool         head_len      = false;  // always writes attention.key_length / value_length
+    bool         no_rope       = false;  // absolute positions: no rope.freq_base
+    int64_t      swa           = 0;      // attention.sliding_window default: > 0 tokens, -1 n_ctx, -2 n_ctx / 2
+    float        attn_softcap  = 0;      // attn_logit_softcapping (0: not written)
+    float        final_softcap = 0;      // final_logit_softcapping
+    float        rope_base_swa = 0;      // rope.freq_base_swa of the local layers (0: not written)
+    bool         expert_ff     = false;  // reads expert_feed_forward_length (else experts are n_ff wide)
+    bool         swa_pattern   = false;  // takes attention.sliding_window_pattern (--swa-layers)
+    bool         swa_late      = false;  // sliding_window after the expert keys (the order of upstream's files)
+};
+
+inline const arch_meta & meta_of(const std::string & arch) {
+    static const arch_meta rows[] = {
+        {"llama", 1e-5f, true},
+        {"phi3", 1e-5f, true, false, false, -1},
+        {"gemma", 1e-6f},
+        {"gemma2", 1e-6f, false, false, false, -2, 50.0f, 30.0f},
+        // every 6th layer global (the default pattern), the others local with their own rope base
+        {"gemma3", 1e-6f, false, true, false, 512, 0, 0, 10000.0f, false, true},
+        {"qwen3moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},
+        // even layers local (the default pattern); the released models use 128
+        {"gpt-oss", 1e-5f, false, true, false, 128, 0, 0, 0, true, true, true},
+        {"bert", 1e-12f, false, false, true},
+        {"nomic-bert", 1e-12f},
+    };
+    static const arch_meta plain{"", 1e-5f};
+    for (const arch_meta & m : rows) {
+        if (arch == m.name) {
+            return m;
+        }
+    }
+    return plain;
+}
+
 // "llama, qwen2, ..." for messages: the architectures `pick` accepts (all by default).
 inline std::string arch_names(bool (*pick)(const arch_info &) = nullptr) {
     std::string s;
@@ -498,6 +539,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               "), --n-expert-used up to it";
         return false;
     }
+    if (p.n_ff_exp > 0 && !meta_of(p.arch).expert_ff) {
+        err = "--n-ff-exp: the experts of " + p.arch + " are n_ff wide; an expert size of its own is written for " +
+              arch_names([](const arch_info & i) { return meta_of(i.name).expert_ff; });
+        return false;
+    }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
         err = "LongRoPE factors (--rope-factors) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
@@ -536,8 +582,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
     gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
-    const bool  is_gemma = p.arch == "gemma" || p.arch == "gemma2" || p.arch == "gemma3";
-    const float eps      = p.rms_eps > 0 ? p.rms_eps : (is_gemma ? 1e-6f : encoder ? 1e-12f : 1e-5f);
+    const arch_meta & am  = meta_of(p.arch);
+    const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
     if (encoder) {
         // layer norm (with bias), bidirectional attention, the pooling the model was trained for
         gguf_set_val_f32(g.get(), (A + "attention.layer_norm_epsilon").c_str(), eps);
@@ -549,32 +595,34 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     } else {
         gguf_set_val_f32(g.get(), (A + "attention.layer_norm_rms_epsilon").c_str(), eps);
     }
-    if (p.arch != "bert") {
+    if (!am.no_rope) {
         gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);
     }
-    if (p.arch == "llama" || p.arch == "phi3") {
+    if (am.rope_dim) {
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
     }
-    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || p.arch == "gemma3" ||
-        p.arch == "gpt-oss") {  // these files always say
+    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     }
-    if (p.arch == "phi3") {
-        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx));
-    } else if (p.arch == "gemma2") {
-        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(),
-                         (uint32_t) (p.n_swa ? p.n_swa : p.n_ctx / 2));
-        gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), 50.0f);
-        gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), 30.0f);
-    } else if (p.arch == "gemma3") {
-        // every 6th layer global (the default pattern), the others local with their own rope base
-        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 512));
-        gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), 10000.0f);
+    const auto write_swa = [&] {
+        const int64_t def = am.swa == -1 ? p.n_ctx : am.swa == -2 ? p.n_ctx / 2 : am.swa;
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : def));
+    };
+    if (am.swa != 0 && !am.swa_late) {
+        write_swa();
+    }
+    if (am.attn_softcap > 0) {
+        gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), am.attn_softcap);
+        gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), am.final_softcap);
+    }
+    if (am.rope_base_swa > 0) {
+        gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), am.rope_base_swa);
     }
     if (!p.swa_flags.empty()) {
-        if ((p.arch != "gemma3" && p.arch != "gpt-oss") || (int64_t) p.swa_flags.size() != p.n_layer) {
-            err = "sliding-window flags: gemma3 or gpt-oss, one per layer";
+        if (!am.swa_pattern || (int64_t) p.swa_flags.size() != p.n_layer) {
+            err = "sliding-window flags (--swa-layers): one per layer, for " +
+                  arch_names([](const arch_info & i) { return meta_of(i.name).swa_pattern; });
             return false;
         }
         std::vector<int8_t> f(p.swa_flags.begin(), p.swa_flags.end());
@@ -603,13 +651,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         const int64_t used = p.n_expert_used > 0 ? p.n_expert_used : std::min<int64_t>(2, p.n_expert);
         gguf_set_val_u32(g.get(), (A + "expert_count").c_str(), (uint32_t) p.n_expert);
         gguf_set_val_u32(g.get(), (A + "expert_used_count").c_str(), (uint32_t) used);
-        if (p.arch == "qwen3moe" || p.arch == "gpt-oss") {
+        if (am.expert_ff) {
             gguf_set_val_u32(g.get(), (A + "expert_feed_forward_length").c_str(),
                              (uint32_t) (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff));
         }
     }
-    if (p.arch == "gpt-oss") {  // even layers local (the default pattern); the released models use 128
-        gguf_set_val_u32(g.get(), (A + "attention.sliding_window").c_str(), (uint32_t) (p.n_swa ? p.n_swa : 128));
+    if (am.swa != 0 && am.swa_late) {
+        write_swa();
     }
     gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
 

@@ -159,6 +159,24 @@ TEST_F(ToolsTest, GeneratorIsDeterministic) {
     EXPECT_FALSE(synth::write_model(p, c.path, err));
 }
 
+// What a file of an architecture cannot say is refused, not written as a model its loader rejects:
+// llama's experts are n_ff wide (no expert_feed_forward_length), sliding-window flags are per layer.
+TEST_F(ToolsTest, GeneratorRefusesKeysTheArchitectureDoesNotRead) {
+    temp_file     f("x.gguf");
+    synth::params p = tiny_llama(GGML_TYPE_F16);
+    std::string   err;
+    p.n_expert = 4, p.n_ff_exp = 32;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("--n-ff-exp"), std::string::npos) << err;
+    p.n_ff_exp = 0;
+    ASSERT_TRUE(synth::write_model(p, f.path, err)) << err;  // Mixtral layout: experts of n_ff
+    p.n_expert = 0, p.swa_flags.assign((size_t) p.n_layer, true);
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("gemma3"), std::string::npos) << err;
+    p.arch = "gemma3";
+    EXPECT_TRUE(synth::write_model(p, f.path, err)) << err;
+}
+
 // A generated llama loads in libllama with the requested shape and decodes with finite, varied logits;
 // its quantized copies stay close to it.
 TEST_F(ToolsTest, GeneratedModelLoadsRunsAndQuantizes) {
