@@ -171,7 +171,10 @@ typedef void (*ggml_backend_set_n_threads_t)(ggml_backend_t backend, int n_threa
  * ggml_backend_dev_supports_op accepts the op that uses it with the weight in a buffer of that type. */
 typedef ggml_backend_buffer_type_t * (*ggml_backend_dev_get_extra_bufts_t)(ggml_backend_dev_t device);
 
-/* The global registry: every backend family compiled in (CPU always; Vulkan, CUDA when built). */
+/* The global registry: the CPU, the backend families linked in (static builds) and the backend modules
+ * loaded at run time (shared builds: see "backend modules" below). It is filled on first use: the
+ * modules found by ggml_backend_load_all() are loaded then, once; the devices of a family are
+ * enumerated (and its GPU runtime initialised) only when a device function is first called. */
 GGML_API size_t             ggml_backend_reg_count(void);
 GGML_API ggml_backend_reg_t ggml_backend_reg_get(size_t index);
 GGML_API ggml_backend_reg_t ggml_backend_reg_by_name(const char * name); /* case-insensitive; NULL if absent */
@@ -188,11 +191,31 @@ GGML_API ggml_backend_t ggml_backend_init_by_type(enum ggml_backend_dev_type typ
 /* The best available: a GPU if present, else the CPU. */
 GGML_API ggml_backend_t ggml_backend_init_best(void);
 
-/* Every backend family is compiled into libggml and registered on first use, so there is nothing to
- * load: these are no-ops kept so programs written for llama.cpp (which loads backends as plugins)
- * compile unchanged. */
-GGML_API void ggml_backend_load_all(void);
-GGML_API void ggml_backend_load_all_from_path(const char * dir_path);
+/* ---- backend modules ----
+ * In shared builds each GPU backend (CUDA, Vulkan) is a module, a shared library loaded at run time
+ * (libggml-cuda.so, libggml-vulkan.so; ggml-cuda.dll ...), so libggml itself links no GPU runtime and
+ * one build runs on every machine. A module exports `ggml_backend_init` (returning its registry) and
+ * may export `ggml_backend_score` (0: unusable on this machine). Modules are looked for, in this order,
+ * in the folder named by the environment variable GGML_BACKEND_DIR, in the folder of libggml itself,
+ * and in its subfolder "ggml-backends" (where `cmake --install` puts them: <libdir>/ggml-backends).
+ * A module that cannot be loaded (its runtime missing, a corrupt or foreign file) is skipped with one
+ * log line; one whose kind of device this machine does not show (the CUDA module where no NVIDIA
+ * device node exists on Linux) is not loaded at all, so its runtime costs nothing
+ * (GGML_BACKEND_LOAD_ALL=1 loads it anyway). The registry loads what it finds on first use:
+ * programs need not call these functions. */
+
+/* Loads one module (a path to the file) and registers its family. Returns the registry, or NULL on
+ * failure (logged: the file, and why). Loading a module that is already loaded returns its registry
+ * again and registers nothing twice. */
+GGML_API ggml_backend_reg_t ggml_backend_load(const char * path);
+/* Unregisters a family loaded by ggml_backend_load and unloads its module. Every backend, buffer and
+ * device of it must have been freed first. A registry that was not loaded from a module is left alone. */
+GGML_API void               ggml_backend_unload(ggml_backend_reg_t reg);
+/* Loads every module in the search folders above (those not loaded yet). */
+GGML_API void               ggml_backend_load_all(void);
+/* Loads every module (files named [lib]ggml-<name><.so|.dll|.dylib>) in dir_path, or in the search
+ * folders when dir_path is NULL. Files that are not modules are skipped with a log line. */
+GGML_API void               ggml_backend_load_all_from_path(const char * dir_path);
 
 /* ---- scheduler ---- */
 typedef struct ggml_backend_sched * ggml_backend_sched_t;

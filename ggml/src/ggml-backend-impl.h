@@ -64,8 +64,12 @@ struct ggml_backend_buffer {
 };
 
 // Wraps an allocation made by a buffer type (the buft's alloc_buffer calls this). NULL on failure.
-ggml_backend_buffer_t ggml_backend_buffer_init(ggml_backend_buffer_type_t buft, struct ggml_backend_buffer_i iface,
-                                               void * context, size_t size);
+// GGML_API: exported from libggml for backend modules (as are ggml_backend_tensor_buffer,
+// ggml_backend_op_is_noop, ggml_log_internal and ggml_iq_grids_get: the module ABI, with the structs of
+// this header; GGML_BACKEND_API_VERSION changes when any of it does).
+GGML_API ggml_backend_buffer_t ggml_backend_buffer_init(ggml_backend_buffer_type_t   buft,
+                                                        struct ggml_backend_buffer_i iface, void * context,
+                                                        size_t size);
 
 // Places t at addr inside buffer (addr in [base, base + size - alloc_size]) and runs init_tensor.
 // Used by the allocators. Returns an error status (logged) if t does not fit.
@@ -74,7 +78,7 @@ enum ggml_status ggml_backend_tensor_alloc(ggml_backend_buffer_t buffer, struct 
 enum ggml_status ggml_backend_view_init(struct ggml_tensor * t);
 
 // The buffer holding t's data (t->buffer, or its view source's), or NULL if t is not allocated.
-ggml_backend_buffer_t ggml_backend_tensor_buffer(const struct ggml_tensor * t);
+GGML_API ggml_backend_buffer_t ggml_backend_tensor_buffer(const struct ggml_tensor * t);
 
 // Copies src into dst using the fastest path: a backend's cpy_tensor_async, else a synchronous copy.
 void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, struct ggml_tensor * src,
@@ -165,13 +169,23 @@ struct ggml_backend_reg {
     void *                    context;
 };
 
-// Registries of families compiled in; each returns a process-lifetime object.
-#ifdef GGML_USE_VULKAN
+// ---- backend modules (shared builds; ggml-backend.h "backend modules") ------------------------------
+// A module exports three C functions (src/module/backend-module-entry.cpp): ggml_backend_module_abi()
+// returns GGML_BACKEND_MODULE_ABI (the loader refuses a library without it or with another value: a
+// foreign or stale file), ggml_backend_init() its registry (a process-lifetime object; it must not start
+// the GPU runtime: devices are enumerated later, on demand), and optionally ggml_backend_score() (0:
+// cannot run here).
+#define GGML_BACKEND_MODULE_ABI "libllama-ggml-module-" GGML_BACKEND_STR(GGML_BACKEND_API_VERSION)
+#define GGML_BACKEND_STR(x)     GGML_BACKEND_STR_(x)
+#define GGML_BACKEND_STR_(x)    #x
+typedef const char * (*ggml_backend_module_abi_t)(void);
+typedef ggml_backend_reg_t (*ggml_backend_init_t)(void);
+typedef int (*ggml_backend_score_t)(void);
+
+// The GPU families' registries; each returns a process-lifetime object.
+// (Linked into libggml in static builds, GGML_USE_*; the entry of each module otherwise.)
 ggml_backend_reg_t ggml_backend_vk_reg(void);
-#endif
-#ifdef GGML_USE_CUDA
 ggml_backend_reg_t ggml_backend_cuda_reg(void);
-#endif
 
 // Gives `backend` the abort callback checked between the nodes of a graph, when its family can stop
 // mid-graph: the family's "ggml_backend_set_abort_callback" proc address (the CPU's registry exports
@@ -181,7 +195,7 @@ void ggml_backend_reg_set_abort_callback(ggml_backend_t backend, ggml_abort_call
 
 // True for ops whose result aliases their source (no kernel work): NONE, VIEW, RESHAPE, PERMUTE,
 // TRANSPOSE. Backends skip them; the scheduler never splits on them.
-bool ggml_backend_op_is_noop(const struct ggml_tensor * t);
+GGML_API bool ggml_backend_op_is_noop(const struct ggml_tensor * t);
 
 #ifdef __cplusplus
 }

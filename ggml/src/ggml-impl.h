@@ -11,7 +11,8 @@ extern "C" {
 #endif
 
 // printf-style logging through the installed callback (ggml_log_set).
-void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
+// Exported from libggml (GGML_API) so that backend modules log through the same callback.
+GGML_API void ggml_log_internal(enum ggml_log_level level, const char * fmt, ...) GGML_ATTRIBUTE_FORMAT(2, 3);
 
 #define GGML_LOG_DEBUG(...) ggml_log_internal(GGML_LOG_LEVEL_DEBUG, __VA_ARGS__)
 #define GGML_LOG_INFO(...)  ggml_log_internal(GGML_LOG_LEVEL_INFO, __VA_ARGS__)

@@ -3,6 +3,8 @@
 // Internal: not installed.
 #pragma once
 
+#include "ggml.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -19,7 +21,8 @@ struct ggml_iq_grids {
 };
 
 // The expanded grids, built on the first call (thread-safe); never NULL.
-const struct ggml_iq_grids * ggml_iq_grids_get(void);
+// Exported from libggml (GGML_API) for the GPU backend modules' codebooks.
+GGML_API const struct ggml_iq_grids * ggml_iq_grids_get(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@ if (TARGET llama AND NOT LLAMA_SANITIZE_FLAGS)
     find_program(LLAMA_READELF NAMES readelf REQUIRED)
     find_program(LLAMA_PKG_CONFIG NAMES pkg-config pkgconf)
     include(GNUInstallDirs)
+    string(REPLACE ";" "," _llama_install_modules "${GGML_BACKEND_MODULES}")  # the GPU modules, if any
     foreach(mode shared static)
         add_test(NAME test-install-${mode}
                  COMMAND ${CMAKE_COMMAND}
@@ -25,6 +26,7 @@ if (TARGET llama AND NOT LLAMA_SANITIZE_FLAGS)
                      -DC_COMPILER=${CMAKE_C_COMPILER}
                      -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
                      -DVULKAN=${LLAMA_VULKAN}
+                     "-DMODULES=${_llama_install_modules}"
                      -DVULKAN_INCLUDE_DIR=${Vulkan_INCLUDE_DIR}
                      -DVULKAN_LIBRARY=${Vulkan_LIBRARY}
                      -DGLSL_COMPILER=${LLAMA_GLSL_COMPILER}

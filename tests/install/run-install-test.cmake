@@ -7,6 +7,7 @@
 #   cmake -DMODE=shared|static -DSOURCE_DIR= -DBUILD_DIR= -DMAIN_SHARED= -DLIB_BUILD_DIR= -DLIBDIR=
 #         -DMODEL= -DSOVERSION= -DVERSION= -DGENERATOR= -DBUILD_TYPE= -DC_COMPILER= -DCXX_COMPILER=
 #         -DVULKAN= [-DVULKAN_INCLUDE_DIR= -DVULKAN_LIBRARY= -DGLSL_COMPILER=] -DREADELF= [-DPKG_CONFIG=]
+#         [-DMODULES=ggml-vulkan,ggml-cuda]  (the main build's GPU backend modules)
 #         -P run-install-test.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -179,6 +180,31 @@ foreach(tool ${tools})
     list(APPEND names ${name})
 endforeach()
 message(STATUS "${MODE} install: libraries and tools (${names}): ok")
+
+# ---- 4b. the GPU backend modules: in <libdir>/ggml-backends, reaching libggml through $ORIGIN/.., and
+# found there by the installed libggml (each one loaded, or named in one "not loaded" line) --------------
+string(REPLACE "," ";" modules "${MODULES}")
+if (shared AND lib_build STREQUAL BUILD_DIR AND modules)
+    foreach(m ${modules})
+        set(f ${libdir}/ggml-backends/lib${m}.so)
+        if (NOT EXISTS ${f})
+            message(FATAL_ERROR "module not installed: ${f}")
+        endif()
+        dynamic(${f} RUNPATH)
+        expect("RUNPATH of ${m}" "${VALUES}" "^\\$ORIGIN/\\.\\.(:/[^:]+)*$")
+        no_build_paths("RUNPATH of ${m}" "${VALUES}")
+    endforeach()
+    execute_process(COMMAND ${prefix}/bin/llama-simple -v -m ${MODEL} -n 1 "${PROMPT}"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if (NOT rc EQUAL 0)
+        message(FATAL_ERROR "installed llama-simple -v failed (${rc}):\n${out}\n${err}")
+    endif()
+    foreach(m ${modules})
+        literal(path_re ${libdir}/ggml-backends/lib${m}.so)
+        expect("installed libggml finds ${m}" "${err}" "ggml_backend_load: (loaded [A-Za-z]+ from ${path_re}|${path_re} not loaded)")
+    endforeach()
+    message(STATUS "${MODE} install: GPU modules (${modules}): ok")
+endif()
 
 # check_consumers(<how> <dir>): runs the two consumer programs built in <dir>
 function(check_consumers how dir)

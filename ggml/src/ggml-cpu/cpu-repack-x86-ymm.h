@@ -12,7 +12,8 @@
 namespace {
 
 // The float sums of NC activation rows x 16 weight rows (two ymm per row: rows 0-7, 8-15).
-template <int NC> struct ymm_acc {
+template <int NC>
+struct ymm_acc {
     __m256 v[NC][2];
 
     ymm_acc() {
@@ -34,7 +35,8 @@ inline void load_scales16(const uint16_t * s, __m256 dw[2]) {
 }
 
 // Q4_0 / Q8_0: the `lines` 64-byte lines of block q, `dist` bytes ahead (decode: non-temporal).
-template <int NC> inline void prefetch_block(const uint8_t * q, int lines, int dist_decode) {
+template <int NC>
+inline void prefetch_block(const uint8_t * q, int lines, int dist_decode) {
     for (int j = 0; j < lines; ++j)
         _mm_prefetch((const char *) q + (NC == 1 ? dist_decode : PF_DIST) + 64 * j,
                      NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
@@ -52,7 +54,8 @@ inline void q4k_scales_mins(const uint8_t * sb, int h, __m256i & s03, __m256i & 
     const __m256i u1  = _mm256_loadu_si256((const __m256i *) (sb + 128 + 32 * h));
     const __m256i u2  = _mm256_loadu_si256((const __m256i *) (sb + 192 + 32 * h));
     s03               = _mm256_and_si256(u0, m6);
-    s47 = _mm256_or_si256(_mm256_and_si256(u2, mlo), _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
+    s47               = _mm256_or_si256(_mm256_and_si256(u2, mlo),
+                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u0, 6), m2), 4));
     const __m256i m03 = _mm256_and_si256(u1, m6);
     const __m256i m47 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(u2, 4), mlo),
                                         _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(u1, 6), m2), 4));
@@ -64,7 +67,8 @@ inline void q4k_scales_mins(const uint8_t * sb, int h, __m256i & s03, __m256i & 
 
 // Q4_K: before line jj of sub-block pair k, its line PF_Q4K bytes ahead (36 lines per super-block,
 // 9 per k: the 8th step also takes the 9th).
-template <int NC> inline void q4k_prefetch(const uint8_t * sb, int k, int jj) {
+template <int NC>
+inline void q4k_prefetch(const uint8_t * sb, int k, int jj) {
     _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + jj), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);
     if (jj == 7)
         _mm_prefetch((const char *) sb + PF_Q4K + 64 * (9 * k + 8), NC == 1 ? _MM_HINT_NTA : _MM_HINT_T0);

@@ -220,8 +220,8 @@ bool ggml_cuda_dev_supports_op(const cuda_device * dev, const ggml_tensor * op) 
 
 extern "C" {
 
+// No CUDA call here: the runtime starts when the devices are first asked for (reg_get_device_count).
 ggml_backend_reg_t ggml_backend_cuda_reg(void) {
-    ggml_cuda_devices();
     return &g_reg;
 }
 

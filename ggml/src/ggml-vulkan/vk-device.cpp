@@ -1,6 +1,7 @@
 // vk-device.cpp — Vulkan instance and physical-device enumeration, lazy logical-device creation,
 // the pipeline cache, and the registry/device vtables. Any failure leaves the device out (or
 // unusable) with a logged reason; nothing aborts.
+#include "ggml-os.h"
 #include "vk-context.h"
 #include "vk-shaders.h"
 
@@ -172,6 +173,14 @@ std::vector<vk_device *> enumerate() {
         GGML_LOG_INFO("ggml-vulkan: disabled by GGML_VK_DISABLE\n");
         return out;
     }
+    // Where the OS lists GPU device nodes and there are none, the only Vulkan drivers that could answer
+    // are software ones (lavapipe), hidden by default below: the instance, which loads every installed
+    // driver (~20 ms and ~60 MB here), is not created at all.
+    const bool allow_cpu = env_flag("GGML_VK_ALLOW_CPU_DEVICES");
+    if (!allow_cpu && ggml_os_gpu_nodes() == 0) {
+        GGML_LOG_INFO("ggml-vulkan: no GPU device node (/dev/dri/renderD*, /dev/nvidia*, /dev/dxg); 0 devices\n");
+        return out;
+    }
     VkApplicationInfo app   = vk_init<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
     app.pApplicationName    = "libllama";
     app.apiVersion          = VK_API_VERSION_1_2;
@@ -193,7 +202,6 @@ std::vector<vk_device *> enumerate() {
     }
     // Software rasterizers (lavapipe/llvmpipe) are hidden by default: on a CPU-only machine they
     // would otherwise look like a GPU and n_gpu_layers would silently offload to a slower CPU path.
-    const bool allow_cpu = env_flag("GGML_VK_ALLOW_CPU_DEVICES");
     for (VkPhysicalDevice p : phys) {
         VkPhysicalDeviceProperties props{};
         vkGetPhysicalDeviceProperties(p, &props);
@@ -441,8 +449,8 @@ VkPipeline ggml_vk_get_pipeline(vk_device * dev, const char * name, const uint32
 
 extern "C" {
 
+// No Vulkan call here: the instance is created when the devices are first asked for.
 ggml_backend_reg_t ggml_backend_vk_reg(void) {
-    ggml_vk_devices();
     return &g_reg;
 }
 

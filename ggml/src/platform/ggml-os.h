@@ -145,6 +145,25 @@ void   ggml_os_dl_close(void * lib);
 // The file name ending of shared libraries here: ".so", ".dylib" or ".dll".
 const char * ggml_os_dl_suffix(void);
 
+// The path (UTF-8) of the shared library or executable whose code contains addr, into buf
+// (NUL-terminated). false when the OS cannot say or buf is too small.
+bool ggml_os_dl_path_of(const void * addr, char * buf, size_t size);
+
+// Calls fn(name, ud) for each entry of directory dir (UTF-8 names, "." and ".." left out), in the
+// order the OS lists them. false when dir cannot be read.
+bool ggml_os_list_dir(const char * dir, void (*fn)(const char * name, void * ud), void * ud);
+
+// The GPU device nodes this machine shows, as flags: what a GPU runtime would find without loading
+// it. GGML_OS_GPU_UNKNOWN where the OS has no such nodes to look at (Windows, macOS, Android);
+// otherwise 0 (none), GGML_OS_GPU_NVIDIA (/dev/nvidiactl or /dev/nvidia0: the NVIDIA driver is
+// loaded) and GGML_OS_GPU_OTHER (a DRM render node, WSL's /dev/dxg, an Adreno or Mali node).
+enum {
+    GGML_OS_GPU_UNKNOWN = 1,
+    GGML_OS_GPU_NVIDIA  = 2,
+    GGML_OS_GPU_OTHER   = 4,
+};
+unsigned ggml_os_gpu_nodes(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 // The platform layer on POSIX systems: Linux, Android, macOS, the BSDs (ggml-os.h).
 #if !defined(_WIN32)
 
+#    include <dirent.h>
 #    include <dlfcn.h>
 #    include <fcntl.h>
 #    include <sys/mman.h>
@@ -430,6 +431,65 @@ const char * ggml_os_dl_suffix(void) {
     return ".dylib";
 #    else
     return ".so";
+#    endif
+}
+
+bool ggml_os_dl_path_of(const void * addr, char * buf, size_t size) {
+    Dl_info info{};
+    if (!buf || size == 0 || !dladdr(addr, &info) || !info.dli_fname || !*info.dli_fname) {
+        ggml_os_set_error("the OS does not say which file holds this code");
+        return false;
+    }
+    const size_t n = std::strlen(info.dli_fname);
+    if (n >= size) {
+        ggml_os_set_error("path too long");
+        return false;
+    }
+    std::memcpy(buf, info.dli_fname, n + 1);
+    return true;
+}
+
+bool ggml_os_list_dir(const char * dir, void (*fn)(const char * name, void * ud), void * ud) {
+    DIR * d = dir ? opendir(dir) : nullptr;
+    if (!d) {
+        ggml_os_set_error(std::string("cannot read directory ") + (dir ? dir : "(null)") + ": " + std::strerror(errno));
+        return false;
+    }
+    while (const struct dirent * e = readdir(d)) {
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+            fn(e->d_name, ud);
+        }
+    }
+    closedir(d);
+    return true;
+}
+
+unsigned ggml_os_gpu_nodes(void) {
+#    if defined(__linux__) && !defined(__ANDROID__)
+    struct stat st;
+    if (stat("/dev", &st) != 0) {
+        return GGML_OS_GPU_UNKNOWN;
+    }
+    unsigned f = 0;
+    if (stat("/dev/nvidiactl", &st) == 0 || stat("/dev/nvidia0", &st) == 0) {
+        f |= GGML_OS_GPU_NVIDIA;
+    }
+    for (const char * node : {"/dev/dxg", "/dev/kgsl-3d0", "/dev/mali0"}) {
+        if (stat(node, &st) == 0) {
+            f |= GGML_OS_GPU_OTHER;
+        }
+    }
+    if (DIR * d = opendir("/dev/dri")) {
+        while (const struct dirent * e = readdir(d)) {
+            if (std::strncmp(e->d_name, "renderD", 7) == 0) {
+                f |= GGML_OS_GPU_OTHER;
+            }
+        }
+        closedir(d);
+    }
+    return f;
+#    else
+    return GGML_OS_GPU_UNKNOWN;  // GPUs are reached through frameworks, not device nodes we can list
 #    endif
 }
 

@@ -463,6 +463,55 @@ const char * ggml_os_dl_suffix(void) {
     return ".dll";
 }
 
+bool ggml_os_dl_path_of(const void * addr, char * buf, size_t size) {
+    HMODULE m = nullptr;
+    if (!buf || size == 0 ||
+        !GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            (LPCWSTR) addr, &m)) {
+        set_win_error("cannot find the module of", "an address");
+        return false;
+    }
+    std::vector<wchar_t> w(32768);
+    const DWORD          n = GetModuleFileNameW(m, w.data(), (DWORD) w.size());
+    if (n == 0 || n >= w.size()) {
+        set_win_error("cannot get the file name of", "a module");
+        return false;
+    }
+    const std::string s = narrow(w.data());
+    if (s.size() >= size) {
+        ggml_os_set_error("path too long");
+        return false;
+    }
+    std::memcpy(buf, s.c_str(), s.size() + 1);
+    return true;
+}
+
+bool ggml_os_list_dir(const char * dir, void (*fn)(const char * name, void * ud), void * ud) {
+    std::wstring w;
+    if (!widen_path(dir, w)) {
+        return false;
+    }
+    w += L"\\*";
+    WIN32_FIND_DATAW fd;
+    HANDLE           h = FindFirstFileW(w.c_str(), &fd);
+    if (h == INVALID_HANDLE_VALUE) {
+        set_win_error("cannot read directory", dir);
+        return false;
+    }
+    do {
+        const std::string name = narrow(fd.cFileName);
+        if (name != "." && name != "..") {
+            fn(name.c_str(), ud);
+        }
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    return true;
+}
+
+unsigned ggml_os_gpu_nodes(void) {
+    return GGML_OS_GPU_UNKNOWN;  // GPUs are reached through the driver stack, not device nodes
+}
+
 }  // extern "C"
 
 #endif  // _WIN32
