@@ -153,9 +153,12 @@ if { pkg-config --exists vulkan 2>/dev/null || [ -f "$DEV_ROOT/usr/include/vulka
     vk=AUTO
 fi
 # Ninja where there is no make (a bare CUDA image), unless the build folder or CMAKE_GENERATOR has one
+have() {
+    local p
+    p=$(type -P "$1") && [ -f "$p" ] && [ -x "$p" ]
+}
 gen=()
-if [ -z "${CMAKE_GENERATOR:-}" ] && [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && ! command -v make >/dev/null 2>&1 &&
-    command -v ninja >/dev/null 2>&1; then
+if [ -z "${CMAKE_GENERATOR:-}" ] && [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && ! have make && have ninja; then
     gen=(-G Ninja)
 fi
 step "configure (CUDA on, Vulkan $vk)" "$LOG_DIR/configure.log" \
