@@ -58,7 +58,7 @@ while i + 60 <= len(b):
     name, size = b[i:i + 16].decode().strip().rstrip("/"), int(b[i + 48:i + 58])
     if name.startswith("data.tar"):
         with tarfile.open(fileobj=io.BytesIO(b[i + 60:i + 60 + size])) as t:  # xz, gz, bz2
-            t.extractall(dest)
+            t.extractall(dest, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
         sys.exit(0)
     i += 60 + size + (size & 1)
 sys.exit(deb + ": no data.tar member")
@@ -87,7 +87,7 @@ if [ -s .device/synthetic.tar.xz ] && ! compgen -G "tests/data/models/synthetic/
     if command -v xz >/dev/null 2>&1; then
         xz -dc .device/synthetic.tar.xz | tar -x -C tests/data/models
     else
-        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' \
             .device/synthetic.tar.xz tests/data/models
     fi || echo "gpu-check: could not unpack .device/synthetic.tar.xz" >&2
 fi
