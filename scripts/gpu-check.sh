@@ -18,9 +18,84 @@
 #   scripts/gpu-check.sh
 # Environment: BUILD_DIR (default build-gpu), JOBS (default nproc), MODELS_DIR (default $BUILD_DIR/models),
 #   GPU_CHECK_QUICK=1 (small preset and short benchmarks: tries the flow on a machine without a GPU),
-#   GPU_CHECK_DEADLINE (default 420: seconds after which remaining benchmarks are skipped, noted).
+#   GPU_CHECK_DEADLINE (default 420: seconds after which remaining benchmarks are skipped, noted),
+#   GPU_CHECK_TARGETS (default: everything; else the targets to build, e.g. only what the check runs).
+#
+# On a bare machine (no GoogleTest, Google Benchmark, glslc or Vulkan loader), scripts/gpu-check-prepare.sh
+# run beforehand on a Debian 12 machine leaves .debs in .device/debs and the synthetic models packed in
+# .device/synthetic.tar.xz (docs/cuda.md, "Running the GPU check on a borrowed machine"): step 0 unpacks
+# them into .device/root (never into /) and points CMake, PATH and the loader there.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+
+# ---- 0. what gpu-check-prepare.sh brought along ---------------------------------------------------------
+DEV_ROOT=$PWD/.device/root
+# deb_x DEB DIR: the files of a .deb into DIR, as `dpkg -x`; without dpkg, a .deb is an ar archive whose
+# data.tar.{xz,zst,gz} holds them (Debian 12's are xz): ar + tar, or Python's tarfile without ar
+deb_x() {
+    if command -v dpkg-deb >/dev/null 2>&1; then
+        dpkg-deb -x "$1" "$2"
+        return
+    fi
+    local m
+    if command -v ar >/dev/null 2>&1; then
+        m=$(ar t "$1" | grep -m1 '^data\.tar') || return 1
+        case "$m" in
+            *.xz) ar p "$1" "$m" | xz -dc | tar -x -C "$2" ;;
+            *.zst) ar p "$1" "$m" | zstd -dc | tar -x -C "$2" ;;
+            *.gz) ar p "$1" "$m" | tar -xz -C "$2" ;;
+            *) ar p "$1" "$m" | tar -x -C "$2" ;;
+        esac
+        return
+    fi
+    python3 - "$1" "$2" <<'PY'
+import io, sys, tarfile
+deb, dest = sys.argv[1], sys.argv[2]
+b = open(deb, "rb").read()
+assert b[:8] == b"!<arch>\n", deb + ": not an ar archive"
+i = 8
+while i + 60 <= len(b):
+    name, size = b[i:i + 16].decode().strip().rstrip("/"), int(b[i + 48:i + 58])
+    if name.startswith("data.tar"):
+        with tarfile.open(fileobj=io.BytesIO(b[i + 60:i + 60 + size])) as t:  # xz, gz, bz2
+            t.extractall(dest, **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))
+        sys.exit(0)
+    i += 60 + size + (size & 1)
+sys.exit(deb + ": no data.tar member")
+PY
+}
+if compgen -G ".device/debs/*.deb" >/dev/null; then
+    rm -rf "$DEV_ROOT"
+    mkdir -p "$DEV_ROOT"
+    for deb in .device/debs/*.deb; do
+        deb_x "$deb" "$DEV_ROOT" || echo "gpu-check: could not unpack $deb" >&2
+    done
+    multiarch=$(gcc -print-multiarch 2>/dev/null || true)
+    multiarch=${multiarch:-x86_64-linux-gnu}
+    dev_lib=$DEV_ROOT/usr/lib/$multiarch
+    # find_package/find_path/find_library/find_program look in <prefix>/{lib/<arch>,include,bin} first;
+    # CMake puts the include dirs of GTest::gtest and Vulkan::Vulkan on the command lines itself (no CPATH)
+    export CMAKE_PREFIX_PATH="$DEV_ROOT/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+    export PKG_CONFIG_PATH="$dev_lib/pkgconfig:$DEV_ROOT/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+    export PATH="$DEV_ROOT/usr/bin:$PATH"
+    # glslc's libshaderc, the Vulkan loader and libbenchmark at run time (the test binaries also get
+    # the folder as their build RPATH)
+    export LD_LIBRARY_PATH="$dev_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+# the synthetic models travel packed (tests/data/models/synthetic is left behind by the slim step)
+if [ -s .device/synthetic.tar.xz ] && ! compgen -G "tests/data/models/synthetic/*.gguf" >/dev/null; then
+    if command -v xz >/dev/null 2>&1; then
+        xz -dc .device/synthetic.tar.xz | tar -x -C tests/data/models
+    else
+        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2], **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))' \
+            .device/synthetic.tar.xz tests/data/models
+    fi || echo "gpu-check: could not unpack .device/synthetic.tar.xz" >&2
+fi
+# NVIDIA's Vulkan driver (ICD) where the container mounts the driver (see the device README)
+if [ -z "${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-}" ] && [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] &&
+    ! compgen -G "/usr/share/vulkan/icd.d/nvidia*.json" >/dev/null && ! compgen -G "/etc/vulkan/icd.d/nvidia*.json" >/dev/null; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 JOBS=${JOBS:-$(nproc)}
 MODELS_DIR=${MODELS_DIR:-$BUILD_DIR/models}
@@ -73,12 +148,31 @@ note "## Steps"
 
 # ---- 1. build -----------------------------------------------------------------------------------------
 vk=OFF
-if pkg-config --exists vulkan 2>/dev/null && { command -v glslc || command -v glslangValidator; } >/dev/null 2>&1; then
+if { pkg-config --exists vulkan 2>/dev/null || [ -f "$DEV_ROOT/usr/include/vulkan/vulkan.h" ]; } &&
+    { command -v glslc || command -v glslangValidator; } >/dev/null 2>&1; then
     vk=AUTO
 fi
+# Ninja where there is no make (a bare CUDA image), unless the build folder or CMAKE_GENERATOR has one
+have() {
+    local p
+    p=$(type -P "$1") && [ -f "$p" ] && [ -x "$p" ]
+}
+gen=()
+if [ -z "${CMAKE_GENERATOR:-}" ] && [ ! -f "$BUILD_DIR/CMakeCache.txt" ] && ! have make && have ninja; then
+    gen=(-G Ninja)
+fi
 step "configure (CUDA on, Vulkan $vk)" "$LOG_DIR/configure.log" \
-    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CUDA=ON -DLLAMA_VULKAN=$vk -DLLAMA_BUILD_BENCH=ON
-step "build (-j $JOBS)" "$LOG_DIR/build.log" cmake --build "$BUILD_DIR" -j "$JOBS"
+    cmake -S . -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CUDA=ON -DLLAMA_VULKAN=$vk \
+    -DLLAMA_BUILD_TESTS=ON -DLLAMA_BUILD_BENCH=ON
+# where configure found what step 0 brought (the summary says whether the prefix was used)
+for v in GTest_DIR benchmark_DIR Vulkan_INCLUDE_DIR Vulkan_LIBRARY LLAMA_GLSL_COMPILER; do
+    grep -E "^$v:" "$BUILD_DIR/CMakeCache.txt" 2>/dev/null | sed 's/:[A-Z]*=/=/'
+done >"$LOG_DIR/found.txt"
+[ -s "$LOG_DIR/found.txt" ] && note "- found: $(tr '\n' ' ' <"$LOG_DIR/found.txt")"
+targets=()
+for t in ${GPU_CHECK_TARGETS:-}; do targets+=(--target "$t"); done
+step "build (-j $JOBS${GPU_CHECK_TARGETS:+, targets: $GPU_CHECK_TARGETS})" "$LOG_DIR/build.log" \
+    cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 BIN=$BUILD_DIR/bin
 
 # ---- 2. models (in the background, while the tests run) ------------------------------------------------
