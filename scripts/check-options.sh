@@ -63,7 +63,13 @@ check "LLAMA_BUILD_SERVER=ON, no nlohmann_json" fail "LLAMA_BUILD_SERVER=ON but 
 check "LLAMA_BUILD_SERVER=maybe" fail "LLAMA_BUILD_SERVER must be ON, OFF or AUTO" -DLLAMA_BUILD_SERVER=maybe
 check "LLAMA_VULKAN=maybe" fail "LLAMA_VULKAN must be ON, OFF or AUTO" -DLLAMA_VULKAN=maybe
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
-    check "LLAMA_CUDA=ON (nvcc found)" ok "${summary}.*backends CPU(\+Vulkan)?\+CUDA," -DLLAMA_CUDA=ON
+    check "LLAMA_CUDA=ON (nvcc found)" ok "${summary}shared .*backends CPU(\+Vulkan)?\+CUDA \(GPU modules\)," \
+        -DLLAMA_CUDA=ON
+    # the GPU backends linked into libggml instead: asked for, or a static build
+    check "GGML_BACKEND_DL=OFF (shared)" ok "${summary}shared .*backends CPU(\+Vulkan)?\+CUDA," -DLLAMA_CUDA=ON \
+        -DGGML_BACKEND_DL=OFF
+    check "BUILD_SHARED_LIBS=OFF: no modules" ok "${summary}static .*backends CPU(\+Vulkan)?\+CUDA," -DLLAMA_CUDA=ON \
+        -DBUILD_SHARED_LIBS=OFF -DGGML_BACKEND_DL=ON
 else
     check "LLAMA_CUDA=ON (no nvcc)" fail "LLAMA_CUDA=ON but no CUDA compiler" -DLLAMA_CUDA=ON
 fi

@@ -174,6 +174,20 @@ for t in ${GPU_CHECK_TARGETS:-}; do targets+=(--target "$t"); done
 step "build (-j $JOBS${GPU_CHECK_TARGETS:+, targets: $GPU_CHECK_TARGETS})" "$LOG_DIR/build.log" \
     cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 BIN=$BUILD_DIR/bin
+# The GPU backends are run-time modules in this (shared) build, next to libggml in $BUILD_DIR/ggml; the
+# test programs link the core statically, so they are told where (ctest does the same).
+export GGML_BACKEND_DIR=$BUILD_DIR/ggml
+# The CUDA module loads on this machine and finds the GPU: llama-simple -v logs where it came from.
+module_loads() {
+    "$BIN/llama-simple" -v -m models/stories260K.gguf -n 4 "Once upon a time" 2>&1
+    grep -q "ggml_backend_load: loaded CUDA from" <(GGML_VK_DISABLE=1 "$BIN/llama-simple" -v \
+        -m models/stories260K.gguf -n 1 "Once" 2>&1)
+}
+if compgen -G "$BUILD_DIR/ggml/libggml-cuda.*" >/dev/null; then
+    step "CUDA module loads (llama-simple -v)" "$LOG_DIR/module-load.log" module_loads
+    grep -E "ggml_backend_load|ggml-cuda|offloading" "$LOG_DIR/module-load.log" | head -6 | sed 's/^/    /' \
+        >>"$LOG_DIR/test-lines.txt"
+fi
 
 # ---- 2. models (in the background, while the tests run) ------------------------------------------------
 # Q4_K stands for Q4_K_M (whose matrices are mostly Q4_K); synth writes every matrix in the given type.
