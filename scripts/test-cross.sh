@@ -119,8 +119,8 @@ for t in "${targets[@]}"; do
         cmake -S . -B "$vkdir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
             -DLLAMA_CROSS_ROOTS="$PWD/$vkdir/root" -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
             "${common_args[@]}" -DLLAMA_VULKAN=ON | grep -E "^-- libllama"
-        cmake --build "$vkdir" -j "$JOBS" --target ggml
-        echo "test-cross: arm64 with the Vulkan backend builds"
+        cmake --build "$vkdir" -j "$JOBS" --target ggml ggml-vulkan  # libggml and the Vulkan module
+        echo "test-cross: arm64 with the Vulkan backend builds (the module libggml-vulkan.so)"
         ;;
     riscv64)
         dir=build-riscv64

@@ -87,6 +87,16 @@ if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump 
     set_tests_properties(test-cli-chat PROPERTIES LABELS model)
 endif()
 
+if (TARGET llama-simple AND GGML_BACKEND_MODULES)
+    # (f'') the GPU modules found by a program, each loaded or skipped with one line (tools/test-gpu-modules.cmake)
+    string(REPLACE ";" "," _llama_modules "${GGML_BACKEND_MODULES}")
+    add_test(NAME test-gpu-modules
+             COMMAND ${CMAKE_COMMAND} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY} -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf
+                 -DMODULE_DIR=$<TARGET_FILE_DIR:ggml> -DMODULES=${_llama_modules}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-gpu-modules.cmake)
+    set_tests_properties(test-gpu-modules PROPERTIES LABELS model)
+endif()
+
 if (TARGET llama-save-load-state)
     # (f') a session saved after a long prompt and resumed in a second run continues exactly
     add_test(NAME test-cli-session

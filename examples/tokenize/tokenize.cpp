@@ -94,8 +94,7 @@ int main(int argc, char ** argv) {
     const llama_vocab * vocab = llama_model_get_vocab(model);
 
     // the first call returns -(number of tokens)
-    const int                n = -llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), nullptr, 0, add_bos,
-                                                 parse_special);
+    const int n = -llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), nullptr, 0, add_bos, parse_special);
     std::vector<llama_token> tokens((size_t) (n > 0 ? n : 0));
     if (n < 0 || (n > 0 && llama_tokenize(vocab, prompt.c_str(), (int) prompt.size(), tokens.data(), n, add_bos,
                                           parse_special) != n)) {

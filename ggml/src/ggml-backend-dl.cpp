@@ -164,7 +164,7 @@ void load_dir(const std::string & dir) {
             &files)) {
         return;  // a search folder that does not exist is the usual case
     }
-    std::sort(files.begin(), files.end());  // the same order on every run
+    std::sort(files.begin(), files.end());     // the same order on every run
     static std::vector<std::string> reported;  // each skipped file is reported once per process
     for (const std::string & f : files) {
         const std::string name = module_name_of(f);

@@ -12,6 +12,7 @@
 cmake_minimum_required(VERSION 3.25)
 
 unset(ENV{LD_LIBRARY_PATH}) # installed programs must find their libraries by themselves
+unset(ENV{GGML_BACKEND_DIR}) # and their backend modules (ctest points the build's tests at the build tree)
 set(PROMPT "Once upon a time")
 set(EXPECTED "Once upon a time, there was a little girl") # greedy continuation of stories260K
 
@@ -199,9 +200,14 @@ if (shared AND lib_build STREQUAL BUILD_DIR AND modules)
     if (NOT rc EQUAL 0)
         message(FATAL_ERROR "installed llama-simple -v failed (${rc}):\n${out}\n${err}")
     endif()
+    literal(prefix_re ${prefix})
     foreach(m ${modules})
-        literal(path_re ${libdir}/ggml-backends/lib${m}.so)
+        # libggml's folder as the dynamic loader found it (bin/../lib through the tools' RUNPATH)
+        set(path_re "${prefix_re}/[^ \n]*ggml-backends/lib${m}\\.so")
         expect("installed libggml finds ${m}" "${err}" "ggml_backend_load: (loaded [A-Za-z]+ from ${path_re}|${path_re} not loaded)")
+        if (err MATCHES "/ggml/lib${m}\\.so")
+            message(FATAL_ERROR "the installed libggml loaded ${m} from the build tree:\n${err}")
+        endif()
     endforeach()
     message(STATUS "${MODE} install: GPU modules (${modules}): ok")
 endif()

@@ -90,7 +90,7 @@ FAKE_EXPORT ggml_backend_reg_t ggml_backend_init(void) {
 #if FAKE_KIND == 1
     std::abort();  // the loader must never get this far with a foreign library
 #endif
-    g_dev = {};
+    g_dev                       = {};
     g_dev.iface.get_name        = dev_name;
     g_dev.iface.get_description = dev_description;
     g_dev.iface.get_memory      = dev_memory;

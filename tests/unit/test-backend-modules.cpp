@@ -59,8 +59,8 @@ struct temp_dir {
     fs::path path;
 
     explicit temp_dir(const std::string & stem) {
-        path = fs::temp_directory_path() / (stem + "-" + std::to_string(std::rand()) + "-" +
-                                            std::to_string((long long) ggml_os_time_us()));
+        path = fs::temp_directory_path() /
+               (stem + "-" + std::to_string(std::rand()) + "-" + std::to_string((long long) ggml_os_time_us()));
         fs::create_directories(path);
     }
 
@@ -92,7 +92,7 @@ bool has_device(const char * name) {
 }
 
 class BackendModules : public ::testing::Test {
-  protected:
+protected:
     void SetUp() override {
         capture_log();
         (void) ggml_backend_reg_count();  // the registry's own first use (and its autoload) happens here
@@ -154,7 +154,8 @@ TEST_F(BackendModules, LoadsAFolderAndSkipsWhatIsNotAModule) {
     fs::copy_file(built_module("testneedsruntime"), d.file(module_file("testneedsruntime")));
     {
         std::ofstream corrupt(d.file(module_file("testcorrupt")), std::ios::binary);
-        corrupt << "\x7f" "ELF not really a shared library";
+        corrupt << "\x7f"
+                   "ELF not really a shared library";
         std::ofstream other(d.file("README.txt"));
         other << "not a module\n";
     }
@@ -162,10 +163,10 @@ TEST_F(BackendModules, LoadsAFolderAndSkipsWhatIsNotAModule) {
     ggml_backend_load_all_from_path(d.path.string().c_str());
     EXPECT_NE(fake_reg(), nullptr);
     EXPECT_EQ(ggml_backend_reg_count(), n_regs + 1);
-    const std::vector<std::string> log = take_log();
+    const std::vector<std::string> log          = take_log();
     auto                           lines_naming = [&](const std::string & file) {
         return std::count_if(log.begin(), log.end(),
-                             [&](const std::string & l) { return l.find(file) != std::string::npos; });
+                                                       [&](const std::string & l) { return l.find(file) != std::string::npos; });
     };
     EXPECT_EQ(lines_naming(module_file("testcorrupt")), 1) << "corrupt file";
     EXPECT_EQ(lines_naming(module_file("testforeign")), 1) << "foreign library";
@@ -191,7 +192,7 @@ TEST_F(BackendModules, BadPathsFailWithAMessage) {
     temp_dir d("ggml-modules-bad");
     EXPECT_EQ(ggml_backend_load(d.file(module_file("absent")).c_str()), nullptr);
     EXPECT_EQ(take_log("cannot load").size(), 1u);
-    EXPECT_EQ(ggml_backend_load(d.path.string().c_str()), nullptr);  // a folder
+    EXPECT_EQ(ggml_backend_load(d.path.string().c_str()), nullptr);     // a folder
     ggml_backend_load_all_from_path(d.file("no-such-folder").c_str());  // silently nothing
     EXPECT_EQ(fake_reg(), nullptr);
 }
