@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check (issue 12): one call on a machine with an NVIDIA GPU (written for one H200, 16 cores,
 # no network, within 8 minutes) that
-#   1. builds Release with CUDA (and Vulkan when its packages are there) on all cores,
+#   1. builds Release with CUDA (and Vulkan when its packages are there) on all cores, and checks that
+#      the CUDA module (libggml-cuda.so: the GPU backends are run-time modules) loads and finds the GPU,
 #   2. runs the CUDA op harness, the CUDA backend tests and the CUDA end-to-end tests with
 #      LLAMA_TEST_REQUIRE_CUDA=1 (a missing device is a failure there, not a skip),
 #   3. writes synthetic models with llama-gguf-synth (TinyLlama and Llama-3-8B shapes; F16, Q4_0 and
