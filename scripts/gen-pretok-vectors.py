@@ -10,12 +10,14 @@ into explicit code point classes built from `unicodedata`. Where upstream splits
 code instead of its expression (afmoe/tiny_aya digit groups, superbpe's zero-width digit cuts, the
 kimi-k2 splitter), that code's rule is written here in Python. Each stage splits every piece of the
 stage before into its matches and the gaps between them, as upstream's unicode_regex_split does.
+The probes are hand-written texts plus seeded random mixes of the characters the rules tell apart.
 
 Output, one line each: `T <hex of the UTF-8 text>` opens a probe text; `S <rule set> <piece byte
 lengths, comma-separated>` follows for each rule set (canonical name, see src/llama-vocab-pretok.cpp).
 Python's Unicode tables may be older than the C++ tables (15.0): the probe texts use no code point
 assigned after Unicode 14.
 """
+import random
 import re
 import sys
 import unicodedata
@@ -234,12 +236,24 @@ PROBES = [
 ]
 
 
+# Seeded random mixes of the characters the rules tell apart, so that interactions no hand-written
+# probe thought of are covered too (the same seed gives the same file).
+RANDOM_ALPHABET = (list("aAbZzq 's'T'LL're'VE\n\r\t0123456789!?.,;:/()[]{}<>$+=^~|`@#_-\"") +
+                   list("中文字漢あアｶ가ㄱㄅÉéǅʰΣßǈᾈ\u0301\u0300🦙👍🏽\u00a0\u3000\u2028\u0085١٢½ไทยहि।۔،…。，、！") +
+                   ["IMGIMG", "<sentinel:", "  ", "    "])
+
+
+def random_probes(n, seed=20261203):
+    rng = random.Random(seed)
+    return [''.join(rng.choice(RANDOM_ALPHABET) for _ in range(rng.randint(1, 40))) for _ in range(n)]
+
+
 def main():
     props = build_props()
     compiled = {name: [s if isinstance(s, tuple) else re.compile(translate(s, props)) for s in stages]
                 for name, stages in RULES.items()}
     out = []
-    for text in PROBES:
+    for text in PROBES + random_probes(30):
         out.append('T ' + text.encode('utf-8').hex())
         for name, stages in compiled.items():
             pieces = [text]
