@@ -355,7 +355,6 @@ const std::vector<pretok_def> & pretok_table() {
          {M(m_newline), M(m_ws_letters), M(m_ws_punct), M(m_cjk), M(m_digit)}},
         {llama_pretok_type::FALCON, "falcon", true, {M(m_punct_run<true>), M(m_gpt2), M(m_ascii_digits3)}},
         {llama_pretok_type::STARCODER, "starcoder", true, {M(m_digit), M(m_gpt2)}},
-        {llama_pretok_type::CHATGLM4, "chatglm-bpe", true, {M(m_llama3<3>)}},
         {llama_pretok_type::JAIS2,
          "jais-2",
          true,
@@ -453,7 +452,7 @@ const std::vector<pretok_def> & pretok_table() {
                          "\\s+(?!\\S)|\\s+")}},
         {llama_pretok_type::WHITESPACE, "whitespace", false, {R("\\S+")}},
     };
-    static_assert((int) llama_pretok_type::COUNT == 30, "one row per llama_pretok_type");
+    static_assert((int) llama_pretok_type::COUNT == 29, "one row per llama_pretok_type");
     return defs;
 }
 

@@ -10,18 +10,16 @@
 #include <utility>
 #include <vector>
 
-// One value per distinct rule set, plus a few that share a rule set but differ elsewhere in the vocab
-// (LLAMA3 turns on ignore_merges and BOS; CHATGLM4 splits like it but does not).
+// One value per distinct rule set.
 enum class llama_pretok_type {
     DEFAULT,  // no tokenizer.ggml.pre, or "default"
     GPT2,     // gpt-2, mpt, olmo, ... : 's|'t|...| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)
-    LLAMA3,   // llama-bpe, dbrx, smaug: case-insensitive contractions, \p{N}{1,3}, newline runs
+    LLAMA3,   // llama-bpe, dbrx, glm4, ...: case-insensitive contractions, \p{N}{1,3}, newline runs
     QWEN2,    // the llama3 expression with single digits
     DEEPSEEK_LLM,
     DEEPSEEK_CODER,
     FALCON,
     STARCODER,  // starcoder, refact, command-r, ...: digits split, then gpt-2
-    CHATGLM4,   // glm4, chatglm-bpe: the llama3 split
     JAIS2,      // llama3 with whitespace runs cut into power-of-two lengths
     DEEPSEEK3,  // deepseek-v3, hunyuan-dense, joyai-llm
     YOUTU,
@@ -46,7 +44,16 @@ enum class llama_pretok_type {
     COUNT,
 };
 
+// What a tokenizer.ggml.pre name selects: its rule set and the vocab defaults upstream ties to the
+// name (the GGUF's tokenizer.ggml.add_bos_token, when present, still decides BOS).
+struct llama_pretok_info {
+    llama_pretok_type type          = llama_pretok_type::DEFAULT;
+    bool              ignore_merges = false;  // a piece that is a whole token is not merged (llama 3)
+    bool              add_bos       = false;
+};
+
 // Maps a tokenizer.ggml.pre value; false when the name is unknown.
+bool         llama_pretok_from_name(const std::string & name, llama_pretok_info & info);
 bool         llama_pretok_from_name(const std::string & name, llama_pretok_type & type);
 const char * llama_pretok_name(llama_pretok_type type);
 

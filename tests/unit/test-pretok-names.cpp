@@ -67,8 +67,8 @@ const expected_name upstream_names[] = {
     {"exaone", "starcoder"},
     {"minerva-7b", "starcoder"},
     {"mellum2", "starcoder"},
-    {"chatglm-bpe", "chatglm-bpe"},
-    {"glm4", "chatglm-bpe"},
+    {"chatglm-bpe", "llama-bpe"},
+    {"glm4", "llama-bpe"},
     {"jais-2", "jais-2"},
     {"deepseek-v3", "deepseek-v3"},
     {"hunyuan-dense", "deepseek-v3"},
@@ -124,6 +124,31 @@ TEST(PretokNames, EveryUpstreamNameMapsToItsRuleSet) {
     }
 }
 
+// the names upstream gives vocab defaults of their own (ignore_merges, add_bos); all others have neither
+TEST(PretokNames, PerNameVocabDefaults) {
+    const std::set<std::string> ignore_merges = {"llama3",
+                                                 "llama-v3",
+                                                 "llama-bpe",
+                                                 "falcon3",
+                                                 "falcon-h1",
+                                                 "pixtral",
+                                                 "midm-2.0",
+                                                 "lfm2",
+                                                 "jina-v5-nano",
+                                                 "minicpm5",
+                                                 "youtu",
+                                                 "tekken",
+                                                 "granite-embed-multi-97m"};
+    const std::set<std::string> add_bos = {"llama3",   "llama-v3", "llama-bpe",    "falcon3", "falcon-h1", "pixtral",
+                                           "midm-2.0", "lfm2",     "jina-v5-nano", "tekken",  "chameleon"};
+    for (const auto & e : upstream_names) {
+        llama_pretok_info info;
+        ASSERT_TRUE(llama_pretok_from_name(e.name, info)) << e.name;
+        EXPECT_EQ(info.ignore_merges, ignore_merges.count(e.name) == 1) << e.name;
+        EXPECT_EQ(info.add_bos, add_bos.count(e.name) == 1) << e.name;
+    }
+}
+
 TEST(PretokNames, EveryNameLoadsAsAVocab) {
     for (const auto & e : upstream_names) {
         llama_vocab_data d;
@@ -134,6 +159,9 @@ TEST(PretokNames, EveryNameLoadsAsAVocab) {
         llama_vocab v;
         EXPECT_NO_THROW(v.load(d)) << e.name;
         EXPECT_EQ(v.pre_name(), e.name);
+        llama_pretok_info info;
+        ASSERT_TRUE(llama_pretok_from_name(e.name, info));
+        EXPECT_EQ(v.get_add_bos(), info.add_bos) << e.name;  // no add_bos_token key in this vocab
     }
 }
 
