@@ -58,6 +58,7 @@ uint32_t prop_bits(const std::string & name) {
 
 using cls  = llama_pt_regex::cls;
 using node = llama_pt_regex::node;
+using rx   = llama_pt_regex;
 
 // recursive descent over the pattern's code points; every error names the pattern
 struct parser {
@@ -90,7 +91,7 @@ struct parser {
     int add_cls(cls c) {
         classes.push_back(std::move(c));
         node n;
-        n.kind = node::CLS;
+        n.kind = rx::CLS;
         n.arg  = (int) classes.size() - 1;
         return add(n);
     }
@@ -213,7 +214,7 @@ struct parser {
                     }
                     icase = true;
                 } else if (more() && (p[i] == '=' || p[i] == '!')) {
-                    n.kind = node::LOOK;
+                    n.kind = rx::LOOK;
                     n.neg  = p[i++] == '!';
                 } else {
                     fail("unsupported group");
@@ -224,7 +225,7 @@ struct parser {
             if (!eat(')')) {
                 fail("unbalanced (");
             }
-            if (n.kind == node::LOOK) {
+            if (n.kind == rx::LOOK) {
                 n.arg = inner;
                 return add(n);
             }
@@ -235,7 +236,7 @@ struct parser {
         }
         if (c == '$') {
             node n;
-            n.kind = node::END;
+            n.kind = rx::END;
             return add(n);
         }
         if (c == '.' || c == '^' || c == ')' || c == '*' || c == '+' || c == '?' || c == '{') {
@@ -258,7 +259,7 @@ struct parser {
             }
             if (e == 'b') {
                 node n;
-                n.kind = node::WORDB;
+                n.kind = rx::WORDB;
                 return add(n);
             }
             return literal(escaped_char(e));
@@ -279,11 +280,11 @@ struct parser {
 
     int parse_seq() {
         node seq;
-        seq.kind = node::SEQ;
+        seq.kind = rx::SEQ;
         while (more() && p[i] != '|' && p[i] != ')') {
             int  a = parse_atom();
             node r;
-            r.kind   = node::REP;
+            r.kind   = rx::REP;
             bool rep = true;
             if (eat('?')) {
                 r.min = 0, r.max = 1;
@@ -317,7 +318,7 @@ struct parser {
 
     int parse_alt() {
         node alt;
-        alt.kind = node::ALT;
+        alt.kind = rx::ALT;
         alt.kids.push_back(parse_seq());
         while (eat('|')) {
             alt.kids.push_back(parse_seq());
@@ -353,7 +354,9 @@ struct llama_pt_regex_matcher {
     mutable size_t         depth = 0;
 
     // hostile input must not exhaust the stack: past this nesting a path simply fails
-    static constexpr size_t max_depth = 20000;
+    // (repeats iterate instead of recursing wherever that gives the same match, so the depth follows
+    // the expression's nesting, not the input's length, for every expression in the tables)
+    static constexpr size_t max_depth = 2000;
 
     bool test(int ci, size_t pos) const {
         const cls &    k  = re.classes[ci];
@@ -366,6 +369,30 @@ struct llama_pt_regex_matcher {
             in = test(k.sub, pos);
         }
         return in != k.neg;
+    }
+
+    // a one_cpt node at pos, without recursion through continuations
+    bool one(int ni, size_t pos) const {
+        const node & n = re.nodes[ni];
+        if (n.kind == rx::CLS) {
+            return pos < end && test(n.arg, pos);
+        }
+        if (n.kind == rx::ALT) {
+            for (int kid : n.kids) {
+                if (one(kid, pos)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        for (int kid : n.kids) {  // SEQ: lookaheads at pos, then the code point itself
+            const node & c  = re.nodes[kid];
+            const bool   ok = c.kind == rx::LOOK ? one(c.arg, pos) != c.neg : one(kid, pos);
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // \w as Oniguruma has it: letters, marks, numbers and connector punctuation (only '_' here)
@@ -389,22 +416,22 @@ struct llama_pt_regex_matcher {
     bool step(int ni, size_t pos, kref k) const {
         const node & n = re.nodes[ni];
         switch (n.kind) {
-            case node::CLS:
+            case rx::CLS:
                 return pos < end && test(n.arg, pos) && k(pos + 1);
-            case node::SEQ:
+            case rx::SEQ:
                 return seq(n, 0, pos, k);
-            case node::ALT:
+            case rx::ALT:
                 for (int kid : n.kids) {
                     if (match(kid, pos, k)) {
                         return true;
                     }
                 }
                 return false;
-            case node::REP:
-                if (re.nodes[n.arg].kind == node::CLS) {
+            case rx::REP:
+                if (re.nodes[n.arg].one_cpt) {
                     // one code point per iteration: take the longest run, then give back
                     size_t r = 0;
-                    while ((n.max < 0 || (int) r < n.max) && pos + r < end && test(re.nodes[n.arg].arg, pos + r)) {
+                    while ((n.max < 0 || (int) r < n.max) && one(n.arg, pos + r)) {
                         ++r;
                     }
                     for (size_t j = r + 1; j-- > (size_t) n.min;) {
@@ -414,15 +441,28 @@ struct llama_pt_regex_matcher {
                     }
                     return false;
                 }
+                if (n.tail) {
+                    // nothing after can fail, so each iteration's first match stands
+                    size_t p   = pos;
+                    int    cnt = 0;
+                    auto   at  = [&](size_t q) {
+                        p = q;
+                        return true;
+                    };
+                    for (size_t from = p; (n.max < 0 || cnt < n.max) && match(n.arg, from, make_k(at)); from = p) {
+                        ++cnt;
+                    }
+                    return cnt >= n.min && k(p);
+                }
                 return rep(n, 0, pos, k);
-            case node::LOOK: {
+            case rx::LOOK: {
                 auto       yes   = [](size_t) { return true; };
                 const bool found = match(n.arg, pos, make_k(yes));
                 return found != n.neg && k(pos);
             }
-            case node::END:
+            case rx::END:
                 return pos == end && k(pos);
-            case node::WORDB:
+            case rx::WORDB:
                 return (pos > begin && word(pos - 1)) != word(pos) && k(pos);
         }
         return false;
@@ -453,6 +493,73 @@ llama_pt_regex::llama_pt_regex(const std::string & pattern) {
     root = ps.parse_alt();
     if (ps.more()) {
         ps.fail("unbalanced )");
+    }
+    analyze();
+    mark_tail(root, true);
+}
+
+// children are created before their parents, so one pass in index order sees them first
+void llama_pt_regex::analyze() {
+    for (auto & n : nodes) {
+        switch (n.kind) {
+            case CLS:
+                n.one_cpt = true;
+                break;
+            case SEQ:
+                n.nullable = true;
+                n.one_cpt  = !n.kids.empty();
+                for (size_t i = 0; i < n.kids.size(); ++i) {
+                    const node & c    = nodes[n.kids[i]];
+                    const bool   last = i + 1 == n.kids.size();
+                    n.nullable        = n.nullable && c.nullable;
+                    n.one_cpt         = n.one_cpt && (last ? c.one_cpt : c.kind == LOOK && nodes[c.arg].one_cpt);
+                }
+                break;
+            case ALT:
+                n.one_cpt = true;
+                for (int k : n.kids) {
+                    n.nullable = n.nullable || nodes[k].nullable;
+                    n.one_cpt  = n.one_cpt && nodes[k].one_cpt;
+                }
+                break;
+            case REP:
+                n.nullable = n.min == 0 || nodes[n.arg].nullable;
+                break;
+            case LOOK:
+            case END:
+            case WORDB:
+                n.nullable = true;
+                break;
+        }
+    }
+}
+
+// A node is in tail position when what follows it always succeeds: the whole match, the inside of a
+// lookahead, the last element of a tail sequence, any branch of a tail alternation. A tail repeat
+// keeps each iteration's first match (with a body that never matches empty and min <= 1, giving an
+// iteration back cannot lead to a match found earlier), so its body is in tail position too.
+void llama_pt_regex::mark_tail(int ni, bool tail) {
+    node & n = nodes[ni];
+    switch (n.kind) {
+        case SEQ:
+            for (size_t i = 0; i < n.kids.size(); ++i) {
+                mark_tail(n.kids[i], tail && i + 1 == n.kids.size());
+            }
+            break;
+        case ALT:
+            for (int k : n.kids) {
+                mark_tail(k, tail);
+            }
+            break;
+        case REP:
+            n.tail = tail && n.min <= 1 && !nodes[n.arg].nullable && !nodes[n.arg].one_cpt;
+            mark_tail(n.arg, n.tail);
+            break;
+        case LOOK:
+            mark_tail(n.arg, true);
+            break;
+        default:
+            break;
     }
 }
 

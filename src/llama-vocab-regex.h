@@ -32,17 +32,26 @@ public:
         int                                        sub   = -1;  // && with this class, -1 when none
     };
 
+    enum node_kind { CLS, SEQ, ALT, REP, LOOK, END, WORDB };
+
     struct node {
-        enum kind_t { CLS, SEQ, ALT, REP, LOOK, END, WORDB } kind = SEQ;
-        int              arg                                      = 0;  // CLS: class index; REP, LOOK: child node
-        int              min                                      = 0;
-        int              max                                      = 0;      // -1: unbounded
-        bool             neg                                      = false;  // LOOK: (?!...)
-        std::vector<int> kids;                                              // SEQ, ALT
+        node_kind        kind = SEQ;
+        int              arg  = 0;      // CLS: class index; REP, LOOK: child node
+        int              min  = 0;      // REP
+        int              max  = 0;      // REP; -1: unbounded
+        bool             neg  = false;  // LOOK: (?!...)
+        std::vector<int> kids;          // SEQ, ALT
+        // derived once compiled, so that repeats need no recursion per code point of the input:
+        bool nullable = false;  // can match the empty string
+        bool one_cpt  = false;  // always consumes exactly one code point, in one way only
+        bool tail     = false;  // REP: what follows always succeeds, so iterations are never given back
     };
 
 private:
     friend struct llama_pt_regex_matcher;
+
+    void analyze();
+    void mark_tail(int ni, bool tail);
 
     std::vector<cls>  classes;
     std::vector<node> nodes;
