@@ -23,6 +23,11 @@ FLAG_CONTROL     = 0x0040  # C* (Cc Cf Cs Co Cn)
 FLAG_WHITESPACE  = 0x0080  # White_Space property (regex \s)
 FLAG_MARK_NONSPACING = 0x0100  # Mn
 FLAG_CC_OR_CF    = 0x0200  # Cc or Cf only (what BERT's text cleaner removes besides Cn/Co/Cs)
+# letter subcategories, for pre-tokenizers that split on case (\p{Lu} ...); Lo is L with none of them
+FLAG_LETTER_UPPER    = 0x0400  # Lu
+FLAG_LETTER_LOWER    = 0x0800  # Ll
+FLAG_LETTER_TITLE    = 0x1000  # Lt
+FLAG_LETTER_MODIFIER = 0x2000  # Lm
 
 MAX_CPT = 0x110000
 
@@ -33,6 +38,8 @@ def category_flags(cat):
         f |= FLAG_MARK_NONSPACING
     if cat in ('Cc', 'Cf'):
         f |= FLAG_CC_OR_CF
+    f |= {'Lu': FLAG_LETTER_UPPER, 'Ll': FLAG_LETTER_LOWER, 'Lt': FLAG_LETTER_TITLE,
+          'Lm': FLAG_LETTER_MODIFIER}.get(cat, 0)
     return f
 
 def main():

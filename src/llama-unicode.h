@@ -20,6 +20,11 @@ enum : uint16_t {
     LLAMA_UNICODE_WHITESPACE      = 0x0080,  // White_Space property: what regex \s matches
     LLAMA_UNICODE_MARK_NONSPACING = 0x0100,  // Mn: what accent stripping removes
     LLAMA_UNICODE_CC_OR_CF        = 0x0200,  // Cc or Cf
+    // letter subcategories, for pre-tokenizers that split on case; Lo is a letter with none of them
+    LLAMA_UNICODE_LETTER_UPPER    = 0x0400,  // Lu
+    LLAMA_UNICODE_LETTER_LOWER    = 0x0800,  // Ll
+    LLAMA_UNICODE_LETTER_TITLE    = 0x1000,  // Lt
+    LLAMA_UNICODE_LETTER_MODIFIER = 0x2000,  // Lm
 };
 
 // A code point that is not valid UTF-8 decodes to this (one byte consumed).

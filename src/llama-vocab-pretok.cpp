@@ -1,9 +1,11 @@
 #include "llama-vocab-pretok.h"
 
 #include "llama-unicode.h"
+#include "llama-vocab-regex.h"
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 namespace {
 
@@ -263,13 +265,42 @@ size_t m_ws_at_end(const pt_text & t, size_t pos, size_t end, size_t & skip) {
     return 0;
 }
 
+// Digit runs cut into groups of three from the right (1234567 -> 1 234 567): upstream's hand-written
+// splitter for afmoe and tiny_aya (\p{N}), and superbpe's (?=(\d{3})+(?!\d)) (ASCII digits).
+template <bool ascii>
+size_t m_digit_groups(const pt_text & t, size_t pos, size_t end, size_t &) {
+    auto         digit = [](uint32_t c, uint16_t g) { return ascii ? (c >= '0' && c <= '9') : (g & F_N) != 0; };
+    const size_t r     = run(t, pos, end, digit) - pos;
+    return r % 3 ? r % 3 : (r ? 3 : 0);
+}
+
+// One step of a rule set: a hand-written matcher, or an expression for the regex engine.
+struct stage_def {
+    matcher      fn;
+    const char * re;
+};
+
+stage_def M(matcher fn) {
+    return {fn, nullptr};
+}
+
+stage_def R(const char * re) {
+    return {nullptr, re};
+}
+
+struct stage {
+    matcher                         fn = nullptr;
+    std::shared_ptr<llama_pt_regex> re;
+};
+
 // findall: matches and the gaps between them, both as pieces
-void split_stage(const pt_text & t, matcher m, size_t begin, size_t end, std::vector<std::pair<size_t, size_t>> & out) {
+void split_stage(const pt_text & t, const stage & st, size_t begin, size_t end,
+                 std::vector<std::pair<size_t, size_t>> & out) {
     size_t gap = begin;
     size_t pos = begin;
     while (pos < end) {
         size_t       skip = 1;
-        const size_t n    = m(t, pos, end, skip);
+        const size_t n = st.fn ? st.fn(t, pos, end, skip) : st.re->match(t.cpt.data(), t.flags.data(), begin, pos, end);
         if (n > 0) {
             if (gap < pos) {
                 out.emplace_back(gap, pos);
@@ -286,85 +317,184 @@ void split_stage(const pt_text & t, matcher m, size_t begin, size_t end, std::ve
     }
 }
 
+// Expressions shared by several rule sets. The strings are upstream llama.cpp's (4df29be4), which are
+// the tokenizer.json ones, some rewritten there for std::regex: (?i:...) spelled out as [sS] pairs,
+// and gpt-4o's \p{Lu}... classes as lookaheads, with a letter outside ASCII counting as both cases.
+#define CONTRACTIONS "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])"
+#define BLOOM_RE     " ?[^(\\s|.,!?…。，、।۔،)]+"
+#define NEWLINES_RE  "[^\\n]+|[\\n]+"
+#define WORDS_AFTER_PUNCT                                                                                 \
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| " \
+    "?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+#define CASED_TAIL "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+
 struct pretok_def {
-    const char *         name;  // canonical name
-    llama_pretok_type    type;
-    std::vector<matcher> stages;
+    llama_pretok_type      type;
+    const char *           name;  // canonical name
+    bool                   byte_encode;
+    std::vector<stage_def> stages;
 };
 
-const std::vector<pretok_def> & pretok_defs() {
+// One row per rule set, in llama_pretok_type order.
+const std::vector<pretok_def> & pretok_table() {
     static const std::vector<pretok_def> defs = {
-        {"default", llama_pretok_type::DEFAULT, {m_punct_run<false>, m_gpt2, m_digits, m_ascii_digits3}},
-        {"gpt-2", llama_pretok_type::GPT2, {m_gpt2}},
-        {"llama-bpe", llama_pretok_type::LLAMA3, {m_llama3<3>}},
-        {"qwen2", llama_pretok_type::QWEN2, {m_llama3<1>}},
-        {"deepseek-llm",
-         llama_pretok_type::DEEPSEEK_LLM,
-         {m_newline, m_ds_letters, m_ds_punct, m_ws_at_end, m_cjk, m_digits}},
-        {"deepseek-coder", llama_pretok_type::DEEPSEEK_CODER, {m_newline, m_ws_letters, m_ws_punct, m_cjk, m_digit}},
-        {"falcon", llama_pretok_type::FALCON, {m_punct_run<true>, m_gpt2, m_ascii_digits3}},
-        {"starcoder", llama_pretok_type::STARCODER, {m_digit, m_gpt2}},
+        {llama_pretok_type::DEFAULT,
+         "default",
+         true,
+         {M(m_punct_run<false>), M(m_gpt2), M(m_digits), M(m_ascii_digits3)}},
+        {llama_pretok_type::GPT2, "gpt-2", true, {M(m_gpt2)}},
+        {llama_pretok_type::LLAMA3, "llama-bpe", true, {M(m_llama3<3>)}},
+        {llama_pretok_type::QWEN2, "qwen2", true, {M(m_llama3<1>)}},
+        {llama_pretok_type::DEEPSEEK_LLM,
+         "deepseek-llm",
+         true,
+         {M(m_newline), M(m_ds_letters), M(m_ds_punct), M(m_ws_at_end), M(m_cjk), M(m_digits)}},
+        {llama_pretok_type::DEEPSEEK_CODER,
+         "deepseek-coder",
+         true,
+         {M(m_newline), M(m_ws_letters), M(m_ws_punct), M(m_cjk), M(m_digit)}},
+        {llama_pretok_type::FALCON, "falcon", true, {M(m_punct_run<true>), M(m_gpt2), M(m_ascii_digits3)}},
+        {llama_pretok_type::STARCODER, "starcoder", true, {M(m_digit), M(m_gpt2)}},
+        {llama_pretok_type::JAIS2,
+         "jais-2",
+         true,
+         {R(CONTRACTIONS "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+                         "\\s{512}(?!\\S)|\\s{256}(?!\\S)|\\s{128}(?!\\S)|\\s{64}(?!\\S)|\\s{32}(?!\\S)|\\s{16}(?!\\S)|"
+                         "\\s{8}(?!\\S)|\\s{4}(?!\\S)|\\s{1,2}(?!\\S)|\\s{1}")}},
+        {llama_pretok_type::DEEPSEEK3,
+         "deepseek-v3",
+         true,
+         {R("\\p{N}{1,3}"), R("[一-龥぀-ゟ゠-ヿ]+"), R(WORDS_AFTER_PUNCT)}},
+        {llama_pretok_type::YOUTU,
+         "youtu",
+         true,
+         {R("[가-힣ㄱ-ㆎ]+|[！…“”‘’—：；，、-〿︰-﹏]+|[ㄅ-ㄯ]+|[一-龥぀-ゟ゠-ヿ]+"),
+          R("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+" CONTRACTIONS
+            "?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*" CONTRACTIONS
+            "?|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::QWEN35,
+         "qwen35",
+         true,
+         {R(CONTRACTIONS
+            "|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+            "\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::BLOOM, "bloom", true, {R(BLOOM_RE)}},
+        {llama_pretok_type::VIKING, "viking", true, {R(BLOOM_RE), M(m_digit)}},
+        {llama_pretok_type::TEKKEN,
+         "tekken",
+         true,
+         {R("[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])(["
+            "^"
+            "a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::CHAMELEON,
+         "chameleon",
+         true,
+         {R("<sentinel:[0-9]+>"), R("(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z"), R("([\\t\\n]|    |  )"), M(m_digit),
+          R("[\\p{P}!-/:-@\\[-`{-~]"), M(m_gpt2)}},
+        {llama_pretok_type::GPT4O,
+         "gpt-4o",
+         true,
+         {R("[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+" CONTRACTIONS
+            "?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*" CONTRACTIONS "?|" CASED_TAIL)}},
+        {llama_pretok_type::GRANITE_EMB_MULTI,
+         "granite-embed-multi-97m",
+         true,
+         {R("[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}\\p{M}])([^a-z]))*((?=[\\p{L}\\p{M}])([^A-Z]))+" CONTRACTIONS
+            "?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}\\p{M}])([^a-z]))+((?=[\\p{L}\\p{M}])([^A-Z]))*" CONTRACTIONS
+            "?|" CASED_TAIL)}},
+        {llama_pretok_type::TINY_AYA,
+         "tiny_aya",
+         true,
+         {M(m_digit_groups<false>),
+          R("[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+" CONTRACTIONS
+            "?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*" CONTRACTIONS
+            "?|" CASED_TAIL)}},
+        // upstream's hand-written kimi-k2 splitter, as an expression: Han runs, then words of other
+        // letters (case runs not split, marks not joined), contractions, \p{N}{1,3}, llama3's rest
+        {llama_pretok_type::KIMI_K2,
+         "kimi-k2",
+         true,
+         {R("\\p{Han}+|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}&&[^\\p{Han}]]+" CONTRACTIONS
+            "?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::SUPERBPE, "superbpe", true, {M(m_digits), M(m_digit_groups<true>)}},
+        {llama_pretok_type::BAILINGMOE,
+         "bailingmoe",
+         true,
+         {R("'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+            "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+            "\\s*[\\r\\n]|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::SEED_CODER,
+         "seed-coder",
+         true,
+         {R(CONTRACTIONS
+            "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::AFMOE,
+         "afmoe",
+         true,
+         {M(m_digit_groups<false>),
+          R("[一-鿿㐀-䶿豈-﫿぀-ゟ゠-ヿ･-ﾟ⼀-⿟เ-๿຀-໿ក-៿က-႟ꩠ-ꩿꧠ-꧿가-힯ᄀ-"
+            "ᇿ]"
+            "+"),
+          R(WORDS_AFTER_PUNCT)}},
+        {llama_pretok_type::LAGUNA, "laguna", true, {R(NEWLINES_RE), M(m_llama3<1>)}},
+        {llama_pretok_type::EXAONE_MOE,
+         "exaone-moe",
+         true,
+         {R(CONTRACTIONS
+            "|[^\\r\\n\\p{L}\\p{N}]?(?:\\p{L}\\p{M}*(?: \\p{L}\\p{M}*)*)+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]?|"
+            "\\s*[\\r\\n]|\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::NEWLINES, "gemma4", false, {R(NEWLINES_RE)}},
+        {llama_pretok_type::MINICPM5,
+         "minicpm5",
+         true,
+         {R("\\p{N}{1,3}"),
+          R(CONTRACTIONS "|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}+| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"
+                         "\\s+(?!\\S)|\\s+")}},
+        {llama_pretok_type::WHITESPACE, "whitespace", false, {R("\\S+")}},
     };
+    static_assert((int) llama_pretok_type::COUNT == 29, "one row per llama_pretok_type");
     return defs;
+}
+
+// the table with its expressions compiled, built once (thread-safe static initialization)
+const std::vector<std::vector<stage>> & pretok_stages() {
+    static const std::vector<std::vector<stage>> all = [] {
+        std::vector<std::vector<stage>> v(pretok_table().size());
+        for (const auto & d : pretok_table()) {
+            auto & st = v[(size_t) d.type];
+            for (const auto & s : d.stages) {
+                stage x;
+                x.fn = s.fn;
+                if (s.re) {
+                    x.re = std::make_shared<llama_pt_regex>(s.re);
+                }
+                st.push_back(std::move(x));
+            }
+        }
+        return v;
+    }();
+    return all;
+}
+
+const pretok_def * find_def(llama_pretok_type type) {
+    for (const auto & d : pretok_table()) {
+        if (d.type == type) {
+            return &d;
+        }
+    }
+    return nullptr;
 }
 
 }  // namespace
 
-bool llama_pretok_from_name(const std::string & name, llama_pretok_type & type) {
-    // names of tokenizer.ggml.pre that share an expression sequence
-    static const struct {
-        const char *      name;
-        llama_pretok_type type;
-    } aliases[] = {
-        {"default", llama_pretok_type::DEFAULT},
-        {"gpt-2", llama_pretok_type::GPT2},
-        {"phi-2", llama_pretok_type::GPT2},
-        {"mpt", llama_pretok_type::GPT2},
-        {"olmo", llama_pretok_type::GPT2},
-        {"jais", llama_pretok_type::GPT2},
-        {"jina-es", llama_pretok_type::GPT2},
-        {"jina-de", llama_pretok_type::GPT2},
-        {"gigachat", llama_pretok_type::GPT2},
-        {"roberta-bpe", llama_pretok_type::GPT2},
-        {"trillion", llama_pretok_type::GPT2},
-        {"llama-bpe", llama_pretok_type::LLAMA3},
-        {"llama3", llama_pretok_type::LLAMA3},
-        {"llama-v3", llama_pretok_type::LLAMA3},
-        {"falcon3", llama_pretok_type::LLAMA3},
-        {"pixtral", llama_pretok_type::LLAMA3},
-        {"dbrx", llama_pretok_type::LLAMA3},
-        {"smaug-bpe", llama_pretok_type::LLAMA3},
-        {"qwen2", llama_pretok_type::QWEN2},
-        {"deepseek-r1-qwen", llama_pretok_type::QWEN2},
-        {"stablelm2", llama_pretok_type::QWEN2},
-        {"megrez", llama_pretok_type::QWEN2},
-        {"deepseek-llm", llama_pretok_type::DEEPSEEK_LLM},
-        {"deepseek-coder", llama_pretok_type::DEEPSEEK_CODER},
-        {"falcon", llama_pretok_type::FALCON},
-        {"starcoder", llama_pretok_type::STARCODER},
-        {"refact", llama_pretok_type::STARCODER},
-        {"command-r", llama_pretok_type::STARCODER},
-        {"smollm", llama_pretok_type::STARCODER},
-        {"codeshell", llama_pretok_type::STARCODER},
-        {"exaone", llama_pretok_type::STARCODER},
-        {"minerva-7b", llama_pretok_type::STARCODER},
-    };
-    for (const auto & a : aliases) {
-        if (name == a.name) {
-            type = a.type;
-            return true;
-        }
-    }
-    return false;
+const char * llama_pretok_name(llama_pretok_type type) {
+    const pretok_def * d = find_def(type);
+    return d ? d->name : "?";
 }
 
-const char * llama_pretok_name(llama_pretok_type type) {
-    for (const auto & d : pretok_defs()) {
-        if (d.type == type) {
-            return d.name;
-        }
-    }
-    return "?";
+bool llama_pretok_byte_encode(llama_pretok_type type) {
+    const pretok_def * d = find_def(type);
+    return d ? d->byte_encode : true;
 }
 
 void llama_pretok_split(llama_pretok_type type, const std::string & text,
@@ -373,13 +503,9 @@ void llama_pretok_split(llama_pretok_type type, const std::string & text,
     if (text.empty()) {
         return;
     }
-    const pretok_def * def = nullptr;
-    for (const auto & d : pretok_defs()) {
-        if (d.type == type) {
-            def = &d;
-        }
-    }
-    pt_text t;
+    const auto & all = pretok_stages();
+    const size_t ti  = (size_t) type < all.size() ? (size_t) type : 0;
+    pt_text      t;
     t.cpt.reserve(text.size());
     t.flags.reserve(text.size());
     t.offs.reserve(text.size() + 1);
@@ -395,10 +521,10 @@ void llama_pretok_split(llama_pretok_type type, const std::string & text,
 
     std::vector<std::pair<size_t, size_t>> cur = {{0, t.cpt.size()}};
     std::vector<std::pair<size_t, size_t>> next;
-    for (matcher m : def->stages) {
+    for (const stage & st : all[ti]) {
         next.clear();
         for (const auto & p : cur) {
-            split_stage(t, m, p.first, p.second, next);
+            split_stage(t, st, p.first, p.second, next);
         }
         cur.swap(next);
     }

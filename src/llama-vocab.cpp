@@ -232,13 +232,13 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.bos      = 11;
         s.eos      = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
         s.pre_name = d.pre.empty() ? "default" : d.pre;
-        if (!llama_pretok_from_name(s.pre_name, s.pre_type)) {
+        llama_pretok_info pre;
+        if (!llama_pretok_from_name(s.pre_name, pre)) {
             throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) + ")");
         }
-        if (s.pre_type == llama_pretok_type::LLAMA3) {
-            s.ignore_merges = true;
-            s.add_bos       = true;
-        }
+        s.pre_type      = pre.type;
+        s.ignore_merges = pre.ignore_merges;
+        s.add_bos       = pre.add_bos;
     } else if (d.model == "bert") {
         s.type         = LLAMA_VOCAB_TYPE_WPM;
         s.bos          = 101;
