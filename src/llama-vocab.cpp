@@ -236,6 +236,13 @@ void llama_vocab::load(const llama_vocab_data & d) {
         if (!llama_pretok_from_name(s.pre_name, pre)) {
             throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) + ")");
         }
+        // Their pieces split right, but their BPE merges over raw UTF-8 (and gemma4 / sarvam-moe
+        // replace spaces by U+2581) where ours runs over the GPT-2 byte alphabet: refused rather than
+        // tokenized wrong.
+        if (!llama_pretok_byte_encode(pre.type)) {
+            throw vocab_error("pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) +
+                              ") runs BPE over raw UTF-8 without the byte alphabet: not supported yet");
+        }
         s.pre_type      = pre.type;
         s.ignore_merges = pre.ignore_merges;
         s.add_bos       = pre.add_bos;
