@@ -23,7 +23,7 @@ struct scope : std::enable_shared_from_this<scope> {
 
 struct limits {
     size_t   max_output = 64u << 20;
-    uint64_t max_steps  = 50000000;
+    uint64_t max_steps  = 2000000;
     int      max_depth  = 256;
 };
 
