@@ -8,9 +8,8 @@ namespace jinja {
 
 const value * scope::lookup(const std::string & name) const {
     for (const scope * s = this; s; s = s->parent.get()) {
-        auto it = s->vars.find(name);
-        if (it != s->vars.end()) {
-            return &it->second;
+        if (const value * v = s->vars.find(name)) {
+            return v;
         }
     }
     return nullptr;
