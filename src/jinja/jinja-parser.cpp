@@ -1,7 +1,6 @@
 // Tokens -> syntax tree, with Jinja2's grammar and operator precedence:
 // ternary < or < and < not < comparisons < + - < ~ < * / // % < ** < unary - + < postfix/filters/tests.
 #include "jinja-ast.h"
-#include "jinja-eval.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -402,9 +401,6 @@ struct parser {
         while (accept_op(".")) {  // dotted filter names exist in Jinja2's grammar
             f->name += "." + expect_name();
         }
-        if (!has_filter(f->name)) {  // Jinja2 refuses unknown filters when compiling
-            fail("no filter named '" + f->name + "'");
-        }
         if (accept_op("(")) {
             call_args_into(f->args);
         }
@@ -421,9 +417,6 @@ struct parser {
                 tst->name    = expect_name();
                 while (accept_op(".")) {
                     tst->name += "." + expect_name();
-                }
-                if (!has_test(tst->name)) {
-                    fail("no test named '" + tst->name + "'");
                 }
                 tst->obj = std::move(e);
                 if (accept_op("(")) {
