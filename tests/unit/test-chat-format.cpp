@@ -77,6 +77,24 @@ bool is_prefix(const std::string & a, const std::string & b) {
     return b.compare(0, a.size(), a) == 0;
 }
 
+// Whether s is whole UTF-8 sequences (the check streaming clients need, not full validation).
+bool whole_utf8(const std::string & s) {
+    for (size_t i = 0; i < s.size();) {
+        const unsigned char c = (unsigned char) s[i];
+        const size_t        n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+        if (n == 0 || i + n > s.size()) {
+            return false;
+        }
+        for (size_t k = 1; k < n; k++) {
+            if (((unsigned char) s[i + k] & 0xC0) != 0x80) {
+                return false;
+            }
+        }
+        i += n;
+    }
+    return true;
+}
+
 // Feeds the chunks, checking after each that the snapshot only extends the previous one, and that
 // the deltas rebuild the final message. Returns the final message.
 chat_msg stream(chat_format fmt, const std::vector<std::string> & chunks, chat_parse_options opts,
@@ -90,6 +108,9 @@ chat_msg stream(chat_format fmt, const std::vector<std::string> & chunks, chat_p
         EXPECT_TRUE(is_prefix(now.content, expect.content)) << where << "\n partial: " << show(now);
         EXPECT_TRUE(is_prefix(now.reasoning_content, expect.reasoning_content)) << where << "\n " << show(now);
         EXPECT_LE(now.tool_calls.size(), expect.tool_calls.size()) << where;
+        if (whole_utf8(expect.content) && whole_utf8(expect.reasoning_content)) {
+            EXPECT_TRUE(whole_utf8(now.content) && whole_utf8(now.reasoning_content)) << where << " cuts UTF-8";
+        }
         for (const chat_msg_delta & d : diff(prev, now)) {
             apply(rebuilt, d);
         }
@@ -200,6 +221,19 @@ TEST(ChatFormat, Hermes) {
     check(f, "x <tool_call>\n{\"name\": \"a\", \"arguments\": {}}",
           msg("x <tool_call>\n{\"name\": \"a\", \"arguments\": {}}"));
     check(f, "a <tool_ca", msg("a <tool_ca"));
+    check(f, "Write <tool_call> then JSON. Done.", msg("Write <tool_call> then JSON. Done."));
+    {
+        // a long call is not re-read on every feed, yet shows as soon as it closes
+        const std::string call =
+            "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"t\": \"" + std::string(20000, 'x') + "\"}}\n</tool_call>";
+        chat_parser p(f);
+        for (size_t i = 0; i < call.size(); i += 3) {
+            p.feed(call.substr(i, 3));
+        }
+        EXPECT_EQ(p.partial().tool_calls.size(), 1u);
+        p.feed("after");
+        EXPECT_EQ(p.partial().content, "after");
+    }
     chat_parse_options no_tools;
     no_tools.parse_tool_calls = false;
     check(f, "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>",

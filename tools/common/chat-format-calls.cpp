@@ -175,7 +175,13 @@ call_result parse_qwen3_coder(std::string_view text, size_t olen, bool) {
 }
 
 // Llama 3.x: the whole answer is {"name": "f", "parameters": {..}} (opener "{" at the start).
-call_result parse_llama3_json(std::string_view text, size_t, bool) {
+call_result parse_llama3_json(std::string_view text, size_t olen, bool) {
+    // a JSON answer that is not a call shows as content at once, not when its JSON ends
+    cursor first{text, olen};
+    first.ws();
+    if (first.peek("\"name\"") == scan::invalid && first.peek("\"type\"") == scan::invalid) {
+        return fail(scan::invalid);
+    }
     cursor         c{text, 0};
     chat_tool_call call;
     if (scan r = read_json_call(c, call); r != scan::complete) {

@@ -207,11 +207,22 @@ bool chat_parser::step_content(bool at_end) {
             mode_ = mode::reasoning;
             return true;
         } else {
+            // Re-reading a long unfinished call on every feed would be quadratic. Every call
+            // ends with one of ">}])", and the parsers decide the same on any longer text, so
+            // without such a byte the answer is still "incomplete"; reading again once the call
+            // has doubled still turns prose after an opener into content soon enough.
+            if (!at_end && call_wait_ > i && s.size() - i < 2 * (call_wait_ - i) &&
+                s.find_first_of(">}])", std::max(call_wait_, call_seen_)) == std::string_view::npos) {
+                call_seen_ = s.size();
+                return false;
+            }
             chat_impl::call_result r = best->parse(s.substr(i), best->text.size(), at_end);
+            call_wait_               = 0;
             if (r.st == scan::complete) {
                 msg_.tool_calls.insert(msg_.tool_calls.end(), r.calls.begin(), r.calls.end());
                 pos_ = i + r.end;
             } else if (r.st == scan::incomplete && !at_end) {
+                call_wait_ = s.size();
                 return false;  // wait for the rest of the call
             } else {
                 // not a call after all: the opener is text (a prefix the prompt implied is not)

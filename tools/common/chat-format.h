@@ -98,6 +98,8 @@ private:
     std::string        buf_;              // everything fed so far
     size_t             pos_         = 0;  // buf_ before pos_ is reflected in msg_
     size_t             virtual_end_ = 0;  // buf_ starts with this many bytes the prompt implied
+    size_t             call_wait_   = 0;  // buf_ size when the call at pos_ was last found incomplete
+    size_t             call_seen_   = 0;  // buf_ before this holds no byte that can end that call
     mode               mode_        = mode::content;
     bool               started_     = false;  // the format's implied start text has been decided
     bool               finished_    = false;
