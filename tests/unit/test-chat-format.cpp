@@ -467,6 +467,41 @@ bool accepts(const std::string & gbnf, const std::string & text) {
     return ok;
 }
 
+// The same through a lazy sampler with the grammar's trigger patterns: free text, then the call.
+bool lazy_accepts(const chat_tool_grammar & g, const std::string & text) {
+    const llama_vocab *       v = gpt2();
+    std::vector<const char *> pats;
+    for (const std::string & p : g.trigger_patterns) {
+        pats.push_back(p.c_str());
+    }
+    llama_sampler * s =
+        llama_sampler_init_grammar_lazy_patterns(v, g.grammar.c_str(), "root", pats.data(), pats.size(), nullptr, 0);
+    EXPECT_NE(s, nullptr) << llama_last_error();
+    if (s == nullptr) {
+        return false;
+    }
+    std::vector<llama_token> toks(text.size() + 8);
+    const int32_t            n =
+        llama_tokenize(v, text.data(), (int32_t) text.size(), toks.data(), (int32_t) toks.size(), false, false);
+    toks.resize(n > 0 ? (size_t) n : 0);
+    toks.push_back(llama_vocab_eos(v));
+    bool ok = true;
+    for (llama_token t : toks) {
+        llama_token_data       d   = {t, 0.0f, 0.0f};
+        llama_token_data_array arr = {&d, 1, -1, false};
+        llama_sampler_apply(s, &arr);
+        if (std::isinf(d.logit)) {
+            ok = false;
+            break;
+        }
+        if (t != llama_vocab_eos(v)) {
+            llama_sampler_accept(s, t);
+        }
+    }
+    llama_sampler_free(s);
+    return ok;
+}
+
 const char * k_tools = R"([
   {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
     "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}},
@@ -593,6 +628,11 @@ TEST(ChatFormatGrammar, AutoIsLazyWithTriggers) {
             EXPECT_NE(c.good.find(w), std::string::npos) << w;
         }
         EXPECT_TRUE(accepts(g.grammar, c.good));  // from the trigger on, the grammar reads the call
+        // through the lazy sampler: the text before the trigger is free, the call is checked
+        EXPECT_TRUE(lazy_accepts(g, output)) << output;
+        EXPECT_TRUE(lazy_accepts(g, "No call here, just text."));
+        const std::string bad = c.bad[0];
+        EXPECT_FALSE(lazy_accepts(g, at_start ? bad : "Let me check. " + bad)) << bad;
     }
 }
 
