@@ -50,6 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t * data, size_t size) {
     opts.thinking_forced_open = flags & 1;
     opts.reasoning_in_content = flags & 2;
     opts.parse_tool_calls     = !(flags & 4);
+    if (flags & 8) {
+        opts.tools_json = R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+            "properties": {"p": {"type": "string"}, "s": {"type": "string"}}}}}])";
+    }
     for (int fi = 0; fi < (int) chat_format::count; fi++) {
         const chat_format fmt = (chat_format) fi;
         chat_parser       whole(fmt, opts);

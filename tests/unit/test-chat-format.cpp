@@ -251,6 +251,14 @@ TEST(ChatFormat, Qwen3Coder) {
           "<tool_call>\n<function=a>\n</function>\n</tool_call>\n<tool_call>\n<function=b>\n<parameter=x>\nü\n"
           "</parameter>\n</function>\n</tool_call>",
           msg("", "", {tc("a", "{}"), tc("b", R"({"x":"ü"})")}));
+    // with the tools, a parameter declared a string stays one
+    chat_parse_options typed;
+    typed.tools_json = R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+        "properties": {"s": {"type": "string"}, "n": {"type": "integer"}}}}}])";
+    check(f,
+          "<tool_call>\n<function=f>\n<parameter=s>\n42\n</parameter>\n<parameter=n>\n42\n</parameter>\n</function>\n</"
+          "tool_call>",
+          msg("", "", {tc("f", R"({"s":"42","n":42})")}), typed);
     check(f, "<tool_call>\n<function=a>\n<parameter=x>\n1\n</function>",
           msg("<tool_call>\n<function=a>\n<parameter=x>\n1\n</function>"));
 }

@@ -1,5 +1,6 @@
 // The tool-call syntax of each family: one parser per call shape, and the table of markers that
 // tells the parser's state machine where calls, reasoning and ignorable markers begin.
+#include <algorithm>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -91,7 +92,7 @@ scan read_json_args(cursor & c, std::string & out) {
 }
 
 // <tool_call>\n{"name": "f", "arguments": {..}}\n</tool_call>
-call_result parse_hermes(std::string_view text, size_t olen, bool) {
+call_result parse_hermes(std::string_view text, size_t olen, bool, const call_context &) {
     cursor         c{text, olen};
     chat_tool_call call;
     if (scan r = read_json_call(c, call); r != scan::complete) {
@@ -104,14 +105,18 @@ call_result parse_hermes(std::string_view text, size_t olen, bool) {
     return done(c.i, {call});
 }
 
-// A parameter's value: JSON when it parses as JSON (numbers, booleans, objects), else the raw
-// string. The template writes strings unquoted, so "42" meant as a string comes back a number.
-ojson qwen_value(std::string v) {
+// A parameter's value: the raw text for a parameter the tools declare a string (the template
+// writes strings unquoted), else JSON when it parses as JSON (numbers, booleans, objects), else
+// the raw text. Without the tools' schemas, "42" meant as a string comes back a number.
+ojson qwen_value(std::string v, bool is_string) {
     if (!v.empty() && v.front() == '\n') {
         v.erase(0, 1);
     }
     if (!v.empty() && v.back() == '\n') {
         v.pop_back();
+    }
+    if (is_string) {
+        return ojson(v);
     }
     size_t end = 0;
     // the space ends a bare number, which the scanner would otherwise wait to see continue
@@ -125,7 +130,7 @@ ojson qwen_value(std::string v) {
 }
 
 // <tool_call>\n<function=f>\n<parameter=p>\nvalue\n</parameter>\n</function>\n</tool_call>
-call_result parse_qwen3_coder(std::string_view text, size_t olen, bool) {
+call_result parse_qwen3_coder(std::string_view text, size_t olen, bool, const call_context & ctx) {
     cursor c{text, olen};
     c.ws();
     std::string name;
@@ -158,7 +163,12 @@ call_result parse_qwen3_coder(std::string_view text, size_t olen, bool) {
         if (scan r = c.until("</parameter>", std::string_view::npos / 2, value); r != scan::complete) {
             return fail(r);
         }
-        args[key] = qwen_value(std::move(value));
+        bool is_string = false;
+        if (ctx.string_params != nullptr) {
+            is_string = std::find(ctx.string_params->begin(), ctx.string_params->end(), std::make_pair(name, key)) !=
+                        ctx.string_params->end();
+        }
+        args[key] = qwen_value(std::move(value), is_string);
     }
     c.ws();
     if (scan r = c.lit("</tool_call>"); r != scan::complete) {
@@ -175,7 +185,7 @@ call_result parse_qwen3_coder(std::string_view text, size_t olen, bool) {
 }
 
 // Llama 3.x: the whole answer is {"name": "f", "parameters": {..}} (opener "{" at the start).
-call_result parse_llama3_json(std::string_view text, size_t olen, bool) {
+call_result parse_llama3_json(std::string_view text, size_t olen, bool, const call_context &) {
     // a JSON answer that is not a call shows as content at once, not when its JSON ends
     cursor first{text, olen};
     first.ws();
@@ -239,7 +249,7 @@ scan read_python_value(cursor & c, ojson & out) {
 
 // <|python_tag|>tool.call(k="v", ..) (Llama 3.1 builtin tools), <|python_tag|>{"name": ..} or,
 // when neither fits, code for the "python" tool; generation ends at <|eom_id|>, so it runs to the end.
-call_result parse_python_tag(std::string_view text, size_t olen, bool at_end) {
+call_result parse_python_tag(std::string_view text, size_t olen, bool at_end, const call_context &) {
     cursor c{text, olen};
     c.ws();
     if (!c.at_eof() && c.s[c.i] == '{') {
@@ -302,7 +312,7 @@ call_result parse_python_tag(std::string_view text, size_t olen, bool at_end) {
 }
 
 // [TOOL_CALLS][{"name": .., "arguments": {..}, "id": ".."}] or [TOOL_CALLS]f[CALL_ID]id[ARGS]{..}
-call_result parse_mistral(std::string_view text, size_t olen, bool) {
+call_result parse_mistral(std::string_view text, size_t olen, bool, const call_context &) {
     cursor c{text, olen};
     c.ws();
     if (c.at_eof()) {
@@ -337,7 +347,7 @@ call_result parse_mistral(std::string_view text, size_t olen, bool) {
 
 // <|channel|>commentary to=functions.f <|constrain|>json<|message|>{..}<|call|>; the opener ends at
 // "functions.". <|call|> ends generation and may be missing from the text, so the end closes too.
-call_result parse_harmony(std::string_view text, size_t olen, bool at_end) {
+call_result parse_harmony(std::string_view text, size_t olen, bool at_end, const call_context &) {
     cursor         c{text, olen};
     chat_tool_call call;
     const size_t   start = c.i;
@@ -409,7 +419,7 @@ scan read_deepseek_item(cursor & c, chat_tool_call & call) {
     return c.lit("<｜tool▁call▁end｜>");
 }
 
-call_result parse_deepseek_block(std::string_view text, size_t olen, bool at_end) {
+call_result parse_deepseek_block(std::string_view text, size_t olen, bool at_end, const call_context &) {
     cursor                      c{text, olen};
     std::vector<chat_tool_call> calls;
     for (;;) {
@@ -438,7 +448,7 @@ call_result parse_deepseek_block(std::string_view text, size_t olen, bool at_end
 }
 
 // A lone <｜tool▁call▁begin｜> without the block marker, as models sometimes write.
-call_result parse_deepseek_item(std::string_view text, size_t olen, bool) {
+call_result parse_deepseek_item(std::string_view text, size_t olen, bool, const call_context &) {
     cursor         c{text, olen};
     chat_tool_call call;
     if (scan r = read_deepseek_item(c, call); r != scan::complete) {
@@ -448,7 +458,7 @@ call_result parse_deepseek_item(std::string_view text, size_t olen, bool) {
 }
 
 // <|tool_call|>[..] (Granite) and functools[..] (FireFunction v2)
-call_result parse_json_array(std::string_view text, size_t olen, bool) {
+call_result parse_json_array(std::string_view text, size_t olen, bool, const call_context &) {
     cursor                      c{text, olen};
     std::vector<chat_tool_call> calls;
     if (scan r = read_json_array_calls(c, calls); r != scan::complete) {
@@ -458,7 +468,7 @@ call_result parse_json_array(std::string_view text, size_t olen, bool) {
 }
 
 // <|START_ACTION|>[{"tool_call_id": "0", "tool_name": "f", "parameters": {..}}]<|END_ACTION|>
-call_result parse_command_r(std::string_view text, size_t olen, bool) {
+call_result parse_command_r(std::string_view text, size_t olen, bool, const call_context &) {
     cursor                      c{text, olen};
     std::vector<chat_tool_call> calls;
     if (scan r = read_json_array_calls(c, calls); r != scan::complete) {
@@ -472,7 +482,7 @@ call_result parse_command_r(std::string_view text, size_t olen, bool) {
 }
 
 // >>>f\n{..} (functionary v3.2; ">>>all\n" starts text and is a skip marker)
-call_result parse_functionary_v3_2(std::string_view text, size_t olen, bool) {
+call_result parse_functionary_v3_2(std::string_view text, size_t olen, bool, const call_context &) {
     cursor         c{text, olen};
     chat_tool_call call;
     if (scan r = read_name(c, call.name); r != scan::complete) {
@@ -491,7 +501,7 @@ call_result parse_functionary_v3_2(std::string_view text, size_t olen, bool) {
 }
 
 // <function=f>{..}</function> (functionary v3.1 for Llama 3.1)
-call_result parse_function_tag(std::string_view text, size_t olen, bool) {
+call_result parse_function_tag(std::string_view text, size_t olen, bool, const call_context &) {
     cursor         c{text, olen};
     chat_tool_call call;
     if (scan r = read_name(c, call.name); r != scan::complete) {

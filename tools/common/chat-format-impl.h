@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chat-format.h"
@@ -21,9 +22,18 @@ struct call_result {
     std::vector<chat_tool_call> calls;
 };
 
+// What the caller knows beyond the text: (function, parameter) pairs the tools declare strings.
+struct call_context {
+    const std::vector<std::pair<std::string, std::string>> * string_params = nullptr;
+};
+
 // Parses the call(s) starting at text[0] (the opener, opener_len bytes long). at_end: no more
 // text will come, so a parser may accept a call that the end of generation closes.
-using call_parser = call_result (*)(std::string_view text, size_t opener_len, bool at_end);
+using call_parser = call_result (*)(std::string_view text, size_t opener_len, bool at_end, const call_context & ctx);
+
+// The (function, parameter) pairs of an OpenAI tools array whose schema type is "string";
+// empty for malformed JSON.
+std::vector<std::pair<std::string, std::string>> string_parameters(const std::string & tools_json);
 
 enum class marker_kind { skip, reasoning_open, call };
 

@@ -283,6 +283,34 @@ bool json_array_to_calls(std::string_view array_text, std::vector<chat_tool_call
     }
 }
 
+std::vector<std::pair<std::string, std::string>> string_parameters(const std::string & tools_json) {
+    std::vector<std::pair<std::string, std::string>> out;
+    try {
+        ojson tools = ojson::parse(tools_json, nullptr, false);
+        if (tools.is_discarded() || !tools.is_array()) {
+            return out;
+        }
+        for (const ojson & t : tools) {
+            const ojson & fn = t.is_object() && t.contains("function") ? t["function"] : t;
+            if (!fn.is_object() || !fn.contains("name") || !fn["name"].is_string() || !fn.contains("parameters")) {
+                continue;
+            }
+            const ojson & params = fn["parameters"];
+            if (!params.is_object() || !params.contains("properties") || !params["properties"].is_object()) {
+                continue;
+            }
+            for (const auto & [key, schema] : params["properties"].items()) {
+                if (schema.is_object() && schema.contains("type") && schema["type"] == "string") {
+                    out.emplace_back(fn["name"].get<std::string>(), key);
+                }
+            }
+        }
+    } catch (const std::exception &) {
+        out.clear();
+    }
+    return out;
+}
+
 void cursor::ws() {
     while (i < s.size() && is_ws(s[i])) {
         i++;

@@ -3,6 +3,7 @@
 // could still change meaning (a marker cut short, a call not yet closed, trailing whitespace, a
 // split UTF-8 sequence) waits in the buffer until more text or finish() decides it.
 #include <algorithm>
+#include <utility>
 
 #include "chat-format-impl.h"
 
@@ -52,7 +53,10 @@ void append_trimmed(std::string & field, std::string & pending, std::string_view
 
 }  // namespace
 
-chat_parser::chat_parser(chat_format fmt, chat_parse_options opts) : fmt_(fmt), opts_(opts) {
+chat_parser::chat_parser(chat_format fmt, chat_parse_options opts) : fmt_(fmt), opts_(std::move(opts)) {
+    if (!opts_.tools_json.empty()) {
+        string_params_ = chat_impl::string_parameters(opts_.tools_json);
+    }
     if (opts_.thinking_forced_open && !spec_of(fmt_).reasoning_close.empty()) {
         mode_ = mode::reasoning;
     }
@@ -216,7 +220,9 @@ bool chat_parser::step_content(bool at_end) {
                 call_seen_ = s.size();
                 return false;
             }
-            chat_impl::call_result r = best->parse(s.substr(i), best->text.size(), at_end);
+            chat_impl::call_context ctx;
+            ctx.string_params        = &string_params_;
+            chat_impl::call_result r = best->parse(s.substr(i), best->text.size(), at_end, ctx);
             call_wait_               = 0;
             if (r.st == scan::complete) {
                 msg_.tool_calls.insert(msg_.tool_calls.end(), r.calls.begin(), r.calls.end());

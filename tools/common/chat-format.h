@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace llama_tools {
@@ -63,6 +64,10 @@ struct chat_parse_options {
     bool reasoning_in_content = false;  // keep reasoning, markers included, inside content
     bool thinking_forced_open = false;  // the prompt opened the reasoning block: output starts inside it
     bool parse_tool_calls     = true;   // false: call markers are plain content
+    // The request's OpenAI "tools" array (JSON text, optional). qwen3-coder writes string
+    // parameters unquoted; with the tools, a parameter declared "string" stays a string even
+    // when its text would parse as JSON ("42", "true").
+    std::string tools_json;
 };
 
 // Incremental parser of one generated message. feed() the text as it is generated (any split,
@@ -103,9 +108,10 @@ private:
     mode               mode_        = mode::content;
     bool               started_     = false;  // the format's implied start text has been decided
     bool               finished_    = false;
-    std::string        pending_ws_content_;    // trailing whitespace not yet known to be inner
-    std::string        pending_ws_reasoning_;  // same for reasoning
-    chat_msg           msg_;
+    std::string        pending_ws_content_;                           // trailing whitespace not yet known to be inner
+    std::string        pending_ws_reasoning_;                         // same for reasoning
+    std::vector<std::pair<std::string, std::string>> string_params_;  // from opts_.tools_json
+    chat_msg                                         msg_;
 };
 
 // One streaming step, as an OpenAI chat.completion.chunk "delta" carries it: text appended to
