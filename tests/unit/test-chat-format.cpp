@@ -166,6 +166,24 @@ TEST(ChatFormat, NamesRoundTrip) {
     EXPECT_STREQ(chat_format_name(chat_format::count), "unknown");
 }
 
+TEST(ChatFormat, DiffDeltas) {
+    const chat_msg a = msg("Hel", "th", {tc("f", "{\"a\":")});
+    const chat_msg b = msg("Hello", "think", {tc("f", "{\"a\":1}"), tc("g", "{}", "id1")});
+    const auto     d = diff(a, b);
+    ASSERT_EQ(d.size(), 4u);
+    EXPECT_EQ(d[0].reasoning_content, "ink");
+    EXPECT_EQ(d[1].content, "lo");
+    EXPECT_EQ(d[2].tool_call_index, 0);
+    EXPECT_EQ(d[2].tool_call_name, "");
+    EXPECT_EQ(d[2].tool_call_arguments, "1}");
+    EXPECT_EQ(d[3].tool_call_index, 1);
+    EXPECT_EQ(d[3].tool_call_name, "g");
+    EXPECT_EQ(d[3].tool_call_id, "id1");
+    EXPECT_EQ(d[3].tool_call_arguments, "{}");
+    EXPECT_TRUE(diff(b, b).empty());
+    EXPECT_EQ(diff(msg("abc"), msg("xyz"))[0].content, "xyz");  // not an extension: sent whole
+}
+
 TEST(ChatFormat, Detect) {
     // snippets with each family's markers, written for this test
     const std::vector<std::pair<std::string, chat_format>> cases = {
@@ -199,6 +217,8 @@ TEST(ChatFormat, ContentOnlyAndThink) {
     chat_parse_options forced;
     forced.thinking_forced_open = true;
     check(chat_format::think, "Already thinking.\n</think>Answer é.", msg("Answer é.", "Already thinking."), forced);
+    check(chat_format::think, "<think>\nOpened twice.</think>Ok", msg("Ok", "Opened twice."), forced);
+    check(chat_format::think, "<thin", msg("", "<thin"), forced);
     chat_parse_options inc;
     inc.reasoning_in_content = true;
     check(chat_format::think, "<think>hmm</think>Yes", msg("<think>hmm</think>Yes"), inc);

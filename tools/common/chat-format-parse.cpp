@@ -58,7 +58,8 @@ chat_parser::chat_parser(chat_format fmt, chat_parse_options opts) : fmt_(fmt), 
         string_params_ = chat_impl::string_parameters(opts_.tools_json);
     }
     if (opts_.thinking_forced_open && !spec_of(fmt_).reasoning_close.empty()) {
-        mode_ = mode::reasoning;
+        mode_         = mode::reasoning;
+        forced_start_ = true;
     }
 }
 
@@ -124,8 +125,29 @@ void chat_parser::run(bool at_end) {
 bool chat_parser::step_reasoning(bool at_end) {
     const format_spec & spec = spec_of(fmt_);
     const std::string & s    = buf_;
-    size_t              best = std::string::npos;
-    size_t              len  = 0;
+    if (forced_start_) {
+        // the prompt opened the block, yet some models open it again: drop that opener
+        size_t i = pos_;
+        while (i < s.size() && is_ws(s[i])) {
+            i++;
+        }
+        for (const marker & m : spec.markers) {
+            if (m.kind != marker_kind::reasoning_open) {
+                continue;
+            }
+            const size_t avail = s.size() - i;
+            if (avail >= m.text.size() && s.compare(i, m.text.size(), m.text) == 0) {
+                pos_ = i + m.text.size();
+                break;
+            }
+            if (avail < m.text.size() && s.compare(i, avail, m.text, 0, avail) == 0 && !at_end) {
+                return false;  // cannot tell yet
+            }
+        }
+        forced_start_ = false;
+    }
+    size_t best = std::string::npos;
+    size_t len  = 0;
     for (const std::string & m : spec.reasoning_close) {
         const size_t p = s.find(m, pos_);
         if (p < best) {

@@ -100,16 +100,17 @@ private:
 
     chat_format        fmt_;
     chat_parse_options opts_;
-    std::string        buf_;              // everything fed so far
-    size_t             pos_         = 0;  // buf_ before pos_ is reflected in msg_
-    size_t             virtual_end_ = 0;  // buf_ starts with this many bytes the prompt implied
-    size_t             call_wait_   = 0;  // buf_ size when the call at pos_ was last found incomplete
-    size_t             call_seen_   = 0;  // buf_ before this holds no byte that can end that call
-    mode               mode_        = mode::content;
-    bool               started_     = false;  // the format's implied start text has been decided
-    bool               finished_    = false;
-    std::string        pending_ws_content_;                           // trailing whitespace not yet known to be inner
-    std::string        pending_ws_reasoning_;                         // same for reasoning
+    std::string        buf_;               // everything fed so far
+    size_t             pos_          = 0;  // buf_ before pos_ is reflected in msg_
+    size_t             virtual_end_  = 0;  // buf_ starts with this many bytes the prompt implied
+    size_t             call_wait_    = 0;  // buf_ size when the call at pos_ was last found incomplete
+    size_t             call_seen_    = 0;  // buf_ before this holds no byte that can end that call
+    mode               mode_         = mode::content;
+    bool               started_      = false;  // the format's implied start text has been decided
+    bool               finished_     = false;
+    bool               forced_start_ = false;  // forced-open reasoning: the output may still repeat the opener
+    std::string        pending_ws_content_;    // trailing whitespace not yet known to be inner
+    std::string        pending_ws_reasoning_;  // same for reasoning
     std::vector<std::pair<std::string, std::string>> string_params_;  // from opts_.tools_json
     chat_msg                                         msg_;
 };
