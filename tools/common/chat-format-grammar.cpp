@@ -151,7 +151,7 @@ struct call_writer {
 }  // namespace
 
 chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & tools_json,
-                                          const std::string & tool_choice, bool parallel) {
+                                          const std::string & tool_choice, bool parallel, chat_thinking thinking) {
     chat_tool_grammar res;
     if (tool_choice == "none") {
         return res;
@@ -239,13 +239,18 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
     auto seq = [&](const std::string & sep) { return parallel ? "call (" + sep + " call)*" : std::string("call"); };
     std::string body;
     std::string reasoning;  // optional reasoning before a required call
+    // <think> blocks: when the prompt opened one, the output starts inside it and must close it
+    // before the call; otherwise a block is optional and opens with its marker (without that, any
+    // free text would pass as reasoning and a required call would never be forced)
+    const std::string think_block =
+        thinking == chat_thinking::forced_open ? "ttext \"</think>\" ws" : "(\"<think>\" ttext \"</think>\" ws)?";
     switch (fmt) {
         case chat_format::hermes:
         case chat_format::qwen3_coder:
         case chat_format::functionary_v3_1_llama3_1:
             body              = seq("ws");
             res.trigger_words = {fmt == chat_format::functionary_v3_1_llama3_1 ? "<function=" : "<tool_call>"};
-            reasoning = fmt == chat_format::functionary_v3_1_llama3_1 ? "" : "(\"<think>\"? ttext \"</think>\" ws)?";
+            reasoning = fmt == chat_format::functionary_v3_1_llama3_1 ? "" : think_block;
             break;
         case chat_format::llama3_json:
             body                 = seq("ws \";\" ws");
@@ -272,7 +277,7 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
         case chat_format::deepseek_v3_1:
             body              = "\"<｜tool▁calls▁begin｜>\" " + seq("ws") + " \"<｜tool▁calls▁end｜>\"";
             res.trigger_words = {"<｜tool▁calls▁begin｜>"};
-            reasoning         = "(\"<think>\"? ttext \"</think>\" ws)?";
+            reasoning         = think_block;
             break;
         case chat_format::granite:
             body              = "\"<|tool_call|>\" ws \"[\" ws " + seq("ws \",\" ws") + " ws \"]\"";
@@ -296,6 +301,9 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
             break;
         default:
             break;
+    }
+    if (thinking == chat_thinking::none) {
+        reasoning.clear();
     }
     for (const std::string & word : res.trigger_words) {
         std::string pat;

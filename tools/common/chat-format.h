@@ -145,7 +145,13 @@ struct chat_tool_grammar {
 // that tool only). parallel_tool_calls: one or more calls, else exactly one. Throws
 // std::invalid_argument for malformed tools, an unknown tool name or a format without tool calls
 // (content_only, think) unless tool_choice is "none", and schema_error for an unsupported schema.
+// thinking: whether a reasoning block may come before a required call: optional (the format's
+// block, opened by its marker), none (the template does not reason: the call comes first; without
+// this a tiny model may "reason" until max_tokens), forced_open (the prompt ends inside an opened
+// <think> block, see chat_parse_options: the output must close it, then call).
+enum class chat_thinking { optional, none, forced_open };
 chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & tools_json,
-                                          const std::string & tool_choice, bool parallel_tool_calls);
+                                          const std::string & tool_choice, bool parallel_tool_calls,
+                                          chat_thinking thinking = chat_thinking::optional);
 
 }  // namespace llama_tools

@@ -75,6 +75,10 @@ chat_renderer::chat_renderer(const llama_model * model, const std::string & tmpl
             fprintf(stderr, "llama-server: warning: the Jinja chat template does not parse (%s); using the built-in formats\n", err);
         } else {
             fmt_ = llama_tools::detect_chat_format(source);
+            // a template that writes a reasoning block (of any family) lets the model reason first
+            for (const char * m : {"<think>", "[THINK]", "<|START_THINKING|>", "<|channel|>analysis"}) {
+                reasons_ = reasons_ || source.find(m) != std::string::npos;
+            }
         }
     }
     if (!tmpl_) {
@@ -215,7 +219,11 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
             throw bad_request("give either 'tools' or a grammar / 'response_format', not both");
         }
         try {
-            auto g = llama_tools::build_tool_call_grammar(fmt_, tools_json, tool_choice, parallel);
+            auto g = llama_tools::build_tool_call_grammar(
+                fmt_, tools_json, tool_choice, parallel,
+                cr.popts.thinking_forced_open ? llama_tools::chat_thinking::forced_open
+                : reasons_                    ? llama_tools::chat_thinking::optional
+                                              : llama_tools::chat_thinking::none);
             cr.sampling.grammar          = g.grammar;
             cr.sampling.grammar_lazy     = g.lazy;
             cr.sampling.grammar_triggers = g.trigger_patterns;

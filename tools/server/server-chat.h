@@ -37,6 +37,7 @@ private:
     std::string              builtin_arg_;
     std::string              bos_text_;
     llama_tools::chat_format fmt_ = llama_tools::chat_format::content_only;
+    bool                     reasons_ = false;  // the template has a reasoning block
     mutable std::mutex       mu_;  // a llama_chat_template renders one request at a time
 };
 
