@@ -2,9 +2,14 @@
 // are mapped to the GPT-2 alphabet and merged by rank (lowest rank first, ties leftmost) with a min-heap
 // of candidate pairs. Symbols carry interned ids so that a merge is one hash lookup on an id pair, with
 // no string building in the loop. Strings that occur in merges but are not tokens get ids past n_tokens.
+// Raw-UTF-8 BPE (gemma4, sarvam-moe, granite-embed-multi-311m, whitespace: upstream's byte_encode =
+// false) starts from the piece's UTF-8 characters instead, and a symbol left that is not a token falls
+// back to the <0xNN> byte tokens. The "whitespace" model drops whitespace and runs BPE on each run.
 #include "llama-unicode.h"
 #include "llama-vocab-impl.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <queue>
 #include <stdexcept>
 
@@ -29,6 +34,9 @@ struct bpe_bigram {
         return rank > o.rank || (rank == o.rank && left > o.left);
     }
 };
+
+// the id of a raw character that no token or merge has: it never takes part in a merge
+constexpr int32_t NO_ID = -1;
 
 struct merge_result {
     int32_t rank;
@@ -56,8 +64,10 @@ struct llama_tokenizer_bpe : llama_tokenizer {
             // the first (lowest-rank) occurrence of a pair wins
             merges.emplace(key(l, r), merge_result{static_cast<int32_t>(rank), res});
         }
-        for (int b = 0; b < 256; ++b) {
-            byte_ids[b] = intern(llama_unicode_byte_to_utf8(static_cast<uint8_t>(b)));
+        if (v.byte_encode) {
+            for (int b = 0; b < 256; ++b) {
+                byte_ids[b] = intern(llama_unicode_byte_to_utf8(static_cast<uint8_t>(b)));
+            }
         }
     }
 
@@ -80,13 +90,54 @@ struct llama_tokenizer_bpe : llama_tokenizer {
         return nid;
     }
 
+    // the interned id of a character of raw text, or NO_ID when no token or merge has it
+    int32_t char_id(const char * s, size_t n) const {
+        const llama_token id = vocab.find(std::string_view(s, n));
+        if (id != LLAMA_TOKEN_NULL) {
+            return id;
+        }
+        const auto it = extra_ids.find(std::string(s, n));  // at most 4 bytes: no allocation
+        return it == extra_ids.end() ? NO_ID : it->second;
+    }
+
     void tokenize(const std::string & text, std::vector<llama_token> & out) const override {
+        if (!vocab.drop_ws) {
+            tokenize_text(text, out);
+            return;
+        }
+        // whitespace ends a run and is dropped (upstream's whitespace session); the runs are
+        // lowercased code point by code point when the normalizer says so
+        std::string run;
+        for (size_t i = 0; i < text.size();) {
+            size_t         len = 1;
+            const uint32_t cpt = llama_unicode_decode(text.data() + i, text.size() - i, len);
+            i += len;
+            if (llama_unicode_flags(cpt) & LLAMA_UNICODE_WHITESPACE) {
+                tokenize_text(run, out);
+                run.clear();
+            } else {
+                run += llama_unicode_cpt_to_utf8(vocab.drop_ws_lowercase ? llama_unicode_tolower(cpt) : cpt);
+            }
+        }
+        tokenize_text(run, out);
+    }
+
+    void tokenize_text(const std::string & text, std::vector<llama_token> & out) const {
         std::vector<std::pair<size_t, size_t>> pieces;
         llama_pretok_split(vocab.pre_type, text, pieces);
         std::vector<bpe_symbol> symbols;
         std::string             encoded;
         for (const auto & p : pieces) {
-            tokenize_piece(text.data() + p.first, p.second - p.first, symbols, encoded, out);
+            const char * s = text.data() + p.first;
+            const size_t n = p.second - p.first;
+            if (n == 0) {
+                continue;
+            }
+            if (vocab.byte_encode) {
+                tokenize_piece(s, n, symbols, encoded, out);
+            } else {
+                tokenize_raw_piece(s, n, symbols, out);
+            }
         }
     }
 
@@ -105,8 +156,77 @@ struct llama_tokenizer_bpe : llama_tokenizer {
         }
         symbols.clear();
         for (size_t i = 0; i < n; ++i) {
-            const int k = static_cast<int>(i);
-            symbols.push_back({k - 1, i + 1 == n ? -1 : k + 1, byte_ids[static_cast<uint8_t>(s[i])], i, 1});
+            symbols.push_back({0, 0, byte_ids[static_cast<uint8_t>(s[i])], i, 1});
+        }
+        merge(symbols);
+        for (int i = 0; i != -1; i = symbols[i].next) {
+            const bpe_symbol & sym = symbols[i];
+            if (static_cast<size_t>(sym.id) < vocab.id_to_token.size()) {
+                out.push_back(sym.id);
+                continue;
+            }
+            // a merge produced a string that is not a token (malformed vocab): fall back to the
+            // single-byte tokens of its encoded text, as the reference implementation does
+            const std::string & str = extra[sym.id - vocab.id_to_token.size()];
+            for (char c : str) {
+                const llama_token id = vocab.find(std::string_view(&c, 1));
+                if (id != LLAMA_TOKEN_NULL) {
+                    out.push_back(id);
+                }
+            }
+        }
+    }
+
+    void tokenize_raw_piece(const char * s, size_t n, std::vector<bpe_symbol> & symbols,
+                            std::vector<llama_token> & out) const {
+        // gemma4 keeps a newline run whole when the vocab has it (its merges never build one)
+        const bool newlines = vocab.newline_words && std::all_of(s, s + n, [](char c) { return c == '\n'; });
+        if (vocab.ignore_merges || newlines) {
+            const llama_token id = vocab.find(std::string_view(s, n));
+            if (id != LLAMA_TOKEN_NULL) {
+                out.push_back(id);
+                return;
+            }
+        }
+        symbols.clear();
+        for (size_t i = 0; i < n;) {
+            // a character's length from its lead byte alone, clipped to the piece, as upstream: an
+            // invalid byte is a symbol of its own (or swallows what follows it) and ends up as <0xNN>
+            const size_t len = std::min(n - i, utf8_len(static_cast<uint8_t>(s[i])));
+            symbols.push_back({0, 0, char_id(s + i, len), i, len});
+            i += len;
+        }
+        merge(symbols);
+        for (int i = 0; i != -1; i = symbols[i].next) {
+            const bpe_symbol & sym = symbols[i];
+            if (sym.id >= 0 && static_cast<size_t>(sym.id) < vocab.id_to_token.size()) {
+                out.push_back(sym.id);
+                continue;
+            }
+            // not a token: its bytes as <0xNN> tokens; bytes the vocab has no token for are dropped
+            for (size_t k = 0; k < sym.n; ++k) {
+                char hex[8];
+                snprintf(hex, sizeof(hex), "<0x%02X>", static_cast<uint8_t>(s[sym.offs + k]));
+                const llama_token id = vocab.find(hex);
+                if (id != LLAMA_TOKEN_NULL) {
+                    out.push_back(id);
+                }
+            }
+        }
+    }
+
+    static size_t utf8_len(uint8_t lead) {
+        static const uint8_t len[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+        return len[lead >> 4];
+    }
+
+    // Links the (non-empty) symbols into a list and merges them by rank; merged-away symbols stay in
+    // the vector with n == 0, so the result is the list from symbols[0] on.
+    void merge(std::vector<bpe_symbol> & symbols) const {
+        const int count = static_cast<int>(symbols.size());
+        for (int k = 0; k < count; ++k) {
+            symbols[k].prev = k - 1;
+            symbols[k].next = k + 1 == count ? -1 : k + 1;
         }
         std::priority_queue<bpe_bigram> queue;
         auto                            try_add = [&](int left, int right) {
@@ -119,7 +239,7 @@ struct llama_tokenizer_bpe : llama_tokenizer {
             }
             queue.push({it->second.rank, left, right, symbols[left].id, symbols[right].id});
         };
-        for (int i = 1; i < static_cast<int>(symbols.size()); ++i) {
+        for (int i = 1; i < count; ++i) {
             try_add(i - 1, i);
         }
         while (!queue.empty()) {
@@ -139,22 +259,6 @@ struct llama_tokenizer_bpe : llama_tokenizer {
             }
             try_add(l.prev, b.left);
             try_add(b.left, l.next);
-        }
-        for (int i = 0; i != -1; i = symbols[i].next) {
-            const bpe_symbol & sym = symbols[i];
-            if (static_cast<size_t>(sym.id) < vocab.id_to_token.size()) {
-                out.push_back(sym.id);
-                continue;
-            }
-            // a merge produced a string that is not a token (malformed vocab): fall back to the
-            // single-byte tokens of its encoded text, as the reference implementation does
-            const std::string & str = extra[sym.id - vocab.id_to_token.size()];
-            for (char c : str) {
-                const llama_token id = vocab.find(std::string_view(&c, 1));
-                if (id != LLAMA_TOKEN_NULL) {
-                    out.push_back(id);
-                }
-            }
         }
     }
 };

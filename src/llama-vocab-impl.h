@@ -46,8 +46,12 @@ struct llama_vocab::impl {
     bool remove_extra_ws   = false;
     bool wpm_lowercase     = true;  // WPM: lowercase; strip accents (NFD, drop marks)
     bool wpm_strip_accents = true;
-    bool escape_ws         = true;   // UGM: spaces become U+2581
+    bool escape_ws         = true;   // UGM, raw-UTF-8 BPE (gemma4, sarvam-moe): spaces become U+2581
     bool ignore_merges     = false;  // BPE: a piece that is a whole token is not merged (llama 3)
+    bool byte_encode       = true;   // BPE: merges over the GPT-2 byte alphabet, else over raw UTF-8
+    bool newline_words     = false;  // BPE (gemma4): a newline run that is a token is taken whole
+    bool drop_ws           = false;  // BPE (model "whitespace"): whitespace dropped, each run apart
+    bool drop_ws_lowercase = false;  // with drop_ws: lowercase first (the BertNormalizer option)
     bool clean_spaces      = false;  // detokenize: drop spaces before punctuation (WordPiece)
 
     std::unordered_set<llama_token> eog;

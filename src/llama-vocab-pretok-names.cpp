@@ -108,12 +108,35 @@ const pretok_alias pretok_aliases[] = {
     {"whitespace", llama_pretok_type::WHITESPACE, false, false},
 };
 
+// The raw-UTF-8 names whose upstream vocab escapes spaces as U+2581 (escape_whitespaces = true);
+// gemma4: upstream gives them its GEMMA4 type (granite-embed-multi-311m shares it, sarvam-moe has a
+// type of its own with the same expression). "whitespace" escapes nothing.
+struct pretok_escape {
+    const char * name;
+    bool         gemma4;
+};
+
+const pretok_escape pretok_escapes[] = {
+    {"gemma4", true},
+    {"granite-embed-multi-311m", true},
+    {"sarvam-moe", false},
+};
+
 }  // namespace
 
 bool llama_pretok_from_name(const std::string & name, llama_pretok_info & info) {
     for (const auto & a : pretok_aliases) {
         if (name == a.name) {
-            info = {a.type, a.ignore_merges, a.add_bos};
+            info               = llama_pretok_info{};
+            info.type          = a.type;
+            info.ignore_merges = a.ignore_merges;
+            info.add_bos       = a.add_bos;
+            for (const auto & e : pretok_escapes) {
+                if (name == e.name) {
+                    info.escape_ws = true;
+                    info.gemma4    = e.gemma4;
+                }
+            }
             return true;
         }
     }

@@ -38,9 +38,9 @@ enum class llama_pretok_type {
     AFMOE,
     LAGUNA,
     EXAONE_MOE,
-    NEWLINES,  // gemma4, sarvam-moe, granite-embed-multi-311m: newline runs only (SPM-style BPE)
+    NEWLINES,  // gemma4, sarvam-moe, granite-embed-multi-311m: newline runs only (raw-UTF-8 BPE)
     MINICPM5,
-    WHITESPACE,  // \S+ (jina-v2-zh)
+    WHITESPACE,  // \S+ and the gaps (jina-v2-zh; raw-UTF-8 BPE)
     COUNT,
 };
 
@@ -50,6 +50,12 @@ struct llama_pretok_info {
     llama_pretok_type type          = llama_pretok_type::DEFAULT;
     bool              ignore_merges = false;  // a piece that is a whole token is not merged (llama 3)
     bool              add_bos       = false;
+    // Raw-UTF-8 BPE names (gemma4, granite-embed-multi-311m, sarvam-moe): spaces become U+2581 before
+    // the merges, and U+2581 turns back into a space in the pieces of normal tokens.
+    bool escape_ws = false;
+    // Upstream's GEMMA4 type (gemma4, granite-embed-multi-311m): a piece made only of newlines that
+    // is itself a token is taken whole, and a BOS is always added (the GGUF key cannot turn it off).
+    bool gemma4 = false;
 };
 
 // Maps a tokenizer.ggml.pre value; false when the name is unknown.
@@ -61,7 +67,8 @@ const char * llama_pretok_name(llama_pretok_type type);
 std::vector<std::string> llama_pretok_names();
 
 // False for the pre-tokenizers whose BPE runs over raw UTF-8 instead of the GPT-2 byte alphabet
-// (upstream's byte_encode = false: NEWLINES, WHITESPACE).
+// (upstream's byte_encode = false: NEWLINES, WHITESPACE): merge symbols are whole UTF-8 characters
+// and bytes without a token fall back to <0xNN> tokens.
 bool llama_pretok_byte_encode(llama_pretok_type type);
 
 // Byte ranges [first, second) of the pieces of text, in order; together they cover all of text.

@@ -87,8 +87,9 @@ void tokenize_impl(const llama_vocab::impl & v, const char * text, size_t n, boo
             continue;
         }
         buf.clear();
-        if (v.type == LLAMA_VOCAB_TYPE_SPM) {
-            if (v.add_space_prefix && prev_special) {
+        // SPM, and raw-UTF-8 BPE that escapes spaces (gemma4, sarvam-moe; never a space prefix there)
+        if (v.type == LLAMA_VOCAB_TYPE_SPM || (v.type == LLAMA_VOCAB_TYPE_BPE && v.escape_ws)) {
+            if (v.type == LLAMA_VOCAB_TYPE_SPM && v.add_space_prefix && prev_special) {
                 buf += "\xE2\x96\x81";
             }
             for (size_t k = 0; k < f.len; ++k) {

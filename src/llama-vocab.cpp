@@ -227,25 +227,29 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.unk              = 0;
         s.add_bos          = true;
         s.add_space_prefix = true;
-    } else if (d.model == "gpt2") {
-        s.type     = LLAMA_VOCAB_TYPE_BPE;
-        s.bos      = 11;
-        s.eos      = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
-        s.pre_name = d.pre.empty() ? "default" : d.pre;
+    } else if (d.model == "gpt2" || d.model == "whitespace" || d.model == "gemma4") {
+        // "whitespace" (jina-v2-zh) is BPE run on each whitespace-free run of the text; "gemma4" is BPE
+        // with the gemma4 pre-tokenizer whatever tokenizer.ggml.pre says, and no default special ids.
+        s.type = LLAMA_VOCAB_TYPE_BPE;
+        if (d.model != "gemma4") {
+            s.bos = 11;
+            s.eos = 11;  // GPT-2 style vocabs without ids (falcon) use <|endoftext|> at 11
+        }
+        s.pre_name = d.model == "gemma4" ? "gemma4" : d.pre.empty() ? "default" : d.pre;
         llama_pretok_info pre;
         if (!llama_pretok_from_name(s.pre_name, pre)) {
             throw vocab_error("unknown pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) + ")");
         }
-        // Their pieces split right, but their BPE merges over raw UTF-8 (and gemma4 / sarvam-moe
-        // replace spaces by U+2581) where ours runs over the GPT-2 byte alphabet: refused rather than
-        // tokenized wrong.
-        if (!llama_pretok_byte_encode(pre.type)) {
-            throw vocab_error("pre-tokenizer '" + s.pre_name + "' (" + llm_kv_key(LLM_KV_TOKENIZER_PRE) +
-                              ") runs BPE over raw UTF-8 without the byte alphabet: not supported yet");
-        }
         s.pre_type      = pre.type;
         s.ignore_merges = pre.ignore_merges;
-        s.add_bos       = pre.add_bos;
+        s.add_bos       = pre.add_bos || pre.gemma4;
+        s.byte_encode   = llama_pretok_byte_encode(pre.type);
+        s.escape_ws     = pre.escape_ws;
+        s.newline_words = pre.gemma4;
+        s.drop_ws       = d.model == "whitespace";
+        // as upstream: the BertNormalizer default (lowercase) unless the "whitespace" pre-tokenizer
+        // turns it off; the GGUF key decides when present
+        s.drop_ws_lowercase = d.normalizer_lowercase.value_or(pre.type != llama_pretok_type::WHITESPACE);
     } else if (d.model == "bert") {
         s.type         = LLAMA_VOCAB_TYPE_WPM;
         s.bos          = 101;
@@ -306,8 +310,9 @@ void llama_vocab::load(const llama_vocab_data & d) {
     if (s.type == LLAMA_VOCAB_TYPE_BPE) {
         // without merges BPE cannot form a token longer than one symbol: the file is broken
         if (d.merges.empty()) {
-            throw vocab_error(llama_format("BPE vocab (%s 'gpt2') has no merges: %s is missing or empty",
-                                           llm_kv_key(LLM_KV_TOKENIZER_MODEL), llm_kv_key(LLM_KV_TOKENIZER_MERGES)));
+            throw vocab_error(llama_format("BPE vocab (%s '%s') has no merges: %s is missing or empty",
+                                           llm_kv_key(LLM_KV_TOKENIZER_MODEL), d.model.c_str(),
+                                           llm_kv_key(LLM_KV_TOKENIZER_MERGES)));
         }
         s.merges = d.merges;
     }
@@ -351,6 +356,15 @@ void llama_vocab::load(const llama_vocab_data & d) {
     }
     if (d.add_bos)
         s.add_bos = *d.add_bos;
+    // upstream's workaround for Gemma 4 files that say add_bos_token = false: the model needs its BOS
+    // (the gemma4 type's default when the key is absent)
+    if (s.type == LLAMA_VOCAB_TYPE_BPE && s.newline_words) {
+        if (!s.add_bos) {
+            LLAMA_LOG_WARN("%s: %s = false overridden to true for the gemma4 pre-tokenizer\n", __func__,
+                           llm_kv_key(LLM_KV_TOKENIZER_ADD_BOS));
+        }
+        s.add_bos = true;
+    }
     if (d.add_eos)
         s.add_eos = *d.add_eos;
     if (d.add_sep)
@@ -463,8 +477,14 @@ void llama_vocab::load(const llama_vocab_data & d) {
     }
 
     // newline token
-    if (s.type == LLAMA_VOCAB_TYPE_BPE) {
+    if (s.type == LLAMA_VOCAB_TYPE_BPE && s.byte_encode) {
         s.nl = s.find("\xC4\x8A");  // byte-level '\n'
+    } else if (s.type == LLAMA_VOCAB_TYPE_BPE) {
+        // raw UTF-8: whatever "\n" tokenizes to ("\n" itself or <0x0A>), as upstream; the padding
+        // token when nothing (the whitespace model drops it)
+        std::vector<llama_token> ids;
+        s.tokenizer->tokenize("\n", ids);
+        s.nl = ids.empty() ? s.pad : ids[0];
     } else if (s.type == LLAMA_VOCAB_TYPE_SPM || s.type == LLAMA_VOCAB_TYPE_UGM) {
         s.nl = s.byte_tokens['\n'];
     } else if (s.type == LLAMA_VOCAB_TYPE_RWKV) {
@@ -488,8 +508,12 @@ void llama_vocab::load(const llama_vocab_data & d) {
                 piece = t.text;
             }
         } else if (t.attr & LLAMA_TOKEN_ATTR_NORMAL) {
-            if (s.type == LLAMA_VOCAB_TYPE_BPE) {
-                // byte-level alphabet back to bytes; code points outside it are kept as they are
+            if (s.type == LLAMA_VOCAB_TYPE_BPE && s.escape_ws) {
+                piece = t.text;  // raw UTF-8 with U+2581 for spaces (gemma4, sarvam-moe)
+                unescape_spm_whitespace(piece);
+            } else if (s.type == LLAMA_VOCAB_TYPE_BPE) {
+                // byte-level alphabet back to bytes; code points outside it are kept as they are (for
+                // the raw-UTF-8 "whitespace" vocabs too: upstream decodes their pieces the same way)
                 for (size_t k = 0; k < t.text.size();) {
                     size_t         len = 1;
                     const uint32_t c   = llama_unicode_decode(t.text.data() + k, t.text.size() - k, len);

@@ -2,6 +2,8 @@
 // tokenize / token_to_piece / detokenize with the semantics of llama.h for every vocab type:
 //   SPM  (tokenizer.ggml.model "llama")  SentencePiece BPE: score-driven merges, byte fallback <0xNN>
 //   BPE  ("gpt2")                        byte-level BPE with a pre-tokenizer chosen by tokenizer.ggml.pre
+//                                        (raw-UTF-8 BPE for gemma4, sarvam-moe, granite-embed-multi-311m,
+//                                        whitespace; "gemma4" and "whitespace" models are BPE variants)
 //   WPM  ("bert")                        WordPiece: lowercase, strip accents, split punctuation, greedy
 //   UGM  ("t5")                          Unigram: Viterbi over token scores, precompiled charsmap
 //   RWKV ("rwkv")                        greedy longest match over a byte trie
@@ -26,9 +28,10 @@ struct gguf_context;
 // The content of the tokenizer.ggml.* keys, for building a vocab without a GGUF file (tests, tools).
 // Unset optionals take the vocab type's defaults, exactly as absent GGUF keys do.
 struct llama_vocab_data {
-    std::string              model;  // tokenizer.ggml.model: "llama", "gpt2", "bert", "t5", "rwkv", "no_vocab"
-    std::string              pre;    // tokenizer.ggml.pre ("" = absent)
-    std::string              name;   // general.name (a few vocabs need per-model token attributes)
+    std::string model;              // tokenizer.ggml.model: "llama", "gpt2", "gemma4", "whitespace", "bert",
+                                    // "t5", "rwkv", "no_vocab"
+    std::string              pre;   // tokenizer.ggml.pre ("" = absent)
+    std::string              name;  // general.name (a few vocabs need per-model token attributes)
     std::vector<std::string> tokens;
     std::vector<float>       scores;                // empty = all 0
     std::vector<int32_t>     token_types;           // llama_token_type values; empty = all NORMAL
@@ -38,7 +41,8 @@ struct llama_vocab_data {
     std::optional<int64_t> bos, eos, eot, eom, unk, sep, pad, cls, mask;
     std::optional<int64_t> fim_pre, fim_suf, fim_mid, fim_pad, fim_rep, fim_sep;
     std::optional<bool>    add_bos, add_eos, add_sep, add_space_prefix, remove_extra_whitespaces;
-    // WordPiece (BertNormalizer): lowercase (default true), strip_accents (default: lowercase)
+    // WordPiece (BertNormalizer): lowercase (default true), strip_accents (default: lowercase); lowercase
+    // also applies to the "whitespace" model (default false with the "whitespace" pre-tokenizer)
     std::optional<bool> normalizer_lowercase, normalizer_strip_accents;
 };
 

@@ -124,7 +124,8 @@ TEST(PretokNames, EveryUpstreamNameMapsToItsRuleSet) {
     }
 }
 
-// the names upstream gives vocab defaults of their own (ignore_merges, add_bos); all others have neither
+// the names upstream gives vocab defaults of their own (ignore_merges, add_bos, escaped spaces, the
+// gemma4 rules); all others have none
 TEST(PretokNames, PerNameVocabDefaults) {
     const std::set<std::string> ignore_merges = {"llama3",
                                                  "llama-v3",
@@ -146,11 +147,16 @@ TEST(PretokNames, PerNameVocabDefaults) {
         ASSERT_TRUE(llama_pretok_from_name(e.name, info)) << e.name;
         EXPECT_EQ(info.ignore_merges, ignore_merges.count(e.name) == 1) << e.name;
         EXPECT_EQ(info.add_bos, add_bos.count(e.name) == 1) << e.name;
+        // raw-UTF-8 BPE escaping spaces as U+2581, and upstream's GEMMA4 type among those
+        const bool escape = e.name == std::string("gemma4") || e.name == std::string("sarvam-moe") ||
+                            e.name == std::string("granite-embed-multi-311m");
+        EXPECT_EQ(info.escape_ws, escape) << e.name;
+        EXPECT_EQ(info.gemma4, escape && e.name != std::string("sarvam-moe")) << e.name;
     }
 }
 
-// Every name loads, except those whose BPE runs over raw UTF-8 (their splits are right and tested, the
-// merges are not implemented): they are refused with a message naming them, not tokenized wrong.
+// Every name loads, the raw-UTF-8 ones (gemma4, sarvam-moe, granite-embed-multi-311m, whitespace)
+// included; their tokenizing is tested in test-tokenizer-raw-bpe.
 TEST(PretokNames, EveryNameLoadsAsAVocab) {
     for (const auto & e : upstream_names) {
         llama_vocab_data d;
@@ -158,25 +164,14 @@ TEST(PretokNames, EveryNameLoadsAsAVocab) {
         d.pre    = e.name;
         d.tokens = {"a", "b", "ab"};
         d.merges = {"a b"};
-        llama_vocab       v;
-        llama_pretok_info pi;
-        ASSERT_TRUE(llama_pretok_from_name(e.name, pi)) << e.name;
-        if (!llama_pretok_byte_encode(pi.type)) {
-            try {
-                v.load(d);
-                ADD_FAILURE() << e.name << ": expected a refusal";
-            } catch (const std::runtime_error & err) {
-                const std::string msg = err.what();
-                EXPECT_NE(msg.find(std::string("'") + e.name + "'"), std::string::npos) << msg;
-                EXPECT_NE(msg.find("not supported"), std::string::npos) << msg;
-            }
-            continue;
-        }
+        llama_vocab v;
         EXPECT_NO_THROW(v.load(d)) << e.name;
         EXPECT_EQ(v.pre_name(), e.name);
         llama_pretok_info info;
         ASSERT_TRUE(llama_pretok_from_name(e.name, info));
-        EXPECT_EQ(v.get_add_bos(), info.add_bos) << e.name;  // no add_bos_token key in this vocab
+        // no add_bos_token key in this vocab; the gemma4 type always adds one
+        EXPECT_EQ(v.get_add_bos(), info.add_bos || info.gemma4) << e.name;
+        EXPECT_EQ(v.tokenize("ab", false, false), (std::vector<llama_token>{2})) << e.name;
     }
 }
 
