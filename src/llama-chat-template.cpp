@@ -38,9 +38,9 @@ bool probe_typed_content(const jinja::chat_template_engine & engine, const std::
     jinja::value part = jinja::value::make_dict();
     part.d->set("type", jinja::value("text"));
     part.d->set("text", jinja::value(marker));
-    msg.d->set("content", jinja::value::make_list({ part }));
+    msg.d->set("content", jinja::value::make_list({part}));
     jinja::value ctx = jinja::value::make_dict();
-    ctx.d->set("messages", jinja::value::make_list({ msg }));
+    ctx.d->set("messages", jinja::value::make_list({msg}));
     ctx.d->set("add_generation_prompt", jinja::value(false));
     ctx.d->set("bos_token", jinja::value(bos));
     ctx.d->set("eos_token", jinja::value(eos));
@@ -108,11 +108,11 @@ llama_chat_template * make_template(const char * source, const std::string & bos
         return nullptr;
     }
     try {
-        auto t    = std::make_unique<llama_chat_template>();
-        t->source = source;
-        t->bos    = bos;
-        t->eos    = eos;
-        t->engine = std::make_unique<jinja::chat_template_engine>(t->source);
+        auto t           = std::make_unique<llama_chat_template>();
+        t->source        = source;
+        t->bos           = bos;
+        t->eos           = eos;
+        t->engine        = std::make_unique<jinja::chat_template_engine>(t->source);
         t->typed_content = probe_typed_content(*t->engine, bos, eos);
         copy_error("", err, err_len);
         return t.release();
@@ -155,8 +155,8 @@ struct llama_chat_template * llama_chat_template_init_from_model(const struct ll
         llama_report_error(__func__, msg.c_str());
         return nullptr;
     }
-    const llama_vocab * vocab = llama_model_get_vocab(model);
-    auto text_of = [&](llama_token t) -> std::string {
+    const llama_vocab * vocab   = llama_model_get_vocab(model);
+    auto                text_of = [&](llama_token t) -> std::string {
         if (t == LLAMA_TOKEN_NULL || !vocab || t < 0 || t >= llama_vocab_n_tokens(vocab)) {
             return "";
         }
@@ -170,7 +170,8 @@ void llama_chat_template_free(struct llama_chat_template * tmpl) {
     delete tmpl;
 }
 
-const char * llama_chat_template_render(struct llama_chat_template * tmpl, const struct llama_chat_template_inputs * in) {
+const char * llama_chat_template_render(struct llama_chat_template *              tmpl,
+                                        const struct llama_chat_template_inputs * in) {
     if (!tmpl) {
         llama_report_error(__func__, "tmpl is NULL");
         return nullptr;

@@ -31,8 +31,8 @@ struct scope;
 struct render_state;
 
 struct expr {
-    int line = 0;
-    virtual ~expr() = default;
+    int line                                                = 0;
+    virtual ~expr()                                         = default;
     virtual value eval(render_state & st, scope & sc) const = 0;
 };
 using expr_ptr = std::unique_ptr<expr>;
@@ -40,8 +40,8 @@ using expr_ptr = std::unique_ptr<expr>;
 enum class flow : uint8_t { normal, brk, cont };
 
 struct stmt {
-    int line = 0;
-    virtual ~stmt() = default;
+    int line                                               = 0;
+    virtual ~stmt()                                        = default;
     virtual flow exec(render_state & st, scope & sc) const = 0;
 };
 using stmt_ptr = std::unique_ptr<stmt>;
@@ -155,11 +155,11 @@ struct assign_target {
     std::string              attr;  // non-empty: names[0].attr
 };
 struct s_set : stmt {
-    assign_target                target;
-    expr_ptr                     e;               // null: block set
-    body_t                       body;            // block set
+    assign_target                          target;
+    expr_ptr                               e;        // null: block set
+    body_t                                 body;     // block set
     std::vector<std::unique_ptr<e_filter>> filters;  // block set with filters
-    flow                         exec(render_state & st, scope & sc) const override;
+    flow                                   exec(render_state & st, scope & sc) const override;
 };
 struct param {
     std::string name;

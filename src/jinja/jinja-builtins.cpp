@@ -16,8 +16,10 @@ void require_defined(const value & v) {
 
 list_t iterate(const value & v) {
     switch (v.k) {
-        case kind::undefined: return {};
-        case kind::list: return *v.l;
+        case kind::undefined:
+            return {};
+        case kind::list:
+            return *v.l;
         case kind::dict: {
             list_t keys;
             for (const auto & kv : v.d->items) {
@@ -34,7 +36,8 @@ list_t iterate(const value & v) {
             }
             return chars;
         }
-        default: throw error(std::string("'") + v.type_name() + "' object is not iterable");
+        default:
+            throw error(std::string("'") + v.type_name() + "' object is not iterable");
     }
 }
 
@@ -206,10 +209,14 @@ static bool test_impl(render_state & st, const std::string & name, const value &
             return false;
         }
         switch (v.k) {
-            case kind::list: return v.l == o.l;
-            case kind::dict: return v.d == o.d;
-            case kind::function: return v.fn == o.fn;
-            default: return equals(v, o);
+            case kind::list:
+                return v.l == o.l;
+            case kind::dict:
+                return v.d == o.d;
+            case kind::function:
+                return v.fn == o.fn;
+            default:
+                return equals(v, o);
         }
     }
     if (name == "escaped") {
@@ -227,11 +234,12 @@ static bool test_impl(render_state & st, const std::string & name, const value &
 }
 
 bool has_test(const std::string & name) {
-    static const char * names[] = { "defined", "undefined", "none", "boolean", "true", "false", "integer", "float",
-                                    "number", "string", "mapping", "iterable", "sequence", "callable", "odd",
-                                    "even", "divisibleby", "lower", "upper", "eq", "equalto", "==", "ne", "!=",
-                                    "lt", "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">=", "in",
-                                    "sameas", "escaped", "filter", "test" };
+    static const char * names[] = {"defined", "undefined", "none",        "boolean", "true",     "false",    "integer",
+                                   "float",   "number",    "string",      "mapping", "iterable", "sequence", "callable",
+                                   "odd",     "even",      "divisibleby", "lower",   "upper",    "eq",       "equalto",
+                                   "==",      "ne",        "!=",          "lt",      "lessthan", "<",        "le",
+                                   "<=",      "gt",        "greaterthan", ">",       "ge",       ">=",       "in",
+                                   "sameas",  "escaped",   "filter",      "test"};
     for (const char * n : names) {
         if (name == n) {
             return true;
@@ -267,20 +275,20 @@ static void civil_from_days(int64_t z, int & y, int & m, int & d) {
 }
 
 std::string format_time(const std::string & fmt, int64_t t) {
-    static const char * months[] = { "January", "February", "March",     "April",   "May",      "June",
-                                     "July",    "August",   "September", "October", "November", "December" };
-    static const char * days[]   = { "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday" };
-    int64_t days_since = t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
-    int64_t secs       = t - days_since * 86400;
-    int     y, m, d;
+    static const char * months[]   = {"January", "February", "March",     "April",   "May",      "June",
+                                      "July",    "August",   "September", "October", "November", "December"};
+    static const char * days[]     = {"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"};
+    int64_t             days_since = t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
+    int64_t             secs       = t - days_since * 86400;
+    int                 y, m, d;
     civil_from_days(days_since, y, m, d);
-    int wday = (int) (((days_since % 7) + 7 + 4) % 7);  // 1970-01-01 was a Thursday
-    int H = (int) (secs / 3600), M = (int) (secs / 60 % 60), S = (int) (secs % 60);
-    static const int cum[] = { 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334 };
-    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    int  yday = cum[m - 1] + d + (leap && m > 2 ? 1 : 0);
-    std::string out;
-    char        buf[32];
+    int              wday = (int) (((days_since % 7) + 7 + 4) % 7);  // 1970-01-01 was a Thursday
+    int              H = (int) (secs / 3600), M = (int) (secs / 60 % 60), S = (int) (secs % 60);
+    static const int cum[] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    bool             leap  = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    int              yday  = cum[m - 1] + d + (leap && m > 2 ? 1 : 0);
+    std::string      out;
+    char             buf[32];
     for (size_t j = 0; j < fmt.size(); ++j) {
         if (fmt[j] != '%' || j + 1 >= fmt.size()) {
             out += fmt[j];
@@ -289,8 +297,14 @@ std::string format_time(const std::string & fmt, int64_t t) {
         char c = fmt[++j];
         if (c == '-' && j + 1 < fmt.size()) {  // glibc's no-padding flag (%-d)
             char c2 = fmt[++j];
-            int  vv = c2 == 'd' ? d : c2 == 'm' ? m : c2 == 'H' ? H : c2 == 'M' ? M : c2 == 'S' ? S
-                    : c2 == 'I' ? (H % 12 == 0 ? 12 : H % 12) : c2 == 'j' ? yday : -1;
+            int  vv = c2 == 'd'   ? d
+                      : c2 == 'm' ? m
+                      : c2 == 'H' ? H
+                      : c2 == 'M' ? M
+                      : c2 == 'S' ? S
+                      : c2 == 'I' ? (H % 12 == 0 ? 12 : H % 12)
+                      : c2 == 'j' ? yday
+                                  : -1;
             if (vv < 0) {
                 out += "%-";
                 out += c2;
@@ -300,29 +314,73 @@ std::string format_time(const std::string & fmt, int64_t t) {
             continue;
         }
         switch (c) {
-            case 'Y': snprintf(buf, sizeof buf, "%d", y); break;
-            case 'y': snprintf(buf, sizeof buf, "%02d", ((y % 100) + 100) % 100); break;
-            case 'm': snprintf(buf, sizeof buf, "%02d", m); break;
-            case 'd': snprintf(buf, sizeof buf, "%02d", d); break;
-            case 'e': snprintf(buf, sizeof buf, "%2d", d); break;
-            case 'H': snprintf(buf, sizeof buf, "%02d", H); break;
-            case 'I': snprintf(buf, sizeof buf, "%02d", H % 12 == 0 ? 12 : H % 12); break;
-            case 'M': snprintf(buf, sizeof buf, "%02d", M); break;
-            case 'S': snprintf(buf, sizeof buf, "%02d", S); break;
-            case 'p': snprintf(buf, sizeof buf, "%s", H < 12 ? "AM" : "PM"); break;
-            case 'j': snprintf(buf, sizeof buf, "%03d", yday); break;
-            case 'B': snprintf(buf, sizeof buf, "%s", months[m - 1]); break;
+            case 'Y':
+                snprintf(buf, sizeof buf, "%d", y);
+                break;
+            case 'y':
+                snprintf(buf, sizeof buf, "%02d", ((y % 100) + 100) % 100);
+                break;
+            case 'm':
+                snprintf(buf, sizeof buf, "%02d", m);
+                break;
+            case 'd':
+                snprintf(buf, sizeof buf, "%02d", d);
+                break;
+            case 'e':
+                snprintf(buf, sizeof buf, "%2d", d);
+                break;
+            case 'H':
+                snprintf(buf, sizeof buf, "%02d", H);
+                break;
+            case 'I':
+                snprintf(buf, sizeof buf, "%02d", H % 12 == 0 ? 12 : H % 12);
+                break;
+            case 'M':
+                snprintf(buf, sizeof buf, "%02d", M);
+                break;
+            case 'S':
+                snprintf(buf, sizeof buf, "%02d", S);
+                break;
+            case 'p':
+                snprintf(buf, sizeof buf, "%s", H < 12 ? "AM" : "PM");
+                break;
+            case 'j':
+                snprintf(buf, sizeof buf, "%03d", yday);
+                break;
+            case 'B':
+                snprintf(buf, sizeof buf, "%s", months[m - 1]);
+                break;
             case 'b':
-            case 'h': snprintf(buf, sizeof buf, "%.3s", months[m - 1]); break;
-            case 'A': snprintf(buf, sizeof buf, "%s", days[wday]); break;
-            case 'a': snprintf(buf, sizeof buf, "%.3s", days[wday]); break;
-            case 'w': snprintf(buf, sizeof buf, "%d", wday); break;
-            case 'F': snprintf(buf, sizeof buf, "%d-%02d-%02d", y, m, d); break;
-            case 'T': snprintf(buf, sizeof buf, "%02d:%02d:%02d", H, M, S); break;
-            case 'Z': snprintf(buf, sizeof buf, "UTC"); break;
-            case 'z': snprintf(buf, sizeof buf, "+0000"); break;
-            case '%': snprintf(buf, sizeof buf, "%%"); break;
-            default: snprintf(buf, sizeof buf, "%%%c", c); break;
+            case 'h':
+                snprintf(buf, sizeof buf, "%.3s", months[m - 1]);
+                break;
+            case 'A':
+                snprintf(buf, sizeof buf, "%s", days[wday]);
+                break;
+            case 'a':
+                snprintf(buf, sizeof buf, "%.3s", days[wday]);
+                break;
+            case 'w':
+                snprintf(buf, sizeof buf, "%d", wday);
+                break;
+            case 'F':
+                snprintf(buf, sizeof buf, "%d-%02d-%02d", y, m, d);
+                break;
+            case 'T':
+                snprintf(buf, sizeof buf, "%02d:%02d:%02d", H, M, S);
+                break;
+            case 'Z':
+                snprintf(buf, sizeof buf, "UTC");
+                break;
+            case 'z':
+                snprintf(buf, sizeof buf, "+0000");
+                break;
+            case '%':
+                snprintf(buf, sizeof buf, "%%");
+                break;
+            default:
+                snprintf(buf, sizeof buf, "%%%c", c);
+                break;
         }
         out += buf;
     }
@@ -330,8 +388,8 @@ std::string format_time(const std::string & fmt, int64_t t) {
 }
 
 void add_globals(render_state & st, scope & sc) {
-    render_state * stp = &st;
-    sc.vars["range"]   = value::make_function("range", [stp](call_args & a) {
+    render_state * stp         = &st;
+    sc.vars["range"]           = value::make_function("range", [stp](call_args & a) {
         int64_t start = 0, stop, stp_v = 1;
         if (a.pos.empty()) {
             throw error("range expected at least 1 argument, got 0");
@@ -358,7 +416,7 @@ void add_globals(render_state & st, scope & sc) {
         }
         return value::make_list(std::move(out));
     });
-    sc.vars["dict"] = value::make_function("dict", [](call_args & a) {
+    sc.vars["dict"]            = value::make_function("dict", [](call_args & a) {
         value d = value::make_dict();
         if (!a.pos.empty()) {
             if (a.pos[0].is_dict()) {
@@ -380,7 +438,7 @@ void add_globals(render_state & st, scope & sc) {
         }
         return d;
     });
-    sc.vars["namespace"] = value::make_function("namespace", [stp](call_args & a) {
+    sc.vars["namespace"]       = value::make_function("namespace", [stp](call_args & a) {
         value d           = value::make_dict();
         d.d->is_namespace = true;
         if (!a.pos.empty() && a.pos[0].is_dict()) {
@@ -397,14 +455,14 @@ void add_globals(render_state & st, scope & sc) {
     sc.vars["raise_exception"] = value::make_function("raise_exception", [](call_args & a) -> value {
         throw error("raise_exception: " + a.get(0, "message", value("")).str());
     });
-    sc.vars["strftime_now"] = value::make_function("strftime_now", [stp](call_args & a) {
+    sc.vars["strftime_now"]    = value::make_function("strftime_now", [stp](call_args & a) {
         value f = a.get(0, "format");
         if (!f.is_string()) {
             throw error("strftime_now expects a format string");
         }
         return value(format_time(f.s, stp->now));
     });
-    sc.vars["joiner"] = value::make_function("joiner", [](call_args & a) {
+    sc.vars["joiner"]          = value::make_function("joiner", [](call_args & a) {
         std::string sep   = a.get(0, "sep", value(", ")).str();
         auto        first = std::make_shared<bool>(true);
         return value::make_function("joiner", [sep, first](call_args &) {

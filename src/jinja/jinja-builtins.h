@@ -27,7 +27,6 @@ std::string              py_lower(const std::string & s);
 std::string              py_strip(const std::string & s, const value & chars, bool left, bool right);
 std::vector<std::string> py_split(const std::string & s, const value & sep, int64_t maxsplit);
 std::vector<std::string> py_splitlines(const std::string & s, bool keepends);
-std::string              py_replace(const std::string & s, const std::string & old, const std::string & rep,
-                                    int64_t count);
+std::string py_replace(const std::string & s, const std::string & old, const std::string & rep, int64_t count);
 
 }  // namespace jinja

@@ -76,10 +76,10 @@ static int64_t slice_index(const value & v, const char * what) {
 value e_slice::eval(render_state & st, scope & sc) const {
     value o = obj->eval(st, sc);
     require_defined(o);
-    value vstart = start ? start->eval(st, sc) : value::null();
-    value vstop  = stop ? stop->eval(st, sc) : value::null();
-    value vstep  = step ? step->eval(st, sc) : value::null();
-    int64_t s    = vstep.is_none() ? 1 : slice_index(vstep, "step");
+    value   vstart = start ? start->eval(st, sc) : value::null();
+    value   vstop  = stop ? stop->eval(st, sc) : value::null();
+    value   vstep  = step ? step->eval(st, sc) : value::null();
+    int64_t s      = vstep.is_none() ? 1 : slice_index(vstep, "step");
     if (s == 0) {
         throw error("slice step cannot be zero");
     }
@@ -246,7 +246,7 @@ static value arith(render_state & st, const std::string & op, const value & a, c
         if (cnt.k != kind::integer && cnt.k != kind::boolean) {
             return bad();
         }
-        int64_t n = std::max<int64_t>(0, cnt.as_int());
+        int64_t n    = std::max<int64_t>(0, cnt.as_int());
         size_t  unit = seq.is_string() ? seq.s.size() : seq.l->size() * sizeof(value);
         if (unit && (uint64_t) n > st.lim.max_output / unit) {
             st.check_size(st.lim.max_output + 1);
@@ -372,7 +372,8 @@ value e_binary::eval(render_state & st, scope & sc) const {
 
 static bool contains(const value & item, const value & container) {
     switch (container.k) {
-        case kind::undefined: return false;
+        case kind::undefined:
+            return false;
         case kind::string:
             if (!item.is_string()) {
                 throw error(std::string("'in <string>' requires string as left operand, not ") + item.type_name());
@@ -385,7 +386,8 @@ static bool contains(const value & item, const value & container) {
                 }
             }
             return false;
-        case kind::dict: return container.d->find(item) != nullptr;
+        case kind::dict:
+            return container.d->find(item) != nullptr;
         default:
             throw error(std::string("argument of type '") + container.type_name() + "' is not iterable");
     }
@@ -394,9 +396,9 @@ static bool contains(const value & item, const value & container) {
 value e_compare::eval(render_state & st, scope & sc) const {
     value l = first->eval(st, sc);
     for (const auto & step : rest) {
-        value       r  = step.second->eval(st, sc);
+        value        r  = step.second->eval(st, sc);
         const auto & op = step.first;
-        bool        ok;
+        bool         ok;
         if (op == "==") {
             ok = equals(l, r);
         } else if (op == "!=") {
@@ -506,8 +508,8 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
     // a list is iterated in place (lists cannot change while a template runs)
     std::shared_ptr<list_t> owned = seq.is_list() ? seq.l : std::make_shared<list_t>(iterate(seq));
     if (cond) {
-        auto kept_list = std::make_shared<list_t>();
-        auto & kept    = *kept_list;
+        auto   kept_list = std::make_shared<list_t>();
+        auto & kept      = *kept_list;
         for (auto & it : *owned) {
             auto fs = std::make_shared<scope>(sc.shared_from_this());
             bind_targets(*fs, targets, unpack, it);
@@ -526,11 +528,11 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
     }
     // one loop object per loop, updated in place each iteration (building a dict per iteration
     // would dominate the cost of long loops)
-    const int64_t n     = (int64_t) items.size();
-    auto          index = std::make_shared<int64_t>(0);
-    value         loop  = value::make_dict();
-    auto &        d     = *loop.d;
-    const char *  keys[] = { "index", "index0", "revindex", "revindex0", "first", "last", "previtem", "nextitem" };
+    const int64_t n      = (int64_t) items.size();
+    auto          index  = std::make_shared<int64_t>(0);
+    value         loop   = value::make_dict();
+    auto &        d      = *loop.d;
+    const char *  keys[] = {"index", "index0", "revindex", "revindex0", "first", "last", "previtem", "nextitem"};
     for (const char * k : keys) {
         d.set(k, value::undef());
     }
@@ -552,16 +554,16 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
             is->vars.clear();
         }
         bind_targets(*is, targets, unpack, items[(size_t) j]);
-        *index      = j;
-        auto & it   = d.items;  // in the order of keys[] above
-        it[0].second = value(j + 1);
-        it[1].second = value(j);
-        it[2].second = value(n - j);
-        it[3].second = value(n - j - 1);
-        it[4].second = value(j == 0);
-        it[5].second = value(j == n - 1);
-        it[6].second = j > 0 ? items[(size_t) j - 1] : value::undef("there is no previous item");
-        it[7].second = j + 1 < n ? items[(size_t) j + 1] : value::undef("there is no next item");
+        *index           = j;
+        auto & it        = d.items;  // in the order of keys[] above
+        it[0].second     = value(j + 1);
+        it[1].second     = value(j);
+        it[2].second     = value(n - j);
+        it[3].second     = value(n - j - 1);
+        it[4].second     = value(j == 0);
+        it[5].second     = value(j == n - 1);
+        it[6].second     = j > 0 ? items[(size_t) j - 1] : value::undef("there is no previous item");
+        it[7].second     = j + 1 < n ? items[(size_t) j + 1] : value::undef("there is no next item");
         is->vars["loop"] = loop;
         st.step();
         flow f = exec_body(body, st, *is);

@@ -40,8 +40,8 @@ struct var_map {
 };
 
 struct scope : std::enable_shared_from_this<scope> {
-    var_map vars;
-    std::shared_ptr<scope>                 parent;
+    var_map                vars;
+    std::shared_ptr<scope> parent;
 
     explicit scope(std::shared_ptr<scope> p = nullptr) : parent(std::move(p)) {}
     const value * lookup(const std::string & name) const;
@@ -93,7 +93,7 @@ value get_attr(render_state & st, const value & obj, const std::string & name);
 // obj[index]: a dict member, a list/string element or undefined
 value get_item(render_state & st, const value & obj, const value & index);
 // The global functions (range, dict, namespace, raise_exception, strftime_now, ...).
-void  add_globals(render_state & st, scope & sc);
+void add_globals(render_state & st, scope & sc);
 // Items a for loop or a filter iterates: list elements, dict keys, string characters.
 list_t iterate(const value & v);
 // A value used where a defined one is required throws "'x' is undefined".

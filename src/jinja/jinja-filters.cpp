@@ -3,8 +3,8 @@
 #include "jinja-builtins.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -21,8 +21,9 @@ value attr_path(render_state & st, const value & v, const value & attr) {
     }
     value cur = v;
     for (const auto & part : py_split(attr.str(), value("."), -1)) {
-        bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-        cur         = digits ? get_item(st, cur, value((int64_t) atoll(part.c_str()))) : get_item(st, cur, value(part));
+        bool digits =
+            !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+        cur = digits ? get_item(st, cur, value((int64_t) atoll(part.c_str()))) : get_item(st, cur, value(part));
     }
     return cur;
 }
@@ -62,11 +63,16 @@ value f_trim(render_state &, const value & v, call_args & a) {
 
 value f_length(render_state &, const value & v, call_args &) {
     switch (v.k) {
-        case kind::undefined: return value((int64_t) 0);
-        case kind::string: return value((int64_t) utf8_length(v.s));
-        case kind::list: return value((int64_t) v.l->size());
-        case kind::dict: return value((int64_t) v.d->size());
-        default: throw error(std::string("object of type '") + v.type_name() + "' has no len()");
+        case kind::undefined:
+            return value((int64_t) 0);
+        case kind::string:
+            return value((int64_t) utf8_length(v.s));
+        case kind::list:
+            return value((int64_t) v.l->size());
+        case kind::dict:
+            return value((int64_t) v.d->size());
+        default:
+            throw error(std::string("object of type '") + v.type_name() + "' has no len()");
     }
 }
 
@@ -142,7 +148,7 @@ value f_replace(render_state & st, const value & v, call_args & a) {
 }
 
 value f_safe(render_state &, const value & v, call_args &) {
-    value r = v.is_string() ? v : value(v.str());
+    value r  = v.is_string() ? v : value(v.str());
     r.markup = true;
     return r;
 }
@@ -181,8 +187,8 @@ value f_int(render_state &, const value & v, call_args & a) {
         if (s.empty()) {
             return def;
         }
-        char * end = nullptr;
-        errno      = 0;
+        char * end  = nullptr;
+        errno       = 0;
         long long r = strtoll(s.c_str(), &end, (int) base);
         if (errno == 0 && end && *end == 0) {
             return value((int64_t) r);
@@ -263,8 +269,8 @@ value f_sum(render_state & st, const value & v, call_args & a) {
 }
 
 value min_max(render_state & st, const value & v, call_args & a, bool want_max) {
-    bool   cs   = a.get(0, "case_sensitive", value(false)).truthy();
-    value  attr = a.get(1, "attribute", value::null());
+    bool   cs    = a.get(0, "case_sensitive", value(false)).truthy();
+    value  attr  = a.get(1, "attribute", value::null());
     list_t items = iterate(v);
     if (items.empty()) {
         return value::undef("no items for min/max");
@@ -289,10 +295,10 @@ value f_max(render_state & st, const value & v, call_args & a) {
 }
 
 value f_sort(render_state & st, const value & v, call_args & a) {
-    bool   reverse = a.get(0, "reverse", value(false)).truthy();
-    bool   cs      = a.get(1, "case_sensitive", value(false)).truthy();
-    value  attr    = a.get(2, "attribute", value::null());
-    list_t items   = iterate(v);
+    bool                                 reverse = a.get(0, "reverse", value(false)).truthy();
+    bool                                 cs      = a.get(1, "case_sensitive", value(false)).truthy();
+    value                                attr    = a.get(2, "attribute", value::null());
+    list_t                               items   = iterate(v);
     std::vector<std::pair<value, value>> keyed;
     for (auto & e : items) {
         keyed.emplace_back(sort_key(attr.is_none() ? e : attr_path(st, e, attr), cs), e);
@@ -348,7 +354,7 @@ value f_items(render_state &, const value & v, call_args &) {
     }
     list_t out;
     for (const auto & kv : v.d->items) {
-        out.push_back(value::make_list({ kv.first, kv.second }, true));
+        out.push_back(value::make_list({kv.first, kv.second}, true));
     }
     return value::make_list(std::move(out));
 }
@@ -363,7 +369,7 @@ value f_dictsort(render_state &, const value & v, call_args & a) {
     size_t      pos     = by == "value" ? 1 : 0;
     list_t      pairs;
     for (const auto & kv : v.d->items) {
-        pairs.push_back(value::make_list({ kv.first, kv.second }, true));
+        pairs.push_back(value::make_list({kv.first, kv.second}, true));
     }
     std::stable_sort(pairs.begin(), pairs.end(), [&](const value & x, const value & y) {
         value kx = sort_key((*x.l)[pos], cs), ky = sort_key((*y.l)[pos], cs);
@@ -493,7 +499,7 @@ value f_map(render_state & st, const value & v, call_args & a) {
     if (!v.truthy()) {
         return value::make_list();  // as select: none maps to nothing
     }
-    value  attr = a.get(SIZE_MAX, "attribute");
+    value attr = a.get(SIZE_MAX, "attribute");
     if (!attr.is_undefined()) {
         value def = a.get(SIZE_MAX, "default");
         for (const auto & e : iterate(v)) {
@@ -515,7 +521,7 @@ value f_map(render_state & st, const value & v, call_args & a) {
 }
 
 value select_impl(render_state & st, const value & v, call_args & a, bool by_attr, bool keep) {
-    list_t      out;
+    list_t out;
     if (!v.truthy()) {
         return value::make_list();  // Jinja2 iterates only a truthy sequence (none gives nothing)
     }
@@ -557,21 +563,49 @@ value f_rejectattr(render_state & st, const value & v, call_args & a) {
 }
 
 const std::pair<const char *, filter_fn> k_filters[] = {
-    { "tojson", f_tojson },       { "trim", f_trim },           { "length", f_length },
-    { "count", f_length },        { "join", f_join },           { "default", f_default },
-    { "d", f_default },           { "first", f_first },         { "last", f_last },
-    { "upper", f_upper },         { "lower", f_lower },         { "capitalize", f_capitalize },
-    { "title", f_title },         { "replace", f_replace },     { "safe", f_safe },
-    { "string", f_string },       { "escape", f_escape },       { "e", f_escape },
-    { "forceescape", f_escape },  { "list", f_list },           { "int", f_int },
-    { "float", f_float },         { "abs", f_abs },             { "round", f_round },
-    { "sum", f_sum },             { "min", f_min },             { "max", f_max },
-    { "sort", f_sort },           { "reverse", f_reverse },     { "unique", f_unique },
-    { "items", f_items },         { "dictsort", f_dictsort },   { "indent", f_indent },
-    { "batch", f_batch },         { "wordcount", f_wordcount }, { "format", f_format },
-    { "center", f_center },       { "attr", f_attr },           { "map", f_map },
-    { "select", f_select },       { "reject", f_reject },       { "selectattr", f_selectattr },
-    { "rejectattr", f_rejectattr },
+    {"tojson", f_tojson},
+    {"trim", f_trim},
+    {"length", f_length},
+    {"count", f_length},
+    {"join", f_join},
+    {"default", f_default},
+    {"d", f_default},
+    {"first", f_first},
+    {"last", f_last},
+    {"upper", f_upper},
+    {"lower", f_lower},
+    {"capitalize", f_capitalize},
+    {"title", f_title},
+    {"replace", f_replace},
+    {"safe", f_safe},
+    {"string", f_string},
+    {"escape", f_escape},
+    {"e", f_escape},
+    {"forceescape", f_escape},
+    {"list", f_list},
+    {"int", f_int},
+    {"float", f_float},
+    {"abs", f_abs},
+    {"round", f_round},
+    {"sum", f_sum},
+    {"min", f_min},
+    {"max", f_max},
+    {"sort", f_sort},
+    {"reverse", f_reverse},
+    {"unique", f_unique},
+    {"items", f_items},
+    {"dictsort", f_dictsort},
+    {"indent", f_indent},
+    {"batch", f_batch},
+    {"wordcount", f_wordcount},
+    {"format", f_format},
+    {"center", f_center},
+    {"attr", f_attr},
+    {"map", f_map},
+    {"select", f_select},
+    {"reject", f_reject},
+    {"selectattr", f_selectattr},
+    {"rejectattr", f_rejectattr},
 };
 
 }  // namespace
@@ -590,8 +624,8 @@ value apply_filter(render_state & st, const std::string & name, const value & op
         if (name == f.first) {
             // an undefined operand reads as "" or as an empty sequence, except where Jinja2 does
             // arithmetic or serialization on it
-            if (operand.is_undefined() && (name == "tojson" || name == "abs" || name == "round" ||
-                                           name == "dictsort" || name == "attr")) {
+            if (operand.is_undefined() &&
+                (name == "tojson" || name == "abs" || name == "round" || name == "dictsort" || name == "attr")) {
                 require_defined(operand);
             }
             return f.second(st, operand, args);
@@ -601,8 +635,8 @@ value apply_filter(render_state & st, const std::string & name, const value & op
 }
 
 std::string percent_format(const std::string & fmt, const value & args) {
-    list_t      pos   = args.is_list() && args.tuple ? *args.l : list_t{ args };
-    size_t      next  = 0;
+    list_t      pos  = args.is_list() && args.tuple ? *args.l : list_t{args};
+    size_t      next = 0;
     std::string out;
     for (size_t j = 0; j < fmt.size(); ++j) {
         if (fmt[j] != '%') {
@@ -644,11 +678,16 @@ std::string percent_format(const std::string & fmt, const value & args) {
         char conv = fmt[j];
         char buf[512];
         switch (conv) {
-            case 's': out += arg.str(); break;
-            case 'r': out += arg.repr(); break;
+            case 's':
+                out += arg.str();
+                break;
+            case 'r':
+                out += arg.repr();
+                break;
             case 'd':
             case 'i':
-                snprintf(buf, sizeof buf, (spec + "lld").c_str(), (long long) (arg.k == kind::floating ? (int64_t) arg.f : arg.as_int()));
+                snprintf(buf, sizeof buf, (spec + "lld").c_str(),
+                         (long long) (arg.k == kind::floating ? (int64_t) arg.f : arg.as_int()));
                 out += buf;
                 break;
             case 'x':
@@ -666,7 +705,8 @@ std::string percent_format(const std::string & fmt, const value & args) {
                 snprintf(buf, sizeof buf, (spec + conv).c_str(), arg.as_double());
                 out += buf;
                 break;
-            default: throw error(std::string("unsupported format character '") + conv + "'");
+            default:
+                throw error(std::string("unsupported format character '") + conv + "'");
         }
     }
     return out;

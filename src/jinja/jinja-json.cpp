@@ -3,9 +3,9 @@
 #include "jinja-value.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -15,14 +15,29 @@ static void json_string(std::string & out, const std::string & s, bool ensure_as
     out += '"';
     for (uint32_t cp : utf8_decode(s)) {
         switch (cp) {
-            case '"': out += "\\\""; continue;
-            case '\\': out += "\\\\"; continue;
-            case '\n': out += "\\n"; continue;
-            case '\r': out += "\\r"; continue;
-            case '\t': out += "\\t"; continue;
-            case '\b': out += "\\b"; continue;
-            case '\f': out += "\\f"; continue;
-            default: break;
+            case '"':
+                out += "\\\"";
+                continue;
+            case '\\':
+                out += "\\\\";
+                continue;
+            case '\n':
+                out += "\\n";
+                continue;
+            case '\r':
+                out += "\\r";
+                continue;
+            case '\t':
+                out += "\\t";
+                continue;
+            case '\b':
+                out += "\\b";
+                continue;
+            case '\f':
+                out += "\\f";
+                continue;
+            default:
+                break;
         }
         char buf[16];
         if (cp < 0x20 || (ensure_ascii && cp >= 0x7f)) {
@@ -42,12 +57,18 @@ static void json_string(std::string & out, const std::string & s, bool ensure_as
 
 static std::string json_key(const value & k) {
     switch (k.k) {
-        case kind::string: return k.s;
-        case kind::boolean: return k.b ? "true" : "false";
-        case kind::none: return "null";
-        case kind::integer: return std::to_string(k.i);
-        case kind::floating: return float_repr(k.f);
-        default: throw error(std::string("keys must be str, int, float, bool or None, not ") + k.type_name());
+        case kind::string:
+            return k.s;
+        case kind::boolean:
+            return k.b ? "true" : "false";
+        case kind::none:
+            return "null";
+        case kind::integer:
+            return std::to_string(k.i);
+        case kind::floating:
+            return float_repr(k.f);
+        default:
+            throw error(std::string("keys must be str, int, float, bool or None, not ") + k.type_name());
     }
 }
 
@@ -62,9 +83,15 @@ static void dump(std::string & out, const value & v, const json_style & st, int 
         }
     };
     switch (v.k) {
-        case kind::none: out += "null"; return;
-        case kind::boolean: out += v.b ? "true" : "false"; return;
-        case kind::integer: out += std::to_string(v.i); return;
+        case kind::none:
+            out += "null";
+            return;
+        case kind::boolean:
+            out += v.b ? "true" : "false";
+            return;
+        case kind::integer:
+            out += std::to_string(v.i);
+            return;
         case kind::floating:
             if (std::isnan(v.f)) {
                 out += "NaN";
@@ -74,7 +101,9 @@ static void dump(std::string & out, const value & v, const json_style & st, int 
                 out += float_repr(v.f);
             }
             return;
-        case kind::string: json_string(out, v.s, st.ensure_ascii); return;
+        case kind::string:
+            json_string(out, v.s, st.ensure_ascii);
+            return;
         case kind::list: {
             if (v.l->empty()) {
                 out += "[]";
@@ -119,8 +148,10 @@ static void dump(std::string & out, const value & v, const json_style & st, int 
             out += '}';
             return;
         }
-        case kind::undefined: throw error("Object of type Undefined is not JSON serializable");
-        case kind::function: throw error("Object of type function is not JSON serializable");
+        case kind::undefined:
+            throw error("Object of type Undefined is not JSON serializable");
+        case kind::function:
+            throw error("Object of type function is not JSON serializable");
     }
 }
 
@@ -195,18 +226,34 @@ struct json_reader {
             }
             char e = t[p++];
             switch (e) {
-                case '"': out += '"'; break;
-                case '\\': out += '\\'; break;
-                case '/': out += '/'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'n': out += '\n'; break;
-                case 'r': out += '\r'; break;
-                case 't': out += '\t'; break;
+                case '"':
+                    out += '"';
+                    break;
+                case '\\':
+                    out += '\\';
+                    break;
+                case '/':
+                    out += '/';
+                    break;
+                case 'b':
+                    out += '\b';
+                    break;
+                case 'f':
+                    out += '\f';
+                    break;
+                case 'n':
+                    out += '\n';
+                    break;
+                case 'r':
+                    out += '\r';
+                    break;
+                case 't':
+                    out += '\t';
+                    break;
                 case 'u': {
                     uint32_t cp = hex4();
                     if (cp >= 0xD800 && cp < 0xDC00 && t.substr(p, 2) == "\\u") {
-                        size_t   save = p;
+                        size_t save = p;
                         p += 2;
                         uint32_t lo = hex4();
                         if (lo >= 0xDC00 && lo < 0xE000) {
@@ -218,12 +265,13 @@ struct json_reader {
                     utf8_append(out, cp >= 0xDC80 && cp <= 0xDCFF ? 0xFFFD : cp);
                     break;
                 }
-                default: fail("bad escape");
+                default:
+                    fail("bad escape");
             }
         }
     }
     value number() {
-        size_t start = p;
+        size_t start    = p;
         bool   is_float = false;
         if (t[p] == '-') {
             ++p;
@@ -263,7 +311,7 @@ struct json_reader {
         }
         std::string num(t.substr(start, p - start));
         if (!is_float) {
-            errno = 0;
+            errno         = 0;
             char *    end = nullptr;
             long long v   = strtoll(num.c_str(), &end, 10);
             if (errno == 0) {
@@ -357,7 +405,7 @@ struct json_reader {
 }  // namespace
 
 value from_json(std::string_view text) {
-    json_reader r{ text };
+    json_reader r{text};
     value       v = r.any(0);
     r.ws();
     if (r.p != text.size()) {

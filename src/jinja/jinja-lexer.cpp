@@ -18,20 +18,20 @@ struct lexer {
     // line numbers for messages; tokens come in source order, so counting resumes where it stopped
     mutable size_t lc_pos  = 0;
     mutable int    lc_line = 1;
-    int line_at(size_t p) const {
-        if (p < lc_pos) {
-            lc_pos  = 0;
-            lc_line = 1;
+    int            line_at(size_t p) const {
+                   if (p < lc_pos) {
+                       lc_pos  = 0;
+                       lc_line = 1;
         }
-        for (; lc_pos < p && lc_pos < src.size(); ++lc_pos) {
-            lc_line += src[lc_pos] == '\n';
+                   for (; lc_pos < p && lc_pos < src.size(); ++lc_pos) {
+                       lc_line += src[lc_pos] == '\n';
         }
-        return lc_line;
+                   return lc_line;
     }
     [[noreturn]] void fail(size_t p, const std::string & msg) const {
         throw error("line " + std::to_string(line_at(p)) + ": " + msg);
     }
-    void emit(tok t, std::string text, size_t p) { out.push_back(token{ t, std::move(text), line_at(p), 0 }); }
+    void emit(tok t, std::string text, size_t p) { out.push_back(token{t, std::move(text), line_at(p), 0}); }
 
     static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
     static std::string rstrip(const std::string & s) {
@@ -92,7 +92,7 @@ struct lexer {
         if (src.compare(q, 3, "raw") != 0) {
             return false;
         }
-        q = skip_ws(q + 3);
+        q        = skip_ws(q + 3);
         end_sign = 0;
         if (q < src.size() && (src[q] == '-' || src[q] == '+')) {
             end_sign = src[q++];
@@ -157,7 +157,7 @@ struct lexer {
             if (p >= src.size()) {
                 fail(start, "unterminated string literal");
             }
-            char e = src[p++];
+            char e   = src[p++];
             auto hex = [&](int n) {
                 uint32_t v = 0;
                 for (int j = 0; j < n; ++j) {
@@ -170,20 +170,47 @@ struct lexer {
                 return v;
             };
             switch (e) {
-                case 'n': s += '\n'; break;
-                case 't': s += '\t'; break;
-                case 'r': s += '\r'; break;
-                case '\\': s += '\\'; break;
-                case '\'': s += '\''; break;
-                case '"': s += '"'; break;
-                case 'a': s += '\a'; break;
-                case 'b': s += '\b'; break;
-                case 'f': s += '\f'; break;
-                case 'v': s += '\v'; break;
-                case '0': s += '\0'; break;
-                case '\n': break;  // line continuation
-                case 'x': utf8_append(s, hex(2)); break;
-                case 'u': utf8_append(s, hex(4)); break;
+                case 'n':
+                    s += '\n';
+                    break;
+                case 't':
+                    s += '\t';
+                    break;
+                case 'r':
+                    s += '\r';
+                    break;
+                case '\\':
+                    s += '\\';
+                    break;
+                case '\'':
+                    s += '\'';
+                    break;
+                case '"':
+                    s += '"';
+                    break;
+                case 'a':
+                    s += '\a';
+                    break;
+                case 'b':
+                    s += '\b';
+                    break;
+                case 'f':
+                    s += '\f';
+                    break;
+                case 'v':
+                    s += '\v';
+                    break;
+                case '0':
+                    s += '\0';
+                    break;
+                case '\n':
+                    break;  // line continuation
+                case 'x':
+                    utf8_append(s, hex(2));
+                    break;
+                case 'u':
+                    utf8_append(s, hex(4));
+                    break;
                 case 'U': {
                     uint32_t cp = hex(8);
                     if (cp > 0x10FFFF) {
@@ -233,12 +260,13 @@ struct lexer {
                 continue;
             }
             if (isdigit((unsigned char) c)) {
-                size_t s           = p;
-                bool   after_dot   = s > 0 && src[s - 1] == '.';
-                bool   is_float    = false;
-                auto   digits      = [&]() {
-                    while (p < src.size() && (isdigit((unsigned char) src[p]) ||
-                                              (src[p] == '_' && p + 1 < src.size() && isdigit((unsigned char) src[p + 1])))) {
+                size_t s         = p;
+                bool   after_dot = s > 0 && src[s - 1] == '.';
+                bool   is_float  = false;
+                auto   digits    = [&]() {
+                    while (p < src.size() &&
+                           (isdigit((unsigned char) src[p]) ||
+                            (src[p] == '_' && p + 1 < src.size() && isdigit((unsigned char) src[p + 1])))) {
                         ++p;
                     }
                 };
@@ -268,7 +296,7 @@ struct lexer {
                 emit(is_float ? tok::floating : tok::integer, num, s);
                 continue;
             }
-            static const char * ops2[] = { "//", "**", "==", "!=", "<=", ">=" };
+            static const char * ops2[] = {"//", "**", "==", "!=", "<=", ">="};
             bool                two    = false;
             for (const char * o : ops2) {
                 if (src.compare(p, 2, o) == 0) {
@@ -365,7 +393,7 @@ std::vector<token> tokenize(const std::string & source) {
         lx.src.pop_back();
     }
     lx.run();
-    lx.out.push_back(token{ tok::eof, "", lx.line_at(lx.src.size()), 0 });
+    lx.out.push_back(token{tok::eof, "", lx.line_at(lx.src.size()), 0});
     return std::move(lx.out);
 }
 

@@ -18,7 +18,8 @@ uint32_t py_upper(uint32_t c) {
     if (c >= 'a' && c <= 'z') {
         return c - 32;
     }
-    if ((c >= 0xe0 && c <= 0xfe && c != 0xf7) || (c >= 0x3b1 && c <= 0x3cb && c != 0x3c2) || (c >= 0x430 && c <= 0x44f)) {
+    if ((c >= 0xe0 && c <= 0xfe && c != 0xf7) || (c >= 0x3b1 && c <= 0x3cb && c != 0x3c2) ||
+        (c >= 0x430 && c <= 0x44f)) {
         return c - 32;
     }
     if (c >= 0x450 && c <= 0x45f) {
@@ -34,7 +35,8 @@ uint32_t py_lower(uint32_t c) {
     if (c >= 'A' && c <= 'Z') {
         return c + 32;
     }
-    if ((c >= 0xc0 && c <= 0xde && c != 0xd7) || (c >= 0x391 && c <= 0x3ab && c != 0x3a2) || (c >= 0x410 && c <= 0x42f)) {
+    if ((c >= 0xc0 && c <= 0xde && c != 0xd7) || (c >= 0x391 && c <= 0x3ab && c != 0x3a2) ||
+        (c >= 0x410 && c <= 0x42f)) {
         return c + 32;
     }
     if (c >= 0x400 && c <= 0x40f) {
@@ -251,12 +253,23 @@ std::string html_escape(const std::string & s) {
     std::string out;
     for (char c : s) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&#34;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&#34;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
         }
     }
     return out;
@@ -300,7 +313,7 @@ static value str_method(render_state & st, const std::string & s, const std::str
     fn f;
     if (name == "strip" || name == "lstrip" || name == "rstrip") {
         bool l = name != "rstrip", r = name != "lstrip";
-        f      = [s, l, r](call_args & a) { return value(py_strip(s, a.get(0, "chars", value::null()), l, r)); };
+        f = [s, l, r](call_args & a) { return value(py_strip(s, a.get(0, "chars", value::null()), l, r)); };
     } else if (name == "split" || name == "rsplit") {
         bool rs = name == "rsplit";
         f       = [s, rs](call_args & a) {
@@ -411,9 +424,13 @@ static value str_method(render_state & st, const std::string & s, const std::str
             }
             for (uint32_t c : cps) {
                 bool digit = c >= '0' && c <= '9';
-                bool alpha = (c < 0x80 && isalpha((int) c)) || (c >= 0x80 && !py_isspace(c) && c != 0xd7 && c != 0xf7 &&
-                                                                 !(c >= 0x2000 && c <= 0x2bff) && !(c >= 0x3000 && c <= 0x303f));
-                bool ok = name == "isspace" ? py_isspace(c) : name == "isalpha" ? alpha : name == "isalnum" ? (alpha || digit) : digit;
+                bool alpha =
+                    (c < 0x80 && isalpha((int) c)) || (c >= 0x80 && !py_isspace(c) && c != 0xd7 && c != 0xf7 &&
+                                                       !(c >= 0x2000 && c <= 0x2bff) && !(c >= 0x3000 && c <= 0x303f));
+                bool ok = name == "isspace"   ? py_isspace(c)
+                          : name == "isalpha" ? alpha
+                          : name == "isalnum" ? (alpha || digit)
+                                              : digit;
                 if (!ok) {
                     return value(false);
                 }
@@ -441,10 +458,10 @@ static value str_method(render_state & st, const std::string & s, const std::str
             }
             size_t at = r ? s.rfind(sep.s) : s.find(sep.s);
             if (at == std::string::npos) {
-                return value::make_list(r ? list_t{ value(""), value(""), value(s) } : list_t{ value(s), value(""), value("") },
-                                        true);
+                return value::make_list(
+                         r ? list_t{value(""), value(""), value(s)} : list_t{value(s), value(""), value("")}, true);
             }
-            return value::make_list({ value(s.substr(0, at)), sep, value(s.substr(at + sep.s.size())) }, true);
+            return value::make_list({value(s.substr(0, at)), sep, value(s.substr(at + sep.s.size()))}, true);
         };
     } else if (name == "format") {
         f = [s](call_args & a) {
@@ -499,11 +516,10 @@ value method_of(render_state & st, const value & obj, const std::string & name) 
         return str_method(st, obj.s, name);
     }
     if (obj.is_list()) {
-        static const char * unsafe[] = { "append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear" };
+        static const char * unsafe[] = {"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"};
         for (const char * u : unsafe) {
             if (name == u) {
-                return value::undef("access to attribute '" + name + "' of '" + obj.type_name() +
-                                    "' object is unsafe");
+                return value::undef("access to attribute '" + name + "' of '" + obj.type_name() + "' object is unsafe");
             }
         }
         value self = obj;
@@ -529,7 +545,7 @@ value method_of(render_state & st, const value & obj, const std::string & name) 
         return value::undef();
     }
     if (obj.is_dict()) {
-        static const char * unsafe[] = { "clear", "pop", "popitem", "setdefault", "update" };
+        static const char * unsafe[] = {"clear", "pop", "popitem", "setdefault", "update"};
         for (const char * u : unsafe) {
             if (name == u) {
                 return value::undef("access to attribute '" + name + "' of 'dict' object is unsafe");
@@ -540,7 +556,7 @@ value method_of(render_state & st, const value & obj, const std::string & name) 
             return value::make_function("dict.items", [self](call_args &) {
                 list_t out;
                 for (const auto & kv : self.d->items) {
-                    out.push_back(value::make_list({ kv.first, kv.second }, true));
+                    out.push_back(value::make_list({kv.first, kv.second}, true));
                 }
                 return value::make_list(std::move(out));
             });
@@ -563,8 +579,8 @@ value method_of(render_state & st, const value & obj, const std::string & name) 
         }
         if (name == "copy") {
             return value::make_function("dict.copy", [self](call_args &) {
-                value d = value::make_dict();
-                *d.d    = *self.d;
+                value d           = value::make_dict();
+                *d.d              = *self.d;
                 d.d->is_namespace = false;
                 return d;
             });

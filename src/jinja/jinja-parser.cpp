@@ -26,8 +26,8 @@ struct parser {
         ~guard() { --ps.depth; }
     };
 
-    const token & cur() const { return t[p]; }
-    const token & next() { return t[p < t.size() - 1 ? p++ : p]; }
+    const token &     cur() const { return t[p]; }
+    const token &     next() { return t[p < t.size() - 1 ? p++ : p]; }
     [[noreturn]] void fail(const std::string & msg) const {
         throw error("line " + std::to_string(cur().line) + ": " + msg);
     }
@@ -54,11 +54,16 @@ struct parser {
     }
     static std::string describe(const token & k) {
         switch (k.type) {
-            case tok::eof: return "end of template";
-            case tok::block_end: return "%}";
-            case tok::var_end: return "}}";
-            case tok::text: return "text";
-            default: return k.text;
+            case tok::eof:
+                return "end of template";
+            case tok::block_end:
+                return "%}";
+            case tok::var_end:
+                return "}}";
+            case tok::text:
+                return "text";
+            default:
+                return k.text;
         }
     }
     std::string expect_name() {
@@ -73,7 +78,8 @@ struct parser {
         }
         ++p;
     }
-    template <class N> std::unique_ptr<N> node() {
+    template <class N>
+    std::unique_ptr<N> node() {
         auto n  = std::make_unique<N>();
         n->line = cur().line;
         return n;
@@ -82,7 +88,7 @@ struct parser {
     // ---- expressions ----
 
     expr_ptr expression(bool with_cond = true) {
-        guard g(*this);
+        guard    g(*this);
         expr_ptr e = or_expr();
         if (with_cond && is_name("if")) {
             auto c = node<e_cond>();
@@ -150,9 +156,8 @@ struct parser {
         std::vector<std::pair<std::string, expr_ptr>> rest;
         while (true) {
             std::string op;
-            if (cur().type == tok::op &&
-                (cur().text == "==" || cur().text == "!=" || cur().text == "<" || cur().text == "<=" ||
-                 cur().text == ">" || cur().text == ">=")) {
+            if (cur().type == tok::op && (cur().text == "==" || cur().text == "!=" || cur().text == "<" ||
+                                          cur().text == "<=" || cur().text == ">" || cur().text == ">=")) {
                 op = next().text;
             } else if (accept_name("in")) {
                 op = "in";
@@ -249,8 +254,8 @@ struct parser {
             }
             case tok::integer: {
                 ++p;
-                auto lit = node<e_literal>();
-                errno    = 0;
+                auto lit    = node<e_literal>();
+                errno       = 0;
                 long long v = strtoll(k.text.c_str(), nullptr, 10);
                 lit->v      = errno == 0 ? value((int64_t) v) : value(strtod(k.text.c_str(), nullptr));
                 return lit;
@@ -300,7 +305,8 @@ struct parser {
                     return d;
                 }
                 break;
-            default: break;
+            default:
+                break;
         }
         fail("unexpected '" + describe(k) + "'");
     }
@@ -311,7 +317,8 @@ struct parser {
                 a.star2 = expression();
             } else if (accept_op("*")) {
                 a.star = expression();
-            } else if (cur().type == tok::name && p + 1 < t.size() && t[p + 1].type == tok::op && t[p + 1].text == "=") {
+            } else if (cur().type == tok::name && p + 1 < t.size() && t[p + 1].type == tok::op &&
+                       t[p + 1].text == "=") {
                 std::string name = next().text;
                 ++p;
                 a.kw.emplace_back(name, expression());
@@ -535,20 +542,20 @@ struct parser {
     stmt_ptr statement() {
         std::string kw = expect_name();
         if (kw == "if") {
-            auto s = node<s_if>();
+            auto     s = node<s_if>();
             expr_ptr c = tuple_or_expression();
             expect_block_end();
-            s->branches.emplace_back(std::move(c), body({ "elif", "else", "endif" }));
+            s->branches.emplace_back(std::move(c), body({"elif", "else", "endif"}));
             while (true) {
                 if (at_block("elif")) {
                     p += 2;
                     expr_ptr c2 = tuple_or_expression();
                     expect_block_end();
-                    s->branches.emplace_back(std::move(c2), body({ "elif", "else", "endif" }));
+                    s->branches.emplace_back(std::move(c2), body({"elif", "else", "endif"}));
                 } else if (at_block("else")) {
                     p += 2;
                     expect_block_end();
-                    s->otherwise = body({ "endif" });
+                    s->otherwise = body({"endif"});
                 } else {
                     end_block("endif");
                     return s;
@@ -569,11 +576,11 @@ struct parser {
             }
             s->recursive = accept_name("recursive");
             expect_block_end();
-            s->body = body({ "else", "endfor" });
+            s->body = body({"else", "endfor"});
             if (at_block("else")) {
                 p += 2;
                 expect_block_end();
-                s->otherwise = body({ "endfor" });
+                s->otherwise = body({"endfor"});
             }
             end_block("endfor");
             return s;
@@ -593,7 +600,7 @@ struct parser {
                 s->filters.push_back(filter_call(nullptr));
             }
             expect_block_end();
-            s->body = body({ "endset" });
+            s->body = body({"endset"});
             end_block("endset");
             return s;
         }
@@ -602,7 +609,7 @@ struct parser {
             s->name   = expect_name();
             s->params = params();
             expect_block_end();
-            s->body = body({ "endmacro" });
+            s->body = body({"endmacro"});
             ++p;
             accept_name("endmacro");
             if (cur().type == tok::name) {
@@ -616,7 +623,7 @@ struct parser {
             if (is_op("(")) {
                 s->params = params();
             }
-            expr_ptr c = expression();
+            expr_ptr c    = expression();
             auto *   call = dynamic_cast<e_call *>(c.get());
             if (!call) {
                 fail("expected a macro call after 'call'");
@@ -624,7 +631,7 @@ struct parser {
             c.release();
             s->call.reset(call);
             expect_block_end();
-            s->body = body({ "endcall" });
+            s->body = body({"endcall"});
             end_block("endcall");
             return s;
         }
@@ -635,7 +642,7 @@ struct parser {
                 s->filters.push_back(filter_call(nullptr));
             }
             expect_block_end();
-            s->body = body({ "endfilter" });
+            s->body = body({"endfilter"});
             end_block("endfilter");
             return s;
         }
@@ -650,7 +657,7 @@ struct parser {
                 }
             }
             expect_block_end();
-            s->body = body({ "endwith" });
+            s->body = body({"endwith"});
             end_block("endwith");
             return s;
         }
@@ -663,7 +670,7 @@ struct parser {
         if (kw == "generation") {  // transformers' assistant-mask marker: renders its body
             auto s = node<s_block>();
             expect_block_end();
-            s->body = body({ "endgeneration" });
+            s->body = body({"endgeneration"});
             end_block("endgeneration");
             return s;
         }
@@ -677,7 +684,7 @@ struct parser {
 }  // namespace
 
 body_t parse(const std::vector<token> & tokens) {
-    parser ps{ tokens };
+    parser ps{tokens};
     body_t b = ps.body({});
     return b;
 }

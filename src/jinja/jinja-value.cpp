@@ -26,53 +26,77 @@ value value::make_dict() {
 value value::make_function(std::string name, std::function<value(call_args &)> call) {
     value v;
     v.k  = kind::function;
-    v.fn = std::make_shared<function_t>(function_t{ std::move(name), std::move(call) });
+    v.fn = std::make_shared<function_t>(function_t{std::move(name), std::move(call)});
     return v;
 }
 
 bool value::truthy() const {
     switch (k) {
         case kind::undefined:
-        case kind::none: return false;
-        case kind::boolean: return b;
-        case kind::integer: return i != 0;
-        case kind::floating: return f != 0.0;
-        case kind::string: return !s.empty();
-        case kind::list: return !l->empty();
-        case kind::dict: return d->size() != 0;
-        case kind::function: return true;
+        case kind::none:
+            return false;
+        case kind::boolean:
+            return b;
+        case kind::integer:
+            return i != 0;
+        case kind::floating:
+            return f != 0.0;
+        case kind::string:
+            return !s.empty();
+        case kind::list:
+            return !l->empty();
+        case kind::dict:
+            return d->size() != 0;
+        case kind::function:
+            return true;
     }
     return false;
 }
 
 double value::as_double() const {
     switch (k) {
-        case kind::boolean: return b ? 1.0 : 0.0;
-        case kind::integer: return (double) i;
-        case kind::floating: return f;
-        default: throw error(std::string("expected a number, got ") + type_name());
+        case kind::boolean:
+            return b ? 1.0 : 0.0;
+        case kind::integer:
+            return (double) i;
+        case kind::floating:
+            return f;
+        default:
+            throw error(std::string("expected a number, got ") + type_name());
     }
 }
 
 int64_t value::as_int() const {
     switch (k) {
-        case kind::boolean: return b ? 1 : 0;
-        case kind::integer: return i;
-        default: throw error(std::string("expected an integer, got ") + type_name());
+        case kind::boolean:
+            return b ? 1 : 0;
+        case kind::integer:
+            return i;
+        default:
+            throw error(std::string("expected an integer, got ") + type_name());
     }
 }
 
 const char * value::type_name() const {
     switch (k) {
-        case kind::undefined: return "undefined";
-        case kind::none: return "NoneType";
-        case kind::boolean: return "bool";
-        case kind::integer: return "int";
-        case kind::floating: return "float";
-        case kind::string: return "str";
-        case kind::list: return tuple ? "tuple" : "list";
-        case kind::dict: return d->is_namespace ? "Namespace" : "dict";
-        case kind::function: return "function";
+        case kind::undefined:
+            return "undefined";
+        case kind::none:
+            return "NoneType";
+        case kind::boolean:
+            return "bool";
+        case kind::integer:
+            return "int";
+        case kind::floating:
+            return "float";
+        case kind::string:
+            return "str";
+        case kind::list:
+            return tuple ? "tuple" : "list";
+        case kind::dict:
+            return d->is_namespace ? "Namespace" : "dict";
+        case kind::function:
+            return "function";
     }
     return "?";
 }
@@ -95,9 +119,9 @@ std::string float_repr(double d) {
     }
     // buf = "[-]D.DDDDe[+-]XX": split into digits and decimal exponent
     std::string m(buf);
-    size_t      epos     = m.find('e');
-    int         exp10    = atoi(m.c_str() + epos + 1);
-    bool        neg      = m[0] == '-';
+    size_t      epos  = m.find('e');
+    int         exp10 = atoi(m.c_str() + epos + 1);
+    bool        neg   = m[0] == '-';
     std::string digits;
     for (size_t j = neg ? 1 : 0; j < epos; ++j) {
         if (m[j] != '.') {
@@ -145,9 +169,9 @@ static bool py_printable(uint32_t cp) {
 }
 
 static std::string string_repr(const std::string & s) {
-    bool has_single = s.find('\'') != std::string::npos;
-    bool has_double = s.find('"') != std::string::npos;
-    char q          = (has_single && !has_double) ? '"' : '\'';
+    bool        has_single = s.find('\'') != std::string::npos;
+    bool        has_double = s.find('"') != std::string::npos;
+    char        q          = (has_single && !has_double) ? '"' : '\'';
     std::string out(1, q);
     for (uint32_t cp : utf8_decode(s)) {
         if (cp == (uint32_t) q || cp == '\\') {
@@ -179,20 +203,29 @@ static std::string string_repr(const std::string & s) {
 
 std::string value::str() const {
     switch (k) {
-        case kind::undefined: return "";
-        case kind::string: return s;
-        default: return repr();
+        case kind::undefined:
+            return "";
+        case kind::string:
+            return s;
+        default:
+            return repr();
     }
 }
 
 std::string value::repr() const {
     switch (k) {
-        case kind::undefined: return "";
-        case kind::none: return "None";
-        case kind::boolean: return b ? "True" : "False";
-        case kind::integer: return std::to_string(i);
-        case kind::floating: return float_repr(f);
-        case kind::string: return string_repr(s);
+        case kind::undefined:
+            return "";
+        case kind::none:
+            return "None";
+        case kind::boolean:
+            return b ? "True" : "False";
+        case kind::integer:
+            return std::to_string(i);
+        case kind::floating:
+            return float_repr(f);
+        case kind::string:
+            return string_repr(s);
         case kind::list: {
             std::string out = tuple ? "(" : "[";
             for (size_t j = 0; j < l->size(); ++j) {
@@ -207,7 +240,7 @@ std::string value::repr() const {
             return out + (tuple ? ")" : "]");
         }
         case kind::dict: {
-            std::string out = d->is_namespace ? "<Namespace {" : "{";
+            std::string out   = d->is_namespace ? "<Namespace {" : "{";
             bool        first = true;
             for (const auto & kv : d->items) {
                 if (!first) {
@@ -218,7 +251,8 @@ std::string value::repr() const {
             }
             return out + (d->is_namespace ? "}>" : "}");
         }
-        case kind::function: return "<function " + fn->name + ">";
+        case kind::function:
+            return "<function " + fn->name + ">";
     }
     return "";
 }
@@ -227,16 +261,20 @@ std::string value::repr() const {
 
 std::string dict_t::key_of(const value & k) {
     switch (k.k) {
-        case kind::string: return "s" + k.s;
+        case kind::string:
+            return "s" + k.s;
         // 1, 1.0 and True are one key in Python
-        case kind::boolean: return "n" + std::to_string(k.b ? 1 : 0);
-        case kind::integer: return "n" + std::to_string(k.i);
+        case kind::boolean:
+            return "n" + std::to_string(k.b ? 1 : 0);
+        case kind::integer:
+            return "n" + std::to_string(k.i);
         case kind::floating:
             if (k.f == std::floor(k.f) && std::fabs(k.f) < 9e15) {
                 return "n" + std::to_string((int64_t) k.f);
             }
             return "f" + float_repr(k.f);
-        case kind::none: return "N";
+        case kind::none:
+            return "N";
         case kind::list:
             if (k.tuple) {
                 std::string out = "t";
@@ -246,7 +284,8 @@ std::string dict_t::key_of(const value & k) {
                 return out;
             }
             break;
-        default: break;
+        default:
+            break;
     }
     throw error(std::string("unhashable type: '") + k.type_name() + "'");
 }
@@ -313,8 +352,10 @@ bool equals(const value & a, const value & b) {
     }
     switch (a.k) {
         case kind::undefined:
-        case kind::none: return true;
-        case kind::string: return a.s == b.s;
+        case kind::none:
+            return true;
+        case kind::string:
+            return a.s == b.s;
         case kind::list:
             if (a.l->size() != b.l->size()) {
                 return false;
@@ -336,8 +377,10 @@ bool equals(const value & a, const value & b) {
                 }
             }
             return true;
-        case kind::function: return a.fn == b.fn;
-        default: return false;
+        case kind::function:
+            return a.fn == b.fn;
+        default:
+            return false;
     }
 }
 
@@ -360,8 +403,8 @@ bool less(const value & a, const value & b) {
         }
         return a.l->size() < b.l->size();
     }
-    throw error(std::string("'<' not supported between instances of '") + a.type_name() + "' and '" +
-                b.type_name() + "'");
+    throw error(std::string("'<' not supported between instances of '") + a.type_name() + "' and '" + b.type_name() +
+                "'");
 }
 
 // ---- UTF-8 ----

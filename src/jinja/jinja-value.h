@@ -32,11 +32,11 @@ struct dict_t;
 struct function_t;
 
 struct value {
-    kind        k = kind::undefined;
-    bool        b = false;
-    int64_t     i = 0;
-    double      f = 0.0;
-    std::string s;  // string value; for undefined the name used in the "is undefined" message
+    kind                        k = kind::undefined;
+    bool                        b = false;
+    int64_t                     i = 0;
+    double                      f = 0.0;
+    std::string                 s;  // string value; for undefined the name used in the "is undefined" message
     std::shared_ptr<list_t>     l;
     std::shared_ptr<dict_t>     d;
     std::shared_ptr<function_t> fn;
@@ -72,13 +72,13 @@ struct value {
     bool is_number() const { return k == kind::integer || k == kind::floating || k == kind::boolean; }
     bool is_callable() const { return k == kind::function; }
 
-    bool truthy() const;
-    double as_double() const;  // numbers and bools
-    int64_t as_int() const;    // ints and bools; throws otherwise
+    bool    truthy() const;
+    double  as_double() const;  // numbers and bools
+    int64_t as_int() const;     // ints and bools; throws otherwise
 
     // Python's str() and repr().
-    std::string str() const;
-    std::string repr() const;
+    std::string  str() const;
+    std::string  repr() const;
     const char * type_name() const;
 };
 
@@ -89,13 +89,13 @@ struct dict_t {
     bool                                    is_namespace = false;  // jinja2 namespace(): attributes assignable
 
     static std::string key_of(const value & k);  // throws for unhashable keys
-    const value * find(const value & k) const;
-    const value * find(const char * k) const { return find(value(k)); }
-    const value * find(const std::string & k) const { return find(value(k)); }
-    void set(const value & k, value v);
-    void set(const char * k, value v) { set(value(k), std::move(v)); }
-    void set(const std::string & k, value v) { set(value(k), std::move(v)); }
-    size_t size() const { return items.size(); }
+    const value *      find(const value & k) const;
+    const value *      find(const char * k) const { return find(value(k)); }
+    const value *      find(const std::string & k) const { return find(value(k)); }
+    void               set(const value & k, value v);
+    void               set(const char * k, value v) { set(value(k), std::move(v)); }
+    void               set(const std::string & k, value v) { set(value(k), std::move(v)); }
+    size_t             size() const { return items.size(); }
 };
 
 struct call_args {
@@ -104,12 +104,12 @@ struct call_args {
 
     // The argument at position i or keyword name, else def; marks it used.
     value get(size_t i, const char * name, value def = value::undef());
-    bool has(size_t i, const char * name) const;
+    bool  has(size_t i, const char * name) const;
 };
 
 struct function_t {
-    std::string                          name;
-    std::function<value(call_args &)>    call;
+    std::string                       name;
+    std::function<value(call_args &)> call;
 };
 
 // Equality as Python's == (1 == 1.0 == True; containers deep).
@@ -120,9 +120,9 @@ bool less(const value & a, const value & b);
 // JSON (json.dumps / json.loads). dump: indent < 0 = one line; item_sep/key_sep as Python's
 // separators (defaults ", " / ": ", or "," / ": " with an indent); non-serializable values throw.
 struct json_style {
-    int         indent   = -1;
-    std::string item_sep = ", ";
-    std::string key_sep  = ": ";
+    int         indent       = -1;
+    std::string item_sep     = ", ";
+    std::string key_sep      = ": ";
     bool        ensure_ascii = false;
     bool        sort_keys    = false;
 };

@@ -7,9 +7,9 @@ chat_template_engine::chat_template_engine(const std::string & source) : body_(p
 std::string chat_template_engine::render(const value & context, int64_t now, const limits & lim) const {
     std::string  out;
     render_state st;
-    st.out = &out;
-    st.lim = lim;
-    st.now = now;
+    st.out       = &out;
+    st.lim       = lim;
+    st.now       = now;
     auto globals = std::make_shared<scope>();
     add_globals(st, *globals);
     auto top = std::make_shared<scope>(globals);

@@ -12,7 +12,7 @@
 namespace jinja {
 
 class chat_template_engine {
-  public:
+public:
     // Parses source; throws error ("line L: ...") on a syntax error.
     explicit chat_template_engine(const std::string & source);
 
@@ -20,7 +20,7 @@ class chat_template_engine {
     // namespace, raise_exception, strftime_now formatting `now`) under them. Throws error.
     std::string render(const value & context, int64_t now, const limits & lim = {}) const;
 
-  private:
+private:
     body_t body_;
 };
 

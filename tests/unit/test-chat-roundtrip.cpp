@@ -40,32 +40,36 @@ const char * k_calls = R"({"role": "assistant", "content": null, "tool_calls": [
   {"id": "call2XyzW", "type": "function", "function": {"name": "get_time", "arguments": {"zone": "Asia/Tokyo"}}}]})";
 
 struct family_case {
-    chat_format fmt;
-    bool        ids;       // the family writes call ids
-    bool        parallel;  // the family writes several calls in one message
-    const char * end;      // end of the assistant turn (generation stops before it)
+    chat_format  fmt;
+    bool         ids;       // the family writes call ids
+    bool         parallel;  // the family writes several calls in one message
+    const char * end;       // end of the assistant turn (generation stops before it)
     std::string  tmpl;
 };
 
 // A ChatML frame shared by several families; CALLS is replaced by each family's rendering.
 std::string chatml(const std::string & calls, const std::string & gen = "") {
     return "{%- for m in messages %}<|im_start|>{{ m.role }}\n{% if m.content %}{{ m.content }}{% endif %}"
-           "{%- if m.tool_calls %}" + calls + "{% endif %}<|im_end|>\n{% endfor %}"
-           "{%- if add_generation_prompt %}<|im_start|>assistant\n" + gen + "{% endif %}";
+           "{%- if m.tool_calls %}" +
+           calls +
+           "{% endif %}<|im_end|>\n{% endfor %}"
+           "{%- if add_generation_prompt %}<|im_start|>assistant\n" +
+           gen + "{% endif %}";
 }
 
 const std::vector<family_case> & families() {
     static const std::vector<family_case> cases = {
         {chat_format::hermes, false, true, "<|im_end|>",
          chatml("{% for c in m.tool_calls %}{% if not loop.first %}\n{% endif %}<tool_call>\n{\"name\": \"{{ "
-                       "c.function.name }}\", \"arguments\": {{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}")},
+                "c.function.name }}\", \"arguments\": {{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}")},
         {chat_format::qwen3_coder, false, true, "<|im_end|>",
          chatml("{% for c in m.tool_calls %}{% if not loop.first %}\n{% endif %}<tool_call>\n<function={{ "
-                       "c.function.name }}>\n{% for k, v in c.function.arguments.items() %}<parameter={{ k }}>\n{{ v if v "
-                       "is string else v | tojson }}\n</parameter>\n{% endfor %}</function>\n</tool_call>{% endfor %}")},
+                "c.function.name }}>\n{% for k, v in c.function.arguments.items() %}<parameter={{ k }}>\n{{ v if v "
+                "is string else v | tojson }}\n</parameter>\n{% endfor %}</function>\n</tool_call>{% endfor %}")},
         {chat_format::llama3_json, false, false, "<|eot_id|>",
          "{%- for m in messages %}<|start_header_id|>{{ 'ipython' if m.role == 'tool' else m.role }}<|end_header_id|>"
-         "\n\n{% if m.tool_calls %}{% set c = m.tool_calls[0].function %}{\"name\": \"{{ c.name }}\", \"parameters\": {{ c.arguments | tojson }}}"
+         "\n\n{% if m.tool_calls %}{% set c = m.tool_calls[0].function %}{\"name\": \"{{ c.name }}\", \"parameters\": "
+         "{{ c.arguments | tojson }}}"
          "{% else %}{{ m.content }}{% endif %}<|eot_id|>{% endfor %}"
          "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"},
         {chat_format::mistral, true, true, "</s>",
@@ -75,26 +79,32 @@ const std::vector<family_case> & families() {
          "{% endif %}{% endfor %}"},
         {chat_format::gpt_oss, false, false, "<|call|>",
          "{%- for m in messages %}<|start|>{{ m.role }}{% if m.tool_calls %}{% set c = m.tool_calls[0].function %}"
-         "<|channel|>commentary to=functions.{{ c.name }} <|constrain|>json<|message|>{{ c.arguments | tojson }}<|call|>"
+         "<|channel|>commentary to=functions.{{ c.name }} <|constrain|>json<|message|>{{ c.arguments | tojson "
+         "}}<|call|>"
          "{% else %}<|message|>{{ m.content }}<|end|>{% endif %}{% endfor %}"
          "{%- if add_generation_prompt %}<|start|>assistant{% endif %}"},
         {chat_format::deepseek_r1, false, true, "<｜end▁of▁sentence｜>",
-         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls %}<｜Assistant｜>"
-         "<｜tool▁calls▁begin｜>{% for c in m.tool_calls %}{{ '\\n' if not loop.first }}<｜tool▁call▁begin｜>function<｜tool▁sep｜>{{ "
+         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls "
+         "%}<｜Assistant｜>"
+         "<｜tool▁calls▁begin｜>{% for c in m.tool_calls %}{{ '\\n' if not loop.first "
+         "}}<｜tool▁call▁begin｜>function<｜tool▁sep｜>{{ "
          "c.function.name }}\n```json\n{{ c.function.arguments | tojson }}\n```<｜tool▁call▁end｜>{% endfor %}"
          "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>{% endif %}{% endfor %}"
          "{%- if add_generation_prompt %}<｜Assistant｜>{% endif %}"},
         {chat_format::deepseek_v3_1, false, true, "<｜end▁of▁sentence｜>",
-         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls %}<｜Assistant｜>"
+         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls "
+         "%}<｜Assistant｜>"
          "<｜tool▁calls▁begin｜>{% for c in m.tool_calls %}<｜tool▁call▁begin｜>{{ c.function.name }}<｜tool▁sep｜>{{ "
          "c.function.arguments | tojson }}<｜tool▁call▁end｜>{% endfor %}<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"
          "{% endif %}{% endfor %}{%- if add_generation_prompt %}<｜Assistant｜>{% endif %}"},
         {chat_format::granite, false, true, "<|end_of_text|>",
          "{%- for m in messages %}<|start_of_role|>{{ m.role }}<|end_of_role|>{% if m.tool_calls %}<|tool_call|>"
          "{{ m.tool_calls | map(attribute='function') | list | tojson }}{% else %}{{ m.content }}{% endif %}"
-         "<|end_of_text|>\n{% endfor %}{%- if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% endif %}"},
+         "<|end_of_text|>\n{% endfor %}{%- if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% "
+         "endif %}"},
         {chat_format::command_r, true, true, "<|END_OF_TURN_TOKEN|>",
-         "{%- for m in messages %}<|START_OF_TURN_TOKEN|>{{ '<|USER_TOKEN|>' if m.role == 'user' else '<|CHATBOT_TOKEN|>' }}"
+         "{%- for m in messages %}<|START_OF_TURN_TOKEN|>{{ '<|USER_TOKEN|>' if m.role == 'user' else "
+         "'<|CHATBOT_TOKEN|>' }}"
          "{% if m.tool_calls %}<|START_ACTION|>[{% for c in m.tool_calls %}{\"tool_call_id\": \"{{ c.id }}\", "
          "\"tool_name\": \"{{ c.function.name }}\", \"parameters\": {{ c.function.arguments | tojson }}}"
          "{{ ', ' if not loop.last }}{% endfor %}]<|END_ACTION|>{% else %}{{ m.content }}{% endif %}"
@@ -102,7 +112,8 @@ const std::vector<family_case> & families() {
          "{%- if add_generation_prompt %}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>{% endif %}"},
         {chat_format::firefunction_v2, false, true, "<|eot_id|>",
          "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %} functools["
-         "{% for c in m.tool_calls %}{{ c.function | tojson }}{{ ', ' if not loop.last }}{% endfor %}]{% else %}{{ m.content }}{% endif %}<|eot_id|>"
+         "{% for c in m.tool_calls %}{{ c.function | tojson }}{{ ', ' if not loop.last }}{% endfor %}]{% else %}{{ "
+         "m.content }}{% endif %}<|eot_id|>"
          "{% endfor %}{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"},
         {chat_format::functionary_v3_2, false, true, "<|eot_id|>",
          "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}"
@@ -219,9 +230,9 @@ TEST(ChatRoundTrip, RealTemplates) {
             R"({"role": "assistant", "content": null, "tool_calls": [{"id": "call1AbcD", "type": "function",
                 "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\", \"days\": 3}"}}]})";
         std::string text;
-        for (const char * end : {"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<|call|>", "<|end|>",
-                                 "<｜end▁of▁sentence｜>", "<|END_OF_TURN_TOKEN|>", "<|end_of_text|>", "<end_of_turn>",
-                                 "[e~[", "<|return|>", "<|im_end|>", ""}) {
+        for (const char * end :
+             {"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "</s>", "<|call|>", "<|end|>", "<｜end▁of▁sentence｜>",
+              "<|END_OF_TURN_TOKEN|>", "<|end_of_text|>", "<end_of_turn>", "[e~[", "<|return|>", "<|im_end|>", ""}) {
             text = model_side(t, one, end);
             if (text.size() != model_side(t, one, "").size()) {
                 break;  // this end marker was there
@@ -230,7 +241,8 @@ TEST(ChatRoundTrip, RealTemplates) {
         llama_chat_template_free(t);
         if (text.empty()) {
             n_skipped++;
-            printf("  %-50s %-14s not prefix-consistent: skipped\n", e.path().filename().c_str(), chat_format_name(fmt));
+            printf("  %-50s %-14s not prefix-consistent: skipped\n", e.path().filename().c_str(),
+                   chat_format_name(fmt));
             continue;
         }
         chat_parser p(fmt);

@@ -98,8 +98,9 @@ TEST(ChatTemplate, RendersToolsCallsResultsAndReasoning) {
 }
 
 TEST(ChatTemplate, BosEosDatesAndExtraVariables) {
-    tmpl_holder h("{{ bos_token }}[{{ strftime_now('%d %b %Y %H:%M') }}][{{ date_string | default('none') }}]"
-                  "{{ messages | length }}{{ eos_token }}");
+    tmpl_holder h(
+        "{{ bos_token }}[{{ strftime_now('%d %b %Y %H:%M') }}][{{ date_string | default('none') }}]"
+        "{{ messages | length }}{{ eos_token }}");
     ASSERT_NE(h.t, nullptr) << h.err;
     EXPECT_EQ(render(h.t, "[]", nullptr, nullptr, false, 1733259000), "<s>[03 Dec 2024 20:50][none]0</s>");
     EXPECT_EQ(render(h.t, R"([{"role":"user","content":"x"}])", nullptr, R"({"date_string": "1 Jan"})"),
@@ -114,16 +115,22 @@ TEST(ChatTemplate, ContentPartsFollowWhatTheTemplateReads) {
     ASSERT_NE(str_tmpl.t, nullptr);
     EXPECT_EQ(render(str_tmpl.t, msgs), "user: a\nb|");
     // a template that iterates parts sees them as given
-    tmpl_holder parts_tmpl("{% for m in messages %}{% for p in m.content %}[{{ p.type }}{% if p.text %}:{{ p.text }}"
-                           "{% endif %}]{% endfor %}{% endfor %}");
+    tmpl_holder parts_tmpl(
+        "{% for m in messages %}{% for p in m.content %}[{{ p.type }}{% if p.text %}:{{ p.text }}"
+        "{% endif %}]{% endfor %}{% endfor %}");
     ASSERT_NE(parts_tmpl.t, nullptr);
     EXPECT_EQ(render(parts_tmpl.t, msgs), "[text:a][image][text:b]");
 }
 
 TEST(ChatTemplate, SyntaxErrorsNameTheLine) {
     const char * bad[] = {
-        "line one\n{% if x %}\n{{ x + }}\n{% endif %}", "{% for x in y %}never closed", "{{ unterminated",
-        "{% endif %}",  "{{ 'str }}", "{% set %}", "{% include 'other.j2' %}",
+        "line one\n{% if x %}\n{{ x + }}\n{% endif %}",
+        "{% for x in y %}never closed",
+        "{{ unterminated",
+        "{% endif %}",
+        "{{ 'str }}",
+        "{% set %}",
+        "{% include 'other.j2' %}",
         "{{ ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
         "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1 }}",
     };
@@ -138,10 +145,12 @@ TEST(ChatTemplate, SyntaxErrorsNameTheLine) {
 }
 
 TEST(ChatTemplate, RenderErrorsAreMessagesAndTheTemplateStaysUsable) {
-    tmpl_holder h("{% if messages[0].role != 'user' %}{{ raise_exception('first message must be user') }}"
-                  "{% endif %}ok:{{ messages[0].content }}");
+    tmpl_holder h(
+        "{% if messages[0].role != 'user' %}{{ raise_exception('first message must be user') }}"
+        "{% endif %}ok:{{ messages[0].content }}");
     ASSERT_NE(h.t, nullptr);
-    EXPECT_EQ(render(h.t, R"([{"role":"system","content":"s"}])"), "<error: raise_exception: first message must be user>");
+    EXPECT_EQ(render(h.t, R"([{"role":"system","content":"s"}])"),
+              "<error: raise_exception: first message must be user>");
     EXPECT_EQ(render(h.t, R"([{"role":"user","content":"u"}])"), "ok:u");
     // malformed inputs
     EXPECT_NE(render(h.t, "[{\"role\": ").find("<error: invalid JSON"), std::string::npos);
@@ -171,14 +180,14 @@ TEST(ChatTemplate, SandboxLimitsEndRunawayTemplates) {
         const char * src;
         const char * message;
     } cases[] = {
-        { "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps" },
-        { "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "output exceeds" },
-        { "{{ 'x' * 100000000000 }}", "exceeds" },
-        { "{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", "nested deeper" },
-        { "{{ range(10000000000) | length }}", "too large" },
-        { "{% set ns = namespace(x=1) %}{% set ns.x = [ns] %}", "cannot contain itself" },
-        { "{{ 9223372036854775807 + 1 }}", "overflow" },
-        { "{{ 1 // 0 }}", "by zero" },
+        {"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}", "steps"},
+        {"{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}", "output exceeds"},
+        {"{{ 'x' * 100000000000 }}", "exceeds"},
+        {"{% macro r(n) %}{{ r(n + 1) }}{% endmacro %}{{ r(0) }}", "nested deeper"},
+        {"{{ range(10000000000) | length }}", "too large"},
+        {"{% set ns = namespace(x=1) %}{% set ns.x = [ns] %}", "cannot contain itself"},
+        {"{{ 9223372036854775807 + 1 }}", "overflow"},
+        {"{{ 1 // 0 }}", "by zero"},
     };
     for (const auto & c : cases) {
         tmpl_holder h(c.src);
@@ -191,17 +200,19 @@ TEST(ChatTemplate, SandboxLimitsEndRunawayTemplates) {
 TEST(ChatTemplate, ModelTemplateWithItsBosAndEos) {
     llama_model_params mp = llama_model_default_params();
     mp.vocab_only         = true;
-    llama_model * model   = llama_model_load_from_file(testing_util::data_path("vocab/ggml-vocab-llama-bpe.gguf").c_str(), mp);
+    llama_model * model =
+        llama_model_load_from_file(testing_util::data_path("vocab/ggml-vocab-llama-bpe.gguf").c_str(), mp);
     ASSERT_NE(model, nullptr);
     char                  err[256];
     llama_chat_template * t = llama_chat_template_init_from_model(model, nullptr, err, sizeof err);
     ASSERT_NE(t, nullptr) << err;
     EXPECT_STREQ(llama_chat_template_source(t), llama_model_chat_template(model, nullptr));
-    const std::string out = render(t, R"([{"role":"system","content":"S"},{"role":"user","content":"Hi"}])", nullptr,
-                                   nullptr, true);
-    EXPECT_EQ(out,
-              "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>"
-              "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+    const std::string out =
+        render(t, R"([{"role":"system","content":"S"},{"role":"user","content":"Hi"}])", nullptr, nullptr, true);
+    EXPECT_EQ(
+        out,
+        "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
     llama_chat_template_free(t);
     EXPECT_EQ(llama_chat_template_init_from_model(model, "no-such-name", err, sizeof err), nullptr);
     EXPECT_NE(std::string(err).find("no chat template named no-such-name"), std::string::npos) << err;

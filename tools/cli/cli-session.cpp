@@ -1,5 +1,5 @@
-#include <cstring>
 #include "cli-session.h"
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>

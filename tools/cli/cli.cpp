@@ -338,10 +338,10 @@ int main(int argc, char ** argv) {
     llama_chat_template * jinja = nullptr;
     if (use_jinja && tmpl && (strstr(tmpl, "{%") || strstr(tmpl, "{{"))) {
         char err[512] = "";
-        jinja         = tmpl_arg.empty() ? llama_chat_template_init_from_model(model, nullptr, err, sizeof err)
-                                         : llama_chat_template_init(tmpl, text_of(vocab, llama_vocab_bos(vocab)).c_str(),
-                                                                    text_of(vocab, llama_vocab_eos(vocab)).c_str(), err,
-                                                                    sizeof err);
+        jinja         = tmpl_arg.empty()
+                            ? llama_chat_template_init_from_model(model, nullptr, err, sizeof err)
+                            : llama_chat_template_init(tmpl, text_of(vocab, llama_vocab_bos(vocab)).c_str(),
+                                                       text_of(vocab, llama_vocab_eos(vocab)).c_str(), err, sizeof err);
         if (!jinja) {
             fprintf(stderr, "%s: warning: the Jinja chat template does not parse (%s); using the built-in formats\n",
                     k_prog, err);

@@ -250,7 +250,7 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
         case chat_format::functionary_v3_1_llama3_1:
             body              = seq("ws");
             res.trigger_words = {fmt == chat_format::functionary_v3_1_llama3_1 ? "<function=" : "<tool_call>"};
-            reasoning = fmt == chat_format::functionary_v3_1_llama3_1 ? "" : think_block;
+            reasoning         = fmt == chat_format::functionary_v3_1_llama3_1 ? "" : think_block;
             break;
         case chat_format::llama3_json:
             body                 = seq("ws \";\" ws");

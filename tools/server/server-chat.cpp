@@ -26,9 +26,9 @@ json delta_json(const llama_tools::chat_msg_delta & d, const llama_tools::chat_m
     if (d.tool_call_index >= 0) {
         json call = {{"index", d.tool_call_index}};
         if (!d.tool_call_name.empty()) {
-            const auto & tc = msg.tool_calls[(size_t) d.tool_call_index];
-            call["id"]      = tc.id.empty() ? "call_" + std::to_string(d.tool_call_index) : tc.id;
-            call["type"]    = "function";
+            const auto & tc  = msg.tool_calls[(size_t) d.tool_call_index];
+            call["id"]       = tc.id.empty() ? "call_" + std::to_string(d.tool_call_index) : tc.id;
+            call["type"]     = "function";
             call["function"] = {{"name", d.tool_call_name}, {"arguments", d.tool_call_arguments}};
         } else {
             call["function"] = {{"arguments", d.tool_call_arguments}};
@@ -69,10 +69,12 @@ chat_renderer::chat_renderer(const llama_model * model, const std::string & tmpl
     }
     if (use_jinja && looks_like_jinja(source)) {
         char err[512] = "";
-        tmpl_ = llama_chat_template_init(source.c_str(), bos_text_.c_str(),
-                                         token_text(vocab, llama_vocab_eos(vocab)).c_str(), err, sizeof err);
+        tmpl_         = llama_chat_template_init(source.c_str(), bos_text_.c_str(),
+                                                 token_text(vocab, llama_vocab_eos(vocab)).c_str(), err, sizeof err);
         if (!tmpl_) {
-            fprintf(stderr, "llama-server: warning: the Jinja chat template does not parse (%s); using the built-in formats\n", err);
+            fprintf(stderr,
+                    "llama-server: warning: the Jinja chat template does not parse (%s); using the built-in formats\n",
+                    err);
         } else {
             fmt_ = llama_tools::detect_chat_format(source);
             // a template that writes a reasoning block (of any family) lets the model reason first
@@ -114,13 +116,15 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
         if (tc->is_string()) {
             tool_choice = tc->get<std::string>();
             if (tool_choice != "auto" && tool_choice != "none" && tool_choice != "required") {
-                throw bad_request("'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", ...}");
+                throw bad_request(
+                    "'tool_choice' must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", ...}");
             }
         } else if (tc->is_object() && tc->contains("function") && (*tc)["function"].is_object() &&
                    (*tc)["function"].contains("name") && (*tc)["function"]["name"].is_string()) {
             tool_choice = (*tc)["function"]["name"].get<std::string>();
         } else {
-            throw bad_request("'tool_choice' must be a string or {\"type\": \"function\", \"function\": {\"name\": ...}}");
+            throw bad_request(
+                "'tool_choice' must be a string or {\"type\": \"function\", \"function\": {\"name\": ...}}");
         }
     }
     bool parallel = true;
@@ -160,7 +164,8 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
             msgs.push_back({roles[i].c_str(), contents[i].c_str()});
         }
         std::vector<char> buf(4096);
-        int32_t n = llama_chat_apply_template(builtin_, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
+        int32_t           n =
+            llama_chat_apply_template(builtin_, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
         if (n > (int32_t) buf.size()) {
             buf.resize((size_t) n + 1);
             n = llama_chat_apply_template(builtin_, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
@@ -179,7 +184,8 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
         }
         extra = *k;
     }
-    if (auto r = body.find("reasoning_effort"); r != body.end() && r->is_string() && !extra.contains("reasoning_effort")) {
+    if (auto r = body.find("reasoning_effort");
+        r != body.end() && r->is_string() && !extra.contains("reasoning_effort")) {
         extra["reasoning_effort"] = *r;
     }
     const std::string msgs_json  = it->dump();
@@ -202,9 +208,9 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
     // the template wrote BOS itself: do not add a second one when tokenizing
     cr.add_special = bos_text_.empty() || cr.prompt.compare(0, bos_text_.size(), bos_text_) != 0;
 
-    cr.parse                 = true;
-    cr.fmt                   = fmt_;
-    cr.popts                 = llama_tools::chat_parse_options();
+    cr.parse                  = true;
+    cr.fmt                    = fmt_;
+    cr.popts                  = llama_tools::chat_parse_options();
     cr.popts.parse_tool_calls = with_tools;
     cr.popts.tools_json       = tools_json;
     // a prompt that ends inside an opened reasoning block: the output starts in it
@@ -219,11 +225,11 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
             throw bad_request("give either 'tools' or a grammar / 'response_format', not both");
         }
         try {
-            auto g = llama_tools::build_tool_call_grammar(
-                fmt_, tools_json, tool_choice, parallel,
-                cr.popts.thinking_forced_open ? llama_tools::chat_thinking::forced_open
-                : reasons_                    ? llama_tools::chat_thinking::optional
-                                              : llama_tools::chat_thinking::none);
+            auto g                       = llama_tools::build_tool_call_grammar(fmt_, tools_json, tool_choice, parallel,
+                                                          cr.popts.thinking_forced_open
+                                                                                    ? llama_tools::chat_thinking::forced_open
+                                                                                : reasons_ ? llama_tools::chat_thinking::optional
+                                                                                           : llama_tools::chat_thinking::none);
             cr.sampling.grammar          = g.grammar;
             cr.sampling.grammar_lazy     = g.lazy;
             cr.sampling.grammar_triggers = g.trigger_patterns;
@@ -234,11 +240,10 @@ void chat_renderer::apply(const json & body, const llama_vocab * vocab, completi
         for (const auto & p : cr.sampling.grammar_triggers) {
             pats.push_back(p.c_str());
         }
-        llama_sampler * g =
-            cr.sampling.grammar_lazy
-                ? llama_sampler_init_grammar_lazy_patterns(vocab, cr.sampling.grammar.c_str(), "root", pats.data(),
-                                                           pats.size(), nullptr, 0)
-                : llama_sampler_init_grammar(vocab, cr.sampling.grammar.c_str(), "root");
+        llama_sampler * g = cr.sampling.grammar_lazy
+                                ? llama_sampler_init_grammar_lazy_patterns(vocab, cr.sampling.grammar.c_str(), "root",
+                                                                           pats.data(), pats.size(), nullptr, 0)
+                                : llama_sampler_init_grammar(vocab, cr.sampling.grammar.c_str(), "root");
         if (!g) {
             throw bad_request(std::string("cannot build the tool-call grammar: ") + llama_last_error());
         }

@@ -32,13 +32,13 @@ public:
     llama_tools::chat_format format() const { return fmt_; }
 
 private:
-    llama_chat_template *    tmpl_ = nullptr;  // the Jinja template, or NULL: builtin_ is used
+    llama_chat_template *    tmpl_    = nullptr;  // the Jinja template, or NULL: builtin_ is used
     const char *             builtin_ = nullptr;
     std::string              builtin_arg_;
     std::string              bos_text_;
-    llama_tools::chat_format fmt_ = llama_tools::chat_format::content_only;
+    llama_tools::chat_format fmt_     = llama_tools::chat_format::content_only;
     bool                     reasons_ = false;  // the template has a reasoning block
-    mutable std::mutex       mu_;  // a llama_chat_template renders one request at a time
+    mutable std::mutex       mu_;               // a llama_chat_template renders one request at a time
 };
 
 // Per choice: the parser of its generated text (see chat_renderer::apply).

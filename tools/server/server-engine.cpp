@@ -274,8 +274,8 @@ void engine::assign_waiting() {
             for (const auto & p : s.t.sampling.grammar_triggers) {
                 pats.push_back(p.c_str());
             }
-            s.grmr = llama_sampler_init_grammar_lazy_patterns(vocab_, s.t.sampling.grammar.c_str(), "root",
-                                                             pats.data(), pats.size(), nullptr, 0);
+            s.grmr = llama_sampler_init_grammar_lazy_patterns(vocab_, s.t.sampling.grammar.c_str(), "root", pats.data(),
+                                                              pats.size(), nullptr, 0);
         } else if (!s.t.sampling.grammar.empty()) {
             s.grmr = llama_sampler_init_grammar(vocab_, s.t.sampling.grammar.c_str(), "root");
         }

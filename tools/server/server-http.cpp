@@ -324,7 +324,7 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
         }
         json choices = json::array();
         for (int i = 0; i < cr.n; i++) {
-            json c = {{"index", i}};
+            json c         = {{"index", i}};
             bool has_calls = false;
             if (chat) {
                 c["message"] = choice_parser::message(cr, texts[(size_t) i], has_calls);
