@@ -52,7 +52,7 @@ struct llama_vocab::impl {
     bool newline_words     = false;  // BPE (gemma4): a newline run that is a token is taken whole
     bool drop_ws           = false;  // BPE (model "whitespace"): whitespace dropped, each run apart
     bool drop_ws_lowercase = false;  // with drop_ws: lowercase first (the BertNormalizer option)
-    bool clean_spaces      = false;  // detokenize: drop spaces before punctuation (WordPiece)
+    bool clean_spaces      = false;  // detokenize: drop spaces before punctuation (WordPiece, most BPE)
 
     std::unordered_set<llama_token> eog;
     std::array<llama_token, 256>    byte_tokens{};  // SPM byte fallback (LLAMA_TOKEN_NULL when absent)

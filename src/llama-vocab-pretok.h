@@ -56,6 +56,9 @@ struct llama_pretok_info {
     // Upstream's GEMMA4 type (gemma4, granite-embed-multi-311m): a piece made only of newlines that
     // is itself a token is taken whole, and a BOS is always added (the GGUF key cannot turn it off).
     bool gemma4 = false;
+    // Detokenizing drops the space before . , ? ! and around contractions (upstream's clean_spaces,
+    // true for BPE vocabs except the names listed in llama-vocab-pretok-names.cpp).
+    bool clean_spaces = true;
 };
 
 // Maps a tokenizer.ggml.pre value; false when the name is unknown.

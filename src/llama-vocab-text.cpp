@@ -117,23 +117,50 @@ void tokenize_impl(const llama_vocab::impl & v, const char * text, size_t n, boo
 }
 
 // Hugging Face's clean_up_tokenization: no space before . ? ! , and English contractions
+// Upstream's clean_spaces, three passes over the bytes: no space before ? ! . , ; " ' " becomes "'";
+// no space before 's 'm 're 've (" 't", " 'd" and " 'll" keep theirs). Each pass reads its input
+// as it was before the pass, except that a space dropped after " ' " leaves a NUL the next byte sees
+// as its predecessor (as upstream's in-place rewrite does).
 void clean_up_spaces(std::string & s) {
-    static const char * const from[] = {" .", " ?", " !", " ,", " ' ", " n't", " 'm", " 's", " 've", " 're"};
-    static const char * const to[]   = {".", "?", "!", ",", "'", "n't", "'m", "'s", "'ve", "'re"};
-    for (size_t r = 0; r < sizeof(from) / sizeof(from[0]); ++r) {
-        const size_t fl = std::strlen(from[r]);
-        std::string  out;
-        out.reserve(s.size());
-        for (size_t i = 0; i < s.size();) {
-            if (s.compare(i, fl, from[r]) == 0) {
-                out += to[r];
-                i += fl;
-            } else {
-                out.push_back(s[i++]);
+    if (s.empty()) {
+        return;
+    }
+    std::string t = s, o;
+    o.reserve(s.size());
+    o += t[0];
+    for (size_t i = 1; i < t.size(); ++i) {
+        const char x = t[i];
+        if (t[i - 1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ',')) {
+            o.pop_back();
+        }
+        o += x;
+    }
+    t.swap(o);
+    o.clear();
+    o += t[0];
+    for (size_t i = 1; i < t.size(); ++i) {
+        const char x = t[i];
+        if (x == '\'' && i + 1 < t.size() && t[i - 1] == ' ' && t[i + 1] == ' ') {
+            o.pop_back();
+            t[++i] = '\0';
+        }
+        o += x;
+    }
+    t.swap(o);
+    o.clear();
+    o += t[0];
+    for (size_t i = 1; i < t.size(); ++i) {
+        const char x = t[i];
+        if (t[i - 1] == ' ' && x == '\'' && i + 1 < t.size()) {
+            const char x1 = t[i + 1];
+            const char x2 = i + 2 < t.size() ? t[i + 2] : '\0';
+            if (x1 == 's' || x1 == 'm' || (x1 == 'r' && x2 == 'e') || (x1 == 'v' && x2 == 'e')) {
+                o.pop_back();
             }
         }
-        s.swap(out);
+        o += x;
     }
+    s.swap(o);
 }
 
 // An invalid call of public function fn: the reason goes to the log and to llama_last_error().

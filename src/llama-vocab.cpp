@@ -246,6 +246,7 @@ void llama_vocab::load(const llama_vocab_data & d) {
         s.byte_encode   = llama_pretok_byte_encode(pre.type);
         s.escape_ws     = pre.escape_ws;
         s.newline_words = pre.gemma4;
+        s.clean_spaces  = pre.clean_spaces;
         s.drop_ws       = d.model == "whitespace";
         // as upstream: the BertNormalizer default (lowercase) unless the "whitespace" pre-tokenizer
         // turns it off; the GGUF key decides when present
