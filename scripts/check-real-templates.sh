@@ -31,7 +31,7 @@ for t in "$dir"/*.jinja; do
 done
 
 LLAMA_JINJA_CHECK_LIST=$list "$bin" --gtest_filter=JinjaConformance.ExternalTemplates --gtest_brief=1 |
-    grep '^check	' | awk -F '\t' -v verbose="$verbose" -v ntemplates="$n" '
+    grep -a '^check	' | awk -F '\t' -v verbose="$verbose" -v ntemplates="$n" '
     {
         t = $2
         if (!(t in seen)) { seen[t] = 1; order[++nt] = t }
