@@ -26,6 +26,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
 def make_env(now):
+    """now: a list holding the seconds that strftime_now formats (set per render)"""
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
                                         extensions=["jinja2.ext.loopcontrols"])
 
@@ -33,7 +34,7 @@ def make_env(now):
         raise jinja2.exceptions.TemplateError(message)
 
     def strftime_now(fmt):
-        return datetime.datetime.fromtimestamp(now, tz=datetime.timezone.utc).strftime(fmt)
+        return datetime.datetime.fromtimestamp(now[0], tz=datetime.timezone.utc).strftime(fmt)
 
     def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
         return json.dumps(x, ensure_ascii=ensure_ascii, indent=indent, separators=separators,
@@ -63,12 +64,19 @@ def variables(ctx):
     return v
 
 
+NOW = [0]
+ENV = make_env(NOW)
+TEMPLATES = {}  # path -> compiled template (a batch renders each template over several contexts)
+
+
 def render(template_path, context_path):
-    with open(template_path, encoding="utf-8", newline="") as f:
-        source = f.read()
     with open(context_path, encoding="utf-8") as f:
         ctx = json.load(f)
-    return make_env(ctx.get("now", 0)).from_string(source).render(**variables(ctx))
+    if template_path not in TEMPLATES:
+        with open(template_path, encoding="utf-8", newline="") as f:
+            TEMPLATES[template_path] = ENV.from_string(f.read())
+    NOW[0] = ctx.get("now", 0)
+    return TEMPLATES[template_path].render(**variables(ctx))
 
 
 def main(argv):

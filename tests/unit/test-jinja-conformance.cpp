@@ -341,6 +341,16 @@ std::string escaped(const std::string & s, size_t from, size_t len) {
     return out;
 }
 
+std::vector<std::string> split_lines(const std::string & s) {
+    std::vector<std::string> lines;
+    std::istringstream       in(s);
+    std::string              line;
+    while (std::getline(in, line)) {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
 std::string describe_diff(const std::string & want, const std::string & got) {
     size_t i = 0;
     while (i < want.size() && i < got.size() && want[i] == got[i]) {
@@ -361,6 +371,18 @@ std::string describe_diff(const std::string & want, const std::string & got) {
        << want.size() << ", ours " << got.size() << "\n"
        << "  Jinja2: \"" << escaped(want, from, i - from) << "⟦" << escaped(want, i, 60) << "\"\n"
        << "  ours:   \"" << escaped(got, from, i - from) << "⟦" << escaped(got, i, 60) << "\"";
+    // the same number of lines: every line that differs (a feature template tests one construct a line)
+    const std::vector<std::string> wl = split_lines(want), gl = split_lines(got);
+    if (wl.size() == gl.size()) {
+        int shown = 0;
+        for (size_t k = 0; k < wl.size() && shown < 12; k++) {
+            if (wl[k] != gl[k]) {
+                os << "\n  line " << k + 1 << ":\n    Jinja2: \"" << escaped(wl[k], 0, 300) << "\"\n    ours:   \""
+                   << escaped(gl[k], 0, 300) << "\"";
+                shown++;
+            }
+        }
+    }
     return os.str();
 }
 
