@@ -14,21 +14,40 @@ CONTEXT has the shape of the C API's inputs (llama_chat_template_inputs):
   {"messages": [...], "tools": [...] (optional: absent = undefined), "add_generation_prompt": bool,
    "bos_token": str, "eos_token": str, "extra": {...} (members become variables, override the
    others), "now": seconds since the epoch that strftime_now formats (UTC)}
-As the C API does, an assistant message's tool_calls[].function.arguments given as a JSON string
-is parsed into an object.
+The messages are normalised as the C API does (src/llama-chat-template.cpp): tool_calls[].function.
+arguments given as a JSON string is parsed into an object (left as is if it is not JSON), and a
+template that does not read typed content (a probe message whose content is one text part does not
+come out as its text alone) sees every list of parts as its text parts joined with newlines, as
+llama.cpp does. Like transformers (its AssistantTracker), {% generation %}...{% endgeneration %}
+renders its body.
 """
 import datetime
 import json
 import sys
 
 import jinja2
+from jinja2 import nodes
+from jinja2.ext import Extension
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+
+class Generation(Extension):
+    """{% generation %}...{% endgeneration %}: transformers marks the assistant's tokens with it."""
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return nodes.CallBlock(self.call_method("_render"), [], [], body).set_lineno(lineno)
+
+    def _render(self, caller):
+        return caller()
 
 
 def make_env(now):
     """now: a list holding the seconds that strftime_now formats (set per render)"""
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True,
-                                        extensions=["jinja2.ext.loopcontrols"])
+                                        extensions=[Generation, "jinja2.ext.loopcontrols"])
 
     def raise_exception(message):
         raise jinja2.exceptions.TemplateError(message)
@@ -46,14 +65,36 @@ def make_env(now):
     return env
 
 
-def variables(ctx):
+PROBE = "lLaMa-PrObE-7f3a"
+
+
+def reads_typed_content(template, ctx):
+    """The C API's probe: does a text part come out as its text (not as a list's repr)?"""
+    try:
+        out = template.render(messages=[{"role": "user", "content": [{"type": "text", "text": PROBE}]}],
+                              add_generation_prompt=False, bos_token=ctx.get("bos_token", ""),
+                              eos_token=ctx.get("eos_token", ""))
+    except Exception:
+        return False
+    return PROBE in out and "'type'" not in out
+
+
+def variables(ctx, template=None):
+    """The template's variables from a context; template: flatten content parts if it reads strings."""
+    typed = template is None or reads_typed_content(template, ctx)
     messages = ctx["messages"]
     for m in messages:
-        if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
+        if isinstance(m.get("tool_calls"), list):
             for tc in m["tool_calls"]:
                 fn = tc.get("function") if isinstance(tc, dict) else None
                 if isinstance(fn, dict) and isinstance(fn.get("arguments"), str):
-                    fn["arguments"] = json.loads(fn["arguments"])
+                    try:
+                        fn["arguments"] = json.loads(fn["arguments"])
+                    except ValueError:
+                        pass
+        if not typed and isinstance(m.get("content"), list):
+            m["content"] = "\n".join(p["text"] for p in m["content"] if isinstance(p, dict)
+                                     and p.get("type") == "text" and isinstance(p.get("text"), str))
     v = {"messages": messages,
          "add_generation_prompt": ctx.get("add_generation_prompt", False),
          "bos_token": ctx.get("bos_token", ""),
@@ -76,7 +117,8 @@ def render(template_path, context_path):
         with open(template_path, encoding="utf-8", newline="") as f:
             TEMPLATES[template_path] = ENV.from_string(f.read())
     NOW[0] = ctx.get("now", 0)
-    return TEMPLATES[template_path].render(**variables(ctx))
+    template = TEMPLATES[template_path]
+    return template.render(**variables(ctx, template))
 
 
 def main(argv):
