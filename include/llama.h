@@ -1126,7 +1126,7 @@ LLAMA_API int32_t llama_chat_builtin_templates(const char ** output, size_t len)
  * (trim_blocks, lstrip_blocks, loop controls, `raise_exception`, `strftime_now`, a `tojson` that
  * keeps key order and writes ", " / ": " separators without escaping non-ASCII); docs/chat.md lists
  * the statements, filters, tests and methods. It is sandboxed: no file or attribute access beyond
- * data, output at most 64 MiB, at most 50 million evaluation steps, nesting (macros, recursion)
+ * data, output at most 64 MiB, at most 2 million evaluation steps (statements, loop iterations, calls), nesting (macros, recursion)
  * at most 256 deep. Any error - a syntax error, `raise_exception`, a type error, a limit - is a
  * message, never a crash.
  */

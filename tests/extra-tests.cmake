@@ -244,6 +244,11 @@ if (TARGET test-json-schema-grammar AND TARGET llama-json-schema)
     target_link_libraries(test-json-schema-grammar PRIVATE llama-json-schema)
     target_compile_definitions(test-json-schema-grammar PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
 endif()
+# the chat output formats of the tools (tools/common/chat-format*), likewise
+if (TARGET test-chat-format AND TARGET llama-chat-format)
+    target_link_libraries(test-chat-format PRIVATE llama-chat-format llama-json-schema)
+    target_compile_definitions(test-chat-format PRIVATE LLAMA_TEST_CHAT_FORMAT=1)
+endif()
 
 if (TARGET test-quantize-iq-golden AND NOT MSVC)
     # (j) the i-quant searches' SSE2 lanes against their plain loops: the iq1 / iq2 quantizers built a

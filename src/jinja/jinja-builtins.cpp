@@ -42,7 +42,7 @@ value get_attr(render_state & st, const value & obj, const std::string & name) {
     if (obj.is_dict()) {
         if (!obj.d->is_namespace) {
             value m = method_of(st, obj, name);
-            if (!m.is_undefined()) {
+            if (!m.is_undefined() || !m.s.empty()) {  // a method, or the refusal of an unsafe one
                 return m;
             }
         }
@@ -52,7 +52,7 @@ value get_attr(render_state & st, const value & obj, const std::string & name) {
         return value::undef("'" + std::string(obj.type_name()) + " object' has no attribute '" + name + "'");
     }
     value m = method_of(st, obj, name);
-    if (!m.is_undefined()) {
+    if (!m.is_undefined() || !m.s.empty()) {
         return m;
     }
     return value::undef("'" + std::string(obj.type_name()) + " object' has no attribute '" + name + "'");

@@ -8,9 +8,8 @@ namespace jinja {
 
 const value * scope::lookup(const std::string & name) const {
     for (const scope * s = this; s; s = s->parent.get()) {
-        auto it = s->vars.find(name);
-        if (it != s->vars.end()) {
-            return &it->second;
+        if (const value * v = s->vars.find(name)) {
+            return v;
         }
     }
     return nullptr;
@@ -504,10 +503,12 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
     if (seq.is_none() || seq.is_number() || seq.is_callable()) {
         throw error(std::string("'") + seq.type_name() + "' object is not iterable");
     }
-    list_t items = iterate(seq);
+    // a list is iterated in place (lists cannot change while a template runs)
+    std::shared_ptr<list_t> owned = seq.is_list() ? seq.l : std::make_shared<list_t>(iterate(seq));
     if (cond) {
-        list_t kept;
-        for (auto & it : items) {
+        auto kept_list = std::make_shared<list_t>();
+        auto & kept    = *kept_list;
+        for (auto & it : *owned) {
             auto fs = std::make_shared<scope>(sc.shared_from_this());
             bind_targets(*fs, targets, unpack, it);
             st.step();
@@ -515,40 +516,52 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
                 kept.push_back(it);
             }
         }
-        items.swap(kept);
+        owned = kept_list;
     }
+    const list_t & items = *owned;
     if (items.empty()) {
         auto es = std::make_shared<scope>(sc.shared_from_this());
         exec_body(otherwise, st, *es);
         return flow::normal;
     }
-    const int64_t n = (int64_t) items.size();
+    // one loop object per loop, updated in place each iteration (building a dict per iteration
+    // would dominate the cost of long loops)
+    const int64_t n     = (int64_t) items.size();
+    auto          index = std::make_shared<int64_t>(0);
+    value         loop  = value::make_dict();
+    auto &        d     = *loop.d;
+    const char *  keys[] = { "index", "index0", "revindex", "revindex0", "first", "last", "previtem", "nextitem" };
+    for (const char * k : keys) {
+        d.set(k, value::undef());
+    }
+    d.set("length", value(n));
+    d.set("depth", value((int64_t) depth + 1));
+    d.set("depth0", value((int64_t) depth));
+    d.set("cycle", value::make_function("cycle", [index](call_args & a) {
+              if (a.pos.empty()) {
+                  throw error("no items for cycling given");
+              }
+              return a.pos[(size_t) (*index % (int64_t) a.pos.size())];
+          }));
+    auto is = std::make_shared<scope>(sc.shared_from_this());
     for (int64_t j = 0; j < n; ++j) {
-        auto is = std::make_shared<scope>(sc.shared_from_this());
+        // each iteration starts from an empty scope; a scope a macro captured stays with it
+        if (is.use_count() > 1) {
+            is = std::make_shared<scope>(sc.shared_from_this());
+        } else {
+            is->vars.clear();
+        }
         bind_targets(*is, targets, unpack, items[(size_t) j]);
-        value loop = value::make_dict();
-        auto & d   = *loop.d;
-        d.set("index", value(j + 1));
-        d.set("index0", value(j));
-        d.set("revindex", value(n - j));
-        d.set("revindex0", value(n - j - 1));
-        d.set("first", value(j == 0));
-        d.set("last", value(j == n - 1));
-        d.set("length", value(n));
-        d.set("depth", value((int64_t) depth + 1));
-        d.set("depth0", value((int64_t) depth));
-        if (j > 0) {
-            d.set("previtem", items[(size_t) j - 1]);
-        }
-        if (j + 1 < n) {
-            d.set("nextitem", items[(size_t) j + 1]);
-        }
-        d.set("cycle", value::make_function("cycle", [j](call_args & a) {
-                  if (a.pos.empty()) {
-                      throw error("no items for cycling given");
-                  }
-                  return a.pos[(size_t) (j % (int64_t) a.pos.size())];
-              }));
+        *index      = j;
+        auto & it   = d.items;  // in the order of keys[] above
+        it[0].second = value(j + 1);
+        it[1].second = value(j);
+        it[2].second = value(n - j);
+        it[3].second = value(n - j - 1);
+        it[4].second = value(j == 0);
+        it[5].second = value(j == n - 1);
+        it[6].second = j > 0 ? items[(size_t) j - 1] : value::undef("there is no previous item");
+        it[7].second = j + 1 < n ? items[(size_t) j + 1] : value::undef("there is no next item");
         is->vars["loop"] = loop;
         st.step();
         flow f = exec_body(body, st, *is);

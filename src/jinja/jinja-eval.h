@@ -13,8 +13,34 @@ namespace jinja {
 
 // Variables of one scope. Jinja2's rules: the template body is one scope, a for loop gives every
 // iteration a new one, macros and call blocks a new one per call, `if` none.
+// A scope's variables: a handful of names, so a flat vector beats a hash map (no node per name,
+// capacity kept when a loop reuses the scope).
+struct var_map {
+    std::vector<std::pair<std::string, value>> items;
+
+    value & operator[](const std::string & name) {
+        for (auto & kv : items) {
+            if (kv.first == name) {
+                return kv.second;
+            }
+        }
+        items.emplace_back(name, value());
+        return items.back().second;
+    }
+    const value * find(const std::string & name) const {
+        for (const auto & kv : items) {
+            if (kv.first == name) {
+                return &kv.second;
+            }
+        }
+        return nullptr;
+    }
+    size_t count(const std::string & name) const { return find(name) ? 1 : 0; }
+    void   clear() { items.clear(); }
+};
+
 struct scope : std::enable_shared_from_this<scope> {
-    std::unordered_map<std::string, value> vars;
+    var_map vars;
     std::shared_ptr<scope>                 parent;
 
     explicit scope(std::shared_ptr<scope> p = nullptr) : parent(std::move(p)) {}
@@ -23,7 +49,7 @@ struct scope : std::enable_shared_from_this<scope> {
 
 struct limits {
     size_t   max_output = 64u << 20;
-    uint64_t max_steps  = 50000000;
+    uint64_t max_steps  = 2000000;
     int      max_depth  = 256;
 };
 

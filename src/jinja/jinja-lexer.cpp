@@ -202,6 +202,7 @@ struct lexer {
 
     // Tokens of one tag's expression up to its end marker; returns the end's strip sign.
     char lex_tag(size_t p, const char * end, bool is_var) {
+        int depth = 0;  // open brackets: "}}" inside {'a': {'b': 1}} does not end the tag (as Jinja2)
         while (true) {
             p = skip_ws(p);
             if (p >= src.size()) {
@@ -209,12 +210,12 @@ struct lexer {
             }
             char c = src[p];
             // end marker, with an optional sign right before it
-            if ((c == '-' || c == '+') && src.compare(p + 1, 2, end) == 0) {
+            if (depth == 0 && (c == '-' || c == '+') && src.compare(p + 1, 2, end) == 0) {
                 emit(is_var ? tok::var_end : tok::block_end, end, p);
                 after_tag(p + 3, c, is_var);
                 return c;
             }
-            if (src.compare(p, 2, end) == 0) {
+            if (depth == 0 && src.compare(p, 2, end) == 0) {
                 emit(is_var ? tok::var_end : tok::block_end, end, p);
                 after_tag(p + 2, 0, is_var);
                 return 0;
@@ -281,6 +282,11 @@ struct lexer {
                 continue;
             }
             if (strchr("+-*/%~<>=()[]{},.:|", c)) {
+                if (c == '(' || c == '[' || c == '{') {
+                    ++depth;
+                } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+                    --depth;
+                }
                 emit(tok::op, std::string(1, c), p);
                 ++p;
                 continue;

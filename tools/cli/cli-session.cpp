@@ -1,3 +1,4 @@
+#include <cstring>
 #include "cli-session.h"
 
 #include <algorithm>
@@ -145,7 +146,15 @@ bool session::decode(const llama_token * toks, int n, reply_stats & stats) {
 
 int session::reply(const std::string & text, int n_predict, const std::function<void(const std::string &)> & on_piece,
                    reply_stats & stats) {
-    const bool               first = tokens_.empty() || !cache_path_.empty();
+    bool first = tokens_.empty() || !cache_path_.empty();
+    if (first) {
+        // a template that wrote the BOS text itself (Jinja templates often do): no second BOS
+        const llama_token bos = llama_vocab_bos(vocab_);
+        const char *      bt  = bos == LLAMA_TOKEN_NULL ? nullptr : llama_vocab_get_text(vocab_, bos);
+        if (bt && *bt && text.compare(0, strlen(bt), bt) == 0) {
+            first = false;
+        }
+    }
     int                      n = -llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), nullptr, 0, first, true);
     std::vector<llama_token> toks((size_t) std::max(n, 0));
     if (n <= 0 || llama_tokenize(vocab_, text.c_str(), (int32_t) text.size(), toks.data(), n, first, true) < 0) {

@@ -2,6 +2,7 @@
 // system prompt, the sampler flags, context shift when the context fills, multiline input, colours
 // on a terminal only, a load progress bar, and --json output for scripts. See docs/tools.md.
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -31,6 +32,8 @@ static void print_usage(FILE * out) {
             "  -sys, --system-prompt T   system message at the start of the chat\n"
             "  --raw                     no chat template: -p TEXT is continued as is\n"
             "  --chat-template T         template name or Jinja source (default: the model's, else chatml)\n"
+            "  --chat-template-file F    the Jinja template in file F\n"
+            "  --jinja, --no-jinja       run the Jinja template as written (default: on; off: built-in formats)\n"
             "  -c, --ctx-size N          context size, 16 to %d (default 4096)\n"
             "  -n, --n-predict N         most tokens per reply, 1 to %d (default 512)\n"
             "  -b, --batch-size N        most tokens per decode, 16 to 65536 (default 512)\n"
@@ -70,6 +73,15 @@ static void print_usage(FILE * out) {
             "Colours are used only when stdout is a terminal and NO_COLOR is not set.\n"
             "exit status: 0 success, 1 usage error, 2 load or generation failure\n",
             k_prog, 1 << 20, 1 << 20);
+}
+
+// The text of a token ("" for none).
+static std::string text_of(const llama_vocab * vocab, llama_token t) {
+    if (t == LLAMA_TOKEN_NULL || t < 0 || t >= llama_vocab_n_tokens(vocab)) {
+        return "";
+    }
+    const char * s = llama_vocab_get_text(vocab, t);
+    return s ? s : "";
 }
 
 // JSON string literal of UTF-8 text (control characters escaped).
@@ -156,7 +168,7 @@ static std::string schema_grammar(tool::args & args, const std::string & schema)
 
 int main(int argc, char ** argv) {
     std::string   model_path, prompt, system_prompt, tmpl_arg, prompt_cache;
-    bool          one_shot = false, raw = false, json = false, verbose = false;
+    bool          one_shot = false, raw = false, json = false, verbose = false, use_jinja = true;
     int           n_ctx = 4096, n_predict = 512, n_batch = 512, n_threads = 2;
     cli::sampling sp;
     bool          custom_breakers = false;
@@ -176,6 +188,16 @@ int main(int argc, char ** argv) {
             raw = true;
         } else if (args.is("--chat-template")) {
             tmpl_arg = args.value();
+        } else if (args.is("--chat-template-file")) {
+            const std::string path = args.value();
+            std::string       why;
+            if (!tool::read_file(path, tmpl_arg, why)) {
+                args.fail("cannot read --chat-template-file " + path + ": " + why);
+            }
+        } else if (args.is("--jinja")) {
+            use_jinja = true;
+        } else if (args.is("--no-jinja")) {
+            use_jinja = false;
         } else if (args.is("-c", "--ctx-size")) {
             n_ctx = (int) args.int_value(16, 1 << 20);
         } else if (args.is("-n", "--n-predict")) {
@@ -312,12 +334,47 @@ int main(int argc, char ** argv) {
         chat.set_prompt_cache(prompt_cache);
     }
     const char * tmpl = tmpl_arg.empty() ? llama_model_chat_template(model, nullptr) : tmpl_arg.c_str();
+    // the model's Jinja template runs as written (--no-jinja: the built-in formats, told from it)
+    llama_chat_template * jinja = nullptr;
+    if (use_jinja && tmpl && (strstr(tmpl, "{%") || strstr(tmpl, "{{"))) {
+        char err[512] = "";
+        jinja         = tmpl_arg.empty() ? llama_chat_template_init_from_model(model, nullptr, err, sizeof err)
+                                         : llama_chat_template_init(tmpl, text_of(vocab, llama_vocab_bos(vocab)).c_str(),
+                                                                    text_of(vocab, llama_vocab_eos(vocab)).c_str(), err,
+                                                                    sizeof err);
+        if (!jinja) {
+            fprintf(stderr, "%s: warning: the Jinja chat template does not parse (%s); using the built-in formats\n",
+                    k_prog, err);
+        }
+    }
+    struct jinja_guard {
+        llama_chat_template * t;
+        ~jinja_guard() { llama_chat_template_free(t); }
+    } jinja_owner{jinja};
 
     // the conversation so far, formatted; only the new part of each formatting is decoded
     std::vector<std::string> roles, contents;
     std::string              formatted;
     size_t                   prev_len = 0;
     auto                     format   = [&](bool add_ass) -> bool {
+        if (jinja) {
+            std::string msgs = "[";
+            for (size_t i = 0; i < roles.size(); i++) {
+                msgs += (i ? "," : "") + std::string("{\"role\":") + json_str(roles[i]) +
+                        ",\"content\":" + json_str(contents[i]) + "}";
+            }
+            msgs += "]";
+            llama_chat_template_inputs in = llama_chat_template_default_inputs();
+            in.messages_json              = msgs.c_str();
+            in.add_generation_prompt      = add_ass;
+            const char * out              = llama_chat_template_render(jinja, &in);
+            if (!out) {
+                fprintf(stderr, "%s: the chat template failed: %s\n", k_prog, llama_chat_template_last_error(jinja));
+                return false;
+            }
+            formatted = out;
+            return true;
+        }
         std::vector<llama_chat_message> msgs;
         for (size_t i = 0; i < roles.size(); i++) {
             msgs.push_back({roles[i].c_str(), contents[i].c_str()});

@@ -268,9 +268,17 @@ void engine::assign_waiting() {
         llama_sampler_free(s.grmr);
         s.smpl = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
         // checked when the request was parsed; NULL here only if memory ran out
-        s.grmr = s.t.sampling.grammar.empty()
-                     ? nullptr
-                     : llama_sampler_init_grammar(vocab_, s.t.sampling.grammar.c_str(), "root");
+        s.grmr = nullptr;
+        if (!s.t.sampling.grammar.empty() && s.t.sampling.grammar_lazy) {
+            std::vector<const char *> pats;
+            for (const auto & p : s.t.sampling.grammar_triggers) {
+                pats.push_back(p.c_str());
+            }
+            s.grmr = llama_sampler_init_grammar_lazy_patterns(vocab_, s.t.sampling.grammar.c_str(), "root",
+                                                             pats.data(), pats.size(), nullptr, 0);
+        } else if (!s.t.sampling.grammar.empty()) {
+            s.grmr = llama_sampler_init_grammar(vocab_, s.t.sampling.grammar.c_str(), "root");
+        }
         for (size_t i = 0; i < keep; i++) {
             llama_sampler_accept(s.smpl, s.cache[i]);  // penalties see the whole prompt
         }

@@ -51,6 +51,7 @@ struct response_state {
     int64_t                    created  = 0;
     int                        n_prompt = 0, n_gen = 0, n_cached = 0;
     std::string                error;
+    std::vector<choice_parser> parsers;  // chat: per choice, the text to content/reasoning/tool calls
 
     json usage() const {
         return {{"prompt_tokens", n_prompt},
@@ -118,22 +119,12 @@ int error_status(const std::string & error) {
 http_server::http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m)
     : cfg_(cfg),
       vocab_(llama_model_get_vocab(model)),
-      tmpl_(llama_model_chat_template(model, nullptr)),
+      chat_(std::make_unique<chat_renderer>(model, cfg.chat_template, cfg.jinja)),
       engine_(eng),
       embedder_(emb),
       metrics_(m),
       svr_(std::make_unique<httplib::Server>()),
       created_((int64_t) time(nullptr)) {
-    if (!cfg_.chat_template.empty()) {
-        tmpl_ = cfg_.chat_template.c_str();
-    }
-    // a template llama_chat_apply_template does not know would fail every chat request: use chatml
-    const llama_chat_message probe = {"user", "hi"};
-    char                     buf[16];
-    if (tmpl_ != nullptr && llama_chat_apply_template(tmpl_, &probe, 1, true, buf, sizeof(buf)) < 0) {
-        fprintf(stderr, "llama-server: warning: chat template not supported, using chatml\n");
-        tmpl_ = nullptr;
-    }
     routes();
 }
 
@@ -249,7 +240,8 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
     const json         body  = parse_body(req.body);
     completion_request cr;
     if (chat) {
-        cr = parse_chat(body, vocab_, tmpl_);
+        cr = parse_completion(body, vocab_);
+        chat_->apply(body, vocab_, cr);
     } else {
         cr             = parse_completion(body, vocab_);
         auto       it  = body.find("prompt");
@@ -259,7 +251,7 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
         }
         cr.prompt = one ? (*it)[0].get<std::string>() : it->get<std::string>();
     }
-    const std::vector<llama_token> prompt = tokenize(vocab_, cr.prompt, true);
+    const std::vector<llama_token> prompt = tokenize(vocab_, cr.prompt, cr.add_special);
     if (prompt.empty()) {
         throw bad_request("the prompt is empty");
     }
@@ -276,6 +268,10 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
     st->id            = random_id(chat ? "chatcmpl" : "cmpl");
     st->model         = cfg_.model_id;
     st->created       = (int64_t) time(nullptr);
+    st->parsers.resize((size_t) cr.n);
+    for (auto & p : st->parsers) {
+        p.init(cr);
+    }
 
     const int max_tokens = cr.max_tokens < 0 ? cfg_.max_tokens : std::min(std::max(cr.max_tokens, 1), cfg_.max_tokens);
     for (int i = 0; i < cr.n; i++) {
@@ -329,13 +325,14 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
         json choices = json::array();
         for (int i = 0; i < cr.n; i++) {
             json c = {{"index", i}};
+            bool has_calls = false;
             if (chat) {
-                c["message"] = {{"role", "assistant"}, {"content", texts[(size_t) i]}};
+                c["message"] = choice_parser::message(cr, texts[(size_t) i], has_calls);
             } else {
                 c["text"]     = texts[(size_t) i];
                 c["logprobs"] = nullptr;
             }
-            c["finish_reason"] = reasons[(size_t) i];
+            c["finish_reason"] = has_calls && reasons[(size_t) i] == "stop" ? "tool_calls" : reasons[(size_t) i];
             choices.push_back(c);
         }
         json out = {{"id", st->id},           {"object", chat ? "chat.completion" : "text_completion"},
@@ -375,14 +372,28 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
             }
             bool ok = true;
             if (!ev.text.empty()) {
-                ok = send(st->chunk(ev.index, st->chat ? json{{"content", ev.text}} : json(ev.text), nullptr));
+                if (st->chat) {
+                    for (const auto & d : st->parsers[(size_t) ev.index].feed(ev.text)) {
+                        ok = ok && send(st->chunk(ev.index, d, nullptr));
+                    }
+                } else {
+                    ok = send(st->chunk(ev.index, json(ev.text), nullptr));
+                }
             }
             if (ok && ev.done) {
                 st->account(ev);
                 if (!ev.error.empty()) {
                     ok = send({{"error", {{"message", ev.error}, {"type", "server_error"}}}});
+                } else if (st->chat) {
+                    auto & p = st->parsers[(size_t) ev.index];
+                    for (const auto & d : p.finish_deltas()) {
+                        ok = ok && send(st->chunk(ev.index, d, nullptr));
+                    }
+                    const std::string reason =
+                        p.has_calls() && ev.finish_reason == "stop" ? "tool_calls" : ev.finish_reason;
+                    ok = ok && send(st->chunk(ev.index, json::object(), reason));
                 } else {
-                    ok = send(st->chunk(ev.index, st->chat ? json::object() : json(""), ev.finish_reason));
+                    ok = send(st->chunk(ev.index, json(""), ev.finish_reason));
                 }
             }
             if (ok && st->n_done == st->n) {

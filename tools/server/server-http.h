@@ -8,6 +8,7 @@
 #include <string>
 
 #include "llama.h"
+#include "server-chat.h"
 #include "server-embed.h"
 #include "server-engine.h"
 #include "server-metrics.h"
@@ -30,6 +31,7 @@ struct http_config {
     int         http_threads = 64;    // connections served at once (streams hold one each)
     std::string model_id;
     std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
+    bool        jinja = true;   // run the Jinja template (tools, reasoning); false: built-in formats only
 };
 
 class http_server {
@@ -51,7 +53,7 @@ private:
 
     http_config                      cfg_;
     const llama_vocab *              vocab_;
-    const char *                     tmpl_;
+    std::unique_ptr<chat_renderer>   chat_;
     engine &                         engine_;
     embedder &                       embedder_;
     metrics &                        metrics_;

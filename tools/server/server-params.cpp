@@ -53,28 +53,6 @@ void get_bool(const json & j, const char * key, bool & out) {
     out = it->get<bool>();
 }
 
-// Text of a message content: a string, or an array of {"type": "text", "text": ...} parts.
-std::string content_text(const json & c) {
-    if (c.is_null()) {
-        return "";
-    }
-    if (c.is_string()) {
-        return c.get<std::string>();
-    }
-    if (c.is_array()) {
-        std::string out;
-        for (const auto & part : c) {
-            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
-                !part["text"].is_string()) {
-                throw bad_request("'content' parts must be {\"type\": \"text\", \"text\": string}");
-            }
-            out += part["text"].get<std::string>();
-        }
-        return out;
-    }
-    throw bad_request("'content' must be a string or an array of text parts");
-}
-
 // The samplers beyond OpenAI's, with the names and meanings of upstream's server.
 void parse_samplers(const json & body, sampling_params & sp) {
     get_number(body, "typical_p", sp.typical_p, 0, 1);
@@ -228,35 +206,26 @@ completion_request parse_completion(const json & body, const llama_vocab * vocab
     return r;
 }
 
-completion_request parse_chat(const json & body, const llama_vocab * vocab, const char * tmpl) {
-    completion_request r  = parse_completion(body, vocab);
-    auto               it = body.find("messages");
-    if (it == body.end() || !it->is_array() || it->empty()) {
-        throw bad_request("'messages' must be a non-empty array");
+// Text of a message content: a string, or an array of {"type": "text", "text": ...} parts.
+std::string content_text(const json & c) {
+    if (c.is_null()) {
+        return "";
     }
-    std::vector<std::string> roles, contents;
-    for (const auto & m : *it) {
-        if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
-            throw bad_request("each message must be an object with a string 'role'");
+    if (c.is_string()) {
+        return c.get<std::string>();
+    }
+    if (c.is_array()) {
+        std::string out;
+        for (const auto & part : c) {
+            if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+                !part["text"].is_string()) {
+                throw bad_request("'content' parts must be {\"type\": \"text\", \"text\": string}");
+            }
+            out += part["text"].get<std::string>();
         }
-        roles.push_back(m["role"].get<std::string>());
-        contents.push_back(content_text(m.contains("content") ? m["content"] : json()));
+        return out;
     }
-    std::vector<llama_chat_message> msgs;
-    for (size_t i = 0; i < roles.size(); i++) {
-        msgs.push_back({roles[i].c_str(), contents[i].c_str()});
-    }
-    std::vector<char> buf(4096);
-    int32_t n = llama_chat_apply_template(tmpl, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
-    if (n > (int32_t) buf.size()) {
-        buf.resize((size_t) n + 1);
-        n = llama_chat_apply_template(tmpl, msgs.data(), msgs.size(), true, buf.data(), (int32_t) buf.size());
-    }
-    if (n < 0) {
-        throw std::runtime_error("the model's chat template is not supported");
-    }
-    r.prompt.assign(buf.data(), (size_t) n);
-    return r;
+    throw bad_request("'content' must be a string or an array of text parts");
 }
 
 std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "chat-format.h"
 #include "llama.h"
 #include "server-task.h"
 
@@ -28,6 +29,12 @@ struct completion_request {
     std::vector<std::string> stop;
     bool                     ignore_eos = false;  // not OpenAI: generate max_tokens tokens (benchmarks)
     sampling_params          sampling;
+    // chat through the Jinja template (server-chat.h): tokenize with BOS unless the template wrote
+    // it, and parse each choice's text with the template's output format
+    bool                            add_special = true;
+    bool                            parse       = false;
+    llama_tools::chat_format        fmt         = llama_tools::chat_format::content_only;
+    llama_tools::chat_parse_options popts;
 };
 
 // Parses the body text; bad_request on invalid UTF-8, malformed JSON or a non-object.
@@ -35,8 +42,9 @@ json parse_body(const std::string & body);
 
 // The fields common to both endpoints (n, max_tokens, stream, stop, temperature, ...).
 completion_request parse_completion(const json & body, const llama_vocab * vocab);
-// /v1/chat/completions: messages formatted with the chat template `tmpl` (NULL: chatml).
-completion_request parse_chat(const json & body, const llama_vocab * vocab, const char * tmpl);
+// Text of a message content: a string, null or an array of {"type": "text", "text": ...} parts;
+// bad_request otherwise.
+std::string content_text(const json & c);
 
 // Tokenizes with the model's special tokens (BOS) added and special-token text parsed.
 std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special);

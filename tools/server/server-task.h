@@ -42,6 +42,8 @@ struct sampling_params {
     uint32_t                      seed                  = LLAMA_DEFAULT_SEED;
     std::vector<llama_logit_bias> logit_bias;
     std::string                   grammar;  // GBNF (from `grammar` or `response_format`); empty: none
+    bool                          grammar_lazy = false;   // constrain only once a trigger matched (tool calls)
+    std::vector<std::string>      grammar_triggers;       // lazy: ECMAScript patterns over the output
 };
 
 // One event of a task: a piece of text, or its end (finish_reason set, or error set).

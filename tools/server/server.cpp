@@ -39,6 +39,8 @@ static void print_usage(FILE * out) {
             "  --grace N              seconds to finish in-flight requests on SIGTERM (default 30)\n"
             "  --alias NAME           model id in the API (default: the file name)\n"
             "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
+            "  --chat-template-file F the Jinja template in file F\n"
+            "  --jinja, --no-jinja    run the Jinja template: tools, reasoning (default: on; off: built-in formats)\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
@@ -83,6 +85,16 @@ int main(int argc, char ** argv) {
             grace = (int) args.int_value(0, 86400);
         } else if (args.is("--chat-template")) {
             hc.chat_template = args.value();
+        } else if (args.is("--chat-template-file")) {
+            const std::string path = args.value();
+            std::string       why;
+            if (!tool::read_file(path, hc.chat_template, why)) {
+                args.fail("cannot read --chat-template-file " + path + ": " + why);
+            }
+        } else if (args.is("--jinja")) {
+            hc.jinja = true;
+        } else if (args.is("--no-jinja")) {
+            hc.jinja = false;
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
         } else if (args.is("-v", "--verbose")) {

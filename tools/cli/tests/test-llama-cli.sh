@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama-cli driven through pipes (and a pseudo-terminal for colours) on stories260K.
 #   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL
-#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers
+#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja
 set -uo pipefail
 case=$1 cli=$2 greedy=$3 model=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -45,6 +45,29 @@ case "$case" in
         grep -q "context full" err.log || fail "no context shift reported"
         printf '%s\n' "$out" | grep -q '"context_shifts":[1-9]' || fail "no reply counted a shift: $out"
         rm -f err.log
+        ;;
+    jinja)
+        # the Jinja template (--chat-template-file) formats the prompt: the reply is the library's greedy
+        # continuation of exactly the text it renders
+        tmpl=$(dirname "$0")/../../../tests/data/chat/hermes-tools.jinja
+        prompt=$'<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n'
+        hex=$("$greedy" "$model" 16 "$prompt") || fail "greedy-ref failed"
+        want=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')")
+        got=$("$cli" -m "$model" --chat-template-file "$tmpl" -sys "Be kind." -p "Hi" -n 16 --temp 0) ||
+            fail "llama-cli exited with $?"
+        [ "$got" = "$want" ] || fail "reply differs from the rendered prompt's continuation: got [$got] want [$want]"
+        # a template that refuses the conversation: one error line, exit 2
+        dir=$(mktemp -d)
+        trap 'rm -rf "$dir"' EXIT
+        printf '%s' "{{ raise_exception('no system messages here') if messages[0].role == 'system' }}x" >"$dir/t.jinja"
+        err=$("$cli" -m "$model" --chat-template-file "$dir/t.jinja" -sys S -p Hi -n 4 2>&1 >/dev/null)
+        [ $? = 2 ] || fail "a failing template must exit 2"
+        [[ "$err" == *"no system messages here"* ]] || fail "the template's message is not shown: $err"
+        printf '%s' "{% if %}" >"$dir/bad.jinja"
+        err=$("$cli" -m "$model" --chat-template-file "$dir/bad.jinja" -p Hi -n 4 2>&1 >/dev/null)
+        [[ "$err" == *"does not parse"* ]] || fail "a syntax error must be reported: $err"
+        "$cli" -m "$model" --chat-template-file "$dir/missing.jinja" -p Hi >/dev/null 2>&1
+        [ $? = 1 ] || fail "a missing template file is a usage error"
         ;;
     grammar)
         # --grammar / --grammar-file / --json-schema / --json-schema-file constrain every reply
