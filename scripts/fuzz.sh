@@ -2,8 +2,10 @@
 # Builds one libFuzzer harness of tests/fuzz/ with clang in a separate build dir and runs it for a
 # bounded time, starting from tests/fuzz/seeds-NAME when that folder exists. Crash inputs land in
 # tests/fuzz/regressions-NAME/ (the unit tests replay the gguf and state ones); fix the bug and keep
-# the file. scripts/fuzz-gguf.sh, fuzz-state.sh and fuzz-tokenizer.sh call this.
-#   usage: scripts/fuzz.sh NAME [SECONDS=60] [extra libFuzzer flags...]    (NAME: gguf, state, tokenizer, grammar, chat-format)
+# the file. scripts/fuzz-gguf.sh, fuzz-state.sh, fuzz-tokenizer.sh, fuzz-grammar.sh, fuzz-chat-format.sh and
+# fuzz-jinja.sh call this.
+#   usage: scripts/fuzz.sh NAME [SECONDS=60] [extra libFuzzer flags...]
+#          (NAME: gguf, state, tokenizer, grammar, chat-format, jinja)
 #   env:   FUZZ_BUILD_DIR (default build-fuzz), FUZZ_JOBS (default 1), FUZZ_MAX_LEN (default 65536)
 set -euo pipefail
 
