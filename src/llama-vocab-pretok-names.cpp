@@ -125,11 +125,19 @@ const pretok_escape pretok_escapes[] = {
 // The names whose upstream vocab keeps the spaces before punctuation when detokenizing
 // (clean_spaces = false); every other BPE name cleans them (upstream's default for BPE vocabs).
 const char * const pretok_keep_spaces[] = {
-    "deepseek-llm", "deepseek-coder", "deepseek-v3", "youtu", "sarvam-moe", "command-r", "qwen2",
-    "deepseek-r1-qwen", "kormo", "f2llmv2", "qwen35", "poro-chat", "viking", "tekken", "smollm", "chameleon",
-    "gpt-4o", "llama4", "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe", "superbpe",
-    "trillion", "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan",
-    "hunyuan-dense", "joyai-llm", "kimi-k2", "grok-2", "afmoe", "laguna", "minimax-m2", "solar-open",
+    "deepseek-llm", "deepseek-coder",   "deepseek-v3",
+    "youtu",        "sarvam-moe",       "command-r",
+    "qwen2",        "deepseek-r1-qwen", "kormo",
+    "f2llmv2",      "qwen35",           "poro-chat",
+    "viking",       "tekken",           "smollm",
+    "chameleon",    "gpt-4o",           "llama4",
+    "kanana2",      "talkie",           "granite-embed-multi-97m",
+    "tiny_aya",     "cohere2moe",       "superbpe",
+    "trillion",     "granite-docling",  "bailingmoe",
+    "bailingmoe2",  "llada-moe",        "seed-coder",
+    "hunyuan",      "hunyuan-dense",    "joyai-llm",
+    "kimi-k2",      "grok-2",           "afmoe",
+    "laguna",       "minimax-m2",       "solar-open",
 };
 
 }  // namespace
@@ -141,7 +149,7 @@ bool llama_pretok_from_name(const std::string & name, llama_pretok_info & info) 
             info.type          = a.type;
             info.ignore_merges = a.ignore_merges;
             info.add_bos       = a.add_bos;
-            info.clean_spaces = true;
+            info.clean_spaces  = true;
             for (const char * k : pretok_keep_spaces) {
                 if (name == k) {
                     info.clean_spaces = false;

@@ -542,6 +542,9 @@ void llama_vocab::load(const llama_vocab_data & d) {
 enum llama_vocab_type llama_vocab::get_type() const {
     return pimpl->type;
 }
+bool llama_vocab::get_clean_spaces() const {
+    return pimpl->clean_spaces;
+}
 std::string llama_vocab::type_name() const {
     return type_name_of(pimpl->type);
 }

@@ -66,8 +66,9 @@ struct llama_vocab {
     std::vector<llama_token> suppress_tokens;
 
     enum llama_vocab_type get_type() const;
-    std::string           type_name() const;  // "SPM", "BPE", "WPM", "UGM", "RWKV", "NONE"
-    std::string           pre_name() const;   // the pre-tokenizer in use ("" unless BPE)
+    bool                  get_clean_spaces() const;  // detokenize cleans spaces (upstream's clean_spaces)
+    std::string           type_name() const;         // "SPM", "BPE", "WPM", "UGM", "RWKV", "NONE"
+    std::string           pre_name() const;          // the pre-tokenizer in use ("" unless BPE)
     int32_t               n_tokens() const;
 
     // llama_tokenize: number of tokens written, or -(required count) when n_tokens_max is too small;

@@ -169,6 +169,8 @@ struct s_macro : stmt {
     std::string        name;
     std::vector<param> params;
     body_t             body;
+    bool               uses_varargs = false;  // extra positional / keyword arguments are errors unless
+    bool               uses_kwargs  = false;  // the body reads varargs / kwargs (as Jinja2)
     flow               exec(render_state & st, scope & sc) const override;
 };
 struct s_call_block : stmt {

@@ -165,6 +165,11 @@ call_args arg_list::eval(render_state & st, scope & sc) const {
 value e_call::eval(render_state & st, scope & sc) const {
     value f = fn->eval(st, sc);
     require_defined(f);
+    if (f.is_dict()) {  // loop(...) of a recursive for loop
+        if (const value * c = f.d->find("__call__"); c && c->is_callable()) {
+            f = *c;
+        }
+    }
     if (!f.is_callable()) {
         throw error(std::string("'") + f.type_name() + "' object is not callable");
     }
@@ -539,6 +544,33 @@ flow s_for::run(render_state & st, scope & sc, value seq, int depth) const {
     d.set("length", value(n));
     d.set("depth", value((int64_t) depth + 1));
     d.set("depth0", value((int64_t) depth));
+    auto last_changed = std::make_shared<value>();
+    d.set("changed", value::make_function("changed", [last_changed](call_args & a) {
+              value now = value::make_list(a.pos);
+              if (!last_changed->is_undefined() && equals(*last_changed, now)) {
+                  return value(false);
+              }
+              *last_changed = now;
+              return value(true);
+          }));
+    if (recursive) {
+        render_state *         stp   = &st;
+        std::shared_ptr<scope> outer = sc.shared_from_this();
+        d.set("__call__", value::make_function("loop", [stp, outer, this, depth](call_args & a) {
+                  std::string   buf;
+                  std::string * saved = stp->out;
+                  stp->out            = &buf;
+                  try {
+                      run(*stp, *outer, a.get(0, "iterable"), depth + 1);
+                  } catch (...) {
+                      stp->out = saved;
+                      throw;
+                  }
+                  stp->out = saved;
+                  return value(buf);
+              }));
+        st.captured_scopes.push_back(outer);
+    }
     d.set("cycle", value::make_function("cycle", [index](call_args & a) {
               if (a.pos.empty()) {
                   throw error("no items for cycling given");
@@ -627,49 +659,59 @@ flow s_set::exec(render_state & st, scope & sc) const {
 }
 
 // A callable running a body in a new scope under `parent` with params bound from the call.
+// strict: extra positional / keyword arguments are errors unless the body reads varargs / kwargs.
 static value make_body_function(render_state & st, const std::string & name, const std::vector<param> & params,
-                                const body_t & body, std::shared_ptr<scope> parent) {
+                                const body_t & body, std::shared_ptr<scope> parent, bool strict_pos = false,
+                                bool strict_kw = false) {
     st.captured_scopes.push_back(parent);
     render_state * stp = &st;
-    return value::make_function(name, [stp, &params, &body, parent, name](call_args & a) -> value {
-        render_state & st2 = *stp;
-        auto           sc  = std::make_shared<scope>(parent);
-        list_t         extra_pos;
-        for (size_t j = 0; j < a.pos.size(); ++j) {
-            if (j < params.size()) {
-                sc->vars[params[j].name] = a.pos[j];
-            } else {
-                extra_pos.push_back(a.pos[j]);
+    return value::make_function(
+        name, [stp, &params, &body, parent, name, strict_pos, strict_kw](call_args & a) -> value {
+            if (strict_pos && a.pos.size() > params.size()) {
+                throw error("macro '" + name + "' takes not more than " + std::to_string(params.size()) +
+                            " argument(s)");
             }
-        }
-        value kwargs = value::make_dict();
-        for (auto & kv : a.kw) {
-            bool is_param = false;
-            for (const auto & p : params) {
-                if (p.name == kv.first) {
-                    is_param = true;
+            render_state & st2 = *stp;
+            auto           sc  = std::make_shared<scope>(parent);
+            list_t         extra_pos;
+            for (size_t j = 0; j < a.pos.size(); ++j) {
+                if (j < params.size()) {
+                    sc->vars[params[j].name] = a.pos[j];
+                } else {
+                    extra_pos.push_back(a.pos[j]);
                 }
             }
-            if (is_param || kv.first == "caller") {
-                sc->vars[kv.first] = kv.second;
-            } else {
-                kwargs.d->set(kv.first, kv.second);
+            value kwargs = value::make_dict();
+            for (auto & kv : a.kw) {
+                bool is_param = false;
+                for (const auto & p : params) {
+                    if (p.name == kv.first) {
+                        is_param = true;
+                    }
+                }
+                if (is_param || kv.first == "caller") {
+                    sc->vars[kv.first] = kv.second;
+                } else if (strict_kw) {
+                    throw error("macro '" + name + "' takes no keyword argument '" + kv.first + "'");
+                } else {
+                    kwargs.d->set(kv.first, kv.second);
+                }
             }
-        }
-        for (const auto & p : params) {
-            if (sc->vars.count(p.name) == 0) {
-                sc->vars[p.name] = p.def ? p.def->eval(st2, *sc)
-                                         : value::undef("parameter '" + p.name + "' of '" + name + "' was not given");
+            for (const auto & p : params) {
+                if (sc->vars.count(p.name) == 0) {
+                    sc->vars[p.name] = p.def
+                                           ? p.def->eval(st2, *sc)
+                                           : value::undef("parameter '" + p.name + "' of '" + name + "' was not given");
+                }
             }
-        }
-        sc->vars["varargs"] = value::make_list(std::move(extra_pos), true);
-        sc->vars["kwargs"]  = kwargs;
-        return value(capture(body, st2, *sc));
-    });
+            sc->vars["varargs"] = value::make_list(std::move(extra_pos), true);
+            sc->vars["kwargs"]  = kwargs;
+            return value(capture(body, st2, *sc));
+        });
 }
 
 flow s_macro::exec(render_state & st, scope & sc) const {
-    sc.vars[name] = make_body_function(st, name, params, body, sc.shared_from_this());
+    sc.vars[name] = make_body_function(st, name, params, body, sc.shared_from_this(), !uses_varargs, !uses_kwargs);
     return flow::normal;
 }
 

@@ -231,19 +231,85 @@ value f_abs(render_state &, const value & v, call_args &) {
 value f_round(render_state &, const value & v, call_args & a) {
     int64_t     prec   = a.get(0, "precision", value((int64_t) 0)).as_int();
     std::string method = a.get(1, "method", value("common")).str();
-    double      x      = v.as_double();
-    double      m      = std::pow(10.0, (double) std::max<int64_t>(-300, std::min<int64_t>(prec, 300)));
-    double      r;
+    prec               = std::max<int64_t>(-300, std::min<int64_t>(prec, 300));
     if (method == "common") {
-        r = std::nearbyint(x * m) / m;  // Python's round(): halves to even
-    } else if (method == "ceil") {
-        r = std::ceil(x * m) / m;
-    } else if (method == "floor") {
-        r = std::floor(x * m) / m;
-    } else {
-        throw error("method must be common, ceil or floor");
+        // Python's round(): an int stays an int; a float is rounded from its exact binary value to
+        // the nearest decimal, ties to even (printf does exactly that), so 2.675 -> 2.67
+        if (v.k == kind::integer || v.k == kind::boolean) {
+            int64_t i = v.as_int();
+            if (prec >= 0) {
+                return value(i);
+            }
+            if (prec < -18) {
+                return value((int64_t) 0);
+            }
+            int64_t m = 1;
+            for (int64_t e = 0; e < -prec; ++e) {
+                m *= 10;
+            }
+            int64_t q = i / m, r = i % m;
+            if (r < 0) {
+                r += m;
+                q -= 1;
+            }
+            if (r > m - r || (r == m - r && (q % 2 != 0))) {
+                q += 1;
+            }
+            int64_t out;
+            if (__builtin_mul_overflow(q, m, &out)) {
+                throw error("integer overflow");
+            }
+            return value(out);
+        }
+        double x = v.as_double();
+        if (!std::isfinite(x)) {
+            return value(x);
+        }
+        if (prec >= 0) {
+            char buf[400];
+            snprintf(buf, sizeof buf, "%.*f", (int) std::min<int64_t>(prec, 340), x);
+            return value(strtod(buf, nullptr));
+        }
+        double m = std::pow(10.0, (double) -prec);
+        return value(std::nearbyint(x / m) * m);
     }
-    return value(r);
+    double x = v.as_double();
+    double m = std::pow(10.0, (double) prec);
+    if (method == "ceil") {
+        return value(std::ceil(x * m) / m);
+    }
+    if (method == "floor") {
+        return value(std::floor(x * m) / m);
+    }
+    throw error("method must be common, ceil or floor");
+}
+
+// Jinja2's slice: n columns, the first (len % n) one longer; fill_with pads the short ones.
+value f_slice(render_state &, const value & v, call_args & a) {
+    int64_t n = a.get(0, "slices").as_int();
+    if (n <= 0 || n > 1000000) {
+        throw error("slice: the number of slices must be between 1 and 1000000");
+    }
+    value   fill   = a.get(1, "fill_with", value::null());
+    list_t  items  = iterate(v);
+    int64_t len    = (int64_t) items.size();
+    int64_t per    = len / n;
+    int64_t extra  = len % n;
+    int64_t offset = 0;
+    list_t  out;
+    for (int64_t k = 0; k < n; ++k) {
+        int64_t start = offset + k * per;
+        if (k < extra) {
+            offset += 1;
+        }
+        int64_t end = offset + (k + 1) * per;
+        list_t  col(items.begin() + start, items.begin() + end);
+        if (!fill.is_none() && k >= extra && extra > 0) {
+            col.push_back(fill);
+        }
+        out.push_back(value::make_list(std::move(col)));
+    }
+    return value::make_list(std::move(out));
 }
 
 value f_sum(render_state & st, const value & v, call_args & a) {
@@ -251,6 +317,13 @@ value f_sum(render_state & st, const value & v, call_args & a) {
     value total = a.get(1, "start", value((int64_t) 0));
     for (const auto & e : iterate(v)) {
         value x = attr.is_none() ? e : attr_path(st, e, attr);
+        if (total.is_list() && x.is_list()) {  // sum(start=[]) concatenates, as Python's sum
+            list_t joined = *total.l;
+            joined.insert(joined.end(), x.l->begin(), x.l->end());
+            st.check_size(joined.size() * sizeof(value));
+            total = value::make_list(std::move(joined));
+            continue;
+        }
         if (!x.is_number() || !total.is_number()) {
             throw error(std::string("unsupported operand type(s) for +: '") + total.type_name() + "' and '" +
                         x.type_name() + "'");
@@ -606,6 +679,7 @@ const std::pair<const char *, filter_fn> k_filters[] = {
     {"reject", f_reject},
     {"selectattr", f_selectattr},
     {"rejectattr", f_rejectattr},
+    {"slice", f_slice},
 };
 
 }  // namespace
@@ -679,11 +753,29 @@ std::string percent_format(const std::string & fmt, const value & args) {
         char buf[512];
         switch (conv) {
             case 's':
-                out += arg.str();
+            case 'r': {
+                // flags, width and precision count code points, as Python's
+                std::string text  = conv == 's' ? arg.str() : arg.repr();
+                bool        left  = spec.find('-') != std::string::npos;
+                size_t      dot   = spec.find('.');
+                size_t      wpos  = spec.find_first_of("123456789");
+                int64_t     width = 0;
+                if (wpos != std::string::npos && (dot == std::string::npos || wpos < dot)) {
+                    width = atoll(spec.c_str() + wpos);
+                }
+                if (dot != std::string::npos) {
+                    text = utf8_encode(utf8_decode(text), 0, (size_t) atoll(spec.c_str() + dot + 1));
+                }
+                int64_t pad = width - (int64_t) utf8_length(text);
+                if (pad > 0 && !left) {
+                    out.append((size_t) pad, ' ');
+                }
+                out += text;
+                if (pad > 0 && left) {
+                    out.append((size_t) pad, ' ');
+                }
                 break;
-            case 'r':
-                out += arg.repr();
-                break;
+            }
             case 'd':
             case 'i':
                 snprintf(buf, sizeof buf, (spec + "lld").c_str(),

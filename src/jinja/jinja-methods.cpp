@@ -1,6 +1,7 @@
 // Methods of str, list and dict values (`s.strip()`, `d.items()`, ...) with Python's behaviour,
 // and the string helpers the filters share.
 #include "jinja-builtins.h"
+#include "llama-unicode.h"
 
 #include <algorithm>
 
@@ -32,6 +33,9 @@ uint32_t py_upper(uint32_t c) {
 }
 
 uint32_t py_lower(uint32_t c) {
+    if (c >= 0x80) {
+        return llama_unicode_tolower(c);  // the tokenizers' full Unicode table
+    }
     if (c >= 'A' && c <= 'Z') {
         return c + 32;
     }
@@ -43,6 +47,32 @@ uint32_t py_lower(uint32_t c) {
         return c + 80;
     }
     return c;
+}
+
+// Numbers (N*) that are not decimal digits (Nd): the No and Nl ranges templates could meet.
+static bool not_decimal(uint32_t c) {
+    static const uint32_t ranges[][2] = {
+        {0x00B2, 0x00B3}, {0x00B9, 0x00B9},   {0x00BC, 0x00BE},   {0x09F4, 0x09F9}, {0x0B72, 0x0B77}, {0x0BF0, 0x0BF2},
+        {0x0C78, 0x0C7E}, {0x0D58, 0x0D5E},   {0x0D70, 0x0D78},   {0x0F2A, 0x0F33}, {0x1369, 0x137C}, {0x16EE, 0x16F0},
+        {0x17F0, 0x17F9}, {0x19DA, 0x19DA},   {0x2070, 0x2089},   {0x2150, 0x2189}, {0x2460, 0x249B}, {0x24EA, 0x24FF},
+        {0x2776, 0x2793}, {0x2CFD, 0x2CFD},   {0x3007, 0x3007},   {0x3021, 0x3029}, {0x3038, 0x303A}, {0x3192, 0x3195},
+        {0x3220, 0x3229}, {0x3248, 0x324F},   {0x3251, 0x325F},   {0x3280, 0x3289}, {0x32B1, 0x32BF}, {0xA6E6, 0xA6EF},
+        {0xA830, 0xA835}, {0x10107, 0x10133}, {0x10140, 0x10178},
+    };
+    for (const auto & r : ranges) {
+        if (c >= r[0] && c <= r[1]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// The non-decimal numbers Python's isdigit() accepts: superscripts, subscripts, circled digits.
+static bool digit_like(uint32_t c) {
+    return c == 0x00B2 || c == 0x00B3 || c == 0x00B9 || c == 0x2070 || (c >= 0x2074 && c <= 0x2079) ||
+           (c >= 0x2080 && c <= 0x2089) || (c >= 0x2460 && c <= 0x2468) || (c >= 0x2474 && c <= 0x247C) ||
+           (c >= 0x2488 && c <= 0x2490) || c == 0x24EA || (c >= 0x24F5 && c <= 0x24FD) || c == 0x24FF ||
+           (c >= 0x2776 && c <= 0x277E) || (c >= 0x2780 && c <= 0x2788) || (c >= 0x278A && c <= 0x2792);
 }
 
 static bool is_cased(uint32_t c) {
@@ -287,6 +317,31 @@ static int64_t cp_index(const std::string & s, size_t byte_pos) {
     return (int64_t) utf8_length(std::string_view(s).substr(0, byte_pos));
 }
 
+// s[start:end] for the optional start / end arguments (positions 1 and 2) of find, count,
+// startswith, ...: Python's slice bounds, in code points; off gets start.
+static std::string str_window(const std::string & s, call_args & a, int64_t & off) {
+    value vs = a.get(1, "start", value::null()), ve = a.get(2, "end", value::null());
+    off = 0;
+    if ((vs.is_none() || vs.is_undefined()) && (ve.is_none() || ve.is_undefined())) {
+        return s;
+    }
+    auto    cps   = utf8_decode(s);
+    int64_t n     = (int64_t) cps.size();
+    auto    bound = [n](const value & v, int64_t def) {
+        if (v.is_none() || v.is_undefined()) {
+            return def;
+        }
+        int64_t x = v.as_int();
+        if (x < 0) {
+            x = std::max<int64_t>(0, x + n);
+        }
+        return std::min(x, n);
+    };
+    int64_t b = bound(vs, 0), e = bound(ve, n);
+    off = b;
+    return e > b ? utf8_encode(cps, (size_t) b, (size_t) e) : std::string();
+}
+
 static bool affix_match(const value & affix, const std::string & s, bool prefix) {
     auto one = [&](const value & a) {
         if (!a.is_string()) {
@@ -325,7 +380,10 @@ static value str_method(render_state & st, const std::string & s, const std::str
         f = [s](call_args & a) { return str_list(py_splitlines(s, a.get(0, "keepends", value(false)).truthy())); };
     } else if (name == "startswith" || name == "endswith") {
         bool pre = name == "startswith";
-        f        = [s, pre](call_args & a) { return value(affix_match(a.get(0, "prefix"), s, pre)); };
+        f        = [s, pre](call_args & a) {
+            int64_t off = 0;
+            return value(affix_match(a.get(0, "prefix"), str_window(s, a, off), pre));
+        };
     } else if (name == "upper") {
         f = [s](call_args &) { return value(py_upper(s)); };
     } else if (name == "lower") {
@@ -361,11 +419,13 @@ static value str_method(render_state & st, const std::string & s, const std::str
             return value(out);
         };
     } else if (name == "find" || name == "rfind" || name == "index" || name == "rindex" || name == "count") {
-        f = [s, name](call_args & a) {
+        f = [whole = s, name](call_args & a) {
             value sub = a.get(0, "sub");
             if (!sub.is_string()) {
                 throw error(name + "() argument must be a string");
             }
+            int64_t           off = 0;  // code points before the window
+            const std::string s   = str_window(whole, a, off);
             if (name == "count") {
                 if (sub.s.empty()) {
                     return value((int64_t) utf8_length(s) + 1);
@@ -383,7 +443,7 @@ static value str_method(render_state & st, const std::string & s, const std::str
                 }
                 return value((int64_t) -1);
             }
-            return value(cp_index(s, at));
+            return value(off + cp_index(s, at));
         };
     } else if (name == "join") {
         render_state * stp = &st;
@@ -423,14 +483,23 @@ static value str_method(render_state & st, const std::string & s, const std::str
                 return value(any);
             }
             for (uint32_t c : cps) {
-                bool digit = c >= '0' && c <= '9';
-                bool alpha =
-                    (c < 0x80 && isalpha((int) c)) || (c >= 0x80 && !py_isspace(c) && c != 0xd7 && c != 0xf7 &&
-                                                       !(c >= 0x2000 && c <= 0x2bff) && !(c >= 0x3000 && c <= 0x303f));
-                bool ok = name == "isspace"   ? py_isspace(c)
-                          : name == "isalpha" ? alpha
-                          : name == "isalnum" ? (alpha || digit)
-                                              : digit;
+                const uint16_t fl    = llama_unicode_flags(c);
+                const bool     alpha = (fl & LLAMA_UNICODE_LETTER) != 0;
+                const bool     num   = (fl & LLAMA_UNICODE_NUMBER) != 0;
+                bool           ok;
+                if (name == "isspace") {
+                    ok = py_isspace(c);
+                } else if (name == "isalpha") {
+                    ok = alpha;
+                } else if (name == "isalnum") {
+                    ok = alpha || num;
+                } else if (name == "isnumeric") {
+                    ok = num;
+                } else if (name == "isdigit") {
+                    ok = num && (!not_decimal(c) || digit_like(c));
+                } else {  // isdecimal
+                    ok = num && !not_decimal(c);
+                }
                 if (!ok) {
                     return value(false);
                 }

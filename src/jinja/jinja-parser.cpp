@@ -13,8 +13,10 @@ constexpr int k_max_nesting = 200;  // deeper expressions or blocks are refused,
 
 struct parser {
     const std::vector<token> & t;
-    size_t                     p     = 0;
-    int                        depth = 0;
+    size_t                     p          = 0;
+    int                        depth      = 0;
+    int                        loop_depth = 0;  // for bodies around the statement (break / continue)
+    std::vector<s_macro *>     macros;          // macros being parsed (their use of varargs / kwargs)
 
     struct guard {
         parser & ps;
@@ -239,6 +241,10 @@ struct parser {
                 } else {
                     auto n  = node<e_name>();
                     n->name = k.text;
+                    for (s_macro * m : macros) {
+                        m->uses_varargs = m->uses_varargs || k.text == "varargs";
+                        m->uses_kwargs  = m->uses_kwargs || k.text == "kwargs";
+                    }
                     return n;
                 }
                 return lit;
@@ -576,7 +582,9 @@ struct parser {
             }
             s->recursive = accept_name("recursive");
             expect_block_end();
+            ++loop_depth;
             s->body = body({"else", "endfor"});
+            --loop_depth;
             if (at_block("else")) {
                 p += 2;
                 expect_block_end();
@@ -609,7 +617,12 @@ struct parser {
             s->name   = expect_name();
             s->params = params();
             expect_block_end();
-            s->body = body({"endmacro"});
+            macros.push_back(s.get());
+            const int saved_loops = loop_depth;  // a macro body is not inside the loop around it
+            loop_depth            = 0;
+            s->body               = body({"endmacro"});
+            loop_depth            = saved_loops;
+            macros.pop_back();
             ++p;
             accept_name("endmacro");
             if (cur().type == tok::name) {
@@ -662,6 +675,9 @@ struct parser {
             return s;
         }
         if (kw == "break" || kw == "continue") {
+            if (loop_depth == 0) {
+                fail("'" + kw + "' outside of a loop");
+            }
             auto s = node<s_loop_control>();
             s->f   = kw == "break" ? flow::brk : flow::cont;
             expect_block_end();
@@ -684,7 +700,7 @@ struct parser {
 }  // namespace
 
 body_t parse(const std::vector<token> & tokens) {
-    parser ps{tokens};
+    parser ps{tokens, 0, 0, 0, {}};
     body_t b = ps.body({});
     return b;
 }

@@ -76,4 +76,48 @@ std::vector<std::vector<int32_t>> vocab_test_ids(const std::string & out) {
     return res;
 }
 
+std::string upstream_clean_spaces(const std::string & text) {
+    std::string buf   = text;
+    int         total = (int) buf.size();
+    char *      t     = buf.data();
+    // pass 1: " ?", " !", " .", " ,"
+    int n = total;
+    total = total ? 1 : 0;
+    for (int i = 1; i < n; ++i) {
+        const char x = t[i];
+        if (t[i - 1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ',')) {
+            total--;
+        }
+        t[total++] = x;
+    }
+    // pass 2: " ' "
+    n     = total;
+    total = total ? 1 : 0;
+    for (int i = 1; i < n; ++i) {
+        const char x = t[i];
+        if (x == '\'' && i + 1 < n && t[i - 1] == ' ' && t[i + 1] == ' ') {
+            total--;
+            t[++i] = '\0';
+        }
+        t[total++] = x;
+    }
+    // pass 3: " 's", " 'm", " 're", " 've"
+    n     = total;
+    total = total ? 1 : 0;
+    for (int i = 1; i < n; ++i) {
+        const char x = t[i];
+        if (t[i - 1] == ' ' && x == '\'' && i + 1 < n) {
+            const char x1 = t[i + 1];
+            if (x1 == 's' || x1 == 'm') {
+                total--;
+            } else if (i + 2 < n && ((x1 == 'r' && t[i + 2] == 'e') || (x1 == 'v' && t[i + 2] == 'e'))) {
+                total--;
+            }
+        }
+        t[total++] = x;
+    }
+    buf.resize((size_t) total);
+    return buf;
+}
+
 }  // namespace testing_util

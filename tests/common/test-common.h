@@ -30,4 +30,9 @@ std::vector<std::string> vocab_test_cases(const std::string & inp);
 double                            nmse(const std::vector<float> & a, const std::vector<float> & b);
 std::vector<std::vector<int32_t>> vocab_test_ids(const std::string & out);
 
+// What llama_detokenize gives for text whose pieces spell `text` in a vocab that cleans spaces:
+// upstream's three in-place passes (llama_vocab::impl::detokenize, 4df29be4), simulated on a buffer
+// the way upstream rewrites it, as the oracle of our own implementation.
+std::string upstream_clean_spaces(const std::string & text);
+
 }  // namespace testing_util

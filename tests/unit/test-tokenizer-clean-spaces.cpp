@@ -21,6 +21,8 @@ llama_vocab_data char_vocab(const char * pre) {
     for (char c = '!'; c <= '~'; ++c) {
         d.tokens.push_back(std::string(1, c));
     }
+    d.tokens.push_back("{}");  // a BPE vocab needs merges: one the test texts never meet
+    d.merges = {"{ }"};
     d.token_types.assign(d.tokens.size(), LLAMA_TOKEN_TYPE_NORMAL);
     d.token_types[0] = LLAMA_TOKEN_TYPE_CONTROL;
     d.bos = d.eos = 0;
