@@ -1138,7 +1138,9 @@ struct llama_chat_template_inputs {
      * messages may carry "tool_calls" ([{"id", "type": "function", "function": {"name",
      * "arguments"}}], arguments a JSON object or a string holding one - a string is parsed so
      * templates see an object) and "reasoning_content"; tool results are {"role": "tool",
-     * "tool_call_id", "content"}. Other members are passed through to the template untouched. */
+     * "tool_call_id", "content"}. Other members are passed through to the template untouched,
+     * except content parts for a template that reads content only as a string (told by a probe
+     * render at init): their text parts are joined with "\n". */
     const char * messages_json;
     /* JSON array of tool definitions ({"type": "function", "function": {"name", "description",
      * "parameters"}}), the template's `tools`; NULL = undefined in the template. */
