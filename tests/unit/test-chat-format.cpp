@@ -18,6 +18,7 @@
 #    include "json-schema-grammar.h"
 #    include "llama.h"
 #    include "test-common.h"
+#    include "test-grammar-util.h"
 
 using namespace llama_tools;
 
@@ -446,88 +447,25 @@ TEST(ChatFormat, ArbitraryTextNeverBreaksInvariants) {
 
 namespace {
 
-struct vocab_fixture {
-    llama_model *       model = nullptr;
-    const llama_vocab * vocab = nullptr;
-    vocab_fixture() {
-        llama_model_params p = llama_model_default_params();
-        p.vocab_only         = true;
-        model = llama_model_load_from_file(testing_util::data_path("vocab/ggml-vocab-gpt-2.gguf").c_str(), p);
-        if (model != nullptr) {
-            vocab = llama_model_get_vocab(model);
-        }
-    }
-    ~vocab_fixture() { llama_model_free(model); }
-};
-
 const llama_vocab * gpt2() {
-    static vocab_fixture f;
-    return f.vocab;
+    return testing_util::gpt2_vocab();
 }
 
 // Whether the grammar lets a model write exactly `text` and stop.
 bool accepts(const std::string & gbnf, const std::string & text) {
-    const llama_vocab * v = gpt2();
-    llama_sampler *     s = llama_sampler_init_grammar(v, gbnf.c_str(), "root");
-    EXPECT_NE(s, nullptr) << llama_last_error() << "\n" << gbnf;
-    if (s == nullptr) {
-        return false;
-    }
-    std::vector<llama_token> toks(text.size() + 8);
-    const int32_t            n =
-        llama_tokenize(v, text.data(), (int32_t) text.size(), toks.data(), (int32_t) toks.size(), false, false);
-    toks.resize(n > 0 ? (size_t) n : 0);
-    toks.push_back(llama_vocab_eos(v));
-    bool ok = true;
-    for (llama_token t : toks) {
-        llama_token_data       d   = {t, 0.0f, 0.0f};
-        llama_token_data_array arr = {&d, 1, -1, false};
-        llama_sampler_apply(s, &arr);
-        if (std::isinf(d.logit)) {
-            ok = false;
-            break;
-        }
-        if (t != llama_vocab_eos(v)) {
-            llama_sampler_accept(s, t);
-        }
-    }
-    llama_sampler_free(s);
-    return ok;
+    return testing_util::grammar_accepts(gbnf, text);
 }
 
 // The same through a lazy sampler with the grammar's trigger patterns: free text, then the call.
 bool lazy_accepts(const chat_tool_grammar & g, const std::string & text) {
-    const llama_vocab *       v = gpt2();
     std::vector<const char *> pats;
     for (const std::string & p : g.trigger_patterns) {
         pats.push_back(p.c_str());
     }
-    llama_sampler * s =
-        llama_sampler_init_grammar_lazy_patterns(v, g.grammar.c_str(), "root", pats.data(), pats.size(), nullptr, 0);
+    llama_sampler * s = llama_sampler_init_grammar_lazy_patterns(gpt2(), g.grammar.c_str(), "root", pats.data(),
+                                                                 pats.size(), nullptr, 0);
     EXPECT_NE(s, nullptr) << llama_last_error();
-    if (s == nullptr) {
-        return false;
-    }
-    std::vector<llama_token> toks(text.size() + 8);
-    const int32_t            n =
-        llama_tokenize(v, text.data(), (int32_t) text.size(), toks.data(), (int32_t) toks.size(), false, false);
-    toks.resize(n > 0 ? (size_t) n : 0);
-    toks.push_back(llama_vocab_eos(v));
-    bool ok = true;
-    for (llama_token t : toks) {
-        llama_token_data       d   = {t, 0.0f, 0.0f};
-        llama_token_data_array arr = {&d, 1, -1, false};
-        llama_sampler_apply(s, &arr);
-        if (std::isinf(d.logit)) {
-            ok = false;
-            break;
-        }
-        if (t != llama_vocab_eos(v)) {
-            llama_sampler_accept(s, t);
-        }
-    }
-    llama_sampler_free(s);
-    return ok;
+    return testing_util::sampler_accepts(s, text);
 }
 
 const char * k_tools = R"([

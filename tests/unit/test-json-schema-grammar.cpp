@@ -13,6 +13,7 @@
 #    include "json-schema-grammar.h"
 #    include "llama.h"
 #    include "test-common.h"
+#    include "test-grammar-util.h"
 
 using llama_tools::json_object_grammar;
 using llama_tools::json_schema_to_grammar;
@@ -20,54 +21,9 @@ using llama_tools::schema_error;
 
 namespace {
 
-struct vocab_fixture {
-    llama_model *       model = nullptr;
-    const llama_vocab * vocab = nullptr;
-    vocab_fixture() {
-        llama_model_params p = llama_model_default_params();
-        p.vocab_only         = true;
-        model = llama_model_load_from_file(testing_util::data_path("vocab/ggml-vocab-gpt-2.gguf").c_str(), p);
-        if (model != nullptr) {
-            vocab = llama_model_get_vocab(model);
-        }
-    }
-    ~vocab_fixture() { llama_model_free(model); }
-};
-
-const llama_vocab * gpt2() {
-    static vocab_fixture f;
-    return f.vocab;
-}
-
 // Whether the grammar lets a model emit exactly `text` and then end. The grammar must compile.
 bool accepts(const std::string & gbnf, const std::string & text) {
-    const llama_vocab * v = gpt2();
-    llama_sampler *     s = llama_sampler_init_grammar(v, gbnf.c_str(), "root");
-    EXPECT_NE(s, nullptr) << llama_last_error() << "\n" << gbnf;
-    if (s == nullptr) {
-        return false;
-    }
-    std::vector<llama_token> toks(text.size() + 8);
-    const int32_t            n =
-        llama_tokenize(v, text.data(), (int32_t) text.size(), toks.data(), (int32_t) toks.size(), false, false);
-    EXPECT_GT(n, 0);
-    toks.resize(n > 0 ? (size_t) n : 0);
-    toks.push_back(llama_vocab_eos(v));  // the end: allowed only when the grammar is complete
-    bool ok = true;
-    for (llama_token t : toks) {
-        llama_token_data       d   = {t, 0.0f, 0.0f};
-        llama_token_data_array arr = {&d, 1, -1, false};
-        llama_sampler_apply(s, &arr);
-        if (std::isinf(d.logit)) {
-            ok = false;
-            break;
-        }
-        if (t != llama_vocab_eos(v)) {
-            llama_sampler_accept(s, t);
-        }
-    }
-    llama_sampler_free(s);
-    return ok;
+    return testing_util::grammar_accepts(gbnf, text);
 }
 
 bool schema_accepts(const std::string & schema, const std::string & text) {
@@ -77,7 +33,7 @@ bool schema_accepts(const std::string & schema, const std::string & text) {
 }  // namespace
 
 TEST(JsonSchemaGrammar, VocabLoads) {
-    ASSERT_NE(gpt2(), nullptr) << llama_last_error();
+    ASSERT_NE(testing_util::gpt2_vocab(), nullptr) << llama_last_error();
 }
 
 TEST(JsonSchemaGrammar, ObjectRequiredOptionalClosed) {
