@@ -21,8 +21,8 @@ inline const llama_vocab * gpt2_vocab() {
         holder() {
             llama_model_params p = llama_model_default_params();
             p.vocab_only         = true;
-            model = llama_model_load_from_file(data_path("vocab/ggml-vocab-gpt-2.gguf").c_str(), p);
-            vocab = model ? llama_model_get_vocab(model) : nullptr;
+            model                = llama_model_load_from_file(data_path("vocab/ggml-vocab-gpt-2.gguf").c_str(), p);
+            vocab                = model ? llama_model_get_vocab(model) : nullptr;
         }
         ~holder() { llama_model_free(model); }
     };
