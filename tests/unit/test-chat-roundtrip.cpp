@@ -241,7 +241,7 @@ TEST(ChatRoundTrip, RealTemplates) {
         llama_chat_template_free(t);
         if (text.empty()) {
             n_skipped++;
-            printf("  %-50s %-14s not prefix-consistent: skipped\n", e.path().filename().c_str(),
+            printf("  %-50s %-14s not prefix-consistent: skipped\n", e.path().filename().string().c_str(),
                    chat_format_name(fmt));
             continue;
         }
@@ -252,7 +252,8 @@ TEST(ChatRoundTrip, RealTemplates) {
                         m.tool_calls[0].arguments == "{\"city\":\"Paris\",\"days\":3}";
         // a report, not a verdict: templates of families we do not parse (GLM's <arg_key>, MiniMax's
         // <invoke>, ...) share markers with one we do and come back as content
-        printf("  %-50s %-14s %s\n", e.path().filename().c_str(), chat_format_name(fmt), ok ? "ok" : "differs");
+        printf("  %-50s %-14s %s\n", e.path().filename().string().c_str(), chat_format_name(fmt),
+               ok ? "ok" : "differs");
         if (!ok && getenv("LLAMA_REAL_TEMPLATES_VERBOSE")) {
             printf("    model side: %s\n    parsed: %s\n", text.c_str(), show(m).c_str());
         }
