@@ -499,6 +499,13 @@ std::vector<grammar_case> grammar_cases() {
           "parameter>\n"
           "</function>\n</tool_call>"},
          ""},
+        {chat_format::glm45,
+         "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n"
+         "<arg_value>2</arg_value>\n</tool_call>",
+         {"<tool_call>get_weather\n<arg_key>days</arg_key>\n<arg_value>2</arg_value>\n</tool_call>",
+          "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n<arg_key>days</arg_key>\n"
+          "<arg_value>x</arg_value>\n</tool_call>"},
+         ""},
         {chat_format::llama3_json,
          R"({"name": "get_weather", "parameters": {"city": "Paris"}})",
          {R"({"name": "get_weather", "parameters": {"city": 1}})"},

@@ -120,6 +120,11 @@ const std::vector<family_case> & families() {
          "{% for c in m.tool_calls %}>>>{{ c.function.name }}\n{{ c.function.arguments | tojson }}{% endfor %}"
          "{% else %}>>>all\n{{ m.content }}{% endif %}<|eot_id|>{% endfor %}"
          "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{% endif %}"},
+        {chat_format::glm45, false, true, "",
+         "{%- for m in messages %}<|{{ m.role }}|>{% if m.tool_calls %}{% for c in m.tool_calls %}\n<tool_call>{{ "
+         "c.function.name }}{% for k, v in c.function.arguments.items() %}\n<arg_key>{{ k }}</arg_key>\n<arg_value>"
+         "{{ v if v is string else v | tojson }}</arg_value>{% endfor %}\n</tool_call>{% endfor %}{% else %}\n"
+         "{{ m.content }}{% endif %}{% endfor %}{%- if add_generation_prompt %}<|assistant|>{% endif %}"},
         {chat_format::functionary_v3_1_llama3_1, false, true, "<|eom_id|>",
          "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}"
          "{% for c in m.tool_calls %}<function={{ c.function.name }}>{{ c.function.arguments | tojson }}</function>"

@@ -184,6 +184,70 @@ call_result parse_qwen3_coder(std::string_view text, size_t olen, bool, const ca
     return done(c.i, {call});
 }
 
+// GLM-4.5: <tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n..</tool_call>, values
+// written as qwen3-coder writes them (strings raw, everything else JSON).
+call_result parse_glm45(std::string_view text, size_t olen, bool, const call_context & ctx) {
+    cursor      c{text, olen};
+    std::string name;
+    c.ws();
+    const size_t start = c.i;
+    while (!c.at_eof() && c.s[c.i] != '\n' && c.s[c.i] != '<') {
+        c.i++;
+    }
+    if (c.at_eof()) {
+        return fail(c.i - start > k_max_name ? scan::invalid : scan::incomplete);
+    }
+    name = std::string(c.s.substr(start, c.i - start));
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\r')) {
+        name.pop_back();
+    }
+    if (name.empty() || name.size() > k_max_name) {
+        return fail(scan::invalid);
+    }
+    ojson args = ojson::object();
+    for (;;) {
+        c.ws();
+        const scan end_call = c.peek("</tool_call>");
+        if (end_call == scan::complete) {
+            c.i += std::string_view("</tool_call>").size();
+            break;
+        }
+        const scan key_open = c.peek("<arg_key>");
+        if (key_open == scan::invalid && end_call == scan::invalid) {
+            return fail(scan::invalid);
+        }
+        if (key_open != scan::complete) {
+            return fail(scan::incomplete);
+        }
+        c.i += std::string_view("<arg_key>").size();
+        std::string key, value;
+        if (scan r = c.until("</arg_key>", k_max_name, key); r != scan::complete || key.empty()) {
+            return fail(r);
+        }
+        c.ws();
+        if (scan r = c.lit("<arg_value>"); r != scan::complete) {
+            return fail(r);
+        }
+        if (scan r = c.until("</arg_value>", std::string_view::npos / 2, value); r != scan::complete) {
+            return fail(r);
+        }
+        bool is_string = false;
+        if (ctx.string_params != nullptr) {
+            is_string = std::find(ctx.string_params->begin(), ctx.string_params->end(), std::make_pair(name, key)) !=
+                        ctx.string_params->end();
+        }
+        args[key] = qwen_value(std::move(value), is_string);
+    }
+    chat_tool_call call;
+    call.name = name;
+    try {
+        call.arguments = args.dump();
+    } catch (const std::exception &) {
+        return fail(scan::invalid);
+    }
+    return done(c.i, {call});
+}
+
 // Llama 3.x: the whole answer is {"name": "f", "parameters": {..}} (opener "{" at the start).
 call_result parse_llama3_json(std::string_view text, size_t olen, bool, const call_context &) {
     // a JSON answer that is not a call shows as content at once, not when its JSON ends
@@ -603,6 +667,10 @@ format_spec make_spec(chat_format fmt) {
         case chat_format::functionary_v3_1_llama3_1:
             s.markers.push_back(call("<function=", parse_function_tag));
             s.markers.push_back(call("<|python_tag|>", parse_python_tag));
+            break;
+        case chat_format::glm45:
+            think_tags();
+            s.markers.push_back(call("<tool_call>", parse_glm45));
             break;
     }
     return s;

@@ -14,6 +14,7 @@ constexpr const char * k_names[] = {
     "deepseek-v3.1",    "granite",
     "command-r7b",      "firefunction-v2",
     "functionary-v3.2", "functionary-v3.1-llama3.1",
+    "glm-4.5",
 };
 static_assert(sizeof(k_names) / sizeof(k_names[0]) == (size_t) chat_format::count, "one name per chat_format");
 
@@ -54,6 +55,9 @@ chat_format detect_chat_format(const std::string & src) {
     }
     if (has(src, "[TOOL_CALLS]")) {
         return chat_format::mistral;
+    }
+    if (has(src, "<arg_key>") && has(src, "<arg_value>")) {  // GLM-4.5 / 4.6 / 4.7 and their kin
+        return chat_format::glm45;
     }
     if (has(src, "<function=") && has(src, "<parameter=")) {
         return chat_format::qwen3_coder;

@@ -124,7 +124,8 @@ struct call_writer {
     }
 
     // <parameter=p>\nvalue\n</parameter>\n per property, in the schema's order
-    std::string qwen_params(const tool_info & t, const std::string & prefix) {
+    // qwen3-coder's <parameter=k> items, or GLM-4.5's <arg_key>/<arg_value> pairs (glm)
+    std::string qwen_params(const tool_info & t, const std::string & prefix, bool glm = false) {
         std::string out;
         if (!t.params.is_object() || !t.params.contains("properties")) {
             return out;
@@ -141,7 +142,9 @@ struct call_writer {
                 value = p + "root";
             }
             const bool  required = std::find(req.begin(), req.end(), ojson(key)) != req.end();
-            std::string item     = lit("<parameter=" + key + ">\n") + " " + value + " " + lit("\n</parameter>\n");
+            std::string item =
+                glm ? lit("<arg_key>" + key + "</arg_key>\n<arg_value>") + " " + value + " " + lit("</arg_value>\n")
+                    : lit("<parameter=" + key + ">\n") + " " + value + " " + lit("\n</parameter>\n");
             out += required ? " " + item : " (" + item + ")?";
         }
         return out;
@@ -195,6 +198,10 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
                 calls.push_back(lit("<tool_call>\n<function=" + n + ">\n") + w.qwen_params(t, prefix) + " " +
                                 lit("</function>\n</tool_call>"));
                 break;
+            case chat_format::glm45:
+                calls.push_back(lit("<tool_call>" + n + "\n") + w.qwen_params(t, prefix, true) + " " +
+                                lit("</tool_call>"));
+                break;
             case chat_format::llama3_json:
                 calls.push_back(w.json_obj("name", n, "parameters", args));
                 break;
@@ -247,6 +254,7 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
     switch (fmt) {
         case chat_format::hermes:
         case chat_format::qwen3_coder:
+        case chat_format::glm45:
         case chat_format::functionary_v3_1_llama3_1:
             body              = seq("ws");
             res.trigger_words = {fmt == chat_format::functionary_v3_1_llama3_1 ? "<function=" : "<tool_call>"};

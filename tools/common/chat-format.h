@@ -29,7 +29,8 @@ enum class chat_format {
     firefunction_v2,            //  functools[{"name": .., "arguments": {..}}]
     functionary_v3_2,           // (prompt ends in >>>) all\ntext>>>f\n{..}
     functionary_v3_1_llama3_1,  // <function=f>{..}</function>
-    count,                      // not a format: the number of rows
+    glm45,  // <tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n</tool_call> (+ <think>)
+    count,  // not a format: the number of rows
 };
 
 // Short stable name ("hermes", "qwen3-coder", ...), "unknown" for an out-of-range value.
