@@ -131,9 +131,14 @@ TEST(ChatTemplate, SyntaxErrorsNameTheLine) {
         "{{ 'str }}",
         "{% set %}",
         "{% include 'other.j2' %}",
-        "{{ ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((("
-        "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((1 }}",
     };
+    // parentheses nested past the parser's depth bound
+    const std::string deep = "{{ " + std::string(200, '(') + "1" + std::string(200, ')') + " }}";
+    {
+        tmpl_holder h(deep);
+        EXPECT_EQ(h.t, nullptr);
+        EXPECT_NE(h.err.find("nesting deeper"), std::string::npos) << h.err;
+    }
     for (const char * src : bad) {
         tmpl_holder h(src);
         EXPECT_EQ(h.t, nullptr) << src;
