@@ -80,7 +80,8 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/ggml/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 if (TARGET llama)
-    install(FILES ${PROJECT_SOURCE_DIR}/include/llama.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(FILES ${PROJECT_SOURCE_DIR}/include/llama.h ${PROJECT_SOURCE_DIR}/include/llama-chat-template.h
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 
 # ---- GPU backend modules (GGML_BACKEND_DL): <libdir>/ggml-backends, <bindir>/ggml-backends on Windows ----
