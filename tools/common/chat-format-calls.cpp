@@ -129,6 +129,71 @@ ojson qwen_value(std::string v, bool is_string) {
     return ojson(v);
 }
 
+// The tagged parameter lists of qwen3-coder (<parameter=k>\nv\n</parameter>) and GLM-4.5
+// (<arg_key>k</arg_key>\n<arg_value>v</arg_value>): the markers around keys and values, and the
+// marker that ends the list.
+struct param_syntax {
+    const char * end;
+    const char * key_open;
+    const char * key_close;
+    const char * value_open;  // "" when the value follows the key's closing marker
+    const char * value_close;
+};
+constexpr param_syntax k_qwen_params = {"</function>", "<parameter=", ">", "", "</parameter>"};
+constexpr param_syntax k_glm_params  = {"</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"};
+
+// Reads parameters of function fn up to and past the list's end marker into args (values as
+// qwen_value reads them; a parameter the tools declare a string stays one).
+scan read_params(cursor & c, const std::string & fn, const param_syntax & syn, const call_context & ctx, ojson & args) {
+    for (;;) {
+        c.ws();
+        const scan end = c.peek(syn.end);
+        if (end == scan::complete) {
+            c.i += std::string_view(syn.end).size();
+            return scan::complete;
+        }
+        const scan open = c.peek(syn.key_open);
+        if (open == scan::invalid && end == scan::invalid) {
+            return scan::invalid;
+        }
+        if (open != scan::complete) {
+            return scan::incomplete;
+        }
+        c.i += std::string_view(syn.key_open).size();
+        std::string key, value;
+        if (scan r = c.until(syn.key_close, k_max_name, key); r != scan::complete || key.empty()) {
+            return r == scan::complete ? scan::invalid : r;
+        }
+        if (*syn.value_open != '\0') {
+            c.ws();
+            if (scan r = c.lit(syn.value_open); r != scan::complete) {
+                return r;
+            }
+        }
+        if (scan r = c.until(syn.value_close, std::string_view::npos / 2, value); r != scan::complete) {
+            return r;
+        }
+        bool is_string = false;
+        if (ctx.string_params != nullptr) {
+            is_string = std::find(ctx.string_params->begin(), ctx.string_params->end(), std::make_pair(fn, key)) !=
+                        ctx.string_params->end();
+        }
+        args[key] = qwen_value(std::move(value), is_string);
+    }
+}
+
+// One call of name with args ending at end; invalid if a raw value is not valid UTF-8.
+call_result one_call(const std::string & name, const ojson & args, size_t end) {
+    chat_tool_call call;
+    call.name = name;
+    try {
+        call.arguments = args.dump();
+    } catch (const std::exception &) {
+        return fail(scan::invalid);
+    }
+    return done(end, {call});
+}
+
 // <tool_call>\n<function=f>\n<parameter=p>\nvalue\n</parameter>\n</function>\n</tool_call>
 call_result parse_qwen3_coder(std::string_view text, size_t olen, bool, const call_context & ctx) {
     cursor c{text, olen};
@@ -141,47 +206,14 @@ call_result parse_qwen3_coder(std::string_view text, size_t olen, bool, const ca
         return fail(r);
     }
     ojson args = ojson::object();
-    for (;;) {
-        c.ws();
-        const scan end_fn = c.peek("</function>");
-        if (end_fn == scan::complete) {
-            c.i += std::string_view("</function>").size();
-            break;
-        }
-        const scan param = c.peek("<parameter=");
-        if (param == scan::invalid && end_fn == scan::invalid) {
-            return fail(scan::invalid);
-        }
-        if (param != scan::complete) {
-            return fail(scan::incomplete);
-        }
-        c.i += std::string_view("<parameter=").size();
-        std::string key, value;
-        if (scan r = c.until(">", k_max_name, key); r != scan::complete || key.empty()) {
-            return fail(r);
-        }
-        if (scan r = c.until("</parameter>", std::string_view::npos / 2, value); r != scan::complete) {
-            return fail(r);
-        }
-        bool is_string = false;
-        if (ctx.string_params != nullptr) {
-            is_string = std::find(ctx.string_params->begin(), ctx.string_params->end(), std::make_pair(name, key)) !=
-                        ctx.string_params->end();
-        }
-        args[key] = qwen_value(std::move(value), is_string);
+    if (scan r = read_params(c, name, k_qwen_params, ctx, args); r != scan::complete) {
+        return fail(r);
     }
     c.ws();
     if (scan r = c.lit("</tool_call>"); r != scan::complete) {
         return fail(r);
     }
-    chat_tool_call call;
-    call.name = name;
-    try {
-        call.arguments = args.dump();
-    } catch (const std::exception &) {
-        return fail(scan::invalid);  // invalid UTF-8 in a raw string value
-    }
-    return done(c.i, {call});
+    return one_call(name, args, c.i);
 }
 
 // GLM-4.5: <tool_call>f\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>\n..</tool_call>, values
@@ -205,47 +237,10 @@ call_result parse_glm45(std::string_view text, size_t olen, bool, const call_con
         return fail(scan::invalid);
     }
     ojson args = ojson::object();
-    for (;;) {
-        c.ws();
-        const scan end_call = c.peek("</tool_call>");
-        if (end_call == scan::complete) {
-            c.i += std::string_view("</tool_call>").size();
-            break;
-        }
-        const scan key_open = c.peek("<arg_key>");
-        if (key_open == scan::invalid && end_call == scan::invalid) {
-            return fail(scan::invalid);
-        }
-        if (key_open != scan::complete) {
-            return fail(scan::incomplete);
-        }
-        c.i += std::string_view("<arg_key>").size();
-        std::string key, value;
-        if (scan r = c.until("</arg_key>", k_max_name, key); r != scan::complete || key.empty()) {
-            return fail(r);
-        }
-        c.ws();
-        if (scan r = c.lit("<arg_value>"); r != scan::complete) {
-            return fail(r);
-        }
-        if (scan r = c.until("</arg_value>", std::string_view::npos / 2, value); r != scan::complete) {
-            return fail(r);
-        }
-        bool is_string = false;
-        if (ctx.string_params != nullptr) {
-            is_string = std::find(ctx.string_params->begin(), ctx.string_params->end(), std::make_pair(name, key)) !=
-                        ctx.string_params->end();
-        }
-        args[key] = qwen_value(std::move(value), is_string);
+    if (scan r = read_params(c, name, k_glm_params, ctx, args); r != scan::complete) {
+        return fail(r);
     }
-    chat_tool_call call;
-    call.name = name;
-    try {
-        call.arguments = args.dump();
-    } catch (const std::exception &) {
-        return fail(scan::invalid);
-    }
-    return done(c.i, {call});
+    return one_call(name, args, c.i);
 }
 
 // Llama 3.x: the whole answer is {"name": "f", "parameters": {..}} (opener "{" at the start).
