@@ -410,6 +410,7 @@ void engine::run() {
         }
         // one batch: every generating slot's next token, then prompt chunks while there is room
         batch.n_tokens = 0;
+        int n_gen_in_batch = 0, n_prompt_in_batch = 0, n_slots_in_batch = 0;
         for (auto & sp : slots_) {
             slot & s  = *sp;
             s.i_batch = -1;
@@ -418,10 +419,14 @@ void engine::run() {
                 add_to_batch(batch, s.next, (llama_pos) s.cache.size(), s.id, true);
                 s.cache.push_back(s.next);
                 s.next = LLAMA_TOKEN_NULL;
+                n_gen_in_batch++;
+                n_slots_in_batch++;
+                metrics_.observe_sequence((int64_t) s.cache.size());
             }
         }
         for (auto & sp : slots_) {
-            slot & s = *sp;
+            slot &    s      = *sp;
+            const int before = n_prompt_in_batch;
             while (s.busy && s.i_batch < 0 && s.n_prompt_done < s.t.prompt.size() && batch.n_tokens < n_batch_) {
                 const bool last = s.n_prompt_done + 1 == s.t.prompt.size();
                 if (last) {
@@ -430,7 +435,11 @@ void engine::run() {
                 add_to_batch(batch, s.t.prompt[s.n_prompt_done], (llama_pos) s.cache.size(), s.id, last);
                 s.cache.push_back(s.t.prompt[s.n_prompt_done]);
                 s.n_prompt_done++;
-                metrics_.prompt_tokens++;
+                n_prompt_in_batch++;
+            }
+            if (n_prompt_in_batch > before) {
+                n_slots_in_batch++;
+                metrics_.observe_sequence((int64_t) s.cache.size());
             }
         }
         if (batch.n_tokens == 0) {
@@ -439,8 +448,7 @@ void engine::run() {
         }
         const int64_t t0 = llama_time_us();
         const int     rc = llama_decode(ctx_, batch);
-        metrics_.decode_us += (uint64_t) (llama_time_us() - t0);
-        metrics_.decode_calls++;
+        metrics_.record_decode(n_prompt_in_batch, n_gen_in_batch, n_slots_in_batch, (uint64_t) (llama_time_us() - t0));
         if (rc != 0) {
             // fail every task of this batch and forget their cache (it may hold part of the batch)
             const std::string err = std::string("decode failed: ") + llama_last_error();

@@ -98,6 +98,9 @@ case "$name" in
     structured)
         start_server "$work/server-$name.log" -np 2 -c 4096
         ;;&
+    metrics)
+        start_server "$work/server-$name.log" -np 2 -c 8192
+        ;;&
     timeout)
         start_server "$work/server-$name.log" -np 1 -c 4096 --timeout 1
         ;;&
