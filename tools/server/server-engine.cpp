@@ -409,7 +409,7 @@ void engine::run() {
             }
         }
         // one batch: every generating slot's next token, then prompt chunks while there is room
-        batch.n_tokens = 0;
+        batch.n_tokens     = 0;
         int n_gen_in_batch = 0, n_prompt_in_batch = 0, n_slots_in_batch = 0;
         for (auto & sp : slots_) {
             slot & s  = *sp;

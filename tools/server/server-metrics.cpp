@@ -62,8 +62,7 @@ std::string metrics::render() const {
     metric("llama_kv_cache_tokens", "gauge", "tokens held in the KV cache", kv);
     metric("llama_kv_cache_capacity_tokens", "gauge", "KV cache size in tokens", kv_capacity);
     metric("llama_kv_cache_usage_ratio", "gauge", "KV cache use (0..1)", kv_ratio);
-    metric("llama_requests_waiting", "gauge", "requests waiting for a slot (gateway: TotalQueuedRequests)",
-           waiting);
+    metric("llama_requests_waiting", "gauge", "requests waiting for a slot (gateway: TotalQueuedRequests)", waiting);
     metric("llama_requests_running", "gauge", "requests being generated (gateway: TotalRunningRequests)", running);
 
     // upstream llama.cpp's names, so its dashboards read this server unchanged

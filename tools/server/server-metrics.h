@@ -22,9 +22,9 @@ struct metrics {
     std::atomic<uint64_t> predict_us{0};
     std::atomic<uint64_t> busy_slot_decodes{0};  // sum over decodes of the slots in the batch
     std::atomic<int64_t>  n_tokens_max{0};       // longest sequence seen (prompt + generated)
-    std::atomic<int64_t>  queue_depth{0};  // tasks waiting for a slot
-    std::atomic<int64_t>  slots_busy{0};   // slots running a task
-    std::atomic<int64_t>  kv_tokens{0};    // tokens held in the KV cache by all slots
+    std::atomic<int64_t>  queue_depth{0};        // tasks waiting for a slot
+    std::atomic<int64_t>  slots_busy{0};         // slots running a task
+    std::atomic<int64_t>  kv_tokens{0};          // tokens held in the KV cache by all slots
     std::atomic<int64_t>  requests_in_flight{0};
     int64_t               kv_capacity = 0;  // context size (set once)
     int64_t               n_slots     = 0;
