@@ -13,6 +13,7 @@
 #include "server-engine.h"
 #include "server-http.h"
 #include "server-metrics.h"
+#include "server-router.h"
 #include "tool-log.h"
 #include "tool-model.h"
 
@@ -41,17 +42,56 @@ static void print_usage(FILE * out) {
             "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
             "  --chat-template-file F the Jinja template in file F\n"
             "  --jinja, --no-jinja    run the Jinja template: tools, reasoning (default: on; off: built-in formats)\n"
+            "  --models-dir DIR       router mode (no -m): serve the *.gguf files in DIR, one instance each\n"
+            "  --models-preset F      router mode: INI file of [id] sections (model = PATH, instance flags)\n"
+            "  --models-max N         router: models loaded at once, 0 = no limit (default 4)\n"
+            "  --models-memory-max S  router: total size of loaded model files (e.g. 8G; default no limit)\n"
+            "  --models-autoload, --no-models-autoload\n"
+            "                         router: load a model when a request names it (default: on)\n"
+            "  --sleep-idle-seconds N router: unload a model idle for N seconds (default -1: never)\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
             k_prog);
 }
 
+// Router mode: no model in this process; instances of this program serve the models.
+static int run_router(const server::router_config & rc, int grace) {
+    tool::stop_requests             stop;  // before any thread starts (see main)
+    std::unique_ptr<server::router> r;
+    try {
+        r = std::make_unique<server::router>(rc);
+    } catch (const std::exception & e) {
+        fprintf(stderr, "%s: error: %s\n", k_prog, e.what());
+        return tool::EXIT_USAGE;
+    }
+    const int port = r->bind();
+    if (port < 0) {
+        return tool::report_failure("cannot listen on " + rc.host + ":" + std::to_string(rc.port));
+    }
+    printf("%s: listening on http://%s:%d (router: %zu models)\n", k_prog, rc.host.c_str(), port, r->n_models());
+    fflush(stdout);
+    std::thread sig_thread([&] {
+        const std::string what = stop.wait();
+        if (!what.empty()) {
+            fprintf(stderr, "%s: %s received, finishing in-flight requests\n", k_prog, what.c_str());
+        }
+        r->shutdown(grace);
+    });
+    r->listen();
+    stop.wake();
+    sig_thread.join();
+    r.reset();  // stops every instance
+    printf("%s: stopped\n", k_prog);
+    return tool::EXIT_OK;
+}
+
 int main(int argc, char ** argv) {
-    std::string         model_path;
-    server::http_config hc;
-    int                 n_slots = 4, n_ctx = 4096, n_batch = 512, n_threads = 2, queue_limit = 64, grace = 30;
-    bool                verbose = false;
+    std::string           model_path;
+    server::http_config   hc;
+    int                   n_slots = 4, n_ctx = 4096, n_batch = 512, n_threads = 2, queue_limit = 64, grace = 30;
+    bool                  verbose = false;
+    server::router_config rcfg;
 
     tool::args args(k_prog, argc, argv, print_usage);
     while (args.next()) {
@@ -97,14 +137,44 @@ int main(int argc, char ** argv) {
             hc.jinja = false;
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
+        } else if (args.is("--models-dir")) {
+            rcfg.models_dir = args.value();
+        } else if (args.is("--models-preset")) {
+            rcfg.models_preset = args.value();
+        } else if (args.is("--models-max")) {
+            rcfg.models_max = (int) args.int_value(0, 1024);
+        } else if (args.is("--models-memory-max")) {
+            const std::string v = args.value();
+            if (!server::parse_size(v, rcfg.memory_max)) {
+                args.fail("invalid value '" + v + "' for --models-memory-max: expected a size such as 512M or 8G");
+            }
+        } else if (args.is("--models-autoload")) {
+            rcfg.autoload = true;
+        } else if (args.is("--no-models-autoload")) {
+            rcfg.autoload = false;
+        } else if (args.is("--sleep-idle-seconds")) {
+            rcfg.idle_s = (int) args.int_value(-1, 1 << 24);
         } else if (args.is("-v", "--verbose")) {
             verbose = true;
         } else {
             args.unknown();
         }
     }
+    if (model_path.empty() && (!rcfg.models_dir.empty() || !rcfg.models_preset.empty())) {
+        rcfg.instance_args = server::router_instance_args(argc, argv);
+        rcfg.host          = hc.host;
+        rcfg.port          = hc.port;
+        if (!hc.api_key.empty()) {
+            rcfg.api_keys.push_back(hc.api_key);
+        }
+        rcfg.max_body     = hc.max_body;
+        rcfg.timeout_s    = hc.timeout_s;
+        rcfg.http_threads = hc.http_threads;
+        rcfg.verbose      = verbose;
+        return run_router(rcfg, grace);
+    }
     if (model_path.empty()) {
-        args.fail("no model given (-m MODEL)");
+        args.fail("no model given (-m MODEL, or --models-dir / --models-preset for several)");
     }
     if (n_ctx / n_slots < 16) {
         args.fail("each slot needs at least 16 tokens of context (-c / -np)");

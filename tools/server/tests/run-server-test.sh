@@ -21,7 +21,7 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # the official client, into the build tree only (never the source tree). Two tests may get here at
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
-if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ]; } && [ ! -f "$work/openai.installed" ]; then
+if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ]; } && [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
         npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
@@ -34,7 +34,11 @@ start_server() {
     local log=$1
     shift
     rm -f "$log"  # a previous run's log would give its port before the new server truncates it
-    "$server" -m "$model" --port 0 "$@" >"$log" 2>&1 &
+    if [ -n "${NO_MODEL_FLAG:-}" ]; then  # router mode: the models come from "$@"
+        "$server" --port 0 "$@" >"$log" 2>&1 &
+    else
+        "$server" -m "$model" --port 0 "$@" >"$log" 2>&1 &
+    fi
     pid=$!
     port=""
     for _ in $(seq 1 1200); do  # up to 60 s on a loaded machine
@@ -100,6 +104,20 @@ case "$name" in
         ;;&
     metrics)
         start_server "$work/server-$name.log" -np 2 -c 8192
+        ;;&
+    router)
+        # three copies of the model under three names and one file that is not a model; the memory
+        # cap (3 MiB) holds two of the 1.13 MiB copies, not three
+        dir="$work/router-models"
+        rm -rf "$dir" && mkdir -p "$dir"
+        for m in alpha beta gamma; do cp "$model" "$dir/$m.gguf"; done
+        printf 'not a GGUF file' >"$dir/broken.gguf"
+        # and a preset: "delta" is alpha's file with its own context size and sampling default
+        printf '; router test\n[*]\nmax-tokens = 512\n\n[delta]\nmodel = router-models/alpha.gguf\nc = 1024\njinja = true\n' \
+            >"$work/router-preset.ini"
+        NO_MODEL_FLAG=1 start_server "$work/server-$name.log" --models-dir "$dir" --models-preset "$work/router-preset.ini" \
+            --models-memory-max 3M \
+            --sleep-idle-seconds 2 -np 2 -c 2048
         ;;&
     timeout)
         start_server "$work/server-$name.log" -np 1 -c 4096 --timeout 1
