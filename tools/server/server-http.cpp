@@ -162,7 +162,9 @@ void http_server::routes() {
         if (req.path == "/health" || req.path == "/metrics") {
             return httplib::Server::HandlerResponse::Unhandled;
         }
-        if (!cfg_.api_key.empty() && req.get_header_value("Authorization") != "Bearer " + cfg_.api_key) {
+        // Anthropic's clients send the key as x-api-key
+        if (!cfg_.api_key.empty() && req.get_header_value("Authorization") != "Bearer " + cfg_.api_key &&
+            req.get_header_value("x-api-key") != cfg_.api_key) {
             send_error(res, 401, "invalid or missing API key (Authorization: Bearer KEY)", "authentication_error");
             return httplib::Server::HandlerResponse::Handled;
         }
@@ -231,6 +233,10 @@ void http_server::routes() {
     s.Post("/v1/completions", guarded([this](const httplib::Request & req, httplib::Response & res) {
                handle_completion(req, res, false);
            }));
+    s.Post("/v1/messages",
+           guarded([this](const httplib::Request & req, httplib::Response & res) { handle_messages(req, res); }));
+    s.Post("/v1/messages/count_tokens",
+           guarded([this](const httplib::Request & req, httplib::Response & res) { handle_count_tokens(req, res); }));
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
 }

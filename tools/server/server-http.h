@@ -50,6 +50,9 @@ private:
     void routes();
     void handle_completion(const httplib::Request & req, httplib::Response & res, bool chat);
     void handle_embeddings(const httplib::Request & req, httplib::Response & res);
+    // Anthropic Messages API (server-anthropic.cpp)
+    void handle_messages(const httplib::Request & req, httplib::Response & res);
+    void handle_count_tokens(const httplib::Request & req, httplib::Response & res);
 
     http_config                      cfg_;
     const llama_vocab *              vocab_;

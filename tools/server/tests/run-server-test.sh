@@ -105,6 +105,9 @@ case "$name" in
     metrics)
         start_server "$work/server-$name.log" -np 2 -c 8192
         ;;&
+    anthropic)
+        start_server "$work/server-$name.log" -np 2 -c 4096 --api-key secret --chat-template-file "$here/../../../tests/data/chat/hermes-tools.jinja"
+        ;;&
     router)
         # three copies of the model under three names and one file that is not a model; the memory
         # cap (3 MiB) holds two of the 1.13 MiB copies, not three
