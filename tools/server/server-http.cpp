@@ -207,17 +207,6 @@ void http_server::routes() {
                       {"meta", meta}};
         res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
     });
-    auto guarded = [](auto fn) {
-        return [fn](const httplib::Request & req, httplib::Response & res) {
-            try {
-                fn(req, res);
-            } catch (const bad_request & e) {
-                send_error(res, 400, e.what());
-            } catch (const std::exception & e) {
-                send_error(res, 500, e.what(), "server_error");
-            }
-        };
-    };
     s.Post("/v1/chat/completions", guarded([this](const httplib::Request & req, httplib::Response & res) {
                handle_completion(req, res, true);
            }));
@@ -431,23 +420,10 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
 }
 
 void http_server::handle_embeddings(const httplib::Request & req, httplib::Response & res) {
-    in_flight                guard(metrics_);
-    const json               body = parse_body(req.body);
-    auto                     it   = body.find("input");
-    std::vector<std::string> inputs;
-    if (it != body.end() && it->is_string()) {
-        inputs.push_back(it->get<std::string>());
-    } else if (it != body.end() && it->is_array() && !it->empty() && it->size() <= 256) {
-        for (const auto & x : *it) {
-            if (!x.is_string()) {
-                throw bad_request("'input' must be a string or an array of strings");
-            }
-            inputs.push_back(x.get<std::string>());
-        }
-    } else {
-        throw bad_request("'input' must be a string or an array of 1 to 256 strings");
-    }
-    bool base64 = false;
+    in_flight  guard(metrics_);
+    const json body   = parse_body(req.body);
+    const auto inputs = embed_inputs(body, "input");
+    bool       base64 = false;
     if (auto f = body.find("encoding_format"); f != body.end() && !f->is_null()) {
         if (!f->is_string() || (*f != "float" && *f != "base64")) {
             throw bad_request("'encoding_format' must be \"float\" or \"base64\"");

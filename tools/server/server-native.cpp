@@ -110,18 +110,7 @@ json final_result(const task_event & last, const std::string & content, const st
 }  // namespace
 
 void http_server::native_routes() {
-    httplib::Server & s       = *svr_;
-    auto              guarded = [](auto fn) {
-        return [fn](const httplib::Request & req, httplib::Response & res) {
-            try {
-                fn(req, res);
-            } catch (const bad_request & e) {
-                send_error(res, 400, e.what());
-            } catch (const std::exception & e) {
-                send_error(res, 500, e.what(), "server_error");
-            }
-        };
-    };
+    httplib::Server & s = *svr_;
 
     auto completion = guarded([this](const httplib::Request & req, httplib::Response & res) {
         auto               guard = std::make_unique<in_flight>(metrics_);
@@ -331,24 +320,8 @@ void http_server::native_routes() {
 
     auto embedding = guarded([this](const httplib::Request & req, httplib::Response & res) {
         in_flight  guard(metrics_);
-        const json body = parse_body(req.body);
-        auto       it   = body.find("content");
-        if (it == body.end()) {
-            it = body.find("input");
-        }
-        std::vector<std::string> inputs;
-        if (it != body.end() && it->is_string()) {
-            inputs.push_back(it->get<std::string>());
-        } else if (it != body.end() && it->is_array() && !it->empty() && it->size() <= 256) {
-            for (const auto & x : *it) {
-                if (!x.is_string()) {
-                    throw bad_request("'content' must be a string or an array of strings");
-                }
-                inputs.push_back(x.get<std::string>());
-            }
-        } else {
-            throw bad_request("'content' must be a string or an array of 1 to 256 strings");
-        }
+        const json body   = parse_body(req.body);
+        const auto inputs = embed_inputs(body, body.contains("content") ? "content" : "input");
         if (auto n = body.find("embd_normalize"); n != body.end() && !n->is_null() && *n != 2) {
             throw bad_request("'embd_normalize' must be 2: embeddings are mean-pooled and L2-normalised");
         }

@@ -219,9 +219,12 @@ int parse_logprobs(const json & body, probs_api api) {
         n = on ? std::max(top, 0) : -1;
     } else if (api == probs_api::completions) {
         get_number(body, "logprobs", n, 0, 20);
-    } else {
-        get_number(body, "n_probs", n, 0, 100);
-        n = n > 0 ? n : -1;
+    }
+    // upstream's n_probs, on every endpoint; on the OpenAI ones only when logprobs is not given
+    if (n < 0) {
+        int np = 0;
+        get_number(body, "n_probs", np, 0, 100);
+        n = np > 0 ? np : n;
     }
     return n;
 }

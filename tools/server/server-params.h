@@ -45,8 +45,8 @@ json parse_body(const std::string & body);
 // The fields common to both endpoints (n, max_tokens, stream, stop, temperature, ...).
 completion_request parse_completion(const json & body, const llama_vocab * vocab);
 // The log-probabilities asked for, as a count of top entries per token (-1: none). chat:
-// `logprobs` (bool) and `top_logprobs` (0..20); completions: `logprobs` (0..20); native /completion:
-// upstream's `n_probs` (0..100, 0: none).
+// `logprobs` (bool) and `top_logprobs` (0..20); completions: `logprobs` (0..20); all three, native
+// /completion first: upstream's `n_probs` (0..100, 0: none), which the OpenAI fields override.
 enum class probs_api { chat, completions, native };
 int parse_logprobs(const json & body, probs_api api);
 

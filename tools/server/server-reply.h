@@ -51,4 +51,18 @@ inline int error_status(const std::string & error) {
     return 500;
 }
 
+// A handler that answers bad_request with 400 and any other exception with 500, naming the cause.
+template <typename F>
+auto guarded(F fn) {
+    return [fn](const httplib::Request & req, httplib::Response & res) {
+        try {
+            fn(req, res);
+        } catch (const bad_request & e) {
+            send_error(res, 400, e.what());
+        } catch (const std::exception & e) {
+            send_error(res, 500, e.what(), "server_error");
+        }
+    };
+}
+
 }  // namespace server

@@ -95,6 +95,13 @@ check(rsText === refs[0] && rsTokens.join('') === rsText, 'completion stream: to
 check(rsLps.length === lp.token_logprobs.length && rsLps.every((x, i) => close(x, lp.token_logprobs[i])),
       'completion stream: the same logprobs as not streamed');
 
+// upstream's n_probs on the OpenAI endpoints
+const r7 = await client.completions.create({ model: 'x', prompt: prompts[0], max_tokens: 4, temperature: 0, n_probs: 2 });
+check(r7.choices[0].logprobs?.top_logprobs.length === 4 && r7.choices[0].logprobs.top_logprobs.every((t) => Object.keys(t).length === 2),
+      'completion: n_probs gives 2 top entries per token');
+const c4 = await client.chat.completions.create({ model: 'x', messages: msgs, max_tokens: 4, temperature: 0, n_probs: 3 });
+check(c4.choices[0].logprobs?.content.every((e) => e.top_logprobs.length === 3), 'chat: n_probs gives 3 top entries per token');
+
 // a stop string holds text back: the entries are those of the tokens that made the returned text
 const stopStr = refs[0].slice(9, 15);
 const r2 = await client.completions.create({ model: 'x', prompt: prompts[0], max_tokens: 24, temperature: 0, logprobs: 0,
