@@ -117,13 +117,11 @@ void http_server::native_routes() {
         const json         body  = parse_body(req.body);
         completion_request cr    = parse_completion(body, vocab_);
         cr.n                     = 1;  // not a /completion field: one result per prompt
-        int n_predict            = -1;
         if (auto it = body.find("n_predict"); it != body.end() && !it->is_null()) {
             if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > (1 << 20)) {
                 throw bad_request("'n_predict' must be an integer in [-1, 1048576]");
             }
-            n_predict     = (int) it->get<int64_t>();
-            cr.max_tokens = n_predict;  // -1: the server's limit
+            cr.max_tokens = (int) it->get<int64_t>();  // -1: the server's limit
         }
         cr.n_probs            = parse_logprobs(body, probs_api::native);
         cr.cache_prompt       = opt_bool(body, "cache_prompt", true);
