@@ -82,6 +82,18 @@ check(props.total_slots === 2 && props.model_alias === 'stories260K.gguf' && pro
 const slots = await get('/slots');
 check(Array.isArray(slots) && slots.length === 2 && slots.every((s, i) => s.id === i && s.n_ctx === 1024 &&
       s.is_processing === false && typeof s.next_token.n_decoded === 'number'), 'slots: one entry per slot, idle');
+// while a stream runs, its slot shows as processing with tokens decoded
+const ctl = new AbortController();
+const busy = await fetch(BASE + '/completion', { method: 'POST', signal: ctl.signal,
+                                                 body: JSON.stringify({ prompt: 'Once', n_predict: 1000, ignore_eos: true, stream: true }) });
+const reader = busy.body.getReader();
+await reader.read();
+const during = await get('/slots');
+ctl.abort();
+const running = during.filter((x) => x.is_processing);
+check(running.length === 1 && running[0].next_token.n_decoded > 0 && running[0].next_token.has_next_token === true &&
+      running[0].next_token.n_remain === 1000 - running[0].next_token.n_decoded, 'slots: a running stream is processing',
+      JSON.stringify(during));
 const models = await get('/v1/models');
 const meta = models.data[0].meta;
 check(meta && meta.n_vocab === 512 && meta.n_embd === 64 && meta.n_ctx_train > 0 && meta.n_params > 0 && meta.size > 0,
