@@ -67,6 +67,7 @@ chat_renderer::chat_renderer(const llama_model * model, const std::string & tmpl
         builtin_arg_ = tmpl_arg;
         builtin_     = builtin_arg_.c_str();
     }
+    source_ = source;
     if (use_jinja && looks_like_jinja(source)) {
         char err[512] = "";
         tmpl_         = llama_chat_template_init(source.c_str(), bos_text_.c_str(),

@@ -28,13 +28,16 @@ public:
     // Throws bad_request.
     void apply(const json & body, const llama_vocab * vocab, completion_request & cr) const;
 
-    bool                     jinja() const { return tmpl_ != nullptr; }
+    bool jinja() const { return tmpl_ != nullptr; }
+    // The template text in use: --chat-template's value or the model's (empty: none, chatml).
+    const std::string &      source() const { return source_; }
     llama_tools::chat_format format() const { return fmt_; }
 
 private:
     llama_chat_template *    tmpl_    = nullptr;  // the Jinja template, or NULL: builtin_ is used
     const char *             builtin_ = nullptr;
     std::string              builtin_arg_;
+    std::string              source_;
     std::string              bos_text_;
     llama_tools::chat_format fmt_     = llama_tools::chat_format::content_only;
     bool                     reasons_ = false;  // the template has a reasoning block

@@ -6,6 +6,24 @@
 
 namespace server {
 
+std::vector<std::string> embed_inputs(const json & body, const char * field) {
+    auto                     it = body.find(field);
+    std::vector<std::string> inputs;
+    if (it != body.end() && it->is_string()) {
+        inputs.push_back(it->get<std::string>());
+    } else if (it != body.end() && it->is_array() && !it->empty() && it->size() <= 256) {
+        for (const auto & x : *it) {
+            if (!x.is_string()) {
+                throw bad_request(std::string("'") + field + "' must be a string or an array of strings");
+            }
+            inputs.push_back(x.get<std::string>());
+        }
+    } else {
+        throw bad_request(std::string("'") + field + "' must be a string or an array of 1 to 256 strings");
+    }
+    return inputs;
+}
+
 std::vector<float> embedder::embed(const std::string & text, int & n_tokens) {
     const llama_vocab *      vocab = llama_model_get_vocab(model_);
     std::vector<llama_token> toks  = tokenize(vocab, text, true);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "server-params.h"
 
 namespace server {
 
@@ -26,5 +27,8 @@ private:
     llama_context * ctx_ = nullptr;  // created on first use
     std::mutex      mutex_;
 };
+
+// The texts to embed: body[field], a string or an array of 1 to 256 strings; bad_request otherwise.
+std::vector<std::string> embed_inputs(const json & body, const char * field);
 
 }  // namespace server

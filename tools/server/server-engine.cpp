@@ -73,7 +73,63 @@ struct engine::slot {
     int                      n_cached      = 0;
     std::string              text;        // generated text
     size_t                   n_sent = 0;  // bytes of `text` already sent
+    // per generated token (end-of-generation excluded): its id, where its text ends in `text`
+    // and, when the task asks, its log-probabilities; tokens are sent with the event that
+    // completes their text, so that they always match the text returned
+    std::vector<llama_token> gen;
+    std::vector<size_t>      gen_end;
+    std::vector<token_probs> probs;
+    size_t                   n_tok_sent = 0;
+    int64_t                  t_start = 0, t_first = 0;  // llama_time_us() at assignment and first token
 };
+
+namespace {
+
+std::string token_piece(const llama_vocab * vocab, llama_token tok, bool special) {
+    char      buf[256];
+    const int n = llama_token_to_piece(vocab, tok, buf, sizeof(buf), 0, special);
+    return n > 0 ? std::string(buf, (size_t) n) : std::string();
+}
+
+// The log-softmax of row i's raw logits at `chosen` and the n_top most probable tokens.
+token_probs logprobs_of(llama_context * ctx, const llama_vocab * vocab, int i, llama_token chosen, int n_top,
+                        std::vector<llama_token> & idx) {
+    token_probs   tp;
+    const float * logits  = llama_get_logits_ith(ctx, i);
+    const int     n_vocab = llama_vocab_n_tokens(vocab);
+    tp.chosen.id          = chosen;
+    if (logits == nullptr) {
+        return tp;
+    }
+    float max_l = logits[0];
+    for (int t = 1; t < n_vocab; t++) {
+        max_l = std::max(max_l, logits[t]);
+    }
+    double sum = 0.0;
+    for (int t = 0; t < n_vocab; t++) {
+        sum += std::exp((double) (logits[t] - max_l));
+    }
+    const float log_z = max_l + (float) std::log(sum);
+    tp.chosen.logprob = logits[chosen] - log_z;
+    n_top             = std::min(n_top, n_vocab);
+    if (n_top > 0) {
+        idx.resize((size_t) n_vocab);
+        for (int t = 0; t < n_vocab; t++) {
+            idx[(size_t) t] = t;
+        }
+        // ties in logits keep the lower id first, so the order is deterministic
+        std::partial_sort(idx.begin(), idx.begin() + n_top, idx.end(), [logits](llama_token a, llama_token b) {
+            return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+        });
+        for (int k = 0; k < n_top; k++) {
+            const llama_token t = idx[(size_t) k];
+            tp.top.push_back({t, token_piece(vocab, t, true), logits[t] - log_z});
+        }
+    }
+    return tp;
+}
+
+}  // namespace
 
 // The chain of one task (upstream's order); the grammar is a separate sampler (make_grammar)
 // because the prompt is fed to the chain's penalties but must not be fed to the grammar.
@@ -237,7 +293,8 @@ void engine::assign_waiting() {
             }
             const auto & p   = waiting_.front().prompt;
             size_t       lcp = 0;
-            while (lcp < s->cache.size() && lcp < p.size() && s->cache[lcp] == p[lcp]) {
+            while (waiting_.front().cache_prompt && lcp < s->cache.size() && lcp < p.size() &&
+                   s->cache[lcp] == p[lcp]) {
                 lcp++;
             }
             if (best == nullptr || lcp > best_lcp) {
@@ -264,6 +321,12 @@ void engine::assign_waiting() {
         s.n_gen         = 0;
         s.text.clear();
         s.n_sent = 0;
+        s.gen.clear();
+        s.gen_end.clear();
+        s.probs.clear();
+        s.n_tok_sent = 0;
+        s.t_start    = llama_time_us();
+        s.t_first    = 0;
         llama_sampler_free(s.smpl);
         llama_sampler_free(s.grmr);
         s.smpl = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
@@ -318,22 +381,49 @@ void engine::emit_text(slot & s, bool final) {
         ev.index = s.t.index;
         ev.text  = s.text.substr(s.n_sent, end - s.n_sent);
         s.n_sent = end;
+        take_tokens(s, ev, end);
         s.t.out->push(std::move(ev));
     }
 }
 
-void engine::finish(slot & s, const std::string & reason, const std::string & error) {
+// Moves the tokens whose text ends within the first `end` bytes of the text into the event.
+void engine::take_tokens(slot & s, task_event & ev, size_t end) {
+    while (s.n_tok_sent < s.gen.size() && s.gen_end[s.n_tok_sent] <= end) {
+        ev.tokens.push_back(s.gen[s.n_tok_sent]);
+        if (s.n_tok_sent < s.probs.size()) {
+            ev.probs.push_back(std::move(s.probs[s.n_tok_sent]));
+        }
+        s.n_tok_sent++;
+    }
+}
+
+void engine::finish(slot & s, const std::string & reason, const std::string & error, const std::string & stop_word) {
     if (error.empty()) {
+        // a token cut by a stop string still contributed the text before it: it goes with that text
+        for (size_t k = s.n_tok_sent; k < s.gen.size(); k++) {
+            const size_t begin = k == 0 ? 0 : s.gen_end[k - 1];
+            if (begin < s.text.size()) {
+                s.gen_end[k] = std::min(s.gen_end[k], s.text.size());
+            }
+        }
         emit_text(s, true);
     }
     task_event ev;
-    ev.index         = s.t.index;
-    ev.done          = true;
-    ev.finish_reason = reason;
-    ev.error         = error;
-    ev.n_prompt      = (int) s.t.prompt.size();
-    ev.n_cached      = s.n_cached;
-    ev.n_gen         = s.n_gen;
+    ev.index          = s.t.index;
+    ev.done           = true;
+    ev.finish_reason  = reason;
+    ev.error          = error;
+    ev.stop_word      = stop_word;
+    ev.n_prompt       = (int) s.t.prompt.size();
+    ev.n_cached       = s.n_cached;
+    ev.n_gen          = s.n_gen;
+    ev.slot_id        = s.id;
+    const int64_t now = llama_time_us();
+    ev.t_prompt_ms    = (double) ((s.t_first > 0 ? s.t_first : now) - s.t_start) / 1000.0;
+    ev.t_gen_ms       = s.t_first > 0 ? (double) (now - s.t_first) / 1000.0 : 0.0;
+    if (error.empty()) {
+        take_tokens(s, ev, s.text.size());
+    }
     s.t.out->push(std::move(ev));
     s.t.out.reset();
     s.busy    = false;
@@ -342,26 +432,35 @@ void engine::finish(slot & s, const std::string & reason, const std::string & er
     n_running_--;
 }
 
-void engine::process_token(slot & s, llama_token tok) {
+void engine::process_token(slot & s, llama_token tok, int i_batch) {
     s.n_gen++;
     metrics_.generated_tokens++;
+    if (s.t_first == 0) {
+        s.t_first = llama_time_us();
+    }
     // with a grammar, end-of-generation means the grammar is complete: nothing may follow
     if ((!s.t.ignore_eos || s.grmr != nullptr) && llama_vocab_is_eog(vocab_, tok)) {
         finish(s, "stop");
         return;
     }
-    char buf[256];
-    int  n = llama_token_to_piece(vocab_, tok, buf, sizeof(buf), 0, false);
-    if (n > 0) {
-        const size_t from = s.text.size();
-        s.text.append(buf, (size_t) n);
+    const std::string piece = token_piece(vocab_, tok, false);
+    const size_t      from  = s.text.size();
+    s.text += piece;
+    s.gen.push_back(tok);
+    s.gen_end.push_back(s.text.size());
+    if (s.t.n_probs >= 0) {
+        s.probs.push_back(logprobs_of(ctx_, vocab_, i_batch, tok, s.t.n_probs, idx_));
+        s.probs.back().chosen.piece = piece;  // the text it added, even for a special token
+        s.probs.back().offset       = from;
+    }
+    if (!piece.empty()) {
         for (const auto & stop : s.t.stop) {
             // a stop string may start in earlier text (across token boundaries) but not in sent text
             const size_t start = from >= stop.size() ? from - stop.size() + 1 : 0;
             const size_t pos   = s.text.find(stop, std::max(start, s.n_sent));
             if (pos != std::string::npos) {
                 s.text.resize(pos);
-                finish(s, "stop");
+                finish(s, "stop", "", stop);
                 return;
             }
         }
@@ -382,6 +481,21 @@ void engine::update_gauges() {
     }
     metrics_.kv_tokens  = kv;
     metrics_.slots_busy = busy;
+    std::lock_guard<std::mutex> lock(mutex_);
+    states_.resize(slots_.size());
+    for (size_t i = 0; i < slots_.size(); i++) {
+        const slot & sl = *slots_[i];
+        states_[i]      = {sl.id, sl.busy, (int) sl.cache.size(), (int) sl.t.prompt.size(), sl.n_gen, sl.t.max_tokens};
+    }
+}
+
+std::vector<engine::slot_state> engine::slot_states() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<slot_state>     out = states_;
+    for (size_t i = out.size(); i < slots_.size(); i++) {
+        out.push_back({(int) i, false, 0, 0, 0, 0});  // before the first step
+    }
+    return out;
 }
 
 void engine::run() {
@@ -479,7 +593,7 @@ void engine::run() {
                 if (tok == LLAMA_TOKEN_NULL) {
                     finish(s, "", std::string("sampling failed: ") + llama_last_error());
                 } else {
-                    process_token(s, tok);
+                    process_token(s, tok, s.i_batch);
                 }
             }
         }

@@ -4,39 +4,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <thread>
 
+#include "server-logprobs.h"
 #include "server-params.h"
+#include "server-prompt.h"
+#include "server-reply.h"
 
 namespace server {
 
 namespace {
-
-std::string dump(const json & j) {
-    // invalid UTF-8 cannot reach here, but a dump must never throw
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-void send_error(httplib::Response & res, int status, const std::string & message,
-                const char * type = "invalid_request_error") {
-    res.status = status;
-    res.set_content(dump({{"error", {{"message", message}, {"type", type}, {"code", status}}}}), "application/json");
-}
-
-// Counts a request as in flight for /metrics and the shutdown drain while it lives.
-struct in_flight {
-    metrics & m;
-    explicit in_flight(metrics & m) : m(m) { m.requests_in_flight++; }
-    ~in_flight() { m.requests_in_flight--; }
-};
-
-std::string random_id(const char * prefix) {
-    static std::atomic<uint64_t> counter{0};
-    char                         buf[64];
-    snprintf(buf, sizeof(buf), "%s-%llx%llx", prefix, (unsigned long long) llama_time_us(),
-             (unsigned long long) counter++);
-    return buf;
-}
 
 // What one streamed or collected response is made of.
 struct response_state {
@@ -44,7 +22,9 @@ struct response_state {
     std::unique_ptr<in_flight> guard;
     bool                       chat          = false;
     bool                       include_usage = false;
-    int                        n             = 1;
+    bool                       logprobs      = false;  // choices carry log-probabilities
+    int                        n             = 1;      // choices: prompts x n_per_prompt
+    int                        n_per_prompt  = 1;
     int                        n_done        = 0;
     bool                       started       = false;  // first SSE chunk sent
     std::string                id, model;
@@ -52,6 +32,8 @@ struct response_state {
     int                        n_prompt = 0, n_gen = 0, n_cached = 0;
     std::string                error;
     std::vector<choice_parser> parsers;  // chat: per choice, the text to content/reasoning/tool calls
+    // streamed: per choice, log-probabilities of tokens not yet sent (a chat delta may lag its text)
+    std::vector<std::vector<token_probs>> pending;
 
     json usage() const {
         return {{"prompt_tokens", n_prompt},
@@ -60,13 +42,21 @@ struct response_state {
                 {"prompt_tokens_details", {{"cached_tokens", n_cached}}}};
     }
 
-    json chunk(int index, const json & delta_or_text, const json & finish) const {
-        json choice = {{"index", index}};
+    // A streamed chunk of one choice; it carries the choice's pending log-probabilities.
+    json chunk(int index, const json & delta_or_text, const json & finish) {
+        json   choice = {{"index", index}};
+        auto * probs  = logprobs && (size_t) index < pending.size() ? &pending[(size_t) index] : nullptr;
         if (chat) {
             choice["delta"] = delta_or_text;
+            if (probs != nullptr && !probs->empty()) {
+                choice["logprobs"] = chat_logprobs(*probs);
+            }
         } else {
             choice["text"]     = delta_or_text;
-            choice["logprobs"] = nullptr;
+            choice["logprobs"] = probs != nullptr ? completion_logprobs(*probs) : json(nullptr);
+        }
+        if (probs != nullptr) {
+            probs->clear();
         }
         choice["finish_reason"] = finish;
         return {{"id", id},
@@ -78,8 +68,10 @@ struct response_state {
 
     void account(const task_event & ev) {
         n_done++;
-        n_prompt = ev.n_prompt;  // the same prompt for every choice
-        n_cached = ev.n_cached;
+        if (ev.index % n_per_prompt == 0) {  // the n choices of a prompt share it
+            n_prompt += ev.n_prompt;
+            n_cached += ev.n_cached;
+        }
         n_gen += ev.n_gen;
         if (!ev.error.empty() && error.empty()) {
             error = ev.error;
@@ -104,20 +96,11 @@ std::string base64_floats(const std::vector<float> & v) {
     return out;
 }
 
-int error_status(const std::string & error) {
-    if (error == "request timed out") {
-        return 504;
-    }
-    if (error == "server shutting down") {
-        return 503;
-    }
-    return 500;
-}
-
 }  // namespace
 
 http_server::http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m)
     : cfg_(cfg),
+      model_(model),
       vocab_(llama_model_get_vocab(model)),
       chat_(std::make_unique<chat_renderer>(model, cfg.chat_template, cfg.jinja)),
       engine_(eng),
@@ -213,20 +196,19 @@ void http_server::routes() {
         res.set_content(metrics_.render(), "text/plain; version=0.0.4");
     });
     s.Get("/v1/models", [this](const httplib::Request &, httplib::Response & res) {
-        json model = {{"id", cfg_.model_id}, {"object", "model"}, {"created", created_}, {"owned_by", "libllama"}};
+        // meta: upstream's model details
+        json meta  = {{"n_vocab", llama_vocab_n_tokens(vocab_)},
+                      {"n_ctx_train", llama_model_n_ctx_train(model_)},
+                      {"n_embd", llama_model_n_embd(model_)},
+                      {"n_params", llama_model_n_params(model_)},
+                      {"size", llama_model_size(model_)}};
+        json model = {{"id", cfg_.model_id},
+                      {"object", "model"},
+                      {"created", created_},
+                      {"owned_by", "libllama"},
+                      {"meta", meta}};
         res.set_content(dump({{"object", "list"}, {"data", json::array({model})}}), "application/json");
     });
-    auto guarded = [](auto fn) {
-        return [fn](const httplib::Request & req, httplib::Response & res) {
-            try {
-                fn(req, res);
-            } catch (const bad_request & e) {
-                send_error(res, 400, e.what());
-            } catch (const std::exception & e) {
-                send_error(res, 500, e.what(), "server_error");
-            }
-        };
-    };
     s.Post("/v1/chat/completions", guarded([this](const httplib::Request & req, httplib::Response & res) {
                handle_completion(req, res, true);
            }));
@@ -239,106 +221,121 @@ void http_server::routes() {
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_count_tokens(req, res); }));
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
+    native_routes();
+}
+
+bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & prompts, const completion_request & cr,
+                               const std::shared_ptr<channel> & ch, httplib::Response & res) {
+    // every prompt is checked before any task is queued
+    for (const auto & p : prompts) {
+        if (p.empty()) {
+            throw bad_request("the prompt is empty");
+        }
+        if ((int) p.size() + 1 > engine_.slot_ctx()) {
+            throw bad_request("the prompt has " + std::to_string(p.size()) + " tokens; a slot holds " +
+                              std::to_string(engine_.slot_ctx()) + " tokens (context size / parallel slots)");
+        }
+    }
+    if (prompts.size() * (size_t) cr.n > 64) {
+        throw bad_request("prompts x 'n' must be at most 64 choices");
+    }
+    const int max_tokens = cr.max_tokens < 0 ? cfg_.max_tokens : std::min(std::max(cr.max_tokens, 1), cfg_.max_tokens);
+    for (size_t p = 0; p < prompts.size(); p++) {
+        for (int i = 0; i < cr.n; i++) {
+            task t;
+            t.prompt       = prompts[p];
+            t.max_tokens   = max_tokens;
+            t.stop         = cr.stop;
+            t.ignore_eos   = cr.ignore_eos;
+            t.n_probs      = cr.n_probs;
+            t.cache_prompt = cr.cache_prompt;
+            t.sampling     = cr.sampling;
+            if (t.sampling.seed != LLAMA_DEFAULT_SEED) {
+                t.sampling.seed += (uint32_t) i;  // n choices from one seed must differ
+            }
+            t.deadline_us = llama_time_us() + (int64_t) cfg_.timeout_s * 1000000;
+            t.index       = (int) p * cr.n + i;
+            t.out         = ch;
+            switch (engine_.submit(std::move(t))) {
+                case engine::submit_status::ok:
+                    break;
+                case engine::submit_status::queue_full:
+                    ch->cancel();
+                    res.set_header("Retry-After", "1");
+                    send_error(res, 503, "too many requests queued; retry later", "unavailable");
+                    return false;
+                case engine::submit_status::stopping:
+                    ch->cancel();
+                    send_error(res, 503, "server shutting down", "unavailable");
+                    return false;
+                case engine::submit_status::too_long:
+                    ch->cancel();
+                    throw bad_request("the prompt does not fit in a slot");
+            }
+        }
+    }
+    return true;
 }
 
 void http_server::handle_completion(const httplib::Request & req, httplib::Response & res, bool chat) {
-    auto               guard = std::make_unique<in_flight>(metrics_);
-    const json         body  = parse_body(req.body);
-    completion_request cr;
+    auto                                  guard = std::make_unique<in_flight>(metrics_);
+    const json                            body  = parse_body(req.body);
+    completion_request                    cr    = parse_completion(body, vocab_);
+    std::vector<std::vector<llama_token>> prompts;
     if (chat) {
-        cr = parse_completion(body, vocab_);
         chat_->apply(body, vocab_, cr);
+        cr.n_probs = parse_logprobs(body, probs_api::chat);
+        prompts.push_back(tokenize(vocab_, cr.prompt, cr.add_special));
     } else {
-        cr             = parse_completion(body, vocab_);
-        auto       it  = body.find("prompt");
-        const bool one = it != body.end() && it->is_array() && it->size() == 1 && (*it)[0].is_string();
-        if (it == body.end() || (!it->is_string() && !one)) {
-            throw bad_request("'prompt' must be a string (or an array of one string)");
+        cr.n_probs = parse_logprobs(body, probs_api::completions);
+        auto it    = body.find("prompt");
+        if (it == body.end()) {
+            throw bad_request("'prompt' is required");
         }
-        cr.prompt = one ? (*it)[0].get<std::string>() : it->get<std::string>();
-    }
-    const std::vector<llama_token> prompt = tokenize(vocab_, cr.prompt, cr.add_special);
-    if (prompt.empty()) {
-        throw bad_request("the prompt is empty");
-    }
-    if ((int) prompt.size() + 1 > engine_.slot_ctx()) {
-        throw bad_request("the prompt has " + std::to_string(prompt.size()) + " tokens; a slot holds " +
-                          std::to_string(engine_.slot_ctx()) + " tokens (context size / parallel slots)");
+        prompts = parse_prompts(*it, vocab_, true, 64);
     }
 
     auto st           = std::make_shared<response_state>();
     st->ch            = std::make_shared<channel>();
     st->chat          = chat;
-    st->n             = cr.n;
+    st->n_per_prompt  = cr.n;
+    st->n             = (int) prompts.size() * cr.n;
+    st->logprobs      = cr.n_probs >= 0;
     st->include_usage = cr.include_usage;
     st->id            = random_id(chat ? "chatcmpl" : "cmpl");
     st->model         = cfg_.model_id;
     st->created       = (int64_t) time(nullptr);
-    st->parsers.resize((size_t) cr.n);
+    if (!submit_tasks(prompts, cr, st->ch, res)) {
+        return;
+    }
+    st->parsers.resize((size_t) st->n);
+    st->pending.resize((size_t) st->n);
     for (auto & p : st->parsers) {
         p.init(cr);
     }
 
-    const int max_tokens = cr.max_tokens < 0 ? cfg_.max_tokens : std::min(std::max(cr.max_tokens, 1), cfg_.max_tokens);
-    for (int i = 0; i < cr.n; i++) {
-        task t;
-        t.prompt     = prompt;
-        t.max_tokens = max_tokens;
-        t.stop       = cr.stop;
-        t.ignore_eos = cr.ignore_eos;
-        t.sampling   = cr.sampling;
-        if (t.sampling.seed != LLAMA_DEFAULT_SEED) {
-            t.sampling.seed += (uint32_t) i;  // n choices from one seed must differ
-        }
-        t.deadline_us = llama_time_us() + (int64_t) cfg_.timeout_s * 1000000;
-        t.index       = i;
-        t.out         = st->ch;
-        switch (engine_.submit(std::move(t))) {
-            case engine::submit_status::ok:
-                break;
-            case engine::submit_status::queue_full:
-                st->ch->cancel();
-                res.set_header("Retry-After", "1");
-                send_error(res, 503, "too many requests queued; retry later", "unavailable");
-                return;
-            case engine::submit_status::stopping:
-                st->ch->cancel();
-                send_error(res, 503, "server shutting down", "unavailable");
-                return;
-            case engine::submit_status::too_long:
-                st->ch->cancel();
-                throw bad_request("the prompt does not fit in a slot");
-        }
-    }
-
     if (!cr.stream) {
-        std::vector<std::string> texts((size_t) cr.n), reasons((size_t) cr.n);
-        task_event               ev;
-        while (st->n_done < st->n) {
-            if (!st->ch->pop(ev, 1000)) {
-                continue;  // the engine enforces the deadline and always ends every task
-            }
-            texts[(size_t) ev.index] += ev.text;
-            if (ev.done) {
-                reasons[(size_t) ev.index] = ev.finish_reason;
-                st->account(ev);
-            }
-        }
-        if (!st->error.empty()) {
-            send_error(res, error_status(st->error), st->error, "server_error");
+        std::string error;
+        const auto  results = collect_results(*st->ch, st->n, error);
+        if (!error.empty()) {
+            send_error(res, error_status(error), error, "server_error");
             return;
         }
         json choices = json::array();
-        for (int i = 0; i < cr.n; i++) {
+        for (int i = 0; i < st->n; i++) {
+            const choice_result & r = results[(size_t) i];
+            st->account(r.last);
             json c         = {{"index", i}};
             bool has_calls = false;
             if (chat) {
-                c["message"] = choice_parser::message(cr, texts[(size_t) i], has_calls);
+                c["message"]  = choice_parser::message(cr, r.text, has_calls);
+                c["logprobs"] = st->logprobs ? chat_logprobs(r.probs) : json(nullptr);
             } else {
-                c["text"]     = texts[(size_t) i];
-                c["logprobs"] = nullptr;
+                c["text"]     = r.text;
+                c["logprobs"] = st->logprobs ? completion_logprobs(r.probs) : json(nullptr);
             }
-            c["finish_reason"] = has_calls && reasons[(size_t) i] == "stop" ? "tool_calls" : reasons[(size_t) i];
+            const std::string & reason = r.last.finish_reason;
+            c["finish_reason"]         = has_calls && reason == "stop" ? "tool_calls" : reason;
             choices.push_back(c);
         }
         json out = {{"id", st->id},           {"object", chat ? "chat.completion" : "text_completion"},
@@ -376,6 +373,8 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
                 }
                 return true;  // called again
             }
+            auto & pending = st->pending[(size_t) ev.index];
+            std::move(ev.probs.begin(), ev.probs.end(), std::back_inserter(pending));
             bool ok = true;
             if (!ev.text.empty()) {
                 if (st->chat) {
@@ -427,23 +426,10 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
 }
 
 void http_server::handle_embeddings(const httplib::Request & req, httplib::Response & res) {
-    in_flight                guard(metrics_);
-    const json               body = parse_body(req.body);
-    auto                     it   = body.find("input");
-    std::vector<std::string> inputs;
-    if (it != body.end() && it->is_string()) {
-        inputs.push_back(it->get<std::string>());
-    } else if (it != body.end() && it->is_array() && !it->empty() && it->size() <= 256) {
-        for (const auto & x : *it) {
-            if (!x.is_string()) {
-                throw bad_request("'input' must be a string or an array of strings");
-            }
-            inputs.push_back(x.get<std::string>());
-        }
-    } else {
-        throw bad_request("'input' must be a string or an array of 1 to 256 strings");
-    }
-    bool base64 = false;
+    in_flight  guard(metrics_);
+    const json body   = parse_body(req.body);
+    const auto inputs = embed_inputs(body, "input");
+    bool       base64 = false;
     if (auto f = body.find("encoding_format"); f != body.end() && !f->is_null()) {
         if (!f->is_string() || (*f != "float" && *f != "base64")) {
             throw bad_request("'encoding_format' must be \"float\" or \"base64\"");

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "llama.h"
 #include "server-chat.h"
@@ -30,6 +31,7 @@ struct http_config {
     int         timeout_s    = 600;   // per request (queue + generation)
     int         http_threads = 64;    // connections served at once (streams hold one each)
     std::string model_id;
+    std::string model_path;     // the model file (GET /props)
     std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
     bool        jinja = true;   // run the Jinja template (tools, reasoning); false: built-in formats only
 };
@@ -49,12 +51,20 @@ public:
 private:
     void routes();
     void handle_completion(const httplib::Request & req, httplib::Response & res, bool chat);
+    // Queues one task per prompt x choice (index = prompt * cr.n + choice) answering on ch. false:
+    // refused and answered in res (503); bad_request for a prompt that is empty or too long.
+    bool submit_tasks(const std::vector<std::vector<llama_token>> & prompts, const completion_request & cr,
+                      const std::shared_ptr<channel> & ch, httplib::Response & res);
+    // The native endpoints (server-native.cpp): /completion, /tokenize, /detokenize,
+    // /apply-template, /props, /slots, /embedding.
+    void native_routes();
     void handle_embeddings(const httplib::Request & req, httplib::Response & res);
     // Anthropic Messages API (server-anthropic.cpp)
     void handle_messages(const httplib::Request & req, httplib::Response & res);
     void handle_count_tokens(const httplib::Request & req, httplib::Response & res);
 
     http_config                      cfg_;
+    const llama_model *              model_;
     const llama_vocab *              vocab_;
     std::unique_ptr<chat_renderer>   chat_;
     engine &                         engine_;

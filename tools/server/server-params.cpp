@@ -206,6 +206,29 @@ completion_request parse_completion(const json & body, const llama_vocab * vocab
     return r;
 }
 
+int parse_logprobs(const json & body, probs_api api) {
+    int n = -1;
+    if (api == probs_api::chat) {
+        bool on = false;
+        get_bool(body, "logprobs", on);
+        int top = -1;
+        get_number(body, "top_logprobs", top, 0, 20);
+        if (top >= 0 && !on) {
+            throw bad_request("'top_logprobs' needs 'logprobs': true");
+        }
+        n = on ? std::max(top, 0) : -1;
+    } else if (api == probs_api::completions) {
+        get_number(body, "logprobs", n, 0, 20);
+    }
+    // upstream's n_probs, on every endpoint; on the OpenAI ones only when logprobs is not given
+    if (n < 0) {
+        int np = 0;
+        get_number(body, "n_probs", np, 0, 100);
+        n = np > 0 ? np : n;
+    }
+    return n;
+}
+
 // Text of a message content: a string, or an array of {"type": "text", "text": ...} parts.
 std::string content_text(const json & c) {
     if (c.is_null()) {
@@ -228,16 +251,18 @@ std::string content_text(const json & c) {
     throw bad_request("'content' must be a string or an array of text parts");
 }
 
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special) {
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special,
+                                  bool parse_special) {
     if (text.size() > (size_t) INT32_MAX / 2) {
         throw bad_request("prompt too long");
     }
     const int32_t            n_max = (int32_t) text.size() + 2;
     std::vector<llama_token> toks((size_t) n_max);
-    int32_t n = llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), n_max, add_special, true);
+    int32_t                  n =
+        llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), n_max, add_special, parse_special);
     if (n < 0) {
         toks.resize((size_t) -n);
-        n = llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), -n, add_special, true);
+        n = llama_tokenize(vocab, text.data(), (int32_t) text.size(), toks.data(), -n, add_special, parse_special);
     }
     if (n < 0) {
         throw bad_request("the prompt cannot be tokenized");

@@ -27,7 +27,9 @@ struct completion_request {
     bool                     stream        = false;
     bool                     include_usage = false;  // stream_options.include_usage
     std::vector<std::string> stop;
-    bool                     ignore_eos = false;  // not OpenAI: generate max_tokens tokens (benchmarks)
+    bool                     ignore_eos   = false;  // not OpenAI: generate max_tokens tokens (benchmarks)
+    int                      n_probs      = -1;     // -1: no log-probabilities; else top entries per token
+    bool                     cache_prompt = true;   // native /completion: reuse the slot's cached prefix
     sampling_params          sampling;
     // chat through the Jinja template (server-chat.h): tokenize with BOS unless the template wrote
     // it, and parse each choice's text with the template's output format
@@ -42,11 +44,19 @@ json parse_body(const std::string & body);
 
 // The fields common to both endpoints (n, max_tokens, stream, stop, temperature, ...).
 completion_request parse_completion(const json & body, const llama_vocab * vocab);
+// The log-probabilities asked for, as a count of top entries per token (-1: none). chat:
+// `logprobs` (bool) and `top_logprobs` (0..20); completions: `logprobs` (0..20); all three, native
+// /completion first: upstream's `n_probs` (0..100, 0: none), which the OpenAI fields override.
+enum class probs_api { chat, completions, native };
+int parse_logprobs(const json & body, probs_api api);
+
 // Text of a message content: a string, null or an array of {"type": "text", "text": ...} parts;
 // bad_request otherwise.
 std::string content_text(const json & c);
 
-// Tokenizes with the model's special tokens (BOS) added and special-token text parsed.
-std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special);
+// Tokenizes, with the model's special tokens (BOS) added when add_special, and special-token text
+// ("<|im_start|>") read as those tokens when parse_special.
+std::vector<llama_token> tokenize(const llama_vocab * vocab, const std::string & text, bool add_special,
+                                  bool parse_special = true);
 
 }  // namespace server

@@ -46,16 +46,37 @@ struct sampling_params {
     std::vector<std::string>      grammar_triggers;      // lazy: ECMAScript patterns over the output
 };
 
+// A token with its log-probability under the model's distribution (log-softmax of the raw logits,
+// before any sampler: upstream's default and what OpenAI reports).
+struct token_logprob {
+    llama_token id = LLAMA_TOKEN_NULL;
+    std::string piece;  // raw bytes (possibly part of a UTF-8 sequence)
+    float       logprob = 0.0f;
+};
+
+// One generated token: its own log-probability and the most probable tokens at its position.
+struct token_probs {
+    token_logprob              chosen;
+    std::vector<token_logprob> top;     // sorted by logprob, highest first
+    size_t                     offset;  // byte offset of the token's text in the choice's text
+};
+
 // One event of a task: a piece of text, or its end (finish_reason set, or error set).
 struct task_event {
-    int         index = 0;  // the choice this event belongs to
-    std::string text;
-    bool        done = false;
-    std::string finish_reason;  // "stop" or "length" when done without error
-    std::string error;          // set when the task failed (done is true too)
-    int         n_prompt = 0;   // prompt tokens (in the final event)
-    int         n_cached = 0;   // prompt tokens reused from the slot's cache
-    int         n_gen    = 0;   // generated tokens (in the final event)
+    int                      index = 0;  // the choice this event belongs to
+    std::string              text;
+    std::vector<llama_token> tokens;  // the generated tokens whose text this event completes
+    std::vector<token_probs> probs;   // their log-probabilities, when the task asks for them
+    bool                     done = false;
+    std::string              finish_reason;      // "stop" or "length" when done without error
+    std::string              error;              // set when the task failed (done is true too)
+    int                      n_prompt = 0;       // prompt tokens (in the final event)
+    int                      n_cached = 0;       // prompt tokens reused from the slot's cache
+    int                      n_gen    = 0;       // generated tokens (in the final event)
+    std::string              stop_word;          // the stop string that ended the task, if one did
+    int                      slot_id     = -1;   // the slot that ran the task (in the final event)
+    double                   t_prompt_ms = 0.0;  // prompt processing time (in the final event)
+    double                   t_gen_ms    = 0.0;  // generation time after the first token (in the final event)
 };
 
 // Events of all the tasks of one request, in the order they were produced.
@@ -78,12 +99,26 @@ private:
 struct task {
     std::vector<llama_token> prompt;
     int                      max_tokens = 16;
-    std::vector<std::string> stop;                // stop strings (not included in the output)
-    bool                     ignore_eos = false;  // generate past end-of-generation tokens (benchmarks)
+    std::vector<std::string> stop;                  // stop strings (not included in the output)
+    bool                     ignore_eos   = false;  // generate past end-of-generation tokens (benchmarks)
+    int                      n_probs      = -1;     // -1: no log-probabilities; else the top entries per token
+    bool                     cache_prompt = true;   // reuse the slot's cached prefix of the prompt
     sampling_params          sampling;
     int64_t                  deadline_us = 0;  // llama_time_us() after which the task fails; 0 none
     int                      index       = 0;  // choice index
     std::shared_ptr<channel> out;
 };
+
+// The whole result of one choice, gathered from its events.
+struct choice_result {
+    std::string              text;
+    std::vector<llama_token> tokens;
+    std::vector<token_probs> probs;
+    task_event               last;  // the final event (finish_reason, counts, timings)
+};
+
+// Reads events until n_tasks tasks ended; returns the results by choice index, and in `error` the
+// first task error (empty when none).
+std::vector<choice_result> collect_results(channel & ch, int n_tasks, std::string & error);
 
 }  // namespace server

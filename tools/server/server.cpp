@@ -179,6 +179,7 @@ int main(int argc, char ** argv) {
     if (n_ctx / n_slots < 16) {
         args.fail("each slot needs at least 16 tokens of context (-c / -np)");
     }
+    hc.model_path = model_path;
     if (hc.model_id.empty()) {
         const size_t slash = model_path.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? model_path : model_path.substr(slash + 1);

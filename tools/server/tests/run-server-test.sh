@@ -21,7 +21,8 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # the official client, into the build tree only (never the source tree). Two tests may get here at
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
-if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ]; } && [ ! -f "$work/openai.installed" ]; then
+if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
+     [ "$name" = logprobs ]; } && [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
         npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
@@ -127,6 +128,12 @@ case "$name" in
         ;;&
     tools)
         start_server "$work/server-$name.log" -np 2 -c 4096 --chat-template-file "$here/../../../tests/data/chat/hermes-tools.jinja"
+        ;;&
+    logprobs)
+        start_server "$work/server-$name.log" -np 4 -c 4096
+        ;;&
+    native)
+        start_server "$work/server-$name.log" -np 2 -c 2048
         ;;&
     *)
         rc=0
