@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "server-params.h"
+#include "server-webui.h"
 
 namespace server {
 
@@ -159,7 +160,7 @@ void http_server::routes() {
     s.set_write_timeout(cfg_.timeout_s, 0);
 
     s.set_pre_routing_handler([this](const httplib::Request & req, httplib::Response & res) {
-        if (req.path == "/health" || req.path == "/metrics") {
+        if (req.path == "/health" || req.path == "/metrics" || (cfg_.webui && webui_path(req.path))) {
             return httplib::Server::HandlerResponse::Unhandled;
         }
         if (!cfg_.api_key.empty() && req.get_header_value("Authorization") != "Bearer " + cfg_.api_key) {
@@ -231,6 +232,9 @@ void http_server::routes() {
     s.Post("/v1/completions", guarded([this](const httplib::Request & req, httplib::Response & res) {
                handle_completion(req, res, false);
            }));
+    if (cfg_.webui) {
+        webui_routes(s);
+    }
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
 }

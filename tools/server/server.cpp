@@ -22,7 +22,8 @@ static void print_usage(FILE * out) {
     fprintf(out,
             "usage: %s -m MODEL [options]\n\n"
             "OpenAI-compatible HTTP server: POST /v1/chat/completions, /v1/completions, /v1/embeddings;\n"
-            "GET /v1/models, /health, /metrics (Prometheus). SIGTERM/SIGINT: finish in-flight requests, exit.\n\n"
+            "GET /v1/models, /health, /metrics (Prometheus), / (the chat page).\n"
+            "SIGTERM/SIGINT: finish in-flight requests, exit.\n\n"
             "  -m, --model FILE       GGUF model to load (required)\n"
             "  --host ADDR            address to listen on (default 127.0.0.1)\n"
             "  --port N               port, 0 = any free port (default 8080); the chosen one is printed\n"
@@ -41,6 +42,7 @@ static void print_usage(FILE * out) {
             "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
             "  --chat-template-file F the Jinja template in file F\n"
             "  --jinja, --no-jinja    run the Jinja template: tools, reasoning (default: on; off: built-in formats)\n"
+            "  --no-webui             do not serve the chat page at /\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
@@ -95,6 +97,8 @@ int main(int argc, char ** argv) {
             hc.jinja = true;
         } else if (args.is("--no-jinja")) {
             hc.jinja = false;
+        } else if (args.is("--no-webui")) {
+            hc.webui = false;
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
         } else if (args.is("-v", "--verbose")) {
