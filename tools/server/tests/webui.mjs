@@ -302,12 +302,23 @@ async function browserChecks(browser) {
     check(await page.eval(`document.querySelectorAll('#conversations li').length === 1
         && document.querySelectorAll('.msg .text').length === 4`), 'delete removes a conversation');
 
-    // 7. New chat, then the screenshot of the first conversation
+    // 7. New chat
     await page.click('#new-chat');
     check(await page.eval(`document.querySelectorAll('#conversations li').length === 2
         && document.querySelectorAll('.msg').length === 0`), 'New chat starts an empty conversation');
+    // 8. a 400 is shown with the server's message: a prompt larger than the slot (4096 tokens)
+    await page.eval(`document.getElementById('input').focus()`);
+    await page.type('once upon a time '.repeat(2000));
+    await page.key('Enter', 'Enter', 13, '\r');
+    const err400 = await page.waitFor(`!document.getElementById('error').hidden && document.getElementById('error').textContent`);
+    check(err400 && err400.startsWith('HTTP 400: the prompt has') && err400.includes('tokens'), 'a 400 shows its message',
+          String(err400));
+    check(await page.eval(`document.querySelector('.msg.assistant .note').textContent.startsWith('failed: HTTP 400')
+        && !document.getElementById('send').disabled`), 'the failed reply is marked and Send is back');
+
     await page.click('#conversations li:last-child .title');
     await page.waitFor(`document.querySelectorAll('.msg').length === 4`);
+    check(await page.eval(`document.getElementById('error').hidden`), 'switching conversations clears the error');
     const shot = await page.send('Page.captureScreenshot', { format: 'png' });
     const file = join(WORK, 'webui-screenshot.png');
     writeFileSync(file, Buffer.from(shot.data, 'base64'));
