@@ -1,8 +1,10 @@
 // The chat page at / in a real browser: Debian's chromium, headless, driven over the DevTools protocol
 // (CDP) on a pipe (--remote-debugging-pipe: NUL-separated JSON on fds 3 and 4, no WebSocket or npm
 // package needed). The server runs with --api-key: the page is served without it, asks for it, and
-// sends it. Skipped by run-server-test.sh without chromium. Checks model info, Enter to send, a streamed reply that grows, Stop, the conversation
-// kept across a reload, and saves a screenshot. Also starts a second server with --no-webui (404 at /).
+// sends it. Checks model info, Enter to send, a streamed reply that grows, Stop, the conversation
+// kept across a reload, errors, and saves a screenshot. Also starts servers with --no-webui (404 at
+// /) and with a template that opens a reasoning block (the collapsed reasoning box).
+// run-server-test.sh skips the test without chromium.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,8 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const WORK = process.env.WORK;
 const API_KEY = process.env.API_KEY;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const children = new Set();  // killed if the test ends early (a failed check, an exception)
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 // ---- a minimal CDP client over the pipe ----
 class Browser {
@@ -26,6 +30,7 @@ class Browser {
             args.unshift('--no-sandbox');  // chromium refuses to run as root with its sandbox
         }
         this.proc = spawn(CHROMIUM, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+        children.add(this.proc);
         this.stderr = '';
         this.proc.stderr.on('data', (d) => (this.stderr = (this.stderr + d).slice(-4000)));
         this.next = 1;
@@ -69,6 +74,7 @@ class Browser {
         this.send('Browser.close').catch(() => {});
         const t = setTimeout(() => this.proc.kill('SIGKILL'), 5000);
         await this.exited;
+        children.delete(this.proc);
         clearTimeout(t);
         rmSync(this.profile, { recursive: true, force: true });
     }
@@ -137,27 +143,59 @@ class Page {
     }
 }
 
-// ---- --no-webui: a second server, / is a 404 and the API still answers ----
-async function checkNoWebui() {
-    const srv = spawn(process.env.SERVER, ['-m', process.env.MODEL, '--port', '0', '-np', '1', '-c', '256', '--no-webui'],
-                      { stdio: ['ignore', 'pipe', 'pipe'] });
+// ---- other servers: started here on free ports ----
+async function startServer(name, args) {
+    const srv = spawn(process.env.SERVER, ['-m', process.env.MODEL, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(srv);
     let out = '';
     srv.stdout.on('data', (d) => (out += d));
     const exited = new Promise((r) => srv.on('exit', r));
     let port = null;
-    for (let i = 0; i < 600 && !port; i++) {
+    for (let i = 0; i < 1200 && !port && srv.exitCode === null; i++) {
         port = out.match(/listening on http:\/\/[^:]+:(\d+)/)?.[1];
         await sleep(50);
     }
-    check(!!port, '--no-webui server starts');
-    if (port) {
-        const page = await fetch(`http://127.0.0.1:${port}/`);
+    check(!!port, `the ${name} server starts`);
+    const stop = async () => {
+        srv.kill('SIGTERM');
+        const code = await exited;
+        children.delete(srv);
+        check(code === 0, `the ${name} server exits 0 on SIGTERM`, String(code));
+    };
+    return { base: port ? `http://127.0.0.1:${port}` : null, stop };
+}
+
+// --no-webui: / is a 404 and the API still answers
+async function checkNoWebui() {
+    const srv = await startServer('--no-webui', ['-np', '1', '-c', '256', '--no-webui']);
+    if (srv.base) {
+        const page = await fetch(srv.base + '/');
         check(page.status === 404, '--no-webui: GET / is 404', String(page.status));
-        const models = await fetch(`http://127.0.0.1:${port}/v1/models`);
+        const models = await fetch(srv.base + '/v1/models');
         check(models.status === 200, '--no-webui: the API still answers', String(models.status));
     }
-    srv.kill('SIGTERM');
-    await exited;
+    await srv.stop();
+}
+
+// A template whose generation prompt opens a <think> block: everything stories260K writes is
+// reasoning_content, which the page shows in a collapsed box.
+const THINK_TEMPLATE = '{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}' +
+                       '{% if add_generation_prompt %}<|assistant|><think>\n{% endif %}';
+
+async function checkReasoning(page) {
+    const srv = await startServer('<think> template', ['-np', '1', '-c', '1024', '--chat-template', THINK_TEMPLATE]);
+    if (srv.base) {
+        await page.load(srv.base + '/');  // another origin: its own, empty localStorage
+        await page.waitFor(`document.getElementById('model-info').dataset.model`);
+        await page.eval(`document.getElementById('input').focus()`);
+        await page.type('Once upon a time');
+        await page.key('Enter', 'Enter', 13, '\r');
+        const r = await page.waitFor(`document.querySelector('.msg.assistant') && document.getElementById('stop').hidden
+            && (() => { const d = document.querySelector('.msg.assistant .reasoning');
+                        return { shown: !d.hidden, open: d.open, text: d.lastChild.textContent }; })()`, 20000);
+        check(r && r.shown && !r.open && r.text.length > 0, 'reasoning_content is shown in a collapsed box', JSON.stringify(r));
+    }
+    return srv;
 }
 
 // ---- the served files ----
@@ -186,11 +224,14 @@ async function main() {
         done();
     }
     const browser = new Browser();
+    let srv = null;
     try {
-        await browserChecks(browser);
+        srv = await browserChecks(browser);
     } finally {
         await browser.close();
     }
+    // after the browser: its keep-alive connections would hold the server's shutdown for seconds
+    await srv.stop();
     done();
 }
 
@@ -323,6 +364,8 @@ async function browserChecks(browser) {
     const file = join(WORK, 'webui-screenshot.png');
     writeFileSync(file, Buffer.from(shot.data, 'base64'));
     console.log(`screenshot: ${file}`);
+
+    return await checkReasoning(page);
 }
 
 main().catch((e) => {
