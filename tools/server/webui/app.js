@@ -134,12 +134,16 @@ function renderConvList() {
 function messageNode(m) {
   const box = el('div', 'msg ' + m.role);
   box.append(el('div', 'role', m.role));
-  const reasoning = el('details', 'reasoning');
-  reasoning.append(el('summary', '', 'Reasoning'), el('div', '', m.reasoning || ''));
-  reasoning.hidden = !m.reasoning;
+  let reasoning = null;
+  if (m.role === 'assistant') {
+    reasoning = el('details', 'reasoning');
+    reasoning.append(el('summary', '', 'Reasoning'), el('div', '', m.reasoning || ''));
+    reasoning.hidden = !m.reasoning;
+    box.append(reasoning);
+  }
   const text = el('div', 'text', m.content || '');
   const note = el('div', 'note');
-  box.append(reasoning, text, note);
+  box.append(text, note);
   const parts = { box, reasoning, text, note };
   setNote(parts, m);
   return parts;
@@ -253,6 +257,7 @@ async function send(text) {
   state.abort = ctl;
   setBusy(true);
   const box = $('messages');
+  let follow = true;  // keep the end in view unless the user scrolled up
   try {
     const res = await fetch('v1/chat/completions', {
       method: 'POST',
@@ -265,7 +270,7 @@ async function send(text) {
       if (j.error) throw new Error(j.error.message || JSON.stringify(j.error));
       const d = j.choices && j.choices[0] && j.choices[0].delta;
       if (!d) return;
-      const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+      follow = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
       if (d.reasoning_content) {
         reply.reasoning = (reply.reasoning || '') + d.reasoning_content;
         parts.reasoning.lastChild.textContent = reply.reasoning;
@@ -275,7 +280,7 @@ async function send(text) {
         reply.content += d.content;
         parts.text.textContent = reply.content;
       }
-      if (atEnd) box.scrollTop = box.scrollHeight;  // follow the text unless the user scrolled up
+      if (follow) box.scrollTop = box.scrollHeight;
     });
   } catch (e) {
     if (e.name === 'AbortError') {
@@ -288,6 +293,7 @@ async function send(text) {
     state.abort = null;
     setBusy(false);
     setNote(parts, reply);
+    if (follow) box.scrollTop = box.scrollHeight;  // the note, and an error banner's shrinking of the list
     saveConvs();
   }
 }
