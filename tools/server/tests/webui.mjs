@@ -5,7 +5,7 @@
 // kept across a reload, errors, and saves a screenshot. Also starts servers with --no-webui (404 at
 // /) and with a template that opens a reasoning block (the collapsed reasoning box).
 // run-server-test.sh skips the test without chromium.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE, check, done, metric } from './common.mjs';
@@ -187,6 +187,9 @@ async function checkReasoning(page) {
     if (srv.base) {
         await page.load(srv.base + '/');  // another origin: its own, empty localStorage
         await page.waitFor(`document.getElementById('model-info').dataset.model`);
+        await page.click('#settings-toggle');
+        await page.setField('#set-max-tokens', 64);
+        await page.click('#settings-toggle');
         await page.eval(`document.getElementById('input').focus()`);
         await page.type('Once upon a time');
         await page.key('Enter', 'Enter', 13, '\r');
@@ -208,6 +211,22 @@ async function checkFiles() {
               `GET ${path} without the key: 200 ${type}`, `${res.status} ${res.headers.get('content-type')}`);
         check(!/https?:\/\//.test(body.replace(/http:\/\/www\.w3\.org[^"]*/g, '')), `${path} names no other site`);
     }
+    // the served script parses (node --check), and the page stays small
+    const js = await (await fetch(BASE + '/app.js')).text();
+    const jsFile = join(WORK, 'webui-app.js');
+    writeFileSync(jsFile, js);
+    let syntax = '';
+    try {
+        execFileSync(process.execPath, ['--check', jsFile], { stdio: 'pipe' });
+    } catch (e) {
+        syntax = String(e.stderr);
+    }
+    check(syntax === '', 'the served app.js passes node --check', syntax);
+    let total = 0;
+    for (const path of ['/', '/app.js', '/style.css']) {
+        total += (await (await fetch(BASE + path)).arrayBuffer()).byteLength;
+    }
+    check(total > 1000 && total < 40 * 1024, 'the page is under 40 KB', String(total));
     const api = await fetch(BASE + '/v1/models');
     check(api.status === 401, 'the API still needs the key', String(api.status));
     const near = await fetch(BASE + '/appXjs');
