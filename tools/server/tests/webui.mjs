@@ -35,6 +35,7 @@ class Browser {
         this.proc.stderr.on('data', (d) => (this.stderr = (this.stderr + d).slice(-4000)));
         this.next = 1;
         this.pending = new Map();
+        this.events = [];  // CDP events (method, params), e.g. Network.requestWillBeSent
         this.buf = Buffer.alloc(0);
         this.proc.stdio[4].on('data', (d) => this.onData(d));
         this.exited = new Promise((r) => this.proc.on('exit', r));
@@ -51,6 +52,9 @@ class Browser {
         while ((i = this.buf.indexOf(0)) >= 0) {
             const msg = JSON.parse(this.buf.subarray(0, i).toString('utf8'));
             this.buf = this.buf.subarray(i + 1);
+            if (msg.method) {
+                this.events.push(msg);
+            }
             const p = msg.id !== undefined && this.pending.get(msg.id);
             if (p) {
                 this.pending.delete(msg.id);
@@ -286,6 +290,7 @@ async function browserChecks(browser) {
     // 3. a short reply (max tokens from Settings), sent with Enter, streamed: its text grows
     await page.setField('#set-max-tokens', 48);
     await page.setField('#set-temperature', 0);
+    await page.setField('#set-system', 'You tell stories.');
     await page.click('#settings-toggle');
     const gen0 = await metric('llama_generated_tokens_total');
     await page.eval(`document.getElementById('input').focus()`);
@@ -309,6 +314,19 @@ async function browserChecks(browser) {
     check(!!finished && finished.length > 0, 'the reply appears', String(finished));
     check(grew >= 3 && lengths.every((n, i) => i === 0 || n >= lengths[i - 1]),
           'the reply grows while streaming', JSON.stringify(lengths.slice(0, 40)));
+    // the request the page sent: settings, history and the key
+    const sent = browser.events.filter((e) => e.method === 'Network.requestWillBeSent' &&
+                                              e.params.request.url.endsWith('/v1/chat/completions'));
+    const req = sent.length === 1 ? sent[0].params.request : null;
+    let reqBody = null;
+    try {
+        reqBody = JSON.parse(req.postData);
+    } catch {}
+    check(reqBody && reqBody.stream === true && reqBody.temperature === 0 && reqBody.max_tokens === 48 &&
+          JSON.stringify(reqBody.messages) === JSON.stringify([{ role: 'system', content: 'You tell stories.' },
+                                                               { role: 'user', content: 'Once upon a time\nthere was a cat' }]),
+          'the request carries the settings and the messages', req ? req.postData : `${sent.length} requests`);
+    check(req && req.headers.Authorization === `Bearer ${API_KEY}`, 'the request carries the key as Bearer');
     const gen = (await metric('llama_generated_tokens_total')) - gen0;
     check(gen > 0 && gen <= 48, 'Settings max tokens reached the server', String(gen));
     check(await page.eval(`document.querySelector('.msg.assistant .note').hidden`), 'a finished reply has no note');

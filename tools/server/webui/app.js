@@ -32,10 +32,20 @@ function save(key, value) {
   }
 }
 
+// Stored settings over the defaults, each kept only when of the default's type (hand-edited storage).
+function loadSettings() {
+  const stored = load(KEY_SETTINGS, {});
+  const out = Object.assign({}, DEFAULTS);
+  for (const k of Object.keys(DEFAULTS)) {
+    if (stored && typeof stored[k] === typeof DEFAULTS[k]) out[k] = stored[k];
+  }
+  return out;
+}
+
 const state = {
   convs: load(KEY_CONVS, []).filter((c) => c && Array.isArray(c.messages)),
   current: load(KEY_CURRENT, null),
-  settings: Object.assign({}, DEFAULTS, load(KEY_SETTINGS, {})),
+  settings: loadSettings(),
   abort: null,  // AbortController of the reply being streamed
 };
 
@@ -236,7 +246,7 @@ function requestMessages(c) {
 }
 
 async function send(text) {
-  let c = currentConv() || newConv();
+  const c = currentConv() || newConv();
   if (!c.title) c.title = text.slice(0, 60);
   c.messages.push({ role: 'user', content: text });
   const body = {
