@@ -42,7 +42,7 @@ static void print_usage(FILE * out) {
             "  --chat-template T      template name or Jinja source (default: the model's, else chatml)\n"
             "  --chat-template-file F the Jinja template in file F\n"
             "  --jinja, --no-jinja    run the Jinja template: tools, reasoning (default: on; off: built-in formats)\n"
-            "  --no-webui             do not serve the chat page at /\n"
+            "  --webui, --no-webui    serve the chat page at / (default: on; also --ui, --no-ui)\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
@@ -97,7 +97,9 @@ int main(int argc, char ** argv) {
             hc.jinja = true;
         } else if (args.is("--no-jinja")) {
             hc.jinja = false;
-        } else if (args.is("--no-webui")) {
+        } else if (args.is("--webui", "--ui")) {
+            hc.webui = true;
+        } else if (args.is("--no-webui", "--no-ui")) {
             hc.webui = false;
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
