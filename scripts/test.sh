@@ -20,10 +20,11 @@ JOBS=${JOBS:-$(nproc)}
 # What the build and the suite need. The Vulkan group (headers and loader, the GLSL compiler, and
 # lavapipe, Mesa's CPU Vulkan driver) lets the Vulkan backend be built and tested without a GPU.
 # llama-server needs cpp-httplib and nlohmann/json; its tests drive it with node (the `openai` npm
-# package is installed into the build tree by the test itself). nodejs/npm are added only when the
-# node/npm commands are missing (a NodeSource nodejs package already carries npm).
+# package is installed into the build tree by the test itself); its web page is tested in headless
+# chromium (about 120 MB, ~25 s to install). nodejs/npm are added only when the node/npm commands are
+# missing (a NodeSource nodejs package already carries npm).
 packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers
-          libcpp-httplib-dev nlohmann-json3-dev python3-jinja2)
+          libcpp-httplib-dev nlohmann-json3-dev python3-jinja2 chromium)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
 fi

@@ -11,6 +11,7 @@
 #include "server-params.h"
 #include "server-prompt.h"
 #include "server-reply.h"
+#include "server-webui.h"
 
 namespace server {
 
@@ -142,7 +143,7 @@ void http_server::routes() {
     s.set_write_timeout(cfg_.timeout_s, 0);
 
     s.set_pre_routing_handler([this](const httplib::Request & req, httplib::Response & res) {
-        if (req.path == "/health" || req.path == "/metrics") {
+        if (req.path == "/health" || req.path == "/metrics" || (cfg_.webui && webui_path(req.path))) {
             return httplib::Server::HandlerResponse::Unhandled;
         }
         // Anthropic's clients send the key as x-api-key
@@ -219,6 +220,9 @@ void http_server::routes() {
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_messages(req, res); }));
     s.Post("/v1/messages/count_tokens",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_count_tokens(req, res); }));
+    if (cfg_.webui) {
+        webui_routes(s);
+    }
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
     native_routes();

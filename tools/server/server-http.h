@@ -34,6 +34,7 @@ struct http_config {
     std::string model_path;     // the model file (GET /props)
     std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
     bool        jinja = true;   // run the Jinja template (tools, reasoning); false: built-in formats only
+    bool        webui = true;   // serve the chat page at / (server-webui.h)
 };
 
 class http_server {

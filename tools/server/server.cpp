@@ -23,7 +23,8 @@ static void print_usage(FILE * out) {
     fprintf(out,
             "usage: %s -m MODEL [options]\n\n"
             "OpenAI-compatible HTTP server: POST /v1/chat/completions, /v1/completions, /v1/embeddings;\n"
-            "GET /v1/models, /health, /metrics (Prometheus). SIGTERM/SIGINT: finish in-flight requests, exit.\n\n"
+            "GET /v1/models, /health, /metrics (Prometheus), / (the chat page).\n"
+            "SIGTERM/SIGINT: finish in-flight requests, exit.\n\n"
             "  -m, --model FILE       GGUF model to load (required)\n"
             "  --host ADDR            address to listen on (default 127.0.0.1)\n"
             "  --port N               port, 0 = any free port (default 8080); the chosen one is printed\n"
@@ -49,6 +50,7 @@ static void print_usage(FILE * out) {
             "  --models-autoload, --no-models-autoload\n"
             "                         router: load a model when a request names it (default: on)\n"
             "  --sleep-idle-seconds N router: unload a model idle for N seconds (default -1: never)\n"
+            "  --webui, --no-webui    serve the chat page at / (default: on; also --ui, --no-ui)\n"
             "  -v, --verbose          show the library's log\n"
             "  -h, --help             print this help and exit\n\n"
             "exit status: 0 after a clean shutdown, 1 usage error, 2 load or listen failure\n",
@@ -135,6 +137,10 @@ int main(int argc, char ** argv) {
             hc.jinja = true;
         } else if (args.is("--no-jinja")) {
             hc.jinja = false;
+        } else if (args.is("--webui", "--ui")) {
+            hc.webui = true;
+        } else if (args.is("--no-webui", "--no-ui")) {
+            hc.webui = false;
         } else if (args.is("--alias")) {
             hc.model_id = args.value();
         } else if (args.is("--models-dir")) {

@@ -126,6 +126,13 @@ case "$name" in
     timeout)
         start_server "$work/server-$name.log" -np 1 -c 4096 --timeout 1
         ;;&
+    webui)
+        # the page in headless chromium (webui.mjs); the server needs a key, the page asks for it
+        chromium=${CHROMIUM:-/usr/bin/chromium}
+        [ -x "$chromium" ] || skip "$chromium is not installed (Debian: apt-get install chromium)"
+        export CHROMIUM="$chromium" WORK="$work" SERVER="$server" API_KEY=webui-key
+        start_server "$work/server-$name.log" -np 1 -c 4096 --api-key webui-key
+        ;;&
     tools)
         start_server "$work/server-$name.log" -np 2 -c 4096 --chat-template-file "$here/../../../tests/data/chat/hermes-tools.jinja"
         ;;&

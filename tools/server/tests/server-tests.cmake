@@ -1,8 +1,9 @@
 # llama-server tests (ctest, loopback only). run-server-test.sh starts the server on a free port with
 # models/stories260K.gguf and runs one node script against it; the `openai` npm package is installed
 # into the build tree (tools/server/tests/node_modules) on first use. Without node/npm the tests skip
-# (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail.
-foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native bench-slots)
+# (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail; test-server-webui
+# also needs chromium (same rule).
+foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui bench-slots)
     add_test(NAME test-server-${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh ${name}
                      $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
@@ -11,7 +12,7 @@ foreach(name openai bad-input structured timeout tools metrics router anthropic 
 endforeach()
 set_tests_properties(test-server-openai test-server-bad-input test-server-structured test-server-timeout test-server-tools
                      test-server-metrics test-server-router test-server-anthropic test-server-logprobs
-                     test-server-native
+                     test-server-native test-server-webui
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
