@@ -135,11 +135,10 @@ TEST(JsonSchemaGrammar, RefusedWithAMessage) {
     std::vector<std::pair<std::string, std::string>> cases = {
         {"{", "not valid JSON"},
         {"[1]", "must be an object"},
-        {R"({"allOf": [{}]})", "'allOf' is not supported"},
-        {R"({"type": "string", "pattern": "[a-z]+"})", "anchored"},
+        {R"({"not": {}})", "'not' is not supported"},
         {R"({"type": "string", "pattern": "^(?=a)$"})", "lookaround"},
         {R"({"type": "string", "pattern": "^a\\bc$"})", "not supported"},
-        {R"({"$ref": "http://example.com/s.json"})", "only local"},
+        {R"({"$ref": "http://example.com/s.json"})", "only '#'"},
         {R"({"$ref": "#/$defs/missing"})", "not defined"},
         {R"({"type": "string", "minLength": 3, "maxLength": 2})", "below"},
         {R"({"type": "object", "properties": {}, "required": ["a"]})", "'a' is not in"},

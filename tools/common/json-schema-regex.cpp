@@ -1,4 +1,4 @@
-// The "pattern" subset of json-schema-grammar.h: an anchored regex to one GBNF expression over the
+// The "pattern" subset of json-schema-grammar.h: a regex to one GBNF expression over the
 // characters of a JSON string. Characters that JSON must escape are only matched where the regex
 // names them literally; '.', negated classes and \s never produce them (a narrower, still valid,
 // set of strings).
@@ -43,16 +43,20 @@ public:
     explicit regex_parser(const std::string & p) : p_(p) {}
 
     std::string parse() {
-        if (p_.size() < 2 || p_.front() != '^' || p_.back() != '$') {
-            fail("only patterns anchored with ^ and $ are supported");
+        // JSON Schema patterns search: without ^ (or $) any text may come before (or after)
+        const bool head = !p_.empty() && p_.front() == '^';
+        size_t     n_bs = 0;  // backslashes before a final '$': an odd count escapes it
+        while (p_.size() >= n_bs + 2 && p_[p_.size() - 2 - n_bs] == '\\') {
+            n_bs++;
         }
-        pos_            = 1;
-        end_            = p_.size() - 1;
+        const bool tail = p_.size() >= (head ? 2u : 1u) && p_.back() == '$' && n_bs % 2 == 0;
+        pos_            = head ? 1 : 0;
+        end_            = p_.size() - (tail ? 1 : 0);
         std::string out = alternation(0);
         if (pos_ != end_) {
             fail("unbalanced ')'");
         }
-        return out;
+        return std::string(head ? "" : "char* ") + "(" + out + ")" + (tail ? "" : " char*");
     }
 
 private:
