@@ -40,6 +40,8 @@ const std::vector<schema_case> k_cases = {
     {R"({"type": "string", "minLength": 2, "maxLength": 4})", {R"("ab")", R"("abcd")", R"("a\nb")"}, {R"("a")", R"("abcde")", "3"}},
     {R"({"type": "string", "pattern": "^[A-Z]{2}-\\d{3}$"})", {R"("AB-123")"}, {R"("AB-12")", R"("ab-123")", R"("AB-1234")"}},
     {R"({"type": "string", "pattern": "[0-9]x?$"})", {R"("ab1")", R"("1x")", R"("a\"7")"}, {R"("1xy")", R"("abc")", R"("")"}},
+    {R"({"type": "string", "pattern": "^[ -~]{1,5}$"})", {R"("a ~Z")", R"("!")"}, {R"("")", R"("abcdef")", R"("a\tb")"}},
+    {R"({"type": "string", "pattern": "^[^a-y\\d]+$"})", {R"("z!")", R"("Q")"}, {R"("za")", R"("z1")", R"("")"}},
     {R"({"type": "string", "pattern": "^(ab|cd)+"})", {R"("ab")", R"("cdab-x")"}, {R"("a")", R"("xab")"}},
     {R"({"enum": ["red", 2, null, true, {"a": [1]}]})", {R"("red")", "2", "null", "true", R"({"a":[1]})"}, {R"("blue")", "3", "false"}},
     {R"({"const": {"k": "v", "n": [1, 2]}})", {R"({"k":"v","n":[1,2]})"}, {R"({"k":"v"})", R"({"k":"v","n":[1,3]})"}},
@@ -111,6 +113,8 @@ const std::vector<std::pair<const char *, const char *>> k_refused = {
     {R"({"type": "integer", "minimum": 5, "maximum": 4})", "'minimum'"},
     {R"({"type": "string", "nullable": true})", "'nullable'"},
     {R"({"type": "string", "pattern": "^a$", "maxLength": 3})", "'pattern'"},
+    {R"({"type": "string", "pattern": "^[]a]$"})", "empty classes"},
+    {R"({"type": "string", "pattern": "^[z-a]$"})", "out of order"},
 };
 // clang-format on
 
