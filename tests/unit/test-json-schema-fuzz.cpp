@@ -86,6 +86,8 @@ const std::vector<schema_case> k_cases = {
     {R"({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})",
      {R"({"a": 1})", R"({"b": 2})", R"({"a": 1, "b": 2})"}, {"{}", R"({"c": 1})"}},
     {R"({"type": "string", "enum": ["a", "b", 1]})", {R"("a")"}, {"1", R"("c")"}},
+    {R"({"type": "object", "properties": {"a": {"type": "integer"}, "no": false}, "additionalProperties": true})",
+     {R"({"a": 1})", R"({"n": 1, "noo": 2})"}, {R"({"no": 1})", R"({"a": 1, "no": null})"}},
     {R"({"type": "object", "properties": {"k\u00e9y": {"type": "null"}, "ke": {"type": "boolean"}}, "additionalProperties": {"type": "integer"}})",
      {R"({"kéy": null})", R"({"ke": true, "key": 1})"}, {R"({"ke": 1})", R"({"kéy": 1})", R"({"k\u00e9y": 1})"}},
 };
@@ -114,6 +116,7 @@ const std::vector<std::pair<const char *, const char *>> k_refused = {
     {R"({"type": "string", "nullable": true})", "'nullable'"},
     {R"({"type": "string", "pattern": "^a$", "maxLength": 3})", "'pattern'"},
     {R"({"type": "string", "pattern": "^[]a]$"})", "empty classes"},
+    {R"({"type": "object", "properties": {"a": false}, "required": ["a"]})", "'false'"},
     {R"({"type": "string", "pattern": "^[z-a]$"})", "out of order"},
 };
 // clang-format on

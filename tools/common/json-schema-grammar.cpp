@@ -566,6 +566,13 @@ private:
                 fail(where, "'properties' must be an object");
             }
             for (const auto & [key, sub] : it->items()) {
+                if (sub.is_boolean() && !sub.get<bool>()) {
+                    // a property that must be absent: left out (additional members never take its name)
+                    if (required.count(key)) {
+                        fail(where + "/properties/" + key, "a required property whose schema is 'false'");
+                    }
+                    continue;
+                }
                 props.push_back({literal(json(key).dump()), visit(sub, where + "/properties/" + key, depth + 1)});
                 is_required.push_back(required.erase(key) > 0);
             }
