@@ -244,6 +244,11 @@ if (TARGET test-json-schema-grammar AND TARGET llama-json-schema)
     target_link_libraries(test-json-schema-grammar PRIVATE llama-json-schema)
     target_compile_definitions(test-json-schema-grammar PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
 endif()
+if (TARGET test-json-schema-fuzz AND TARGET llama-json-schema)
+    find_package(nlohmann_json 3.10 REQUIRED)  # found before for llama-json-schema; the test's oracle reads JSON too
+    target_link_libraries(test-json-schema-fuzz PRIVATE llama-json-schema nlohmann_json::nlohmann_json)
+    target_compile_definitions(test-json-schema-fuzz PRIVATE LLAMA_TEST_JSON_SCHEMA=1)
+endif()
 # the chat output formats of the tools (tools/common/chat-format*), likewise
 if (TARGET test-chat-roundtrip AND TARGET llama-chat-format)
     target_link_libraries(test-chat-roundtrip PRIVATE llama-chat-format)

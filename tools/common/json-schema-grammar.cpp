@@ -1,25 +1,38 @@
 // JSON schema -> GBNF. Each schema node becomes one GBNF expression; named rules are made for
 // $defs (so recursive schemas work), for the optional-property chains of objects, and for the
 // shared primitives. Values carry no surrounding whitespace; objects and arrays allow `ws` around
-// their punctuation.
+// their punctuation. Every keyword is either enforced exactly (the grammar may be narrower than the
+// schema, never wider) or refused with a schema_error naming it.
 #include "json-schema-grammar.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <vector>
 
+#include "json-schema-impl.h"
+
 namespace llama_tools {
 
-using json = nlohmann::ordered_json;
+namespace schema_detail {
+
+void fail(const std::string & where, const std::string & why) {
+    throw schema_error("schema at " + where + ": " + why);
+}
+
+}  // namespace schema_detail
+
+using namespace schema_detail;
 
 namespace {
 
-// Bounded like upstream's converter: a model cannot loop forever on whitespace or digits.
+// Bounded like upstream's converter: a model cannot loop forever on whitespace or digits. A \u
+// escape never names a UTF-16 surrogate, so each `char` is one code point (minLength/maxLength).
 const char * const k_primitives = R"(ws ::= | " " | "\n" [ \t]{0,20}
-char ::= [^"\\\x00-\x1F\x7F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
+char ::= [^"\\\x00-\x1F\x7F] | "\\" (["\\/bfnrt] | "u" ([0-9a-cA-CefEF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}))
 string ::= "\"" char* "\""
 integer ::= "-"? ([0-9] | [1-9] [0-9]{0,15})
 number ::= integer ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,3})?
@@ -29,6 +42,24 @@ value ::= object | array | string | number | boolean | null
 object ::= "{" ws (string ws ":" ws value ws ("," ws string ws ":" ws value ws)*)? "}"
 array ::= "[" ws (value ws ("," ws value ws)*)? "]"
 )";
+
+// Keywords by the instance type they constrain; any other keyword outside k_annotations is refused.
+const std::set<std::string> k_number_kw   = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"};
+const std::set<std::string> k_string_kw   = {"minLength", "maxLength", "pattern", "format"};
+const std::set<std::string> k_array_kw    = {"items",    "prefixItems", "additionalItems",
+                                             "minItems", "maxItems",    "uniqueItems"};
+const std::set<std::string> k_object_kw   = {"properties", "required", "additionalProperties", "minProperties",
+                                             "maxProperties"};
+const std::set<std::string> k_general_kw  = {"type", "enum", "const", "$ref", "anyOf", "oneOf", "allOf"};
+const std::set<std::string> k_annotations = {
+    "title",         "description", "examples",         "default",         "$schema",
+    "$id",           "$comment",    "deprecated",       "readOnly",        "writeOnly",
+    "$defs",         "definitions", "contentMediaType", "contentEncoding", "$anchor",
+    "discriminator", "strict"};
+
+bool is_annotation(const std::string & k) {
+    return k_annotations.count(k) > 0;
+}
 
 // GBNF literal of UTF-8 text.
 std::string literal(const std::string & s) {
@@ -64,6 +95,24 @@ std::string rule_name(const std::string & s) {
     return out.empty() ? "x" : out;
 }
 
+std::string alternatives(const std::vector<std::string> & alts) {
+    std::string out;
+    for (const auto & a : alts) {
+        out += (out.empty() ? "" : " | ") + a;
+    }
+    return "(" + out + ")";
+}
+
+bool matches_type(const json & v, const std::string & t) {
+    return (t == "null" && v.is_null()) || (t == "boolean" && v.is_boolean()) || (t == "string" && v.is_string()) ||
+           (t == "array" && v.is_array()) || (t == "object" && v.is_object()) || (t == "number" && v.is_number()) ||
+           (t == "integer" &&
+            (v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())));
+}
+
+// Bounds are kept within +-10^18 so that every step of the range arithmetic fits an int64.
+const double k_bound_limit = 1e18;
+
 class converter {
 public:
     explicit converter(const json & root) : root_(root) {}
@@ -82,16 +131,6 @@ private:
     std::map<std::string, std::string> rules_;     // name -> body, besides root and the primitives
     std::map<std::string, std::string> ref_rule_;  // "$ref" target -> its rule name
     int                                n_rules_ = 0;
-
-    [[noreturn]] static void fail(const std::string & where, const std::string & why) {
-        throw schema_error("schema at " + where + ": " + why);
-    }
-
-    std::string new_rule(const std::string & hint, const std::string & body) {
-        std::string name = rule_name(hint) + "-" + std::to_string(n_rules_++);
-        rules_[name]     = body;
-        return name;
-    }
 
     static size_t get_count(const json & s, const char * key, size_t dflt, const std::string & where) {
         auto it = s.find(key);
@@ -118,6 +157,32 @@ private:
         return item + "{" + std::to_string(lo) + "," + std::to_string(hi) + "}";
     }
 
+    const json & resolve(const json & r, const std::string & where) const {
+        if (!r.is_string()) {
+            fail(where, "'$ref' must be a string");
+        }
+        const std::string target = r.get<std::string>();
+        for (const char * prefix : {"#/$defs/", "#/definitions/"}) {
+            if (target.rfind(prefix, 0) == 0) {
+                const std::string key = target.substr(std::string(prefix).size());
+                const std::string section(prefix + 2, std::string(prefix).size() - 3);
+                auto              sec = root_.find(section);
+                if (sec == root_.end() || !sec->is_object() || !sec->contains(key)) {
+                    fail(where, "'$ref' " + target + " is not defined");
+                }
+                return (*sec)[key];
+            }
+        }
+        if (target == "#") {
+            return root_;
+        }
+        fail(where, "'$ref' " + target + ": only '#', '#/$defs/NAME' and '#/definitions/NAME' are supported");
+    }
+
+    ref_resolver resolver() const {
+        return [this](const json & r, const std::string & where) -> const json & { return resolve(r, where); };
+    }
+
     std::string visit(const json & s, const std::string & where, int depth) {
         if (depth > 64) {
             fail(where, "nested too deep");
@@ -131,70 +196,150 @@ private:
         if (!s.is_object()) {
             fail(where, "a schema must be an object or a boolean");
         }
-        for (const char * k : {"allOf", "not", "if", "then", "else", "prefixItems", "patternProperties",
-                               "dependentRequired", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems",
-                               "contains", "propertyNames", "uniqueItems"}) {
-            if (s.contains(k)) {
-                fail(where, std::string("'") + k + "' is not supported");
+        std::vector<std::string> constraints;  // the keywords that constrain (not annotations)
+        for (const auto & [k, v] : s.items()) {
+            if (is_annotation(k)) {
+                continue;
             }
+            if (!k_general_kw.count(k) && !k_number_kw.count(k) && !k_string_kw.count(k) && !k_array_kw.count(k) &&
+                !k_object_kw.count(k)) {
+                fail(where, "'" + k + "' is not supported");
+            }
+            constraints.push_back(k);
+        }
+        if (s.contains("allOf")) {
+            const json merged = merge_all_of(s, where, resolver());
+            return visit(merged, where, depth + 1);
         }
         if (auto it = s.find("$ref"); it != s.end()) {
+            for (const auto & k : constraints) {
+                if (k != "$ref") {
+                    fail(where, "'$ref' with the sibling keyword '" + k + "' is not supported");
+                }
+            }
             return ref(*it, where, depth);
-        }
-        if (auto it = s.find("const"); it != s.end()) {
-            return literal(it->dump());
-        }
-        if (auto it = s.find("enum"); it != s.end()) {
-            if (!it->is_array() || it->empty()) {
-                fail(where, "'enum' must be a non-empty array");
-            }
-            std::string out;
-            for (const auto & v : *it) {
-                out += (out.empty() ? "" : " | ") + literal(v.dump());
-            }
-            return "(" + out + ")";
         }
         for (const char * k : {"anyOf", "oneOf"}) {
             if (auto it = s.find(k); it != s.end()) {
-                if (!it->is_array() || it->empty()) {
-                    fail(where, std::string("'") + k + "' must be a non-empty array");
-                }
-                std::string out;
-                for (size_t i = 0; i < it->size(); i++) {
-                    out += (out.empty() ? "" : " | ") +
-                           visit((*it)[i], where + "/" + k + "/" + std::to_string(i), depth + 1);
-                }
-                return "(" + out + ")";
+                return any_of(s, k, *it, where, depth);
             }
+        }
+        if (s.contains("const") || s.contains("enum")) {
+            return enumerated(s, constraints, where);
         }
         auto t = s.find("type");
         if (t == s.end()) {
-            // no type: infer from the keywords present, else any value
-            if (s.contains("properties") || s.contains("additionalProperties") || s.contains("required")) {
-                return object(s, where, depth);
+            // no type: JSON Schema lets every other type through; the grammar keeps to the types the
+            // keywords speak of (narrower, still valid), or any value when there are none
+            std::vector<std::string> inferred;
+            for (const auto & [type, kws] :
+                 std::vector<std::pair<std::string, const std::set<std::string> *>>{{"object", &k_object_kw},
+                                                                                    {"array", &k_array_kw},
+                                                                                    {"string", &k_string_kw},
+                                                                                    {"number", &k_number_kw}}) {
+                for (const auto & k : constraints) {
+                    if (kws->count(k)) {
+                        inferred.push_back(typed(type, s, where, depth));
+                        break;
+                    }
+                }
             }
-            if (s.contains("items")) {
-                return array(s, where, depth);
-            }
-            return "value";
+            return inferred.empty() ? "value" : alternatives(inferred);
         }
         if (t->is_array()) {
             if (t->empty()) {
                 fail(where, "'type' must not be an empty array");
             }
-            std::string out;
+            std::vector<std::string> out;
             for (const auto & one : *t) {
                 if (!one.is_string()) {
                     fail(where, "'type' must be a string or an array of strings");
                 }
-                out += (out.empty() ? "" : " | ") + typed(one.get<std::string>(), s, where, depth);
+                out.push_back(typed(one.get<std::string>(), s, where, depth));
             }
-            return "(" + out + ")";
+            return alternatives(out);
         }
         if (!t->is_string()) {
             fail(where, "'type' must be a string or an array of strings");
         }
         return typed(t->get<std::string>(), s, where, depth);
+    }
+
+    // anyOf / oneOf: sibling keywords are distributed into each branch (A or B, and S == A and S,
+    // or B and S); oneOf only where no value can match two branches.
+    std::string any_of(const json & s, const char * k, const json & branches, const std::string & where, int depth) {
+        if (!branches.is_array() || branches.empty()) {
+            fail(where, std::string("'") + k + "' must be a non-empty array");
+        }
+        if (s.contains("anyOf") && s.contains("oneOf")) {
+            fail(where, "'anyOf' together with 'oneOf' is not supported");
+        }
+        json siblings = json::object();
+        for (const auto & [key, v] : s.items()) {
+            if (key != k && !is_annotation(key)) {
+                siblings[key] = v;
+            }
+        }
+        if (std::string(k) == "oneOf" && !pairwise_disjoint(branches, resolver())) {
+            fail(where,
+                 "'oneOf' whose branches may overlap is not supported (use 'anyOf', or give the branches "
+                 "different types or a required property with different 'const' values)");
+        }
+        std::vector<std::string> out;
+        for (size_t i = 0; i < branches.size(); i++) {
+            const std::string at = where + "/" + k + "/" + std::to_string(i);
+            if (siblings.empty()) {
+                out.push_back(visit(branches[i], at, depth + 1));
+            } else {
+                json both     = siblings;
+                both["allOf"] = json::array({branches[i]});
+                out.push_back(visit(both, at, depth + 1));
+            }
+        }
+        return alternatives(out);
+    }
+
+    // const / enum: the listed values (compact JSON) that also have the schema's type; other
+    // constraints beside them are refused rather than checked value by value.
+    std::string enumerated(const json & s, const std::vector<std::string> & constraints, const std::string & where) {
+        for (const auto & k : constraints) {
+            if (k != "const" && k != "enum" && k != "type") {
+                fail(where, "'" + k + "' together with 'enum'/'const' is not supported");
+            }
+        }
+        json values = json::array();
+        if (auto c = s.find("const"); c != s.end()) {
+            values.push_back(*c);
+        }
+        if (auto e = s.find("enum"); e != s.end()) {
+            if (!e->is_array() || e->empty()) {
+                fail(where, "'enum' must be a non-empty array");
+            }
+            json kept = json::array();
+            for (const auto & v : *e) {
+                if (!s.contains("const") || v == s["const"]) {
+                    kept.push_back(v);
+                }
+            }
+            values = kept;
+        }
+        std::vector<std::string> out;
+        for (const auto & v : values) {
+            bool ok = true;
+            if (auto t = s.find("type"); t != s.end()) {
+                ok = false;
+                for (const auto & one : t->is_array() ? *t : json::array({*t})) {
+                    ok = ok || (one.is_string() && matches_type(v, one.get<std::string>()));
+                }
+            }
+            if (ok) {
+                out.push_back(literal(v.dump()));
+            }
+        }
+        if (out.empty()) {
+            fail(where, "'enum'/'const' has no value that fits the schema's 'type'");
+        }
+        return alternatives(out);
     }
 
     std::string typed(const std::string & type, const json & s, const std::string & where, int depth) {
@@ -207,26 +352,112 @@ private:
         if (type == "string") {
             return string(s, where);
         }
-        if (type == "integer" || type == "number" || type == "boolean" || type == "null") {
+        if (type == "integer" || type == "number") {
+            return numeric(type == "integer", s, where);
+        }
+        if (type == "boolean" || type == "null") {
             return type;
         }
         fail(where, "unknown type '" + type + "'");
     }
 
+    // A bound as an integer: `up` rounds a non-integral bound up (a lower bound of an integer).
+    static int64_t bound(const json & v, const char * key, bool integral_only, bool up, const std::string & where) {
+        if (!v.is_number()) {
+            fail(where, std::string("'") + key + "' must be a number");
+        }
+        const double d = v.get<double>();
+        if (!(std::fabs(d) <= k_bound_limit)) {
+            fail(where, std::string("'") + key + "' beyond 1e18 is not supported");
+        }
+        if (v.is_number_integer()) {
+            return v.get<int64_t>();
+        }
+        if (integral_only && std::floor(d) != d) {
+            fail(where, std::string("'") + key + "' with a fraction on a 'number' is not supported");
+        }
+        return (int64_t) (up ? std::ceil(d) : std::floor(d));
+    }
+
+    std::string numeric(bool integer, const json & s, const std::string & where) {
+        std::optional<int64_t> lo, hi;
+        bool                   lo_excl = false, hi_excl = false;
+        auto                   get = [&](const char * key, bool lower, bool excl) {
+            auto it = s.find(key);
+            if (it == s.end()) {
+                return;
+            }
+            if (excl && it->is_boolean()) {
+                fail(where, std::string("'") + key + "' must be a number (draft-4 booleans are not supported)");
+            }
+            int64_t v = bound(*it, key, !integer, lower, where);
+            if (integer) {
+                // on integers an exclusive bound is the next integer inside, and a fractional
+                // bound rounds inwards
+                const bool frac = !it->is_number_integer() && std::floor(it->get<double>()) != it->get<double>();
+                if (excl && !frac) {
+                    v += lower ? 1 : -1;
+                }
+                auto & b = lower ? lo : hi;
+                b        = !b ? v : lower ? std::max(*b, v) : std::min(*b, v);
+                return;
+            }
+            auto & b = lower ? lo : hi;
+            auto & x = lower ? lo_excl : hi_excl;
+            if (!b || (lower ? v > *b : v < *b) || (v == *b && excl)) {
+                b = v;
+                x = excl;
+            }
+        };
+        get("minimum", true, false);
+        get("exclusiveMinimum", true, true);
+        get("maximum", false, false);
+        get("exclusiveMaximum", false, true);
+        if (!lo && !hi) {
+            return integer ? "integer" : "number";
+        }
+        if (integer) {
+            if (lo && hi && *lo > *hi) {
+                fail(where, "'minimum'/'maximum' leave no integer");
+            }
+            return schema_detail::integer_range(lo, hi);
+        }
+        const std::string out = number_range(lo, lo_excl, hi, hi_excl);
+        if (out.empty()) {
+            fail(where, "'minimum'/'maximum' leave no number");
+        }
+        return out;
+    }
+
     std::string string(const json & s, const std::string & where) {
+        const bool   has_len = s.contains("minLength") || s.contains("maxLength");
+        const size_t lo      = get_count(s, "minLength", 0, where);
+        const size_t hi      = get_count(s, "maxLength", SIZE_MAX, where);
+        if (hi < lo) {
+            fail(where, "'maxLength' is below 'minLength'");
+        }
+        if (auto it = s.find("format"); it != s.end()) {
+            if (!it->is_string()) {
+                fail(where, "'format' must be a string");
+            }
+            const std::string body = format_body(it->get<std::string>());
+            if (body.empty()) {
+                fail(where, "'format' \"" + it->get<std::string>() +
+                                "\" is not supported (supported: date, time, date-time, uuid)");
+            }
+            if (has_len || s.contains("pattern")) {
+                fail(where, "'format' together with 'pattern'/'minLength'/'maxLength' is not supported");
+            }
+            return "(\"\\\"\" " + body + " \"\\\"\")";
+        }
         if (auto it = s.find("pattern"); it != s.end()) {
             if (!it->is_string()) {
                 fail(where, "'pattern' must be a string");
             }
-            if (s.contains("minLength") || s.contains("maxLength")) {
+            if (has_len) {
                 fail(where, "'pattern' together with 'minLength'/'maxLength' is not supported");
             }
             return "(\"\\\"\" " + regex_to_gbnf(it->get<std::string>()) + " \"\\\"\")";
-        }
-        const size_t lo = get_count(s, "minLength", 0, where);
-        const size_t hi = get_count(s, "maxLength", SIZE_MAX, where);
-        if (hi < lo) {
-            fail(where, "'maxLength' is below 'minLength'");
         }
         if (lo == 0 && hi == SIZE_MAX) {
             return "string";
@@ -234,23 +465,81 @@ private:
         return "(\"\\\"\" " + repeat("char", lo, hi) + " \"\\\"\")";
     }
 
+    // Elements: prefixItems (or a draft-07 "items" array) by position, then "items" (or
+    // "additionalItems"), counted by minItems/maxItems.
     std::string array(const json & s, const std::string & where, int depth) {
-        std::string item = "value";
-        if (auto it = s.find("items"); it != s.end()) {
-            item = visit(*it, where + "/items", depth + 1);
+        std::vector<std::string> prefix;
+        std::string              item     = "value";  // "" once no further element is allowed
+        const json *             rest     = nullptr;
+        const char *             rest_key = "items";
+        auto                     items    = s.find("items");
+        auto                     pi       = s.find("prefixItems");
+        if (pi != s.end() || (items != s.end() && items->is_array())) {
+            const bool   draft7 = pi == s.end();
+            const json & tuple  = draft7 ? *items : *pi;
+            if (!tuple.is_array()) {
+                fail(where, "'prefixItems' must be an array");
+            }
+            if (!draft7 && s.contains("additionalItems")) {
+                fail(where, "'additionalItems' beside 'prefixItems' is not supported (use 'items')");
+            }
+            for (size_t i = 0; i < tuple.size(); i++) {
+                prefix.push_back(
+                    visit(tuple[i], where + (draft7 ? "/items/" : "/prefixItems/") + std::to_string(i), depth + 1));
+            }
+            rest_key = draft7 ? "additionalItems" : "items";
+            auto r   = s.find(rest_key);
+            rest     = r == s.end() ? nullptr : &*r;
+        } else {
+            if (s.contains("additionalItems")) {
+                fail(where, "'additionalItems' without an 'items' array is not supported");
+            }
+            rest = items == s.end() ? nullptr : &*items;
+        }
+        if (rest != nullptr) {
+            if (rest->is_boolean() && !rest->get<bool>()) {
+                item = "";
+            } else {
+                item = visit(*rest, where + "/" + rest_key, depth + 1);
+            }
         }
         const size_t lo = get_count(s, "minItems", 0, where);
-        const size_t hi = get_count(s, "maxItems", SIZE_MAX, where);
+        size_t       hi = get_count(s, "maxItems", SIZE_MAX, where);
+        if (item.empty()) {
+            hi = std::min(hi, prefix.size());
+        }
         if (hi < lo) {
-            fail(where, "'maxItems' is below 'minItems'");
+            fail(where, "'maxItems' is below 'minItems' (or above the items allowed)");
+        }
+        if (auto u = s.find("uniqueItems"); u != s.end()) {
+            if (!u->is_boolean()) {
+                fail(where, "'uniqueItems' must be a boolean");
+            }
+            if (u->get<bool>() && hi > 1) {
+                fail(where, "'uniqueItems' is not supported (beyond arrays of at most one element)");
+            }
         }
         if (hi == 0) {
             return "(\"[\" ws \"]\")";
         }
-        const std::string rest =
-            repeat("(\",\" ws " + item + " ws)", lo > 0 ? lo - 1 : 0, hi == SIZE_MAX ? SIZE_MAX : hi - 1);
-        const std::string items = item + " ws " + rest;
-        return "(\"[\" ws " + (lo > 0 ? items : "(" + items + ")?") + " \"]\")";
+        // elements from index i on, after a first one: built from the back of the prefix
+        auto         element = [&](size_t i) { return i < prefix.size() ? prefix[i] : item; };
+        const size_t n       = std::min(prefix.size(), hi);
+        std::string  tail;
+        if (hi > n) {
+            const size_t need = lo > n ? lo - n : 0;
+            tail              = repeat("(\",\" ws " + item + " ws)", need, hi == SIZE_MAX ? SIZE_MAX : hi - n);
+            if (n == 0) {
+                // no prefix: the first element is an `item` too
+                tail = repeat("(\",\" ws " + item + " ws)", lo > 0 ? lo - 1 : 0, hi == SIZE_MAX ? SIZE_MAX : hi - 1);
+            }
+        }
+        for (size_t i = n; i-- > 1;) {
+            std::string t = "\",\" ws " + element(i) + " ws" + (tail.empty() ? "" : " " + tail);
+            tail          = i >= lo ? "(" + t + ")?" : "(" + t + ")";
+        }
+        const std::string first = element(0) + " ws" + (tail.empty() ? "" : " " + tail);
+        return "(\"[\" ws " + (lo > 0 ? first : "(" + first + ")?") + " \"]\")";
     }
 
     // Properties in the order the schema lists them; required ones always, optional ones may be
@@ -270,12 +559,20 @@ private:
                 required.insert(r.get<std::string>());
             }
         }
+        const size_t      n_required = required.size();
         std::vector<bool> is_required;
         if (auto it = s.find("properties"); it != s.end()) {
             if (!it->is_object()) {
                 fail(where, "'properties' must be an object");
             }
             for (const auto & [key, sub] : it->items()) {
+                if (sub.is_boolean() && !sub.get<bool>()) {
+                    // a property that must be absent: left out (additional members never take its name)
+                    if (required.count(key)) {
+                        fail(where + "/properties/" + key, "a required property whose schema is 'false'");
+                    }
+                    continue;
+                }
                 props.push_back({literal(json(key).dump()), visit(sub, where + "/properties/" + key, depth + 1)});
                 is_required.push_back(required.erase(key) > 0);
             }
@@ -294,7 +591,22 @@ private:
         } else {
             extra = visit(*ap, where + "/additionalProperties", depth + 1);
         }
-        const std::string extra_kv = extra.empty() ? "" : "string ws \":\" ws " + extra + " ws";
+        // member counts the grammar already guarantees are accepted; others are refused
+        const size_t min_p = get_count(s, "minProperties", 0, where);
+        const size_t max_p = get_count(s, "maxProperties", SIZE_MAX, where);
+        if (min_p > n_required) {
+            fail(where, "'minProperties' above the number of required properties is not supported");
+        }
+        if (max_p != SIZE_MAX && (!extra.empty() || max_p < props.size())) {
+            fail(where, "'maxProperties' below the number of possible properties is not supported");
+        }
+        std::vector<std::string> keys;
+        if (auto it = s.find("properties"); it != s.end()) {
+            for (const auto & [key, sub] : it->items()) {
+                keys.push_back(key);
+            }
+        }
+        const std::string extra_kv = extra.empty() ? "" : other_key(keys) + " ws \":\" ws " + extra + " ws";
 
         const std::string base = "obj" + std::to_string(n_rules_++);
         // chain rules from the last property back; names are base-i-f (first) / base-i-n (not first)
@@ -324,30 +636,65 @@ private:
         return "(\"{\" ws " + next_first + " \"}\")";
     }
 
-    std::string ref(const json & r, const std::string & where, int depth) {
-        if (!r.is_string()) {
-            fail(where, "'$ref' must be a string");
+    // A member name that is none of `keys`, so that an additional member cannot repeat a listed
+    // property with a value its schema refuses. Names are written without escapes (an escape could
+    // spell a listed name another way); each node of the keys' trie is a rule: end here (unless a
+    // key ends here), leave the trie with a character no key continues with, or follow a key.
+    std::string other_key(const std::vector<std::string> & keys) {
+        if (keys.empty()) {
+            return "string";
         }
-        const std::string target = r.get<std::string>();
+        const std::string                               plain = "[^\"\\\\\\x00-\\x1F\\x7F]";
+        const std::string                               id    = std::to_string(n_rules_++);
+        int                                             n     = 0;
+        std::function<std::string(const std::string &)> node  = [&](const std::string & prefix) -> std::string {
+            std::set<std::string> next;  // the code points (UTF-8) keys continue with
+            bool                  ends = false;
+            for (const auto & k : keys) {
+                if (k.size() < prefix.size() || k.compare(0, prefix.size(), prefix) != 0) {
+                    continue;
+                }
+                if (k.size() == prefix.size()) {
+                    ends = true;
+                    continue;
+                }
+                size_t len = 1;
+                while (prefix.size() + len < k.size() && ((unsigned char) k[prefix.size() + len] & 0xC0) == 0x80) {
+                    len++;
+                }
+                next.insert(k.substr(prefix.size(), len));
+            }
+            const std::string        name = "key-" + id + "-" + std::to_string(n++);
+            std::vector<std::string> alts;
+            if (!ends) {
+                alts.push_back("\"\"");
+            }
+            std::string excluded;
+            for (const auto & cp : next) {
+                if ((unsigned char) cp[0] < 0x20 || cp == "\"" || cp == "\\") {
+                    continue;  // written escaped in JSON: never produced here, so never equal
+                }
+                excluded += (cp == "]" || cp == "-" || cp == "^" ? "\\" : "") + cp;
+                alts.push_back(literal(cp) + " " + node(prefix + cp));
+            }
+            alts.push_back("[^" + excluded + "\"\\\\\\x00-\\x1F\\x7F] " + plain + "*");
+            rules_[name] = alternatives(alts);
+            return name;
+        };
+        return "(\"\\\"\" " + node("") + " \"\\\"\")";
+    }
+
+    std::string ref(const json & r, const std::string & where, int depth) {
+        const json &      target_schema = resolve(r, where);
+        const std::string target        = r.get<std::string>();
         if (auto it = ref_rule_.find(target); it != ref_rule_.end()) {
             return it->second;
         }
-        std::string key;
-        for (const char * prefix : {"#/$defs/", "#/definitions/"}) {
-            if (target.rfind(prefix, 0) == 0) {
-                key = target.substr(std::string(prefix).size());
-                const std::string section(prefix + 2, std::string(prefix).size() - 3);
-                auto              sec = root_.find(section);
-                if (sec == root_.end() || !sec->is_object() || !sec->contains(key)) {
-                    fail(where, "'$ref' " + target + " is not defined");
-                }
-                const std::string name = "ref-" + rule_name(key) + "-" + std::to_string(n_rules_++);
-                ref_rule_[target]      = name;  // before visiting: recursive definitions refer back
-                rules_[name]           = visit((*sec)[key], target, depth + 1);
-                return name;
-            }
-        }
-        fail(where, "'$ref' " + target + ": only local '#/$defs/NAME' and '#/definitions/NAME' are supported");
+        const std::string name =
+            "ref-" + rule_name(target.substr(target.rfind('/') + 1)) + "-" + std::to_string(n_rules_++);
+        ref_rule_[target] = name;  // before visiting: recursive definitions refer back
+        rules_[name]      = visit(target_schema, target, depth + 1);
+        return name;
     }
 };
 

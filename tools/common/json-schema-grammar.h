@@ -1,6 +1,7 @@
 // JSON schema -> GBNF grammar for the grammar sampler (llama_sampler_init_grammar), used by
 // llama-server (`response_format`) and llama-cli (`--json-schema`). The supported subset and
-// what is refused are listed in docs/sampling.md ("JSON schemas").
+// what is refused are listed in docs/sampling.md ("JSON schemas"): every keyword accepted
+// is enforced exactly (the grammar may be narrower than the schema, never wider).
 #pragma once
 
 #include <stdexcept>
@@ -20,10 +21,11 @@ std::string json_schema_to_grammar(const std::string & schema_json);
 // Grammar of any JSON object (OpenAI's response_format {"type": "json_object"}).
 std::string json_object_grammar();
 
-// Grammar of a string matching an anchored regex "^...$" (literals, escapes \d \w \s and escaped
-// punctuation, '.', classes [...] without '"' or '\\', groups with '|', * + ? {m} {m,} {m,n}),
-// written as one GBNF expression over the characters inside the JSON string's quotes. Throws
-// schema_error for anything else.
+// Grammar of a string matching a regex as JSON Schema's "pattern" does (a search: without a leading
+// '^' or a trailing '$' any characters may come before or after; literals, escapes \d \w \s and
+// escaped punctuation, '.', classes [...] without '"' or '\\', groups with '|', * + ? {m} {m,}
+// {m,n}), written as one GBNF expression over the characters inside the JSON string's quotes; it
+// refers to the converter's `char` rule. Throws schema_error naming anything else.
 std::string regex_to_gbnf(const std::string & pattern);
 
 }  // namespace llama_tools

@@ -1,9 +1,13 @@
-// The "pattern" subset of json-schema-grammar.h: an anchored regex to one GBNF expression over the
+// The "pattern" subset of json-schema-grammar.h: a regex to one GBNF expression over the
 // characters of a JSON string. Characters that JSON must escape are only matched where the regex
 // names them literally; '.', negated classes and \s never produce them (a narrower, still valid,
 // set of strings).
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "json-schema-grammar.h"
 
@@ -43,16 +47,20 @@ public:
     explicit regex_parser(const std::string & p) : p_(p) {}
 
     std::string parse() {
-        if (p_.size() < 2 || p_.front() != '^' || p_.back() != '$') {
-            fail("only patterns anchored with ^ and $ are supported");
+        // JSON Schema patterns search: without ^ (or $) any text may come before (or after)
+        const bool head = !p_.empty() && p_.front() == '^';
+        size_t     n_bs = 0;  // backslashes before a final '$': an odd count escapes it
+        while (p_.size() >= n_bs + 2 && p_[p_.size() - 2 - n_bs] == '\\') {
+            n_bs++;
         }
-        pos_            = 1;
-        end_            = p_.size() - 1;
+        const bool tail = p_.size() >= (head ? 2u : 1u) && p_.back() == '$' && n_bs % 2 == 0;
+        pos_            = head ? 1 : 0;
+        end_            = p_.size() - (tail ? 1 : 0);
         std::string out = alternation(0);
         if (pos_ != end_) {
             fail("unbalanced ')'");
         }
-        return out;
+        return std::string(head ? "" : "char* ") + "(" + out + ")" + (tail ? "" : " char*");
     }
 
 private:
@@ -120,30 +128,109 @@ private:
             case '$':
                 pos_--;
                 fail(std::string("unexpected '") + c + "'");
-            default:
-                return char_literal((unsigned char) c);
+            default: {
+                // a whole code point, so that a quantifier repeats all of its bytes
+                pos_--;
+                const size_t from = pos_;
+                code_point();
+                std::string bytes;
+                for (size_t i = from; i < pos_; i++) {
+                    bytes += char_literal((unsigned char) p_[i]).substr(1, std::string::npos);
+                    bytes.pop_back();
+                }
+                return "\"" + bytes + "\"";
+            }
         }
     }
 
-    // After a '\': a class shorthand or an escaped punctuation character. In a class, the
-    // shorthand's ranges are returned bare.
-    std::string escape(bool in_class) {
+    // After a '\': a class shorthand ("[...]" of ranges) or an escaped punctuation character (its
+    // literal, or the code point itself when `cp` asks for it, inside a class).
+    std::string escape(bool in_class, std::vector<std::pair<uint32_t, uint32_t>> * ranges = nullptr) {
         if (pos_ >= end_) {
             fail("dangling '\\'");
         }
-        const char   c   = p_[pos_++];
-        const char * cls = c == 'd' ? "0-9" : c == 'w' ? "a-zA-Z0-9_" : c == 's' ? " " : nullptr;
-        if (cls != nullptr) {
-            return in_class ? std::string(cls) : "[" + std::string(cls) + "]";
+        const char                                 c = p_[pos_++];
+        std::vector<std::pair<uint32_t, uint32_t>> cls;
+        if (c == 'd') {
+            cls = {{'0', '9'}};
+        } else if (c == 'w') {
+            cls = {{'a', 'z'}, {'A', 'Z'}, {'0', '9'}, {'_', '_'}};
+        } else if (c == 's') {
+            cls = {{' ', ' '}};  // of the white space, the only one JSON leaves unescaped
+        }
+        if (!cls.empty()) {
+            if (in_class) {
+                ranges->insert(ranges->end(), cls.begin(), cls.end());
+                return "";
+            }
+            return class_gbnf(cls, false);
         }
         if (std::string(".^$|?*+()[]{}-/").find(c) == std::string::npos) {
             pos_--;
             fail(std::string("escape '\\") + c + "' is not supported");
         }
         if (in_class) {
-            return (c == ']' || c == '^' || c == '-' || c == '[') ? std::string("\\") + c : std::string(1, c);
+            ranges->push_back({(uint32_t) (unsigned char) c, (uint32_t) (unsigned char) c});
+            return "";
         }
         return char_literal((unsigned char) c);
+    }
+
+    // One UTF-8 code point of the pattern at pos_.
+    uint32_t code_point() {
+        const unsigned char c   = (unsigned char) p_[pos_];
+        const int           len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (len == 0 || pos_ + len > end_) {
+            fail("invalid UTF-8");
+        }
+        uint32_t cp = len == 1 ? c : (c & (0x7F >> len));
+        for (int i = 1; i < len; i++) {
+            const unsigned char x = (unsigned char) p_[pos_ + i];
+            if ((x & 0xC0) != 0x80) {
+                fail("invalid UTF-8");
+            }
+            cp = (cp << 6) | (x & 0x3F);
+        }
+        pos_ += len;
+        return cp;
+    }
+
+    // GBNF class of the ranges, without the characters JSON must escape (a range across '"' or
+    // '\\' is split around them: a raw '"' would end the JSON string). Negated: besides those.
+    static std::string class_gbnf(const std::vector<std::pair<uint32_t, uint32_t>> & ranges, bool negated) {
+        auto hex = [](uint32_t cp) {
+            char buf[16];
+            snprintf(buf, sizeof(buf), cp > 0xFFFF ? "\\U%08X" : "\\u%04X", (unsigned) cp);
+            return std::string(buf);
+        };
+        std::string body;
+        auto        add = [&](uint32_t lo, uint32_t hi) {
+            if (lo <= hi) {
+                body += lo == hi ? hex(lo) : hex(lo) + "-" + hex(hi);
+            }
+        };
+        for (auto [lo, hi] : ranges) {
+            if (negated) {
+                add(lo, hi);
+                continue;
+            }
+            // the excluded points: 0x00-0x1F, '"' (0x22), '\\' (0x5C), 0x7F
+            lo = std::max<uint32_t>(lo, 0x20);
+            for (uint32_t cut : {0x22u, 0x5Cu, 0x7Fu}) {
+                if (lo <= cut && cut <= hi) {
+                    add(lo, cut - 1);
+                    lo = cut + 1;
+                }
+            }
+            add(lo, hi);
+        }
+        if (negated) {
+            return "[^" + body + k_plain_excluded + "]";
+        }
+        if (body.empty()) {
+            return "[^\\x00-\\U0010FFFF]";  // nothing: the class named only characters JSON escapes
+        }
+        return "[" + body + "]";
     }
 
     std::string char_class() {
@@ -152,30 +239,54 @@ private:
             negated = true;
             pos_++;
         }
-        std::string body;
-        bool        first = true;
-        while (pos_ < end_ && (p_[pos_] != ']' || first)) {
-            const char c = p_[pos_++];
-            first        = false;
-            if (c == '\\') {
-                body += escape(true);
-            } else if (c == '"' || (unsigned char) c < 0x20) {
-                pos_--;
-                fail("quotes and control characters in a class are not supported");
-            } else if (c == ']' || c == '[') {
-                body += std::string("\\") + c;
+        if (pos_ < end_ && p_[pos_] == ']') {
+            fail("empty classes '[]' and '[^]' are not supported");
+        }
+        std::vector<std::pair<uint32_t, uint32_t>> ranges;
+        while (pos_ < end_ && p_[pos_] != ']') {
+            uint32_t lo;
+            if (p_[pos_] == '\\') {
+                pos_++;
+                const size_t before = ranges.size();
+                escape(true, &ranges);
+                const bool single = ranges.size() == before + 1 && ranges.back().first == ranges.back().second &&
+                                    std::string("dws").find(p_[pos_ - 1]) == std::string::npos;
+                if (!single) {
+                    continue;  // a shorthand: no range from it
+                }
+                lo = ranges.back().first;
+                ranges.pop_back();
+            } else if (p_[pos_] == '[') {
+                fail("'[' inside a class must be escaped");
             } else {
-                body += c;
+                lo = code_point();
             }
+            uint32_t hi = lo;
+            if (pos_ + 1 < end_ && p_[pos_] == '-' && p_[pos_ + 1] != ']') {
+                pos_++;
+                if (p_[pos_] == '\\') {
+                    pos_++;
+                    const size_t before = ranges.size();
+                    escape(true, &ranges);
+                    if (ranges.size() != before + 1 || std::string("dws").find(p_[pos_ - 1]) != std::string::npos) {
+                        fail("a class shorthand cannot end a range");
+                    }
+                    hi = ranges.back().first;
+                    ranges.pop_back();
+                } else {
+                    hi = code_point();
+                }
+                if (hi < lo) {
+                    fail("a class range out of order");
+                }
+            }
+            ranges.push_back({lo, hi});
         }
         if (pos_ >= end_) {
             fail("unterminated class");
         }
         pos_++;  // ']'
-        if (negated) {
-            return "[^" + body + k_plain_excluded + "]";
-        }
-        return "[" + body + "]";
+        return class_gbnf(ranges, negated);
     }
 
     int number() {

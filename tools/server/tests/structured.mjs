@@ -60,6 +60,40 @@ for await (const chunk of st) {
 }
 check(streamed === gc, 'json_schema streamed = not streamed', JSON.stringify([streamed, gc]));
 
+// bounds: integers (a negative range too), string lengths, number bounds and a date, each checked
+// on the reply by hand; sampled hot so that the model would stray if the grammar let it
+const bounded = {
+    type: 'object',
+    properties: {
+        age: { type: 'integer', minimum: 0, maximum: 99 },
+        delta: { type: 'integer', minimum: -50, exclusiveMaximum: -9 },
+        code: { type: 'string', minLength: 3, maxLength: 5 },
+        score: { type: 'number', minimum: 0, maximum: 1 },
+        day: { type: 'string', format: 'date' },
+    },
+    required: ['age', 'delta', 'code', 'score'],
+    additionalProperties: false,
+};
+const days = (y, m) => new Date(Date.UTC(y, m, 0)).getUTCDate();
+const dateOk = (d) => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
+    return m !== null && +m[2] >= 1 && +m[2] <= 12 && +m[3] >= 1 && +m[3] <= days(+m[1], +m[2]);
+};
+const boundedOk = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) &&
+    Object.keys(v).every((k) => k in bounded.properties) &&
+    Number.isInteger(v.age) && v.age >= 0 && v.age <= 99 &&
+    Number.isInteger(v.delta) && v.delta >= -50 && v.delta < -9 &&
+    typeof v.code === 'string' && [...v.code].length >= 3 && [...v.code].length <= 5 &&
+    typeof v.score === 'number' && v.score >= 0 && v.score <= 1 &&
+    (v.day === undefined || (typeof v.day === 'string' && dateOk(v.day)));
+const brf = { type: 'json_schema', json_schema: { name: 'bounded', strict: true, schema: bounded } };
+const bs = await client.chat.completions.create({ model: 'x', messages: msgs, max_tokens: 300, temperature: 1.5,
+                                                  seed: 11, n: 4, response_format: brf });
+for (const c of bs.choices) {
+    check(c.finish_reason === 'stop' && boundedOk(parse(c.message.content)), `bounded schema, choice ${c.index}`,
+          c.message.content);
+}
+
 // json_object: starts an object; a finished reply parses as one
 const jo = await client.completions.create({ model: 'x', prompt: 'Once upon a time', max_tokens: 200, temperature: 0,
                                             response_format: { type: 'json_object' } });
@@ -106,9 +140,19 @@ const status = async (body, want) => {
     }
 };
 const bad = [
-    [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: 'a+' } } } }, 'anchored'],
+    [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'string', pattern: '^(?=a)' } } } },
+     'lookaround'],
     [{ response_format: { type: 'json_schema', json_schema: { schema: { $ref: 'http://x/y.json' } } } }, '$ref'],
-    [{ response_format: { type: 'json_schema', json_schema: { schema: { allOf: [{}] } } } }, 'allOf'],
+    [{ response_format: { type: 'json_schema', json_schema: { schema: { allOf: [{ type: 'string' }, { type: 'null' }] } } } },
+     'allOf'],
+    [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'integer', multipleOf: 3 } } } },
+     "'multipleOf'"],
+    [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'number', minimum: 0.5 } } } },
+     "'minimum'"],
+    [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'string', format: 'email' } } } },
+     "'format'"],
+    [{ response_format: { type: 'json_schema',
+                          json_schema: { schema: { oneOf: [{ type: 'integer' }, { type: 'number' }] } } } }, "'oneOf'"],
     [{ response_format: { type: 'json_schema', json_schema: { schema: { type: 'object', required: ['q'] } } } }, "'q'"],
     [{ response_format: { type: 'json_schema', json_schema: { name: 'no schema' } } }, 'schema'],
     [{ response_format: { type: 'xml' } }, 'response_format.type'],
