@@ -261,6 +261,57 @@ TEST(JsonSchemaFuzz, RefusedNamingTheKeyword) {
     }
 }
 
+// Tool-call arguments use the widened grammar: a schema the strict conversion refuses still gives a
+// grammar, one that accepts every document valid under the schema (and keeps the constraints it can
+// enforce: bounds, required members).
+TEST(JsonSchemaFuzz, WidenedGrammarsAcceptWhatTheSchemaAccepts) {
+    // clang-format off
+    const std::vector<schema_case> widened = {
+        {R"({"type": "string", "format": "email"})", {R"("a@b.c")", R"("x")"}, {"1", "null"}},
+        {R"({"type": "integer", "multipleOf": 5, "minimum": 0, "maximum": 100})", {"15", "100", "0"}, {"101", "-5", "1.5"}},
+        {R"({"type": "number", "minimum": 0.5, "maximum": 2.5})", {"0.5", "2.5", "1.75", "1"}, {"4", "-1", "\"1\""}},
+        {R"({"type": "number", "exclusiveMinimum": 0.1, "exclusiveMaximum": 0.9})", {"0.2", "0.5"}, {"2", "-1"}},
+        {R"({"oneOf": [{"type": "integer"}, {"type": "number"}]})", {"1", "1.5"}, {"\"a\""}},
+        {R"({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x+$", "maxLength": 3}}, "required": ["a"]})",
+         {R"({"a": "xx"})", R"({"a": "x"})"}, {"{}", R"({"a": 1})"}},
+        {R"({"type": "array", "items": {"type": "integer"}, "uniqueItems": true})", {"[1, 2]", "[]"}, {R"(["a"])"}},
+        {R"({"type": "object", "patternProperties": {"^x": {"type": "integer"}}})", {R"({"x1": 1})", "{}"}, {"[]"}},
+        {R"({"not": {"type": "null"}, "type": "integer"})", {"1"}, {"\"s\""}},
+        {R"({"type": "string", "enum": ["a", "b"], "minLength": 1})", {R"("a")", R"("b")"}, {R"("c")"}},
+        {R"({"type": "object", "properties": {"when": {"type": "string", "format": "date", "maxLength": 10}}})",
+         {R"({"when": "2026-12-04"})"}, {R"({"when": 5})"}},
+    };
+    // clang-format on
+    for (const auto & c : widened) {
+        SCOPED_TRACE(c.schema);
+        EXPECT_THROW(llama_tools::json_schema_to_grammar(c.schema), llama_tools::schema_error)
+            << "the strict conversion should refuse this case";
+        std::string gbnf;
+        ASSERT_NO_THROW(gbnf = llama_tools::json_schema_to_grammar_widened(c.schema));
+        for (const auto & doc : c.valid) {
+            EXPECT_TRUE(testing_util::grammar_accepts(gbnf, doc)) << doc << "\n" << gbnf;
+        }
+        for (const auto & doc : c.invalid) {
+            EXPECT_FALSE(testing_util::grammar_accepts(gbnf, doc)) << doc << "\n" << gbnf;
+        }
+    }
+    // what the strict conversion accepts is not widened
+    for (const auto & c : k_cases) {
+        std::string strict;
+        try {
+            strict = llama_tools::json_schema_to_grammar(c.schema);
+        } catch (const llama_tools::schema_error &) {
+            continue;
+        }
+        EXPECT_EQ(llama_tools::json_schema_to_grammar_widened(c.schema), strict) << c.schema;
+    }
+    // schemas wrong in themselves are still errors
+    EXPECT_THROW(llama_tools::json_schema_to_grammar_widened("{\"type\": "), llama_tools::schema_error);
+    EXPECT_THROW(llama_tools::json_schema_to_grammar_widened(R"({"type": "integer", "minimum": 5, "maximum": 1})"),
+                 llama_tools::schema_error);
+    EXPECT_THROW(llama_tools::json_schema_to_grammar_widened(R"({"type": "banana"})"), llama_tools::schema_error);
+}
+
 #else
 
 TEST(JsonSchemaFuzz, NeedsNlohmannJson) {

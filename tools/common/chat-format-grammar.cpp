@@ -138,7 +138,7 @@ struct call_writer {
                 value = "qtext";  // strings are written raw
             } else {
                 const std::string p = prefix + "p" + std::to_string(n_rules++) + "-";
-                rules += prefix_rules(json_schema_to_grammar(schema.dump()), p);
+                rules += prefix_rules(json_schema_to_grammar_widened(schema.dump()), p);
                 value = p + "root";
             }
             const bool  required = std::find(req.begin(), req.end(), ojson(key)) != req.end();
@@ -188,7 +188,7 @@ chat_tool_grammar build_tool_call_grammar(chat_format fmt, const std::string & t
         const std::string   prefix = "t" + std::to_string(k) + "-";
         const std::string   args   = prefix + "root";
         const std::string & n      = t.name;
-        schemas += prefix_rules(json_schema_to_grammar(t.params.dump()), prefix);
+        schemas += prefix_rules(json_schema_to_grammar_widened(t.params.dump()), prefix);
         switch (fmt) {
             case chat_format::hermes:
                 calls.push_back("\"<tool_call>\" ws " + w.json_obj("name", n, "arguments", args) +

@@ -714,6 +714,146 @@ std::string json_schema_to_grammar(const std::string & schema_json) {
     }
 }
 
+namespace {
+
+// One pass of widening over a schema and its subschemas (see json_schema_to_grammar_widened);
+// `drop_all_of`: also read allOf as no constraint (the last resort).
+void widen(json & s, bool drop_all_of) {
+    if (!s.is_object()) {
+        return;
+    }
+    auto                     erase = [&s](const char * k) { s.erase(k); };
+    std::vector<std::string> unknown;
+    for (const auto & [k, v] : s.items()) {
+        if (!is_annotation(k) && !k_general_kw.count(k) && !k_number_kw.count(k) && !k_string_kw.count(k) &&
+            !k_array_kw.count(k) && !k_object_kw.count(k)) {
+            unknown.push_back(k);
+        }
+    }
+    for (const auto & k : unknown) {
+        s.erase(k);
+    }
+    const bool has_len = s.contains("minLength") || s.contains("maxLength");
+    if (s.contains("format") && (!s["format"].is_string() || format_body(s["format"].get<std::string>()).empty() ||
+                                 has_len || s.contains("pattern"))) {
+        erase("format");
+    }
+    if (s.contains("pattern")) {
+        bool ok = s["pattern"].is_string();
+        try {
+            ok = ok && !regex_to_gbnf(s["pattern"].get<std::string>()).empty();
+        } catch (const schema_error &) {
+            ok = false;
+        }
+        if (!ok) {
+            erase("pattern");
+        } else {
+            erase("minLength");
+            erase("maxLength");
+        }
+    }
+    struct bound_kw {
+        const char * key;
+        bool         lower, excl;
+    };
+    for (const bound_kw & b : {bound_kw{"minimum", true, false}, bound_kw{"maximum", false, false},
+                               bound_kw{"exclusiveMinimum", true, true}, bound_kw{"exclusiveMaximum", false, true}}) {
+        if (!s.contains(b.key)) {
+            continue;
+        }
+        const json & v = s[b.key];
+        if (!v.is_number() || !(std::fabs(v.get<double>()) <= k_bound_limit)) {
+            erase(b.key);
+        } else if (!v.is_number_integer()) {
+            // rounded outwards, as an inclusive bound: never narrower than the schema
+            const double d = v.get<double>();
+            const auto   r = (int64_t) (b.lower ? std::floor(d) : std::ceil(d));
+            erase(b.key);
+            const char * inclusive = b.lower ? "minimum" : "maximum";
+            if (b.excl && s.contains(inclusive)) {
+                continue;  // the inclusive bound beside it stays (the tighter of the two, or wider)
+            }
+            s[inclusive] = r;
+        }
+    }
+    if (s.contains("oneOf")) {
+        if (!s.contains("anyOf")) {
+            s["anyOf"] = s["oneOf"];
+        }
+        erase("oneOf");
+    }
+    for (const char * k : {"uniqueItems", "minProperties", "maxProperties"}) {
+        erase(k);
+    }
+    if (s.contains("prefixItems")) {
+        erase("additionalItems");
+    }
+    if (s.contains("$ref") || s.contains("enum") || s.contains("const")) {
+        // the value is pinned (or defined elsewhere): the keywords beside it only narrow it further
+        std::vector<std::string> narrowing;
+        for (const auto & [k, v] : s.items()) {
+            const bool pin = k == "$ref" || k == "enum" || k == "const" || (k == "type" && !s.contains("$ref"));
+            if (!pin && !is_annotation(k)) {
+                narrowing.push_back(k);
+            }
+        }
+        for (const auto & k : narrowing) {
+            s.erase(k);
+        }
+    }
+    if (drop_all_of) {
+        erase("allOf");
+    }
+    for (const char * k : {"items", "additionalProperties", "additionalItems"}) {
+        if (s.contains(k)) {
+            widen(s[k], drop_all_of);
+        }
+    }
+    for (const char * k : {"properties", "$defs", "definitions"}) {
+        if (s.contains(k) && s[k].is_object()) {
+            for (auto & [name, sub] : s[k].items()) {
+                widen(sub, drop_all_of);
+            }
+        }
+    }
+    for (const char * k : {"anyOf", "allOf", "prefixItems", "items"}) {
+        if (s.contains(k) && s[k].is_array()) {
+            for (auto & sub : s[k]) {
+                widen(sub, drop_all_of);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+std::string json_schema_to_grammar_widened(const std::string & schema_json) {
+    try {
+        return json_schema_to_grammar(schema_json);
+    } catch (const schema_error &) {
+    }
+    json schema;
+    try {
+        schema = json::parse(schema_json);
+    } catch (const json::exception & e) {
+        throw schema_error(std::string("the schema is not valid JSON: ") + e.what());
+    }
+    for (bool drop_all_of : {false, true}) {
+        json w = schema;
+        widen(w, drop_all_of);
+        try {
+            return converter(w).run();
+        } catch (const json::exception & e) {
+            throw schema_error(std::string("invalid schema: ") + e.what());
+        } catch (const schema_error &) {
+            if (drop_all_of) {
+                throw;
+            }
+        }
+    }
+    throw schema_error("unreachable");
+}
+
 std::string json_object_grammar() {
     return std::string("root ::= object\n") + k_primitives;
 }

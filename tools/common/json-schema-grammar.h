@@ -18,6 +18,14 @@ struct schema_error : std::runtime_error {
 // text. Throws schema_error for malformed JSON, an invalid schema or a keyword it cannot honour.
 std::string json_schema_to_grammar(const std::string & schema_json);
 
+// For output that need not meet the schema exactly — tool-call arguments, which the application
+// validates — the grammar of a widened schema: constraints json_schema_to_grammar refuses are dropped
+// or loosened (unsupported keywords and formats removed, fractional number bounds rounded outwards,
+// oneOf read as anyOf, ...), so the grammar accepts a superset of the schema instead of refusing it.
+// A schema the strict conversion accepts gives the same grammar. Throws schema_error only for
+// malformed JSON or a schema that is wrong in itself (e.g. a bad type, minimum above maximum).
+std::string json_schema_to_grammar_widened(const std::string & schema_json);
+
 // Grammar of any JSON object (OpenAI's response_format {"type": "json_object"}).
 std::string json_object_grammar();
 
