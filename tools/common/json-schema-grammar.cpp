@@ -801,8 +801,8 @@ void widen(json & s, bool drop_all_of) {
             s.erase(k);
         }
     }
-    if (drop_all_of) {
-        erase("allOf");
+    if (drop_all_of && s.contains("allOf") && s["allOf"].is_array() && !s["allOf"].empty()) {
+        erase("allOf");  // a valid allOf the merge cannot express (a malformed one stays an error)
     }
     for (const char * k : {"items", "additionalProperties", "additionalItems"}) {
         if (s.contains(k)) {
