@@ -23,7 +23,7 @@ JOBS=${JOBS:-$(nproc)}
 # package is installed into the build tree by the test itself). nodejs/npm are added only when the
 # node/npm commands are missing (a NodeSource nodejs package already carries npm).
 packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers
-          libcpp-httplib-dev nlohmann-json3-dev python3-jinja2)
+          libcpp-httplib-dev nlohmann-json3-dev libssl-dev openssl python3-jinja2)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
 fi
