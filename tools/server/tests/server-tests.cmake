@@ -2,7 +2,7 @@
 # models/stories260K.gguf and runs one node script against it; the `openai` npm package is installed
 # into the build tree (tools/server/tests/node_modules) on first use. Without node/npm the tests skip
 # (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail.
-foreach(name openai bad-input structured timeout tools bench-slots)
+foreach(name openai bad-input structured timeout tools args bench-slots)
     add_test(NAME test-server-${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh ${name}
                      $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
@@ -10,6 +10,7 @@ foreach(name openai bad-input structured timeout tools bench-slots)
     set_tests_properties(test-server-${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 set_tests_properties(test-server-openai test-server-bad-input test-server-structured test-server-timeout test-server-tools
+                     test-server-args
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
