@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama-cli driven through pipes (and a pseudo-terminal for colours) on stories260K.
 #   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL
-#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja
+#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja | args
 set -uo pipefail
 case=$1 cli=$2 greedy=$3 model=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -45,6 +45,41 @@ case "$case" in
         grep -q "context full" err.log || fail "no context shift reported"
         printf '%s\n' "$out" | grep -q '"context_shifts":[1-9]' || fail "no reply counted a shift: $out"
         rm -f err.log
+        ;;
+    args)
+        # llama.cpp's spellings: -f (the prompt from a file), -no-cnv (plain completion), -sys, -n -1,
+        # LLAMA_ARG_* variables with argv winning, and unsupported flags in one line
+        dir=$(mktemp -d)
+        trap 'rm -rf "$dir"' EXIT
+        hex=$("$greedy" "$model" 24 "Once upon a time") || fail "greedy-ref failed"
+        want=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')")
+        printf 'Once upon a time\n' >"$dir/prompt.txt"  # the final newline is dropped, as upstream
+        got=$("$cli" -m "$model" -no-cnv -f "$dir/prompt.txt" -n 24 --temp 0) || fail "-f exited with $?"
+        [ "$got" = "$want" ] || fail "-no-cnv -f differs from the greedy continuation: got [$got] want [$want]"
+        got=$(LLAMA_ARG_N_PREDICT=24 "$cli" -m "$model" --no-conversation -p "Once upon a time" --temp 0) ||
+            fail "LLAMA_ARG_N_PREDICT exited with $?"
+        [ "$got" = "$want" ] || fail "LLAMA_ARG_N_PREDICT=24 differs: got [$got]"
+        json=$(LLAMA_ARG_N_PREDICT=3 "$cli" -m "$model" -no-cnv -p "Once upon a time" -n 5 --temp 0 --json) ||
+            fail "exit $?"
+        [[ "$json" == *'"tokens_generated":5,'* ]] || fail "-n on the command line must beat the variable: $json"
+        # -sys with -f through the Jinja template: the reply continues exactly the rendered prompt
+        tmpl=$(dirname "$0")/../../../tests/data/chat/hermes-tools.jinja
+        prompt=$'<|im_start|>system\nBe kind.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n'
+        hex=$("$greedy" "$model" 16 "$prompt") || fail "greedy-ref failed"
+        want=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')")
+        printf 'Hi' >"$dir/hi.txt"
+        got=$(LLAMA_ARG_CHAT_TEMPLATE_FILE="$tmpl" "$cli" -m "$model" -sys "Be kind." -f "$dir/hi.txt" -n 16 --temp 0) ||
+            fail "-sys -f exited with $?"
+        [ "$got" = "$want" ] || fail "-sys differs from the rendered prompt's continuation: got [$got] want [$want]"
+        # -n -1: no cap (the default, 512, would stop this 601-token grammar at "length")
+        json=$("$cli" -m "$model" -no-cnv -p "Once upon a time" -n -1 --temp 0 -c 2048 \
+               --grammar 'root ::= "a"{600} "."' --json) || fail "-n -1 exited with $?"
+        [[ "$json" == *'"finish_reason":"stop"'*'"tokens_generated":60'[0-9]* ]] || fail "-n -1: $json"
+        err=$("$cli" -m "$model" --mmproj x.gguf 2>&1 >/dev/null)
+        [ $? = 1 ] || fail "an unsupported flag must exit 1"
+        [ "$err" = "llama-cli: --mmproj is a llama.cpp option this build does not support" ] || fail "unsupported: $err"
+        err=$("$cli" -m "$model" --port 8080 2>&1 >/dev/null)
+        [[ "$err" == *"--port is a llama-server option"* ]] || fail "a server flag: $err"
         ;;
     jinja)
         # the Jinja template (--chat-template-file) formats the prompt: the reply is the library's greedy
