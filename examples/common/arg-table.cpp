@@ -277,8 +277,10 @@ std::vector<option> build_cli_rows() {
                      [](params & p, bool v) { p.conversation = v; }));
     t.push_back(
         flag({"--raw"}, {}, "", TOOL_CLI, "the same as -no-cnv", [](params & p, bool) { p.conversation = false; }));
-    t.push_back(integer({"-n", "--predict", "--n-predict"}, "N", "LLAMA_ARG_N_PREDICT", TOOL_CLI, -1, 1 << 20,
-                        "most tokens per reply, -1 = until the model ends it (default 512)", [](params & p, int64_t v) {
+    t.push_back(integer({"-n", "--predict", "--n-predict"}, "N", "LLAMA_ARG_N_PREDICT", TOOL_BOTH, -1, 1 << 20,
+                        "most tokens per reply, -1 = until the model ends it (llama-cli default 512; "
+                        "llama-server: the cap on a request's max_tokens, as --max-tokens)",
+                        [](params & p, int64_t v) {
                             if (v == 0) {
                                 throw std::invalid_argument("expected -1 or a count of at least 1");
                             }

@@ -156,7 +156,8 @@ TEST(ArgTable, ServerFlags) {
     EXPECT_FALSE(p.cors_credentials);
     EXPECT_EQ(p.alias, "name");
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--no-kv-unified"}).kv_unified, 0);
-    EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).kv_unified, -1);  // auto
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"-n", "-1"}).n_predict, -1);  // the server's cap: none
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).kv_unified, -1);           // auto
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--api-key", "a", "--api-key", "b"}).api_keys.size(), 2u);
     EXPECT_NE(error_of(tool::TOOL_SERVER, {"--api-key-file", "/nonexistent/keys"}).find("cannot read"),
               std::string::npos);

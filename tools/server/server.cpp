@@ -36,6 +36,7 @@ static void print_usage(FILE * out) {
 
 int main(int argc, char ** argv) {
     tool::params p;
+    p.n_predict = 0;  // given or not: -n replaces --max-tokens only when given
     tool::parse_or_exit(tool::TOOL_SERVER, k_prog, argc, argv, p, k_usage);
     tool::args args(k_prog, argc, argv, print_usage);  // for the error lines below
     if (p.model.empty()) {
@@ -56,7 +57,7 @@ int main(int argc, char ** argv) {
     hc.cors_headers     = p.cors_headers;
     hc.cors_credentials = p.cors_credentials;
     hc.max_body         = (size_t) p.max_body;
-    hc.max_tokens       = p.max_tokens;
+    hc.max_tokens       = p.n_predict == 0 ? p.max_tokens : p.n_predict < 0 ? 1 << 22 : p.n_predict;
     hc.timeout_s        = p.timeout_s;
     hc.http_threads     = p.http_threads;
     hc.chat_template    = p.chat_template;

@@ -1,8 +1,8 @@
 // llama-server's command line and environment (the shared option table, docs/server.md): HTTPS with
 // a certificate made for this run, several API keys and a key file, LLAMA_ARG_* variables with argv
 // winning, -c 0 (the model's context) split by -np, the auto slots' unified cache, CORS preflight,
-// and unsupported llama.cpp flags refused in one line. Starts its own servers (SERVER, MODEL, WORK,
-// CERT and KEY from run-server-test.sh).
+// -n as the cap on max_tokens, and unsupported llama.cpp flags refused in one line. Starts its own
+// servers (SERVER, MODEL, WORK, CERT and KEY from run-server-test.sh).
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import https from 'node:https';
@@ -155,13 +155,21 @@ function httpsRequest(port, method, path, headers = {}) {
 
 // ---- --cors-origins localhost echoes only local origins
 {
-    const srv = await start(['-c', '256', '-np', '1', '--cors-origins', 'localhost']);
+    const srv = await start(['-c', '256', '-np', '1', '--cors-origins', 'localhost', '-n', '3']);
     const base = `http://127.0.0.1:${srv.port}`;
     const local = await fetch(`${base}/health`, { headers: { Origin: 'http://localhost:3000' } });
     check(local.headers.get('access-control-allow-origin') === 'http://localhost:3000', 'a localhost origin is echoed');
     const remote = await fetch(`${base}/health`, { headers: { Origin: 'http://example.com' } });
     check(remote.headers.get('access-control-allow-origin') === null, 'another origin gets no CORS header');
     check(srv.line === '1 slots of 256 tokens', '-np 1 -c 256', srv.line);
+    const capped = await fetch(`${base}/v1/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Once upon a time', max_tokens: 20, temperature: 0 }),
+    });
+    const body = await capped.json();
+    check(capped.status === 200 && body.usage.completion_tokens === 3, '-n 3 caps max_tokens',
+        JSON.stringify(body.usage));
     check((await stop(srv)) === 0, 'the server stops cleanly');
 }
 
