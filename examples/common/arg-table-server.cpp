@@ -130,6 +130,24 @@ std::vector<option> build_server_rows() {
     t.push_back(srv_int({"--threads-http"}, "N", "LLAMA_ARG_THREADS_HTTP", 2, 4096,
                         "connections served at once (default 64)",
                         [](params & p, int64_t v) { p.http_threads = (int32_t) v; }));
+    t.push_back(srv_flag({"--embedding", "--embeddings"}, {}, "LLAMA_ARG_EMBEDDINGS",
+                         "serve only /v1/embeddings (completion and chat endpoints answer 501)",
+                         [](params & p, bool v) { p.embeddings_only = v; }));
+    t.push_back(srv_text({"--pooling"}, "{mean,cls,last}", "LLAMA_ARG_POOLING",
+                         "how /v1/embeddings pools the token embeddings (default mean)",
+                         [](params & p, const std::string & v) {
+                             if (v == "mean") {
+                                 p.pooling = LLAMA_POOLING_TYPE_MEAN;
+                             } else if (v == "cls") {
+                                 p.pooling = LLAMA_POOLING_TYPE_CLS;
+                             } else if (v == "last") {
+                                 p.pooling = LLAMA_POOLING_TYPE_LAST;
+                             } else {
+                                 // none gives no single vector and rank is for reranking, which
+                                 // this server does not offer
+                                 throw std::invalid_argument("expected mean, cls or last");
+                             }
+                         }));
     // libllama's own (not in llama.cpp)
     t.push_back(srv_int({"--http-threads"}, "N", "", 2, 4096, "the same as --threads-http",
                         [](params & p, int64_t v) { p.http_threads = (int32_t) v; }));

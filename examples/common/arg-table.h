@@ -116,6 +116,8 @@ struct params {
     int32_t                  http_threads     = 64;
     int32_t                  grace_s          = 30;
     std::string              alias;
+    bool                     embeddings_only = false;                           // --embeddings
+    enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // /v1/embeddings: mean
 };
 
 enum class value_kind { flag, integer, number, text };

@@ -157,7 +157,12 @@ TEST(ArgTable, ServerFlags) {
     EXPECT_EQ(p.alias, "name");
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--no-kv-unified"}).kv_unified, 0);
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"-n", "-1"}).n_predict, -1);  // the server's cap: none
-    EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).kv_unified, -1);           // auto
+    p = parsed(tool::TOOL_SERVER, {"--embedding", "--pooling", "cls"});
+    EXPECT_TRUE(p.embeddings_only);
+    EXPECT_EQ(p.pooling, LLAMA_POOLING_TYPE_CLS);
+    EXPECT_NE(error_of(tool::TOOL_SERVER, {"--pooling", "rank"}).find("mean, cls or last"), std::string::npos);
+    EXPECT_EQ(error_of(tool::TOOL_CLI, {"--embeddings"}), "error: --embeddings is a llama-server option");
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).kv_unified, -1);  // auto
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--api-key", "a", "--api-key", "b"}).api_keys.size(), 2u);
     EXPECT_NE(error_of(tool::TOOL_SERVER, {"--api-key-file", "/nonexistent/keys"}).find("cannot read"),
               std::string::npos);

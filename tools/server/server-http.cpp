@@ -244,6 +244,11 @@ void http_server::routes() {
             send_error(res, 401, "invalid or missing API key (Authorization: Bearer KEY)", "authentication_error");
             return httplib::Server::HandlerResponse::Handled;
         }
+        if (cfg_.embeddings_only && (req.path == "/v1/completions" || req.path == "/v1/chat/completions")) {
+            send_error(res, 501, "this server was started with --embeddings: only /v1/embeddings is served",
+                       "not_supported_error");
+            return httplib::Server::HandlerResponse::Handled;
+        }
         if (draining_) {
             res.set_header("Retry-After", "1");
             send_error(res, 503, "server shutting down", "unavailable");

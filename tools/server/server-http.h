@@ -33,6 +33,7 @@ struct http_config {
     std::string cors_methods     = "GET, POST, DELETE, OPTIONS";
     std::string cors_headers     = "*";
     bool        cors_credentials = true;
+    bool        embeddings_only  = false;  // --embeddings: completion and chat answer 501
     size_t      max_body         = 1 << 20;
     int         max_tokens       = 4096;  // cap on max_tokens per choice
     int         timeout_s        = 600;   // per request (queue + generation)

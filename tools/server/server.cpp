@@ -63,6 +63,7 @@ int main(int argc, char ** argv) {
     hc.chat_template    = p.chat_template;
     hc.jinja            = p.jinja;
     hc.model_id         = p.alias;
+    hc.embeddings_only  = p.embeddings_only;
     if (hc.model_id.empty()) {
         const size_t slash = p.model.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? p.model : p.model.substr(slash + 1);
@@ -107,7 +108,8 @@ int main(int argc, char ** argv) {
     {
         server::metrics     m;
         server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot);
-        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads);
+        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads,
+                             p.pooling == LLAMA_POOLING_TYPE_UNSPECIFIED ? LLAMA_POOLING_TYPE_MEAN : p.pooling);
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;
         if (!why.empty()) {

@@ -1,7 +1,7 @@
 // llama-server's command line and environment (the shared option table, docs/server.md): HTTPS with
 // a certificate made for this run, several API keys and a key file, LLAMA_ARG_* variables with argv
 // winning, -c 0 (the model's context) split by -np, the auto slots' unified cache, CORS preflight,
-// -n as the cap on max_tokens, and unsupported llama.cpp flags refused in one line. Starts its own
+// -n as the cap on max_tokens, --embeddings and --pooling, and unsupported llama.cpp flags refused in one line. Starts its own
 // servers (SERVER, MODEL, WORK, CERT and KEY from run-server-test.sh).
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
@@ -122,10 +122,12 @@ function httpsRequest(port, method, path, headers = {}) {
     check((await stop(srv)) === 0, 'the HTTPS server stops cleanly');
 }
 
+let lastPooled = null;  // the same text pooled by its last token (LLAMA_ARG_POOLING=last), then by the mean
+
 // ---- defaults: -np auto is 4 slots sharing the whole context; CORS as upstream (the preflight is
 // answered without the key, credentials allowed, the Origin echoed)
 {
-    const srv = await start(['-c', '1024', '--api-key', 'secret']);
+    const srv = await start(['-c', '1024', '--api-key', 'secret', '--embeddings'], { LLAMA_ARG_POOLING: 'last' });
     check(srv.scheme === 'http', 'no certificate: http');
     check(srv.line === '4 slots of 1024 tokens, one shared cache', '-np auto: 4 slots, each may use all of -c',
         srv.line);
@@ -150,6 +152,20 @@ function httpsRequest(port, method, path, headers = {}) {
         'a real request carries the CORS header too');
     const denied = await fetch(`${base}/v1/models`, { headers: { Origin: 'http://example.com' } });
     check(denied.status === 401, 'but still needs the key', denied.status);
+    const auth = { 'Content-Type': 'application/json', Authorization: 'Bearer secret' };
+    const chat = await fetch(`${base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    check(chat.status === 501, '--embeddings: chat answers 501', chat.status);
+    const emb = await fetch(`${base}/v1/embeddings`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ input: 'Once upon a time', encoding_format: 'float' }),
+    });
+    check(emb.status === 200, '--embeddings: /v1/embeddings is served', emb.status);
+    lastPooled = (await emb.json()).data[0].embedding;
     check((await stop(srv)) === 0, 'the server stops cleanly');
 }
 
@@ -170,6 +186,14 @@ function httpsRequest(port, method, path, headers = {}) {
     const body = await capped.json();
     check(capped.status === 200 && body.usage.completion_tokens === 3, '-n 3 caps max_tokens',
         JSON.stringify(body.usage));
+    const emb = await fetch(`${base}/v1/embeddings`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ input: 'Once upon a time', encoding_format: 'float' }),
+    });
+    const mean = (await emb.json()).data[0].embedding;
+    check(lastPooled && mean.length === lastPooled.length && mean.some((x, i) => Math.abs(x - lastPooled[i]) > 1e-4),
+        '--pooling last pools differently from the default mean');
     check((await stop(srv)) === 0, 'the server stops cleanly');
 }
 
