@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama-cli driven through pipes (and a pseudo-terminal for colours) on stories260K.
-#   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL
-#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja | args
+#   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL [GGUF_SYNTH_BIN]
+#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja | args | lora (needs GGUF_SYNTH_BIN)
 set -uo pipefail
 case=$1 cli=$2 greedy=$3 model=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -53,6 +53,7 @@ case "$case" in
         trap 'rm -rf "$dir"' EXIT
         hex=$("$greedy" "$model" 24 "Once upon a time") || fail "greedy-ref failed"
         want=$(printf '%b' "$(printf '%s' "$hex" | sed 's/../\\x&/g')")
+        plain=$want
         printf 'Once upon a time\n' >"$dir/prompt.txt"  # the final newline is dropped, as upstream
         got=$("$cli" -m "$model" -no-cnv -f "$dir/prompt.txt" -n 24 --temp 0) || fail "-f exited with $?"
         [ "$got" = "$want" ] || fail "-no-cnv -f differs from the greedy continuation: got [$got] want [$want]"
@@ -78,8 +79,35 @@ case "$case" in
         err=$("$cli" -m "$model" --mmproj x.gguf 2>&1 >/dev/null)
         [ $? = 1 ] || fail "an unsupported flag must exit 1"
         [ "$err" = "llama-cli: --mmproj is a llama.cpp option this build does not support" ] || fail "unsupported: $err"
+        # model and context flags reach llama.h: -dev by name, -c 0 = the model's 2048-token context
+        err=$("$cli" -m "$model" -dev nosuch -p x 2>&1 >/dev/null)
+        [ $? = 1 ] && [[ "$err" == *"no device named nosuch"* ]] || fail "-dev nosuch: $err"
+        got=$("$cli" -m "$model" -dev none -ngl 0 -c 0 --no-mmap -fa off -ctk f32 -t 1 -no-cnv -p "Once upon a time" \
+              -n 24 --temp 0) || fail "model/context flags exited with $?"
+        [ "$got" = "$plain" ] || fail "-dev none -c 0 ... changed the greedy output: [$got]"
         err=$("$cli" -m "$model" --port 8080 2>&1 >/dev/null)
         [[ "$err" == *"--port is a llama-server option"* ]] || fail "a server flag: $err"
+        ;;
+    lora)
+        # --lora / --lora-scaled apply the adapter for the whole run: with scale 0.5 the reply equals
+        # the model with W + 0.5 B A merged in (llama-gguf-synth --merge), and differs from the base
+        synth=$5
+        dir=$(mktemp -d)
+        trap 'rm -rf "$dir"' EXIT
+        "$synth" -o "$dir/lora.gguf" --lora-of "$model" --rank 4 --alpha 512 >/dev/null || fail "cannot write the LoRA"
+        "$synth" -o "$dir/merged.gguf" --merge "$model" --lora "$dir/lora.gguf:0.5" >/dev/null ||
+            fail "cannot write the merged model"
+        run() { "$cli" -no-cnv -p "Once upon a time" -n 12 --temp 0 "$@"; }
+        base=$(run -m "$model") || fail "base exited with $?"
+        merged=$(run -m "$dir/merged.gguf") || fail "merged exited with $?"
+        scaled=$(run -m "$model" --lora-scaled "$dir/lora.gguf:0.5") || fail "--lora-scaled exited with $?"
+        full=$(run -m "$model" --lora "$dir/lora.gguf") || fail "--lora exited with $?"
+        [ "$scaled" = "$merged" ] || fail "--lora-scaled :0.5 differs from the merged model: [$scaled] [$merged]"
+        [ "$scaled" != "$base" ] || fail "the adapter changed nothing: [$scaled]"
+        [ "$full" != "$scaled" ] || fail "--lora (scale 1) equals scale 0.5: [$full]"
+        err=$(run -m "$model" --lora "$dir/missing.gguf" 2>&1 >/dev/null)
+        [ $? = 2 ] || fail "a missing adapter must exit 2"
+        [[ "$err" == *"cannot load LoRA adapter $dir/missing.gguf"* ]] || fail "missing adapter: $err"
         ;;
     jinja)
         # the Jinja template (--chat-template-file) formats the prompt: the reply is the library's greedy
