@@ -10,6 +10,7 @@
 
 #include "arg-parse.h"
 #include "arg-table.h"
+#include "console.h"
 
 namespace tool {
 
@@ -181,6 +182,7 @@ void print_options(tool_id tool, FILE * out) {
 }
 
 void parse_or_exit(tool_id tool, const char * prog, int argc, char ** argv, params & p, const char * usage) {
+    console_init(argc, argv);  // Windows: the UTF-8 command line (file names, prompts)
     const parse_result r = parse_args(tool, argc, argv, p, [](const char * name) { return getenv(name); });
     if (r.help) {
         fputs(usage, stdout);

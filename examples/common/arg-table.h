@@ -167,8 +167,9 @@ parse_result parse_args(tool_id tool, int argc, char ** argv, params & p, const 
 // Writes the options of `tool` (names, value, help, environment variable) to out.
 void print_options(tool_id tool, FILE * out);
 
-// The tools' entry point: parse_args with getenv; --help prints `usage` (its text, then the options)
-// and exits 0; an error prints "PROG: LINE" plus a hint to --help and exits 1.
+// The tools' entry point: parse_args with getenv on the UTF-8 command line (console_init); --help
+// prints `usage` (its text, then the options) and exits 0; an error prints "PROG: LINE" (plus a hint
+// to --help for usage errors) and exits 1.
 void parse_or_exit(tool_id tool, const char * prog, int argc, char ** argv, params & p, const char * usage);
 
 // The machine's physical cores (hardware threads when that cannot be told), at least 1.

@@ -123,7 +123,7 @@ static std::string schema_grammar(const tool::args & args, const std::string & s
 int main(int argc, char ** argv) {
     tool::params p;
     tool::parse_or_exit(tool::TOOL_CLI, k_prog, argc, argv, p, k_usage);
-    tool::args args(k_prog, argc, argv, print_usage);  // for the error lines below
+    tool::args args(k_prog, argc, argv, print_usage);  // its fail() reports the checks below
     if (p.model.empty()) {
         args.fail("no model given (-m MODEL)");
     }

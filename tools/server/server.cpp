@@ -38,7 +38,7 @@ int main(int argc, char ** argv) {
     tool::params p;
     p.n_predict = 0;  // given or not: -n replaces --max-tokens only when given
     tool::parse_or_exit(tool::TOOL_SERVER, k_prog, argc, argv, p, k_usage);
-    tool::args args(k_prog, argc, argv, print_usage);  // for the error lines below
+    tool::args args(k_prog, argc, argv, print_usage);  // its fail() reports the checks below
     if (p.model.empty()) {
         args.fail("no model given (-m MODEL)");
     }
