@@ -38,6 +38,17 @@ bool model_params(const params & p, llama_model_params & mp, model_storage & sto
     return true;
 }
 
+void print_devices(FILE * out) {
+    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+        ggml_backend_dev_t dev   = ggml_backend_dev_get(i);
+        size_t             free  = 0;
+        size_t             total = 0;
+        ggml_backend_dev_memory(dev, &free, &total);
+        fprintf(out, "%s: %s (%zu / %zu MiB)\n", ggml_backend_dev_name(dev), ggml_backend_dev_description(dev),
+                free >> 20, total >> 20);
+    }
+}
+
 llama_context_params context_params(const params & p, int n_seq) {
     llama_context_params cp = llama_context_default_params();
     const int            nt = p.n_threads > 0 ? p.n_threads : physical_cores();

@@ -2,6 +2,7 @@
 // adapters applied for the whole run. Call after tool::llama_start (devices are looked up by name).
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct model_storage {
 
 // The model parameters of p. False with `error` set when a -dev name is no device.
 bool model_params(const params & p, llama_model_params & mp, model_storage & store, std::string & error);
+
+// Writes one line per device (the names -dev takes): "NAME: DESCRIPTION (FREE / TOTAL MiB)".
+void print_devices(FILE * out);
 
 // The context parameters of p for n_seq sequences (threads resolved: -1 = physical cores).
 llama_context_params context_params(const params & p, int n_seq);

@@ -157,6 +157,8 @@ std::vector<option> build() {
                              throw std::invalid_argument("expected device names or none");
                          }
                      }));
+    t.push_back(flag({"--list-devices"}, {}, "", TOOL_BOTH, "print the devices -dev can name and exit",
+                     [](params & p, bool v) { p.list_devices = v; }));
     t.push_back(flag({"--mmap"}, {"--no-mmap"}, "LLAMA_ARG_MMAP", TOOL_BOTH,
                      "map the model file (default) or read it into memory",
                      [](params & p, bool v) { p.use_mmap = v; }));

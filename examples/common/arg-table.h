@@ -67,9 +67,10 @@ struct params {
     int32_t                  main_gpu     = 0;
     std::vector<float>       tensor_split;  // empty: by free memory
     std::vector<std::string> devices;       // empty: every GPU; {"none"}: CPU only
-    bool                     use_mmap  = true;
-    bool                     use_mlock = false;
-    std::vector<lora_arg>    lora;  // applied to the context for the whole run
+    bool                     use_mmap     = true;
+    bool                     use_mlock    = false;
+    bool                     list_devices = false;  // --list-devices: print them and exit
+    std::vector<lora_arg>    lora;                  // applied to the context for the whole run
 
     // context (llama_context_params)
     int32_t               n_ctx           = 4096;  // 0: the model's training context

@@ -39,6 +39,12 @@ int main(int argc, char ** argv) {
     p.n_predict = 0;  // given or not: -n replaces --max-tokens only when given
     tool::parse_or_exit(tool::TOOL_SERVER, k_prog, argc, argv, p, k_usage);
     tool::args args(k_prog, argc, argv, print_usage);  // its fail() reports the checks below
+    if (p.list_devices) {
+        tool::llama_start(k_prog, p.verbose);
+        tool::print_devices(stdout);
+        llama_backend_free();
+        return tool::EXIT_OK;
+    }
     if (p.model.empty()) {
         args.fail("no model given (-m MODEL)");
     }

@@ -80,6 +80,8 @@ case "$case" in
         [ $? = 1 ] || fail "an unsupported flag must exit 1"
         [ "$err" = "llama-cli: --mmproj is a llama.cpp option this build does not support" ] || fail "unsupported: $err"
         # model and context flags reach llama.h: -dev by name, -c 0 = the model's 2048-token context
+        devs=$("$cli" --list-devices) || fail "--list-devices exited with $?"
+        printf '%s\n' "$devs" | grep -q '^CPU: ' || fail "--list-devices lists no CPU: $devs"
         err=$("$cli" -m "$model" -dev nosuch -p x 2>&1 >/dev/null)
         [ $? = 1 ] && [[ "$err" == *"no device named nosuch"* ]] || fail "-dev nosuch: $err"
         got=$("$cli" -m "$model" -dev none -ngl 0 -c 0 --no-mmap -fa off -ctk f32 -t 1 -no-cnv -p "Once upon a time" \
