@@ -51,6 +51,9 @@ int main(int argc, char ** argv) {
     // upstream's auto: 4 slots sharing one cache, each may use all of it
     const int  n_slots = p.n_parallel < 0 ? 4 : p.n_parallel;
     const bool unified = p.kv_unified < 0 ? p.n_parallel < 0 : p.kv_unified == 1;
+    if (p.n_ctx > 0 && !unified && p.n_ctx / n_slots < 16) {
+        args.fail("each slot needs at least 16 tokens of context (-c / -np)");
+    }
 
     server::http_config hc;
     hc.host             = p.host;
@@ -96,14 +99,14 @@ int main(int argc, char ** argv) {
     if (!ctx) {
         return tool::EXIT_RUNTIME;
     }
-    // -c 0 is the model's context: the slot size is known only now
+    // with -c 0 (the model's context) the slot size is known only now
     const int n_ctx      = (int) llama_n_ctx(ctx);
     const int n_ctx_slot = unified ? n_ctx : n_ctx / n_slots;
-    if (n_ctx_slot < 16 || !tool::apply_lora(model, ctx, p, why)) {
-        if (n_ctx_slot < 16) {
-            why = "each slot needs at least 16 tokens of context (-c " + std::to_string(n_ctx) + " / -np " +
-                  std::to_string(n_slots) + ")";
-        }
+    if (n_ctx_slot < 16) {
+        why = "each slot needs at least 16 tokens of context (the model's " + std::to_string(n_ctx) + " / -np " +
+              std::to_string(n_slots) + ")";
+    }
+    if (!why.empty() || !tool::apply_lora(model, ctx, p, why)) {
         llama_free(ctx);
         llama_model_free(model);
         fprintf(stderr, "%s: error: %s\n", k_prog, why.c_str());
