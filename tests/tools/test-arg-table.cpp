@@ -169,6 +169,67 @@ TEST(ArgTable, ServerFlags) {
     EXPECT_NE(error_of(tool::TOOL_SERVER, {"-nocb"}).find("-nocb"), std::string::npos);
 }
 
+// The long spellings and aliases land where the short ones do.
+TEST(ArgTable, AliasesAgree) {
+    auto p = parsed(tool::TOOL_SERVER, {"--model",
+                                        "m.gguf",
+                                        "--main-gpu",
+                                        "2",
+                                        "--device",
+                                        "none",
+                                        "--batch-size",
+                                        "64",
+                                        "--ubatch-size",
+                                        "32",
+                                        "--threads-batch",
+                                        "4",
+                                        "--cache-type-v",
+                                        "bf16",
+                                        "--n-predict",
+                                        "9",
+                                        "--parallel",
+                                        "3",
+                                        "--no-kv-unified",
+                                        "--alias",
+                                        "x",
+                                        "--timeout",
+                                        "5",
+                                        "--threads-http",
+                                        "8",
+                                        "--log-verbose",
+                                        "--embedding"});
+    EXPECT_EQ(p.model, "m.gguf");
+    EXPECT_EQ(p.main_gpu, 2);
+    EXPECT_EQ(p.devices, (std::vector<std::string>{"none"}));
+    EXPECT_EQ(p.n_batch, 64);
+    EXPECT_EQ(p.n_ubatch, 32);
+    EXPECT_EQ(p.n_threads_batch, 4);
+    EXPECT_EQ(p.type_v, GGML_TYPE_BF16);
+    EXPECT_EQ(p.n_predict, 9);
+    EXPECT_EQ(p.n_parallel, 3);
+    EXPECT_EQ(p.kv_unified, 0);
+    EXPECT_EQ(p.alias, "x");
+    EXPECT_EQ(p.timeout_s, 5);
+    EXPECT_EQ(p.http_threads, 8);
+    EXPECT_TRUE(p.verbose);
+    EXPECT_TRUE(p.embeddings_only);
+    const std::string text = temp_file("arg-table-sys.txt", "system text");
+    p                      = parsed(tool::TOOL_CLI,
+                                    {"--system-prompt-file", text, "--no-conversation", "--file", text, "--prompt-cache", "c.bin",
+                                     "--temperature", "0.5", "--top-n-sigma", "2", "--typical-p", "0.9", "--json-schema", "{}"});
+    EXPECT_EQ(p.system_prompt, "system text");
+    EXPECT_FALSE(p.conversation);
+    EXPECT_EQ(p.prompt, "system text");
+    EXPECT_EQ(p.prompt_cache, "c.bin");
+    EXPECT_FLOAT_EQ(p.sampling.temp, 0.5f);
+    EXPECT_FLOAT_EQ(p.sampling.top_n_sigma, 2.0f);
+    EXPECT_FLOAT_EQ(p.sampling.typical_p, 0.9f);
+    EXPECT_EQ(p.json_schema, "{}");
+    EXPECT_EQ(p.n_constraints, 1);
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--raw", "--conversation"}).conversation, true);  // the last one wins
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--grammar", "root ::= \"a\"", "-j", "{}"}).n_constraints, 2);
+}
+
 TEST(ArgTable, EnvironmentFillsWhatArgvLeaves) {
     run x;
     x.env = {{"LLAMA_ARG_CTX_SIZE", "1234"}, {"LLAMA_ARG_MODEL", "env.gguf"}, {"LLAMA_ARG_N_PARALLEL", "3"},
