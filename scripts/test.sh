@@ -24,7 +24,7 @@ JOBS=${JOBS:-$(nproc)}
 # chromium (about 120 MB, ~25 s to install). nodejs/npm are added only when the node/npm commands are
 # missing (a NodeSource nodejs package already carries npm).
 packages=(cmake make g++ pkg-config libgtest-dev libbenchmark-dev libvulkan-dev glslc mesa-vulkan-drivers
-          libcpp-httplib-dev nlohmann-json3-dev python3-jinja2 chromium)
+           libcpp-httplib-dev nlohmann-json3-dev libssl-dev openssl python3-jinja2 chromium)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
 fi

@@ -12,8 +12,11 @@ void llama_start(const char * prog, bool verbose) {
 }
 
 llama_model * load_model(const std::string & path, bool progress) {
-    llama_model_params mp = llama_model_default_params();
-    load_progress      lp;
+    return load_model(path, progress, llama_model_default_params());
+}
+
+llama_model * load_model(const std::string & path, bool progress, llama_model_params mp) {
+    load_progress lp;
     if (progress) {
         lp.attach(mp);
     }

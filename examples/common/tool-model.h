@@ -23,6 +23,8 @@ void llama_start(const char * prog, bool verbose);
 // Returns the model (free with llama_model_free), or NULL after printing
 // "PROG: error: cannot load model PATH: REASON".
 llama_model * load_model(const std::string & path, bool progress);
+// The same with the caller's model parameters (the tools' -ngl, -dev, --no-mmap ...).
+llama_model * load_model(const std::string & path, bool progress, llama_model_params mp);
 
 // Creates a context on MODEL with CP. Returns it (free with llama_free), or NULL after printing
 // "PROG: error: cannot create the context: REASON" and freeing MODEL, so a caller only returns.

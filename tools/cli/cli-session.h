@@ -7,36 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "arg-table.h"
 #include "llama.h"
 
 namespace cli {
 
-// The sampler flags (defaults as llama.cpp's llama-cli).
-struct sampling {
-    float                    temp                  = 0.8f;  // <= 0: greedy
-    int32_t                  top_k                 = 40;
-    float                    top_p                 = 0.95f;
-    float                    min_p                 = 0.05f;
-    float                    typical_p             = 1.0f;
-    float                    dynatemp_range        = 0.0f;
-    float                    dynatemp_exp          = 1.0f;
-    int32_t                  repeat_last_n         = 64;
-    float                    repeat_penalty        = 1.0f;
-    float                    presence_penalty      = 0.0f;
-    float                    frequency_penalty     = 0.0f;
-    float                    top_n_sigma           = -1.0f;  // <= 0: off
-    float                    xtc_probability       = 0.0f;   // 0: off
-    float                    xtc_threshold         = 0.1f;
-    int32_t                  mirostat              = 0;  // 1 or 2: replaces top-k/p, min-p, typical, xtc, top-n-sigma
-    float                    mirostat_tau          = 5.0f;
-    float                    mirostat_eta          = 0.1f;
-    float                    dry_multiplier        = 0.0f;  // 0: off
-    float                    dry_base              = 1.75f;
-    int32_t                  dry_allowed_length    = 2;
-    int32_t                  dry_penalty_last_n    = -1;  // -1: the context size
-    std::vector<std::string> dry_sequence_breakers = {"\n", ":", "\"", "*"};
-    uint32_t                 seed                  = LLAMA_DEFAULT_SEED;
-};
+// The sampler flags (defaults as llama.cpp's), filled by the shared option table.
+using sampling = tool::sampling_params;
 
 // The chain for `s` (upstream's order). n_ctx resolves the -1 ("whole context") windows.
 llama_sampler * make_sampler(const sampling & s, const llama_vocab * vocab, int n_ctx);

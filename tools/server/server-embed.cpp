@@ -44,7 +44,7 @@ std::vector<float> embedder::embed(const std::string & text, int & n_tokens) {
         cp.n_threads            = n_threads_;
         cp.n_threads_batch      = n_threads_;
         cp.embeddings           = true;
-        cp.pooling_type         = LLAMA_POOLING_TYPE_MEAN;
+        cp.pooling_type         = pooling_;
         ctx_                    = llama_init_from_model(model_, cp);
         if (ctx_ == nullptr) {
             throw std::runtime_error(std::string("cannot create the embeddings context: ") + llama_last_error());

@@ -222,11 +222,11 @@ static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, ll
     return tok;
 }
 
-engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m)
+engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot)
     : ctx_(ctx),
       vocab_(llama_model_get_vocab(llama_get_model(ctx))),
       mem_(llama_get_memory(ctx)),
-      n_ctx_slot_((int) llama_n_ctx(ctx) / n_slots),
+      n_ctx_slot_(n_ctx_slot > 0 ? n_ctx_slot : (int) llama_n_ctx(ctx) / n_slots),
       n_batch_((int) llama_n_batch(ctx)),
       queue_limit_(queue_limit),
       metrics_(m) {

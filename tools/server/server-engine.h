@@ -22,7 +22,8 @@ namespace server {
 class engine {
 public:
     // ctx must have n_seq_max >= n_slots; each slot may use n_ctx / n_slots tokens.
-    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m);
+    // n_ctx_slot: the most tokens one slot may hold; 0: n_ctx / n_slots (llama-server's -kvu gives n_ctx).
+    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0);
     ~engine();
 
     enum class submit_status { ok, queue_full, too_long, stopping };

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iterator>
@@ -97,6 +98,51 @@ std::string base64_floats(const std::vector<float> & v) {
     return out;
 }
 
+// The key of a request: "Authorization: Bearer KEY", else "X-Api-Key: KEY" (upstream's order).
+bool key_accepted(const std::vector<std::string> & keys, const httplib::Request & req) {
+    if (keys.empty()) {
+        return true;
+    }
+    std::string key = req.get_header_value("Authorization");
+    if (key.empty()) {
+        key = req.get_header_value("X-Api-Key");
+    }
+    if (key.compare(0, 7, "Bearer ") == 0) {
+        key = key.substr(7);
+    }
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// http(s)://localhost, 127.0.0.1 or [::1], any port.
+bool origin_is_localhost(const std::string & origin) {
+    const size_t scheme = origin.find("://");
+    if (scheme == std::string::npos) {
+        return false;
+    }
+    std::string host = origin.substr(scheme + 3);
+    if (host.compare(0, 5, "[::1]") == 0) {
+        return host.size() == 5 || host[5] == ':';
+    }
+    host = host.substr(0, host.find(':'));
+    return host == "localhost" || host == "127.0.0.1";
+}
+
+void set_cors(const http_config & cfg, const httplib::Request & req, httplib::Response & res) {
+    const std::string origin = req.get_header_value("Origin");
+    if (cfg.cors_credentials && cfg.cors_origins == "*") {
+        // credentials cannot go with "*": echo the asking origin instead
+        if (!origin.empty()) {
+            res.set_header("Access-Control-Allow-Origin", origin);
+        }
+    } else if (cfg.cors_origins == "localhost") {
+        if (!origin.empty() && origin_is_localhost(origin)) {
+            res.set_header("Access-Control-Allow-Origin", origin);
+        }
+    } else {
+        res.set_header("Access-Control-Allow-Origin", cfg.cors_origins);
+    }
+}
+
 }  // namespace
 
 http_server::http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m)
@@ -107,9 +153,32 @@ http_server::http_server(const http_config & cfg, llama_model * model, engine & 
       engine_(eng),
       embedder_(emb),
       metrics_(m),
-      svr_(std::make_unique<httplib::Server>()),
       created_((int64_t) time(nullptr)) {
+    if (!cfg.ssl_key_file.empty() || !cfg.ssl_cert_file.empty()) {
+#ifdef CPPHTTPLIB_OPENSSL_SUPPORT
+        if (cfg.ssl_key_file.empty() || cfg.ssl_cert_file.empty()) {
+            setup_error_ = "HTTPS needs both --ssl-key-file and --ssl-cert-file";
+        } else {
+            auto ssl = std::make_unique<httplib::SSLServer>(cfg.ssl_cert_file.c_str(), cfg.ssl_key_file.c_str());
+            if (!ssl->is_valid()) {
+                setup_error_ = "cannot use --ssl-key-file " + cfg.ssl_key_file + " with --ssl-cert-file " +
+                               cfg.ssl_cert_file + " (unreadable, not PEM, or they do not match)";
+            }
+            svr_ = std::move(ssl);
+        }
+#else
+        setup_error_ = "this llama-server was built without OpenSSL: --ssl-key-file/--ssl-cert-file unsupported";
+#endif
+    }
+    if (!svr_) {
+        svr_ = std::make_unique<httplib::Server>();
+    }
     routes();
+}
+
+bool http_server::ok(std::string & error) const {
+    error = setup_error_;
+    return setup_error_.empty();
 }
 
 http_server::~http_server() = default;
@@ -143,13 +212,25 @@ void http_server::routes() {
     s.set_write_timeout(cfg_.timeout_s, 0);
 
     s.set_pre_routing_handler([this](const httplib::Request & req, httplib::Response & res) {
+        set_cors(cfg_, req, res);
+        // a browser's preflight carries no credentials: answered before the key check, as upstream
+        if (req.method == "OPTIONS") {
+            res.set_header("Access-Control-Allow-Credentials", cfg_.cors_credentials ? "true" : "false");
+            res.set_header("Access-Control-Allow-Methods", cfg_.cors_methods);
+            res.set_header("Access-Control-Allow-Headers", cfg_.cors_headers);
+            res.set_content("", "text/html");
+            return httplib::Server::HandlerResponse::Handled;
+        }
         if (req.path == "/health" || req.path == "/metrics" || (cfg_.webui && webui_path(req.path))) {
             return httplib::Server::HandlerResponse::Unhandled;
         }
-        // Anthropic's clients send the key as x-api-key
-        if (!cfg_.api_key.empty() && req.get_header_value("Authorization") != "Bearer " + cfg_.api_key &&
-            req.get_header_value("x-api-key") != cfg_.api_key) {
+        if (!key_accepted(cfg_.api_keys, req)) {
             send_error(res, 401, "invalid or missing API key (Authorization: Bearer KEY)", "authentication_error");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (cfg_.embeddings_only && (req.path == "/v1/completions" || req.path == "/v1/chat/completions")) {
+            send_error(res, 501, "this server was started with --embeddings: only /v1/embeddings is served",
+                       "not_supported_error");
             return httplib::Server::HandlerResponse::Handled;
         }
         if (draining_) {

@@ -23,13 +23,21 @@ struct Response;
 namespace server {
 
 struct http_config {
-    std::string host = "127.0.0.1";
-    int         port = 8080;  // 0: any free port
-    std::string api_key;      // empty: no authentication
-    size_t      max_body     = 1 << 20;
-    int         max_tokens   = 4096;  // cap on max_tokens per choice
-    int         timeout_s    = 600;   // per request (queue + generation)
-    int         http_threads = 64;    // connections served at once (streams hold one each)
+    std::string              host = "127.0.0.1";
+    int                      port = 8080;                  // 0: any free port
+    std::vector<std::string> api_keys;                     // empty: no authentication; else any one of them
+    std::string              ssl_key_file, ssl_cert_file;  // both set: HTTPS
+    // CORS as llama.cpp: origins "*" with credentials echoes the request's Origin; "localhost"
+    // echoes only localhost origins; anything else is sent as is. OPTIONS is answered before auth.
+    std::string cors_origins     = "*";
+    std::string cors_methods     = "GET, POST, DELETE, OPTIONS";
+    std::string cors_headers     = "*";
+    bool        cors_credentials = true;
+    bool        embeddings_only  = false;  // --embeddings: completion and chat answer 501
+    size_t      max_body         = 1 << 20;
+    int         max_tokens       = 4096;  // cap on max_tokens per choice
+    int         timeout_s        = 600;   // per request (queue + generation)
+    int         http_threads     = 64;    // connections served at once (streams hold one each)
     std::string model_id;
     std::string model_path;     // the model file (GET /props)
     std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
@@ -42,6 +50,9 @@ public:
     http_server(const http_config & cfg, llama_model * model, engine & eng, embedder & emb, metrics & m);
     ~http_server();
 
+    // False (with `error` set) when the server could not be made: HTTPS asked of a build without
+    // OpenSSL, or an unreadable key or certificate.
+    bool ok(std::string & error) const;
     // Binds the listening socket; returns the port, or -1.
     int bind();
     // Serves until stop() (blocks).
@@ -72,6 +83,7 @@ private:
     embedder &                       embedder_;
     metrics &                        metrics_;
     std::unique_ptr<httplib::Server> svr_;
+    std::string                      setup_error_;
     std::atomic<bool>                draining_{false};
     int64_t                          created_;
 };

@@ -91,6 +91,7 @@ const router_flag k_router_flags[] = {
     {"--host", true},
     {"--port", true},
     {"--api-key", true},
+    {"--threads-http", true},
     {"--api-key-file", true},
     {"--alias", true},
     {"-a", true},
@@ -104,10 +105,9 @@ const router_flag k_router_flags[] = {
 
 // Environment variables naming router settings: not passed on (the instance's flags say it all).
 bool router_env(const std::string & kv) {
-    static const char * names[] = {"LLAMA_ARG_MODELS_", "LLAMA_ARG_SLEEP_IDLE_SECONDS=",
-                                   "LLAMA_ARG_HOST=",   "LLAMA_ARG_PORT=",
-                                   "LLAMA_ARG_API_KEY", "LLAMA_ARG_ALIAS=",
-                                   "LLAMA_ARG_MODEL=",  "LLAMA_ARG_SSL_"};
+    static const char * names[] = {"LLAMA_ARG_MODELS_", "LLAMA_API_KEY",    "LLAMA_ARG_THREADS_HTTP=",
+                                   "LLAMA_ARG_HOST=",   "LLAMA_ARG_PORT=",  "LLAMA_ARG_API_KEY",
+                                   "LLAMA_ARG_ALIAS=",  "LLAMA_ARG_MODEL=", "LLAMA_ARG_SSL_"};
     for (const char * n : names) {
         if (kv.compare(0, strlen(n), n) == 0) {
             return true;

@@ -78,6 +78,8 @@ const dargs = (dm.status.args ?? []).join(' ');
 check(d.choices[0].text === ref && /--max-tokens 512/.test(dargs) && /-c 1024/.test(dargs) && /--jinja/.test(dargs) &&
       dm.path.endsWith('alpha.gguf'), 'a preset model runs with its flags', dargs);
 check(!/--api-key [0-9a-f]{8}/.test(dargs), "the instance's key is not shown");
+check(/-np 2/.test(dargs) && !/--models-|--sleep-idle-seconds|--port 0 .*--port/.test(dargs),
+      "the instance gets the router's flags but not its own", dargs);
 
 // an instance that dies takes only itself down: the next request starts it again
 execSync("pkill -KILL -f -- '--alias [d]elta '");  // [d]: not this shell's own command line

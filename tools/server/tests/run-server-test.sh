@@ -80,6 +80,15 @@ case "$name" in
             node "$here/nginx-failover.mjs"
         exit $?
         ;;
+    args)
+        # the command line and environment; HTTPS with a certificate made here for 127.0.0.1
+        command -v openssl >/dev/null 2>&1 || { echo "SKIP: openssl is not installed"; exit 77; }
+        openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+            -keyout "$work/args-key.pem" -out "$work/args-cert.pem" >"$work/openssl.log" 2>&1 ||
+            { cat "$work/openssl.log"; echo "FAIL: openssl could not make a certificate"; exit 1; }
+        WORK="$work" SERVER="$server" CERT="$work/args-cert.pem" KEY="$work/args-key.pem" node "$here/args.mjs"
+        exit $?
+        ;;
     bench-slots)
         # one server with 1 slot and one with 4, measured alternately (same load for both);
         # BENCH_MODEL replaces stories260K (see bench-slots.mjs)
