@@ -257,17 +257,19 @@ json openai_to_anthropic(const json & completion, const std::string & model) {
                                {"input", tool_input(c["function"]["arguments"])}});
         }
     }
-    const json & usage = field(completion, "usage");
-    std::string  id    = field(completion, "id").is_string() ? completion["id"].get<std::string>() : "msg";
+    const json &      usage         = field(completion, "usage");
+    const json &      stop_sequence = field(choice, "stop_word");  // the stop string that ended it, if one did
+    const std::string finish =
+        field(choice, "finish_reason").is_string() ? choice["finish_reason"].get<std::string>() : "";
+    std::string id = field(completion, "id").is_string() ? completion["id"].get<std::string>() : "msg";
     return {
         {"id", "msg_" + id},
         {"type", "message"},
         {"role", "assistant"},
         {"model", model},
         {"content", content},
-        {"stop_reason",
-         stop_reason(field(choice, "finish_reason").is_string() ? choice["finish_reason"].get<std::string>() : "")},
-        {"stop_sequence", nullptr},
+        {"stop_reason", stop_sequence.is_string() ? "stop_sequence" : stop_reason(finish)},
+        {"stop_sequence", stop_sequence},
         {"usage",
          {{"input_tokens", field(usage, "prompt_tokens").is_number() ? usage["prompt_tokens"] : json(0)},
           {"output_tokens", field(usage, "completion_tokens").is_number() ? usage["completion_tokens"] : json(0)},
@@ -366,17 +368,21 @@ std::string anthropic_stream::on_chunk(const json & chunk) {
     }
     if (const json & f = field(choices[0], "finish_reason"); f.is_string()) {
         stop_reason_ = stop_reason(f.get<std::string>());
+        if (const json & w = field(choices[0], "stop_word"); w.is_string()) {
+            stop_reason_   = "stop_sequence";
+            stop_sequence_ = w.get<std::string>();
+        }
     }
     return out;
 }
 
 std::string anthropic_stream::finish() {
     std::string out = close_block();
-    out += event(
-        "message_delta",
-        {{"type", "message_delta"},
-         {"delta", {{"stop_reason", stop_reason_.empty() ? "end_turn" : stop_reason_}, {"stop_sequence", nullptr}}},
-         {"usage", {{"input_tokens", input_tokens_}, {"output_tokens", output_tokens_}}}});
+    out += event("message_delta", {{"type", "message_delta"},
+                                   {"delta",
+                                    {{"stop_reason", stop_reason_.empty() ? "end_turn" : stop_reason_},
+                                     {"stop_sequence", stop_sequence_.empty() ? json(nullptr) : json(stop_sequence_)}}},
+                                   {"usage", {{"input_tokens", input_tokens_}, {"output_tokens", output_tokens_}}}});
     out += event("message_stop", {{"type", "message_stop"}});
     finished_ = true;
     return out;
@@ -430,7 +436,7 @@ void http_server::handle_messages(const httplib::Request & req, httplib::Respons
     inner_req.body   = openai_body.dump();
     httplib::Response inner;
     try {
-        handle_completion(inner_req, inner, true);
+        handle_completion(inner_req, inner, true, true);
     } catch (const bad_request & e) {
         res.status = 400;
         res.set_content(dump_compact(anthropic_error(400, e.what())), "application/json");

@@ -44,6 +44,7 @@ private:
     std::string kind_;           // its type: text, thinking, tool_use
     int         tool_ = -1;      // the OpenAI tool-call index of an open tool_use block
     std::string stop_reason_;
+    std::string stop_sequence_;  // the stop string that ended the reply, if one did
     int         input_tokens_ = 0, output_tokens_ = 0;
 };
 

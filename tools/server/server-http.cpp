@@ -362,7 +362,8 @@ bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & pro
     return true;
 }
 
-void http_server::handle_completion(const httplib::Request & req, httplib::Response & res, bool chat) {
+void http_server::handle_completion(const httplib::Request & req, httplib::Response & res, bool chat,
+                                    bool report_stop_word) {
     auto                                  guard = std::make_unique<in_flight>(metrics_);
     const json                            body  = parse_body(req.body);
     completion_request                    cr    = parse_completion(body, vocab_);
@@ -421,6 +422,9 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
             }
             const std::string & reason = r.last.finish_reason;
             c["finish_reason"]         = has_calls && reason == "stop" ? "tool_calls" : reason;
+            if (report_stop_word && !r.last.stop_word.empty()) {
+                c["stop_word"] = r.last.stop_word;
+            }
             choices.push_back(c);
         }
         json out = {{"id", st->id},           {"object", chat ? "chat.completion" : "text_completion"},
@@ -434,7 +438,7 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
     res.set_header("Cache-Control", "no-cache");
     res.set_chunked_content_provider(
         "text/event-stream",
-        [st](size_t, httplib::DataSink & sink) {
+        [st, report_stop_word](size_t, httplib::DataSink & sink) {
             auto send = [&](const json & j) {
                 const std::string line = "data: " + dump(j) + "\n\n";
                 return sink.write(line.data(), line.size());
@@ -481,7 +485,11 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
                     }
                     const std::string reason =
                         p.has_calls() && ev.finish_reason == "stop" ? "tool_calls" : ev.finish_reason;
-                    ok = ok && send(st->chunk(ev.index, json::object(), reason));
+                    json fin = st->chunk(ev.index, json::object(), reason);
+                    if (report_stop_word && !ev.stop_word.empty()) {
+                        fin["choices"][0]["stop_word"] = ev.stop_word;
+                    }
+                    ok = ok && send(fin);
                 } else {
                     ok = send(st->chunk(ev.index, json(""), ev.finish_reason));
                 }

@@ -62,7 +62,10 @@ public:
 
 private:
     void routes();
-    void handle_completion(const httplib::Request & req, httplib::Response & res, bool chat);
+    // report_stop_word: each choice also says which stop string ended it ("stop_word"; for the
+    // Anthropic translation, which OpenAI's shape has no field for)
+    void handle_completion(const httplib::Request & req, httplib::Response & res, bool chat,
+                           bool report_stop_word = false);
     // Queues one task per prompt x choice (index = prompt * cr.n + choice) answering on ch. false:
     // refused and answered in res (503); bad_request for a prompt that is empty or too long.
     bool submit_tasks(const std::vector<std::vector<llama_token>> & prompts, const completion_request & cr,

@@ -50,6 +50,20 @@ check(streamed === m.json.content[0].text, 'stream: the deltas add up to the mes
 const md = ev.find((e) => e.ev === 'message_delta').data;
 check(md.delta.stop_reason === 'max_tokens' && md.usage.output_tokens === 24, 'stream: message_delta has stop and usage');
 
+// stop_sequences: the reply ends before the first one reached; stop_reason says which
+const full = m.json.content[0].text;
+const word = full.split(/\s+/).filter((w) => w.length >= 3)[1];
+const cut = full.slice(0, full.indexOf(word));
+const st = await call('/v1/messages', { model: 'any', max_tokens: 24, temperature: 0, stop_sequences: ['@@none@@', word],
+                                        ...convo });
+check(st.json.stop_reason === 'stop_sequence' && st.json.stop_sequence === word &&
+      (st.json.content[0]?.text ?? '').trim() === cut.trim(), 'stop_sequences: stop_reason stop_sequence, the text before it',
+      `${word}: ${st.text.slice(0, 300)}`);
+const sts = events((await call('/v1/messages', { model: 'any', max_tokens: 24, temperature: 0, stream: true,
+                                                 stop_sequences: [word], ...convo })).text);
+const smd = sts.find((e) => e.ev === 'message_delta').data;
+check(smd.delta.stop_reason === 'stop_sequence' && smd.delta.stop_sequence === word, 'streamed: the same stop');
+
 // tools: tool_choice any forces a call of the tool, with input matching its schema
 const tools = [{ name: 'get_weather', description: 'Weather in a city',
                  input_schema: { type: 'object', properties: { city: { type: 'string', maxLength: 20 } },
