@@ -13,6 +13,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "server-webui.h"
+
 extern char ** environ;
 
 namespace server {
@@ -745,8 +747,8 @@ void router::routes() {
     s.set_write_timeout(cfg_.timeout_s, 0);
 
     s.set_pre_routing_handler([this](const httplib::Request & req, httplib::Response & res) {
-        if (req.path == "/health") {
-            return httplib::Server::HandlerResponse::Unhandled;
+        if (req.path == "/health" || (cfg_.webui && webui_path(req.path))) {
+            return httplib::Server::HandlerResponse::Unhandled;  // the page asks for the key itself
         }
         if (!cfg_.api_keys.empty()) {
             const std::string auth = req.get_header_value("Authorization");
@@ -820,6 +822,9 @@ void router::routes() {
         }
         res.set_content(dump({{"object", "list"}, {"data", data}}), "application/json");
     };
+    if (cfg_.webui) {
+        webui_routes(s);  // before the catch-all forwarding below
+    }
     s.Get("/v1/models", list);
     s.Get("/models", list);
 

@@ -44,6 +44,7 @@ struct router_config {
     int                      timeout_s    = 600;
     int                      http_threads = 64;
     bool                     verbose      = false;  // echo the instances' output
+    bool                     webui        = true;   // serve the chat page (it offers the models)
 };
 
 // The flags of argv (without argv[0]) that every instance gets: all but the router's own and the

@@ -57,6 +57,7 @@ static int run_router(const tool::params & p, int argc, char ** argv, const tool
     rc.timeout_s     = p.timeout_s;
     rc.http_threads  = p.http_threads;
     rc.verbose       = p.verbose;
+    rc.webui         = p.webui;
     if (!p.ssl_key_file.empty() || !p.ssl_cert_file.empty()) {
         args.fail("--ssl-key-file / --ssl-cert-file are not supported in router mode (put TLS in front)");
     }

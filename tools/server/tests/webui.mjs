@@ -6,7 +6,7 @@
 // /) and with a template that opens a reasoning block (the collapsed reasoning box).
 // run-server-test.sh skips the test without chromium.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BASE, check, done, metric } from './common.mjs';
 
@@ -148,8 +148,9 @@ class Page {
 }
 
 // ---- other servers: started here on free ports ----
-async function startServer(name, args) {
-    const srv = spawn(process.env.SERVER, ['-m', process.env.MODEL, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServer(name, args, withModel = true) {
+    const model = withModel ? ['-m', process.env.MODEL] : [];
+    const srv = spawn(process.env.SERVER, [...model, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     children.add(srv);
     let out = '';
     srv.stdout.on('data', (d) => (out += d));
@@ -203,6 +204,41 @@ async function checkReasoning(page) {
         check(r && r.shown && !r.open && r.text.length > 0, 'reasoning_content is shown in a collapsed box', JSON.stringify(r));
     }
     return srv;
+}
+
+// Router mode (--models-dir with two copies of the model): the page offers the models, and a
+// message goes to the chosen one, which loads for it.
+async function checkRouter(page) {
+    const dir = join(WORK, 'webui-router-models');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    for (const m of ['alpha', 'beta']) {
+        copyFileSync(process.env.MODEL, join(dir, m + '.gguf'));
+    }
+    const srv = await startServer('router', ['--models-dir', dir, '-np', '1', '-c', '1024'], false);
+    if (srv.base) {
+        await page.load(srv.base + '/');
+        const opts = await page.waitFor(`(() => { const s = document.getElementById('model-select');
+            return !s.hidden && s.options.length === 2 && [...s.options].map((o) => o.value).join(','); })()`);
+        check(opts === 'alpha,beta', 'router: the page offers both models', String(opts));
+        await page.eval(`(() => { const s = document.getElementById('model-select'); s.value = 'beta';
+            s.dispatchEvent(new Event('change')); })()`);
+        await page.waitFor(`document.getElementById('model-info').dataset.model === 'beta'`);
+        await page.eval(`document.getElementById('input').focus()`);
+        await page.type('Once upon a time');
+        await page.key('Enter', 'Enter', 13, '\r');
+        const text = await page.waitFor(`document.getElementById('stop').hidden && document.querySelector('.msg.assistant .text')
+            && document.querySelector('.msg.assistant .text').textContent`, 20000);
+        check(typeof text === 'string' && text.length > 0, 'router: the chosen model answers', String(text));
+        const states = Object.fromEntries((await (await fetch(srv.base + '/v1/models')).json()).data
+            .map((m) => [m.id, m.status.value]));
+        check(states.beta === 'loaded' && states.alpha === 'unloaded', 'router: the message went to beta only',
+              JSON.stringify(states));
+        const info = await page.waitFor(`/slot/.test(document.getElementById('model-info').textContent)
+            && document.getElementById('model-info').textContent`);
+        check(/beta/.test(String(info)), "router: the loaded model's details are shown", String(info));
+    }
+    await srv.stop();
 }
 
 // ---- the served files ----
@@ -402,6 +438,7 @@ async function browserChecks(browser) {
     writeFileSync(file, Buffer.from(shot.data, 'base64'));
     console.log(`screenshot: ${file}`);
 
+    await checkRouter(page);
     return await checkReasoning(page);
 }
 

@@ -6,6 +6,7 @@
 const KEY_CONVS = 'llama-webui-conversations';
 const KEY_CURRENT = 'llama-webui-current';
 const KEY_SETTINGS = 'llama-webui-settings';
+const KEY_MODEL = 'llama-webui-model';  // router mode: the chosen model
 const DEFAULTS = { temperature: 0.8, max_tokens: 512, system: '', api_key: '' };
 
 const $ = (id) => document.getElementById(id);
@@ -47,6 +48,7 @@ const state = {
   current: load(KEY_CURRENT, null),
   settings: loadSettings(),
   abort: null,  // AbortController of the reply being streamed
+  model: null,  // router mode: the model requests name
 };
 
 function currentConv() {
@@ -84,13 +86,20 @@ async function errorText(res) {
 async function loadModelInfo() {
   const box = $('model-info');
   try {
-    let res = await fetch('props', { headers: authHeaders() });
+    // a router (llama-server --models-dir) lists its models with a status: the page offers a choice
+    const models = await fetch('v1/models', { headers: authHeaders() });
+    if (!models.ok) throw new Error(await errorText(models));
+    const list = (await models.json()).data || [];
+    if (list.length && list[0].status) {
+      await loadRouterInfo(list);
+      return;
+    }
+    state.model = null;
+    $('model-select').hidden = true;
+    const res = await fetch('props', { headers: authHeaders() });
     if (res.status === 404) {
       // a server without /props: the model id alone
-      res = await fetch('v1/models', { headers: authHeaders() });
-      if (!res.ok) throw new Error(await errorText(res));
-      const j = await res.json();
-      renderModelInfo({ model: j.data && j.data[0] ? j.data[0].id : '?' });
+      renderModelInfo({ model: list[0] ? list[0].id : '?' });
       return;
     }
     if (!res.ok) throw new Error(await errorText(res));
@@ -108,6 +117,32 @@ async function loadModelInfo() {
   }
 }
 
+// Router mode: a select of the models (the last choice kept); a loaded model's /props gives its
+// details, an unloaded one loads with the first message.
+async function loadRouterInfo(list) {
+  const sel = $('model-select');
+  const ids = list.map((m) => m.id);
+  const stored = load(KEY_MODEL, '');
+  state.model = ids.includes(state.model) ? state.model : ids.includes(stored) ? stored : ids[0];
+  sel.textContent = '';
+  for (const m of list) {
+    const o = el('option', '', `${m.id} (${m.status.value})`);
+    o.value = m.id;
+    sel.append(o);
+  }
+  sel.value = state.model;
+  sel.hidden = false;
+  const cur = list.find((m) => m.id === state.model);
+  if (cur.status.value !== 'loaded') {
+    renderModelInfo({ model: state.model, note: 'loads with the first message' });
+    return;
+  }
+  const res = await fetch('props?model=' + encodeURIComponent(state.model), { headers: authHeaders() });
+  if (!res.ok) throw new Error(await errorText(res));
+  const p = await res.json();
+  renderModelInfo({ model: state.model, slots: p.total_slots, n_ctx: (p.default_generation_settings || {}).n_ctx });
+}
+
 function renderModelInfo(info) {
   const box = $('model-info');
   box.textContent = '';
@@ -115,6 +150,7 @@ function renderModelInfo(info) {
   const extra = [];
   if (info.slots !== undefined) extra.push(`${info.slots} slot${info.slots === 1 ? '' : 's'}`);
   if (info.n_ctx !== undefined) extra.push(`context ${info.n_ctx}`);
+  if (info.note) extra.push(info.note);
   if (extra.length) box.append(' · ' + extra.join(' · '));
   box.dataset.model = info.model;
 }
@@ -255,6 +291,7 @@ async function send(text) {
     temperature: Number(state.settings.temperature),
     max_tokens: Number(state.settings.max_tokens),
   };
+  if (state.model) body.model = state.model;  // router mode: the request goes to that model
   const reply = { role: 'assistant', content: '' };
   c.messages.push(reply);
   saveConvs();
@@ -305,6 +342,7 @@ async function send(text) {
     setNote(parts, reply);
     if (follow) box.scrollTop = box.scrollHeight;  // the note, and an error banner's shrinking of the list
     saveConvs();
+    if (state.model) loadModelInfo();  // router mode: the model may have loaded
   }
 }
 
@@ -382,5 +420,10 @@ $('new-chat').addEventListener('click', () => {
 if (!currentConv()) state.current = state.convs.length ? state.convs[0].id : null;
 initSettings();
 render();
+$('model-select').addEventListener('change', () => {
+  state.model = $('model-select').value;
+  save(KEY_MODEL, state.model);
+  loadModelInfo();
+});
 loadModelInfo();
 $('input').focus();
