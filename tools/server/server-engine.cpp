@@ -270,6 +270,80 @@ bool engine::idle() {
     return waiting_.empty() && n_running_ == 0;
 }
 
+engine::slot_op_result engine::slot_file(slot_op op, int id, const std::string & path) {
+    slot_request r;
+    r.op     = op;
+    r.id     = id;
+    r.path   = path;
+    auto fut = r.done.get_future();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stop_) {
+            return {"server shutting down", 503};
+        }
+        slot_requests_.push_back(std::move(r));
+    }
+    cv_.notify_all();
+    return fut.get();
+}
+
+// Runs one slot-file request on a free slot (engine thread). The slot's token list follows its KV
+// cache exactly, so that the next task reuses the restored prefix; a failed restore leaves the slot
+// empty rather than holding cells its token list does not describe.
+void engine::run_slot_request(slot_request & r) {
+    slot &         s  = *slots_[(size_t) r.id];
+    const int64_t  t0 = llama_time_us();
+    slot_op_result out;
+    if (r.op == slot_op::erase) {
+        out.n_tokens = s.cache.size();
+        llama_memory_seq_rm(mem_, s.id, -1, -1);
+        s.cache.clear();
+    } else if (r.op == slot_op::save) {
+        out.n_tokens = s.cache.size();
+        out.n_bytes  = llama_state_seq_save_file(ctx_, r.path.c_str(), s.id, s.cache.data(), s.cache.size());
+        if (out.n_bytes == 0) {
+            out.error  = std::string("Unable to save slot: ") + llama_last_error();
+            out.status = 500;
+        }
+    } else {
+        size_t n_tok = 0;
+        // first the token count alone (nothing restored), so that a file larger than the slot is refused
+        size_t                   n = llama_state_seq_load_file(ctx_, r.path.c_str(), s.id, nullptr, 0, &n_tok);
+        std::vector<llama_token> toks;
+        if (n == 0) {
+            out.error = std::string("cannot read the slot file: ") + llama_last_error();
+        } else if (n_tok + 1 > (size_t) n_ctx_slot_) {
+            out.error = "the saved prompt (" + std::to_string(n_tok) + " tokens) does not fit in the slot (" +
+                        std::to_string(n_ctx_slot_) + ")";
+        } else {
+            toks.resize(std::max<size_t>(n_tok, 1));
+            n = llama_state_seq_load_file(ctx_, r.path.c_str(), s.id, toks.data(), toks.size(), &n_tok);
+            toks.resize(n == 0 ? 0 : n_tok);
+            const int n_vocab = llama_vocab_n_tokens(vocab_);
+            if (n == 0) {
+                out.error = std::string("cannot load the slot file: ") + llama_last_error();
+            } else if (std::any_of(toks.begin(), toks.end(),
+                                   [n_vocab](llama_token t) { return t < 0 || t >= n_vocab; })) {
+                out.error = "the slot file holds token ids outside the vocabulary";
+            } else if (llama_memory_seq_pos_max(mem_, s.id) + 1 != (llama_pos) toks.size()) {
+                out.error = "the slot file's cache and token list disagree";
+            }
+        }
+        if (out.error.empty()) {
+            s.cache      = std::move(toks);
+            out.n_tokens = s.cache.size();
+            out.n_bytes  = n;
+        } else {
+            out.error  = "Unable to restore slot: " + out.error;
+            out.status = 400;
+            llama_memory_seq_rm(mem_, s.id, -1, -1);
+            s.cache.clear();
+        }
+    }
+    out.t_ms = (double) (llama_time_us() - t0) / 1000.0;
+    r.done.set_value(std::move(out));
+}
+
 void engine::stop() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -501,13 +575,32 @@ std::vector<engine::slot_state> engine::slot_states() {
 void engine::run() {
     llama_batch batch = llama_batch_init(n_batch_, 0, 1);
     while (true) {
+        std::deque<slot_request> todo;
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            cv_.wait(lock, [this] { return stop_ || !waiting_.empty() || n_running_ > 0; });
+            cv_.wait(lock, [this] { return stop_ || !waiting_.empty() || n_running_ > 0 || !slot_requests_.empty(); });
             if (stop_) {
                 break;
             }
+            // slot-file requests on free slots go before new tasks, which could otherwise take the slot
+            for (auto it = slot_requests_.begin(); it != slot_requests_.end();) {
+                if (slots_[(size_t) it->id]->busy) {
+                    ++it;
+                } else {
+                    todo.push_back(std::move(*it));
+                    it = slot_requests_.erase(it);
+                }
+            }
+        }
+        for (auto & r : todo) {
+            run_slot_request(r);
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
             assign_waiting();
+        }
+        if (!todo.empty()) {
+            update_gauges();
         }
         // drop cancelled and late tasks
         const int64_t now = llama_time_us();
@@ -615,6 +708,10 @@ void engine::run() {
             t.out->push(std::move(ev));
         }
         waiting_.clear();
+        for (auto & r : slot_requests_) {
+            r.done.set_value({"server shutting down", 503});
+        }
+        slot_requests_.clear();
     }
     llama_batch_free(batch);
 }

@@ -307,6 +307,7 @@ void http_server::routes() {
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
     native_routes();
+    slot_routes();
 }
 
 bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & prompts, const completion_request & cr,

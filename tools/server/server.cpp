@@ -134,6 +134,7 @@ int main(int argc, char ** argv) {
     hc.embeddings_only  = p.embeddings_only;
     hc.webui            = p.webui;
     hc.model_path       = p.model;
+    hc.slot_save_path   = p.slot_save_path;
     if (hc.model_id.empty()) {
         const size_t slash = p.model.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? p.model : p.model.substr(slash + 1);

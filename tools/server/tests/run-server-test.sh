@@ -103,6 +103,25 @@ case "$name" in
         pid=$p4 && stop_server
         exit $rc
         ;;
+    slots)
+        # one server with --slot-save-path, one without (501)
+        rm -rf "$work/slot-files" && mkdir -p "$work/slot-files"
+        start_server "$work/server-slots-nopath.log" -np 1 -c 1024
+        p0=$pid port0=$port
+        start_server "$work/server-$name.log" -np 2 -c 2048 --slot-save-path "$work/slot-files"
+        rc=0
+        PORT=$port PORT_NOPATH=$port0 SLOT_DIR="$work/slot-files" node "$here/slots.mjs" || rc=$?
+        [ $rc = 0 ] || tail -30 "$work/server-$name.log"
+        stop_server
+        pid=$p0 && stop_server
+        exit $rc
+        ;;
+    infill)
+        # no test model has FIM tokens: a copy of it with three of its token ids as FIM prefix, suffix, middle
+        node "$here/gguf-fim.mjs" "$model" "$work/fim.gguf" 300 301 302 || { echo "FAIL: cannot write the FIM model"; exit 1; }
+        export FIM_PRE=300 FIM_SUF=301 FIM_MID=302
+        model=$work/fim.gguf start_server "$work/server-$name.log" -np 1 -c 2048 -b 64
+        ;;&
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&
