@@ -66,6 +66,7 @@ struct engine::slot {
     llama_sampler *          smpl = nullptr;
     llama_sampler *          grmr = nullptr;                    // the task's grammar, or NULL
     std::vector<llama_token> cache;                             // tokens in the KV cache for sequence `id`, in order
+    std::vector<float>       cache_lora;                        // the LoRA scales `cache` was computed with
     size_t                   n_prompt_done = 0;                 // prompt tokens already in the cache
     llama_token              next          = LLAMA_TOKEN_NULL;  // sampled, not yet decoded
     int                      i_batch       = -1;                // batch row whose logits this slot samples from
@@ -222,14 +223,17 @@ static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, ll
     return tok;
 }
 
-engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot)
+engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot, lora_set * loras)
     : ctx_(ctx),
       vocab_(llama_model_get_vocab(llama_get_model(ctx))),
       mem_(llama_get_memory(ctx)),
       n_ctx_slot_(n_ctx_slot > 0 ? n_ctx_slot : (int) llama_n_ctx(ctx) / n_slots),
       n_batch_((int) llama_n_batch(ctx)),
       queue_limit_(queue_limit),
-      metrics_(m) {
+      metrics_(m),
+      loras_(loras) {
+    // no adapter is set on ctx yet: the same as every scale 0
+    lora_applied_.assign(loras_ != nullptr ? loras_->adapters().size() : 0, 0.0f);
     for (int i = 0; i < n_slots; i++) {
         slots_.push_back(std::make_unique<slot>());
         slots_.back()->id = i;
@@ -330,6 +334,8 @@ void engine::run_slot_request(slot_request & r) {
             }
         }
         if (out.error.empty()) {
+            // the file does not say which LoRA scales made it: reused only by tasks without adapters
+            s.cache_lora.assign(loras_ != nullptr && !loras_->adapters().empty() ? 1 : 0, NAN);
             s.cache      = std::move(toks);
             out.n_tokens = s.cache.size();
             out.n_bytes  = n;
@@ -367,8 +373,9 @@ void engine::assign_waiting() {
             }
             const auto & p   = waiting_.front().prompt;
             size_t       lcp = 0;
-            while (waiting_.front().cache_prompt && lcp < s->cache.size() && lcp < p.size() &&
-                   s->cache[lcp] == p[lcp]) {
+            // a cache computed with other LoRA scales holds other K/V: nothing of it is reused
+            const bool reuse = waiting_.front().cache_prompt && s->cache_lora == waiting_.front().lora;
+            while (reuse && lcp < s->cache.size() && lcp < p.size() && s->cache[lcp] == p[lcp]) {
                 lcp++;
             }
             if (best == nullptr || lcp > best_lcp) {
@@ -389,6 +396,7 @@ void engine::assign_waiting() {
             keep = 0;
         }
         s.cache.resize(keep);
+        s.cache_lora    = s.t.lora;
         s.n_prompt_done = keep;
         s.n_cached      = (int) keep;
         s.next          = LLAMA_TOKEN_NULL;
@@ -615,13 +623,25 @@ void engine::run() {
                 finish(s, "", "request timed out");
             }
         }
-        // one batch: every generating slot's next token, then prompt chunks while there is room
+        // one batch: every generating slot's next token, then prompt chunks while there is room;
+        // with LoRA adapters, only the slots of one configuration (that of the first slot with
+        // work, counting from lora_turn_)
+        const std::vector<float> * lora = nullptr;
+        for (size_t k = 0; k < slots_.size() && loras_ != nullptr && !lora_applied_.empty(); k++) {
+            const slot & s = *slots_[(lora_turn_ + k) % slots_.size()];
+            if (s.busy && (s.next != LLAMA_TOKEN_NULL || s.n_prompt_done < s.t.prompt.size())) {
+                lora = &s.t.lora;
+                break;
+            }
+        }
+        lora_turn_         = (lora_turn_ + 1) % slots_.size();
+        auto other_lora    = [lora](const slot & s) { return lora != nullptr && s.t.lora != *lora; };
         batch.n_tokens     = 0;
         int n_gen_in_batch = 0, n_prompt_in_batch = 0, n_slots_in_batch = 0;
         for (auto & sp : slots_) {
             slot & s  = *sp;
             s.i_batch = -1;
-            if (s.busy && s.next != LLAMA_TOKEN_NULL) {
+            if (s.busy && s.next != LLAMA_TOKEN_NULL && !other_lora(s)) {
                 s.i_batch = batch.n_tokens;
                 add_to_batch(batch, s.next, (llama_pos) s.cache.size(), s.id, true);
                 s.cache.push_back(s.next);
@@ -634,7 +654,8 @@ void engine::run() {
         for (auto & sp : slots_) {
             slot &    s      = *sp;
             const int before = n_prompt_in_batch;
-            while (s.busy && s.i_batch < 0 && s.n_prompt_done < s.t.prompt.size() && batch.n_tokens < n_batch_) {
+            while (s.busy && s.i_batch < 0 && !other_lora(s) && s.n_prompt_done < s.t.prompt.size() &&
+                   batch.n_tokens < n_batch_) {
                 const bool last = s.n_prompt_done + 1 == s.t.prompt.size();
                 if (last) {
                     s.i_batch = batch.n_tokens;
@@ -652,6 +673,14 @@ void engine::run() {
         if (batch.n_tokens == 0) {
             update_gauges();  // tasks may have been dropped above
             continue;
+        }
+        if (lora != nullptr && *lora != lora_applied_) {
+            // cannot fail: the adapters are the model's and the scales one per adapter (server-lora)
+            std::vector<float> scales = *lora;  // llama_set_adapters_lora takes a non-const array
+            if (llama_set_adapters_lora(ctx_, const_cast<llama_adapter_lora **>(loras_->adapters().data()),
+                                        scales.size(), scales.data()) == 0) {
+                lora_applied_ = *lora;
+            }
         }
         const int64_t t0 = llama_time_us();
         const int     rc = llama_decode(ctx_, batch);

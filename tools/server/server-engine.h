@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "server-lora.h"
 #include "server-metrics.h"
 #include "server-task.h"
 
@@ -24,16 +25,21 @@ class engine {
 public:
     // ctx must have n_seq_max >= n_slots; each slot may use n_ctx / n_slots tokens.
     // n_ctx_slot: the most tokens one slot may hold; 0: n_ctx / n_slots (llama-server's -kvu gives n_ctx).
-    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0);
+    // loras: the run's LoRA adapters (outliving the engine) or NULL. Each batch holds the tasks of
+    // one adapter configuration (task::lora), set on ctx before it is decoded; tasks with another
+    // wait a step (the configuration taken rotates over the slots, so none waits for long).
+    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0,
+           lora_set * loras = nullptr);
     ~engine();
 
     enum class submit_status { ok, queue_full, too_long, stopping };
     // Queues a task. too_long: its prompt (plus one generated token) cannot fit in a slot.
     submit_status submit(task t);
 
-    int slot_ctx() const { return n_ctx_slot_; }
-    int n_slots() const { return (int) slots_.size(); }
-    int n_batch() const { return n_batch_; }
+    int        slot_ctx() const { return n_ctx_slot_; }
+    int        n_slots() const { return (int) slots_.size(); }
+    int        n_batch() const { return n_batch_; }
+    lora_set * loras() const { return loras_; }
 
     // What GET /slots shows of a slot, as of the engine's last step.
     struct slot_state {
@@ -89,6 +95,9 @@ private:
     int                                n_batch_;
     int                                queue_limit_;
     metrics &                          metrics_;
+    lora_set *                         loras_;
+    std::vector<float>                 lora_applied_;   // the scales set on ctx_
+    size_t                             lora_turn_ = 0;  // the slot whose configuration goes first
     std::vector<std::unique_ptr<slot>> slots_;
     std::vector<llama_token_data>      cur_;  // candidates of a grammar-constrained pick (engine thread)
     std::vector<llama_token>           idx_;  // token ids ranked for top log-probabilities (engine thread)

@@ -1,7 +1,8 @@
 // Upstream llama-server's native endpoints, with its request fields and response shapes, for the
 // scripts written against them: /completion (text, token or mixed prompts; n_predict, n_probs,
 // cache_prompt, the samplers; streamed as `data: {...}` lines without [DONE]), /infill (its prompt
-// built by server-infill), /tokenize, /detokenize, /apply-template, /props, /slots and /embedding.
+// built by server-infill), /tokenize, /detokenize, /apply-template, /props, /slots, /embedding and
+// /lora-adapters (server-lora).
 // Generation goes through the same parsing (server-params), prompt reading (server-prompt) and
 // task submission as /v1/completions.
 #include <httplib.h>
@@ -124,7 +125,10 @@ void http_server::native_routes() {
         auto               guard = std::make_unique<in_flight>(metrics_);
         const json         body  = parse_body(req.body);
         completion_request cr    = parse_completion(body, vocab_);
-        cr.n                     = 1;  // not a /completion field: one result per prompt
+        if (engine_.loras() != nullptr) {
+            cr.lora = engine_.loras()->for_request(body);
+        }
+        cr.n = 1;  // not a /completion field: one result per prompt
         if (auto it = body.find("n_predict"); it != body.end() && !it->is_null()) {
             if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > (1 << 20)) {
                 throw bad_request("'n_predict' must be an integer in [-1, 1048576]");
@@ -334,6 +338,18 @@ void http_server::native_routes() {
         }
         res.set_content(dump(out), "application/json");
     });
+
+    // the run's LoRA adapters and their global scales (a request's `lora` overrides them)
+    s.Get("/lora-adapters", [this](const httplib::Request &, httplib::Response & res) {
+        res.set_content(dump(engine_.loras() != nullptr ? engine_.loras()->list() : json::array()), "application/json");
+    });
+    s.Post("/lora-adapters", guarded([this](const httplib::Request & req, httplib::Response & res) {
+               if (engine_.loras() == nullptr) {
+                   throw bad_request("no LoRA adapter is loaded (--lora)");
+               }
+               engine_.loras()->set(json::parse(req.body.empty() ? "null" : req.body, nullptr, false));
+               res.set_content(dump({{"success", true}}), "application/json");
+           }));
 
     auto embedding = guarded([this](const httplib::Request & req, httplib::Response & res) {
         in_flight  guard(metrics_);

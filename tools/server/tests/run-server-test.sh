@@ -122,6 +122,16 @@ case "$name" in
         export FIM_PRE=300 FIM_SUF=301 FIM_MID=302
         model=$work/fim.gguf start_server "$work/server-$name.log" -np 1 -c 2048 -b 64
         ;;&
+    lora)
+        # an adapter for the test model and the model merged with it at scales 1 and 0.5
+        synth=${GGUF_SYNTH:-$(dirname "$server")/llama-gguf-synth}
+        "$synth" -o "$work/lora.gguf" --lora-of "$model" --rank 4 --alpha 512 >/dev/null 2>&1 &&
+            "$synth" -o "$work/merged-1.gguf" --merge "$model" --lora "$work/lora.gguf" >/dev/null 2>&1 &&
+            "$synth" -o "$work/merged-05.gguf" --merge "$model" --lora "$work/lora.gguf:0.5" >/dev/null 2>&1 ||
+            { echo "FAIL: $synth cannot write the adapter"; exit 1; }
+        export LORA="$work/lora.gguf" MERGED_1="$work/merged-1.gguf" MERGED_05="$work/merged-05.gguf"
+        start_server "$work/server-$name.log" -np 2 -c 2048 --lora "$work/lora.gguf"
+        ;;&
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&
