@@ -149,6 +149,10 @@ std::vector<option> build_server_rows() {
                                  throw std::invalid_argument("expected mean, cls or last");
                              }
                          }));
+    t.push_back(srv_flag({"--lora-init-without-apply"}, {}, "",
+                         "load the --lora adapters with global scale 0 (set later by POST /lora-adapters or a "
+                         "request's lora field)",
+                         [](params & p, bool v) { p.lora_init_without_apply = v; }));
     // no environment variable, as upstream
     t.push_back(srv_text({"--slot-save-path"}, "PATH", "",
                          "folder of the slot files of POST /slots/{id}?action=save|restore (default: off)",

@@ -173,7 +173,7 @@ int main(int argc, char ** argv) {
     server::lora_set                           loras;
     std::vector<std::pair<std::string, float>> lora_args;
     for (const auto & l : p.lora) {
-        lora_args.emplace_back(l.path, l.scale);
+        lora_args.emplace_back(l.path, p.lora_init_without_apply ? 0.0f : l.scale);
     }
     if (!why.empty() || !loras.load(model, lora_args, why)) {
         llama_free(ctx);

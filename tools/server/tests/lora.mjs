@@ -3,7 +3,7 @@
 // scale (llama-gguf-synth --merge; scale 0 = the base model), also for concurrent requests with
 // different scales on two slots (a batch holds one configuration) and for the same prompt again on
 // a slot whose cache was computed with another scale; bad `lora` values are 400.
-// Env: PORT (-np 2 --lora LORA), LORA, MERGED_1, MERGED_05 (the model merged at scale 1 and 0.5).
+// Env: PORT (-np 2 --lora LORA), PORT_NOAPPLY (--lora LORA --lora-init-without-apply), LORA, MERGED_1, MERGED_05 (the model merged at scale 1 and 0.5).
 import { execFileSync } from 'node:child_process';
 import { BASE, check, done, post } from './common.mjs';
 
@@ -72,4 +72,13 @@ for (const body of ['{"id": 0}', '[{"id": 5, "scale": 1}]', 'nope']) {
 }
 check((await adapters())[0].scale === 0, 'a refused POST /lora-adapters changes nothing');
 check((await complete(prompts[0], [{ id: 0, scale: 1 }])).json.content === refs[1][0], 'the server still serves');
+
+// --lora-init-without-apply: global scale 0 until set
+const noApply = `http://127.0.0.1:${process.env.PORT_NOAPPLY}`;
+const na = await (await fetch(noApply + '/lora-adapters')).json();
+check(na.length === 1 && na[0].scale === 0, '--lora-init-without-apply: scale 0', JSON.stringify(na));
+const naRun = async (lora) => (await (await fetch(noApply + '/completion', { method: 'POST', body: JSON.stringify({ prompt: prompts[0],
+    n_predict: N, temperature: 0, ...(lora ? { lora } : {}) }) })).json()).content;
+check(await naRun() === refs[0][0], '--lora-init-without-apply: no lora field = base');
+check(await naRun([{ id: 0, scale: 1 }]) === refs[1][0], '--lora-init-without-apply: a request applies it');
 done();

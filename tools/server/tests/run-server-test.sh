@@ -130,6 +130,10 @@ case "$name" in
             "$synth" -o "$work/merged-05.gguf" --merge "$model" --lora "$work/lora.gguf:0.5" >/dev/null 2>&1 ||
             { echo "FAIL: $synth cannot write the adapter"; exit 1; }
         export LORA="$work/lora.gguf" MERGED_1="$work/merged-1.gguf" MERGED_05="$work/merged-05.gguf"
+        # a server with --lora-init-without-apply: the adapter starts at scale 0
+        start_server "$work/server-lora-noapply.log" -np 1 -c 1024 --lora "$work/lora.gguf" --lora-init-without-apply
+        export PORT_NOAPPLY=$port
+        p_noapply=$pid
         start_server "$work/server-$name.log" -np 2 -c 2048 --lora "$work/lora.gguf"
         ;;&
     bad-input)
@@ -187,11 +191,13 @@ case "$name" in
             echo "--- server log"
             tail -30 "$work/server-$name.log"
             kill -KILL "$pid"
+            [ -z "${p_noapply:-}" ] || kill -KILL "$p_noapply"
             exit $rc
         fi
         # bad-input ends by sending SIGTERM itself; the others leave the server running
         [ "$name" = bad-input ] || kill -0 "$pid" 2>/dev/null || { echo "FAIL: the server died"; exit 1; }
         stop_server
+        [ -z "${p_noapply:-}" ] || { pid=$p_noapply && stop_server; }
         ;;
 esac
 echo "PASS"
