@@ -275,6 +275,9 @@ bool engine::idle() {
 }
 
 engine::slot_op_result engine::slot_file(slot_op op, int id, const std::string & path) {
+    if (id < 0 || id >= (int) slots_.size()) {
+        return {"Invalid slot ID", 400};
+    }
     slot_request r;
     r.op     = op;
     r.id     = id;
