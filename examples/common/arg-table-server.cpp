@@ -1,5 +1,6 @@
 // The rows of the option table (arg-table.h) only llama-server takes: listening, slots, API keys,
 // TLS, CORS and the server's limits.
+#include <filesystem>
 #include <stdexcept>
 
 #include "arg-table.h"
@@ -147,6 +148,20 @@ std::vector<option> build_server_rows() {
                                  // this server does not offer
                                  throw std::invalid_argument("expected mean, cls or last");
                              }
+                         }));
+    t.push_back(srv_flag({"--lora-init-without-apply"}, {}, "",
+                         "load the --lora adapters with global scale 0 (set later by POST /lora-adapters or a "
+                         "request's lora field)",
+                         [](params & p, bool v) { p.lora_init_without_apply = v; }));
+    // no environment variable, as upstream
+    t.push_back(srv_text({"--slot-save-path"}, "PATH", "",
+                         "folder of the slot files of POST /slots/{id}?action=save|restore (default: off)",
+                         [](params & p, const std::string & v) {
+                             std::error_code ec;
+                             if (!std::filesystem::is_directory(v, ec)) {
+                                 throw std::invalid_argument("not a directory: " + v);
+                             }
+                             p.slot_save_path = v;
                          }));
     t.push_back(srv_flag({"--ui", "--webui"}, {"--no-ui", "--no-webui"}, "LLAMA_ARG_UI",
                          "serve the chat page at / (default on)", [](params & p, bool v) { p.webui = v; }));

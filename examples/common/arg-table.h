@@ -120,6 +120,8 @@ struct params {
     bool                     embeddings_only = false;                           // --embeddings
     enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // /v1/embeddings: mean
     bool                     webui           = true;                            // the chat page at /
+    std::string              slot_save_path;                   // POST /slots/{id}?action=save|restore; empty: off
+    bool                     lora_init_without_apply = false;  // --lora adapters start at global scale 0
     // router mode (no -m): several models, one instance process each (tools/server/server-router.h)
     std::string models_dir, models_preset;
     int32_t     models_max = 4;     // 0: no limit

@@ -66,6 +66,7 @@ struct engine::slot {
     llama_sampler *          smpl = nullptr;
     llama_sampler *          grmr = nullptr;                    // the task's grammar, or NULL
     std::vector<llama_token> cache;                             // tokens in the KV cache for sequence `id`, in order
+    std::vector<float>       cache_lora;                        // the LoRA scales `cache` was computed with
     size_t                   n_prompt_done = 0;                 // prompt tokens already in the cache
     llama_token              next          = LLAMA_TOKEN_NULL;  // sampled, not yet decoded
     int                      i_batch       = -1;                // batch row whose logits this slot samples from
@@ -222,14 +223,17 @@ static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, ll
     return tok;
 }
 
-engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot)
+engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot, lora_set * loras)
     : ctx_(ctx),
       vocab_(llama_model_get_vocab(llama_get_model(ctx))),
       mem_(llama_get_memory(ctx)),
       n_ctx_slot_(n_ctx_slot > 0 ? n_ctx_slot : (int) llama_n_ctx(ctx) / n_slots),
       n_batch_((int) llama_n_batch(ctx)),
       queue_limit_(queue_limit),
-      metrics_(m) {
+      metrics_(m),
+      loras_(loras) {
+    // no adapter is set on ctx yet: the same as every scale 0
+    lora_applied_.assign(loras_ != nullptr ? loras_->adapters().size() : 0, 0.0f);
     for (int i = 0; i < n_slots; i++) {
         slots_.push_back(std::make_unique<slot>());
         slots_.back()->id = i;
@@ -270,6 +274,85 @@ bool engine::idle() {
     return waiting_.empty() && n_running_ == 0;
 }
 
+engine::slot_op_result engine::slot_file(slot_op op, int id, const std::string & path) {
+    if (id < 0 || id >= (int) slots_.size()) {
+        return {"Invalid slot ID", 400};
+    }
+    slot_request r;
+    r.op     = op;
+    r.id     = id;
+    r.path   = path;
+    auto fut = r.done.get_future();
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (stop_) {
+            return {"server shutting down", 503};
+        }
+        slot_requests_.push_back(std::move(r));
+    }
+    cv_.notify_all();
+    return fut.get();
+}
+
+// Runs one slot-file request on a free slot (engine thread). The slot's token list follows its KV
+// cache exactly, so that the next task reuses the restored prefix; a failed restore leaves the slot
+// empty rather than holding cells its token list does not describe.
+void engine::run_slot_request(slot_request & r) {
+    slot &         s  = *slots_[(size_t) r.id];
+    const int64_t  t0 = llama_time_us();
+    slot_op_result out;
+    if (r.op == slot_op::erase) {
+        out.n_tokens = s.cache.size();
+        llama_memory_seq_rm(mem_, s.id, -1, -1);
+        s.cache.clear();
+    } else if (r.op == slot_op::save) {
+        out.n_tokens = s.cache.size();
+        out.n_bytes  = llama_state_seq_save_file(ctx_, r.path.c_str(), s.id, s.cache.data(), s.cache.size());
+        if (out.n_bytes == 0) {
+            out.error  = std::string("Unable to save slot: ") + llama_last_error();
+            out.status = 500;
+        }
+    } else {
+        size_t n_tok = 0;
+        // first the token count alone (nothing restored), so that a file larger than the slot is refused
+        size_t                   n = llama_state_seq_load_file(ctx_, r.path.c_str(), s.id, nullptr, 0, &n_tok);
+        std::vector<llama_token> toks;
+        if (n == 0) {
+            out.error = std::string("cannot read the slot file: ") + llama_last_error();
+        } else if (n_tok + 1 > (size_t) n_ctx_slot_) {
+            out.error = "the saved prompt (" + std::to_string(n_tok) + " tokens) does not fit in the slot (" +
+                        std::to_string(n_ctx_slot_) + ")";
+        } else {
+            toks.resize(std::max<size_t>(n_tok, 1));
+            n = llama_state_seq_load_file(ctx_, r.path.c_str(), s.id, toks.data(), toks.size(), &n_tok);
+            toks.resize(n == 0 ? 0 : n_tok);
+            const int n_vocab = llama_vocab_n_tokens(vocab_);
+            if (n == 0) {
+                out.error = std::string("cannot load the slot file: ") + llama_last_error();
+            } else if (std::any_of(toks.begin(), toks.end(),
+                                   [n_vocab](llama_token t) { return t < 0 || t >= n_vocab; })) {
+                out.error = "the slot file holds token ids outside the vocabulary";
+            } else if (llama_memory_seq_pos_max(mem_, s.id) + 1 != (llama_pos) toks.size()) {
+                out.error = "the slot file's cache and token list disagree";
+            }
+        }
+        if (out.error.empty()) {
+            // the file does not say which LoRA scales made it: reused only by tasks without adapters
+            s.cache_lora.assign(loras_ != nullptr && !loras_->adapters().empty() ? 1 : 0, NAN);
+            s.cache      = std::move(toks);
+            out.n_tokens = s.cache.size();
+            out.n_bytes  = n;
+        } else {
+            out.error  = "Unable to restore slot: " + out.error;
+            out.status = 400;
+            llama_memory_seq_rm(mem_, s.id, -1, -1);
+            s.cache.clear();
+        }
+    }
+    out.t_ms = (double) (llama_time_us() - t0) / 1000.0;
+    r.done.set_value(std::move(out));
+}
+
 void engine::stop() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -293,8 +376,9 @@ void engine::assign_waiting() {
             }
             const auto & p   = waiting_.front().prompt;
             size_t       lcp = 0;
-            while (waiting_.front().cache_prompt && lcp < s->cache.size() && lcp < p.size() &&
-                   s->cache[lcp] == p[lcp]) {
+            // a cache computed with other LoRA scales holds other K/V: nothing of it is reused
+            const bool reuse = waiting_.front().cache_prompt && s->cache_lora == waiting_.front().lora;
+            while (reuse && lcp < s->cache.size() && lcp < p.size() && s->cache[lcp] == p[lcp]) {
                 lcp++;
             }
             if (best == nullptr || lcp > best_lcp) {
@@ -315,6 +399,7 @@ void engine::assign_waiting() {
             keep = 0;
         }
         s.cache.resize(keep);
+        s.cache_lora    = s.t.lora;
         s.n_prompt_done = keep;
         s.n_cached      = (int) keep;
         s.next          = LLAMA_TOKEN_NULL;
@@ -501,13 +586,32 @@ std::vector<engine::slot_state> engine::slot_states() {
 void engine::run() {
     llama_batch batch = llama_batch_init(n_batch_, 0, 1);
     while (true) {
+        std::deque<slot_request> todo;
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            cv_.wait(lock, [this] { return stop_ || !waiting_.empty() || n_running_ > 0; });
+            cv_.wait(lock, [this] { return stop_ || !waiting_.empty() || n_running_ > 0 || !slot_requests_.empty(); });
             if (stop_) {
                 break;
             }
+            // slot-file requests on free slots go before new tasks, which could otherwise take the slot
+            for (auto it = slot_requests_.begin(); it != slot_requests_.end();) {
+                if (slots_[(size_t) it->id]->busy) {
+                    ++it;
+                } else {
+                    todo.push_back(std::move(*it));
+                    it = slot_requests_.erase(it);
+                }
+            }
+        }
+        for (auto & r : todo) {
+            run_slot_request(r);
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
             assign_waiting();
+        }
+        if (!todo.empty()) {
+            update_gauges();
         }
         // drop cancelled and late tasks
         const int64_t now = llama_time_us();
@@ -522,13 +626,25 @@ void engine::run() {
                 finish(s, "", "request timed out");
             }
         }
-        // one batch: every generating slot's next token, then prompt chunks while there is room
+        // one batch: every generating slot's next token, then prompt chunks while there is room;
+        // with LoRA adapters, only the slots of one configuration (that of the first slot with
+        // work, counting from lora_turn_)
+        const std::vector<float> * lora = nullptr;
+        for (size_t k = 0; k < slots_.size() && loras_ != nullptr && !lora_applied_.empty(); k++) {
+            const slot & s = *slots_[(lora_turn_ + k) % slots_.size()];
+            if (s.busy && (s.next != LLAMA_TOKEN_NULL || s.n_prompt_done < s.t.prompt.size())) {
+                lora = &s.t.lora;
+                break;
+            }
+        }
+        lora_turn_         = (lora_turn_ + 1) % slots_.size();
+        auto other_lora    = [lora](const slot & s) { return lora != nullptr && s.t.lora != *lora; };
         batch.n_tokens     = 0;
         int n_gen_in_batch = 0, n_prompt_in_batch = 0, n_slots_in_batch = 0;
         for (auto & sp : slots_) {
             slot & s  = *sp;
             s.i_batch = -1;
-            if (s.busy && s.next != LLAMA_TOKEN_NULL) {
+            if (s.busy && s.next != LLAMA_TOKEN_NULL && !other_lora(s)) {
                 s.i_batch = batch.n_tokens;
                 add_to_batch(batch, s.next, (llama_pos) s.cache.size(), s.id, true);
                 s.cache.push_back(s.next);
@@ -541,7 +657,8 @@ void engine::run() {
         for (auto & sp : slots_) {
             slot &    s      = *sp;
             const int before = n_prompt_in_batch;
-            while (s.busy && s.i_batch < 0 && s.n_prompt_done < s.t.prompt.size() && batch.n_tokens < n_batch_) {
+            while (s.busy && s.i_batch < 0 && !other_lora(s) && s.n_prompt_done < s.t.prompt.size() &&
+                   batch.n_tokens < n_batch_) {
                 const bool last = s.n_prompt_done + 1 == s.t.prompt.size();
                 if (last) {
                     s.i_batch = batch.n_tokens;
@@ -559,6 +676,14 @@ void engine::run() {
         if (batch.n_tokens == 0) {
             update_gauges();  // tasks may have been dropped above
             continue;
+        }
+        if (lora != nullptr && *lora != lora_applied_) {
+            // cannot fail: the adapters are the model's and the scales one per adapter (server-lora)
+            std::vector<float> scales = *lora;  // llama_set_adapters_lora takes a non-const array
+            if (llama_set_adapters_lora(ctx_, const_cast<llama_adapter_lora **>(loras_->adapters().data()),
+                                        scales.size(), scales.data()) == 0) {
+                lora_applied_ = *lora;
+            }
         }
         const int64_t t0 = llama_time_us();
         const int     rc = llama_decode(ctx_, batch);
@@ -615,6 +740,10 @@ void engine::run() {
             t.out->push(std::move(ev));
         }
         waiting_.clear();
+        for (auto & r : slot_requests_) {
+            r.done.set_value({"server shutting down", 503});
+        }
+        slot_requests_.clear();
     }
     llama_batch_free(batch);
 }

@@ -7,6 +7,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "llama.h"
+#include "server-lora.h"
 #include "server-metrics.h"
 #include "server-task.h"
 
@@ -23,15 +25,21 @@ class engine {
 public:
     // ctx must have n_seq_max >= n_slots; each slot may use n_ctx / n_slots tokens.
     // n_ctx_slot: the most tokens one slot may hold; 0: n_ctx / n_slots (llama-server's -kvu gives n_ctx).
-    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0);
+    // loras: the run's LoRA adapters (outliving the engine) or NULL. Each batch holds the tasks of
+    // one adapter configuration (task::lora), set on ctx before it is decoded; tasks with another
+    // wait a step (the configuration taken rotates over the slots, so none waits for long).
+    engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0,
+           lora_set * loras = nullptr);
     ~engine();
 
     enum class submit_status { ok, queue_full, too_long, stopping };
     // Queues a task. too_long: its prompt (plus one generated token) cannot fit in a slot.
     submit_status submit(task t);
 
-    int slot_ctx() const { return n_ctx_slot_; }
-    int n_slots() const { return (int) slots_.size(); }
+    int        slot_ctx() const { return n_ctx_slot_; }
+    int        n_slots() const { return (int) slots_.size(); }
+    int        n_batch() const { return n_batch_; }
+    lora_set * loras() const { return loras_; }
 
     // What GET /slots shows of a slot, as of the engine's last step.
     struct slot_state {
@@ -43,6 +51,19 @@ public:
         int  max_tokens = 0;
     };
     std::vector<slot_state> slot_states();
+    // Slot files (POST /slots/{id}?action=save|restore|erase). Run on the engine thread between
+    // steps; a request for a busy slot waits until the slot's task ended (as upstream defers it).
+    enum class slot_op { save, restore, erase };
+    struct slot_op_result {
+        std::string error;         // empty: done
+        int         status   = 0;  // HTTP status of the error
+        size_t      n_tokens = 0;  // tokens saved, restored or erased
+        size_t      n_bytes  = 0;  // file bytes written or read
+        double      t_ms     = 0.0;
+    };
+    // path: the file (checked by the caller); unused by erase. Blocks until done (or the engine stops).
+    slot_op_result slot_file(slot_op op, int id, const std::string & path);
+
     // No task running or waiting.
     bool idle();
     // Stops the engine thread (tasks still queued or running fail with "server shutting down").
@@ -50,7 +71,14 @@ public:
 
 private:
     struct slot;
+    struct slot_request {
+        slot_op                      op;
+        int                          id;
+        std::string                  path;
+        std::promise<slot_op_result> done;
+    };
     void run();
+    void run_slot_request(slot_request & r);
     void assign_waiting();
     void add_to_batch(llama_batch & batch, llama_token tok, llama_pos pos, int seq, bool logits);
     void process_token(slot & s, llama_token tok, int i_batch);
@@ -67,17 +95,21 @@ private:
     int                                n_batch_;
     int                                queue_limit_;
     metrics &                          metrics_;
+    lora_set *                         loras_;
+    std::vector<float>                 lora_applied_;   // the scales set on ctx_
+    size_t                             lora_turn_ = 0;  // the slot whose configuration goes first
     std::vector<std::unique_ptr<slot>> slots_;
     std::vector<llama_token_data>      cur_;  // candidates of a grammar-constrained pick (engine thread)
     std::vector<llama_token>           idx_;  // token ids ranked for top log-probabilities (engine thread)
 
-    std::mutex              mutex_;
-    std::condition_variable cv_;
-    std::deque<task>        waiting_;
-    std::vector<slot_state> states_;  // under mutex_
-    bool                    stop_      = false;
-    int                     n_running_ = 0;
-    std::thread             thread_;
+    std::mutex               mutex_;
+    std::condition_variable  cv_;
+    std::deque<task>         waiting_;
+    std::deque<slot_request> slot_requests_;  // under mutex_
+    std::vector<slot_state>  states_;         // under mutex_
+    bool                     stop_      = false;
+    int                      n_running_ = 0;
+    std::thread              thread_;
 };
 
 // Bytes at the end of `s` that form an incomplete UTF-8 sequence (0..3); they are held back until

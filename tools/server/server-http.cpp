@@ -307,6 +307,7 @@ void http_server::routes() {
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
     native_routes();
+    slot_routes();
 }
 
 bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & prompts, const completion_request & cr,
@@ -335,6 +336,7 @@ bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & pro
             t.n_probs      = cr.n_probs;
             t.cache_prompt = cr.cache_prompt;
             t.sampling     = cr.sampling;
+            t.lora         = cr.lora.empty() && engine_.loras() ? engine_.loras()->scales() : cr.lora;
             if (t.sampling.seed != LLAMA_DEFAULT_SEED) {
                 t.sampling.seed += (uint32_t) i;  // n choices from one seed must differ
             }
@@ -368,6 +370,9 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
     const json                            body  = parse_body(req.body);
     completion_request                    cr    = parse_completion(body, vocab_);
     std::vector<std::vector<llama_token>> prompts;
+    if (engine_.loras() != nullptr) {
+        cr.lora = engine_.loras()->for_request(body);
+    }
     if (chat) {
         chat_->apply(body, vocab_, cr);
         cr.n_probs = parse_logprobs(body, probs_api::chat);

@@ -39,10 +39,11 @@ struct http_config {
     int         timeout_s        = 600;   // per request (queue + generation)
     int         http_threads     = 64;    // connections served at once (streams hold one each)
     std::string model_id;
-    std::string model_path;     // the model file (GET /props)
-    std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
-    bool        jinja = true;   // run the Jinja template (tools, reasoning); false: built-in formats only
-    bool        webui = true;   // serve the chat page at / (server-webui.h)
+    std::string model_path;      // the model file (GET /props)
+    std::string chat_template;   // template name or Jinja source; empty: the model's (else chatml)
+    bool        jinja = true;    // run the Jinja template (tools, reasoning); false: built-in formats only
+    bool        webui = true;    // serve the chat page at / (server-webui.h)
+    std::string slot_save_path;  // POST /slots/{id}?action=save|restore: the folder of slot files; empty: off
 };
 
 class http_server {
@@ -73,6 +74,8 @@ private:
     // The native endpoints (server-native.cpp): /completion, /tokenize, /detokenize,
     // /apply-template, /props, /slots, /embedding.
     void native_routes();
+    // POST /slots/{id}?action=save|restore|erase (server-slots.cpp)
+    void slot_routes();
     void handle_embeddings(const httplib::Request & req, httplib::Response & res);
     // Anthropic Messages API (server-anthropic.cpp)
     void handle_messages(const httplib::Request & req, httplib::Response & res);

@@ -1,13 +1,16 @@
 // Upstream llama-server's native endpoints, with its request fields and response shapes, for the
 // scripts written against them: /completion (text, token or mixed prompts; n_predict, n_probs,
-// cache_prompt, the samplers; streamed as `data: {...}` lines without [DONE]), /tokenize,
-// /detokenize, /apply-template, /props, /slots and /embedding. Generation goes through the same
-// parsing (server-params), prompt reading (server-prompt) and task submission as /v1/completions.
+// cache_prompt, the samplers; streamed as `data: {...}` lines without [DONE]), /infill (its prompt
+// built by server-infill), /tokenize, /detokenize, /apply-template, /props, /slots, /embedding and
+// /lora-adapters (server-lora).
+// Generation goes through the same parsing (server-params), prompt reading (server-prompt) and
+// task submission as /v1/completions.
 #include <httplib.h>
 
 #include <iterator>
 
 #include "server-http.h"
+#include "server-infill.h"
 #include "server-logprobs.h"
 #include "server-params.h"
 #include "server-prompt.h"
@@ -112,31 +115,47 @@ json final_result(const task_event & last, const std::string & content, const st
 void http_server::native_routes() {
     httplib::Server & s = *svr_;
 
-    auto completion = guarded([this](const httplib::Request & req, httplib::Response & res) {
+    // /completion, and /infill (infill set) with the prompt built from its own fields
+    auto serve = [this](const httplib::Request & req, httplib::Response & res, bool infill) {
+        if (infill) {
+            if (const std::string why = infill_missing_tokens(vocab_); !why.empty()) {
+                throw bad_request(why);
+            }
+        }
         auto               guard = std::make_unique<in_flight>(metrics_);
         const json         body  = parse_body(req.body);
         completion_request cr    = parse_completion(body, vocab_);
-        cr.n                     = 1;  // not a /completion field: one result per prompt
+        if (engine_.loras() != nullptr) {
+            cr.lora = engine_.loras()->for_request(body);
+        }
+        cr.n = 1;  // not a /completion field: one result per prompt
         if (auto it = body.find("n_predict"); it != body.end() && !it->is_null()) {
             if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > (1 << 20)) {
                 throw bad_request("'n_predict' must be an integer in [-1, 1048576]");
             }
             cr.max_tokens = (int) it->get<int64_t>();  // -1: the server's limit
         }
-        cr.n_probs            = parse_logprobs(body, probs_api::native);
-        cr.cache_prompt       = opt_bool(body, "cache_prompt", true);
-        const bool ret_tokens = opt_bool(body, "return_tokens", false);
-        auto       it         = body.find("prompt");
-        if (it == body.end()) {
-            throw bad_request("'prompt' is required");
+        cr.n_probs                                       = parse_logprobs(body, probs_api::native);
+        cr.cache_prompt                                  = opt_bool(body, "cache_prompt", true);
+        const bool                            ret_tokens = opt_bool(body, "return_tokens", false);
+        std::vector<std::vector<llama_token>> prompts;
+        bool                                  multi = false;
+        if (infill) {
+            const int n_predict = cr.max_tokens < 0 ? cfg_.max_tokens : cr.max_tokens;
+            prompts.push_back(infill_prompt(body, vocab_, engine_.n_batch(), n_predict, engine_.slot_ctx()));
+        } else {
+            auto it = body.find("prompt");
+            if (it == body.end()) {
+                throw bad_request("'prompt' is required");
+            }
+            prompts = parse_prompts(*it, vocab_, true, 64);
+            multi   = it->is_array() && prompts.size() > 1;
         }
-        const auto prompts = parse_prompts(*it, vocab_, true, 64);
-        auto       ch      = std::make_shared<channel>();
+        auto ch = std::make_shared<channel>();
         if (!submit_tasks(prompts, cr, ch, res)) {
             return;
         }
-        const int  n_tasks = (int) prompts.size();
-        const bool multi   = it->is_array() && n_tasks > 1;
+        const int n_tasks = (int) prompts.size();
 
         if (!cr.stream) {
             std::string error;
@@ -214,9 +233,13 @@ void http_server::native_routes() {
                 st->ch->cancel();  // no-op when every task already ended
                 st->guard.reset();
             });
-    });
+    };
+    auto completion =
+        guarded([serve](const httplib::Request & req, httplib::Response & res) { serve(req, res, false); });
     s.Post("/completion", completion);
     s.Post("/completions", completion);
+    s.Post("/infill",
+           guarded([serve](const httplib::Request & req, httplib::Response & res) { serve(req, res, true); }));
 
     s.Post("/tokenize", guarded([this](const httplib::Request & req, httplib::Response & res) {
                const json body = parse_body(req.body);
@@ -315,6 +338,18 @@ void http_server::native_routes() {
         }
         res.set_content(dump(out), "application/json");
     });
+
+    // the run's LoRA adapters and their global scales (a request's `lora` overrides them)
+    s.Get("/lora-adapters", [this](const httplib::Request &, httplib::Response & res) {
+        res.set_content(dump(engine_.loras() != nullptr ? engine_.loras()->list() : json::array()), "application/json");
+    });
+    s.Post("/lora-adapters", guarded([this](const httplib::Request & req, httplib::Response & res) {
+               if (engine_.loras() == nullptr) {
+                   throw bad_request("no LoRA adapter is loaded (--lora)");
+               }
+               engine_.loras()->set(json::parse(req.body.empty() ? "null" : req.body, nullptr, false));
+               res.set_content(dump({{"success", true}}), "application/json");
+           }));
 
     auto embedding = guarded([this](const httplib::Request & req, httplib::Response & res) {
         in_flight  guard(metrics_);

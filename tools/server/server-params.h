@@ -31,6 +31,7 @@ struct completion_request {
     int                      n_probs      = -1;     // -1: no log-probabilities; else top entries per token
     bool                     cache_prompt = true;   // native /completion: reuse the slot's cached prefix
     sampling_params          sampling;
+    std::vector<float>       lora;  // a scale per LoRA adapter (server-lora.h); empty: the global ones
     // chat through the Jinja template (server-chat.h): tokenize with BOS unless the template wrote
     // it, and parse each choice's text with the template's output format
     bool                            add_special = true;

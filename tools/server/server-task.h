@@ -104,6 +104,7 @@ struct task {
     int                      n_probs      = -1;     // -1: no log-probabilities; else the top entries per token
     bool                     cache_prompt = true;   // reuse the slot's cached prefix of the prompt
     sampling_params          sampling;
+    std::vector<float>       lora;             // a scale per LoRA adapter: the batch configuration this task needs
     int64_t                  deadline_us = 0;  // llama_time_us() after which the task fails; 0 none
     int                      index       = 0;  // choice index
     std::shared_ptr<channel> out;

@@ -15,6 +15,7 @@
 #include "server-embed.h"
 #include "server-engine.h"
 #include "server-http.h"
+#include "server-lora.h"
 #include "server-metrics.h"
 #include "server-router.h"
 #include "tool-log.h"
@@ -135,6 +136,7 @@ int main(int argc, char ** argv) {
     hc.embeddings_only  = p.embeddings_only;
     hc.webui            = p.webui;
     hc.model_path       = p.model;
+    hc.slot_save_path   = p.slot_save_path;
     if (hc.model_id.empty()) {
         const size_t slash = p.model.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? p.model : p.model.substr(slash + 1);
@@ -168,7 +170,13 @@ int main(int argc, char ** argv) {
         why = "each slot needs at least 16 tokens of context (the model's " + std::to_string(n_ctx) + " / -np " +
               std::to_string(n_slots) + ")";
     }
-    if (!why.empty() || !tool::apply_lora(model, ctx, p, why)) {
+    // the engine sets the adapters per batch: each request may ask for its own scales
+    server::lora_set                           loras;
+    std::vector<std::pair<std::string, float>> lora_args;
+    for (const auto & l : p.lora) {
+        lora_args.emplace_back(l.path, p.lora_init_without_apply ? 0.0f : l.scale);
+    }
+    if (!why.empty() || !loras.load(model, lora_args, why)) {
         llama_free(ctx);
         llama_model_free(model);
         fprintf(stderr, "%s: error: %s\n", k_prog, why.c_str());
@@ -178,7 +186,7 @@ int main(int argc, char ** argv) {
     int rc = tool::EXIT_OK;
     {
         server::metrics     m;
-        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot);
+        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras);
         server::embedder    emb(model, eng.slot_ctx(), cp.n_threads,
                              p.pooling == LLAMA_POOLING_TYPE_UNSPECIFIED ? LLAMA_POOLING_TYPE_MEAN : p.pooling);
         server::http_server http(hc, model, eng, emb, m);

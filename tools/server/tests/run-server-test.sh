@@ -103,6 +103,39 @@ case "$name" in
         pid=$p4 && stop_server
         exit $rc
         ;;
+    slots)
+        # one server with --slot-save-path, one without (501)
+        rm -rf "$work/slot-files" && mkdir -p "$work/slot-files"
+        start_server "$work/server-slots-nopath.log" -np 1 -c 1024
+        p0=$pid port0=$port
+        start_server "$work/server-$name.log" -np 2 -c 2048 --slot-save-path "$work/slot-files"
+        rc=0
+        PORT=$port PORT_NOPATH=$port0 SLOT_DIR="$work/slot-files" node "$here/slots.mjs" || rc=$?
+        [ $rc = 0 ] || tail -30 "$work/server-$name.log"
+        stop_server
+        pid=$p0 && stop_server
+        exit $rc
+        ;;
+    infill)
+        # no test model has FIM tokens: a copy of it with three of its token ids as FIM prefix, suffix, middle
+        node "$here/gguf-fim.mjs" "$model" "$work/fim.gguf" 300 301 302 || { echo "FAIL: cannot write the FIM model"; exit 1; }
+        export FIM_PRE=300 FIM_SUF=301 FIM_MID=302
+        model=$work/fim.gguf start_server "$work/server-$name.log" -np 1 -c 2048 -b 64
+        ;;&
+    lora)
+        # an adapter for the test model and the model merged with it at scales 1 and 0.5
+        synth=${GGUF_SYNTH:-$(dirname "$server")/llama-gguf-synth}
+        "$synth" -o "$work/lora.gguf" --lora-of "$model" --rank 4 --alpha 512 >/dev/null 2>&1 &&
+            "$synth" -o "$work/merged-1.gguf" --merge "$model" --lora "$work/lora.gguf" >/dev/null 2>&1 &&
+            "$synth" -o "$work/merged-05.gguf" --merge "$model" --lora "$work/lora.gguf:0.5" >/dev/null 2>&1 ||
+            { echo "FAIL: $synth cannot write the adapter"; exit 1; }
+        export LORA="$work/lora.gguf" MERGED_1="$work/merged-1.gguf" MERGED_05="$work/merged-05.gguf"
+        # a server with --lora-init-without-apply: the adapter starts at scale 0
+        start_server "$work/server-lora-noapply.log" -np 1 -c 1024 --lora "$work/lora.gguf" --lora-init-without-apply
+        export PORT_NOAPPLY=$port
+        p_noapply=$pid
+        start_server "$work/server-$name.log" -np 2 -c 2048 --lora "$work/lora.gguf"
+        ;;&
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&
@@ -158,11 +191,13 @@ case "$name" in
             echo "--- server log"
             tail -30 "$work/server-$name.log"
             kill -KILL "$pid"
+            [ -z "${p_noapply:-}" ] || kill -KILL "$p_noapply"
             exit $rc
         fi
         # bad-input ends by sending SIGTERM itself; the others leave the server running
         [ "$name" = bad-input ] || kill -0 "$pid" 2>/dev/null || { echo "FAIL: the server died"; exit 1; }
         stop_server
+        [ -z "${p_noapply:-}" ] || { pid=$p_noapply && stop_server; }
         ;;
 esac
 echo "PASS"

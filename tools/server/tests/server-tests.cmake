@@ -3,7 +3,8 @@
 # into the build tree (tools/server/tests/node_modules) on first use. Without node/npm the tests skip
 # (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail; test-server-webui
 # also needs chromium (same rule).
-foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui args bench-slots)
+foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui args bench-slots
+             slots infill lora)
     add_test(NAME test-server-${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh ${name}
                      $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
@@ -12,7 +13,8 @@ foreach(name openai bad-input structured timeout tools metrics router anthropic 
 endforeach()
 set_tests_properties(test-server-openai test-server-bad-input test-server-structured test-server-timeout test-server-tools
                      test-server-metrics test-server-router test-server-anthropic test-server-logprobs
-                     test-server-native test-server-webui test-server-args
+                     test-server-native test-server-webui test-server-args test-server-slots test-server-infill
+                     test-server-lora
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
@@ -22,3 +24,8 @@ add_test(NAME test-server-nginx
                  $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
                  ${PROJECT_SOURCE_DIR}/models/stories260K.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
 set_tests_properties(test-server-nginx PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300 RUN_SERIAL ON)
+
+# test-server-lora writes its adapter with llama-gguf-synth
+if (TARGET llama-gguf-synth)
+    set_tests_properties(test-server-lora PROPERTIES ENVIRONMENT "GGUF_SYNTH=$<TARGET_FILE:llama-gguf-synth>")
+endif()
