@@ -118,7 +118,7 @@ struct params {
     int32_t                  grace_s          = 30;
     std::string              alias;
     bool                     embeddings_only = false;                           // --embeddings
-    enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // /v1/embeddings: mean
+    enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // the model's, else mean
     bool                     webui           = true;                            // the chat page at /
     // router mode (no -m): several models, one instance process each (tools/server/server-router.h)
     std::string models_dir, models_preset;

@@ -167,6 +167,10 @@ int main(int argc, char ** argv) {
         why = "each slot needs at least 16 tokens of context (the model's " + std::to_string(n_ctx) + " / -np " +
               std::to_string(n_slots) + ")";
     }
+    if (server::resolve_pooling(model, p.pooling) == LLAMA_POOLING_TYPE_RANK && llama_model_n_cls_out(model) == 0) {
+        why = "reranking (--reranking, --pooling rank) needs a model with a classifier head (cls.output): " + p.model +
+              " has none";
+    }
     if (!why.empty() || !tool::apply_lora(model, ctx, p, why)) {
         llama_free(ctx);
         llama_model_free(model);
@@ -178,8 +182,7 @@ int main(int argc, char ** argv) {
     {
         server::metrics     m;
         server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot);
-        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads,
-                             p.pooling == LLAMA_POOLING_TYPE_UNSPECIFIED ? LLAMA_POOLING_TYPE_MEAN : p.pooling);
+        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads, server::resolve_pooling(model, p.pooling));
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;
         if (!why.empty()) {
