@@ -7,6 +7,7 @@
 // Starts its own servers; the models are written by llama-gguf-synth (SERVER, SYNTH, VOCAB, WORK and
 // NODE_PATH from run-server-test.sh).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { check, done } from './common.mjs';
 
@@ -22,7 +23,54 @@ function synth(name, extra) {
         '--n-head', '4', '--n-ctx', '128', '--type', 'f32', '--std', '0.25', '--vocab', VOCAB, ...extra]);
     return path;
 }
+// The vocabulary file with one more string key. It has no tensors, so its keys end the file.
+function withStringKey(src, dst, key, value) {
+    const b = readFileSync(src);
+    if (b.toString('latin1', 0, 4) !== 'GGUF' || b.readBigUInt64LE(8) !== 0n) {
+        throw new Error(`${src}: expected a GGUF without tensors`);
+    }
+    const nKv = Number(b.readBigUInt64LE(16));
+    const fixed = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+    let off = 24;
+    const skipStr = () => (off += 8 + Number(b.readBigUInt64LE(off)));
+    const skipVal = (t) => {
+        if (t === 8) {
+            skipStr();
+        } else if (t === 9) {
+            const et = b.readUInt32LE(off);
+            const n = Number(b.readBigUInt64LE(off + 4));
+            off += 12;
+            for (let i = 0; i < n; i++) skipVal(et);
+        } else {
+            off += fixed[t];
+        }
+    };
+    for (let i = 0; i < nKv; i++) {
+        skipStr();
+        const t = b.readUInt32LE(off);
+        off += 4;
+        skipVal(t);
+    }
+    const str = (x) => {
+        const d = Buffer.from(x, 'utf8');
+        const n = Buffer.alloc(8);
+        n.writeBigUInt64LE(BigInt(d.length));
+        return Buffer.concat([n, d]);
+    };
+    const type = Buffer.alloc(4);
+    type.writeUInt32LE(8);  // string
+    const head = Buffer.from(b.subarray(0, 24));
+    head.writeBigUInt64LE(BigInt(nKv + 1), 16);
+    const out = Buffer.concat([head, b.subarray(24, off), str(key), type, str(value)]);
+    writeFileSync(dst, Buffer.concat([out, Buffer.alloc((32 - (out.length % 32)) % 32)]));
+}
+
 const RANKER = synth('ranker', ['--cls-out', '1']);  // pooling rank (the tool's default with a head)
+// the same weights (same seed) with a rerank template that ignores the query: [CLS] [SEP] doc
+// is what the default layout makes of an empty query
+const TEMPLATE_VOCAB = `${WORK}/rerank-template-vocab.gguf`;
+withStringKey(VOCAB, TEMPLATE_VOCAB, 'tokenizer.chat_template.rerank', '[CLS][SEP]{document}');
+const TEMPLATED = synth('templated', ['--cls-out', '1', '--vocab', TEMPLATE_VOCAB]);
 const ENCODER = synth('encoder', ['--pooling', '2']);  // pooling cls
 
 // Starts a server; resolves with its port (as args.mjs).
@@ -180,6 +228,21 @@ check(emb.status === 400 && emb.json?.error?.message?.includes('rank'), 'a reran
 const again = await post(ranker, '/v1/rerank', { query, documents: docs, model: 'my-ranker' });
 check(again.text === full.text, 'rerank: still serving, and deterministic, after the bad requests');
 check((await stop(ranker)) === 0, 'the reranker stops cleanly');
+
+// ---- the model's rerank template replaces the default layout
+{
+    const templated = await start(TEMPLATED, ['--reranking']);
+    const ranker2 = await start(RANKER, ['--reranking']);
+    const viaTemplate = await post(templated, '/v1/rerank', { query, documents: docs });
+    const emptyQuery = await post(ranker2, '/v1/rerank', { query: '', documents: docs });
+    check(viaTemplate.status === 200 && JSON.stringify(viaTemplate.json.results) === JSON.stringify(emptyQuery.json?.results) &&
+          viaTemplate.json.usage.prompt_tokens === emptyQuery.json.usage.prompt_tokens,
+        'rerank: the model\'s rerank template is used ({document} only = the default layout of an empty query)',
+        `${viaTemplate.text.slice(0, 200)} vs ${emptyQuery.text.slice(0, 200)}`);
+    check(JSON.stringify(viaTemplate.json?.results) !== JSON.stringify(results), 'rerank: and differs from the query\'s scores');
+    const codes = await Promise.all([templated, ranker2].map(stop));
+    check(codes.every((c) => c === 0), 'the template servers stop cleanly', codes.join(','));
+}
 
 // ---- embeddings with the model's pooling (cls), against --pooling cls, mean and none
 const [own, cls, mean, none] = await Promise.all([
