@@ -209,7 +209,7 @@ std::vector<std::vector<float>> embedder::token_rows(const std::vector<llama_tok
     return rows;
 }
 
-std::vector<float> embedder::embed(const std::string & text, int & n_tokens) {
+std::vector<std::vector<float>> embedder::embed(const std::vector<std::string> & texts, int & n_tokens) {
     if (pooling_ == LLAMA_POOLING_TYPE_NONE || pooling_ == LLAMA_POOLING_TYPE_RANK) {
         // OpenAI's embedding is one vector per input; upstream refuses none the same way
         throw bad_request(std::string("this server pools with '") + pooling_name(pooling_) +
@@ -217,17 +217,24 @@ std::vector<float> embedder::embed(const std::string & text, int & n_tokens) {
                           (pooling_ == LLAMA_POOLING_TYPE_NONE ? "/embedding for per-token vectors" : "/v1/rerank") +
                           ", or start the server with --pooling mean|cls|last");
     }
-    const std::vector<llama_token> toks = tokenize(llama_model_get_vocab(model_), text, true);
-    check_length(toks, "input");
-    std::vector<float> out = std::move(pooled({toks})[0]);
-    normalize(out, 2);
-    n_tokens = (int) toks.size();
+    std::vector<std::vector<llama_token>> seqs;
+    n_tokens = 0;
+    for (const std::string & text : texts) {
+        seqs.push_back(tokenize(llama_model_get_vocab(model_), text, true));
+        check_length(seqs.back(), "input");
+        n_tokens += (int) seqs.back().size();
+    }
+    std::vector<std::vector<float>> out = pooled(seqs);
+    for (auto & v : out) {
+        normalize(v, 2);
+    }
     return out;
 }
 
 json embedding_native(embedder & emb, const json & body) {
-    const auto inputs    = embed_inputs(body, body.contains("content") ? "content" : "input");
-    int        normalise = 2;
+    const char * field     = body.contains("content") ? "content" : "input";
+    const auto   inputs    = embed_inputs(body, field);
+    int          normalise = 2;
     if (auto n = body.find("embd_normalize"); n != body.end() && !n->is_null()) {
         if (!n->is_number_integer() || *n < -1 || *n > 64) {
             throw bad_request("'embd_normalize' must be an integer from -1 to 64");
@@ -237,24 +244,27 @@ json embedding_native(embedder & emb, const json & body) {
     if (emb.pooling() == LLAMA_POOLING_TYPE_RANK) {
         throw bad_request("this server pools with 'rank' (a reranker): use /v1/rerank");
     }
-    const llama_vocab * vocab = llama_model_get_vocab(emb.model());
-    json                out   = json::array();
-    for (size_t i = 0; i < inputs.size(); i++) {
-        const std::vector<llama_token> toks  = tokenize(vocab, inputs[i], true);
-        const char *                   field = body.contains("content") ? "content" : "input";
-        emb.check_length(toks, field);
-        json rows = json::array();
-        if (emb.pooling() == LLAMA_POOLING_TYPE_NONE) {
-            // upstream's shape: the raw rows of every token, not normalised
-            for (auto & r : emb.token_rows(toks)) {
+    std::vector<std::vector<llama_token>> seqs;
+    for (const std::string & text : inputs) {
+        seqs.push_back(tokenize(llama_model_get_vocab(emb.model()), text, true));
+        emb.check_length(seqs.back(), field);
+    }
+    json out = json::array();
+    if (emb.pooling() == LLAMA_POOLING_TYPE_NONE) {
+        // upstream's shape: the raw rows of every token, not normalised
+        for (size_t i = 0; i < seqs.size(); i++) {
+            json rows = json::array();
+            for (auto & r : emb.token_rows(seqs[i])) {
                 rows.push_back(std::move(r));
             }
-        } else {
-            std::vector<float> v = std::move(emb.pooled({toks})[0]);
-            normalize(v, normalise);
-            rows.push_back(std::move(v));
+            out.push_back({{"index", i}, {"embedding", std::move(rows)}});
         }
-        out.push_back({{"index", i}, {"embedding", std::move(rows)}});
+        return out;
+    }
+    std::vector<std::vector<float>> vecs = emb.pooled(seqs);
+    for (size_t i = 0; i < vecs.size(); i++) {
+        normalize(vecs[i], normalise);
+        out.push_back({{"index", i}, {"embedding", json::array({std::move(vecs[i])})}});
     }
     return out;
 }

@@ -47,10 +47,10 @@ public:
     // The final hidden state of every token of one sequence (pooling none).
     std::vector<std::vector<float>> token_rows(const std::vector<llama_token> & toks);
 
-    // The L2-normalised pooled embedding of the text; n_tokens gets the token count. bad_request when
-    // the text is empty or longer than the context, or when the pooling gives no single vector
-    // (none, rank); runtime_error on failure.
-    std::vector<float> embed(const std::string & text, int & n_tokens);
+    // The L2-normalised pooled embedding of each text (several per decode); n_tokens gets the tokens
+    // of all. bad_request when a text is empty or longer than the context, or when the pooling gives
+    // no single vector (none, rank); runtime_error on failure.
+    std::vector<std::vector<float>> embed(const std::vector<std::string> & texts, int & n_tokens);
 
 private:
     // Decodes the sequences (seq ids 0..n-1) in one batch; needs mutex_ held.

@@ -523,12 +523,11 @@ void http_server::handle_embeddings(const httplib::Request & req, httplib::Respo
         }
         base64 = *f == "base64";
     }
-    json data     = json::array();
-    int  n_tokens = 0;
+    json       data     = json::array();
+    int        n_tokens = 0;
+    const auto vecs     = embedder_.embed(inputs, n_tokens);
     for (size_t i = 0; i < inputs.size(); i++) {
-        int  n = 0;
-        auto v = embedder_.embed(inputs[i], n);
-        n_tokens += n;
+        const auto & v = vecs[i];
         data.push_back(
             {{"object", "embedding"}, {"index", i}, {"embedding", base64 ? json(base64_floats(v)) : json(v)}});
     }

@@ -252,6 +252,12 @@ const text = 'the giant panda eats bamboo';
 const client = (srv) => new OpenAI({ baseURL: srv.base + '/v1', apiKey: 'none' });
 const vOwn = (await client(own).embeddings.create({ model: 'x', input: text, encoding_format: 'float' })).data[0].embedding;
 const vCls = (await client(cls).embeddings.create({ model: 'x', input: [text] })).data[0].embedding;
+// a list is decoded together; each vector is still its own text's
+const texts = [text, 'hi', 'bamboo forests of sichuan and shaanxi'];
+const listed = (await post(cls, '/v1/embeddings', { input: texts })).json?.data ?? [];
+const singles = await Promise.all(texts.map(async (t) => (await post(cls, '/v1/embeddings', { input: t })).json?.data?.[0]?.embedding ?? []));
+check(listed.length === 3 && listed.every((d, i) => d.index === i && same(d.embedding, singles[i])) && same(singles[0], vCls),
+    'embeddings: a list of inputs gives each input\'s own vector');
 const vMean = (await post(mean, '/v1/embeddings', { input: text })).json?.data?.[0]?.embedding ?? [];
 check(vOwn.length === 32 && same(vOwn, vCls), "embeddings: the model's pooling (cls) equals --pooling cls (openai client)",
     `${vOwn.length}`);
