@@ -134,19 +134,30 @@ std::vector<option> build_server_rows() {
     t.push_back(srv_flag({"--embedding", "--embeddings"}, {}, "LLAMA_ARG_EMBEDDINGS",
                          "serve only /v1/embeddings (completion and chat endpoints answer 501)",
                          [](params & p, bool v) { p.embeddings_only = v; }));
-    t.push_back(srv_text({"--pooling"}, "{mean,cls,last}", "LLAMA_ARG_POOLING",
-                         "how /v1/embeddings pools the token embeddings (default mean)",
+    t.push_back(
+        srv_flag({"--rerank", "--reranking"}, {}, "LLAMA_ARG_RERANKING",
+                 "serve /v1/rerank with a reranker (a model with a classifier head): --embeddings --pooling rank",
+                 [](params & p, bool v) {
+                     if (v) {
+                         p.embeddings_only = true;
+                         p.pooling         = LLAMA_POOLING_TYPE_RANK;
+                     }
+                 }));
+    t.push_back(srv_text({"--pooling"}, "{none,mean,cls,last,rank}", "LLAMA_ARG_POOLING",
+                         "how embeddings pool the token vectors (default: the model's, else mean); rank: reranking",
                          [](params & p, const std::string & v) {
-                             if (v == "mean") {
+                             if (v == "none") {
+                                 p.pooling = LLAMA_POOLING_TYPE_NONE;
+                             } else if (v == "mean") {
                                  p.pooling = LLAMA_POOLING_TYPE_MEAN;
                              } else if (v == "cls") {
                                  p.pooling = LLAMA_POOLING_TYPE_CLS;
                              } else if (v == "last") {
                                  p.pooling = LLAMA_POOLING_TYPE_LAST;
+                             } else if (v == "rank") {
+                                 p.pooling = LLAMA_POOLING_TYPE_RANK;
                              } else {
-                                 // none gives no single vector and rank is for reranking, which
-                                 // this server does not offer
-                                 throw std::invalid_argument("expected mean, cls or last");
+                                 throw std::invalid_argument("expected none, mean, cls, last or rank");
                              }
                          }));
     t.push_back(srv_flag({"--lora-init-without-apply"}, {}, "",

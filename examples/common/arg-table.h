@@ -118,7 +118,7 @@ struct params {
     int32_t                  grace_s          = 30;
     std::string              alias;
     bool                     embeddings_only = false;                           // --embeddings
-    enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // /v1/embeddings: mean
+    enum llama_pooling_type  pooling         = LLAMA_POOLING_TYPE_UNSPECIFIED;  // the model's, else mean
     bool                     webui           = true;                            // the chat page at /
     std::string              slot_save_path;                   // POST /slots/{id}?action=save|restore; empty: off
     bool                     lora_init_without_apply = false;  // --lora adapters start at global scale 0

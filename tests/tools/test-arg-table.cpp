@@ -160,7 +160,17 @@ TEST(ArgTable, ServerFlags) {
     p = parsed(tool::TOOL_SERVER, {"--embedding", "--pooling", "cls"});
     EXPECT_TRUE(p.embeddings_only);
     EXPECT_EQ(p.pooling, LLAMA_POOLING_TYPE_CLS);
-    EXPECT_NE(error_of(tool::TOOL_SERVER, {"--pooling", "rank"}).find("mean, cls or last"), std::string::npos);
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--pooling", "none"}).pooling, LLAMA_POOLING_TYPE_NONE);
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--pooling", "rank"}).pooling, LLAMA_POOLING_TYPE_RANK);
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).pooling, LLAMA_POOLING_TYPE_UNSPECIFIED);  // the model's
+    EXPECT_NE(error_of(tool::TOOL_SERVER, {"--pooling", "max"}).find("none, mean, cls, last or rank"),
+              std::string::npos);
+    for (const char * spelling : {"--reranking", "--rerank"}) {
+        p = parsed(tool::TOOL_SERVER, {spelling});
+        EXPECT_TRUE(p.embeddings_only) << spelling;
+        EXPECT_EQ(p.pooling, LLAMA_POOLING_TYPE_RANK) << spelling;
+    }
+    EXPECT_EQ(error_of(tool::TOOL_CLI, {"--reranking"}), "error: --reranking is a llama-server option");
     EXPECT_EQ(error_of(tool::TOOL_CLI, {"--embeddings"}), "error: --embeddings is a llama-server option");
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {}).kv_unified, -1);  // auto
     EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--api-key", "a", "--api-key", "b"}).api_keys.size(), 2u);
@@ -277,6 +287,13 @@ TEST(ArgTable, EnvironmentFillsWhatArgvLeaves) {
     z.parse(tool::TOOL_CLI, {});
     EXPECT_FALSE(z.r.ok);
     EXPECT_NE(z.r.error.find("LLAMA_ARG_CTX_SIZE"), std::string::npos);
+
+    run v;  // upstream's reranking variable
+    v.env = {{"LLAMA_ARG_RERANKING", "1"}, {"LLAMA_ARG_POOLING", "rank"}};
+    v.parse(tool::TOOL_SERVER, {});
+    ASSERT_TRUE(v.r.ok) << v.r.error;
+    EXPECT_TRUE(v.p.embeddings_only);
+    EXPECT_EQ(v.p.pooling, LLAMA_POOLING_TYPE_RANK);
 
     run w;  // a server variable means nothing to llama-cli
     w.env = {{"LLAMA_ARG_PORT", "nonsense"}};

@@ -12,6 +12,7 @@
 #include "server-params.h"
 #include "server-prompt.h"
 #include "server-reply.h"
+#include "server-rerank.h"
 #include "server-webui.h"
 
 namespace server {
@@ -229,7 +230,7 @@ void http_server::routes() {
             return httplib::Server::HandlerResponse::Handled;
         }
         if (cfg_.embeddings_only && (req.path == "/v1/completions" || req.path == "/v1/chat/completions")) {
-            send_error(res, 501, "this server was started with --embeddings: only /v1/embeddings is served",
+            send_error(res, 501, "this server was started with --embeddings or --reranking: it does not generate",
                        "not_supported_error");
             return httplib::Server::HandlerResponse::Handled;
         }
@@ -306,6 +307,7 @@ void http_server::routes() {
     }
     s.Post("/v1/embeddings",
            guarded([this](const httplib::Request & req, httplib::Response & res) { handle_embeddings(req, res); }));
+    rerank_routes(s, embedder_, metrics_, cfg_.model_id);
     native_routes();
     slot_routes();
 }
@@ -534,12 +536,11 @@ void http_server::handle_embeddings(const httplib::Request & req, httplib::Respo
         }
         base64 = *f == "base64";
     }
-    json data     = json::array();
-    int  n_tokens = 0;
+    json       data     = json::array();
+    int        n_tokens = 0;
+    const auto vecs     = embedder_.embed(inputs, n_tokens);
     for (size_t i = 0; i < inputs.size(); i++) {
-        int  n = 0;
-        auto v = embedder_.embed(inputs[i], n);
-        n_tokens += n;
+        const auto & v = vecs[i];
         data.push_back(
             {{"object", "embedding"}, {"index", i}, {"embedding", base64 ? json(base64_floats(v)) : json(v)}});
     }

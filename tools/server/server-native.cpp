@@ -353,17 +353,8 @@ void http_server::native_routes() {
 
     auto embedding = guarded([this](const httplib::Request & req, httplib::Response & res) {
         in_flight  guard(metrics_);
-        const json body   = parse_body(req.body);
-        const auto inputs = embed_inputs(body, body.contains("content") ? "content" : "input");
-        if (auto n = body.find("embd_normalize"); n != body.end() && !n->is_null() && *n != 2) {
-            throw bad_request("'embd_normalize' must be 2: embeddings are mean-pooled and L2-normalised");
-        }
-        json out = json::array();
-        for (size_t i = 0; i < inputs.size(); i++) {
-            int n = 0;
-            // upstream's shape: one row per pooled sequence
-            out.push_back({{"index", i}, {"embedding", json::array({embedder_.embed(inputs[i], n)})}});
-        }
+        const json body = parse_body(req.body);
+        const json out  = embedding_native(embedder_, body);
         res.set_content(dump(out), "application/json");
     });
     s.Post("/embedding", embedding);

@@ -176,6 +176,10 @@ int main(int argc, char ** argv) {
     for (const auto & l : p.lora) {
         lora_args.emplace_back(l.path, p.lora_init_without_apply ? 0.0f : l.scale);
     }
+    if (server::resolve_pooling(model, p.pooling) == LLAMA_POOLING_TYPE_RANK && llama_model_n_cls_out(model) == 0) {
+        why = "reranking (--reranking, --pooling rank) needs a model with a classifier head (cls.output): " + p.model +
+              " has none";
+    }
     if (!why.empty() || !loras.load(model, lora_args, why)) {
         llama_free(ctx);
         llama_model_free(model);
@@ -187,8 +191,7 @@ int main(int argc, char ** argv) {
     {
         server::metrics     m;
         server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras);
-        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads,
-                             p.pooling == LLAMA_POOLING_TYPE_UNSPECIFIED ? LLAMA_POOLING_TYPE_MEAN : p.pooling);
+        server::embedder    emb(model, eng.slot_ctx(), cp.n_threads, server::resolve_pooling(model, p.pooling));
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;
         if (!why.empty()) {

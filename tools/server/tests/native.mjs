@@ -125,7 +125,7 @@ const bad = [
     ['/apply-template', {}, "'messages'"],
     ['/apply-template', { messages: 'hi' }, "'messages'"],
     ['/embedding', { content: 3 }, "'content'"],
-    ['/embedding', { content: 'x', embd_normalize: 1 }, "'embd_normalize'"],
+    ['/embedding', { content: 'x', embd_normalize: 'l2' }, "'embd_normalize'"],
 ];
 for (const [path, body, what] of bad) {
     const r = await post(path, body);

@@ -22,7 +22,7 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
 if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
-     [ "$name" = logprobs ]; } && [ ! -f "$work/openai.installed" ]; then
+     [ "$name" = logprobs ] || [ "$name" = rerank ]; } && [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
         npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
@@ -87,6 +87,13 @@ case "$name" in
             -keyout "$work/args-key.pem" -out "$work/args-cert.pem" >"$work/openssl.log" 2>&1 ||
             { cat "$work/openssl.log"; echo "FAIL: openssl could not make a certificate"; exit 1; }
         WORK="$work" SERVER="$server" CERT="$work/args-cert.pem" KEY="$work/args-key.pem" node "$here/args.mjs"
+        exit $?
+        ;;
+    rerank)
+        # its own servers, on BERT models llama-gguf-synth (SYNTH, from ctest) writes into $work
+        [ -x "${SYNTH:-}" ] || { echo "FAIL: SYNTH must name llama-gguf-synth"; exit 1; }
+        WORK="$work" SERVER="$server" VOCAB="$here/../../../tests/data/vocab/ggml-vocab-bert-bge.gguf" \
+            node "$here/rerank.mjs"
         exit $?
         ;;
     bench-slots)

@@ -18,6 +18,16 @@ set_tests_properties(test-server-openai test-server-bad-input test-server-struct
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
+# reranking and the model's pooling, on BERT models llama-gguf-synth writes at test time
+if (TARGET llama-gguf-synth)
+    add_test(NAME test-server-rerank
+             COMMAND ${CMAKE_COMMAND} -E env SYNTH=$<TARGET_FILE:llama-gguf-synth>
+                     bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh rerank
+                     $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
+                     ${PROJECT_SOURCE_DIR}/models/stories260K.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
+    set_tests_properties(test-server-rerank PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300)
+endif()
+
 # examples/nginx: 3 replicas behind nginx, one killed mid-run (runs when nginx is installed)
 add_test(NAME test-server-nginx
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh nginx-failover
