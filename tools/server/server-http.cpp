@@ -99,21 +99,6 @@ std::string base64_floats(const std::vector<float> & v) {
     return out;
 }
 
-// The key of a request: "Authorization: Bearer KEY", else "X-Api-Key: KEY" (upstream's order).
-bool key_accepted(const std::vector<std::string> & keys, const httplib::Request & req) {
-    if (keys.empty()) {
-        return true;
-    }
-    std::string key = req.get_header_value("Authorization");
-    if (key.empty()) {
-        key = req.get_header_value("X-Api-Key");
-    }
-    if (key.compare(0, 7, "Bearer ") == 0) {
-        key = key.substr(7);
-    }
-    return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
 // http(s)://localhost, 127.0.0.1 or [::1], any port.
 bool origin_is_localhost(const std::string & origin) {
     const size_t scheme = origin.find("://");
@@ -185,10 +170,7 @@ bool http_server::ok(std::string & error) const {
 http_server::~http_server() = default;
 
 int http_server::bind() {
-    if (cfg_.port == 0) {
-        return svr_->bind_to_any_port(cfg_.host);
-    }
-    return svr_->bind_to_port(cfg_.host, cfg_.port) ? cfg_.port : -1;
+    return bind_port(*svr_, cfg_.host, cfg_.port);
 }
 
 bool http_server::listen() {
@@ -244,28 +226,7 @@ void http_server::routes() {
     s.set_logger([this](const httplib::Request & req, const httplib::Response & res) {
         metrics_.count_request(req.path, res.status);
     });
-    s.set_exception_handler([](const httplib::Request &, httplib::Response & res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-            std::rethrow_exception(ep);
-        } catch (const std::exception & e) {
-            what = e.what();
-        } catch (...) {
-        }
-        send_error(res, 500, what, "server_error");
-    });
-    s.set_error_handler([](const httplib::Request &, httplib::Response & res) {
-        if (!res.body.empty()) {
-            return;
-        }
-        if (res.status == 413) {
-            send_error(res, 413, "request body too large");
-        } else if (res.status == 404) {
-            send_error(res, 404, "no such endpoint");
-        } else {
-            send_error(res, res.status, "request failed (HTTP " + std::to_string(res.status) + ")");
-        }
-    });
+    set_error_bodies(s);
 
     s.Get("/health", [this](const httplib::Request &, httplib::Response & res) {
         if (draining_) {

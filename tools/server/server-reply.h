@@ -1,13 +1,15 @@
 // What every HTTP handler answers with: JSON bodies, OpenAI-shaped error bodies, the in-flight
-// count, response ids, and the status of a failed task. Shared by server-http.cpp (OpenAI
-// endpoints) and server-native.cpp (upstream's native endpoints).
+// count, response ids, the status of a failed task, error handlers and binding. Shared by the
+// endpoint files and the router.
 #pragma once
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "server-metrics.h"
 #include "server-params.h"
@@ -49,6 +51,56 @@ inline int error_status(const std::string & error) {
         return 503;
     }
     return 500;
+}
+
+// Error bodies in the shape above for what no handler answered (404, 413, ...) and for uncaught
+// exceptions (500); shared by the single-model server and the router.
+inline void set_error_bodies(httplib::Server & s) {
+    s.set_exception_handler([](const httplib::Request &, httplib::Response & res, std::exception_ptr ep) {
+        std::string what = "internal error";
+        try {
+            std::rethrow_exception(ep);
+        } catch (const std::exception & e) {
+            what = e.what();
+        } catch (...) {
+        }
+        send_error(res, 500, what, "server_error");
+    });
+    s.set_error_handler([](const httplib::Request &, httplib::Response & res) {
+        if (!res.body.empty() || res.is_chunked_content_provider_) {
+            return;  // a handler's own answer
+        }
+        if (res.status == 413) {
+            send_error(res, 413, "request body too large");
+        } else if (res.status == 404) {
+            send_error(res, 404, "no such endpoint");
+        } else {
+            send_error(res, res.status, "request failed (HTTP " + std::to_string(res.status) + ")");
+        }
+    });
+}
+
+// The key of a request: "Authorization: Bearer KEY", else "X-Api-Key: KEY" (upstream's order).
+inline bool key_accepted(const std::vector<std::string> & keys, const httplib::Request & req) {
+    if (keys.empty()) {
+        return true;
+    }
+    std::string key = req.get_header_value("Authorization");
+    if (key.empty()) {
+        key = req.get_header_value("X-Api-Key");
+    }
+    if (key.compare(0, 7, "Bearer ") == 0) {
+        key = key.substr(7);
+    }
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Binds host:port (0: any free port); the port, or -1.
+inline int bind_port(httplib::Server & s, const std::string & host, int port) {
+    if (port == 0) {
+        return s.bind_to_any_port(host);
+    }
+    return s.bind_to_port(host, port) ? port : -1;
 }
 
 // A handler that answers bad_request with 400 and any other exception with 500, naming the cause.

@@ -13,6 +13,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "server-reply.h"
 #include "server-webui.h"
 
 extern char ** environ;
@@ -20,23 +21,12 @@ extern char ** environ;
 namespace server {
 
 namespace fs = std::filesystem;
-using json   = nlohmann::ordered_json;
 
 namespace {
 
 int64_t now_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-std::string dump(const json & j) {
-    return j.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-void send_error(httplib::Response & res, int status, const std::string & message,
-                const char * type = "invalid_request_error") {
-    res.status = status;
-    res.set_content(dump({{"error", {{"message", message}, {"type", type}, {"code", status}}}}), "application/json");
 }
 
 bool ends_with_gguf(const std::string & name) {
@@ -354,10 +344,7 @@ router::~router() {
 }
 
 int router::bind() {
-    if (cfg_.port == 0) {
-        return svr_->bind_to_any_port(cfg_.host);
-    }
-    return svr_->bind_to_port(cfg_.host, cfg_.port) ? cfg_.port : -1;
+    return bind_port(*svr_, cfg_.host, cfg_.port);
 }
 
 bool router::listen() {
@@ -750,16 +737,9 @@ void router::routes() {
         if (req.path == "/health" || (cfg_.webui && webui_path(req.path))) {
             return httplib::Server::HandlerResponse::Unhandled;  // the page asks for the key itself
         }
-        if (!cfg_.api_keys.empty()) {
-            const std::string auth = req.get_header_value("Authorization");
-            bool              ok   = false;
-            for (const auto & k : cfg_.api_keys) {
-                ok = ok || auth == "Bearer " + k;
-            }
-            if (!ok) {
-                send_error(res, 401, "invalid or missing API key (Authorization: Bearer KEY)", "authentication_error");
-                return httplib::Server::HandlerResponse::Handled;
-            }
+        if (!key_accepted(cfg_.api_keys, req)) {
+            send_error(res, 401, "invalid or missing API key (Authorization: Bearer KEY)", "authentication_error");
+            return httplib::Server::HandlerResponse::Handled;
         }
         if (draining_) {
             res.set_header("Retry-After", "1");
@@ -768,26 +748,7 @@ void router::routes() {
         }
         return httplib::Server::HandlerResponse::Unhandled;
     });
-    s.set_exception_handler([](const httplib::Request &, httplib::Response & res, std::exception_ptr ep) {
-        std::string what = "internal error";
-        try {
-            std::rethrow_exception(ep);
-        } catch (const std::exception & e) {
-            what = e.what();
-        } catch (...) {
-        }
-        send_error(res, 500, what, "server_error");
-    });
-    s.set_error_handler([](const httplib::Request &, httplib::Response & res) {
-        if (!res.body.empty() || res.is_chunked_content_provider_) {
-            return;
-        }
-        if (res.status == 413) {
-            send_error(res, 413, "request body too large");
-        } else if (res.status == 404) {
-            send_error(res, 404, "no such endpoint");
-        }
-    });
+    set_error_bodies(s);
 
     s.Get("/health", [this](const httplib::Request &, httplib::Response & res) {
         res.status = draining_ ? 503 : 200;
