@@ -365,7 +365,7 @@ bool http_server::submit_tasks(const std::vector<std::vector<llama_token>> & pro
 void http_server::handle_completion(const httplib::Request & req, httplib::Response & res, bool chat) {
     auto                                  guard = std::make_unique<in_flight>(metrics_);
     const json                            body  = parse_body(req.body);
-    completion_request                    cr    = parse_completion(body, vocab_);
+    completion_request                    cr    = parse_completion(body, vocab_, cfg_.sampling);
     std::vector<std::vector<llama_token>> prompts;
     if (chat) {
         chat_->apply(body, vocab_, cr);

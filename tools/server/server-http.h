@@ -43,6 +43,9 @@ struct http_config {
     std::string chat_template;  // template name or Jinja source; empty: the model's (else chatml)
     bool        jinja = true;   // run the Jinja template (tools, reasoning); false: built-in formats only
     bool        webui = true;   // serve the chat page at / (server-webui.h)
+
+    // a request's sampler defaults: the command line's --temp, --top-k, ... (server-params.h)
+    sampling_params sampling;
 };
 
 class http_server {

@@ -16,6 +16,7 @@
 #include "server-engine.h"
 #include "server-http.h"
 #include "server-metrics.h"
+#include "server-params.h"
 #include "server-router.h"
 #include "tool-log.h"
 #include "tool-model.h"
@@ -134,6 +135,7 @@ int main(int argc, char ** argv) {
     hc.embeddings_only  = p.embeddings_only;
     hc.webui            = p.webui;
     hc.model_path       = p.model;
+    hc.sampling         = server::sampling_defaults(p.sampling);
     if (hc.model_id.empty()) {
         const size_t slash = p.model.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? p.model : p.model.substr(slash + 1);

@@ -103,6 +103,19 @@ case "$name" in
         pid=$p4 && stop_server
         exit $rc
         ;;
+    sampling)
+        # the sampler flags as request defaults: one server with --temp 0, two with the same --seed
+        start_server "$work/server-sampling-greedy.log" -np 1 -c 1024 --temp 0
+        pg=$pid port_g=$port
+        start_server "$work/server-sampling-a.log" -np 1 -c 1024 --seed 1234
+        pa=$pid port_a=$port
+        start_server "$work/server-sampling-b.log" -np 1 -c 1024 --seed 1234
+        pb=$pid port_b=$port
+        rc=0
+        PORT_GREEDY=$port_g PORT_SEED_A=$port_a PORT_SEED_B=$port_b node "$here/sampling.mjs" || rc=$?
+        for pid in $pg $pa $pb; do stop_server; done
+        exit $rc
+        ;;
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&

@@ -3,7 +3,8 @@
 # into the build tree (tools/server/tests/node_modules) on first use. Without node/npm the tests skip
 # (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail; test-server-webui
 # also needs chromium (same rule).
-foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui args bench-slots)
+foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui args sampling
+             bench-slots)
     add_test(NAME test-server-${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh ${name}
                      $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
@@ -12,7 +13,7 @@ foreach(name openai bad-input structured timeout tools metrics router anthropic 
 endforeach()
 set_tests_properties(test-server-openai test-server-bad-input test-server-structured test-server-timeout test-server-tools
                      test-server-metrics test-server-router test-server-anthropic test-server-logprobs
-                     test-server-native test-server-webui test-server-args
+                     test-server-native test-server-webui test-server-args test-server-sampling
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
