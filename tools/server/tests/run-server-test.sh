@@ -22,7 +22,7 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
 if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
-     [ "$name" = logprobs ]; } && [ ! -f "$work/openai.installed" ]; then
+     [ "$name" = logprobs ] || [ "$name" = tool-formats ]; } && [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
         npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
@@ -87,6 +87,11 @@ case "$name" in
             -keyout "$work/args-key.pem" -out "$work/args-cert.pem" >"$work/openssl.log" 2>&1 ||
             { cat "$work/openssl.log"; echo "FAIL: openssl could not make a certificate"; exit 1; }
         WORK="$work" SERVER="$server" CERT="$work/args-cert.pem" KEY="$work/args-key.pem" node "$here/args.mjs"
+        exit $?
+        ;;
+    tool-formats)
+        # one server per chat family on a synthetic model, started by the script itself
+        SERVER="$server" DATA="$here/../../../tests/data" node "$here/tool-formats.mjs"
         exit $?
         ;;
     bench-slots)
