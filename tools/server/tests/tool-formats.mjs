@@ -108,7 +108,10 @@ function start(family, model) {
     const child = spawn(SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${family}: no start: ${out}`)), 60000);
+        const timer = setTimeout(() => {
+            child.kill('SIGKILL');  // not left running after the test
+            reject(new Error(`${family}: no start: ${out}`));
+        }, 60000);
         const onData = (d) => {
             out += d;
             const m = out.match(/listening on http:\/\/[^:]*:(\d+)/);
@@ -177,7 +180,7 @@ async function family(name, model) {
 
         // required with parallel calls allowed: random weights rarely stop calling, so the reply
         // may end at max_tokens (finish_reason length); whatever calls it returns are valid
-        const par = await client.chat.completions.create({ ...base, tool_choice: 'required', max_tokens: 128 });
+        const par = await client.chat.completions.create({ ...base, tool_choice: 'required', max_tokens: 96 });
         const pc = par.choices[0].message.tool_calls ?? [];
         const pf = par.choices[0].finish_reason;
         ok(((pf === 'tool_calls' && pc.length >= 1) || pf === 'length') && pc.every((c) => callProblem(c) === ''),
