@@ -293,13 +293,13 @@ std::vector<option> build_cli_rows() {
                      [](params & p, const std::string & v) { p.prompt_cache = v; }));
     t.push_back(flag({"--json"}, {}, "", TOOL_CLI, "each reply as one JSON line (content, finish_reason, counts)",
                      [](params & p, bool v) { p.json = v; }));
-    // sampling
+    // sampling: llama-server takes these as the defaults of every request (a request's own field wins)
     auto S = [](names_t n, double lo, double hi, const char * help, void (*set)(params &, double)) {
-        return number(std::move(n), "X", "", TOOL_CLI, lo, hi, help, set);
+        return number(std::move(n), "X", "", TOOL_BOTH, lo, hi, help, set);
     };
     t.push_back(S({"--temp", "--temperature"}, 0, 100, "temperature, 0 = greedy (default 0.8)",
                   [](params & p, double v) { p.sampling.temp = (float) v; }));
-    t.push_back(integer({"--top-k"}, "N", "LLAMA_ARG_TOP_K", TOOL_CLI, 0, 1 << 20,
+    t.push_back(integer({"--top-k"}, "N", "LLAMA_ARG_TOP_K", TOOL_BOTH, 0, 1 << 20,
                         "keep the N most likely, 0 = off (default 40)",
                         [](params & p, int64_t v) { p.sampling.top_k = (int32_t) v; }));
     t.push_back(S({"--top-p"}, 0, 1, "nucleus sampling (default 0.95)",
@@ -308,11 +308,12 @@ std::vector<option> build_cli_rows() {
                   [](params & p, double v) { p.sampling.min_p = (float) v; }));
     t.push_back(S({"--typical", "--typical-p"}, 0, 1, "locally typical sampling, 1 = off",
                   [](params & p, double v) { p.sampling.typical_p = (float) v; }));
-    t.push_back(S({"--dynatemp-range"}, 0, 100, "dynamic temperature range, 0 = off",
-                  [](params & p, double v) { p.sampling.dynatemp_range = (float) v; }));
-    t.push_back(S({"--dynatemp-exp"}, 0, 100, "dynamic temperature exponent (default 1)",
-                  [](params & p, double v) { p.sampling.dynatemp_exp = (float) v; }));
-    t.push_back(integer({"--repeat-last-n"}, "N", "", TOOL_CLI, -1, 1 << 20,
+    // llama-server's sampler chain has no dynamic temperature: these two stay llama-cli's
+    t.push_back(number({"--dynatemp-range"}, "X", "", TOOL_CLI, 0, 100, "dynamic temperature range, 0 = off",
+                       [](params & p, double v) { p.sampling.dynatemp_range = (float) v; }));
+    t.push_back(number({"--dynatemp-exp"}, "X", "", TOOL_CLI, 0, 100, "dynamic temperature exponent (default 1)",
+                       [](params & p, double v) { p.sampling.dynatemp_exp = (float) v; }));
+    t.push_back(integer({"--repeat-last-n"}, "N", "", TOOL_BOTH, -1, 1 << 20,
                         "tokens the penalties look at, -1 = context (default 64)",
                         [](params & p, int64_t v) { p.sampling.repeat_last_n = (int32_t) v; }));
     t.push_back(S({"--repeat-penalty"}, 0, 100, "repetition penalty, 1 = off",
@@ -327,7 +328,7 @@ std::vector<option> build_cli_rows() {
                   [](params & p, double v) { p.sampling.xtc_probability = (float) v; }));
     t.push_back(S({"--xtc-threshold"}, 0, 1, "XTC: probability a choice needs to be removed (default 0.1)",
                   [](params & p, double v) { p.sampling.xtc_threshold = (float) v; }));
-    t.push_back(integer({"--mirostat"}, "N", "", TOOL_CLI, 0, 2, "0 off, 1 Mirostat, 2 Mirostat 2.0",
+    t.push_back(integer({"--mirostat"}, "N", "", TOOL_BOTH, 0, 2, "0 off, 1 Mirostat, 2 Mirostat 2.0",
                         [](params & p, int64_t v) { p.sampling.mirostat = (int32_t) v; }));
     t.push_back(S({"--mirostat-lr"}, 0, 1, "Mirostat learning rate eta (default 0.1)",
                   [](params & p, double v) { p.sampling.mirostat_eta = (float) v; }));
@@ -337,12 +338,13 @@ std::vector<option> build_cli_rows() {
                   [](params & p, double v) { p.sampling.dry_multiplier = (float) v; }));
     t.push_back(S({"--dry-base"}, 1, 100, "DRY base (default 1.75)",
                   [](params & p, double v) { p.sampling.dry_base = (float) v; }));
-    t.push_back(integer({"--dry-allowed-length"}, "N", "", TOOL_CLI, 1, 1 << 20,
+    t.push_back(integer({"--dry-allowed-length"}, "N", "", TOOL_BOTH, 1, 1 << 20,
                         "DRY: repeats up to N tokens are free (default 2)",
                         [](params & p, int64_t v) { p.sampling.dry_allowed_length = (int32_t) v; }));
-    t.push_back(integer({"--dry-penalty-last-n"}, "N", "", TOOL_CLI, -1, 1 << 20, "DRY: tokens looked at, -1 = context",
+    t.push_back(integer({"--dry-penalty-last-n"}, "N", "", TOOL_BOTH, -1, 1 << 20,
+                        "DRY: tokens looked at, -1 = context",
                         [](params & p, int64_t v) { p.sampling.dry_penalty_last_n = (int32_t) v; }));
-    t.push_back(text({"--dry-sequence-breaker"}, "STRING", "", TOOL_CLI,
+    t.push_back(text({"--dry-sequence-breaker"}, "STRING", "", TOOL_BOTH,
                      "DRY sequence breaker (repeatable; replaces the defaults; \"none\" for none)",
                      [](params & p, const std::string & v) {
                          if (!p.custom_breakers) {
@@ -356,7 +358,7 @@ std::vector<option> build_cli_rows() {
                              p.sampling.dry_sequence_breakers.push_back(v);
                          }
                      }));
-    t.push_back(text({"-s", "--seed"}, "SEED", "", TOOL_CLI, "sampling seed, 0 to 4294967295 (default: random)",
+    t.push_back(text({"-s", "--seed"}, "SEED", "", TOOL_BOTH, "sampling seed, 0 to 4294967295 (default: random)",
                      [](params & p, const std::string & v) {
                          uint64_t s = 0;
                          if (!parse_uint(v, 0, UINT32_MAX, s)) {

@@ -201,6 +201,81 @@ TEST(ArgTable, ServerFlags) {
 }
 
 // The long spellings and aliases land where the short ones do.
+// llama-server takes llama.cpp's sampler flags as request defaults; dynamic temperature and the
+// constraint flags stay llama-cli's (the server's requests carry their own grammar).
+TEST(ArgTable, ServerSamplingFlags) {
+    const std::vector<std::string> argv = {"--temp",
+                                           "0.25",
+                                           "--top-k",
+                                           "7",
+                                           "--top-p",
+                                           "0.5",
+                                           "--min-p",
+                                           "0.125",
+                                           "--typical",
+                                           "0.75",
+                                           "--repeat-penalty",
+                                           "1.5",
+                                           "--repeat-last-n",
+                                           "32",
+                                           "--presence-penalty",
+                                           "0.5",
+                                           "--frequency-penalty",
+                                           "-0.5",
+                                           "--seed",
+                                           "1234",
+                                           "--mirostat",
+                                           "2",
+                                           "--mirostat-lr",
+                                           "0.25",
+                                           "--mirostat-ent",
+                                           "3",
+                                           "--dry-multiplier",
+                                           "0.5",
+                                           "--dry-base",
+                                           "2",
+                                           "--dry-allowed-length",
+                                           "3",
+                                           "--dry-penalty-last-n",
+                                           "16",
+                                           "--dry-sequence-breaker",
+                                           "|",
+                                           "--xtc-probability",
+                                           "0.5",
+                                           "--xtc-threshold",
+                                           "0.25",
+                                           "--top-nsigma",
+                                           "1.5"};
+    for (tool::tool_id t : {tool::TOOL_SERVER, tool::TOOL_CLI}) {
+        const tool::sampling_params s = parsed(t, argv).sampling;
+        EXPECT_EQ(s.temp, 0.25f);
+        EXPECT_EQ(s.top_k, 7);
+        EXPECT_EQ(s.top_p, 0.5f);
+        EXPECT_EQ(s.min_p, 0.125f);
+        EXPECT_EQ(s.typical_p, 0.75f);
+        EXPECT_EQ(s.repeat_penalty, 1.5f);
+        EXPECT_EQ(s.repeat_last_n, 32);
+        EXPECT_EQ(s.presence_penalty, 0.5f);
+        EXPECT_EQ(s.frequency_penalty, -0.5f);
+        EXPECT_EQ(s.seed, 1234u);
+        EXPECT_EQ(s.mirostat, 2);
+        EXPECT_EQ(s.mirostat_eta, 0.25f);
+        EXPECT_EQ(s.mirostat_tau, 3.0f);
+        EXPECT_EQ(s.dry_multiplier, 0.5f);
+        EXPECT_EQ(s.dry_base, 2.0f);
+        EXPECT_EQ(s.dry_allowed_length, 3);
+        EXPECT_EQ(s.dry_penalty_last_n, 16);
+        EXPECT_EQ(s.dry_sequence_breakers, std::vector<std::string>{"|"});
+        EXPECT_EQ(s.xtc_probability, 0.5f);
+        EXPECT_EQ(s.xtc_threshold, 0.25f);
+        EXPECT_EQ(s.top_n_sigma, 1.5f);
+    }
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--temperature", "0", "-s", "7"}).sampling.temp, 0.0f);
+    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"--dynatemp-range", "1"}), "error: --dynatemp-range is a llama-cli option");
+    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"--grammar", "root ::= \"a\""}), "error: --grammar is a llama-cli option");
+    EXPECT_NE(error_of(tool::TOOL_SERVER, {"--top-p", "2"}).find("--top-p"), std::string::npos);
+}
+
 TEST(ArgTable, AliasesAgree) {
     auto p = parsed(tool::TOOL_SERVER, {"--model",
                                         "m.gguf",

@@ -629,6 +629,32 @@ TEST(ChatFormatGrammar, ChoiceNoneNamedAndErrors) {
         schema_error);
 }
 
+// Raw string parameters (qwen3-coder, GLM-4.5) keep their minLength / maxLength: without the bound
+// a model may write the value forever.
+TEST(ChatFormatGrammar, RawStringParametersKeepTheirLength) {
+    const char *            tools = R"([{"type": "function", "function": {"name": "f", "parameters": {"type": "object",
+        "properties": {"s": {"type": "string", "minLength": 2, "maxLength": 4}}, "required": ["s"]}}}])";
+    const chat_tool_grammar q     = build_tool_call_grammar(chat_format::qwen3_coder, tools, "required", false);
+    auto                    qcall = [](const std::string & v) {
+        return "<tool_call>\n<function=f>\n<parameter=s>\n" + v + "\n</parameter>\n</function>\n</tool_call>";
+    };
+    EXPECT_TRUE(accepts(q.grammar, qcall("ab")));
+    EXPECT_TRUE(accepts(q.grammar, qcall("abcd")));
+    EXPECT_FALSE(accepts(q.grammar, qcall("a")));
+    EXPECT_FALSE(accepts(q.grammar, qcall("abcde")));
+    const chat_tool_grammar g     = build_tool_call_grammar(chat_format::glm45, tools, "required", false);
+    auto                    gcall = [](const std::string & v) {
+        return "<tool_call>f\n<arg_key>s</arg_key>\n<arg_value>" + v + "</arg_value>\n</tool_call>";
+    };
+    EXPECT_TRUE(accepts(g.grammar, gcall("abc")));
+    EXPECT_FALSE(accepts(g.grammar, gcall("abcdefgh")));
+    EXPECT_THROW(build_tool_call_grammar(chat_format::qwen3_coder,
+                                         R"([{"function": {"name": "f", "parameters": {"type": "object",
+                                             "properties": {"s": {"type": "string", "minLength": 3, "maxLength": 2}}}}}])",
+                                         "required", false),
+                 schema_error);
+}
+
 #else
 TEST(ChatFormat, SkippedWithoutNlohmannJson) {
     GTEST_SKIP() << "tools/common's chat formats need nlohmann/json";

@@ -3,9 +3,9 @@
 // have written (the render minus the prompt rendered with add_generation_prompt, minus the end of
 // turn) is parsed back with that family's parser (tools/common/chat-format.h), whole and streamed
 // in small chunks, and must give the same calls: names, JSON arguments, ids where the family writes
-// them. The templates below are written for this test in each family's syntax. With
-// LLAMA_REAL_TEMPLATES_DIR set (real models' templates, kept outside the repository), the same
-// round trip runs on every template there whose family has tool calls.
+// them. The templates (tests/data/chat/<family>.jinja) are written for the tests in each family's
+// syntax. With LLAMA_REAL_TEMPLATES_DIR set (real models' templates, kept outside the repository),
+// the same round trip runs on every template there whose family has tool calls.
 #include <gtest/gtest.h>
 
 #ifdef LLAMA_TEST_CHAT_ROUNDTRIP
@@ -44,92 +44,33 @@ struct family_case {
     bool         ids;       // the family writes call ids
     bool         parallel;  // the family writes several calls in one message
     const char * end;       // end of the assistant turn (generation stops before it)
-    std::string  tmpl;
 };
 
-// A ChatML frame shared by several families; CALLS is replaced by each family's rendering.
-std::string chatml(const std::string & calls, const std::string & gen = "") {
-    return "{%- for m in messages %}<|im_start|>{{ m.role }}\n{% if m.content %}{{ m.content }}{% endif %}"
-           "{%- if m.tool_calls %}" +
-           calls +
-           "{% endif %}<|im_end|>\n{% endfor %}"
-           "{%- if add_generation_prompt %}<|im_start|>assistant\n" +
-           gen + "{% endif %}";
+// The template of a family: tests/data/chat/<format name>.jinja (written for the tests in the
+// family's syntax; llama-server's tool-format test serves the same files).
+std::string family_template(chat_format fmt) {
+    const std::string path = std::string(LLAMA_TEST_DATA_DIR) + "/chat/" + chat_format_name(fmt) + ".jinja";
+    std::ifstream     f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
 }
 
 const std::vector<family_case> & families() {
     static const std::vector<family_case> cases = {
-        {chat_format::hermes, false, true, "<|im_end|>",
-         chatml("{% for c in m.tool_calls %}{% if not loop.first %}\n{% endif %}<tool_call>\n{\"name\": \"{{ "
-                "c.function.name }}\", \"arguments\": {{ c.function.arguments | tojson }}}\n</tool_call>{% endfor %}")},
-        {chat_format::qwen3_coder, false, true, "<|im_end|>",
-         chatml("{% for c in m.tool_calls %}{% if not loop.first %}\n{% endif %}<tool_call>\n<function={{ "
-                "c.function.name }}>\n{% for k, v in c.function.arguments.items() %}<parameter={{ k }}>\n{{ v if v "
-                "is string else v | tojson }}\n</parameter>\n{% endfor %}</function>\n</tool_call>{% endfor %}")},
-        {chat_format::llama3_json, false, false, "<|eot_id|>",
-         "{%- for m in messages %}<|start_header_id|>{{ 'ipython' if m.role == 'tool' else m.role }}<|end_header_id|>"
-         "\n\n{% if m.tool_calls %}{% set c = m.tool_calls[0].function %}{\"name\": \"{{ c.name }}\", \"parameters\": "
-         "{{ c.arguments | tojson }}}"
-         "{% else %}{{ m.content }}{% endif %}<|eot_id|>{% endfor %}"
-         "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"},
-        {chat_format::mistral, true, true, "</s>",
-         "{%- for m in messages %}{% if m.role == 'user' %}[INST]{{ m.content }}[/INST]{% elif m.tool_calls %}"
-         "[TOOL_CALLS][{% for c in m.tool_calls %}{\"name\": \"{{ c.function.name }}\", \"arguments\": {{ "
-         "c.function.arguments | tojson }}, \"id\": \"{{ c.id }}\"}{{ ', ' if not loop.last }}{% endfor %}]</s>"
-         "{% endif %}{% endfor %}"},
-        {chat_format::gpt_oss, false, false, "<|call|>",
-         "{%- for m in messages %}<|start|>{{ m.role }}{% if m.tool_calls %}{% set c = m.tool_calls[0].function %}"
-         "<|channel|>commentary to=functions.{{ c.name }} <|constrain|>json<|message|>{{ c.arguments | tojson "
-         "}}<|call|>"
-         "{% else %}<|message|>{{ m.content }}<|end|>{% endif %}{% endfor %}"
-         "{%- if add_generation_prompt %}<|start|>assistant{% endif %}"},
-        {chat_format::deepseek_r1, false, true, "<｜end▁of▁sentence｜>",
-         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls "
-         "%}<｜Assistant｜>"
-         "<｜tool▁calls▁begin｜>{% for c in m.tool_calls %}{{ '\\n' if not loop.first "
-         "}}<｜tool▁call▁begin｜>function<｜tool▁sep｜>{{ "
-         "c.function.name }}\n```json\n{{ c.function.arguments | tojson }}\n```<｜tool▁call▁end｜>{% endfor %}"
-         "<｜tool▁calls▁end｜><｜end▁of▁sentence｜>{% endif %}{% endfor %}"
-         "{%- if add_generation_prompt %}<｜Assistant｜>{% endif %}"},
-        {chat_format::deepseek_v3_1, false, true, "<｜end▁of▁sentence｜>",
-         "{%- for m in messages %}{% if m.role == 'user' %}<｜User｜>{{ m.content }}{% elif m.tool_calls "
-         "%}<｜Assistant｜>"
-         "<｜tool▁calls▁begin｜>{% for c in m.tool_calls %}<｜tool▁call▁begin｜>{{ c.function.name }}<｜tool▁sep｜>{{ "
-         "c.function.arguments | tojson }}<｜tool▁call▁end｜>{% endfor %}<｜tool▁calls▁end｜><｜end▁of▁sentence｜>"
-         "{% endif %}{% endfor %}{%- if add_generation_prompt %}<｜Assistant｜>{% endif %}"},
-        {chat_format::granite, false, true, "<|end_of_text|>",
-         "{%- for m in messages %}<|start_of_role|>{{ m.role }}<|end_of_role|>{% if m.tool_calls %}<|tool_call|>"
-         "{{ m.tool_calls | map(attribute='function') | list | tojson }}{% else %}{{ m.content }}{% endif %}"
-         "<|end_of_text|>\n{% endfor %}{%- if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% "
-         "endif %}"},
-        {chat_format::command_r, true, true, "<|END_OF_TURN_TOKEN|>",
-         "{%- for m in messages %}<|START_OF_TURN_TOKEN|>{{ '<|USER_TOKEN|>' if m.role == 'user' else "
-         "'<|CHATBOT_TOKEN|>' }}"
-         "{% if m.tool_calls %}<|START_ACTION|>[{% for c in m.tool_calls %}{\"tool_call_id\": \"{{ c.id }}\", "
-         "\"tool_name\": \"{{ c.function.name }}\", \"parameters\": {{ c.function.arguments | tojson }}}"
-         "{{ ', ' if not loop.last }}{% endfor %}]<|END_ACTION|>{% else %}{{ m.content }}{% endif %}"
-         "<|END_OF_TURN_TOKEN|>{% endfor %}"
-         "{%- if add_generation_prompt %}<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>{% endif %}"},
-        {chat_format::firefunction_v2, false, true, "<|eot_id|>",
-         "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %} functools["
-         "{% for c in m.tool_calls %}{{ c.function | tojson }}{{ ', ' if not loop.last }}{% endfor %}]{% else %}{{ "
-         "m.content }}{% endif %}<|eot_id|>"
-         "{% endfor %}{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"},
-        {chat_format::functionary_v3_2, false, true, "<|eot_id|>",
-         "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}"
-         "{% for c in m.tool_calls %}>>>{{ c.function.name }}\n{{ c.function.arguments | tojson }}{% endfor %}"
-         "{% else %}>>>all\n{{ m.content }}{% endif %}<|eot_id|>{% endfor %}"
-         "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n>>>{% endif %}"},
-        {chat_format::glm45, false, true, "",
-         "{%- for m in messages %}<|{{ m.role }}|>{% if m.tool_calls %}{% for c in m.tool_calls %}\n<tool_call>{{ "
-         "c.function.name }}{% for k, v in c.function.arguments.items() %}\n<arg_key>{{ k }}</arg_key>\n<arg_value>"
-         "{{ v if v is string else v | tojson }}</arg_value>{% endfor %}\n</tool_call>{% endfor %}{% else %}\n"
-         "{{ m.content }}{% endif %}{% endfor %}{%- if add_generation_prompt %}<|assistant|>{% endif %}"},
-        {chat_format::functionary_v3_1_llama3_1, false, true, "<|eom_id|>",
-         "{%- for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{% if m.tool_calls %}"
-         "{% for c in m.tool_calls %}<function={{ c.function.name }}>{{ c.function.arguments | tojson }}</function>"
-         "{% endfor %}<|eom_id|>{% else %}{{ m.content }}<|eot_id|>{% endif %}{% endfor %}"
-         "{%- if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"},
+        {chat_format::hermes, false, true, "<|im_end|>"},
+        {chat_format::qwen3_coder, false, true, "<|im_end|>"},
+        {chat_format::llama3_json, false, false, "<|eot_id|>"},
+        {chat_format::mistral, true, true, "</s>"},
+        {chat_format::gpt_oss, false, false, "<|call|>"},
+        {chat_format::deepseek_r1, false, true, "<｜end▁of▁sentence｜>"},
+        {chat_format::deepseek_v3_1, false, true, "<｜end▁of▁sentence｜>"},
+        {chat_format::granite, false, true, "<|end_of_text|>"},
+        {chat_format::command_r, true, true, "<|END_OF_TURN_TOKEN|>"},
+        {chat_format::firefunction_v2, false, true, "<|eot_id|>"},
+        {chat_format::functionary_v3_2, false, true, "<|eot_id|>"},
+        {chat_format::glm45, false, true, ""},
+        {chat_format::functionary_v3_1_llama3_1, false, true, "<|eom_id|>"},
     };
     return cases;
 }
@@ -182,10 +123,12 @@ std::string show(const chat_msg & m) {
 TEST(ChatRoundTrip, EveryFamilyParsesBackWhatItsTemplateRenders) {
     for (const auto & fc : families()) {
         SCOPED_TRACE(chat_format_name(fc.fmt));
+        const std::string tmpl = family_template(fc.fmt);
+        ASSERT_FALSE(tmpl.empty()) << "tests/data/chat/" << chat_format_name(fc.fmt) << ".jinja is missing";
         char                  err[256];
-        llama_chat_template * t = llama_chat_template_init(fc.tmpl.c_str(), "<s>", "</s>", err, sizeof err);
+        llama_chat_template * t = llama_chat_template_init(tmpl.c_str(), "<s>", "</s>", err, sizeof err);
         ASSERT_NE(t, nullptr) << err;
-        EXPECT_EQ(detect_chat_format(fc.tmpl), fc.fmt);
+        EXPECT_EQ(detect_chat_format(tmpl), fc.fmt);
         const std::string text = model_side(t, k_calls, fc.end);
         ASSERT_FALSE(text.empty());
         chat_parser p(fc.fmt);

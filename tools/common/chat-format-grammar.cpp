@@ -123,6 +123,28 @@ struct call_writer {
                args + " ws \"}\"";
     }
 
+    // A raw string value: any text without "</" (which would start the closing tag), or, with
+    // minLength / maxLength, that many characters none of which is '<' (a bounded repetition cannot
+    // look ahead at pairs; without the bound a model may never close the value).
+    std::string raw_string(const ojson & schema, const std::string & prefix) {
+        auto bound = [&](const char * key, uint64_t & out) {
+            if (schema.contains(key) && schema[key].is_number_unsigned()) {
+                out = schema[key].get<uint64_t>();
+                return true;
+            }
+            return false;
+        };
+        uint64_t   lo = 0, hi = 0;
+        const bool has_lo = bound("minLength", lo), has_hi = bound("maxLength", hi);
+        if (!has_lo && !has_hi) {
+            return "qtext";
+        }
+        // (maxLength < minLength never gets here: the tool's whole schema was converted before)
+        const std::string name = prefix + "s" + std::to_string(n_rules++);
+        rules += name + " ::= [^<]{" + std::to_string(lo) + "," + (has_hi ? std::to_string(hi) : "") + "}\n";
+        return name;
+    }
+
     // <parameter=p>\nvalue\n</parameter>\n per property, in the schema's order
     // qwen3-coder's <parameter=k> items, or GLM-4.5's <arg_key>/<arg_value> pairs (glm)
     std::string qwen_params(const tool_info & t, const std::string & prefix, bool glm = false) {
@@ -135,7 +157,7 @@ struct call_writer {
             std::string value;
             if (schema.is_object() && schema.value("type", "") == "string" && !schema.contains("enum") &&
                 !schema.contains("pattern") && !schema.contains("const")) {
-                value = "qtext";  // strings are written raw
+                value = raw_string(schema, prefix);  // strings are written raw
             } else {
                 const std::string p = prefix + "p" + std::to_string(n_rules++) + "-";
                 rules += prefix_rules(json_schema_to_grammar_widened(schema.dump()), p);

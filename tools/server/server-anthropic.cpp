@@ -513,7 +513,7 @@ void http_server::handle_count_tokens(const httplib::Request & req, httplib::Res
             body["max_tokens"] = 1;  // required by messages, not by counting
         }
         const json         openai_body = anthropic_to_openai(body);
-        completion_request cr          = parse_completion(openai_body, vocab_);
+        completion_request cr          = parse_completion(openai_body, vocab_, cfg_.sampling);
         chat_->apply(openai_body, vocab_, cr);
         const size_t n = tokenize(vocab_, cr.prompt, cr.add_special).size();
         res.set_content(dump_compact({{"input_tokens", n}}), "application/json");

@@ -331,7 +331,7 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
                                     bool report_stop_word) {
     auto                                  guard = std::make_unique<in_flight>(metrics_);
     const json                            body  = parse_body(req.body);
-    completion_request                    cr    = parse_completion(body, vocab_);
+    completion_request                    cr    = parse_completion(body, vocab_, cfg_.sampling);
     std::vector<std::vector<llama_token>> prompts;
     if (engine_.loras() != nullptr) {
         cr.lora = engine_.loras()->for_request(body);

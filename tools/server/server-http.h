@@ -44,6 +44,9 @@ struct http_config {
     bool        jinja = true;    // run the Jinja template (tools, reasoning); false: built-in formats only
     bool        webui = true;    // serve the chat page at / (server-webui.h)
     std::string slot_save_path;  // POST /slots/{id}?action=save|restore: the folder of slot files; empty: off
+
+    // a request's sampler defaults: the command line's --temp, --top-k, ... (server-params.h)
+    sampling_params sampling;
 };
 
 class http_server {

@@ -124,7 +124,7 @@ void http_server::native_routes() {
         }
         auto               guard = std::make_unique<in_flight>(metrics_);
         const json         body  = parse_body(req.body);
-        completion_request cr    = parse_completion(body, vocab_);
+        completion_request cr    = parse_completion(body, vocab_, cfg_.sampling);
         if (engine_.loras() != nullptr) {
             cr.lora = engine_.loras()->for_request(body);
         }
@@ -300,13 +300,13 @@ void http_server::native_routes() {
            }));
 
     s.Get("/props", [this](const httplib::Request &, httplib::Response & res) {
-        const sampling_params dflt;
-        json                  gen = {{"id", 0},
-                                     {"id_task", -1},
-                                     {"n_ctx", engine_.slot_ctx()},
-                                     {"speculative", false},
-                                     {"is_processing", false},
-                                     {"params", settings_json(dflt, -1)}};
+        const sampling_params dflt = cfg_.sampling;  // the command line's sampler defaults
+        json                  gen  = {{"id", 0},
+                                      {"id_task", -1},
+                                      {"n_ctx", engine_.slot_ctx()},
+                                      {"speculative", false},
+                                      {"is_processing", false},
+                                      {"params", settings_json(dflt, -1)}};
         const int             bos = llama_vocab_bos(vocab_), eos = llama_vocab_eos(vocab_);
         json                  out = {{"default_generation_settings", gen},
                                      {"total_slots", engine_.n_slots()},

@@ -1,5 +1,6 @@
 #include "server-params.h"
 
+#include "arg-table.h"
 #include "json-schema-grammar.h"
 #include "server-engine.h"
 
@@ -144,8 +145,9 @@ std::string parse_grammar(const json & body, const llama_vocab * vocab) {
 
 }  // namespace
 
-completion_request parse_completion(const json & body, const llama_vocab * vocab) {
+completion_request parse_completion(const json & body, const llama_vocab * vocab, const sampling_params & defaults) {
     completion_request r;
+    r.sampling = defaults;
     get_number(body, "n", r.n, 1, 16);
     get_number(body, "max_tokens", r.max_tokens, 0, 1 << 20);
     get_number(body, "max_completion_tokens", r.max_tokens, 0, 1 << 20);
@@ -204,6 +206,32 @@ completion_request parse_completion(const json & body, const llama_vocab * vocab
     parse_samplers(body, r.sampling);
     r.sampling.grammar = parse_grammar(body, vocab);
     return r;
+}
+
+sampling_params sampling_defaults(const tool::sampling_params & f) {
+    sampling_params sp;
+    sp.temperature           = f.temp;
+    sp.top_k                 = f.top_k;
+    sp.top_p                 = f.top_p;
+    sp.min_p                 = f.min_p;
+    sp.typical_p             = f.typical_p;
+    sp.repeat_last_n         = f.repeat_last_n;
+    sp.repeat_penalty        = f.repeat_penalty;
+    sp.presence_penalty      = f.presence_penalty;
+    sp.frequency_penalty     = f.frequency_penalty;
+    sp.top_n_sigma           = f.top_n_sigma;
+    sp.xtc_probability       = f.xtc_probability;
+    sp.xtc_threshold         = f.xtc_threshold;
+    sp.mirostat              = f.mirostat;
+    sp.mirostat_tau          = f.mirostat_tau;
+    sp.mirostat_eta          = f.mirostat_eta;
+    sp.dry_multiplier        = f.dry_multiplier;
+    sp.dry_base              = f.dry_base;
+    sp.dry_allowed_length    = f.dry_allowed_length;
+    sp.dry_penalty_last_n    = f.dry_penalty_last_n;
+    sp.dry_sequence_breakers = f.dry_sequence_breakers;
+    sp.seed                  = f.seed;
+    return sp;
 }
 
 int parse_logprobs(const json & body, probs_api api) {

@@ -11,6 +11,10 @@
 #include "llama.h"
 #include "server-task.h"
 
+namespace tool {
+struct sampling_params;
+}
+
 namespace server {
 
 using json = nlohmann::ordered_json;
@@ -43,8 +47,14 @@ struct completion_request {
 // Parses the body text; bad_request on invalid UTF-8, malformed JSON or a non-object.
 json parse_body(const std::string & body);
 
-// The fields common to both endpoints (n, max_tokens, stream, stop, temperature, ...).
-completion_request parse_completion(const json & body, const llama_vocab * vocab);
+// The fields common to both endpoints (n, max_tokens, stream, stop, temperature, ...). A sampler
+// field the body leaves out takes its value from `defaults` (the server's --temp, --top-k, ...; as
+// upstream, OpenAI requests too: no OpenAI default such as temperature 1 applies).
+completion_request parse_completion(const json & body, const llama_vocab * vocab,
+                                    const sampling_params & defaults = sampling_params());
+
+// The request defaults from the command line's sampler flags (llama-server --temp ...).
+sampling_params sampling_defaults(const tool::sampling_params & flags);
 // The log-probabilities asked for, as a count of top entries per token (-1: none). chat:
 // `logprobs` (bool) and `top_logprobs` (0..20); completions: `logprobs` (0..20); all three, native
 // /completion first: upstream's `n_probs` (0..100, 0: none), which the OpenAI fields override.

@@ -17,6 +17,7 @@
 #include "server-http.h"
 #include "server-lora.h"
 #include "server-metrics.h"
+#include "server-params.h"
 #include "server-router.h"
 #include "tool-log.h"
 #include "tool-model.h"
@@ -137,6 +138,7 @@ int main(int argc, char ** argv) {
     hc.webui            = p.webui;
     hc.model_path       = p.model;
     hc.slot_save_path   = p.slot_save_path;
+    hc.sampling         = server::sampling_defaults(p.sampling);
     if (hc.model_id.empty()) {
         const size_t slash = p.model.find_last_of('/');
         hc.model_id        = slash == std::string::npos ? p.model : p.model.substr(slash + 1);

@@ -22,7 +22,8 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
 if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
-     [ "$name" = logprobs ] || [ "$name" = rerank ]; } && [ ! -f "$work/openai.installed" ]; then
+     [ "$name" = logprobs ] || [ "$name" = rerank ] || [ "$name" = tool-formats ]; } &&
+    [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
         npm install --no-save --no-audit --no-fund --loglevel=error openai@4 >npm.log 2>&1 &&
@@ -96,6 +97,11 @@ case "$name" in
             node "$here/rerank.mjs"
         exit $?
         ;;
+    tool-formats)
+        # one server per chat family on a synthetic model, started by the script itself
+        SERVER="$server" DATA="$here/../../../tests/data" node "$here/tool-formats.mjs"
+        exit $?
+        ;;
     bench-slots)
         # one server with 1 slot and one with 4, measured alternately (same load for both);
         # BENCH_MODEL replaces stories260K (see bench-slots.mjs)
@@ -143,6 +149,19 @@ case "$name" in
         p_noapply=$pid
         start_server "$work/server-$name.log" -np 2 -c 2048 --lora "$work/lora.gguf"
         ;;&
+    sampling)
+        # the sampler flags as request defaults: one server with --temp 0, two with the same --seed
+        start_server "$work/server-sampling-greedy.log" -np 1 -c 1024 --temp 0
+        pg=$pid port_g=$port
+        start_server "$work/server-sampling-a.log" -np 1 -c 1024 --seed 1234
+        pa=$pid port_a=$port
+        start_server "$work/server-sampling-b.log" -np 1 -c 1024 --seed 1234
+        pb=$pid port_b=$port
+        rc=0
+        PORT_GREEDY=$port_g PORT_SEED_A=$port_a PORT_SEED_B=$port_b node "$here/sampling.mjs" || rc=$?
+        for pid in $pg $pa $pb; do stop_server; done
+        exit $rc
+        ;;
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&
