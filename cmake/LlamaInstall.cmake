@@ -80,7 +80,7 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/ggml/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 if (TARGET llama)
-    install(FILES ${PROJECT_SOURCE_DIR}/include/llama.h ${PROJECT_SOURCE_DIR}/include/llama-chat-template.h
+    install(FILES ${PROJECT_SOURCE_DIR}/include/llama.h ${PROJECT_SOURCE_DIR}/include/llama-chat-template.h ${PROJECT_SOURCE_DIR}/include/llama-speculative.h
             DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 

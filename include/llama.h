@@ -1495,5 +1495,6 @@ LLAMA_API void llama_opt_epoch(struct llama_context * lctx, ggml_opt_dataset_t d
 
 /* libllama's own API beyond llama.cpp's header, one concern per file */
 #include "llama-chat-template.h"
+#include "llama-speculative.h"
 
 #endif /* LLAMA_H */

@@ -1,0 +1,162 @@
+// Speculative decoding: the drafters. The n-gram drafter looks its proposal up in the sequence's
+// own history; the draft-model drafter runs a small model sharing the vocabulary in its own context,
+// all sequences of a step in one batch per drafted position (llama-speculative.h).
+#include <cmath>
+#include <memory>
+
+#include "llama-speculative.h"
+
+void llama_spec_draft_ngram(const std::vector<llama_token> & seq, int ngram_min, int ngram_max, int n_max,
+                            std::vector<llama_token> & out) {
+    out.clear();
+    const size_t n_seq = seq.size();
+    for (int n = ngram_max; n >= ngram_min && out.empty(); n--) {
+        if (n_seq < (size_t) n + 1) {
+            continue;
+        }
+        const llama_token * tail = seq.data() + n_seq - (size_t) n;
+        // the latest earlier occurrence: recent text predicts the next tokens best
+        for (size_t i = n_seq - (size_t) n; i-- > 0;) {
+            bool match = true;
+            for (int k = 0; k < n && match; k++) {
+                match = seq[i + (size_t) k] == tail[k];
+            }
+            if (!match) {
+                continue;
+            }
+            // the continuation may run into the tail itself: a periodic text keeps repeating
+            for (size_t k = 0; k < (size_t) n_max; k++) {
+                const size_t j = i + (size_t) n + k;
+                out.push_back(j < n_seq ? seq[j] : out[j - n_seq]);
+            }
+            break;
+        }
+    }
+}
+
+namespace {
+
+struct sampler_deleter {
+    void operator()(llama_sampler * s) const { llama_sampler_free(s); }
+};
+
+// One token of the draft batch with the job it belongs to (-1: catch-up, no logits needed).
+struct pending {
+    llama_token  tok;
+    llama_pos    pos;
+    llama_seq_id seq;
+    int          job;
+};
+
+// Probability of t under the softmax of a raw logits row (the p_min test of a deterministic chain).
+float softmax_prob(const float * logits, int n_vocab, llama_token t) {
+    float mx = logits[0];
+    for (int i = 1; i < n_vocab; i++) {
+        mx = logits[i] > mx ? logits[i] : mx;
+    }
+    double sum = 0.0;
+    for (int i = 0; i < n_vocab; i++) {
+        sum += std::exp((double) (logits[i] - mx));
+    }
+    return (float) (std::exp((double) (logits[t] - mx)) / sum);
+}
+
+}  // namespace
+
+void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & jobs) {
+    llama_context * ctx     = spec.ctx_dft;
+    const int       n_batch = (int) llama_n_batch(ctx);
+    const int       n_ctx   = (int) llama_n_ctx(ctx);
+
+    // per job: a clone of its chain, so the draft distribution q is the chain's and the drafted
+    // tokens move only the clone's state (NULL: greedy, or a chain that cannot be cloned)
+    std::vector<std::unique_ptr<llama_sampler, sampler_deleter>> chains(jobs.size());
+    std::vector<pending>                                         todo;
+    for (size_t j = 0; j < jobs.size(); j++) {
+        llama_spec_job & job  = jobs[j];
+        const size_t     past = job.st->hist.size();
+        job.n_dft_cached      = job.st->n_dft;
+        if (job.n_max <= 0 || (int) past + job.n_max >= n_ctx) {
+            job.n_max = 0;
+            continue;
+        }
+        if (job.io->smpl) {
+            chains[j].reset(llama_sampler_clone(job.io->smpl));
+        }
+        for (size_t k = job.st->n_dft; k < past; k++) {
+            todo.push_back({job.st->hist[k], (llama_pos) k, job.io->seq_id, -1});
+        }
+        todo.push_back({job.io->id_last, (llama_pos) past, job.io->seq_id, (int) j});
+    }
+
+    llama_batch batch = llama_batch_init(n_batch, 0, 1);
+    while (!todo.empty()) {
+        std::vector<pending> next;
+        for (size_t b0 = 0; b0 < todo.size(); b0 += (size_t) n_batch) {
+            const size_t b1 = b0 + (size_t) n_batch < todo.size() ? b0 + (size_t) n_batch : todo.size();
+            batch.n_tokens  = 0;
+            for (size_t i = b0; i < b1; i++) {
+                const int k        = batch.n_tokens++;
+                batch.token[k]     = todo[i].tok;
+                batch.pos[k]       = todo[i].pos;
+                batch.n_seq_id[k]  = 1;
+                batch.seq_id[k][0] = todo[i].seq;
+                batch.logits[k]    = todo[i].job >= 0;
+            }
+            if (llama_decode(ctx, batch) != 0) {
+                // drafting is only a proposal: the sequences of this batch stop drafting, and their
+                // draft cache is trusted no further than before the batch
+                for (size_t i = b0; i < b1; i++) {
+                    for (auto & job : jobs) {
+                        if (job.io->seq_id != todo[i].seq) {
+                            continue;
+                        }
+                        job.n_max = (int) job.draft.size();
+                        if (job.n_dft_cached > (size_t) todo[i].pos) {
+                            job.n_dft_cached = (size_t) todo[i].pos;
+                        }
+                    }
+                }
+                continue;
+            }
+            for (size_t i = b0; i < b1; i++) {
+                for (auto & job : jobs) {
+                    if (job.io->seq_id == todo[i].seq && job.n_dft_cached == (size_t) todo[i].pos) {
+                        job.n_dft_cached++;
+                    }
+                }
+                if (todo[i].job < 0) {
+                    continue;
+                }
+                llama_spec_job & job = jobs[(size_t) todo[i].job];
+                if ((int) job.draft.size() >= job.n_max) {
+                    continue;  // its batch failed earlier in this round
+                }
+                const float * row = llama_get_logits_ith(ctx, (int32_t) (i - b0));
+                if (row == nullptr) {
+                    job.n_max = (int) job.draft.size();
+                    continue;
+                }
+                llama_sampler *       chain = chains[(size_t) todo[i].job].get();
+                const llama_spec_dist q     = llama_spec_apply_chain(chain, row, spec.n_vocab_dft, spec.scratch);
+                const llama_token     x     = q.tok;
+                const float           px    = q.p.empty() ? softmax_prob(row, spec.n_vocab_dft, x) : q.prob(x);
+                // a token the target cannot take, or one the draft itself doubts: the draft ends here
+                if (x < 0 || x >= spec.n_vocab_tgt || px < spec.params.p_min) {
+                    job.n_max = (int) job.draft.size();
+                    continue;
+                }
+                job.draft.push_back(x);
+                job.q.push_back(q);
+                if (chain) {
+                    llama_sampler_accept(chain, x);
+                }
+                if ((int) job.draft.size() < job.n_max) {
+                    next.push_back({x, todo[i].pos + 1, todo[i].seq, todo[i].job});
+                }
+            }
+        }
+        todo.swap(next);
+    }
+    llama_batch_free(batch);
+}

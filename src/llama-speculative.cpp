@@ -1,0 +1,376 @@
+// Speculative decoding (include/llama-speculative.h): the C boundary, the checks at init, the step
+// (draft, verify in one target batch, keep the accepted prefix) and the rollback of both caches.
+#include "llama-speculative.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "llama-log.h"
+
+namespace {
+
+// Most tokens by which the draft's vocabulary may differ in size from the target's (added special
+// tokens at the end, as fine-tunes of one base model often have).
+constexpr int k_vocab_size_tolerance = 128;
+constexpr int k_ngram_limit          = 16;
+
+void check_params(const llama_spec_params & p) {
+    if (p.type != LLAMA_SPEC_TYPE_DRAFT && p.type != LLAMA_SPEC_TYPE_NGRAM) {
+        throw llama_error(llama_format("unknown speculative type %d", (int) p.type));
+    }
+    if (p.n_draft_max < 1 || p.n_draft_max > LLAMA_SPEC_DRAFT_MAX) {
+        throw llama_error(llama_format("n_draft_max %d outside 1 .. %d", p.n_draft_max, LLAMA_SPEC_DRAFT_MAX));
+    }
+    if (p.n_draft_min < 0 || p.n_draft_min > p.n_draft_max) {
+        throw llama_error(llama_format("n_draft_min %d outside 0 .. n_draft_max (%d)", p.n_draft_min, p.n_draft_max));
+    }
+    if (!(p.p_min >= 0.0f && p.p_min <= 1.0f)) {
+        throw llama_error(llama_format("p_min %g outside [0, 1]", (double) p.p_min));
+    }
+    if (p.ngram_min < 1 || p.ngram_max > k_ngram_limit || p.ngram_min > p.ngram_max) {
+        throw llama_error(llama_format("ngram sizes %d .. %d: need 1 <= ngram_min <= ngram_max <= %d", p.ngram_min,
+                                       p.ngram_max, k_ngram_limit));
+    }
+}
+
+// The draft must speak the target's vocabulary: the same ids must mean the same text.
+void check_vocab(const llama_vocab * vt, const llama_vocab * vd) {
+    auto fail = [](const std::string & what) { throw llama_error("draft vocabulary mismatch: " + what); };
+    if (llama_vocab_type(vt) != llama_vocab_type(vd)) {
+        fail(llama_format("vocabulary type %d (target) vs %d (draft)", (int) llama_vocab_type(vt),
+                          (int) llama_vocab_type(vd)));
+    }
+    const int nt = llama_vocab_n_tokens(vt);
+    const int nd = llama_vocab_n_tokens(vd);
+    if (std::abs(nt - nd) > k_vocab_size_tolerance) {
+        fail(llama_format("%d tokens (target) vs %d (draft), more than %d apart", nt, nd, k_vocab_size_tolerance));
+    }
+    if (llama_vocab_bos(vt) != llama_vocab_bos(vd) || llama_vocab_eos(vt) != llama_vocab_eos(vd)) {
+        fail(llama_format("BOS/EOS %d/%d (target) vs %d/%d (draft)", llama_vocab_bos(vt), llama_vocab_eos(vt),
+                          llama_vocab_bos(vd), llama_vocab_eos(vd)));
+    }
+    if (llama_vocab_get_add_bos(vt) != llama_vocab_get_add_bos(vd) ||
+        llama_vocab_get_add_eos(vt) != llama_vocab_get_add_eos(vd)) {
+        fail("add-BOS/add-EOS settings differ");
+    }
+    const int n = nt < nd ? nt : nd;
+    for (int i = 0; i < n; i++) {
+        const char * a = llama_vocab_get_text(vt, i);
+        const char * b = llama_vocab_get_text(vd, i);
+        if (std::strcmp(a ? a : "", b ? b : "") != 0) {
+            fail(llama_format("token %d is '%s' (target) vs '%s' (draft)", i, a ? a : "", b ? b : ""));
+        }
+    }
+}
+
+void check_seq_id(const llama_spec & s, llama_seq_id seq_id) {
+    const bool ok = seq_id >= 0 && (uint32_t) seq_id < llama_n_seq_max(s.ctx_tgt) &&
+                    (s.ctx_dft == nullptr || (uint32_t) seq_id < llama_n_seq_max(s.ctx_dft));
+    if (!ok) {
+        throw llama_error(llama_format("seq_id %d outside the contexts' sequences", seq_id));
+    }
+}
+
+// Refuses a step before anything changes.
+void check_step(const llama_spec & s, const llama_spec_seq * seqs, int32_t n_seqs) {
+    if (seqs == nullptr || n_seqs < 1) {
+        throw llama_error(llama_format("seqs NULL or n_seqs %d < 1", n_seqs));
+    }
+    if ((uint32_t) n_seqs > llama_n_batch(s.ctx_tgt)) {
+        throw llama_error(llama_format("%d sequences do not fit n_batch %u", n_seqs, llama_n_batch(s.ctx_tgt)));
+    }
+    std::set<llama_seq_id> seen;
+    for (int32_t i = 0; i < n_seqs; i++) {
+        const llama_spec_seq & q = seqs[i];
+        if (q.out == nullptr) {
+            throw llama_error(llama_format("seqs[%d].out is NULL", i));
+        }
+        if (!seen.insert(q.seq_id).second) {
+            throw llama_error(llama_format("seq_id %d given twice", q.seq_id));
+        }
+        const auto it = s.seqs.find(q.seq_id);
+        if (it == s.seqs.end()) {
+            throw llama_error(llama_format("seq_id %d was not begun (llama_spec_seq_begin)", q.seq_id));
+        }
+        if (q.id_last < 0 || q.id_last >= s.n_vocab_tgt) {
+            throw llama_error(llama_format("id_last %d outside the vocabulary", q.id_last));
+        }
+        if (it->second.hist.size() + 1 > llama_n_ctx(s.ctx_tgt)) {
+            throw llama_error(llama_format("seq_id %d: no room left in n_ctx %u", q.seq_id, llama_n_ctx(s.ctx_tgt)));
+        }
+    }
+}
+
+// Proposals of a step: how many each sequence may draft, then the drafter.
+void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
+    const int n_batch = (int) llama_n_batch(s.ctx_tgt);
+    const int n_ctx   = (int) llama_n_ctx(s.ctx_tgt);
+    const int per_seq = n_batch / (int) jobs.size() - 1;  // the target batch must hold every sequence
+    for (auto & job : jobs) {
+        const int room = n_ctx - (int) job.st->hist.size() - 1;
+        job.n_max      = std::min(std::min(s.params.n_draft_max, per_seq), room);
+        if (s.params.adaptive && job.st->skip > 0) {
+            job.st->skip--;
+            job.n_max = 0;
+        }
+    }
+    if (s.params.type == LLAMA_SPEC_TYPE_DRAFT) {
+        llama_spec_draft_model(s, jobs);
+    } else {
+        std::vector<llama_token> seq;
+        for (auto & job : jobs) {
+            if (job.n_max <= 0) {
+                continue;
+            }
+            seq = job.st->hist;
+            seq.push_back(job.io->id_last);
+            llama_spec_draft_ngram(seq, s.params.ngram_min, s.params.ngram_max, job.n_max, job.draft);
+        }
+    }
+    for (auto & job : jobs) {
+        if ((int) job.draft.size() < s.params.n_draft_min) {
+            job.draft.clear();
+            job.q.clear();
+        }
+    }
+}
+
+// After a step: the adaptive back-off. A sequence whose drafts all fail drafts again only after
+// 1, 2, 4 .. 16 steps, so a drafter that never agrees costs little; one accepted token resets it.
+void adapt(llama_spec_seq_state & st, size_t n_drafted, int n_acc) {
+    if (n_drafted == 0) {
+        return;
+    }
+    if (n_acc > 0) {
+        st.backoff = 0;
+        return;
+    }
+    st.backoff = st.backoff == 0 ? 1 : std::min(st.backoff * 2, 16);
+    st.skip    = st.backoff;
+}
+
+int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
+    check_step(s, seqs, n_seqs);
+    std::vector<llama_spec_job> jobs((size_t) n_seqs);
+    for (int32_t i = 0; i < n_seqs; i++) {
+        jobs[(size_t) i].io = &seqs[i];
+        jobs[(size_t) i].st = &s.seqs[seqs[i].seq_id];
+    }
+    draft(s, jobs);
+
+    // verification: id_last and the drafts of every sequence, one batch, logits for each token
+    int n_tokens = 0;
+    for (const auto & job : jobs) {
+        n_tokens += 1 + (int) job.draft.size();
+    }
+    llama_batch batch = llama_batch_init(n_tokens, 0, 1);
+    batch.n_tokens    = 0;
+    for (auto & job : jobs) {
+        job.row0          = batch.n_tokens;
+        const size_t past = job.st->hist.size();
+        for (size_t k = 0; k <= job.draft.size(); k++) {
+            const int i        = batch.n_tokens++;
+            batch.token[i]     = k == 0 ? job.io->id_last : job.draft[k - 1];
+            batch.pos[i]       = (llama_pos) (past + k);
+            batch.n_seq_id[i]  = 1;
+            batch.seq_id[i][0] = job.io->seq_id;
+            batch.logits[i]    = 1;
+        }
+    }
+    const int32_t rc = llama_decode(s.ctx_tgt, batch);
+    llama_batch_free(batch);
+    if (rc != 0) {
+        const std::string why = llama_last_error();
+        // the target's history is unchanged; the draft cache keeps only what matches it
+        for (auto & job : jobs) {
+            const size_t past = job.st->hist.size();
+            job.st->n_dft     = std::min(job.n_dft_cached, past);
+            if (s.ctx_dft) {
+                llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
+            }
+            if (rc != 1 && rc != 2) {
+                // a failed decode may have written part of the batch
+                llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) past);
+            }
+        }
+        llama_set_last_error(llama_format("llama_spec_step: target decode returned %d: %s", rc, why.c_str()));
+        return rc;
+    }
+
+    for (auto & job : jobs) {
+        const size_t past  = job.st->hist.size();
+        const int    n_acc = llama_spec_verify(s, job);
+        // kept: id_last and the accepted drafts; the last emitted token is decoded by the next step
+        const size_t n_keep = past + 1 + (size_t) n_acc;
+        llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) n_keep);
+        job.st->hist.push_back(job.io->id_last);
+        job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc);
+        job.st->n_dft = std::min(job.n_dft_cached, n_keep);
+        if (s.ctx_dft) {
+            llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
+        }
+        job.io->n_drafted = (int32_t) job.draft.size();
+        adapt(*job.st, job.draft.size(), n_acc);
+        s.stats.n_steps++;
+        s.stats.n_drafted += (int64_t) job.draft.size();
+        s.stats.n_accepted += n_acc;
+        s.stats.n_emitted += job.io->n_out;
+    }
+    return 0;
+}
+
+}  // namespace
+
+bool llama_spec_rollback(llama_context * ctx, llama_seq_id seq_id, llama_pos n_keep) {
+    // attention caches drop the positions; a recurrent state would have to be restored from a
+    // checkpoint here, which is why init refuses recurrent models
+    return llama_memory_seq_rm(llama_get_memory(ctx), seq_id, n_keep, -1);
+}
+
+llama_spec_params llama_spec_default_params(void) {
+    llama_spec_params p;
+    p.type        = LLAMA_SPEC_TYPE_DRAFT;
+    p.n_draft_max = 16;
+    p.n_draft_min = 0;
+    p.p_min       = 0.75f;
+    p.ngram_min   = 2;
+    p.ngram_max   = 4;
+    p.adaptive    = true;
+    p.seed        = LLAMA_DEFAULT_SEED;
+    return p;
+}
+
+llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, llama_spec_params params) {
+    return llama_api_guard("llama_spec_init", (llama_spec *) nullptr, [&]() -> llama_spec * {
+        if (ctx_tgt == nullptr) {
+            throw llama_error("ctx_tgt is NULL");
+        }
+        check_params(params);
+        if (params.type == LLAMA_SPEC_TYPE_DRAFT && ctx_dft == nullptr) {
+            throw llama_error("the draft type needs a draft context (ctx_dft NULL)");
+        }
+        if (params.type == LLAMA_SPEC_TYPE_NGRAM) {
+            ctx_dft = nullptr;  // n-gram drafting never touches a draft context
+        }
+        if (ctx_dft == ctx_tgt) {
+            throw llama_error("ctx_dft is the target context");
+        }
+        const llama_model * mt = llama_get_model(ctx_tgt);
+        if (llama_model_is_recurrent(mt) || (ctx_dft && llama_model_is_recurrent(llama_get_model(ctx_dft)))) {
+            throw llama_error("recurrent models cannot be rolled back to a position: not supported");
+        }
+        if (llama_n_batch(ctx_tgt) < (uint32_t) params.n_draft_max + 1) {
+            throw llama_error(llama_format("target n_batch %u below n_draft_max + 1 (%d)", llama_n_batch(ctx_tgt),
+                                           params.n_draft_max + 1));
+        }
+        auto s         = std::make_unique<llama_spec>();
+        s->ctx_tgt     = ctx_tgt;
+        s->ctx_dft     = ctx_dft;
+        s->params      = params;
+        s->n_vocab_tgt = llama_vocab_n_tokens(llama_model_get_vocab(mt));
+        if (ctx_dft) {
+            const llama_model * md = llama_get_model(ctx_dft);
+            check_vocab(llama_model_get_vocab(mt), llama_model_get_vocab(md));
+            s->n_vocab_dft = llama_vocab_n_tokens(llama_model_get_vocab(md));
+        }
+        s->rng.seed(params.seed == LLAMA_DEFAULT_SEED ? std::random_device{}() : params.seed);
+        return s.release();
+    });
+}
+
+void llama_spec_free(llama_spec * spec) {
+    delete spec;
+}
+
+int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama_token * tokens, int32_t n_tokens) {
+    return llama_api_guard("llama_spec_seq_begin", (int32_t) -1, [&]() -> int32_t {
+        if (spec == nullptr) {
+            throw llama_error("spec is NULL");
+        }
+        check_seq_id(*spec, seq_id);
+        if (n_tokens < 0 || (n_tokens > 0 && tokens == nullptr) || (uint32_t) n_tokens > llama_n_ctx(spec->ctx_tgt)) {
+            throw llama_error(llama_format("n_tokens %d (tokens %s) invalid", n_tokens, tokens ? "set" : "NULL"));
+        }
+        for (int32_t i = 0; i < n_tokens; i++) {
+            if (tokens[i] < 0 || tokens[i] >= spec->n_vocab_tgt) {
+                throw llama_error(llama_format("tokens[%d] = %d outside the vocabulary", i, tokens[i]));
+            }
+        }
+        llama_spec_seq_state fresh{{}, 0, 0, 0};
+        const auto           it = spec->seqs.find(seq_id);
+        llama_spec_seq_state st = it == spec->seqs.end() ? fresh : it->second;
+        // the draft cache keeps the prefix it shares with the new history
+        size_t n_common = 0;
+        while (n_common < st.n_dft && n_common < (size_t) n_tokens && st.hist[n_common] == tokens[n_common]) {
+            n_common++;
+        }
+        if (spec->ctx_dft) {
+            llama_spec_rollback(spec->ctx_dft, seq_id, (llama_pos) n_common);
+        }
+        st.hist.assign(tokens, tokens + n_tokens);
+        st.n_dft           = n_common;
+        st.skip            = 0;
+        st.backoff         = 0;
+        spec->seqs[seq_id] = std::move(st);
+        return 0;
+    });
+}
+
+int32_t llama_spec_seq_end(llama_spec * spec, llama_seq_id seq_id) {
+    return llama_api_guard("llama_spec_seq_end", (int32_t) -1, [&]() -> int32_t {
+        if (spec == nullptr) {
+            throw llama_error("spec is NULL");
+        }
+        check_seq_id(*spec, seq_id);
+        if (spec->ctx_dft) {
+            llama_spec_rollback(spec->ctx_dft, seq_id, 0);
+        }
+        spec->seqs.erase(seq_id);
+        return 0;
+    });
+}
+
+int32_t llama_spec_step(llama_spec * spec, llama_spec_seq * seqs, int32_t n_seqs) {
+    return llama_api_guard("llama_spec_step", (int32_t) -1, [&]() -> int32_t {
+        if (spec == nullptr) {
+            throw llama_error("spec is NULL");
+        }
+        return step(*spec, seqs, n_seqs);
+    });
+}
+
+int32_t llama_spec_stats_get(const llama_spec * spec, llama_spec_stats * stats) {
+    if (spec == nullptr || stats == nullptr) {
+        llama_report_error("llama_spec_stats_get", "spec or stats is NULL");
+        return -1;
+    }
+    *stats = spec->stats;
+    return 0;
+}
+
+void llama_spec_stats_reset(llama_spec * spec) {
+    if (spec) {
+        spec->stats = llama_spec_stats{};
+    }
+}
+
+int32_t llama_spec_type_from_name(const char * name, llama_spec_type * type) {
+    if (name == nullptr || type == nullptr) {
+        llama_report_error("llama_spec_type_from_name", "name or type is NULL");
+        return -1;
+    }
+    if (std::strcmp(name, "draft") == 0) {
+        *type = LLAMA_SPEC_TYPE_DRAFT;
+        return 0;
+    }
+    if (std::strcmp(name, "ngram") == 0) {
+        *type = LLAMA_SPEC_TYPE_NGRAM;
+        return 0;
+    }
+    llama_report_error("llama_spec_type_from_name",
+                       llama_format("unknown speculative type '%s' (known: draft, ngram)", name).c_str());
+    return -1;
+}

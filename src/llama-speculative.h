@@ -1,0 +1,76 @@
+// Speculative decoding (include/llama-speculative.h): the decoder object and the pieces its step is
+// made of. llama-speculative.cpp holds the API boundary, init checks, the step and the rollback;
+// llama-speculative-draft.cpp the two drafters; llama-speculative-verify.cpp the acceptance rule.
+#pragma once
+
+#include "llama.h"
+
+#include <cstddef>
+#include <map>
+#include <random>
+#include <vector>
+
+// What a sampler chain makes of one logits row: the token it selected and, when its last sampler
+// left probabilities in the candidates (dist), the distribution as a dense n_vocab vector (empty when
+// the chain is deterministic: greedy and the like).
+struct llama_spec_dist {
+    llama_token        tok = LLAMA_TOKEN_NULL;
+    std::vector<float> p;
+
+    // Probability of t under this distribution (one-hot at tok when deterministic).
+    float prob(llama_token t) const;
+};
+
+// Applies chain (NULL: argmax) to a logits row of n_vocab floats. The chain's state moves as in
+// llama_sampler_sample minus the accept. scratch is reused between calls.
+llama_spec_dist llama_spec_apply_chain(llama_sampler * chain, const float * logits, int n_vocab,
+                                       std::vector<llama_token_data> & scratch);
+
+// The decoder's view of one sequence.
+struct llama_spec_seq_state {
+    std::vector<llama_token> hist;     // tokens in the target's cache, at positions 0 .. size-1
+    size_t                   n_dft;    // how many of hist (a prefix) are in the draft context's cache
+    int                      skip;     // adaptive: steps left without drafting
+    int                      backoff;  // adaptive: the next skip after a step whose drafts all failed
+};
+
+// One sequence during a step.
+struct llama_spec_job {
+    llama_spec_seq *             io;
+    llama_spec_seq_state *       st;
+    int                          n_max;             // drafts allowed this step
+    std::vector<llama_token>     draft;             // proposed tokens
+    std::vector<llama_spec_dist> q;                 // draft-model distributions of draft[i] (empty for n-gram)
+    size_t                       n_dft_cached = 0;  // tokens of this sequence in the draft cache after drafting
+    int                          row0         = 0;  // target batch index of id_last
+};
+
+struct llama_spec {
+    llama_context *                              ctx_tgt = nullptr;
+    llama_context *                              ctx_dft = nullptr;
+    llama_spec_params                            params{};
+    int                                          n_vocab_tgt = 0;
+    int                                          n_vocab_dft = 0;
+    std::mt19937                                 rng;
+    llama_spec_stats                             stats{};
+    std::map<llama_seq_id, llama_spec_seq_state> seqs;
+    std::vector<llama_token_data>                scratch;
+};
+
+// n-gram drafter: up to n_max tokens for seq (the history plus id_last) from the latest earlier
+// occurrence of its longest matching tail n-gram (ngram_max down to ngram_min tokens).
+void llama_spec_draft_ngram(const std::vector<llama_token> & seq, int ngram_min, int ngram_max, int n_max,
+                            std::vector<llama_token> & out);
+
+// Draft-model drafter: fills every job's draft and q, decoding in the draft context (catch-up of the
+// history it lacks, then one token per job and round, all jobs in one batch). A failing draft decode
+// ends drafting for the jobs concerned; it never fails the step.
+void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & jobs);
+
+// Verifies job's drafts against the target's logits rows row0 .. row0 + draft.size() and writes the
+// emitted tokens to job.io->out (accepted into the job's chain). Returns the number of drafts accepted.
+int llama_spec_verify(llama_spec & spec, llama_spec_job & job);
+
+// Removes positions >= n_keep of seq_id from ctx's cache: the one place where a step is undone (a
+// recurrent state would be restored here). False if the memory refused.
+bool llama_spec_rollback(llama_context * ctx, llama_seq_id seq_id, llama_pos n_keep);
