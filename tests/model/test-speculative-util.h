@@ -1,0 +1,115 @@
+// Helpers of the speculative decoding tests (test-speculative*.cpp): models, contexts, a plain
+// greedy reference run and a speculative run of the same prompt.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../../examples/gguf-synth/gguf-synth.h"
+#include "llama.h"
+#include "test-common.h"
+#include "test-llama-util.h"
+#include "test-synth-model.h"
+
+namespace spec_test {
+
+using namespace llama_test_util;
+
+struct spec_deleter {
+    void operator()(llama_spec * s) const { llama_spec_free(s); }
+};
+using spec_ptr = std::unique_ptr<llama_spec, spec_deleter>;
+
+struct sampler_deleter {
+    void operator()(llama_sampler * s) const { llama_sampler_free(s); }
+};
+using sampler_ptr = std::unique_ptr<llama_sampler, sampler_deleter>;
+
+inline void quiet_log(ggml_log_level, const char *, void *) {}
+
+inline model_ptr load(const std::string & path) {
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers       = 0;
+    return model_ptr(llama_model_load_from_file(path.c_str(), mp));
+}
+
+inline ctx_ptr make_ctx(llama_model * m, int n_seq = 1, int n_ctx = 512) {
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx                = (uint32_t) n_ctx;
+    cp.n_batch              = (uint32_t) n_ctx;
+    cp.n_ubatch             = (uint32_t) n_ctx;
+    cp.n_seq_max            = (uint32_t) n_seq;
+    cp.n_threads            = 2;
+    cp.n_threads_batch      = 2;
+    return ctx_ptr(llama_init_from_model(m, cp));
+}
+
+// A micro synthetic model of arch (seeded as the shared micro models) in weight type t.
+inline synth::params micro(const std::string & arch, ggml_type t, uint64_t seed = 42) {
+    synth::params p;
+    synth::apply_preset("micro", p);
+    p.arch      = arch;
+    p.type      = t;
+    p.seed      = seed;
+    p.n_threads = 2;
+    return p;
+}
+
+inline int argmax_row(llama_context * ctx, int32_t i) {
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+    const float * lg = llama_get_logits_ith(ctx, i);
+    return lg ? argmax(lg, nv) : -1;
+}
+
+// Decodes toks into seq at positions pos0.. (logits for the last one); false on failure.
+inline bool decode(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos pos0, llama_seq_id seq = 0) {
+    owned_batch b((int) toks.size());
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.add(toks[i], pos0 + (llama_pos) i, {seq}, i + 1 == toks.size());
+    }
+    return llama_decode(ctx, b.b) == 0;
+}
+
+// Plain greedy decoding: n tokens after prompt, one decode per token.
+inline std::vector<llama_token> plain_greedy(llama_context * ctx, const std::vector<llama_token> & prompt, int n,
+                                             llama_seq_id seq = 0) {
+    std::vector<llama_token> out;
+    EXPECT_TRUE(decode(ctx, prompt, 0, seq));
+    llama_pos pos = (llama_pos) prompt.size();
+    for (int i = 0; i < n; i++) {
+        const llama_token t = argmax_row(ctx, -1);
+        out.push_back(t);
+        if (i + 1 < n) {
+            EXPECT_TRUE(decode(ctx, {t}, pos++, seq));
+        }
+    }
+    return out;
+}
+
+// Speculative greedy decoding of the same: prompt prefilled, first token greedy, then steps.
+inline std::vector<llama_token> spec_greedy(llama_spec * spec, llama_context * tgt,
+                                            const std::vector<llama_token> & prompt, int n, llama_seq_id seq = 0) {
+    std::vector<llama_token> out;
+    EXPECT_TRUE(decode(tgt, prompt, 0, seq));
+    EXPECT_EQ(llama_spec_seq_begin(spec, seq, prompt.data(), (int32_t) prompt.size()), 0) << llama_last_error();
+    llama_token              last = argmax_row(tgt, -1);
+    std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
+    out.push_back(last);
+    while ((int) out.size() < n) {
+        llama_spec_seq s  = {seq, last, nullptr, buf.data(), 0, 0};
+        const int32_t  rc = llama_spec_step(spec, &s, 1);
+        EXPECT_EQ(rc, 0) << llama_last_error();
+        if (rc != 0 || s.n_out < 1) {
+            break;
+        }
+        out.insert(out.end(), buf.begin(), buf.begin() + s.n_out);
+        last = buf[(size_t) s.n_out - 1];
+    }
+    out.resize((size_t) std::min((int) out.size(), n));
+    return out;
+}
+
+}  // namespace spec_test

@@ -1,0 +1,219 @@
+// Speculative decoding (llama_spec_*) against plain decoding: greedy output is token-identical for
+// every draft length 1-16, with a draft model (the same model, a Q8_0/Q4_0 copy) and with n-gram
+// drafting, on stories260K and synthetic llama/qwen3 models; several sequences in one step equal
+// each decoded alone; a step with rejected drafts leaves the caches as if they were never decoded.
+#include "test-speculative-util.h"
+
+using namespace spec_test;
+using testing_util::data_path;
+
+namespace {
+
+constexpr int k_n_gen = 48;
+
+struct pair_case {
+    std::string name;
+    model_ptr   tgt;
+    model_ptr   dft;
+};
+
+// Runs plain greedy once, then speculative greedy for each draft length, and compares.
+void check_lengths(llama_model * tgt, llama_model * dft, llama_spec_type type, const std::vector<llama_token> & prompt,
+                   bool expect_accepts) {
+    ctx_ptr                        ref        = make_ctx(tgt);
+    const std::vector<llama_token> want       = plain_greedy(ref.get(), prompt, k_n_gen);
+    int64_t                        n_accepted = 0;
+    for (int n_draft = 1; n_draft <= 16; n_draft++) {
+        ctx_ptr           ct = make_ctx(tgt);
+        ctx_ptr           cd = dft ? make_ctx(dft) : nullptr;
+        llama_spec_params sp = llama_spec_default_params();
+        sp.type              = type;
+        sp.n_draft_max       = n_draft;
+        sp.p_min             = 0.0f;  // draft every token: the identity must hold whatever is drafted
+        sp.adaptive          = false;
+        sp.ngram_min         = 1;
+        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        const std::vector<llama_token> got = spec_greedy(spec.get(), ct.get(), prompt, k_n_gen);
+        EXPECT_EQ(got, want) << "n_draft_max " << n_draft;
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        EXPECT_LE(st.n_accepted, st.n_drafted);
+        n_accepted += st.n_accepted;
+    }
+    if (expect_accepts) {
+        EXPECT_GT(n_accepted, 0) << "the drafter never had a token accepted";
+    }
+}
+
+std::vector<llama_token> repetitive_prompt(const llama_model * m) {
+    return tokenize(m, "one two three four five one two three four five one two three four five one two three");
+}
+
+TEST(Speculative, StoriesDraftModelGreedyIdentical) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string path = data_path("models/stories260K.gguf");
+    model_ptr         tgt  = load(path);
+    ASSERT_NE(tgt, nullptr);
+    // the draft: a Q4_0 copy, quantized here
+    const std::string           q8 = testing_util::write_temp_file("spec-stories-q4_0.gguf", {});
+    llama_model_quantize_params qp = llama_model_quantize_default_params();
+    qp.ftype                       = LLAMA_FTYPE_MOSTLY_Q4_0;
+    qp.nthread                     = 2;
+    ASSERT_EQ(llama_model_quantize(path.c_str(), q8.c_str(), &qp), 0u) << llama_last_error();
+    model_ptr dft = load(q8);
+    remove(q8.c_str());
+    ASSERT_NE(dft, nullptr);
+    check_lengths(tgt.get(), dft.get(), LLAMA_SPEC_TYPE_DRAFT, tokenize(tgt.get(), "Once upon a time"), true);
+}
+
+TEST(Speculative, StoriesNgramGreedyIdentical) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr tgt = load(data_path("models/stories260K.gguf"));
+    ASSERT_NE(tgt, nullptr);
+    check_lengths(tgt.get(), nullptr, LLAMA_SPEC_TYPE_NGRAM, repetitive_prompt(tgt.get()), true);
+}
+
+class SpeculativeSynth : public testing::TestWithParam<std::string> {};
+
+TEST_P(SpeculativeSynth, DraftModelAndNgramGreedyIdentical) {
+    llama_log_set(quiet_log, nullptr);
+    // weights wider than the default, so the greedy text varies instead of repeating one token
+    synth::params pt = micro(GetParam(), GGML_TYPE_F16);
+    pt.std           = 0.5f;
+    synth::params pd = pt;
+    pd.type          = GGML_TYPE_Q4_0;
+    temp_model ft(pt, "spec-" + GetParam() + "-f16.gguf");
+    temp_model fd(pd, "spec-" + GetParam() + "-q4_0.gguf");
+    model_ptr  tgt = load(ft.path);
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    const std::vector<llama_token> prompt = synthetic_prompt(12);
+    check_lengths(tgt.get(), dft.get(), LLAMA_SPEC_TYPE_DRAFT, prompt, true);
+    // a repeated phrase, which the n-gram drafter proposes again, on a model whose weights are
+    // narrow enough for its greedy text to repeat too
+    pt.std = 0.1f;
+    temp_model fn(pt, "spec-" + GetParam() + "-ngram.gguf");
+    model_ptr  tgn = load(fn.path);
+    ASSERT_NE(tgn, nullptr);
+    std::vector<llama_token> rep;
+    for (int i = 0; i < 4; i++) {
+        rep.insert(rep.end(), prompt.begin(), prompt.begin() + 5);
+    }
+    check_lengths(tgn.get(), nullptr, LLAMA_SPEC_TYPE_NGRAM, rep, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeSynth, testing::Values("llama", "qwen3"));
+
+// Three sequences in one step (one target batch) give what each gives decoded alone.
+TEST(Speculative, SeveralSequencesEqualEachAlone) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr tgt = load(data_path("models/stories260K.gguf"));
+    ASSERT_NE(tgt, nullptr);
+    const std::vector<std::vector<llama_token>> prompts = {
+        tokenize(tgt.get(), "Once upon a time"),
+        tokenize(tgt.get(), "The cat sat on the mat. The cat sat on the"),
+        tokenize(tgt.get(), "Lily and Ben went to the park"),
+    };
+    for (llama_spec_type type : {LLAMA_SPEC_TYPE_DRAFT, LLAMA_SPEC_TYPE_NGRAM}) {
+        std::vector<std::vector<llama_token>> want;
+        for (const auto & p : prompts) {
+            ctx_ptr ref = make_ctx(tgt.get());
+            want.push_back(plain_greedy(ref.get(), p, k_n_gen));
+        }
+        ctx_ptr           ct = make_ctx(tgt.get(), 3, 1024);
+        ctx_ptr           cd = type == LLAMA_SPEC_TYPE_DRAFT ? make_ctx(tgt.get(), 3, 1024) : nullptr;
+        llama_spec_params sp = llama_spec_default_params();
+        sp.type              = type;
+        sp.n_draft_max       = 5;
+        sp.p_min             = 0.0f;
+        sp.ngram_min         = 1;
+        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        std::vector<std::vector<llama_token>> got(prompts.size());
+        std::vector<llama_token>              last(prompts.size());
+        for (size_t s = 0; s < prompts.size(); s++) {
+            ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
+            last[s] = argmax_row(ct.get(), -1);
+            got[s].push_back(last[s]);
+            ASSERT_EQ(
+                llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()), 0);
+        }
+        std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(6));
+        while (got[0].size() < (size_t) k_n_gen || got[1].size() < (size_t) k_n_gen ||
+               got[2].size() < (size_t) k_n_gen) {
+            std::vector<llama_spec_seq> seqs;
+            for (size_t s = 0; s < prompts.size(); s++) {
+                seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0});
+            }
+            ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+            for (size_t s = 0; s < prompts.size(); s++) {
+                got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+                last[s] = got[s].back();
+            }
+        }
+        for (size_t s = 0; s < prompts.size(); s++) {
+            got[s].resize(k_n_gen);
+            EXPECT_EQ(got[s], want[s]) << "sequence " << s << ", type " << (int) type;
+        }
+    }
+}
+
+// A draft that the target rejects (a random model with stories260K's vocabulary): after the
+// step the target's cache ends where the kept tokens end, and the next decode gives the logits of a
+// context that decoded only the kept tokens.
+TEST(Speculative, RollbackLeavesCacheAsIfNeverDecoded) {
+    llama_log_set(quiet_log, nullptr);
+    synth::params dp = micro("llama", GGML_TYPE_F16, 7);
+    dp.vocab_path    = data_path("models/stories260K.gguf");
+    dp.n_vocab       = 0;
+    temp_model fd(dp, "spec-rb-dft.gguf");
+    model_ptr  tgt = load(data_path("models/stories260K.gguf"));
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    ctx_ptr           ct = make_ctx(tgt.get());
+    ctx_ptr           cd = make_ctx(dft.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.n_draft_max       = 8;
+    sp.p_min             = 0.0f;
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+
+    const std::vector<llama_token> prompt = tokenize(tgt.get(), "Once upon a time");
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+    std::vector<llama_token> hist = prompt;
+    llama_token              last = argmax_row(ct.get(), -1);
+    std::vector<llama_token> buf(9);
+    bool                     saw_rejection = false;
+    for (int step = 0; step < 6; step++) {
+        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        saw_rejection |= s.n_out - 1 < s.n_drafted;
+        hist.push_back(last);
+        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
+        last = buf[(size_t) s.n_out - 1];
+        // the cache holds exactly the kept tokens, in both contexts
+        EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
+        EXPECT_LE(llama_memory_seq_pos_max(llama_get_memory(cd.get()), 0), (llama_pos) hist.size() - 1);
+    }
+    ASSERT_TRUE(saw_rejection) << "the other model's drafts were all accepted: no rollback was tested";
+
+    // next decode vs a context that never saw the rejected tokens
+    ASSERT_TRUE(decode(ct.get(), {last}, (llama_pos) hist.size()));
+    ctx_ptr                  fresh = make_ctx(tgt.get());
+    std::vector<llama_token> all   = hist;
+    all.push_back(last);
+    ASSERT_TRUE(decode(fresh.get(), all, 0));
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(tgt.get()));
+    const float * a  = llama_get_logits_ith(ct.get(), -1);
+    const float * b  = llama_get_logits_ith(fresh.get(), -1);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+    EXPECT_EQ(argmax(a, nv), argmax(b, nv));
+}
+
+}  // namespace
