@@ -239,11 +239,12 @@ std::vector<option> build() {
 
 std::vector<option> build_cli_rows();
 std::vector<option> build_server_rows();
+std::vector<option> build_spec_rows();
 
 const std::vector<option> & options() {
     static const std::vector<option> table = [] {
         std::vector<option> t = build();
-        for (auto * more : {build_cli_rows, build_server_rows}) {
+        for (auto * more : {build_cli_rows, build_server_rows, build_spec_rows}) {
             for (option & o : more()) {
                 t.push_back(std::move(o));
             }

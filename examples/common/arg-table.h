@@ -53,6 +53,17 @@ struct sampling_params {
     uint32_t                 seed                  = LLAMA_DEFAULT_SEED;
 };
 
+// Speculative decoding (llama-speculative.h; docs/speculative.md): a draft model or n-gram drafting.
+struct spec_params {
+    std::string model;                 // -md: the draft model
+    std::string type;                  // --spec-type: "none", "draft" or "ngram"; empty: draft with -md, else none
+    int32_t     n_max        = 16;     // --draft-max
+    int32_t     n_min        = 0;      // --draft-min
+    float       p_min        = 0.75f;  // --draft-p-min
+    int32_t     n_gpu_layers = -1;     // -ngld: -1 every layer that fits a GPU
+    int32_t     n_ctx        = 0;      // -cd: 0 = the target's context size
+};
+
 struct lora_arg {
     std::string path;
     float       scale = 1.0f;
@@ -96,6 +107,7 @@ struct params {
     bool            prompt_given = false;  // -p or -f
     bool            conversation = true;   // -no-cnv: plain completion of the prompt
     std::string     prompt_cache;
+    spec_params     spec;
     bool            json    = false;
     bool            verbose = false;
 

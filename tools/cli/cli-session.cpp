@@ -91,6 +91,7 @@ session::session(llama_context * ctx, llama_sampler * smpl, bool verbose)
       verbose_(verbose) {}
 
 void session::clear() {
+    spec_synced_ = false;
     llama_memory_clear(mem_, true);
     llama_sampler_reset(smpl_);
     tokens_.clear();
@@ -196,42 +197,104 @@ int session::reply(const std::string & text, int n_predict, const std::function<
         llama_sampler_reset(grmr_);  // each reply is one sentence of the grammar
     }
     std::string pending;  // bytes of an incomplete UTF-8 character
-    for (int i = 0; i < n_predict; i++) {
-        llama_token tok = sample();
-        if (tok == LLAMA_TOKEN_NULL) {
-            return -1;
-        }
-        stats.n_gen++;
-        if (llama_vocab_is_eog(vocab_, tok)) {
-            stats.finish_reason = "stop";
-            break;
-        }
-        char buf[256];
-        int  m = llama_token_to_piece(vocab_, tok, buf, sizeof(buf), 0, false);
-        if (m < 0) {
-            return -1;
-        }
-        pending.append(buf, (size_t) m);
-        // print only complete characters
-        size_t cut = pending.size();
-        for (size_t k = 1; k <= 3 && k <= pending.size(); k++) {
-            const unsigned char c = (unsigned char) pending[pending.size() - k];
-            if ((c & 0xC0) == 0x80) {
+    spec_synced_ = false;
+    if (n_predict <= 0) {
+        return 1;
+    }
+    const llama_token first_tok = sample();
+    if (first_tok == LLAMA_TOKEN_NULL) {
+        return -1;
+    }
+    std::vector<llama_token> emit       = {first_tok};
+    size_t                   n_in_cache = 0;  // a speculative step leaves all but its last token in the cache
+    for (int i = 0;;) {
+        for (size_t j = 0; j < emit.size(); j++) {
+            const llama_token tok = emit[j];
+            stats.n_gen++;
+            i++;
+            const bool eog = llama_vocab_is_eog(vocab_, tok);
+            if (!eog) {
+                char buf[256];
+                int  m = llama_token_to_piece(vocab_, tok, buf, sizeof(buf), 0, false);
+                if (m < 0) {
+                    return -1;
+                }
+                pending.append(buf, (size_t) m);
+                // print only complete characters
+                size_t cut = pending.size();
+                for (size_t k = 1; k <= 3 && k <= pending.size(); k++) {
+                    const unsigned char c = (unsigned char) pending[pending.size() - k];
+                    if ((c & 0xC0) == 0x80) {
+                        continue;
+                    }
+                    const size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
+                    cut               = need > k ? pending.size() - k : pending.size();
+                    break;
+                }
+                if (cut > 0) {
+                    on_piece(pending.substr(0, cut));
+                    pending.erase(0, cut);
+                }
+            }
+            if (!eog && i < n_predict) {
                 continue;
             }
-            const size_t need = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 1;
-            cut               = need > k ? pending.size() - k : pending.size();
-            break;
+            // the end: the cache keeps what plain decoding would (the last token unless it ends
+            // the text), not the tokens a step accepted beyond it
+            const size_t keep = eog ? j : j + 1;
+            if (n_in_cache > keep) {
+                truncate(tokens_.size() - (n_in_cache - keep));
+            } else if (!eog && j >= n_in_cache && !decode(&tok, 1, stats)) {
+                return -1;
+            }
+            if (eog) {
+                stats.finish_reason = "stop";
+            }
+            return 1;
         }
-        if (cut > 0) {
-            on_piece(pending.substr(0, cut));
-            pending.erase(0, cut);
-        }
-        if (!decode(&tok, 1, stats)) {
+        if (!next(emit.back(), emit, n_in_cache, stats)) {
             return -1;
         }
     }
-    return 1;
+}
+
+void session::truncate(size_t n) {
+    llama_memory_seq_rm(mem_, 0, (llama_pos) n, -1);
+    tokens_.resize(n);
+    spec_synced_ = false;
+}
+
+bool session::next(llama_token last, std::vector<llama_token> & emit, size_t & n_in_cache, reply_stats & stats) {
+    if (spec_ != nullptr && grmr_ == nullptr && (int) tokens_.size() + spec_n_max_ + 2 <= n_ctx_) {
+        if (!spec_synced_) {
+            if (llama_spec_seq_begin(spec_, 0, tokens_.data(), (int32_t) tokens_.size()) != 0) {
+                return false;
+            }
+            spec_synced_ = true;
+        }
+        spec_out_.resize((size_t) spec_n_max_ + 1);
+        llama_spec_seq s = {0, last, smpl_, spec_out_.data(), 0, 0};
+        if (llama_spec_step(spec_, &s, 1) != 0) {
+            return false;
+        }
+        // the cache now holds `last` and the accepted drafts: every emitted token but the last
+        tokens_.push_back(last);
+        tokens_.insert(tokens_.end(), spec_out_.begin(), spec_out_.begin() + (s.n_out - 1));
+        emit.assign(spec_out_.begin(), spec_out_.begin() + s.n_out);
+        n_in_cache = (size_t) s.n_out - 1;
+        return true;
+    }
+    if (!decode(&last, 1, stats)) {
+        return false;
+    }
+    spec_synced_          = false;
+    const llama_token tok = sample();
+    if (tok == LLAMA_TOKEN_NULL) {
+        return false;
+    }
+    emit       = {tok};
+    n_in_cache = 0;
+    return true;
 }
 
 }  // namespace cli

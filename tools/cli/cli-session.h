@@ -48,10 +48,23 @@ public:
     // It is kept out of the chain because the chain also sees the prompt (penalties).
     void set_grammar(llama_sampler * grammar) { grmr_ = grammar; }
 
+    // Generates with speculative decoding (spec borrowed, over this session's context; NULL: off):
+    // the same text as plain decoding when greedy. Not used with a grammar (kept out of the chain)
+    // nor when a step would not fit the context (the plain path makes room, then steps resume).
+    void set_speculative(llama_spec * spec, int n_draft_max) {
+        spec_       = spec;
+        spec_n_max_ = n_draft_max;
+    }
+
 private:
     bool        decode(const llama_token * toks, int n, reply_stats & stats);
     bool        make_room(int n);
     llama_token sample();
+    // The next tokens after `last`: one speculative step, or a plain decode and sample. Fills emit
+    // (n_in_cache of them, a prefix, are in the cache already). False on failure.
+    bool next(llama_token last, std::vector<llama_token> & emit, size_t & n_in_cache, reply_stats & stats);
+    // Forgets the cache from token n on.
+    void truncate(size_t n);
 
     llama_context *               ctx_;
     llama_sampler *               smpl_;
@@ -64,6 +77,10 @@ private:
     bool                          verbose_;
     std::vector<llama_token>      tokens_;  // what the cache holds, in position order
     std::string                   cache_path_;
+    llama_spec *                  spec_        = nullptr;
+    int                           spec_n_max_  = 0;
+    bool                          spec_synced_ = false;  // the decoder knows tokens_
+    std::vector<llama_token>      spec_out_;
 };
 
 }  // namespace cli

@@ -14,6 +14,7 @@
 #include "arg-parse.h"
 #include "arg-table.h"
 #include "cli-session.h"
+#include "cli-spec.h"
 #include "console.h"
 #ifdef LLAMA_CLI_JSON_SCHEMA
 #    include "json-schema-grammar.h"
@@ -190,9 +191,18 @@ int main(int argc, char ** argv) {
             return 1;
         }
     }
+    cli::speculative spec;
+    if (!spec.start(p, ctx, why)) {
+        llama_sampler_free(grmr);
+        llama_free(ctx);
+        llama_model_free(model);
+        fprintf(stderr, "%s: speculative decoding: %s\n", k_prog, why.c_str());
+        return tool::EXIT_RUNTIME;
+    }
     llama_sampler * smpl = cli::make_sampler(p.sampling, vocab, n_ctx);
     cli::session    chat(ctx, smpl, verbose);
     chat.set_grammar(grmr);
+    chat.set_speculative(spec.get(), spec.n_draft_max());
     if (!p.prompt_cache.empty()) {
         chat.set_prompt_cache(p.prompt_cache);
     }
@@ -365,6 +375,8 @@ int main(int argc, char ** argv) {
             }
         }
     }
+    spec.print_stats(stderr);
+    spec.close();
     llama_sampler_free(smpl);
     llama_sampler_free(grmr);
     llama_free(ctx);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama-cli driven through pipes (and a pseudo-terminal for colours) on stories260K.
 #   test-llama-cli.sh CASE CLI_BIN GREEDY_REF_BIN MODEL [GGUF_SYNTH_BIN]
-#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja | args | lora (needs GGUF_SYNTH_BIN)
+#   CASE: oneshot | chat | shift | cache | tty | grammar | samplers | jinja | args | spec | lora (needs GGUF_SYNTH_BIN)
 set -uo pipefail
 case=$1 cli=$2 greedy=$3 model=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -44,6 +44,31 @@ case "$case" in
         [ "$n" = 6 ] || fail "expected 6 replies, got $n: $out"
         grep -q "context full" err.log || fail "no context shift reported"
         printf '%s\n' "$out" | grep -q '"context_shifts":[1-9]' || fail "no reply counted a shift: $out"
+        rm -f err.log
+        ;;
+    spec)
+        # speculative decoding (-md, --spec-type ngram) prints the same greedy text as plain decoding,
+        # reports its acceptance on stderr, and refuses llama.cpp drafter types it lacks by name
+        rep="the dog ran. the dog ran. the dog ran. the dog ran. the dog"
+        for prompt in "Once upon a time" "$rep"; do
+            want=$("$cli" -m "$model" --raw -p "$prompt" -n 48 --temp 0) || fail "plain exited with $?"
+            for flags in "-md $model" "-md $model --draft-max 1 --draft-p-min 0" "--spec-type ngram" \
+                         "--spec-type ngram-simple --draft-max 16"; do
+                # shellcheck disable=SC2086
+                got=$("$cli" -m "$model" --raw -p "$prompt" -n 48 --temp 0 $flags 2>err.log) || fail "$flags: exit $?"
+                [ "$got" = "$want" ] || fail "$flags: got [$got] want [$want]"
+                grep -q "^speculative: [0-9]* drafted" err.log || fail "$flags: no acceptance line: $(cat err.log)"
+            done
+        done
+        "$cli" -m "$model" --raw -p "$rep" -n 48 --temp 0 --spec-type ngram 2>err.log >/dev/null
+        grep -qE "^speculative: [0-9]+ drafted, [1-9][0-9]* accepted" err.log ||
+            fail "n-gram drafts on a repetitive prompt were never accepted: $(cat err.log)"
+        out=$("$cli" -m "$model" -p x --spec-type draft-eagle3 2>&1)
+        [ $? = 1 ] || fail "--spec-type draft-eagle3 must exit 1"
+        [[ "$out" == *"draft-eagle3"* ]] || fail "the refusal must name the type: $out"
+        out=$("$cli" -m "$model" -p x --spec-type draft-simple 2>&1)
+        [ $? != 0 ] || fail "--spec-type draft-simple without -md must fail"
+        [[ "$out" == *"-md"* ]] || fail "the refusal must say -md is missing: $out"
         rm -f err.log
         ;;
     args)

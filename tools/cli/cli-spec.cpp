@@ -1,0 +1,84 @@
+#include "cli-spec.h"
+
+#include "arg-llama.h"
+#include "tool-model.h"
+
+namespace cli {
+
+speculative::~speculative() {
+    close();
+}
+
+void speculative::close() {
+    llama_spec_free(spec_);
+    llama_free(ctx_);
+    llama_model_free(model_);
+    spec_  = nullptr;
+    ctx_   = nullptr;
+    model_ = nullptr;
+}
+
+bool speculative::start(const tool::params & p, llama_context * tgt, std::string & why) {
+    const std::string type = p.spec.type.empty() ? (p.spec.model.empty() ? "none" : "draft") : p.spec.type;
+    if (type == "none") {
+        return true;
+    }
+    llama_spec_params sp = llama_spec_default_params();
+    if (llama_spec_type_from_name(type.c_str(), &sp.type) != 0) {
+        why = llama_last_error();
+        return false;
+    }
+    sp.n_draft_max = p.spec.n_max;
+    sp.n_draft_min = p.spec.n_min;
+    sp.p_min       = p.spec.p_min;
+    sp.seed        = p.sampling.seed;
+    if (sp.n_draft_min > sp.n_draft_max) {
+        why =
+            "--draft-min " + std::to_string(sp.n_draft_min) + " is above --draft-max " + std::to_string(sp.n_draft_max);
+        return false;
+    }
+    if (sp.type == LLAMA_SPEC_TYPE_DRAFT) {
+        if (p.spec.model.empty()) {
+            why = "--spec-type draft-simple needs a draft model (-md FNAME)";
+            return false;
+        }
+        tool::model_storage store;
+        llama_model_params  mp;
+        if (!tool::model_params(p, mp, store, why)) {
+            return false;
+        }
+        mp.n_gpu_layers = p.spec.n_gpu_layers;
+        model_          = tool::load_model(p.spec.model, false, mp);
+        if (!model_) {
+            why = "cannot load the draft model " + p.spec.model;
+            return false;
+        }
+        llama_context_params cp = tool::context_params(p, 1);
+        cp.n_ctx                = p.spec.n_ctx > 0 ? (uint32_t) p.spec.n_ctx : llama_n_ctx(tgt);
+        ctx_                    = tool::new_context(model_, cp);
+        if (!ctx_) {
+            why = "cannot create the draft context";
+            return false;
+        }
+    }
+    spec_ = llama_spec_init(tgt, ctx_, sp);
+    if (!spec_) {
+        why = llama_last_error();
+        return false;
+    }
+    n_max_ = sp.n_draft_max;
+    return true;
+}
+
+void speculative::print_stats(FILE * out) const {
+    llama_spec_stats st;
+    if (spec_ == nullptr || llama_spec_stats_get(spec_, &st) != 0) {
+        return;
+    }
+    const double rate = st.n_drafted > 0 ? 100.0 * (double) st.n_accepted / (double) st.n_drafted : 0.0;
+    fprintf(out, "speculative: %lld drafted, %lld accepted (%.1f%%), %lld steps, %lld tokens emitted\n",
+            (long long) st.n_drafted, (long long) st.n_accepted, rate, (long long) st.n_steps,
+            (long long) st.n_emitted);
+}
+
+}  // namespace cli
