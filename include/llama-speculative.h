@@ -108,7 +108,8 @@ LLAMA_API void llama_spec_free(struct llama_spec * spec);
 
 /* Declares that the target's cache holds tokens[0 .. n_tokens) of sequence seq_id at positions
  * 0 .. n_tokens - 1 (the caller decoded them). The decoder keeps what it can of that sequence in the
- * draft context (the prefix shared with the tokens it had) and drops the rest. tokens may be NULL
+ * draft context (the prefix shared with the tokens it had), drops the rest and decodes the missing
+ * tokens into the draft context now (a failure there only delays drafting). tokens may be NULL
  * when n_tokens is 0. Returns 0, or -1 (nothing changed; reason in llama_last_error()) for spec
  * NULL, tokens NULL with n_tokens > 0, n_tokens < 0 or past the target's n_ctx, seq_id outside
  * [0, n_seq_max) of either context. */

@@ -1,6 +1,7 @@
 // Speculative decoding: the drafters. The n-gram drafter looks its proposal up in the sequence's
 // own history; the draft-model drafter runs a small model sharing the vocabulary in its own context,
 // all sequences of a step in one batch per drafted position (llama-speculative.h).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -63,6 +64,33 @@ float softmax_prob(const float * logits, int n_vocab, llama_token t) {
 
 }  // namespace
 
+void llama_spec_draft_prefill(llama_spec & spec, llama_seq_id seq_id, llama_spec_seq_state & st) {
+    llama_context * ctx     = spec.ctx_dft;
+    const size_t    n_batch = llama_n_batch(ctx);
+    const size_t    n       = st.hist.size();
+    if (st.n_dft >= n || n + 1 >= llama_n_ctx(ctx)) {
+        return;  // nothing to do, or too long for the draft context: the steps will not draft
+    }
+    llama_batch batch = llama_batch_init((int32_t) std::min(n_batch, n - st.n_dft), 0, 1);
+    while (st.n_dft < n) {
+        const size_t m = std::min(n_batch, n - st.n_dft);
+        batch.n_tokens = (int32_t) m;
+        for (size_t i = 0; i < m; i++) {
+            batch.token[i]     = st.hist[st.n_dft + i];
+            batch.pos[i]       = (llama_pos) (st.n_dft + i);
+            batch.n_seq_id[i]  = 1;
+            batch.seq_id[i][0] = seq_id;
+            batch.logits[i]    = i + 1 == m;
+        }
+        if (llama_decode(ctx, batch) != 0) {
+            llama_spec_rollback(ctx, seq_id, (llama_pos) st.n_dft);
+            break;
+        }
+        st.n_dft += m;
+    }
+    llama_batch_free(batch);
+}
+
 void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & jobs) {
     llama_context * ctx     = spec.ctx_dft;
     const int       n_batch = (int) llama_n_batch(ctx);
@@ -80,6 +108,7 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
             job.n_max = 0;
             continue;
         }
+        job.model_ran = true;
         if (job.io->smpl) {
             chains[j].reset(llama_sampler_clone(job.io->smpl));
         }
@@ -89,11 +118,16 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
         todo.push_back({job.io->id_last, (llama_pos) past, job.io->seq_id, (int) j});
     }
 
-    llama_batch batch = llama_batch_init(n_batch, 0, 1);
+    if (todo.empty()) {
+        return;
+    }
+    // later rounds hold one token per job, never more than the first
+    const int   n_alloc = std::min(n_batch, (int) todo.size());
+    llama_batch batch   = llama_batch_init(n_alloc, 0, 1);
     while (!todo.empty()) {
         std::vector<pending> next;
-        for (size_t b0 = 0; b0 < todo.size(); b0 += (size_t) n_batch) {
-            const size_t b1 = b0 + (size_t) n_batch < todo.size() ? b0 + (size_t) n_batch : todo.size();
+        for (size_t b0 = 0; b0 < todo.size(); b0 += (size_t) n_alloc) {
+            const size_t b1 = b0 + (size_t) n_alloc < todo.size() ? b0 + (size_t) n_alloc : todo.size();
             batch.n_tokens  = 0;
             for (size_t i = b0; i < b1; i++) {
                 const int k        = batch.n_tokens++;

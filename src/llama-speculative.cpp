@@ -140,8 +140,9 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
 
 // After a step: the adaptive back-off. A sequence whose drafts all fail drafts again only after
 // 1, 2, 4 .. 16 steps, so a drafter that never agrees costs little; one accepted token resets it.
-void adapt(llama_spec_seq_state & st, size_t n_drafted, int n_acc) {
-    if (n_drafted == 0) {
+// A draft model that ran and proposed nothing (p_min) failed too: its decode was spent for nothing.
+void adapt(llama_spec_seq_state & st, bool model_ran, size_t n_drafted, int n_acc) {
+    if (n_drafted == 0 && !model_ran) {
         return;
     }
     if (n_acc > 0) {
@@ -213,7 +214,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
         }
         job.io->n_drafted = (int32_t) job.draft.size();
-        adapt(*job.st, job.draft.size(), n_acc);
+        adapt(*job.st, job.model_ran, job.draft.size(), n_acc);
         s.stats.n_steps++;
         s.stats.n_drafted += (int64_t) job.draft.size();
         s.stats.n_accepted += n_acc;
@@ -311,9 +312,12 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
             llama_spec_rollback(spec->ctx_dft, seq_id, (llama_pos) n_common);
         }
         st.hist.assign(tokens, tokens + n_tokens);
-        st.n_dft           = n_common;
-        st.skip            = 0;
-        st.backoff         = 0;
+        st.n_dft   = n_common;
+        st.skip    = 0;
+        st.backoff = 0;
+        if (spec->ctx_dft) {
+            llama_spec_draft_prefill(*spec, seq_id, st);
+        }
         spec->seqs[seq_id] = std::move(st);
         return 0;
     });

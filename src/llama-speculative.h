@@ -38,11 +38,12 @@ struct llama_spec_seq_state {
 struct llama_spec_job {
     llama_spec_seq *             io;
     llama_spec_seq_state *       st;
-    int                          n_max;             // drafts allowed this step
-    std::vector<llama_token>     draft;             // proposed tokens
-    std::vector<llama_spec_dist> q;                 // draft-model distributions of draft[i] (empty for n-gram)
-    size_t                       n_dft_cached = 0;  // tokens of this sequence in the draft cache after drafting
-    int                          row0         = 0;  // target batch index of id_last
+    int                          n_max;                 // drafts allowed this step
+    std::vector<llama_token>     draft;                 // proposed tokens
+    std::vector<llama_spec_dist> q;                     // draft-model distributions of draft[i] (empty for n-gram)
+    size_t                       n_dft_cached = 0;      // tokens of this sequence in the draft cache after drafting
+    int                          row0         = 0;      // target batch index of id_last
+    bool                         model_ran    = false;  // the draft model decoded for this job
 };
 
 struct llama_spec {
@@ -61,6 +62,11 @@ struct llama_spec {
 // occurrence of its longest matching tail n-gram (ngram_max down to ngram_min tokens).
 void llama_spec_draft_ngram(const std::vector<llama_token> & seq, int ngram_min, int ngram_max, int n_max,
                             std::vector<llama_token> & out);
+
+// Decodes the history the draft context lacks (st.hist from st.n_dft on) into it, in n_batch chunks,
+// so that the first step does not pay for the prompt; stops quietly at a failing decode (the next
+// step catches up).
+void llama_spec_draft_prefill(llama_spec & spec, llama_seq_id seq_id, llama_spec_seq_state & st);
 
 // Draft-model drafter: fills every job's draft and q, decoding in the draft context (catch-up of the
 // history it lacks, then one token per job and round, all jobs in one batch). A failing draft decode
