@@ -67,7 +67,7 @@ struct llama_spec_params {
     float   p_min;       /* draft model: drafting stops at a token whose draft probability is below (0.75) */
     int32_t ngram_min;   /* n-gram drafter: shortest n-gram looked up, 1 .. ngram_max (2) */
     int32_t ngram_max;   /* n-gram drafter: longest n-gram looked up, ngram_min .. 16 (4) */
-    bool    adaptive;    /* after steps whose drafts were all rejected, draft less often (true) */
+    bool    adaptive;    /* draft length follows acceptance; failing drafts back off (true) */
     uint32_t seed;       /* generator of the acceptance draws; LLAMA_DEFAULT_SEED: random */
 };
 

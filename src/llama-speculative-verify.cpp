@@ -1,7 +1,9 @@
 // Speculative decoding: what a sampler chain makes of a logits row, and the acceptance rule that
 // keeps emitted tokens distributed as the target's chain would draw them (llama-speculative.h).
 #include <cmath>
+#include <stdexcept>
 
+#include "llama-log.h"
 #include "llama-speculative.h"
 
 float llama_spec_dist::prob(llama_token t) const {
@@ -91,10 +93,12 @@ int llama_spec_verify(llama_spec & spec, llama_spec_job & job) {
     int             n_acc = 0;
     for (size_t i = 0;; i++) {
         const float * row = llama_get_logits_ith(spec.ctx_tgt, job.row0 + (int32_t) i);
-        // the rows were requested for every token of the batch: a missing one is an internal error
-        const llama_spec_dist p =
-            row ? llama_spec_apply_chain(chain, row, spec.n_vocab_tgt, spec.scratch) : llama_spec_dist{};
-        if (i == job.draft.size() || p.tok == LLAMA_TOKEN_NULL) {
+        if (row == nullptr) {
+            // every token of the batch asked for logits: a missing row is a broken invariant
+            throw std::logic_error(llama_format("no logits for batch row %d", job.row0 + (int32_t) i));
+        }
+        const llama_spec_dist p = llama_spec_apply_chain(chain, row, spec.n_vocab_tgt, spec.scratch);
+        if (i == job.draft.size()) {
             // every draft accepted: the target's own next token
             job.io->out[n_out++] = p.tok;
             break;

@@ -112,6 +112,9 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
     for (auto & job : jobs) {
         const int room = n_ctx - (int) job.st->hist.size() - 1;
         job.n_max      = std::min(std::min(s.params.n_draft_max, per_seq), room);
+        if (s.params.adaptive && job.st->n_cur > 0) {
+            job.n_max = std::min(job.n_max, job.st->n_cur);
+        }
         if (s.params.adaptive && job.st->skip > 0) {
             job.st->skip--;
             job.n_max = 0;
@@ -138,12 +141,20 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
     }
 }
 
-// After a step: the adaptive back-off. A sequence whose drafts all fail drafts again only after
-// 1, 2, 4 .. 16 steps, so a drafter that never agrees costs little; one accepted token resets it.
-// A draft model that ran and proposed nothing (p_min) failed too: its decode was spent for nothing.
-void adapt(llama_spec_seq_state & st, bool model_ran, size_t n_drafted, int n_acc) {
+// After a step, the adaptive policy: verifying a rejected token costs a batch row (and a draft
+// model a decode), so the draft length follows the acceptance (one more than the accepted prefix,
+// doubled after a fully accepted draft), and a sequence whose drafts all fail drafts again only
+// after 1, 2, 4 .. 16 steps; one accepted token resets the back-off. A draft model that ran and
+// proposed nothing (p_min) failed too: its decode was spent for nothing.
+void adapt(llama_spec_seq_state & st, int n_draft_max, bool model_ran, size_t n_drafted, int n_acc) {
     if (n_drafted == 0 && !model_ran) {
         return;
+    }
+    const int n_cur = st.n_cur > 0 ? st.n_cur : n_draft_max;
+    if (n_drafted > 0 && (size_t) n_acc == n_drafted) {
+        st.n_cur = std::min(n_draft_max, 2 * n_cur);
+    } else {
+        st.n_cur = std::min(n_draft_max, n_acc + 1);
     }
     if (n_acc > 0) {
         st.backoff = 0;
@@ -206,15 +217,17 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         const int    n_acc = llama_spec_verify(s, job);
         // kept: id_last and the accepted drafts; the last emitted token is decoded by the next step
         const size_t n_keep = past + 1 + (size_t) n_acc;
-        llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) n_keep);
+        if ((size_t) n_acc < job.draft.size()) {
+            llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) n_keep);
+        }
         job.st->hist.push_back(job.io->id_last);
         job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc);
         job.st->n_dft = std::min(job.n_dft_cached, n_keep);
-        if (s.ctx_dft) {
+        if (s.ctx_dft && job.model_ran) {  // only a drafting pass added to the draft cache
             llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
         }
         job.io->n_drafted = (int32_t) job.draft.size();
-        adapt(*job.st, job.model_ran, job.draft.size(), n_acc);
+        adapt(*job.st, s.params.n_draft_max, job.model_ran, job.draft.size(), n_acc);
         s.stats.n_steps++;
         s.stats.n_drafted += (int64_t) job.draft.size();
         s.stats.n_accepted += n_acc;
@@ -300,7 +313,7 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
                 throw llama_error(llama_format("tokens[%d] = %d outside the vocabulary", i, tokens[i]));
             }
         }
-        llama_spec_seq_state fresh{{}, 0, 0, 0};
+        llama_spec_seq_state fresh{{}, 0, 0, 0, 0};
         const auto           it = spec->seqs.find(seq_id);
         llama_spec_seq_state st = it == spec->seqs.end() ? fresh : it->second;
         // the draft cache keeps the prefix it shares with the new history
@@ -315,6 +328,7 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
         st.n_dft   = n_common;
         st.skip    = 0;
         st.backoff = 0;
+        st.n_cur   = 0;
         if (spec->ctx_dft) {
             llama_spec_draft_prefill(*spec, seq_id, st);
         }

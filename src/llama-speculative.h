@@ -32,6 +32,7 @@ struct llama_spec_seq_state {
     size_t                   n_dft;    // how many of hist (a prefix) are in the draft context's cache
     int                      skip;     // adaptive: steps left without drafting
     int                      backoff;  // adaptive: the next skip after a step whose drafts all failed
+    int                      n_cur;    // adaptive: the draft length allowed now (0: n_draft_max)
 };
 
 // One sequence during a step.

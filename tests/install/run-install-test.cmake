@@ -115,7 +115,7 @@ foreach(f ${text_files})
     file(READ ${f} content)
     no_build_paths(${f} "${content}")
 endforeach()
-foreach(f include/llama.h include/llama-chat-template.h include/ggml.h include/gguf.h ${LIBDIR}/pkgconfig/llama.pc ${LIBDIR}/pkgconfig/ggml.pc
+foreach(f include/llama.h include/llama-chat-template.h include/llama-speculative.h include/ggml.h include/gguf.h ${LIBDIR}/pkgconfig/llama.pc ${LIBDIR}/pkgconfig/ggml.pc
           ${LIBDIR}/cmake/llama/llama-config.cmake ${LIBDIR}/cmake/llama/llama-config-version.cmake
           ${LIBDIR}/cmake/ggml/ggml-config.cmake ${LIBDIR}/cmake/ggml/ggml-config-version.cmake)
     if (NOT EXISTS ${prefix}/${f})
