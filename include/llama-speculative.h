@@ -67,7 +67,8 @@ struct llama_spec_params {
     float   p_min;       /* draft model: drafting stops at a token whose draft probability is below (0.75) */
     int32_t ngram_min;   /* n-gram drafter: shortest n-gram looked up, 1 .. ngram_max (2) */
     int32_t ngram_max;   /* n-gram drafter: longest n-gram looked up, ngram_min .. 16 (4) */
-    bool    adaptive;    /* draft length follows acceptance; failing drafts back off (true) */
+    bool    adaptive;    /* draft length follows acceptance; failing drafts back off, a failing
+                          * draft model rests until the next seq_begin (true) */
     uint32_t seed;       /* generator of the acceptance draws; LLAMA_DEFAULT_SEED: random */
 };
 
@@ -94,11 +95,11 @@ struct llama_spec; /* a speculative decoder */
 LLAMA_API struct llama_spec_params llama_spec_default_params(void);
 
 /* Creates a decoder over ctx_tgt and, for LLAMA_SPEC_TYPE_DRAFT, the draft context ctx_dft (NULL
- * for LLAMA_SPEC_TYPE_NGRAM). Both contexts stay owned by the caller and must outlive the decoder;
+ * or ignored for LLAMA_SPEC_TYPE_NGRAM). Both contexts stay owned by the caller and must outlive the decoder;
  * the decoder owns the cache contents of the sequences it is given in ctx_dft. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
- * naming the difference); a recurrent target or draft model; n_batch of a context below
+ * naming the difference); a recurrent target or draft model; the target's n_batch below
  * n_draft_max + 1. Free with llama_spec_free. */
 LLAMA_API struct llama_spec * llama_spec_init(struct llama_context * ctx_tgt, struct llama_context * ctx_dft,
                                               struct llama_spec_params params);

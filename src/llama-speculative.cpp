@@ -3,6 +3,7 @@
 #include "llama-speculative.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,8 @@ namespace {
 // tokens at the end, as fine-tunes of one base model often have).
 constexpr int k_vocab_size_tolerance = 128;
 constexpr int k_ngram_limit          = 16;
+constexpr int k_backoff_max          = 16;  // steps a failing sequence waits before drafting again
+constexpr int k_model_give_up        = 8;   // a draft model failing after this back-off rests
 
 void check_params(const llama_spec_params & p) {
     if (p.type != LLAMA_SPEC_TYPE_DRAFT && p.type != LLAMA_SPEC_TYPE_NGRAM) {
@@ -145,7 +148,8 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
 // model a decode), so the draft length follows the acceptance (one more than the accepted prefix,
 // doubled after a fully accepted draft), and a sequence whose drafts all fail drafts again only
 // after 1, 2, 4 .. 16 steps; one accepted token resets the back-off. A draft model that ran and
-// proposed nothing (p_min) failed too: its decode was spent for nothing.
+// proposed nothing (p_min) failed too: its decode was spent for nothing; failing again after a
+// back-off of 8 steps (5 tries in a row), it rests until the next llama_spec_seq_begin.
 void adapt(llama_spec_seq_state & st, int n_draft_max, bool model_ran, size_t n_drafted, int n_acc) {
     if (n_drafted == 0 && !model_ran) {
         return;
@@ -160,7 +164,13 @@ void adapt(llama_spec_seq_state & st, int n_draft_max, bool model_ran, size_t n_
         st.backoff = 0;
         return;
     }
-    st.backoff = st.backoff == 0 ? 1 : std::min(st.backoff * 2, 16);
+    if (model_ran && st.backoff >= k_model_give_up) {
+        // a draft model that failed at every try also has to decode every token to stay caught up,
+        // batched but not free on a CPU: it rests until the next llama_spec_seq_begin
+        st.skip = INT_MAX;
+        return;
+    }
+    st.backoff = st.backoff == 0 ? 1 : std::min(st.backoff * 2, k_backoff_max);
     st.skip    = st.backoff;
 }
 
