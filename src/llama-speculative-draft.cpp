@@ -1,11 +1,11 @@
 // Speculative decoding: the drafters. The n-gram drafter looks its proposal up in the sequence's
 // own history; the draft-model drafter runs a small model sharing the vocabulary in its own context,
-// all sequences of a step in one batch per drafted position (llama-speculative.h).
+// all sequences of a step in one batch per drafted position (llama-speculative-impl.h).
 #include <algorithm>
 #include <cmath>
 #include <memory>
 
-#include "llama-speculative.h"
+#include "llama-speculative-impl.h"
 
 void llama_spec_draft_ngram(const std::vector<llama_token> & seq, int ngram_min, int ngram_max, int n_max,
                             std::vector<llama_token> & out) {

@@ -1,10 +1,10 @@
 // Speculative decoding: what a sampler chain makes of a logits row, and the acceptance rule that
-// keeps emitted tokens distributed as the target's chain would draw them (llama-speculative.h).
+// keeps emitted tokens distributed as the target's chain would draw them (llama-speculative-impl.h).
 #include <cmath>
 #include <stdexcept>
 
 #include "llama-log.h"
-#include "llama-speculative.h"
+#include "llama-speculative-impl.h"
 
 float llama_spec_dist::prob(llama_token t) const {
     if (p.empty()) {

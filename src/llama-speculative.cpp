@@ -1,6 +1,6 @@
 // Speculative decoding (include/llama-speculative.h): the C boundary, the checks at init, the step
 // (draft, verify in one target batch, keep the accepted prefix) and the rollback of both caches.
-#include "llama-speculative.h"
+#include "llama-speculative-impl.h"
 
 #include <algorithm>
 #include <climits>
