@@ -1,7 +1,7 @@
 // Speculative decoding with sampling (llama_spec_*): the first emitted token follows the target's
 // distribution after the sampler chain (chi-square over many seeds, with a draft that disagrees and
 // with one that mostly agrees); n-gram drafts keep the chain's state and random stream exactly, so
-// sampled text equals plain sampling with the same seed.
+// sampled text equals plain sampling with the same seed, also for two sequences in one step.
 #include <cmath>
 #include <map>
 
@@ -175,6 +175,68 @@ TEST(SpeculativeSampling, NgramSampledTextEqualsPlainSampling) {
     }
     got.resize(n_gen);
     EXPECT_EQ(got, want);
+    llama_spec_stats st;
+    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+    EXPECT_GT(st.n_accepted, 0) << "no n-gram draft was accepted: the test proves nothing";
+}
+
+// Two sequences in one step, each with its own seeded chain and the n-gram drafter: each text equals
+// plain sampling of that sequence alone (the chains are applied to their own rows, in order).
+TEST(SpeculativeSampling, TwoSequencesSampleAsEachAlone) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr tgt = load(data_path("models/stories260K.gguf"));
+    ASSERT_NE(tgt, nullptr);
+    const int                                   nv      = llama_vocab_n_tokens(llama_model_get_vocab(tgt.get()));
+    const std::vector<std::vector<llama_token>> prompts = {
+        tokenize(tgt.get(), "the dog ran. the dog ran. the dog ran. the dog"),
+        tokenize(tgt.get(), "a cat sat. a cat sat. a cat sat. a cat sat. a"),
+    };
+    const int n_gen = 48;
+
+    std::vector<std::vector<llama_token>> want;
+    for (size_t s = 0; s < prompts.size(); s++) {
+        ctx_ptr     c     = make_ctx(tgt.get());
+        sampler_ptr chain = make_chain(500u + (uint32_t) s, nv);
+        ASSERT_TRUE(decode(c.get(), prompts[s], 0));
+        std::vector<llama_token> w;
+        for (int i = 0; i < n_gen; i++) {
+            w.push_back(llama_sampler_sample(chain.get(), c.get(), -1));
+            ASSERT_TRUE(decode(c.get(), {w.back()}, (llama_pos) (prompts[s].size() + (size_t) i)));
+        }
+        want.push_back(w);
+    }
+
+    ctx_ptr           ct = make_ctx(tgt.get(), 2, 1024);
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = LLAMA_SPEC_TYPE_NGRAM;
+    sp.n_draft_max       = 6;
+    sp.ngram_min         = 1;
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    std::vector<sampler_ptr>              chains;
+    std::vector<std::vector<llama_token>> got(prompts.size());
+    for (size_t s = 0; s < prompts.size(); s++) {
+        chains.push_back(make_chain(500u + (uint32_t) s, nv));
+        ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
+        got[s].push_back(llama_sampler_sample(chains[s].get(), ct.get(), -1));
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()),
+                  0);
+    }
+    std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(7));
+    while ((int) got[0].size() < n_gen || (int) got[1].size() < n_gen) {
+        std::vector<llama_spec_seq> seqs;
+        for (size_t s = 0; s < prompts.size(); s++) {
+            seqs.push_back({(llama_seq_id) s, got[s].back(), chains[s].get(), bufs[s].data(), 0, 0});
+        }
+        ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+        for (size_t s = 0; s < prompts.size(); s++) {
+            got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+        }
+    }
+    for (size_t s = 0; s < prompts.size(); s++) {
+        got[s].resize(n_gen);
+        EXPECT_EQ(got[s], want[s]) << "sequence " << s;
+    }
     llama_spec_stats st;
     ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
     EXPECT_GT(st.n_accepted, 0) << "no n-gram draft was accepted: the test proves nothing";
