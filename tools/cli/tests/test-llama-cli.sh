@@ -60,6 +60,17 @@ case "$case" in
                 grep -q "^speculative: [0-9]* drafted" err.log || fail "$flags: no acceptance line: $(cat err.log)"
             done
         done
+        # chat turns and context shifts (a 128-token context) keep the plain text too
+        for input in 'Hello\nTell me a story\nAgain\n' 'One\nTwo\nThree\nFour\nFive\nSix\n'; do
+            want=$(printf "$input" | "$cli" -m "$model" -c 128 -n 40 --temp 0 --json | sed 's/"ms":[0-9.]*//') ||
+                fail "plain chat exited with $?"
+            for flags in "-md $model --draft-p-min 0" "--spec-type ngram"; do
+                # shellcheck disable=SC2086
+                got=$(printf "$input" | "$cli" -m "$model" -c 128 -n 40 --temp 0 --json $flags 2>/dev/null |
+                      sed 's/"ms":[0-9.]*//') || fail "$flags chat: exit $?"
+                [ "$got" = "$want" ] || fail "$flags chat: got [$got] want [$want]"
+            done
+        done
         "$cli" -m "$model" --raw -p "$rep" -n 48 --temp 0 --spec-type ngram 2>err.log >/dev/null
         grep -qE "^speculative: [0-9]+ drafted, [1-9][0-9]* accepted" err.log ||
             fail "n-gram drafts on a repetitive prompt were never accepted: $(cat err.log)"
