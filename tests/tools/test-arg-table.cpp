@@ -393,6 +393,40 @@ TEST(ArgTable, RangesAndBadValues) {
     EXPECT_EQ(error_of(tool::TOOL_CLI, {"-m"}), "error: -m needs a value");
 }
 
+// The speculative decoding rows: every spelling in both tools, upstream's type names, refusals.
+TEST(ArgTable, SpeculativeFlags) {
+    for (tool::tool_id t : {tool::TOOL_CLI, tool::TOOL_SERVER}) {
+        const tool::params p = parsed(t, {"-md", "d.gguf", "--draft", "4", "--draft-min", "2", "--draft-p-min", "0.5",
+                                          "--spec-type", "ngram-simple", "-ngld", "7", "-cd", "256"});
+        EXPECT_EQ(p.spec.model, "d.gguf");
+        EXPECT_EQ(p.spec.n_max, 4);
+        EXPECT_EQ(p.spec.n_min, 2);
+        EXPECT_FLOAT_EQ(p.spec.p_min, 0.5f);
+        EXPECT_EQ(p.spec.type, "ngram");
+        EXPECT_EQ(p.spec.n_gpu_layers, 7);
+        EXPECT_EQ(p.spec.n_ctx, 256);
+    }
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--spec-draft-n-max", "9"}).spec.n_max, 9);
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--draft-n", "3"}).spec.n_max, 3);
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--spec-type", "draft-simple"}).spec.type, "draft");
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--spec-type", "none"}).spec.type, "none");
+    EXPECT_EQ(parsed(tool::TOOL_CLI, {"--model-draft", "x.gguf", "--gpu-layers-draft", "all"}).spec.n_gpu_layers, -1);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--spec-type", "draft-eagle3"}).find("draft-eagle3"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--spec-type", "ngram,draft-simple"}).find("one type"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--spec-type", "fast"}).find("unknown type"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--draft-max", "0"}).find("--draft-max"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--draft-max", "65"}).find("--draft-max"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"--draft-p-min", "2"}).find("--draft-p-min"), std::string::npos);
+    EXPECT_NE(error_of(tool::TOOL_CLI, {"-cd", "8"}).find("-cd"), std::string::npos);
+    run e;
+    e.env["LLAMA_ARG_DRAFT_MAX"] = "5";
+    e.env["LLAMA_ARG_SPEC_TYPE"] = "ngram";
+    e.parse(tool::TOOL_SERVER, {});
+    EXPECT_TRUE(e.r.ok) << e.r.error;
+    EXPECT_EQ(e.p.spec.n_max, 5);
+    EXPECT_EQ(e.p.spec.type, "ngram");
+}
+
 TEST(ArgTable, UnknownOtherToolAndUnsupported) {
     EXPECT_EQ(error_of(tool::TOOL_SERVER, {"--mmproj", "x"}),
               "--mmproj is a llama.cpp option this build does not support");
