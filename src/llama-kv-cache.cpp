@@ -50,14 +50,13 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
       type_k_(type_k),
       type_v_(type_v),
       cells(kv_size),
-      v_trans_(v_trans),
+      // a quantized row cannot be split into one-value rows: a quantized V stays row-major, and the
+      // plain attention path dequantizes and transposes it in the graph (llm_graph_context::build_attn)
+      v_trans_(v_trans && !ggml_is_quantized(type_v)),
       n_seq_max(n_seq_max),
       seq_pos(LLAMA_MAX_SEQ) {
     const llama_hparams & hp = model.hparams;
 
-    if (v_trans && (ggml_is_quantized(type_v))) {
-        throw llama_error(llama_format("a quantized V cache (%s) needs flash attention", ggml_type_name(type_v)));
-    }
     // attention views the cache per head: a quantized block must not straddle two heads
     if (hp.n_embd_head_k % ggml_blck_size(type_k) != 0 || hp.n_embd_head_v % ggml_blck_size(type_v) != 0) {
         throw llama_error(
