@@ -1,7 +1,8 @@
 // CPU flash attention: the tiled SIMD kernel (every instruction set this CPU has, and the portable
 // one) against the scalar reference loop (GGML_CPU_SCALAR path) at odd sizes, for each K/V type,
 // with GQA, masks that hide whole rows, soft-cap and ALiBi; and identical bits for any thread count
-// (including a decode over a long KV, which is split into key chunks and merged).
+// (including a decode over a long KV, which is split into key chunks and merged); every KV cache
+// type and mixed pair takes the tiled kernel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,8 +143,15 @@ std::vector<fa_case> cases() {
                     const float alibi   = variant == 3 ? 8.0f : 0.0f;
                     v.push_back({D, D, n_q, n_kv, 8, gqa ? 2 : 8, t, t, n_kv > 1 || variant == 0, softcap, alibi});
                 }
+    // the other KV cache types over a decode and a prefill each (long and short KV)
+    for (ggml_type t : {GGML_TYPE_BF16, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL})
+        for (int64_t n_q : {1, 17})
+            for (int64_t n_kv : {7, 1037})
+                v.push_back({64, 64, n_q, n_kv, 8, 2, t, t, true, n_q == 17 ? 30.0f : 0.0f, 0.0f});
     // mixed K/V types and a V head size different from K's
     v.push_back({64, 64, 17, 300, 4, 1, GGML_TYPE_Q8_0, GGML_TYPE_F16, true, 0.0f, 0.0f});
+    v.push_back({64, 64, 1, 300, 4, 2, GGML_TYPE_BF16, GGML_TYPE_IQ4_NL, true, 0.0f, 0.0f});
+    v.push_back({128, 128, 9, 200, 4, 2, GGML_TYPE_Q5_1, GGML_TYPE_Q4_1, true, 0.0f, 0.0f});
     v.push_back({128, 64, 5, 200, 4, 2, GGML_TYPE_F16, GGML_TYPE_Q4_0, true, 0.0f, 0.0f});
     v.push_back({64, 40, 9, 130, 6, 3, GGML_TYPE_F16, GGML_TYPE_F32, true, 0.0f, 8.0f});
     return v;
@@ -190,6 +198,20 @@ TEST_F(CpuFlashAttn, TiledKernelsAgreeWithScalarReference) {
         }
         ggml_cpu_set_mm_isa(-1);
     }
+}
+
+// Every KV cache type and mixed pair takes the tiled kernel (the SIMD path of each instruction set),
+// never the scalar reference loop, whatever the cache layout the KV cache gives it.
+TEST_F(CpuFlashAttn, EveryKvTypeTakesTheTiledKernel) {
+    const ggml_type types[] = {GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (ggml_type kt : types)
+        for (ggml_type vt : types) {
+            const fa_case c{64, 64, 1, 64, 4, 2, kt, vt, true, 0.0f, 0.0f};
+            fa_graph      g(c, be, 5);
+            ASSERT_NE(g.out, nullptr) << c.name();
+            EXPECT_TRUE(ggml_cpu_flash_attn_tiled_supported(g.out)) << c.name();
+        }
 }
 
 TEST_F(CpuFlashAttn, ReferenceIsNotTheTiledKernel) {

@@ -66,6 +66,19 @@ double bound_of(ggml_type t, bool is_v) {
     }
 }
 
+// The models written by synth_model, removed when the test program ends.
+std::vector<std::string> & written_models() {
+    static std::vector<std::string> v;
+    return v;
+}
+struct remove_written_models : ::testing::Environment {
+    void TearDown() override {
+        for (const std::string & p : written_models())
+            std::remove(p.c_str());
+    }
+};
+const auto * k_cleanup = ::testing::AddGlobalTestEnvironment(new remove_written_models);
+
 // A llama-architecture model with 32-wide heads (the quantized blocks fit them), written once per
 // process. Its weights are wider than the shared micro models' (std 0.1) so attention is peaked and
 // the logits depend on both the K and the V values.
@@ -87,6 +100,7 @@ std::string synth_model(int64_t n_ctx) {
     p.n_threads = 2;
     std::string err;
     EXPECT_TRUE(synth::write_model(p, path, err)) << err;
+    written_models().push_back(path);
     return path;
 }
 
