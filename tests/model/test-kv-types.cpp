@@ -307,6 +307,35 @@ TEST_F(KvTypes, BlockTypesNeedHeadsTheirBlockDivides) {
     }
 }
 
+// Types that are no KV cache type are refused at creation with the reason: an invalid enum value, and
+// valid types that are not one of the nine (integers, K-quants, ternary), which would otherwise fail
+// inside graph building. Never a crash.
+TEST_F(KvTypes, TypesThatAreNoCacheTypeAreRefusedAtCreation) {
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers       = 0;
+    model_ptr m(llama_model_load_from_file(synth_model(256).c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    for (bool fa : {true, false})
+        for (int which = 0; which < 2; which++) {
+            for (int t : {(int) GGML_TYPE_COUNT, 999, -1}) {
+                run_opts o;
+                o.fa                               = fa;
+                (which == 0 ? o.type_k : o.type_v) = (ggml_type) t;
+                EXPECT_EQ(make_ctx(m.get(), o), nullptr) << t;
+                EXPECT_NE(std::string(llama_last_error()).find("invalid KV cache type"), std::string::npos)
+                    << llama_last_error();
+            }
+            for (ggml_type t : {GGML_TYPE_I32, GGML_TYPE_I8, GGML_TYPE_Q4_K, GGML_TYPE_TQ1_0, GGML_TYPE_MXFP4}) {
+                run_opts o;
+                o.fa                               = fa;
+                (which == 0 ? o.type_k : o.type_v) = t;
+                EXPECT_EQ(make_ctx(m.get(), o), nullptr) << ggml_type_name(t);
+                EXPECT_NE(std::string(llama_last_error()).find("is not a KV cache type"), std::string::npos)
+                    << llama_last_error();
+            }
+        }
+}
+
 // The accuracy table of docs/kv-cache.md: n_ctx 4096, a 4000-token prompt, the last 32 positions of
 // the prompt and 32 decode steps; max and RMS error relative to the row RMS and top-1 agreement per
 // type (K and V of that type, flash attention on), printed as the table of the docs (about 6 s here).
