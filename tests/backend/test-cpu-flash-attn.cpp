@@ -364,3 +364,39 @@ TEST(CpuFlashAttnKernels, ScaleMaskMaxMatchesTheScalarBits) {
         }
     }
 }
+
+// The Q8_0 widening of a K/V tile (ggml_cpu_fa_kernels::q8_0_to_f32): every instruction set's kernel
+// gives the bits of the type's dequantizer, including zero and subnormal block scales.
+TEST(CpuFlashAttnKernels, Q8_0WideningMatchesTheDequantizerBits) {
+    std::vector<const ggml_cpu_fa_kernels *> ks;
+#if defined(GGML_CPU_ARCH_X86_64)
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
+        ks.push_back(ggml_cpu_fa_kernels_avx2());
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
+        ks.push_back(ggml_cpu_fa_kernels_avx512());
+#elif defined(GGML_CPU_ARCH_ARM64)
+    ks.push_back(ggml_cpu_fa_kernels_neon());
+#endif
+    if (ks.empty())
+        GTEST_SKIP() << "no SIMD kernels on this CPU";
+    std::mt19937                          rng(5);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    for (int64_t n : {32, 64, 256}) {
+        std::vector<float> f((size_t) n);
+        for (auto & x : f)
+            x = u(rng);
+        for (int j = 0; j < 32; ++j)
+            f[(size_t) j] = 0.0f;  // a zero block: scale 0
+        if (n > 32)
+            for (int j = 32; j < 64; ++j)
+                f[(size_t) j] *= 1e-6f;  // a subnormal F16 scale
+        const std::vector<uint8_t> q = encode(GGML_TYPE_Q8_0, f, n);
+        std::vector<float>         ref((size_t) n);
+        ASSERT_TRUE(ggml_cpu_to_float_row(GGML_TYPE_Q8_0, q.data(), ref.data(), n));
+        for (const ggml_cpu_fa_kernels * k : ks) {
+            std::vector<float> y((size_t) n, -1.0f);
+            k->q8_0_to_f32(q.data(), y.data(), n);
+            EXPECT_EQ(0, std::memcmp(y.data(), ref.data(), (size_t) n * 4)) << "n=" << n;
+        }
+    }
+}
