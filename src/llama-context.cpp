@@ -112,7 +112,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     cp.cb_eval           = params.cb_eval;
     cp.cb_eval_user_data = params.cb_eval_user_data;
 
-    // flash attention: AUTO takes the fused kernel (faster on the CPU, and needed for a quantized V)
+    // flash attention: AUTO takes the fused kernel (faster on the CPU, and the direct path for a quantized V)
     switch (params.flash_attn_type) {
         case LLAMA_FLASH_ATTN_TYPE_ENABLED:
             cp.flash_attn = true;

@@ -7,6 +7,7 @@
 
 #include "ggml-backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -69,6 +70,13 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         s_i64.resize(ggml_nelements(inp.v_idxs));
         kv.fill_v_idxs(s_i64.data(), slot);
         ggml_backend_tensor_set(inp.v_idxs, s_i64.data(), 0, ggml_nbytes(inp.v_idxs));
+    }
+    if (inp.v_rows) {
+        s_i32.resize(ggml_nelements(inp.v_rows));
+        for (size_t i = 0; i < s_i32.size(); i++) {
+            s_i32[i] = (int32_t) i;
+        }
+        ggml_backend_tensor_set(inp.v_rows, s_i32.data(), 0, ggml_nbytes(inp.v_rows));
     }
     if (inp.kq_mask) {
         set_mask(inp.kq_mask, ub, kv, 0);
@@ -217,6 +225,16 @@ ggml_tensor * llm_graph_context::build_norm(ggml_tensor * cur, ggml_tensor * w, 
         cur = ggml_add(ctx0, cur, b);
     }
     return cur;
+}
+
+ggml_tensor * llm_graph_context::v_rows(uint32_t n) const {
+    if (!res.inp.v_rows) {
+        // made on first use: an input no node reads would never be allocated, yet set_inputs fills it
+        res.inp.v_rows = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, std::max<int64_t>(n_kv, params.n_kv_swa));
+        ggml_set_input(res.inp.v_rows);
+        cb(res.inp.v_rows, "v_rows", -1);
+    }
+    return ggml_view_1d(ctx0, res.inp.v_rows, n, 0);
 }
 
 ggml_tensor * llm_graph_context::kq_mask(int il) const {
@@ -387,7 +405,14 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
         cb(kq, "kq_soft_max", il);
         ggml_tensor * v = kv.get_v(ctx0, il, n_kv_l);  // [n_kv, dv, n_head_kv]
         if (!kv.v_trans()) {
-            // a flash-attention cache (row-major V) on the plain path (sink layers): transpose here
+            // row-major V on the plain path (a flash-attention cache on sink layers, or a quantized V):
+            // transpose here; a quantized V is first widened to F32 by a row gather (its blocks cannot
+            // be permuted, and every backend gathers quantized rows on the device that holds them)
+            if (ggml_is_quantized(v->type)) {
+                const int64_t dv = v->ne[0], hv = v->ne[1];
+                ggml_tensor * rows = ggml_get_rows(ctx0, ggml_reshape_2d(ctx0, v, dv * hv, n_kv_l), v_rows(n_kv_l));
+                v                  = ggml_reshape_3d(ctx0, rows, dv, hv, n_kv_l);
+            }
             v = ggml_cont(ctx0, ggml_permute(ctx0, v, 1, 2, 0, 3));
         }
         ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);  // [dv, n_tokens, n_head]

@@ -52,6 +52,9 @@ struct llm_graph_inputs {
     // write indices into the window cache (sliding-window layers, when the cache has one)
     ggml_tensor * k_idxs_swa = nullptr;
     ggml_tensor * v_idxs_swa = nullptr;
+    // I32 [max(n_kv, n_kv_swa)] = 0, 1, 2, ...: the rows of a quantized V cache gathered as F32 on the
+    // plain attention path (made only by a graph that reads such a cache without flash attention)
+    ggml_tensor * v_rows = nullptr;
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
@@ -132,6 +135,7 @@ struct llm_graph_context {
     ggml_tensor * build_rope(ggml_tensor * x, ggml_tensor * pos, ggml_tensor * freq_factors, int il = -1) const;
     // The KQ mask layer il attends with (the sliding-window one for SWA layers).
     ggml_tensor * kq_mask(int il) const;
+    ggml_tensor * v_rows(uint32_t n) const;  // the first n entries of inp.v_rows (made on first use)
     // Whether layer il's K/V live in the window cache; the cells its attention spans.
     bool          in_window_cache(int il) const { return kv.swa_cache() && hparams.is_swa(il); }
     uint32_t      n_kv_of(int il) const { return in_window_cache(il) ? params.n_kv_swa : (uint32_t) n_kv; }

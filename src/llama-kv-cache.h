@@ -29,7 +29,8 @@ struct llama_kv_slot {
 
 class llama_kv_cache : public llama_memory_i {
 public:
-    // v_trans: store V transposed (rows = channels) for the plain attention path.
+    // v_trans: store V transposed (rows = channels) for the plain attention path; ignored for a
+    // quantized V (its blocks span channels), which is kept by rows on every path.
     // offload: K/V of an offloaded layer live on that layer's device (offload_kqv) when the device
     // can write the cache type; otherwise in CPU memory.
     // swa_size > 0 (upstream's swa_full = false) on a model with sliding-window layers: their K/V live

@@ -210,6 +210,7 @@ struct result {
     ggml_type   type      = GGML_TYPE_F32;    // that node's output type
     ggml_type   src0_type = GGML_TYPE_COUNT;  // its first two sources' types (COUNT: none)
     ggml_type   src1_type = GGML_TYPE_COUNT;
+    ggml_type   src2_type = GGML_TYPE_COUNT;  // the third source's (flash attention's V)
     bool        supported = true;
     bool        ok        = false;
     double      nmse      = 0.0;
@@ -249,6 +250,7 @@ inline result run_case(ggml_backend_t be, const test_case & tc, uint32_t seed) {
         res.type      = o->type;
         res.src0_type = o->src[0] ? o->src[0]->type : GGML_TYPE_COUNT;
         res.src1_type = o->src[1] ? o->src[1]->type : GGML_TYPE_COUNT;
+        res.src2_type = o->src[2] ? o->src[2]->type : GGML_TYPE_COUNT;
     }
     for (int i = 0; i < ggml_graph_n_nodes(gf); ++i) {
         if (!ggml_backend_supports_op(be, ggml_graph_node(gf, i))) {

@@ -419,6 +419,19 @@ bool is_not_on_cuda_type(ggml_type t) {
     }
 }
 
+// Flash attention K/V pairs a GPU backend may decline (the scheduler runs those nodes on the CPU;
+// docs/kv-cache.md): Vulkan compiles one type for K and V and no BF16; CUDA instantiates one type for
+// both or F32/F16 on either side.
+bool is_fa_pair_exempt(const std::string & reg, const result & r) {
+    if (r.op != GGML_OP_FLASH_ATTN_EXT)
+        return false;
+    const ggml_type k = r.src1_type, v = r.src2_type;
+    const bool k_float = k == GGML_TYPE_F32 || k == GGML_TYPE_F16, v_float = v == GGML_TYPE_F32 || v == GGML_TYPE_F16;
+    if (reg == "Vulkan")
+        return k != v || k == GGML_TYPE_BF16;
+    return k != v && !k_float && !v_float;
+}
+
 bool must_support(ggml_backend_dev_t dev, const result & r) {
     const ggml_op   op   = r.op;
     const ggml_type type = r.type;
@@ -430,7 +443,7 @@ bool must_support(ggml_backend_dev_t dev, const result & r) {
     if (reg == "CUDA" &&
         (is_not_on_cuda_type(type) || is_not_on_cuda_type(r.src0_type) || is_not_on_cuda_type(r.src1_type)))
         return false;
-    if (is_kv_cache_write_exempt(op, type))
+    if (is_kv_cache_write_exempt(op, type) || is_fa_pair_exempt(reg, r))
         return false;
     return std::find(std::begin(k_cuda_required_ops), std::end(k_cuda_required_ops), op) !=
            std::end(k_cuda_required_ops);

@@ -1,7 +1,8 @@
 // CPU flash attention: the tiled SIMD kernel (every instruction set this CPU has, and the portable
 // one) against the scalar reference loop (GGML_CPU_SCALAR path) at odd sizes, for each K/V type,
 // with GQA, masks that hide whole rows, soft-cap and ALiBi; and identical bits for any thread count
-// (including a decode over a long KV, which is split into key chunks and merged).
+// (including a decode over a long KV, which is split into key chunks and merged); every KV cache
+// type and mixed pair takes the tiled kernel.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -142,8 +143,15 @@ std::vector<fa_case> cases() {
                     const float alibi   = variant == 3 ? 8.0f : 0.0f;
                     v.push_back({D, D, n_q, n_kv, 8, gqa ? 2 : 8, t, t, n_kv > 1 || variant == 0, softcap, alibi});
                 }
+    // the other KV cache types over a decode and a prefill each (long and short KV)
+    for (ggml_type t : {GGML_TYPE_BF16, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL})
+        for (int64_t n_q : {1, 17})
+            for (int64_t n_kv : {7, 1037})
+                v.push_back({64, 64, n_q, n_kv, 8, 2, t, t, true, n_q == 17 ? 30.0f : 0.0f, 0.0f});
     // mixed K/V types and a V head size different from K's
     v.push_back({64, 64, 17, 300, 4, 1, GGML_TYPE_Q8_0, GGML_TYPE_F16, true, 0.0f, 0.0f});
+    v.push_back({64, 64, 1, 300, 4, 2, GGML_TYPE_BF16, GGML_TYPE_IQ4_NL, true, 0.0f, 0.0f});
+    v.push_back({128, 128, 9, 200, 4, 2, GGML_TYPE_Q5_1, GGML_TYPE_Q4_1, true, 0.0f, 0.0f});
     v.push_back({128, 64, 5, 200, 4, 2, GGML_TYPE_F16, GGML_TYPE_Q4_0, true, 0.0f, 0.0f});
     v.push_back({64, 40, 9, 130, 6, 3, GGML_TYPE_F16, GGML_TYPE_F32, true, 0.0f, 8.0f});
     return v;
@@ -190,6 +198,20 @@ TEST_F(CpuFlashAttn, TiledKernelsAgreeWithScalarReference) {
         }
         ggml_cpu_set_mm_isa(-1);
     }
+}
+
+// Every KV cache type and mixed pair takes the tiled kernel (the SIMD path of each instruction set),
+// never the scalar reference loop, whatever the cache layout the KV cache gives it.
+TEST_F(CpuFlashAttn, EveryKvTypeTakesTheTiledKernel) {
+    const ggml_type types[] = {GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0,
+                               GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (ggml_type kt : types)
+        for (ggml_type vt : types) {
+            const fa_case c{64, 64, 1, 64, 4, 2, kt, vt, true, 0.0f, 0.0f};
+            fa_graph      g(c, be, 5);
+            ASSERT_NE(g.out, nullptr) << c.name();
+            EXPECT_TRUE(ggml_cpu_flash_attn_tiled_supported(g.out)) << c.name();
+        }
 }
 
 TEST_F(CpuFlashAttn, ReferenceIsNotTheTiledKernel) {
@@ -339,6 +361,42 @@ TEST(CpuFlashAttnKernels, ScaleMaskMaxMatchesTheScalarBits) {
                 EXPECT_EQ(0, std::memcmp(s.data(), ref.data(), (size_t) n * 4)) << "n=" << n << " mask=" << with_mask;
                 EXPECT_EQ(m, mx) << "n=" << n << " mask=" << with_mask;
             }
+        }
+    }
+}
+
+// The Q8_0 widening of a K/V tile (ggml_cpu_fa_kernels::q8_0_to_f32): every instruction set's kernel
+// gives the bits of the type's dequantizer, including zero and subnormal block scales.
+TEST(CpuFlashAttnKernels, Q8_0WideningMatchesTheDequantizerBits) {
+    std::vector<const ggml_cpu_fa_kernels *> ks;
+#if defined(GGML_CPU_ARCH_X86_64)
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
+        ks.push_back(ggml_cpu_fa_kernels_avx2());
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
+        ks.push_back(ggml_cpu_fa_kernels_avx512());
+#elif defined(GGML_CPU_ARCH_ARM64)
+    ks.push_back(ggml_cpu_fa_kernels_neon());
+#endif
+    if (ks.empty())
+        GTEST_SKIP() << "no SIMD kernels on this CPU";
+    std::mt19937                          rng(5);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    for (int64_t n : {32, 64, 256}) {
+        std::vector<float> f((size_t) n);
+        for (auto & x : f)
+            x = u(rng);
+        for (int j = 0; j < 32; ++j)
+            f[(size_t) j] = 0.0f;  // a zero block: scale 0
+        if (n > 32)
+            for (int j = 32; j < 64; ++j)
+                f[(size_t) j] *= 1e-6f;  // a subnormal F16 scale
+        const std::vector<uint8_t> q = encode(GGML_TYPE_Q8_0, f, n);
+        std::vector<float>         ref((size_t) n);
+        ASSERT_TRUE(ggml_cpu_to_float_row(GGML_TYPE_Q8_0, q.data(), ref.data(), n));
+        for (const ggml_cpu_fa_kernels * k : ks) {
+            std::vector<float> y((size_t) n, -1.0f);
+            k->q8_0_to_f32(q.data(), y.data(), n);
+            EXPECT_EQ(0, std::memcmp(y.data(), ref.data(), (size_t) n * 4)) << "n=" << n;
         }
     }
 }

@@ -1,6 +1,6 @@
 // Context state save/load (llama_state_*, llama_state_seq_*): save -> free -> new context -> load
 // -> continue gives bit-identical logits to never having stopped (whole context and one sequence,
-// through memory and files, F16 and Q8_0 caches, plain and flash attention, KV on a Vulkan device);
+// through memory and files, every KV cache type, plain and flash attention, KV on a Vulkan device);
 // and every corrupt, truncated or mismatched state is rejected with the context left unchanged.
 #include <gtest/gtest.h>
 #include "test-compat.h"
@@ -238,6 +238,16 @@ std::vector<whole_case> whole_cases() {
         keep.push_back(std::string("synth:") + arch);
         v.push_back({keep.back().c_str(), GGML_TYPE_Q8_0, LLAMA_FLASH_ATTN_TYPE_ENABLED, false});
         v.push_back({keep.back().c_str(), GGML_TYPE_Q8_0, LLAMA_FLASH_ATTN_TYPE_ENABLED, true});
+    }
+    // every other KV cache type, with flash attention and without (a quantized V is then kept by rows
+    // and widened in the graph: docs/kv-cache.md)
+    for (ggml_type t : {GGML_TYPE_BF16, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                        GGML_TYPE_IQ4_NL, GGML_TYPE_Q8_0}) {
+        for (llama_flash_attn_type fa : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
+            if (t == GGML_TYPE_Q8_0 && fa == LLAMA_FLASH_ATTN_TYPE_ENABLED)
+                continue;  // above
+            v.push_back({"synth:llama", t, fa, fa == LLAMA_FLASH_ATTN_TYPE_DISABLED});
+        }
     }
     return v;
 }

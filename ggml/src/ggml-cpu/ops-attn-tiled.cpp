@@ -76,7 +76,12 @@ void f16_to_f32_portable(const uint16_t * x, float * y, int64_t n) {
         y[i] = cpu_f16_to_f32(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_portable = {pv_portable, scale_mask_max_portable, exp_sum_portable, f16_to_f32_portable};
+void q8_0_to_f32_portable(const void * x, float * y, int64_t n) {
+    ggml_cpu_to_float_row(GGML_TYPE_Q8_0, x, y, n);
+}
+
+const ggml_cpu_fa_kernels k_portable = {pv_portable, scale_mask_max_portable, exp_sum_portable, f16_to_f32_portable,
+                                        q8_0_to_f32_portable};
 
 const ggml_cpu_fa_kernels * active_kernels() {
     switch (ggml_cpu_mm_isa_active()) {
@@ -162,6 +167,8 @@ size_t shared_bytes(const plan & P) {
 void load_row(const ggml_cpu_fa_kernels * kk, const ggml_tensor * t, const char * row, float * y, int64_t n) {
     if (t->type == GGML_TYPE_F16 && t->nb[0] == 2) {
         kk->f16_to_f32((const uint16_t *) row, y, n);
+    } else if (t->type == GGML_TYPE_Q8_0) {
+        kk->q8_0_to_f32(row, y, n);
     } else if (ggml_is_quantized(t->type) || t->nb[0] == (size_t) ggml_type_size(t->type)) {
         ggml_cpu_to_float_row(t->type, row, y, n);
     } else {
@@ -265,7 +272,7 @@ void run_item(const ggml_cpu_fa_kernels * kk, const plan & P, const ggml_tensor 
             am->kq(nr, nk, (int) P.D, qf, ktr, BK, srows);
         } else if (ggml_is_quantized(k->type)) {
             for (int j = 0; j < nk; ++j)
-                ggml_cpu_to_float_row(k->type, kbase + (kt + j) * k->nb[1], kbuf + (size_t) j * P.D, P.D);
+                load_row(kk, k, kbase + (kt + j) * k->nb[1], kbuf + (size_t) j * P.D, P.D);
             ggml_cpu_mm_block(GGML_TYPE_F32, P.D, (const char *) kbuf, (size_t) P.D * 4, nk, qrows, nr, srows);
         } else {
             ggml_cpu_mm_block(k->type, P.D, kbase + kt * k->nb[1], k->nb[1], nk, qrows, nr, srows);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "ops-attn.h"
 #include "vec-f32.avx2.h"
@@ -101,7 +102,20 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = _cvtsh_ss(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv<vf_avx2, PV_NB>, scale_mask_max, exp_sum, f16_to_f32};
+void q8_0_to_f32(const void * vx, float * y, int64_t n) {
+    const uint8_t * x = (const uint8_t *) vx;  // blocks of {F16 d; int8 q[32]}, 34 bytes
+    for (int64_t ib = 0; ib < n / 32; ++ib, x += 34, y += 32) {
+        uint16_t dh;
+        std::memcpy(&dh, x, 2);
+        const __m256 d = _mm256_set1_ps(cpu_f16_to_f32(dh));
+        for (int i = 0; i < 4; ++i) {
+            const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *) (x + 2 + 8 * i)));
+            _mm256_storeu_ps(y + 8 * i, _mm256_mul_ps(d, _mm256_cvtepi32_ps(q)));
+        }
+    }
+}
+
+const ggml_cpu_fa_kernels k_kernels = {pv<vf_avx2, PV_NB>, scale_mask_max, exp_sum, f16_to_f32, q8_0_to_f32};
 
 }  // namespace
 

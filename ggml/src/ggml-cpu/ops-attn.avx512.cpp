@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "ops-attn.h"
 
@@ -101,7 +102,20 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
     }
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32};
+void q8_0_to_f32(const void * vx, float * y, int64_t n) {
+    const uint8_t * x = (const uint8_t *) vx;  // blocks of {F16 d; int8 q[32]}, 34 bytes
+    for (int64_t ib = 0; ib < n / 32; ++ib, x += 34, y += 32) {
+        uint16_t dh;
+        std::memcpy(&dh, x, 2);
+        const __m512 d = _mm512_set1_ps(cpu_f16_to_f32(dh));
+        for (int i = 0; i < 2; ++i) {
+            const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *) (x + 2 + 16 * i)));
+            _mm512_storeu_ps(y + 16 * i, _mm512_mul_ps(d, _mm512_cvtepi32_ps(q)));
+        }
+    }
+}
+
+const ggml_cpu_fa_kernels k_kernels = {pv, scale_mask_max, exp_sum, f16_to_f32, q8_0_to_f32};
 
 }  // namespace
 

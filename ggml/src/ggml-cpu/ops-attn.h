@@ -18,6 +18,9 @@ struct ggml_cpu_fa_kernels {
     float (*exp_sum)(float * s, int n, float m);
     // y[i] = float(x[i]) for F16 x.
     void (*f16_to_f32)(const uint16_t * x, float * y, int64_t n);
+    // y = the n values (a multiple of 32) of a Q8_0 row: d * q per block, the bits of the type's
+    // dequantizer (the widening of a Q8_0 K/V tile, the common quantized cache).
+    void (*q8_0_to_f32)(const void * x, float * y, int64_t n);
 };
 
 const ggml_cpu_fa_kernels * ggml_cpu_fa_kernels_avx2();    // compiled with -mavx2 -mfma -mf16c

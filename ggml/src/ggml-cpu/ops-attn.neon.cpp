@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "ops-attn.h"
 #include "vec-exp.neon.h"
@@ -73,7 +74,25 @@ void f16_to_f32(const uint16_t * x, float * y, int64_t n) {
         y[i] = cpu_f16_to_f32(x[i]);
 }
 
-const ggml_cpu_fa_kernels k_kernels = {pv<vf_neon, PV_NB>, scale_mask_max, exp_sum, f16_to_f32};
+void q8_0_to_f32(const void * vx, float * y, int64_t n) {
+    const uint8_t * x = (const uint8_t *) vx;  // blocks of {F16 d; int8 q[32]}, 34 bytes
+    for (int64_t ib = 0; ib < n / 32; ++ib, x += 34, y += 32) {
+        uint16_t dh;
+        std::memcpy(&dh, x, 2);
+        const float d = cpu_f16_to_f32(dh);
+        for (int i = 0; i < 2; ++i) {
+            const int8x16_t q  = vld1q_s8((const int8_t *) (x + 2 + 16 * i));
+            const int16x8_t lo = vmovl_s8(vget_low_s8(q)), hi = vmovl_s8(vget_high_s8(q));
+            float *         o = y + 16 * i;
+            vst1q_f32(o + 0, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo))), d));
+            vst1q_f32(o + 4, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo))), d));
+            vst1q_f32(o + 8, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi))), d));
+            vst1q_f32(o + 12, vmulq_n_f32(vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi))), d));
+        }
+    }
+}
+
+const ggml_cpu_fa_kernels k_kernels = {pv<vf_neon, PV_NB>, scale_mask_max, exp_sum, f16_to_f32, q8_0_to_f32};
 
 }  // namespace
 

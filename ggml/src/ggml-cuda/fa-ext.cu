@@ -1,5 +1,6 @@
 // fa-ext.cu — FLASH_ATTN_EXT: out = softmax(scale * q k^T [soft-capped] + slope * mask) v, with the CPU's
-// semantics (ggml-cpu/ops-attn.cpp): K/V F32 / F16 / Q8_0 / Q4_0 with rows contiguous, GQA / MQA (query
+// semantics (ggml-cpu/ops-attn.cpp): K/V F32 / F16 / BF16 / Q8_0 / Q4_0 / Q4_1 / Q5_0 / Q5_1 / IQ4_NL
+// (one type for both, or F32 / F16 on either side) with rows contiguous, GQA / MQA (query
 // head h reads K/V head h / (n_head / n_head_kv)), K/V and mask broadcast over dim 3, mask F16 / F32
 // broadcast over heads, ALiBi slopes from max_bias, soft-cap. A masked (-inf) key is skipped; a query
 // row with every key masked produces zeros (as the CPU), never NaN. dst is [Dv, n_head, n_q, ne3].
@@ -253,25 +254,66 @@ __global__ void fa_combine_kernel(const fa_args a) {
     }
 }
 
+// The K/V types the kernel reads (ggml_cuda_dq::row_get): every KV cache type of the library.
 bool kv_type_ok(ggml_type t) {
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
+    switch (t) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_IQ4_NL:
+            return true;
+        default:
+            return false;
+    }
+}
+
+constexpr bool is_float_kv(ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16;
+}
+
+// The pairs with a kernel instance: one type for K and V, or F32/F16 on either side (-ctk q8_0 -ctv f16).
+// Other mixed pairs are declined and run on the CPU: all 81 instances would more than double the
+// build time of this file for pairs nobody asks for.
+bool kv_pair_ok(ggml_type tk, ggml_type tv) {
+    return kv_type_ok(tk) && kv_type_ok(tv) && (tk == tv || is_float_kv(tk) || is_float_kv(tv));
+}
+
+template <ggml_type TK, ggml_type TV>
+bool launch_pair(dim3 grid, size_t smem, cudaStream_t st, const fa_args & a) {
+    if constexpr (TK == TV || is_float_kv(TK) || is_float_kv(TV)) {
+        fa_kernel<TK, TV><<<grid, kWarps * 32, smem, st>>>(a);
+        return true;
+    } else {
+        return false;
+    }
 }
 
 template <ggml_type TK>
 bool launch_v(ggml_type tv, dim3 grid, size_t smem, cudaStream_t st, const fa_args & a) {
     switch (tv) {
         case GGML_TYPE_F32:
-            fa_kernel<TK, GGML_TYPE_F32><<<grid, kWarps * 32, smem, st>>>(a);
-            return true;
+            return launch_pair<TK, GGML_TYPE_F32>(grid, smem, st, a);
         case GGML_TYPE_F16:
-            fa_kernel<TK, GGML_TYPE_F16><<<grid, kWarps * 32, smem, st>>>(a);
-            return true;
+            return launch_pair<TK, GGML_TYPE_F16>(grid, smem, st, a);
+        case GGML_TYPE_BF16:
+            return launch_pair<TK, GGML_TYPE_BF16>(grid, smem, st, a);
         case GGML_TYPE_Q8_0:
-            fa_kernel<TK, GGML_TYPE_Q8_0><<<grid, kWarps * 32, smem, st>>>(a);
-            return true;
+            return launch_pair<TK, GGML_TYPE_Q8_0>(grid, smem, st, a);
         case GGML_TYPE_Q4_0:
-            fa_kernel<TK, GGML_TYPE_Q4_0><<<grid, kWarps * 32, smem, st>>>(a);
-            return true;
+            return launch_pair<TK, GGML_TYPE_Q4_0>(grid, smem, st, a);
+        case GGML_TYPE_Q4_1:
+            return launch_pair<TK, GGML_TYPE_Q4_1>(grid, smem, st, a);
+        case GGML_TYPE_Q5_0:
+            return launch_pair<TK, GGML_TYPE_Q5_0>(grid, smem, st, a);
+        case GGML_TYPE_Q5_1:
+            return launch_pair<TK, GGML_TYPE_Q5_1>(grid, smem, st, a);
+        case GGML_TYPE_IQ4_NL:
+            return launch_pair<TK, GGML_TYPE_IQ4_NL>(grid, smem, st, a);
         default:
             return false;
     }
@@ -285,7 +327,7 @@ bool ggml_cuda_flash_attn_supported(const ggml_cuda_device_info & info, const gg
     const ggml_tensor * k = op->src[1];
     const ggml_tensor * v = op->src[2];
     const ggml_tensor * m = op->src[3];
-    if (q->type != GGML_TYPE_F32 || !kv_type_ok(k->type) || !kv_type_ok(v->type) || op->type != GGML_TYPE_F32) {
+    if (q->type != GGML_TYPE_F32 || !kv_pair_ok(k->type, v->type) || op->type != GGML_TYPE_F32) {
         return false;
     }
     if (q->ne[0] > kMaxD || v->ne[0] > kMaxD || q->ne[0] < 1 || v->ne[0] < 1) {
@@ -400,11 +442,26 @@ bool ggml_cuda_flash_attn(ggml_cuda_op_ctx & ctx, ggml_tensor * dst) {
         case GGML_TYPE_F16:
             ok = launch_v<GGML_TYPE_F16>(v->type, grid, smem, ctx.stream, a);
             break;
+        case GGML_TYPE_BF16:
+            ok = launch_v<GGML_TYPE_BF16>(v->type, grid, smem, ctx.stream, a);
+            break;
         case GGML_TYPE_Q8_0:
             ok = launch_v<GGML_TYPE_Q8_0>(v->type, grid, smem, ctx.stream, a);
             break;
         case GGML_TYPE_Q4_0:
             ok = launch_v<GGML_TYPE_Q4_0>(v->type, grid, smem, ctx.stream, a);
+            break;
+        case GGML_TYPE_Q4_1:
+            ok = launch_v<GGML_TYPE_Q4_1>(v->type, grid, smem, ctx.stream, a);
+            break;
+        case GGML_TYPE_Q5_0:
+            ok = launch_v<GGML_TYPE_Q5_0>(v->type, grid, smem, ctx.stream, a);
+            break;
+        case GGML_TYPE_Q5_1:
+            ok = launch_v<GGML_TYPE_Q5_1>(v->type, grid, smem, ctx.stream, a);
+            break;
+        case GGML_TYPE_IQ4_NL:
+            ok = launch_v<GGML_TYPE_IQ4_NL>(v->type, grid, smem, ctx.stream, a);
             break;
         default:
             break;

@@ -357,8 +357,19 @@ bool is_fa_quant(ggml_type t) {
     }
 }
 
+// the quantized types the set_rows_q shader writes: every quantized KV cache type
 bool is_q_write_type(ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0;
+    switch (t) {
+        case GGML_TYPE_Q8_0:
+        case GGML_TYPE_Q4_0:
+        case GGML_TYPE_Q4_1:
+        case GGML_TYPE_Q5_0:
+        case GGML_TYPE_Q5_1:
+        case GGML_TYPE_IQ4_NL:
+            return true;
+        default:
+            return false;
+    }
 }
 
 bool enc_set_rows(const enc & e) {
@@ -379,7 +390,7 @@ bool enc_set_rows(const enc & e) {
     return dispatch_flat(e.dev, e.cmd, sh.c_str(), s, d, pc, ggml_nelements(src));
 }
 
-// F32 -> Q8_0 / Q4_0 of the same shape: the set_rows_q shader with identity rows
+// F32 -> a quantized KV cache type, same shape: the set_rows_q shader with identity rows
 bool enc_cpy_quant(const enc & e) {
     const ggml_tensor *a = e.node->src[0], *d = e.node;
     bound              ba, bd;
