@@ -409,10 +409,11 @@ TEST(ArgTable, UnknownOtherToolAndUnsupported) {
 // Every spelling in the table is unique, and every llama.cpp spelling the table uses means the
 // same option upstream (the table's names are a subset of upstream's, except libllama's own).
 TEST(ArgTable, SpellingsUniqueAndUpstreams) {
-    const std::set<std::string> ours_only = {"--raw",         "--json",  "--max-body",     "--max-tokens",
-                                             "--queue-limit", "--grace", "--http-threads", "--models-memory-max"};
-    std::set<std::string>       seen;
-    const auto &                up = tool::upstream_names();
+    const std::set<std::string> ours_only = {
+        "--raw",   "--json",         "--max-body",          "--max-tokens",       "--queue-limit",
+        "--grace", "--http-threads", "--models-memory-max", "--prompt-cache-dir", "--prompt-cache-max-mib"};
+    std::set<std::string> seen;
+    const auto &          up = tool::upstream_names();
     EXPECT_TRUE(std::is_sorted(up.begin(), up.end()));
     for (const tool::option & o : tool::options()) {
         std::vector<std::string> all = o.names;
