@@ -1,5 +1,6 @@
 #include "prompt-cache.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -242,6 +243,13 @@ error write_file(const std::string & path, const std::vector<uint8_t> & bytes) {
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
+    std::error_code ec_exists;
+    if (ec && std::filesystem::exists(path, ec_exists)) {
+        // some Windows runtimes do not replace an existing file: the old one goes first (a crash
+        // in between loses that file, never leaves a partial one)
+        std::filesystem::remove(path, ec);
+        std::filesystem::rename(tmp, path, ec);
+    }
     if (ec) {
         std::remove(tmp.c_str());
         return fail(error::io, "cannot rename " + tmp + ": " + ec.message());
