@@ -75,6 +75,14 @@ TEST(PromptCache, RoundTrip) {
     // no tokens, no state: still a valid file
     const auto empty = pc::encode(fp0(), {}, nullptr, 0);
     EXPECT_TRUE(parse(empty).ok());
+    // the checksum is computed in pieces (header, then state): every alignment of the state's start
+    // and end against the 8-byte words agrees with the reader's one pass
+    for (size_t n_tok = 0; n_tok < 4; n_tok++) {
+        for (size_t n_state = 0; n_state < 20; n_state++) {
+            const sample t = make_sample(n_tok, n_state);
+            EXPECT_TRUE(parse(t.bytes).ok()) << n_tok << " " << n_state;
+        }
+    }
 }
 
 TEST(PromptCache, EveryTruncationIsDamage) {
@@ -183,6 +191,13 @@ TEST(PromptCache, FilesAreWrittenAtomicallyAndHeadersReadAlone) {
     std::filesystem::remove(path);
     EXPECT_EQ(pc::read_header(path, fp0(), k_vocab, h).kind, pc::error::io);
     EXPECT_EQ(pc::write_file(tmp_path("no-such-dir/x.pcache"), s.bytes).kind, pc::error::io);
+    // written in parts: the same file
+    const size_t cut = pc::HEADER_SIZE + 4 * s.tokens.size() + 3;
+    ASSERT_TRUE(pc::write_parts(path, {{s.bytes.data(), cut}, {s.bytes.data() + cut, s.bytes.size() - cut}}).ok());
+    std::vector<uint8_t> back(s.bytes.size());
+    std::ifstream(path, std::ios::binary).read((char *) back.data(), (std::streamsize) back.size());
+    EXPECT_EQ(back, s.bytes);
+    std::filesystem::remove(path);
 }
 
 #else

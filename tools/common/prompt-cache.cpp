@@ -18,20 +18,58 @@ constexpr uint64_t FNV_PRIME  = 0x100000001b3ull;
 constexpr uint32_t MAX_TOKENS = 1u << 26;
 
 // FNV-1a over 8-byte little-endian words, then the tail bytes (as the library's state checksum):
-// a word at a time keeps a multi-GiB state's checksum far below the cost of writing it.
-uint64_t fnv(const uint8_t * p, size_t n, uint64_t h = FNV_OFFSET) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w = 0;
-        for (int b = 7; b >= 0; b--) {
-            w = (w << 8) | p[i + (size_t) b];
-        }
+// a word at a time keeps a multi-GiB state's checksum far below the cost of writing it. Fed in
+// pieces (header, state) it gives what one contiguous buffer gives.
+struct fnv_stream {
+    uint64_t h = FNV_OFFSET;
+    uint8_t  buf[8];
+    size_t   n_buf = 0;
+
+    void word(const uint8_t * p) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);  // the words are little-endian in every file
+#endif
         h = (h ^ w) * FNV_PRIME;
     }
-    for (; i < n; i++) {
-        h = (h ^ p[i]) * FNV_PRIME;
+
+    void add(const uint8_t * p, size_t n) {
+        if (n_buf > 0) {  // complete the word a previous piece started
+            const size_t k = std::min(n, 8 - n_buf);
+            memcpy(buf + n_buf, p, k);
+            n_buf += k;
+            p += k;
+            n -= k;
+            if (n_buf < 8) {
+                return;
+            }
+            word(buf);
+            n_buf = 0;
+        }
+        for (; n >= 8; p += 8, n -= 8) {
+            word(p);
+        }
+        if (n > 0) {
+            memcpy(buf, p, n);
+        }
+        n_buf = n;
     }
-    return h;
+
+    uint64_t finish() const {
+        uint64_t r = h;
+        for (size_t i = 0; i < n_buf; i++) {
+            r = (r ^ buf[i]) * FNV_PRIME;
+        }
+        return r;
+    }
+};
+
+uint64_t fnv(const uint8_t * p, size_t n, uint64_t h = FNV_OFFSET) {
+    fnv_stream f;
+    f.h = h;
+    f.add(p, n);
+    return f.finish();
 }
 
 uint64_t fnv_str(const std::string & s, uint64_t h) {
@@ -116,10 +154,9 @@ fingerprint make_fingerprint(const llama_model * model, const llama_context_para
     return fp;
 }
 
-std::vector<uint8_t> encode(const fingerprint & fp, const std::vector<llama_token> & tokens, const uint8_t * state,
-                            size_t n_state) {
+std::vector<uint8_t> encode_header(const fingerprint & fp, const std::vector<llama_token> & tokens, size_t n_state) {
     std::vector<uint8_t> out;
-    out.reserve(HEADER_SIZE + 4 * tokens.size() + n_state + 8);
+    out.reserve(HEADER_SIZE + 4 * tokens.size());
     put_u32(out, MAGIC);
     put_u32(out, VERSION);
     put_u64(out, fp.model);
@@ -139,8 +176,29 @@ std::vector<uint8_t> encode(const fingerprint & fp, const std::vector<llama_toke
     for (int i = 0; i < 8; i++) {
         out[sum_at + (size_t) i] = (uint8_t) (hs >> (8 * i));
     }
+    return out;
+}
+
+namespace {
+
+// The checksum that ends a file of `head` then `state`, as its 8 bytes.
+std::vector<uint8_t> tail_of(const std::vector<uint8_t> & head, const uint8_t * state, size_t n_state) {
+    fnv_stream f;
+    f.add(head.data(), head.size());
+    f.add(state, n_state);
+    std::vector<uint8_t> out;
+    put_u64(out, f.finish());
+    return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode(const fingerprint & fp, const std::vector<llama_token> & tokens, const uint8_t * state,
+                            size_t n_state) {
+    std::vector<uint8_t>       out  = encode_header(fp, tokens, n_state);
+    const std::vector<uint8_t> tail = tail_of(out, state, n_state);
     out.insert(out.end(), state, state + n_state);
-    put_u64(out, fnv(out.data(), out.size()));
+    out.insert(out.end(), tail.begin(), tail.end());
     return out;
 }
 
@@ -227,13 +285,19 @@ error parse(const std::vector<uint8_t> & bytes, const fingerprint & fp, int32_t 
 }
 
 error write_file(const std::string & path, const std::vector<uint8_t> & bytes) {
+    return write_parts(path, {{bytes.data(), bytes.size()}});
+}
+
+error write_parts(const std::string & path, const std::vector<std::pair<const uint8_t *, size_t>> & parts) {
     const std::string tmp = path + ".tmp";
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         if (!f) {
             return fail(error::io, "cannot create " + tmp);
         }
-        f.write((const char *) bytes.data(), (std::streamsize) bytes.size());
+        for (const auto & part : parts) {
+            f.write((const char *) part.first, (std::streamsize) part.second);
+        }
         f.flush();
         if (!f) {
             f.close();
@@ -284,11 +348,13 @@ error save(llama_context * ctx, llama_seq_id seq, const fingerprint & fp, const 
     if (size == 0 || llama_state_seq_get_data(ctx, state.data(), state.size(), seq) != size) {
         return fail(error::io, std::string("cannot read the sequence state: ") + llama_last_error());
     }
-    const std::vector<uint8_t> bytes = encode(fp, tokens, state.data(), state.size());
+    // header, state and checksum written in turn: no copy of a state that may be gigabytes
+    const std::vector<uint8_t> head = encode_header(fp, tokens, state.size());
+    const std::vector<uint8_t> tail = tail_of(head, state.data(), state.size());
     if (n_bytes != nullptr) {
-        *n_bytes = bytes.size();
+        *n_bytes = head.size() + state.size() + tail.size();
     }
-    return write_file(path, bytes);
+    return write_parts(path, {{head.data(), head.size()}, {state.data(), state.size()}, {tail.data(), tail.size()}});
 }
 
 error load(llama_context * ctx, llama_seq_id seq, const fingerprint & fp, const std::string & path, size_t max_tokens,

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llama.h"
@@ -66,6 +67,9 @@ struct header {
     uint64_t                 file_size  = 0;  // HEADER_SIZE + 4 * tokens + state_size + 8 (checksum)
 };
 
+// The header and token list of a file whose state has n_state bytes.
+std::vector<uint8_t> encode_header(const fingerprint & fp, const std::vector<llama_token> & tokens, size_t n_state);
+
 // The bytes of a file holding `tokens` and `state`.
 std::vector<uint8_t> encode(const fingerprint & fp, const std::vector<llama_token> & tokens, const uint8_t * state,
                             size_t n_state);
@@ -86,6 +90,8 @@ inline size_t state_offset(const header & h) {
 
 // Writes `bytes` to PATH.tmp, then renames it to PATH (replacing an older file).
 error write_file(const std::string & path, const std::vector<uint8_t> & bytes);
+// The same for the concatenation of `parts` (pointer, size).
+error write_parts(const std::string & path, const std::vector<std::pair<const uint8_t *, size_t>> & parts);
 
 // Reads only the header and token list of `path` (for indexing a folder).
 error read_header(const std::string & path, const fingerprint & fp, int32_t n_vocab, header & h);
