@@ -290,3 +290,13 @@ if (TARGET test-platform AND BUILD_SHARED_LIBS)
     target_compile_definitions(test-platform PRIVATE LLAMA_TEST_GGML_LIB="$<TARGET_FILE:ggml>")
     add_dependencies(test-platform ggml)
 endif()
+
+# the prompt-cache files of the tools (tools/common/prompt-cache.*): compiled into the tests, which
+# link the library's static archive rather than the shared library llama-prompt-cache uses
+foreach(_t test-prompt-cache test-prompt-cache-state)
+    if (TARGET ${_t} AND TARGET llama-internal)
+        target_sources(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/tools/common/prompt-cache.cpp)
+        target_include_directories(${_t} PRIVATE ${PROJECT_SOURCE_DIR}/tools/common)
+        target_compile_definitions(${_t} PRIVATE LLAMA_TEST_PROMPT_CACHE=1)
+    endif()
+endforeach()

@@ -174,6 +174,22 @@ std::vector<option> build_server_rows() {
                              }
                              p.slot_save_path = v;
                          }));
+    // libllama's own (upstream keeps its prompt cache in RAM only: --cache-ram)
+    t.push_back(srv_text({"--prompt-cache-dir"}, "DIR", "LLAMA_ARG_PROMPT_CACHE_DIR",
+                         "keep each slot's cache in DIR (created if missing) when a request ends, and restore it "
+                         "by prompt prefix, also after a restart (default: off)",
+                         [](params & p, const std::string & v) {
+                             std::error_code ec;
+                             if (v.empty() ||
+                                 (std::filesystem::exists(v, ec) && !std::filesystem::is_directory(v, ec))) {
+                                 throw std::invalid_argument("not a directory: " + v);
+                             }
+                             p.prompt_cache_dir = v;
+                         }));
+    t.push_back(srv_int({"--prompt-cache-max-mib"}, "N", "LLAMA_ARG_PROMPT_CACHE_MAX_MIB", 0, (int64_t) 1 << 30,
+                        "most MiB of --prompt-cache-dir files; the least recently used go first, 0 = no cap "
+                        "(default 4096)",
+                        [](params & p, int64_t v) { p.prompt_cache_max_mib = v; }));
     t.push_back(srv_flag({"--ui", "--webui"}, {"--no-ui", "--no-webui"}, "LLAMA_ARG_UI",
                          "serve the chat page at / (default on)", [](params & p, bool v) { p.webui = v; }));
     t.push_back(srv_text({"--models-dir"}, "PATH", "LLAMA_ARG_MODELS_DIR",

@@ -290,8 +290,13 @@ std::vector<option> build_cli_rows() {
                             p.n_predict = (int32_t) v;
                         }));
     t.push_back(text({"--prompt-cache"}, "FNAME", "", TOOL_CLI,
-                     "with -p: reuse the prompt prefix saved in FNAME, save this prompt's state",
+                     "with -p: reuse the prompt prefix saved in FNAME, save this prompt's state (the format "
+                     "of llama-server --prompt-cache-dir)",
                      [](params & p, const std::string & v) { p.prompt_cache = v; }));
+    t.push_back(flag({"--prompt-cache-all"}, {}, "", TOOL_CLI, "with --prompt-cache: save the generated tokens too",
+                     [](params & p, bool v) { p.prompt_cache_all = v; }));
+    t.push_back(flag({"--prompt-cache-ro"}, {}, "", TOOL_CLI, "with --prompt-cache: use the file, never update it",
+                     [](params & p, bool v) { p.prompt_cache_ro = v; }));
     t.push_back(flag({"--json"}, {}, "", TOOL_CLI, "each reply as one JSON line (content, finish_reason, counts)",
                      [](params & p, bool v) { p.json = v; }));
     // sampling: llama-server takes these as the defaults of every request (a request's own field wins)

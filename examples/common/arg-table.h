@@ -108,8 +108,10 @@ struct params {
     bool            conversation = true;   // -no-cnv: plain completion of the prompt
     std::string     prompt_cache;
     spec_params     spec;
-    bool            json    = false;
-    bool            verbose = false;
+    bool            prompt_cache_all = false;  // also save the generated tokens
+    bool            prompt_cache_ro  = false;  // use the file, never write it
+    bool            json             = false;
+    bool            verbose          = false;
 
     // server
     std::string              host       = "127.0.0.1";
@@ -134,6 +136,8 @@ struct params {
     bool                     webui           = true;                            // the chat page at /
     std::string              slot_save_path;                   // POST /slots/{id}?action=save|restore; empty: off
     bool                     lora_init_without_apply = false;  // --lora adapters start at global scale 0
+    std::string              prompt_cache_dir;                 // slots' caches kept on disk; empty: off
+    int64_t                  prompt_cache_max_mib = 4096;      // cap on that folder's prompt-cache files
     // router mode (no -m): several models, one instance process each (tools/server/server-router.h)
     std::string models_dir, models_preset;
     int32_t     models_max = 4;     // 0: no limit

@@ -170,27 +170,14 @@ int session::reply(const std::string & text, int n_predict, const std::function<
     }
     size_t skip = 0;  // prompt tokens already in the cache (from the prompt cache file)
     if (!cache_path_.empty()) {
-        std::vector<llama_token> saved((size_t) n_ctx_);
-        size_t                   n_saved = 0;
-        tokens_.clear();
-        if (llama_state_load_file(ctx_, cache_path_.c_str(), saved.data(), saved.size(), &n_saved)) {
-            while (skip < n_saved && skip < toks.size() && saved[skip] == toks[skip]) {
-                skip++;
-            }
-            skip = std::min(skip, toks.size() - 1);  // the last prompt token is decoded for its logits
-            llama_memory_seq_rm(mem_, 0, (llama_pos) skip, -1);
-            tokens_.assign(toks.begin(), toks.begin() + (long) skip);
-        } else {
-            llama_memory_clear(mem_, true);
-        }
+        skip           = load_prompt_cache(toks);
         stats.n_cached = (int) skip;
     }
     if (!decode(toks.data() + skip, n - (int) skip, stats)) {
         return -1;
     }
-    if (!cache_path_.empty() && !llama_state_save_file(ctx_, cache_path_.c_str(), tokens_.data(), tokens_.size())) {
-        fprintf(stderr, "llama-cli: warning: cannot save the prompt cache %s: %s\n", cache_path_.c_str(),
-                llama_last_error());
+    if (!cache_all_) {
+        save_prompt_cache();
     }
     stats.finish_reason = "length";
     if (grmr_ != nullptr) {
@@ -199,6 +186,9 @@ int session::reply(const std::string & text, int n_predict, const std::function<
     std::string pending;  // bytes of an incomplete UTF-8 character
     spec_synced_ = false;
     if (n_predict <= 0) {
+        if (cache_all_) {
+            save_prompt_cache();
+        }
         return 1;
     }
     const llama_token first_tok = sample();
@@ -250,6 +240,9 @@ int session::reply(const std::string & text, int n_predict, const std::function<
             if (eog) {
                 stats.finish_reason = "stop";
             }
+            if (cache_all_) {
+                save_prompt_cache();  // the reply's tokens included
+            }
             return 1;
         }
         if (!next(emit.back(), emit, n_in_cache, stats)) {
@@ -295,6 +288,42 @@ bool session::next(llama_token last, std::vector<llama_token> & emit, size_t & n
     emit       = {tok};
     n_in_cache = 0;
     return true;
+}
+
+// Restores the prompt-cache file into sequence 0 and keeps the part of it that starts `prompt`
+// (all of it but the last token, whose logits give the first reply token). Returns the tokens kept.
+size_t session::load_prompt_cache(const std::vector<llama_token> & prompt) {
+    std::vector<llama_token> saved;
+    tokens_.clear();
+    llama_memory_clear(mem_, true);
+    const prompt_cache::error e = prompt_cache::load(ctx_, 0, cache_fp_, cache_path_, (size_t) n_ctx_, saved);
+    if (!e.ok()) {
+        FILE * f = fopen(cache_path_.c_str(), "rb");  // a file that does not exist yet is a cold start
+        if (f != nullptr) {
+            fclose(f);
+            fprintf(stderr, "llama-cli: prompt cache %s: %s (not used)\n", cache_path_.c_str(), e.reason.c_str());
+        }
+        llama_memory_clear(mem_, true);
+        return 0;
+    }
+    size_t skip = 0;
+    while (skip < saved.size() && skip + 1 < prompt.size() && saved[skip] == prompt[skip]) {
+        skip++;
+    }
+    llama_memory_seq_rm(mem_, 0, (llama_pos) skip, -1);
+    tokens_.assign(prompt.begin(), prompt.begin() + (long) skip);
+    return skip;
+}
+
+void session::save_prompt_cache() {
+    if (cache_path_.empty() || cache_ro_) {
+        return;
+    }
+    const prompt_cache::error e = prompt_cache::save(ctx_, 0, cache_fp_, tokens_, cache_path_);
+    if (!e.ok()) {
+        fprintf(stderr, "llama-cli: warning: cannot save the prompt cache %s: %s\n", cache_path_.c_str(),
+                e.reason.c_str());
+    }
 }
 
 }  // namespace cli

@@ -9,6 +9,7 @@
 
 #include "arg-table.h"
 #include "llama.h"
+#include "prompt-cache.h"
 
 namespace cli {
 
@@ -39,10 +40,17 @@ public:
     // Forgets everything (a new conversation).
     void clear();
 
-    // One-shot prompt cache (--prompt-cache FILE): the next reply() treats its text as the whole
-    // prompt, reuses the longest prefix the file holds (llama_state_load_file) and saves the state
-    // after its prompt (llama_state_save_file). A missing or unreadable file is just a cold start.
-    void set_prompt_cache(const std::string & path) { cache_path_ = path; }
+    // One-shot prompt cache (--prompt-cache FILE, the prompt-cache format of tools/common, shared
+    // with llama-server --prompt-cache-dir): the next reply() treats its text as the whole prompt,
+    // reuses the longest prefix the file holds and saves sequence 0 after its prompt (with `all`:
+    // after the reply, generated tokens included; with `read_only`: never). A missing file is a
+    // cold start; an unusable one (damaged, another model or cache type) too, after one message.
+    void set_prompt_cache(const std::string & path, const prompt_cache::fingerprint & fp, bool all, bool read_only) {
+        cache_path_ = path;
+        cache_fp_   = fp;
+        cache_all_  = all;
+        cache_ro_   = read_only;
+    }
 
     // Constrains every reply with a grammar sampler (borrowed, not freed; reset at each reply).
     // It is kept out of the chain because the chain also sees the prompt (penalties).
@@ -59,6 +67,8 @@ public:
 private:
     bool        decode(const llama_token * toks, int n, reply_stats & stats);
     bool        make_room(int n);
+    size_t      load_prompt_cache(const std::vector<llama_token> & prompt);
+    void        save_prompt_cache();
     llama_token sample();
     // The next tokens after `last`: one speculative step, or a plain decode and sample. Fills emit
     // (n_in_cache of them, a prefix, are in the cache already). False on failure.
@@ -81,6 +91,9 @@ private:
     int                           spec_n_max_  = 0;
     bool                          spec_synced_ = false;  // the decoder knows tokens_
     std::vector<llama_token>      spec_out_;
+    prompt_cache::fingerprint     cache_fp_;
+    bool                          cache_all_ = false;
+    bool                          cache_ro_  = false;
 };
 
 }  // namespace cli

@@ -145,6 +145,9 @@ int main(int argc, char ** argv) {
     if (!p.prompt_cache.empty() && !one_shot) {
         args.fail("--prompt-cache needs -p TEXT or -f FILE");
     }
+    if ((p.prompt_cache_all || p.prompt_cache_ro) && p.prompt_cache.empty()) {
+        args.fail("--prompt-cache-all and --prompt-cache-ro need --prompt-cache FNAME");
+    }
     const std::string   grammar       = p.json_schema.empty() ? p.grammar : schema_grammar(args, p.json_schema);
     const bool          json          = p.json;
     const bool          verbose       = p.verbose;
@@ -169,7 +172,8 @@ int main(int argc, char ** argv) {
     if (!model) {
         return tool::EXIT_RUNTIME;
     }
-    llama_context * ctx = tool::new_context(model, tool::context_params(p, 1));
+    const llama_context_params cp  = tool::context_params(p, 1);
+    llama_context *            ctx = tool::new_context(model, cp);
     if (!ctx) {
         return tool::EXIT_RUNTIME;
     }
@@ -204,7 +208,12 @@ int main(int argc, char ** argv) {
     chat.set_grammar(grmr);
     chat.set_speculative(spec.get(), spec.n_draft_max());
     if (!p.prompt_cache.empty()) {
-        chat.set_prompt_cache(p.prompt_cache);
+        std::string adapters;  // the K/V the file holds depend on them
+        for (const auto & l : p.lora) {
+            adapters += l.path + ":" + std::to_string(l.scale) + ";";
+        }
+        chat.set_prompt_cache(p.prompt_cache, prompt_cache::make_fingerprint(model, cp, adapters), p.prompt_cache_all,
+                              p.prompt_cache_ro);
     }
     const char * tmpl = tmpl_arg.empty() ? llama_model_chat_template(model, nullptr) : tmpl_arg.c_str();
     // the model's Jinja template runs as written (--no-jinja: the built-in formats, told from it)

@@ -223,7 +223,8 @@ static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, ll
     return tok;
 }
 
-engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot, lora_set * loras)
+engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot, lora_set * loras,
+               prompt_store * disk)
     : ctx_(ctx),
       vocab_(llama_model_get_vocab(llama_get_model(ctx))),
       mem_(llama_get_memory(ctx)),
@@ -231,7 +232,8 @@ engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, i
       n_batch_((int) llama_n_batch(ctx)),
       queue_limit_(queue_limit),
       metrics_(m),
-      loras_(loras) {
+      loras_(loras),
+      disk_(disk) {
     // no adapter is set on ctx yet: the same as every scale 0
     lora_applied_.assign(loras_ != nullptr ? loras_->adapters().size() : 0, 0.0f);
     for (int i = 0; i < n_slots; i++) {
@@ -392,6 +394,9 @@ void engine::assign_waiting() {
         slot & s = *best;
         s.t      = std::move(waiting_.front());
         waiting_.pop_front();
+        if (use_disk(s.t)) {  // a stored file may share more of the prompt than the slot's cache
+            best_lcp = disk_->restore_longer(ctx_, s.id, s.t.prompt, best_lcp, s.cache, (size_t) n_ctx_slot_);
+        }
         // at least the last prompt token is decoded again: its logits give the first token
         size_t keep = std::min(best_lcp, s.t.prompt.size() - 1);
         if (!llama_memory_seq_rm(mem_, s.id, (llama_pos) keep, -1)) {
@@ -511,6 +516,9 @@ void engine::finish(slot & s, const std::string & reason, const std::string & er
     }
     s.t.out->push(std::move(ev));
     s.t.out.reset();
+    if (error.empty() && use_disk(s.t)) {  // after the reply was sent: the client does not wait for it
+        disk_->store(ctx_, s.id, s.cache);
+    }
     s.busy    = false;
     s.i_batch = -1;
     std::lock_guard<std::mutex> lock(mutex_);
@@ -556,6 +564,12 @@ void engine::process_token(slot & s, llama_token tok, int i_batch) {
     }
     emit_text(s, false);
     s.next = tok;
+}
+
+// The disk cache holds states computed without adapters: only tasks with every LoRA scale 0 use it.
+bool engine::use_disk(const task & t) const {
+    return disk_ != nullptr && t.cache_prompt &&
+           std::all_of(t.lora.begin(), t.lora.end(), [](float v) { return v == 0.0f; });
 }
 
 void engine::update_gauges() {

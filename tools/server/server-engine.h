@@ -17,6 +17,7 @@
 #include "llama.h"
 #include "server-lora.h"
 #include "server-metrics.h"
+#include "server-prompt-cache.h"
 #include "server-task.h"
 
 namespace server {
@@ -28,8 +29,10 @@ public:
     // loras: the run's LoRA adapters (outliving the engine) or NULL. Each batch holds the tasks of
     // one adapter configuration (task::lora), set on ctx before it is decoded; tasks with another
     // wait a step (the configuration taken rotates over the slots, so none waits for long).
+    // disk: the prompt cache on disk (--prompt-cache-dir, outliving the engine) or NULL; used for
+    // tasks without LoRA scales (see server-prompt-cache.h).
     engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0,
-           lora_set * loras = nullptr);
+           lora_set * loras = nullptr, prompt_store * disk = nullptr);
     ~engine();
 
     enum class submit_status { ok, queue_full, too_long, stopping };
@@ -85,6 +88,7 @@ private:
     void emit_text(slot & s, bool final);
     void take_tokens(slot & s, task_event & ev, size_t end);
     void update_gauges();
+    bool use_disk(const task & t) const;
     void finish(slot & s, const std::string & reason, const std::string & error = "",
                 const std::string & stop_word = "");
 
@@ -96,6 +100,7 @@ private:
     int                                queue_limit_;
     metrics &                          metrics_;
     lora_set *                         loras_;
+    prompt_store *                     disk_;
     std::vector<float>                 lora_applied_;   // the scales set on ctx_
     size_t                             lora_turn_ = 0;  // the slot whose configuration goes first
     std::vector<std::unique_ptr<slot>> slots_;

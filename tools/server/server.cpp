@@ -3,6 +3,7 @@
 //
 //   llama-server -m MODEL [--host H] [--port P] [-np N] [-c N_CTX] [--api-key KEY] ... (arg-table.h)
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "server-lora.h"
 #include "server-metrics.h"
 #include "server-params.h"
+#include "server-prompt-cache.h"
 #include "server-router.h"
 #include "tool-log.h"
 #include "tool-model.h"
@@ -191,8 +193,16 @@ int main(int argc, char ** argv) {
 
     int rc = tool::EXIT_OK;
     {
-        server::metrics     m;
-        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras);
+        server::metrics                       m;
+        std::unique_ptr<server::prompt_store> disk;
+        if (!p.prompt_cache_dir.empty()) {
+            std::error_code ec;
+            std::filesystem::create_directories(p.prompt_cache_dir, ec);
+            disk = std::make_unique<server::prompt_store>(p.prompt_cache_dir, (uint64_t) p.prompt_cache_max_mib << 20,
+                                                          prompt_cache::make_fingerprint(model, cp),
+                                                          llama_vocab_n_tokens(llama_model_get_vocab(model)));
+        }
+        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras, disk.get());
         server::embedder    emb(model, eng.slot_ctx(), cp.n_threads, server::resolve_pooling(model, p.pooling));
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;

@@ -246,7 +246,7 @@ assert "tags" not in v or (len(v["tags"]) <= 2 and all(isinstance(t, bool) for t
         # --prompt-cache: a warm run reuses the saved prompt and prints what a cold run prints
         dir=$(mktemp -d)
         trap 'rm -rf "$dir"' EXIT
-        run() { "$cli" -m "$model" --raw -p "$1" -n 16 --temp 0 --json ${2:+--prompt-cache "$2"}; }
+        run() { "$cli" -m "$model" --raw -p "$1" -n 16 --temp 0 --json ${2:+--prompt-cache "$2"} "${@:3}"; }
         cold=$(run "Once upon a time there was a big dog" "$dir/p.bin") || fail "cold run exit $?"
         [ -s "$dir/p.bin" ] || fail "no prompt cache file written"
         warm=$(run "Once upon a time there was a big dog" "$dir/p.bin") || fail "warm run exit $?"
@@ -259,7 +259,27 @@ assert "tags" not in v or (len(v["tags"]) <= 2 and all(isinstance(t, bool) for t
         [[ "$other" == *'"tokens_cached":'[1-9]* ]] || fail "a shared prefix was not reused: $other"
         [ "${other%%\"context_shifts\"*}" = "${plain%%\"context_shifts\"*}" ] || fail "partial reuse changed the output"
         echo garbage >"$dir/p.bin"
-        run "Once upon a time" "$dir/p.bin" >/dev/null || fail "a damaged cache file must be a cold start"
+        err=$(run "Once upon a time" "$dir/p.bin" 2>&1 >/dev/null) || fail "a damaged cache file must be a cold start"
+        [[ "$err" == *"prompt cache $dir/p.bin: not a prompt-cache file (bad magic) (not used)"* ]] ||
+            fail "no message naming the damaged file: $err"
+        # --prompt-cache-ro: read, never written; --prompt-cache-all: the reply's tokens saved too
+        run "Once upon a time there was a big dog" "$dir/ro.bin" --prompt-cache-ro >/dev/null || fail "ro exit $?"
+        [ ! -e "$dir/ro.bin" ] || fail "--prompt-cache-ro wrote the file"
+        cp "$dir/p.bin" "$dir/ro.bin"
+        run "Once upon a time there was a big dog" "$dir/all.bin" >/dev/null || fail "exit $?"
+        size_prompt=$(stat -c %s "$dir/all.bin")
+        all=$(run "Once upon a time there was a big dog" "$dir/all.bin" --prompt-cache-all) || fail "all exit $?"
+        [ "$(stat -c %s "$dir/all.bin")" -gt "$size_prompt" ] || fail "--prompt-cache-all did not save the reply"
+        [ "${all%%\"context_shifts\"*}" = "${cold%%\"context_shifts\"*}" ] || fail "--prompt-cache-all changed the output"
+        # the reply is in the file: the prompt plus the reply reuses more than the prompt
+        [[ "$cold" =~ \"content\":\"([^\"\\]*)\".*\"tokens_prompt\":([0-9]+) ]] || fail "cold run: $cold"
+        n_prompt=${BASH_REMATCH[2]}
+        longer=$(run "Once upon a time there was a big dog${BASH_REMATCH[1]}" "$dir/all.bin" --prompt-cache-ro) ||
+            fail "exit $?"
+        [[ "$longer" =~ \"tokens_cached\":([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt "$n_prompt" ] ||
+            fail "the saved reply was not reused: $longer (prompt $n_prompt)"
+        "$cli" -m "$model" --raw -p x -n 1 --prompt-cache-all >/dev/null 2>&1
+        [ $? = 1 ] || fail "--prompt-cache-all without --prompt-cache must exit 1"
         ;;
     tty)
         command -v script >/dev/null 2>&1 || { echo "SKIP: no script(1)"; exit 77; }

@@ -22,7 +22,7 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
 if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
-     [ "$name" = logprobs ] || [ "$name" = rerank ] || [ "$name" = tool-formats ]; } &&
+     [ "$name" = logprobs ] || [ "$name" = rerank ] || [ "$name" = tool-formats ] || [ "$name" = prompt-cache ]; } &&
     [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
@@ -100,6 +100,11 @@ case "$name" in
     tool-formats)
         # one server per chat family on a synthetic model, started by the script itself
         SERVER="$server" DATA="$here/../../../tests/data" node "$here/tool-formats.mjs"
+        exit $?
+        ;;
+    prompt-cache)
+        # its own servers on one cache folder, restarted; CLI (llama-cli, optional) for the cross-tool checks
+        WORK="$work" SERVER="$server" DATA="$here/../../../tests/data" node "$here/prompt-cache.mjs"
         exit $?
         ;;
     bench-slots)

@@ -19,6 +19,14 @@ set_tests_properties(test-server-openai test-server-bad-input test-server-struct
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
+# --prompt-cache-dir: restarts, damaged files, the cap, and files shared with llama-cli --prompt-cache
+add_test(NAME test-server-prompt-cache
+         COMMAND ${CMAKE_COMMAND} -E env "CLI=$<$<TARGET_EXISTS:llama-cli>:$<TARGET_FILE:llama-cli>>"
+                 bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh prompt-cache
+                 $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
+                 ${PROJECT_SOURCE_DIR}/models/stories260K.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
+set_tests_properties(test-server-prompt-cache PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # reranking and the model's pooling, on BERT models llama-gguf-synth writes at test time
 if (TARGET llama-gguf-synth)
     add_test(NAME test-server-rerank
