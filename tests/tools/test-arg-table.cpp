@@ -445,8 +445,8 @@ TEST(ArgTable, UnknownOtherToolAndUnsupported) {
 // which llama.cpp had before 4df29be4).
 TEST(ArgTable, SpellingsUniqueAndUpstreams) {
     const std::set<std::string> ours_only = {
-        "--raw",   "--json",         "--max-body",          "--max-tokens",       "--queue-limit",
-        "--grace", "--http-threads", "--models-memory-max", "--prompt-cache-dir", "--prompt-cache-max-mib",
+        "--raw",   "--json",          "--max-body",          "--max-tokens",       "--queue-limit",
+        "--grace", "--http-threads",  "--models-memory-max", "--prompt-cache-dir", "--prompt-cache-max-mib",
         "-cd",     "--ctx-size-draft"};
     std::set<std::string> seen;
     const auto &          up = tool::upstream_names();
