@@ -33,27 +33,6 @@ static bool kv_type_supported(ggml_backend_dev_t dev, ggml_type type, int64_t n_
     return ok;
 }
 
-namespace {
-
-bool is_kv_cache_type(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_IQ4_NL:
-            return true;
-        default:
-            return false;
-    }
-}
-
-}  // namespace
-
 llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
                                bool v_trans, uint32_t n_seq_max, bool offload, uint32_t swa_size)
     : llama_kv_cache(model, kv_size, type_k, type_v, v_trans, n_seq_max, offload,
@@ -81,7 +60,7 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
     // the types every attention path reads and every backend's cache write takes (docs/kv-cache.md);
     // anything else (integers, K-quants, ternary) would fail, or worse, inside graph building
     for (ggml_type t : {type_k, type_v}) {
-        if (!is_kv_cache_type(t)) {
+        if (!ggml_type_is_kv_cache(t)) {
             throw llama_error(
                 llama_format("%s is not a KV cache type (f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, "
                              "q5_1 or iq4_nl)",

@@ -175,6 +175,9 @@ GGML_API size_t      ggml_type_size(enum ggml_type type);
 /* Bytes of a row of ne elements; ne must be a multiple of the block size. */
 GGML_API size_t      ggml_row_size(enum ggml_type type, int64_t ne);
 GGML_API bool        ggml_is_quantized(enum ggml_type type);
+/* True for the types a KV cache may hold: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL (every
+ * backend writes them and reads them in attention, natively or through the CPU fallback). */
+GGML_API bool        ggml_type_is_kv_cache(enum ggml_type type);
 
 /* ------------------------------------------------------------------------------------------
  * Ops

@@ -10,24 +10,6 @@ static bool is_weight_type(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16 || ggml_is_quantized(t);
 }
 
-// the KV cache types flash attention reads (each backend's supports_op narrows this further)
-static bool is_kv_type(enum ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_IQ4_NL:
-            return true;
-        default:
-            return false;
-    }
-}
-
 static bool is_mask_type(enum ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16;
 }
@@ -280,7 +262,7 @@ struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, struct ggml_
     if (q->type != GGML_TYPE_F32) {
         return op_fail("flash_attn_ext", "q must be F32, got %s", ggml_type_name(q->type));
     }
-    if (!is_kv_type(k->type) || !is_kv_type(v->type)) {
+    if (!ggml_type_is_kv_cache(k->type) || !ggml_type_is_kv_cache(v->type)) {
         return op_fail("flash_attn_ext", "k and v must be F32/F16/BF16/Q8_0/Q4_0/Q4_1/Q5_0/Q5_1/IQ4_NL, got %s and %s",
                        ggml_type_name(k->type), ggml_type_name(v->type));
     }

@@ -24,10 +24,13 @@ extern "C" {
 // GGML_TYPEF_NEEDS_IMATRIX: unusable without importance weights (quantizing needs an imatrix).
 // GGML_TYPEF_MAGNITUDE_WEIGHTS: the weighted search multiplies the importance by each value's magnitude
 //   (the non-uniform IQ4 codebooks, whose coarse outer steps would clip large values in quiet columns).
+// GGML_TYPEF_KV_CACHE: a type a KV cache may hold (ggml_type_is_kv_cache); the CPU writes and reads each in
+//   set_rows, get_rows and flash attention, and a GPU backend lacking one declines the op (CPU fallback).
 enum ggml_type_flag {
     GGML_TYPEF_ACTIVATION        = 1,
     GGML_TYPEF_NEEDS_IMATRIX     = 2,
     GGML_TYPEF_MAGNITUDE_WEIGHTS = 4,
+    GGML_TYPEF_KV_CACHE          = 8,
 };
 
 // X(TYPE, NAME, BLCK, BYTES, QUANTIZED, FLAGS, CODEC) with CODEC one of
@@ -38,38 +41,38 @@ enum ggml_type_flag {
 //   CF(t)        a float type: row conversions, and ggml_vec_dot_<t>_f32_ref (activations stay F32)
 //   NONE         integer types: no codec, no dot product
 // Rows are in enum order; ids removed from the format have none.
-#define GGML_TYPE_TABLE(X)                                                                                \
-    X(F32, "f32", 1, 4, false, 0, CF(f32))                                                                \
-    X(F16, "f16", 1, 2, false, 0, CF(f16))                                                                \
-    X(Q4_0, "q4_0", 32, 2 + 16, true, 0, CW(q4_0, Q8_0, q8_0))                                            \
-    X(Q4_1, "q4_1", 32, 2 + 2 + 16, true, 0, CW(q4_1, Q8_1, q8_1))                                        \
-    X(Q5_0, "q5_0", 32, 2 + 4 + 16, true, 0, CW(q5_0, Q8_0, q8_0))                                        \
-    X(Q5_1, "q5_1", 32, 2 + 2 + 4 + 16, true, 0, CW(q5_1, Q8_1, q8_1))                                    \
-    X(Q8_0, "q8_0", 32, 2 + 32, true, 0, C(q8_0, Q8_0, q8_0))                                             \
-    X(Q8_1, "q8_1", 32, 2 + 2 + 32, true, GGML_TYPEF_ACTIVATION, C(q8_1, Q8_1, q8_1))                     \
-    X(Q2_K, "q2_K", 256, 16 + 64 + 2 + 2, true, 0, CW(q2_K, Q8_K, q8_K))                                  \
-    X(Q3_K, "q3_K", 256, 32 + 64 + 12 + 2, true, 0, CW(q3_K, Q8_K, q8_K))                                 \
-    X(Q4_K, "q4_K", 256, 2 + 2 + 12 + 128, true, 0, CW(q4_K, Q8_K, q8_K))                                 \
-    X(Q5_K, "q5_K", 256, 2 + 2 + 12 + 32 + 128, true, 0, CW(q5_K, Q8_K, q8_K))                            \
-    X(Q6_K, "q6_K", 256, 128 + 64 + 16 + 2, true, 0, CW(q6_K, Q8_K, q8_K))                                \
-    X(Q8_K, "q8_K", 256, 4 + 256 + 2 * 16, true, GGML_TYPEF_ACTIVATION, C(q8_K, Q8_K, q8_K))              \
-    X(IQ2_XXS, "iq2_xxs", 256, 2 + 2 * 32, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq2_xxs, Q8_K, q8_K))       \
-    X(IQ2_XS, "iq2_xs", 256, 2 + 2 * 32 + 8, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq2_xs, Q8_K, q8_K))      \
-    X(IQ3_XXS, "iq3_xxs", 256, 2 + 96, true, 0, CI(iq3_xxs, Q8_K, q8_K))                                  \
-    X(IQ1_S, "iq1_s", 256, 2 + 32 + 2 * 8, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq1_s, Q8_K, q8_K))         \
-    X(IQ4_NL, "iq4_nl", 32, 2 + 16, true, GGML_TYPEF_MAGNITUDE_WEIGHTS, CW(iq4_nl, Q8_0, q8_0))           \
-    X(IQ3_S, "iq3_s", 256, 2 + 64 + 8 + 32 + 4, true, 0, CI(iq3_s, Q8_K, q8_K))                           \
-    X(IQ2_S, "iq2_s", 256, 2 + 64 + 8 + 8, true, 0, CI(iq2_s, Q8_K, q8_K))                                \
-    X(IQ4_XS, "iq4_xs", 256, 2 + 2 + 4 + 128, true, GGML_TYPEF_MAGNITUDE_WEIGHTS, CW(iq4_xs, Q8_K, q8_K)) \
-    X(I8, "i8", 1, 1, false, 0, NONE)                                                                     \
-    X(I16, "i16", 1, 2, false, 0, NONE)                                                                   \
-    X(I32, "i32", 1, 4, false, 0, NONE)                                                                   \
-    X(I64, "i64", 1, 8, false, 0, NONE)                                                                   \
-    X(F64, "f64", 1, 8, false, 0, NONE)                                                                   \
-    X(IQ1_M, "iq1_m", 256, 32 + 16 + 8, true, 0, CI(iq1_m, Q8_K, q8_K))                                   \
-    X(BF16, "bf16", 1, 2, false, 0, CF(bf16))                                                             \
-    X(TQ1_0, "tq1_0", 256, 48 + 4 + 2, true, 0, C(tq1_0, Q8_K, q8_K))                                     \
-    X(TQ2_0, "tq2_0", 256, 64 + 2, true, 0, C(tq2_0, Q8_K, q8_K))                                         \
+#define GGML_TYPE_TABLE(X)                                                                                            \
+    X(F32, "f32", 1, 4, false, GGML_TYPEF_KV_CACHE, CF(f32))                                                          \
+    X(F16, "f16", 1, 2, false, GGML_TYPEF_KV_CACHE, CF(f16))                                                          \
+    X(Q4_0, "q4_0", 32, 2 + 16, true, GGML_TYPEF_KV_CACHE, CW(q4_0, Q8_0, q8_0))                                      \
+    X(Q4_1, "q4_1", 32, 2 + 2 + 16, true, GGML_TYPEF_KV_CACHE, CW(q4_1, Q8_1, q8_1))                                  \
+    X(Q5_0, "q5_0", 32, 2 + 4 + 16, true, GGML_TYPEF_KV_CACHE, CW(q5_0, Q8_0, q8_0))                                  \
+    X(Q5_1, "q5_1", 32, 2 + 2 + 4 + 16, true, GGML_TYPEF_KV_CACHE, CW(q5_1, Q8_1, q8_1))                              \
+    X(Q8_0, "q8_0", 32, 2 + 32, true, GGML_TYPEF_KV_CACHE, C(q8_0, Q8_0, q8_0))                                       \
+    X(Q8_1, "q8_1", 32, 2 + 2 + 32, true, GGML_TYPEF_ACTIVATION, C(q8_1, Q8_1, q8_1))                                 \
+    X(Q2_K, "q2_K", 256, 16 + 64 + 2 + 2, true, 0, CW(q2_K, Q8_K, q8_K))                                              \
+    X(Q3_K, "q3_K", 256, 32 + 64 + 12 + 2, true, 0, CW(q3_K, Q8_K, q8_K))                                             \
+    X(Q4_K, "q4_K", 256, 2 + 2 + 12 + 128, true, 0, CW(q4_K, Q8_K, q8_K))                                             \
+    X(Q5_K, "q5_K", 256, 2 + 2 + 12 + 32 + 128, true, 0, CW(q5_K, Q8_K, q8_K))                                        \
+    X(Q6_K, "q6_K", 256, 128 + 64 + 16 + 2, true, 0, CW(q6_K, Q8_K, q8_K))                                            \
+    X(Q8_K, "q8_K", 256, 4 + 256 + 2 * 16, true, GGML_TYPEF_ACTIVATION, C(q8_K, Q8_K, q8_K))                          \
+    X(IQ2_XXS, "iq2_xxs", 256, 2 + 2 * 32, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq2_xxs, Q8_K, q8_K))                   \
+    X(IQ2_XS, "iq2_xs", 256, 2 + 2 * 32 + 8, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq2_xs, Q8_K, q8_K))                  \
+    X(IQ3_XXS, "iq3_xxs", 256, 2 + 96, true, 0, CI(iq3_xxs, Q8_K, q8_K))                                              \
+    X(IQ1_S, "iq1_s", 256, 2 + 32 + 2 * 8, true, GGML_TYPEF_NEEDS_IMATRIX, CI(iq1_s, Q8_K, q8_K))                     \
+    X(IQ4_NL, "iq4_nl", 32, 2 + 16, true, GGML_TYPEF_MAGNITUDE_WEIGHTS | GGML_TYPEF_KV_CACHE, CW(iq4_nl, Q8_0, q8_0)) \
+    X(IQ3_S, "iq3_s", 256, 2 + 64 + 8 + 32 + 4, true, 0, CI(iq3_s, Q8_K, q8_K))                                       \
+    X(IQ2_S, "iq2_s", 256, 2 + 64 + 8 + 8, true, 0, CI(iq2_s, Q8_K, q8_K))                                            \
+    X(IQ4_XS, "iq4_xs", 256, 2 + 2 + 4 + 128, true, GGML_TYPEF_MAGNITUDE_WEIGHTS, CW(iq4_xs, Q8_K, q8_K))             \
+    X(I8, "i8", 1, 1, false, 0, NONE)                                                                                 \
+    X(I16, "i16", 1, 2, false, 0, NONE)                                                                               \
+    X(I32, "i32", 1, 4, false, 0, NONE)                                                                               \
+    X(I64, "i64", 1, 8, false, 0, NONE)                                                                               \
+    X(F64, "f64", 1, 8, false, 0, NONE)                                                                               \
+    X(IQ1_M, "iq1_m", 256, 32 + 16 + 8, true, 0, CI(iq1_m, Q8_K, q8_K))                                               \
+    X(BF16, "bf16", 1, 2, false, GGML_TYPEF_KV_CACHE, CF(bf16))                                                       \
+    X(TQ1_0, "tq1_0", 256, 48 + 4 + 2, true, 0, C(tq1_0, Q8_K, q8_K))                                                 \
+    X(TQ2_0, "tq2_0", 256, 64 + 2, true, 0, C(tq2_0, Q8_K, q8_K))                                                     \
     X(MXFP4, "mxfp4", 32, 1 + 16, true, 0, C(mxfp4, Q8_0, q8_0))
 
 // The row codecs of a type, on untyped block pointers (adapters over the typed functions of

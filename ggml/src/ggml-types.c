@@ -18,9 +18,11 @@ struct ggml_type_traits_row {
     int64_t      blck_size;
     size_t       type_size;
     bool         quantized;
+    int          flags;  // enum ggml_type_flag
 };
 
-#define LAYOUT_ROW(T, NAME, BLCK, BYTES, QUANTIZED, FLAGS, CODEC) [GGML_TYPE_##T] = {NAME, BLCK, BYTES, QUANTIZED},
+#define LAYOUT_ROW(T, NAME, BLCK, BYTES, QUANTIZED, FLAGS, CODEC) \
+    [GGML_TYPE_##T] = {NAME, BLCK, BYTES, QUANTIZED, FLAGS},
 static const struct ggml_type_traits_row k_type_traits[GGML_TYPE_COUNT] = {GGML_TYPE_TABLE(LAYOUT_ROW)};
 #undef LAYOUT_ROW
 
@@ -47,6 +49,10 @@ size_t ggml_row_size(enum ggml_type type, int64_t ne) {
 
 bool ggml_is_quantized(enum ggml_type type) {
     return ggml_type_is_valid(type) && k_type_traits[type].quantized;
+}
+
+bool ggml_type_is_kv_cache(enum ggml_type type) {
+    return ggml_type_is_valid(type) && (k_type_traits[type].flags & GGML_TYPEF_KV_CACHE) != 0;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "ggml.h"
 
@@ -83,6 +84,17 @@ TEST(GgmlTypes, RowSize) {
     EXPECT_EQ(ggml_row_size(GGML_TYPE_Q4_K, 4096), 16u * 144u);
     EXPECT_TRUE(ggml_is_quantized(GGML_TYPE_Q6_K));
     EXPECT_FALSE(ggml_is_quantized(GGML_TYPE_BF16));
+}
+
+// The KV cache types are upstream's -ctk/-ctv set; every other id (K-quants, integers, removed or
+// out-of-range ids) is refused by the cache and by flash attention.
+TEST(GgmlTypes, KvCacheTypes) {
+    const std::set<int> kv = {GGML_TYPE_F32,  GGML_TYPE_F16,  GGML_TYPE_BF16, GGML_TYPE_Q8_0,  GGML_TYPE_Q4_0,
+                              GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+    for (int id = -1; id <= GGML_TYPE_COUNT; id++) {
+        SCOPED_TRACE(id);
+        EXPECT_EQ(ggml_type_is_kv_cache((ggml_type) id), kv.count(id) == 1);
+    }
 }
 
 TEST(GgmlTypes, Fp16RoundTripIsExactForEveryHalf) {

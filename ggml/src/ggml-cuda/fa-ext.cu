@@ -254,24 +254,6 @@ __global__ void fa_combine_kernel(const fa_args a) {
     }
 }
 
-// The K/V types the kernel reads (ggml_cuda_dq::row_get): every KV cache type of the library.
-bool kv_type_ok(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_F32:
-        case GGML_TYPE_F16:
-        case GGML_TYPE_BF16:
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_IQ4_NL:
-            return true;
-        default:
-            return false;
-    }
-}
-
 constexpr bool is_float_kv(ggml_type t) {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16;
 }
@@ -280,7 +262,7 @@ constexpr bool is_float_kv(ggml_type t) {
 // Other mixed pairs are declined and run on the CPU: all 81 instances would more than double the
 // build time of this file for pairs nobody asks for.
 bool kv_pair_ok(ggml_type tk, ggml_type tv) {
-    return kv_type_ok(tk) && kv_type_ok(tv) && (tk == tv || is_float_kv(tk) || is_float_kv(tv));
+    return ggml_type_is_kv_cache(tk) && ggml_type_is_kv_cache(tv) && (tk == tv || is_float_kv(tk) || is_float_kv(tv));
 }
 
 template <ggml_type TK, ggml_type TV>

@@ -359,17 +359,7 @@ bool is_fa_quant(ggml_type t) {
 
 // the quantized types the set_rows_q shader writes: every quantized KV cache type
 bool is_q_write_type(ggml_type t) {
-    switch (t) {
-        case GGML_TYPE_Q8_0:
-        case GGML_TYPE_Q4_0:
-        case GGML_TYPE_Q4_1:
-        case GGML_TYPE_Q5_0:
-        case GGML_TYPE_Q5_1:
-        case GGML_TYPE_IQ4_NL:
-            return true;
-        default:
-            return false;
-    }
+    return ggml_is_quantized(t) && ggml_type_is_kv_cache(t);
 }
 
 bool enc_set_rows(const enc & e) {
