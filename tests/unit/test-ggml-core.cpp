@@ -905,7 +905,10 @@ TEST_F(GgmlCore, FlashAttnExt) {
     expect_fail(ggml_flash_attn_ext(ctx, q, k, v, typed(GGML_TYPE_F16, 32, 6), 1, 0, 0), "flash_attn_ext");
     expect_fail(ggml_flash_attn_ext(ctx, q, k, v, typed(GGML_TYPE_F16, 33, 64), 1, 0, 0), "flash_attn_ext");
     expect_fail(ggml_flash_attn_ext(ctx, q, k, v, typed(GGML_TYPE_F16, 32, 64, 3), 1, 0, 0), "flash_attn_ext");
-    expect_fail(ggml_flash_attn_ext(ctx, q, typed(GGML_TYPE_BF16, 64, 32, 2), v, mask, 1, 0, 0), "flash_attn_ext");
+    // mixed K/V types are fine (-ctk q8_0 -ctv f16); a type that is not a KV cache type is not
+    expect_ok(ggml_flash_attn_ext(ctx, q, typed(GGML_TYPE_BF16, 64, 32, 2), v, mask, 1, 0, 0));
+    expect_ok(ggml_flash_attn_ext(ctx, q, typed(GGML_TYPE_Q8_0, 64, 32, 2), v, mask, 1, 0, 0));
+    expect_fail(ggml_flash_attn_ext(ctx, q, typed(GGML_TYPE_I32, 64, 32, 2), v, mask, 1, 0, 0), "flash_attn_ext");
     expect_fail(ggml_flash_attn_ext(ctx, q, k, v, mask, 1, 0, -1), "flash_attn_ext");
 }
 
