@@ -87,8 +87,10 @@ for t in "${targets[@]}"; do
         # tests go through the emulator), test-quantize (the scalar quantizers, the same code at every
         # level: ~7 minutes emulated), and test-swa-cache / test-imatrix-e2e (cache bookkeeping and
         # importance statistics over long runs, ~6 minutes each emulated; their kernels are those of the
-        # model tests that do run). The two lower CPU models run
-        # what depends on the kernel level: the kernel tests against the scalar oracle and the model
+        # model tests that do run), test-kv-types (12 minutes emulated; its kernels, flash attention and
+        # set_rows of every KV type, are in test-backend-ops at every level) and test-speculative /
+        # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated). The
+        # two lower CPU models run what depends on the kernel level: the kernel tests against the scalar oracle and the model
         # tests that compare outputs. LLAMA_TEST_EXPECT_ISA makes test-cpu-features demand the level
         # that CPU must get.
         level_tests="test-cpu-features|test-quants$|test-quants-kat|test-cpu-|test-backend-ops|test-llama-e2e|test-archs-e2e|test-repack-e2e|llama-simple-bundled"
@@ -97,7 +99,7 @@ for t in "${targets[@]}"; do
             level=${cpu##*:}
             select=(-R "$level_tests")
             if [ "$model" = max ]; then
-                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install")
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling")
             fi
             echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
             QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \

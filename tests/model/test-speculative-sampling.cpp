@@ -145,39 +145,45 @@ TEST(SpeculativeSampling, NgramSampledTextEqualsPlainSampling) {
         tokenize(tgt.get(), "the dog ran. the dog ran. the dog ran. the dog ran. the dog ran. the dog");
     const int n_gen = 64;
 
-    std::vector<llama_token> want;
-    {
-        ctx_ptr     c     = make_ctx(tgt.get());
-        sampler_ptr chain = make_chain(77, llama_vocab_n_tokens(llama_model_get_vocab(tgt.get())));
-        ASSERT_TRUE(decode(c.get(), prompt, 0));
-        for (int i = 0; i < n_gen; i++) {
-            const llama_token t = llama_sampler_sample(chain.get(), c.get(), -1);
-            want.push_back(t);
-            ASSERT_TRUE(decode(c.get(), {t}, (llama_pos) (prompt.size() + (size_t) i)));
+    // the seed is searched as in TwoSequencesSampleAsEachAlone: the text must repeat for a draft to pass
+    int64_t n_accepted = 0;
+    for (uint32_t seed = 77; seed < 77 + 8 * 16 && n_accepted == 0; seed += 16) {
+        SCOPED_TRACE(seed);
+        std::vector<llama_token> want;
+        {
+            ctx_ptr     c     = make_ctx(tgt.get());
+            sampler_ptr chain = make_chain(seed, llama_vocab_n_tokens(llama_model_get_vocab(tgt.get())));
+            ASSERT_TRUE(decode(c.get(), prompt, 0));
+            for (int i = 0; i < n_gen; i++) {
+                const llama_token t = llama_sampler_sample(chain.get(), c.get(), -1);
+                want.push_back(t);
+                ASSERT_TRUE(decode(c.get(), {t}, (llama_pos) (prompt.size() + (size_t) i)));
+            }
         }
+        ctx_ptr           ct = make_ctx(tgt.get());
+        llama_spec_params sp = llama_spec_default_params();
+        sp.type              = LLAMA_SPEC_TYPE_NGRAM;
+        sp.n_draft_max       = 8;
+        sp.ngram_min         = 1;
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        sampler_ptr chain = make_chain(seed, llama_vocab_n_tokens(llama_model_get_vocab(tgt.get())));
+        ASSERT_TRUE(decode(ct.get(), prompt, 0));
+        std::vector<llama_token> got = {llama_sampler_sample(chain.get(), ct.get(), -1)};
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+        std::vector<llama_token> buf(9);
+        while ((int) got.size() < n_gen) {
+            llama_spec_seq s = {0, got.back(), chain.get(), buf.data(), 0, 0};
+            ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+            got.insert(got.end(), buf.begin(), buf.begin() + s.n_out);
+        }
+        got.resize(n_gen);
+        EXPECT_EQ(got, want);
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        n_accepted = st.n_accepted;
     }
-    ctx_ptr           ct = make_ctx(tgt.get());
-    llama_spec_params sp = llama_spec_default_params();
-    sp.type              = LLAMA_SPEC_TYPE_NGRAM;
-    sp.n_draft_max       = 8;
-    sp.ngram_min         = 1;
-    spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
-    ASSERT_NE(spec, nullptr) << llama_last_error();
-    sampler_ptr chain = make_chain(77, llama_vocab_n_tokens(llama_model_get_vocab(tgt.get())));
-    ASSERT_TRUE(decode(ct.get(), prompt, 0));
-    std::vector<llama_token> got = {llama_sampler_sample(chain.get(), ct.get(), -1)};
-    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
-    std::vector<llama_token> buf(9);
-    while ((int) got.size() < n_gen) {
-        llama_spec_seq s = {0, got.back(), chain.get(), buf.data(), 0, 0};
-        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
-        got.insert(got.end(), buf.begin(), buf.begin() + s.n_out);
-    }
-    got.resize(n_gen);
-    EXPECT_EQ(got, want);
-    llama_spec_stats st;
-    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
-    EXPECT_GT(st.n_accepted, 0) << "no n-gram draft was accepted: the test proves nothing";
+    EXPECT_GT(n_accepted, 0) << "no n-gram draft was accepted with 8 seeds: the test proves nothing";
 }
 
 // Two sequences in one step, each with its own seeded chain and the n-gram drafter: each text equals
@@ -193,53 +199,61 @@ TEST(SpeculativeSampling, TwoSequencesSampleAsEachAlone) {
     };
     const int n_gen = 48;
 
-    std::vector<std::vector<llama_token>> want;
-    for (size_t s = 0; s < prompts.size(); s++) {
-        ctx_ptr     c     = make_ctx(tgt.get());
-        sampler_ptr chain = make_chain(500u + (uint32_t) s, nv);
-        ASSERT_TRUE(decode(c.get(), prompts[s], 0));
-        std::vector<llama_token> w;
-        for (int i = 0; i < n_gen; i++) {
-            w.push_back(llama_sampler_sample(chain.get(), c.get(), -1));
-            ASSERT_TRUE(decode(c.get(), {w.back()}, (llama_pos) (prompts[s].size() + (size_t) i)));
+    // Whether the sampled text repeats enough for an n-gram draft to be accepted depends on the seed and
+    // on the kernels' rounding (ISA level): seeds are tried until a run accepted a draft; each run's
+    // texts must equal plain sampling.
+    int64_t n_accepted = 0;
+    for (uint32_t seed = 500; seed < 500 + 8 * 16 && n_accepted == 0; seed += 16) {
+        SCOPED_TRACE(seed);
+        std::vector<std::vector<llama_token>> want;
+        for (size_t s = 0; s < prompts.size(); s++) {
+            ctx_ptr     c     = make_ctx(tgt.get());
+            sampler_ptr chain = make_chain(seed + (uint32_t) s, nv);
+            ASSERT_TRUE(decode(c.get(), prompts[s], 0));
+            std::vector<llama_token> w;
+            for (int i = 0; i < n_gen; i++) {
+                w.push_back(llama_sampler_sample(chain.get(), c.get(), -1));
+                ASSERT_TRUE(decode(c.get(), {w.back()}, (llama_pos) (prompts[s].size() + (size_t) i)));
+            }
+            want.push_back(w);
         }
-        want.push_back(w);
-    }
 
-    ctx_ptr           ct = make_ctx(tgt.get(), 2, 1024);
-    llama_spec_params sp = llama_spec_default_params();
-    sp.type              = LLAMA_SPEC_TYPE_NGRAM;
-    sp.n_draft_max       = 6;
-    sp.ngram_min         = 1;
-    spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
-    ASSERT_NE(spec, nullptr) << llama_last_error();
-    std::vector<sampler_ptr>              chains;
-    std::vector<std::vector<llama_token>> got(prompts.size());
-    for (size_t s = 0; s < prompts.size(); s++) {
-        chains.push_back(make_chain(500u + (uint32_t) s, nv));
-        ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
-        got[s].push_back(llama_sampler_sample(chains[s].get(), ct.get(), -1));
-        ASSERT_EQ(llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()),
-                  0);
-    }
-    std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(7));
-    while ((int) got[0].size() < n_gen || (int) got[1].size() < n_gen) {
-        std::vector<llama_spec_seq> seqs;
+        ctx_ptr           ct = make_ctx(tgt.get(), 2, 1024);
+        llama_spec_params sp = llama_spec_default_params();
+        sp.type              = LLAMA_SPEC_TYPE_NGRAM;
+        sp.n_draft_max       = 6;
+        sp.ngram_min         = 1;
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        std::vector<sampler_ptr>              chains;
+        std::vector<std::vector<llama_token>> got(prompts.size());
         for (size_t s = 0; s < prompts.size(); s++) {
-            seqs.push_back({(llama_seq_id) s, got[s].back(), chains[s].get(), bufs[s].data(), 0, 0});
+            chains.push_back(make_chain(seed + (uint32_t) s, nv));
+            ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
+            got[s].push_back(llama_sampler_sample(chains[s].get(), ct.get(), -1));
+            ASSERT_EQ(
+                llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()), 0);
         }
-        ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+        std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(7));
+        while ((int) got[0].size() < n_gen || (int) got[1].size() < n_gen) {
+            std::vector<llama_spec_seq> seqs;
+            for (size_t s = 0; s < prompts.size(); s++) {
+                seqs.push_back({(llama_seq_id) s, got[s].back(), chains[s].get(), bufs[s].data(), 0, 0});
+            }
+            ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+            for (size_t s = 0; s < prompts.size(); s++) {
+                got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+            }
+        }
         for (size_t s = 0; s < prompts.size(); s++) {
-            got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+            got[s].resize(n_gen);
+            EXPECT_EQ(got[s], want[s]) << "sequence " << s;
         }
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        n_accepted = st.n_accepted;
     }
-    for (size_t s = 0; s < prompts.size(); s++) {
-        got[s].resize(n_gen);
-        EXPECT_EQ(got[s], want[s]) << "sequence " << s;
-    }
-    llama_spec_stats st;
-    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
-    EXPECT_GT(st.n_accepted, 0) << "no n-gram draft was accepted: the test proves nothing";
+    EXPECT_GT(n_accepted, 0) << "no n-gram draft was accepted with 8 seeds: the test proves nothing";
 }
 
 }  // namespace

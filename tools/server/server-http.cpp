@@ -174,7 +174,7 @@ int http_server::bind() {
 }
 
 bool http_server::listen() {
-    return svr_->listen_after_bind();
+    return loop_.run(*svr_);
 }
 
 void http_server::shutdown(int grace_s) {
@@ -183,7 +183,7 @@ void http_server::shutdown(int grace_s) {
     while (std::chrono::steady_clock::now() < until && (metrics_.requests_in_flight > 0 || !engine_.idle())) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    svr_->stop();
+    loop_.stop(*svr_);
 }
 
 void http_server::routes() {

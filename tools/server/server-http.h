@@ -12,6 +12,7 @@
 #include "server-chat.h"
 #include "server-embed.h"
 #include "server-engine.h"
+#include "server-listen.h"
 #include "server-metrics.h"
 
 namespace httplib {
@@ -92,6 +93,7 @@ private:
     embedder &                       embedder_;
     metrics &                        metrics_;
     std::unique_ptr<httplib::Server> svr_;
+    listen_loop                      loop_;
     std::string                      setup_error_;
     std::atomic<bool>                draining_{false};
     int64_t                          created_;

@@ -348,7 +348,7 @@ int router::bind() {
 }
 
 bool router::listen() {
-    return svr_->listen_after_bind();
+    return loop_.run(*svr_);
 }
 
 void router::shutdown(int grace_s) {
@@ -357,7 +357,7 @@ void router::shutdown(int grace_s) {
     while (std::chrono::steady_clock::now() < until && in_flight_ > 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    svr_->stop();
+    loop_.stop(*svr_);
 }
 
 bool router::make_room_locked(std::unique_lock<std::mutex> & lock, const model & want, std::string & message) {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "server-listen.h"
 #include "server-process.h"
 
 namespace httplib {
@@ -87,6 +88,7 @@ private:
     std::mutex                                    mutex_;
     std::condition_variable                       cv_;
     std::unique_ptr<httplib::Server>              svr_;
+    listen_loop                                   loop_;
     std::atomic<bool>                             draining_{false};
     std::atomic<int>                              in_flight_{0};
     bool                                          stop_reaper_ = false;

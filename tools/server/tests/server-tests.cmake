@@ -48,3 +48,10 @@ set_tests_properties(test-server-nginx PROPERTIES LABELS model SKIP_RETURN_CODE 
 if (TARGET llama-gguf-synth)
     set_tests_properties(test-server-lora PROPERTIES ENVIRONMENT "GGUF_SYNTH=$<TARGET_FILE:llama-gguf-synth>")
 endif()
+
+# SIGTERM / SIGINT at varied moments (before listen, right after, idle, a request in flight, router
+# mode) end the server promptly and cleanly; no node needed
+add_test(NAME test-server-signals
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/test-signals.sh $<TARGET_FILE:llama-server>
+                 ${PROJECT_SOURCE_DIR}/models/stories260K.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests 24)
+set_tests_properties(test-server-signals PROPERTIES LABELS model TIMEOUT 300)
