@@ -393,11 +393,13 @@ TEST(ArgTable, RangesAndBadValues) {
     EXPECT_EQ(error_of(tool::TOOL_CLI, {"-m"}), "error: -m needs a value");
 }
 
-// The speculative decoding rows: every spelling in both tools, upstream's type names, refusals.
+// The speculative decoding rows: every spelling in llama-cli, upstream's type names, refusals; llama-server
+// (which does not speculate) refuses them by name.
 TEST(ArgTable, SpeculativeFlags) {
-    for (tool::tool_id t : {tool::TOOL_CLI, tool::TOOL_SERVER}) {
-        const tool::params p = parsed(t, {"-md", "d.gguf", "--draft", "4", "--draft-min", "2", "--draft-p-min", "0.5",
-                                          "--spec-type", "ngram-simple", "-ngld", "7", "-cd", "256"});
+    {
+        const tool::params p =
+            parsed(tool::TOOL_CLI, {"-md", "d.gguf", "--draft", "4", "--draft-min", "2", "--draft-p-min", "0.5",
+                                    "--spec-type", "ngram-simple", "-ngld", "7", "-cd", "256"});
         EXPECT_EQ(p.spec.model, "d.gguf");
         EXPECT_EQ(p.spec.n_max, 4);
         EXPECT_EQ(p.spec.n_min, 2);
@@ -421,10 +423,12 @@ TEST(ArgTable, SpeculativeFlags) {
     run e;
     e.env["LLAMA_ARG_DRAFT_MAX"] = "5";
     e.env["LLAMA_ARG_SPEC_TYPE"] = "ngram";
-    e.parse(tool::TOOL_SERVER, {});
+    e.parse(tool::TOOL_CLI, {});
     EXPECT_TRUE(e.r.ok) << e.r.error;
     EXPECT_EQ(e.p.spec.n_max, 5);
     EXPECT_EQ(e.p.spec.type, "ngram");
+    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"-md", "d.gguf"}), "error: -md is a llama-cli option");
+    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"--spec-type", "ngram"}), "error: --spec-type is a llama-cli option");
 }
 
 TEST(ArgTable, UnknownOtherToolAndUnsupported) {
