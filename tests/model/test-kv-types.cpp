@@ -20,6 +20,7 @@
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-compat.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
