@@ -35,6 +35,9 @@ struct fnv_stream {
     }
 
     void add(const uint8_t * p, size_t n) {
+        if (n == 0) {
+            return;  // p may be NULL then (an empty vector's data()), which memcpy must not see
+        }
         if (n_buf > 0) {  // complete the word a previous piece started
             const size_t k = std::min(n, 8 - n_buf);
             memcpy(buf + n_buf, p, k);
