@@ -19,7 +19,7 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
 // clang-format off
 
 // llama 1/2/3, mistral; Mixtral-style experts when expert_count > 0. rope_freqs: llama 3.1
-// per-pair factors, one tensor for all layers; Q/K/V/O biases in some finetunes.
+// per-pair factors, one tensor for all layers; Q/K/V/O and feed-forward biases in some finetunes.
 constexpr llm_tensor_layout LLAMA[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
@@ -42,13 +42,17 @@ constexpr llm_tensor_layout LLAMA[] = {
     {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
     {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
     {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, DENSE},
 };
 
-// qwen2: Q/K/V biases, none on the output.
+// qwen2: Q/K/V biases, none on the attention output; an optional bias on the LM head.
 constexpr llm_tensor_layout QWEN2[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
     {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_OUTPUT, BIAS, {VOC}, EXTRA},
     {LLM_TENSOR_ATTN_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
@@ -72,7 +76,13 @@ constexpr llm_tensor_layout PHI3[] = {
     {LLM_TENSOR_OUTPUT, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT, BIAS, {VOC}, EXTRA},
     {LLM_TENSOR_ATTN_NORM, NORM, {E}},
-    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}},  // rows: q, k, v
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}, REQ, ALT_A},  // rows: q, k, v
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ALT_B},       // or separate, as upstream's saver writes them
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA, ALT_B},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
     {LLM_TENSOR_FFN_NORM, NORM, {E}},
     {LLM_TENSOR_FFN_UP, MAT, {E, FF2}},    // rows: gate, up
@@ -87,6 +97,9 @@ constexpr llm_tensor_layout GEMMA[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
     {LLM_TENSOR_FFN_NORM, NORM, {E}},
     {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
@@ -102,6 +115,9 @@ constexpr llm_tensor_layout GEMMA2[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
     {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
     {LLM_TENSOR_FFN_NORM, NORM, {E}},
@@ -179,6 +195,9 @@ constexpr llm_tensor_layout QWEN3[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
@@ -197,6 +216,9 @@ constexpr llm_tensor_layout QWEN3MOE[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
@@ -216,6 +238,9 @@ constexpr llm_tensor_layout GEMMA3[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},

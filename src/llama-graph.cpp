@@ -257,6 +257,9 @@ ggml_tensor * llm_graph_context::build_rope(ggml_tensor * x, ggml_tensor * pos, 
 ggml_tensor * llm_graph_context::build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b) const {
     ggml_tensor * x = cur;
     cur             = ggml_mul_mat(ctx0, w, x);
+    if (ggml_tensor * s = model.scale_of(w)) {
+        cur = ggml_mul(ctx0, cur, s);  // the weight's per-tensor scale (the adapters are not scaled)
+    }
     for (size_t i = 0; loras && i < loras->size(); i++) {
         const llama_adapter_lora_weight * lw = (*loras)[i].first->get_weight(w);
         if (!lw || lw->embd) {
@@ -317,6 +320,15 @@ void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur,
 ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
                                            ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b,
                                            llm_ffn_op op, llm_ffn_gate gate_type, int il) const {
+    // With a per-tensor scale s, upstream's feed-forward scales the biased product, (x W + b) s, where
+    // its attention projections add the bias after scaling: the bias here is b s.
+    auto scaled_bias = [&](ggml_tensor * w, ggml_tensor * b) {
+        ggml_tensor * s = w && b ? model.scale_of(w) : nullptr;
+        return s ? ggml_mul(ctx0, b, s) : b;
+    };
+    up_b              = scaled_bias(up, up_b);
+    gate_b            = scaled_bias(gate, gate_b);
+    down_b            = scaled_bias(down, down_b);
     ggml_tensor * tmp = up ? build_lora_mm(up, cur, up_b) : cur;
     cb(tmp, "ffn_up", il);
     if (gate) {

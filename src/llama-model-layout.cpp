@@ -90,6 +90,43 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
     }
 }
 
+// The per-tensor scales of the block matrices a file has ("blk.N.<weight>.scale", model.weight_scales).
+// As upstream (4df29be4): attention scales in every architecture, feed-forward scales only where its
+// graphs apply them (llama, qwen3, qwen3moe); elsewhere such a tensor is left unused, as there.
+void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
+    const bool ffn = model.arch == LLM_ARCH_LLAMA || model.arch == LLM_ARCH_QWEN3 || model.arch == LLM_ARCH_QWEN3MOE;
+    struct role {
+        llm_tensor    t;
+        ggml_tensor * llama_layer::*w;
+        bool                        is_ffn, per_expert;
+    };
+    using L            = llama_layer;
+    const role roles[] = {
+        {LLM_TENSOR_ATTN_Q, &L::wq, false, false},
+        {LLM_TENSOR_ATTN_K, &L::wk, false, false},
+        {LLM_TENSOR_ATTN_V, &L::wv, false, false},
+        {LLM_TENSOR_ATTN_QKV, &L::wqkv, false, false},
+        {LLM_TENSOR_ATTN_OUT, &L::wo, false, false},
+        {LLM_TENSOR_FFN_GATE, &L::ffn_gate, true, false},
+        {LLM_TENSOR_FFN_UP, &L::ffn_up, true, false},
+        {LLM_TENSOR_FFN_DOWN, &L::ffn_down, true, false},
+        {LLM_TENSOR_FFN_GATE_EXPS, &L::ffn_gate_exps, true, true},
+        {LLM_TENSOR_FFN_UP_EXPS, &L::ffn_up_exps, true, true},
+        {LLM_TENSOR_FFN_DOWN_EXPS, &L::ffn_down_exps, true, true},
+    };
+    for (int il = 0; il < (int) model.layers.size(); il++) {
+        llama_layer & l = model.layers[il];
+        for (const role & r : roles) {
+            const ggml_tensor * w = l.*r.w;
+            if (!w || (r.is_ffn && !ffn) || !tc.ml.get_weight(llm_tensor_name(r.t, "scale", il))) {
+                continue;
+            }
+            const int64_t n        = r.per_expert ? (int64_t) model.hparams.n_expert : 1;
+            model.weight_scales[w] = tc.create(r.t, {n}, 0, il, "scale");
+        }
+    }
+}
+
 }  // namespace
 
 void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
@@ -171,4 +208,5 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     if (!lay.encoder && !model.output) {
         model.output = model.tok_embd;  // tied: the LM head is the token embeddings
     }
+    load_weight_scales(model, tc);
 }

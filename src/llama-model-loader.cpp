@@ -400,6 +400,17 @@ bool llama_model_loader::get_key(const std::string & key, int32_t & out, bool re
     return true;
 }
 
+bool llama_model_loader::get_key(const std::string & key, int64_t & out, bool required) const {
+    const int64_t id = find_or_throw(meta, key, required);
+    if (id < 0) {
+        return false;
+    }
+    if (!llama_gguf_get_int(meta, id, out)) {
+        bad_type(meta, id, key, "an integer");
+    }
+    return true;
+}
+
 bool llama_model_loader::get_key(const std::string & key, float & out, bool required) const {
     const int64_t id = find_or_throw(meta, key, required);
     if (id < 0) {

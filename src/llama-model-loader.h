@@ -72,6 +72,7 @@ struct llama_model_loader {
     // incompatible type. Integer keys accept any integer type that fits.
     bool get_key(const std::string & key, uint32_t & out, bool required = true) const;
     bool get_key(const std::string & key, int32_t & out, bool required = true) const;
+    bool get_key(const std::string & key, int64_t & out, bool required = true) const;  // any integer type
     bool get_key(const std::string & key, float & out, bool required = true) const;
     bool get_key(const std::string & key, bool & out, bool required = true) const;
     bool get_key(const std::string & key, std::string & out, bool required = true) const;

@@ -209,10 +209,13 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     if (hp.n_expert > 256 || hp.n_expert_used > hp.n_expert || (hp.n_expert > 0 && hp.n_expert_used == 0)) {
         throw llama_error(llama_format("invalid expert counts: %u experts, %u used", hp.n_expert, hp.n_expert_used));
     }
-    uint32_t pooling = 0;
-    if (ml.get_key(LLM_KV_POOLING_TYPE, pooling, false)) {
-        if (pooling > LLAMA_POOLING_TYPE_RANK) {
-            throw llama_error(llama_format("unknown pooling type %u in the model", pooling));
+    // pooling_type -1 (LLAMA_POOLING_TYPE_UNSPECIFIED; upstream's saver writes it as u32 0xFFFFFFFF) means
+    // the file does not say: the architecture's default stays
+    int64_t pooling = 0;
+    if (ml.get_key(LLM_KV_POOLING_TYPE, pooling, false) && pooling != LLAMA_POOLING_TYPE_UNSPECIFIED &&
+        pooling != (int64_t) UINT32_MAX) {
+        if (pooling < 0 || pooling > LLAMA_POOLING_TYPE_RANK) {
+            throw llama_error(llama_format("unknown pooling type %lld in the model", (long long) pooling));
         }
         hp.pooling_type = (enum llama_pooling_type) pooling;
     }
@@ -253,6 +256,10 @@ void llama_model::load_vocab(llama_model_loader & ml) {
     uint32_t n_vocab_kv = 0;
     if (ml.get_key(LLM_KV_VOCAB_SIZE, n_vocab_kv, false) && n_vocab_kv != 0 && !params.vocab_only) {
         hparams.n_vocab = n_vocab_kv;
+        if (vocab.get_type() == LLAMA_VOCAB_TYPE_NONE && n_vocab_kv > (1u << 24)) {
+            throw llama_error(llama_format("invalid vocab_size %u (no tokenizer)", n_vocab_kv));  // hostile files
+        }
+        vocab.set_n_dummy_tokens(n_vocab_kv);
     }
 }
 

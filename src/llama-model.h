@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,13 @@ struct llama_model {
     ggml_tensor *            cls_out    = nullptr;  // (embd, n_cls_out) scores
     ggml_tensor *            cls_out_b  = nullptr;
     std::vector<llama_layer> layers;
+    // Per-tensor scales of block matrices ("<name>.scale": FP8 / NVFP4 second-level scales, [1], or
+    // [n_expert] for stacked experts): the product with the weight is multiplied by them.
+    std::unordered_map<const ggml_tensor *, ggml_tensor *> weight_scales;
+    ggml_tensor *                                          scale_of(const ggml_tensor * w) const {
+                                                 const auto it = weight_scales.find(w);
+                                                 return it == weight_scales.end() ? nullptr : it->second;
+    }
 
     // every key/value of the file, as text (llama_model_meta_*)
     std::vector<std::pair<std::string, std::string>> gguf_kv;

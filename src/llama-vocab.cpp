@@ -555,6 +555,12 @@ int32_t llama_vocab::n_tokens() const {
     return static_cast<int32_t>(pimpl->id_to_token.size());
 }
 
+void llama_vocab::set_n_dummy_tokens(uint32_t n) {
+    if (pimpl->type == LLAMA_VOCAB_TYPE_NONE && pimpl->id_to_token.empty()) {
+        pimpl->id_to_token.assign(n, impl::token_data{std::string(), 0.0f, LLAMA_TOKEN_ATTR_UNDEFINED});
+    }
+}
+
 const char * llama_vocab::token_get_text(llama_token id) const {
     if (!pimpl->valid(id)) {
         LLAMA_LOG_ERROR("%s: invalid token id %d\n", __func__, id);

@@ -70,6 +70,9 @@ struct llama_vocab {
     std::string           type_name() const;         // "SPM", "BPE", "WPM", "UGM", "RWKV", "NONE"
     std::string           pre_name() const;          // the pre-tokenizer in use ("" unless BPE)
     int32_t               n_tokens() const;
+    // A vocab without a tokenizer ("no_vocab") counts the model's vocab_size as tokens with no text, as
+    // upstream does, so that llama_vocab_n_tokens gives the width of a logits row. No-op for other types.
+    void set_n_dummy_tokens(uint32_t n);
 
     // llama_tokenize: number of tokens written, or -(required count) when n_tokens_max is too small;
     // LLAMA_VOCAB_ERR_INVALID for invalid arguments. Never throws.

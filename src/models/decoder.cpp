@@ -13,6 +13,16 @@ static ggml_tensor * add_expert_bias(ggml_context * ctx, ggml_tensor * x, ggml_t
     return ggml_add(ctx, x, ggml_reshape_3d(ctx, rows, x->ne[0], x->ne[1], x->ne[2]));
 }
 
+// Multiplies by the selected experts' per-tensor scales: s [n_expert] (or none), x [n, n_used, n_tokens].
+static ggml_tensor * mul_expert_scale(ggml_context * ctx, ggml_tensor * x, ggml_tensor * s, ggml_tensor * ids) {
+    if (!s) {
+        return x;
+    }
+    ggml_tensor * rows = ggml_get_rows(ctx, ggml_reshape_2d(ctx, s, 1, ggml_nelements(s)),
+                                       ggml_reshape_1d(ctx, ids, ggml_nelements(ids)));
+    return ggml_mul(ctx, x, ggml_reshape_3d(ctx, rows, 1, x->ne[1], x->ne[2]));
+}
+
 ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
                                 const llm_decoder_desc & d, int il) {
     ggml_context * ctx0     = g.ctx0;
@@ -44,9 +54,11 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
 
     cur             = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
     ggml_tensor * u = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]
+    u               = mul_expert_scale(ctx0, u, g.model.scale_of(l.ffn_up_exps), selected);
     u               = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
     g.cb(u, "ffn_moe_up", il);
     ggml_tensor * gt = ggml_mul_mat_id(ctx0, l.ffn_gate_exps, cur, selected);
+    gt               = mul_expert_scale(ctx0, gt, g.model.scale_of(l.ffn_gate_exps), selected);
     gt               = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
     g.cb(gt, "ffn_moe_gate", il);
     ggml_tensor * par;
@@ -61,6 +73,7 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
     }
     g.cb(par, "ffn_moe_act", il);
     ggml_tensor * experts = ggml_mul_mat_id(ctx0, l.ffn_down_exps, par, selected);  // [n_embd, n_used, n_tokens]
+    experts               = mul_expert_scale(ctx0, experts, g.model.scale_of(l.ffn_down_exps), selected);
     experts               = add_expert_bias(ctx0, experts, l.ffn_down_exps_b, selected);
     g.cb(experts, "ffn_moe_down", il);
     experts = ggml_mul(ctx0, experts, weights);
@@ -122,8 +135,8 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
         if (l.ffn_gate_inp) {
             cur = llm_build_moe_ffn(g, l, cur, d, il);
         } else {
-            cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, d.ffn_op, LLM_FFN_PAR,
-                              il);
+            cur = g.build_ffn(cur, l.ffn_up, l.ffn_up_b, l.ffn_gate, l.ffn_gate_b, l.ffn_down, l.ffn_down_b, d.ffn_op,
+                              LLM_FFN_PAR, il);
         }
         if (l.ffn_post_norm) {
             cur = g.build_norm(cur, l.ffn_post_norm, nullptr, LLM_NORM_RMS, il);

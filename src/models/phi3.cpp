@@ -43,14 +43,21 @@ static void phi3_build_graph(llm_graph_context & g) {
         ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
 
-        ggml_tensor * qkv = g.build_lora_mm(l.wqkv, cur);
-        g.cb(qkv, "wqkv", il);
-        const size_t es = ggml_element_size(qkv);
-        // q, k and v are consecutive row ranges of each token's column; cont so rope and the cache
-        // copy see dense tensors
-        ggml_tensor * q = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_q, n_tokens, qkv->nb[1], 0));
-        ggml_tensor * k = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_k, n_tokens, qkv->nb[1], es * n_q));
-        ggml_tensor * v = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_v, n_tokens, qkv->nb[1], es * (n_q + n_k)));
+        ggml_tensor *q, *k, *v;
+        if (l.wqkv) {
+            ggml_tensor * qkv = g.build_lora_mm(l.wqkv, cur);
+            g.cb(qkv, "wqkv", il);
+            const size_t es = ggml_element_size(qkv);
+            // q, k and v are consecutive row ranges of each token's column; cont so rope and the cache
+            // copy see dense tensors
+            q = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_q, n_tokens, qkv->nb[1], 0));
+            k = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_k, n_tokens, qkv->nb[1], es * n_q));
+            v = ggml_cont(ctx0, ggml_view_2d(ctx0, qkv, n_v, n_tokens, qkv->nb[1], es * (n_q + n_k)));
+        } else {  // separate projections (upstream's saver writes them so)
+            q = g.build_lora_mm(l.wq, cur, l.bq);
+            k = g.build_lora_mm(l.wk, cur, l.bk);
+            v = g.build_lora_mm(l.wv, cur, l.bv);
+        }
         g.cb(q, "Qcur", il);
         g.cb(k, "Kcur", il);
         g.cb(v, "Vcur", il);
