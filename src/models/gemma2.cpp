@@ -20,8 +20,12 @@ static const llm_decoder_desc gemma2_desc = [] {
 
 static void gemma2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
+    hp.n_swa = 4096;  // the released models' window when the key is absent, as upstream
     ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa, false);
-    hp.set_swa_pattern(2);                 // even layers local, odd global
+    uint32_t period = 2;  // even layers local, odd global
+    ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
+    hp.set_swa_pattern(period);
+    ml.get_key(LLM_KV_ROPE_FREQ_BASE_SWA, hp.rope_freq_base_train_swa, false);  // default: the global base
     hp.f_attn_logit_softcapping  = 50.0f;  // the released models' values when the keys are absent
     hp.f_final_logit_softcapping = 30.0f;
     ml.get_key(LLM_KV_ATTN_LOGIT_SOFTCAPPING, hp.f_attn_logit_softcapping, false);
