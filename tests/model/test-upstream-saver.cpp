@@ -6,6 +6,7 @@
 // a file of an architecture we do not run must be refused with a message naming it.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ namespace {
 void quiet_log(ggml_log_level, const char *, void *) {}
 
 // The prompt the reference logits were computed on (ids below every file's n_vocab of 128).
-const std::vector<llama_token> k_prompt = { 1, 17, 42, 99, 3, 64, 127, 8 };
+const std::vector<llama_token> k_prompt = {1, 17, 42, 99, 3, 64, 127, 8};
 
 class UpstreamSaver : public ::testing::TestWithParam<std::string> {
 protected:
@@ -30,9 +31,9 @@ protected:
 };
 
 TEST_P(UpstreamSaver, MatchesUpstreamLogits) {
-    const std::string  name = GetParam();
-    const std::string  path = data_path("upstream-saver/" + name + ".gguf");
-    const auto         want = load_logits("upstream-saver/" + name + ".logits.f32");
+    const std::string  name    = GetParam();
+    const std::string  path    = data_path("upstream-saver/" + name + ".gguf");
+    const auto         want    = load_logits("upstream-saver/" + name + ".logits.f32");
     int                n_vocab = 0;
     std::string        err;
     std::vector<float> got = sequence_logits(path, k_prompt, n_vocab, err);
@@ -59,8 +60,8 @@ INSTANTIATE_TEST_SUITE_P(Files, UpstreamSaver,
 // An architecture we do not run: refused with its name in the error, not a crash.
 TEST(UpstreamSaverRefused, NamesTheArchitecture) {
     llama_log_set(quiet_log, nullptr);
-    for (const char * arch : { "qwen-dense" }) {  // upstream's first Qwen (not qwen2)
-        const std::string path = data_path(std::string("upstream-saver/") + arch + ".gguf");
+    for (const char * arch : {"qwen-dense"}) {  // upstream's first Qwen (not qwen2)
+        const std::string path    = data_path(std::string("upstream-saver/") + arch + ".gguf");
         int               n_vocab = 0;
         std::string       err;
         const auto        got = sequence_logits(path, k_prompt, n_vocab, err);
