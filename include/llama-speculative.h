@@ -88,6 +88,19 @@ struct llama_spec_seq {
     llama_token *          out;     /* in: room for n_draft_max + 1 tokens (owned by the caller) */
     int32_t                n_out;   /* out: tokens written to out: accepted drafts, then the target's */
     int32_t                n_drafted; /* out: tokens the drafter proposed this step */
+    /* Per-sequence limits (a server's per-request settings). With n_draft_max 0 (what a
+     * zero-initialised struct has) the decoder's n_draft_max, n_draft_min and p_min apply and the
+     * next two fields are ignored; otherwise n_draft_max (1 .. the decoder's n_draft_max, larger is
+     * cut to it) caps this sequence's draft, n_draft_min (0 .. n_draft_max, out of range: the
+     * decoder's) drops a shorter draft, p_min (in [0, 1], out of range: the decoder's) is the
+     * draft model's stopping probability. */
+    int32_t n_draft_max; /* in */
+    int32_t n_draft_min; /* in */
+    float   p_min;       /* in */
+    /* out: the target's batch row whose logits gave out[0]; out[j] came from row i_logits + j
+     * (llama_get_logits_ith(ctx_tgt, i_logits + j), valid until the target's next decode), so a
+     * caller can report log-probabilities of the emitted tokens without decoding again. */
+    int32_t i_logits;
 };
 
 struct llama_spec; /* a speculative decoder */

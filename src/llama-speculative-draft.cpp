@@ -176,7 +176,7 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
                 const llama_token     x     = q.tok;
                 const float           px    = q.p.empty() ? softmax_prob(row, spec.n_vocab_dft, x) : q.prob(x);
                 // a token the target cannot take, or one the draft itself doubts: the draft ends here
-                if (x < 0 || x >= spec.n_vocab_tgt || px < spec.params.p_min) {
+                if (x < 0 || x >= spec.n_vocab_tgt || px < job.p_min) {
                     job.n_max = (int) job.draft.size();
                     continue;
                 }

@@ -40,6 +40,8 @@ struct llama_spec_job {
     llama_spec_seq *             io;
     llama_spec_seq_state *       st;
     int                          n_max;                 // drafts allowed this step
+    int                          n_min = 0;             // a shorter draft is dropped
+    float                        p_min = 0.0f;          // draft model: stop below this probability
     std::vector<llama_token>     draft;                 // proposed tokens
     std::vector<llama_spec_dist> q;                     // draft-model distributions of draft[i] (empty for n-gram)
     size_t                       n_dft_cached = 0;      // tokens of this sequence in the draft cache after drafting

@@ -114,7 +114,13 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
     const int per_seq = n_batch / (int) jobs.size() - 1;  // the target batch must hold every sequence
     for (auto & job : jobs) {
         const int room = n_ctx - (int) job.st->hist.size() - 1;
-        job.n_max      = std::min(std::min(s.params.n_draft_max, per_seq), room);
+        // the sequence's own limits (llama_spec_seq), when it gives them
+        const llama_spec_seq & io    = *job.io;
+        const bool             own   = io.n_draft_max > 0;
+        const int              n_cap = own ? std::min(io.n_draft_max, s.params.n_draft_max) : s.params.n_draft_max;
+        job.n_min = own && io.n_draft_min >= 0 && io.n_draft_min <= n_cap ? io.n_draft_min : s.params.n_draft_min;
+        job.p_min = own && io.p_min >= 0.0f && io.p_min <= 1.0f ? io.p_min : s.params.p_min;
+        job.n_max = std::min(std::min(n_cap, per_seq), room);
         if (s.params.adaptive && job.st->n_cur > 0) {
             job.n_max = std::min(job.n_max, job.st->n_cur);
         }
@@ -137,7 +143,7 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
         }
     }
     for (auto & job : jobs) {
-        if ((int) job.draft.size() < s.params.n_draft_min) {
+        if ((int) job.draft.size() < job.n_min) {
             job.draft.clear();
             job.q.clear();
         }
@@ -237,6 +243,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
         }
         job.io->n_drafted = (int32_t) job.draft.size();
+        job.io->i_logits  = job.row0;
         adapt(*job.st, s.params.n_draft_max, job.model_ran, job.draft.size(), n_acc);
         s.stats.n_steps++;
         s.stats.n_drafted += (int64_t) job.draft.size();

@@ -96,7 +96,7 @@ bool run(llama_context * ctx, const mode & m, const std::vector<llama_token> & p
     llama_pos                pos = (llama_pos) prompt.size();
     while ((int) out.size() < n_gen) {
         if (spec) {
-            llama_spec_seq s = {0, out.back(), nullptr, buf.data(), 0, 0};
+            llama_spec_seq s = {0, out.back(), nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
             if (llama_spec_step(spec, &s, 1) != 0) {
                 llama_spec_free(spec);
                 return false;

@@ -1,6 +1,6 @@
-// The rows of the option table (arg-table.h) for speculative decoding, taken by llama-cli: the draft model and its
-// placement, draft lengths, the draft probability cut-off and the drafter type (docs/speculative.md). Spellings and
-// LLAMA_ARG_* names are upstream's.
+// The rows of the option table (arg-table.h) for speculative decoding, taken by llama-cli and llama-server: the draft
+// model and its placement, draft lengths, the draft probability cut-off and the drafter type (docs/speculative.md).
+// Spellings and LLAMA_ARG_* names are upstream's.
 #include <cstdlib>
 #include <stdexcept>
 
@@ -12,11 +12,10 @@ namespace {
 
 using names_t = std::vector<std::string>;
 
-// llama-cli's only: llama-server does not speculate, and refuses these flags by name ("-md is a
-// llama-cli option") rather than accepting and ignoring them.
+// both tools speculate (llama-server with one draft context shared by its slots)
 option spec_row(names_t names, const char * vn, const char * env, value_kind kind, double lo, double hi,
                 const char * help, void (*set)(params &, const arg_value &)) {
-    return {std::move(names), {}, vn, env, TOOL_CLI, kind, lo, hi, help, set};
+    return {std::move(names), {}, vn, env, TOOL_BOTH, kind, lo, hi, help, set};
 }
 
 // upstream's --spec-type names (common/speculative.cpp) that this build does not implement

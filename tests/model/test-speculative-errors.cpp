@@ -110,7 +110,7 @@ TEST_F(SpeculativeErrors, BadCallsAreRefusedAndChangeNothing) {
     EXPECT_TRUE(error_mentions("outside the vocabulary")) << llama_last_error();
 
     std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
-    llama_spec_seq           s = {0, t, nullptr, buf.data(), 0, 0};
+    llama_spec_seq           s = {0, t, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
     // not begun yet
     EXPECT_EQ(llama_spec_step(spec.get(), &s, 1), -1);
     EXPECT_TRUE(error_mentions("not begun")) << llama_last_error();

@@ -73,7 +73,7 @@ void check_first_token(llama_model * tgt, llama_model * dft, int n_trials) {
         ASSERT_TRUE(llama_memory_seq_rm(llama_get_memory(ct.get()), 0, (llama_pos) head.size(), -1));
         ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, head.data(), (int32_t) head.size()), 0);
         sampler_ptr    chain = make_chain(1000u + (uint32_t) t);
-        llama_spec_seq s     = {0, prompt.back(), chain.get(), buf.data(), 0, 0};
+        llama_spec_seq s     = {0, prompt.back(), chain.get(), buf.data(), 0, 0, 0, 0, 0.0f, 0};
         ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
         counts[(size_t) buf[0]]++;
     }
@@ -173,7 +173,7 @@ TEST(SpeculativeSampling, NgramSampledTextEqualsPlainSampling) {
         ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
         std::vector<llama_token> buf(9);
         while ((int) got.size() < n_gen) {
-            llama_spec_seq s = {0, got.back(), chain.get(), buf.data(), 0, 0};
+            llama_spec_seq s = {0, got.back(), chain.get(), buf.data(), 0, 0, 0, 0, 0.0f, 0};
             ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
             got.insert(got.end(), buf.begin(), buf.begin() + s.n_out);
         }
@@ -238,7 +238,7 @@ TEST(SpeculativeSampling, TwoSequencesSampleAsEachAlone) {
         while ((int) got[0].size() < n_gen || (int) got[1].size() < n_gen) {
             std::vector<llama_spec_seq> seqs;
             for (size_t s = 0; s < prompts.size(); s++) {
-                seqs.push_back({(llama_seq_id) s, got[s].back(), chains[s].get(), bufs[s].data(), 0, 0});
+                seqs.push_back({(llama_seq_id) s, got[s].back(), chains[s].get(), bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
             }
             ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
             for (size_t s = 0; s < prompts.size(); s++) {

@@ -99,7 +99,7 @@ inline std::vector<llama_token> spec_greedy(llama_spec * spec, llama_context * t
     std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
     out.push_back(last);
     while ((int) out.size() < n) {
-        llama_spec_seq s  = {seq, last, nullptr, buf.data(), 0, 0};
+        llama_spec_seq s  = {seq, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
         const int32_t  rc = llama_spec_step(spec, &s, 1);
         EXPECT_EQ(rc, 0) << llama_last_error();
         if (rc != 0 || s.n_out < 1) {

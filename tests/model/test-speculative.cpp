@@ -145,7 +145,7 @@ TEST(Speculative, SeveralSequencesEqualEachAlone) {
                got[2].size() < (size_t) k_n_gen) {
             std::vector<llama_spec_seq> seqs;
             for (size_t s = 0; s < prompts.size(); s++) {
-                seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0});
+                seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
             }
             ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
             for (size_t s = 0; s < prompts.size(); s++) {
@@ -189,7 +189,7 @@ TEST(Speculative, RollbackLeavesCacheAsIfNeverDecoded) {
     std::vector<llama_token> buf(9);
     bool                     saw_rejection = false;
     for (int step = 0; step < 6; step++) {
-        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0};
+        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
         ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
         saw_rejection |= s.n_out - 1 < s.n_drafted;
         hist.push_back(last);
@@ -217,3 +217,38 @@ TEST(Speculative, RollbackLeavesCacheAsIfNeverDecoded) {
 }
 
 }  // namespace
+
+// The per-sequence fields of llama_spec_seq: n_draft_max caps the draft below the decoder's, and
+// i_logits names the target rows each emitted token was chosen from (llama-server's n_probs).
+TEST(Speculative, PerSequenceLimitsAndLogitsRows) {
+    model_ptr tgt = load(data_path("models/stories260K.gguf"));
+    model_ptr dft = load(data_path("models/stories260K.gguf"));
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    ctx_ptr           ct = make_ctx(tgt.get());
+    ctx_ptr           cd = make_ctx(dft.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.n_draft_max       = 8;
+    sp.p_min             = 0.0f;
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    const std::vector<llama_token> prompt = tokenize(tgt.get(), "Once upon a time");
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+    llama_token              last = argmax_row(ct.get(), -1);
+    std::vector<llama_token> buf(9);
+    int                      n_drafted = 0;
+    for (int step = 0; step < 8; step++) {
+        const int      cap = step < 4 ? 2 : 0;  // then 0: the decoder's 8
+        llama_spec_seq s   = {0, last, nullptr, buf.data(), 0, 0, cap, 0, 0.0f, -1};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        EXPECT_LE(s.n_drafted, cap > 0 ? cap : 8);
+        n_drafted += s.n_drafted;
+        ASSERT_GE(s.i_logits, 0);
+        for (int j = 0; j < s.n_out; j++) {
+            EXPECT_EQ(argmax_row(ct.get(), s.i_logits + j), buf[(size_t) j]) << "step " << step << " token " << j;
+        }
+        last = buf[(size_t) s.n_out - 1];
+    }
+    EXPECT_GT(n_drafted, 8) << "the model as its own draft should draft past the cap once it is lifted";
+}

@@ -427,8 +427,11 @@ TEST(ArgTable, SpeculativeFlags) {
     EXPECT_TRUE(e.r.ok) << e.r.error;
     EXPECT_EQ(e.p.spec.n_max, 5);
     EXPECT_EQ(e.p.spec.type, "ngram");
-    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"-md", "d.gguf"}), "error: -md is a llama-cli option");
-    EXPECT_EQ(error_of(tool::TOOL_SERVER, {"--spec-type", "ngram"}), "error: --spec-type is a llama-cli option");
+    // llama-server takes the same rows (its slots speculate, docs/server.md)
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"-md", "d.gguf", "--draft-max", "4"}).spec.model, "d.gguf");
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"--spec-type", "ngram"}).spec.type, "ngram");
+    EXPECT_EQ(parsed(tool::TOOL_SERVER, {"-cd", "512", "-ngld", "0"}).spec.n_ctx, 512);
+    EXPECT_NE(error_of(tool::TOOL_SERVER, {"--draft-max", "65"}).find("--draft-max"), std::string::npos);
 }
 
 TEST(ArgTable, UnknownOtherToolAndUnsupported) {

@@ -266,7 +266,7 @@ bool session::next(llama_token last, std::vector<llama_token> & emit, size_t & n
             spec_synced_ = true;
         }
         spec_out_.resize((size_t) spec_n_max_ + 1);
-        llama_spec_seq s = {0, last, smpl_, spec_out_.data(), 0, 0};
+        llama_spec_seq s = {0, last, smpl_, spec_out_.data(), 0, 0, 0, 0, 0.0f, 0};
         if (llama_spec_step(spec_, &s, 1) != 0) {
             return false;
         }

@@ -1,5 +1,7 @@
 #include "server-engine.h"
 
+#include "server-engine-slot.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -58,31 +60,6 @@ bool utf8_valid(const std::string & s) {
     }
     return true;
 }
-
-struct engine::slot {
-    int                      id   = 0;
-    bool                     busy = false;
-    task                     t;
-    llama_sampler *          smpl = nullptr;
-    llama_sampler *          grmr = nullptr;                    // the task's grammar, or NULL
-    std::vector<llama_token> cache;                             // tokens in the KV cache for sequence `id`, in order
-    std::vector<float>       cache_lora;                        // the LoRA scales `cache` was computed with
-    size_t                   n_prompt_done = 0;                 // prompt tokens already in the cache
-    llama_token              next          = LLAMA_TOKEN_NULL;  // sampled, not yet decoded
-    int                      i_batch       = -1;                // batch row whose logits this slot samples from
-    int                      n_gen         = 0;
-    int                      n_cached      = 0;
-    std::string              text;        // generated text
-    size_t                   n_sent = 0;  // bytes of `text` already sent
-    // per generated token (end-of-generation excluded): its id, where its text ends in `text`
-    // and, when the task asks, its log-probabilities; tokens are sent with the event that
-    // completes their text, so that they always match the text returned
-    std::vector<llama_token> gen;
-    std::vector<size_t>      gen_end;
-    std::vector<token_probs> probs;
-    size_t                   n_tok_sent = 0;
-    int64_t                  t_start = 0, t_first = 0;  // llama_time_us() at assignment and first token
-};
 
 namespace {
 
@@ -224,7 +201,7 @@ static llama_token sample_row(llama_sampler * chain, llama_sampler * grammar, ll
 }
 
 engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot, lora_set * loras,
-               prompt_store * disk)
+               prompt_store * disk, const spec_config & spec)
     : ctx_(ctx),
       vocab_(llama_model_get_vocab(llama_get_model(ctx))),
       mem_(llama_get_memory(ctx)),
@@ -233,7 +210,8 @@ engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, i
       queue_limit_(queue_limit),
       metrics_(m),
       loras_(loras),
-      disk_(disk) {
+      disk_(disk),
+      spec_(spec) {
     // no adapter is set on ctx yet: the same as every scale 0
     lora_applied_.assign(loras_ != nullptr ? loras_->adapters().size() : 0, 0.0f);
     for (int i = 0; i < n_slots; i++) {
@@ -307,6 +285,7 @@ void engine::run_slot_request(slot_request & r) {
         out.n_tokens = s.cache.size();
         llama_memory_seq_rm(mem_, s.id, -1, -1);
         s.cache.clear();
+        spec_forget(s);
     } else if (r.op == slot_op::save) {
         out.n_tokens = s.cache.size();
         out.n_bytes  = llama_state_seq_save_file(ctx_, r.path.c_str(), s.id, s.cache.data(), s.cache.size());
@@ -350,6 +329,7 @@ void engine::run_slot_request(slot_request & r) {
             llama_memory_seq_rm(mem_, s.id, -1, -1);
             s.cache.clear();
         }
+        spec_forget(s);  // the draft context holds what the slot had before
     }
     out.t_ms = (double) (llama_time_us() - t0) / 1000.0;
     r.done.set_value(std::move(out));
@@ -414,9 +394,12 @@ void engine::assign_waiting() {
         s.gen.clear();
         s.gen_end.clear();
         s.probs.clear();
-        s.n_tok_sent = 0;
-        s.t_start    = llama_time_us();
-        s.t_first    = 0;
+        s.n_tok_sent  = 0;
+        s.t_start     = llama_time_us();
+        s.t_first     = 0;
+        s.spec_synced = false;  // the cache kept only the shared prefix
+        s.n_draft     = 0;
+        s.n_draft_acc = 0;
         llama_sampler_free(s.smpl);
         llama_sampler_free(s.grmr);
         s.smpl = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
@@ -488,6 +471,10 @@ void engine::take_tokens(slot & s, task_event & ev, size_t end) {
 }
 
 void engine::finish(slot & s, const std::string & reason, const std::string & error, const std::string & stop_word) {
+    // a speculative step may have put tokens past the end into the cache: it keeps what was emitted
+    // (no-op otherwise); the decoder's view of the sequence is then stale
+    llama_memory_seq_rm(mem_, s.id, (llama_pos) s.cache.size(), -1);
+    s.spec_synced = false;
     if (error.empty()) {
         // a token cut by a stop string still contributed the text before it: it goes with that text
         for (size_t k = s.n_tok_sent; k < s.gen.size(); k++) {
@@ -511,6 +498,8 @@ void engine::finish(slot & s, const std::string & reason, const std::string & er
     const int64_t now = llama_time_us();
     ev.t_prompt_ms    = (double) ((s.t_first > 0 ? s.t_first : now) - s.t_start) / 1000.0;
     ev.t_gen_ms       = s.t_first > 0 ? (double) (now - s.t_first) / 1000.0 : 0.0;
+    ev.n_draft        = s.n_draft;
+    ev.n_draft_acc    = s.n_draft_acc;
     if (error.empty()) {
         take_tokens(s, ev, s.text.size());
     }
@@ -597,6 +586,17 @@ std::vector<engine::slot_state> engine::slot_states() {
     return out;
 }
 
+void engine::apply_lora(const std::vector<float> * lora) {
+    if (lora != nullptr && *lora != lora_applied_) {
+        // cannot fail: the adapters are the model's and the scales one per adapter (server-lora)
+        std::vector<float> scales = *lora;  // llama_set_adapters_lora takes a non-const array
+        if (llama_set_adapters_lora(ctx_, const_cast<llama_adapter_lora **>(loras_->adapters().data()), scales.size(),
+                                    scales.data()) == 0) {
+            lora_applied_ = *lora;
+        }
+    }
+}
+
 void engine::run() {
     llama_batch batch = llama_batch_init(n_batch_, 0, 1);
     while (true) {
@@ -651,15 +651,18 @@ void engine::run() {
                 break;
             }
         }
-        lora_turn_         = (lora_turn_ + 1) % slots_.size();
-        auto other_lora    = [lora](const slot & s) { return lora != nullptr && s.t.lora != *lora; };
+        lora_turn_      = (lora_turn_ + 1) % slots_.size();
+        auto other_lora = [lora](const slot & s) { return lora != nullptr && s.t.lora != *lora; };
+        // generating slots that may speculate advance in one verification batch of their own
+        spec_step(lora);
         batch.n_tokens     = 0;
         int n_gen_in_batch = 0, n_prompt_in_batch = 0, n_slots_in_batch = 0;
         for (auto & sp : slots_) {
             slot & s  = *sp;
             s.i_batch = -1;
-            if (s.busy && s.next != LLAMA_TOKEN_NULL && !other_lora(s)) {
-                s.i_batch = batch.n_tokens;
+            if (s.busy && s.next != LLAMA_TOKEN_NULL && !other_lora(s) && !s.spec_done) {
+                s.spec_synced = false;  // the decoder does not see this token
+                s.i_batch     = batch.n_tokens;
                 add_to_batch(batch, s.next, (llama_pos) s.cache.size(), s.id, true);
                 s.cache.push_back(s.next);
                 s.next = LLAMA_TOKEN_NULL;
@@ -691,14 +694,7 @@ void engine::run() {
             update_gauges();  // tasks may have been dropped above
             continue;
         }
-        if (lora != nullptr && *lora != lora_applied_) {
-            // cannot fail: the adapters are the model's and the scales one per adapter (server-lora)
-            std::vector<float> scales = *lora;  // llama_set_adapters_lora takes a non-const array
-            if (llama_set_adapters_lora(ctx_, const_cast<llama_adapter_lora **>(loras_->adapters().data()),
-                                        scales.size(), scales.data()) == 0) {
-                lora_applied_ = *lora;
-            }
-        }
+        apply_lora(lora);
         const int64_t t0 = llama_time_us();
         const int     rc = llama_decode(ctx_, batch);
         metrics_.record_decode(n_prompt_in_batch, n_gen_in_batch, n_slots_in_batch, (uint64_t) (llama_time_us() - t0));
@@ -713,6 +709,7 @@ void engine::run() {
                 if (in_batch[(size_t) sp->id]) {
                     llama_memory_seq_rm(mem_, sp->id, -1, -1);
                     sp->cache.clear();
+                    spec_forget(*sp);
                     if (sp->busy) {
                         finish(*sp, "", err);
                     }

@@ -22,6 +22,16 @@
 
 namespace server {
 
+// Speculative decoding for the engine (set up by server-spec.h): the decoder over the engine's
+// context and the defaults requests start from.
+struct spec_config {
+    llama_spec * spec  = nullptr;  // NULL: the server does not speculate
+    int          n_max = 0;        // --draft-max: also the most a request may ask for
+    int          n_min = 0;        // --draft-min
+    float        p_min = 0.0f;     // --draft-p-min
+    std::string  type;             // "draft" or "ngram" (/props)
+};
+
 class engine {
 public:
     // ctx must have n_seq_max >= n_slots; each slot may use n_ctx / n_slots tokens.
@@ -31,18 +41,22 @@ public:
     // wait a step (the configuration taken rotates over the slots, so none waits for long).
     // disk: the prompt cache on disk (--prompt-cache-dir, outliving the engine) or NULL; used for
     // tasks without LoRA scales (see server-prompt-cache.h).
+    // spec: speculative decoding (spec.spec over ctx with n_seq_max >= n_slots, outliving the
+    // engine) or none. Generating slots without a grammar are then stepped with llama_spec_step,
+    // all of them in one verification batch per engine step (server-engine-spec.cpp).
     engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, int n_ctx_slot = 0,
-           lora_set * loras = nullptr, prompt_store * disk = nullptr);
+           lora_set * loras = nullptr, prompt_store * disk = nullptr, const spec_config & spec = spec_config());
     ~engine();
 
     enum class submit_status { ok, queue_full, too_long, stopping };
     // Queues a task. too_long: its prompt (plus one generated token) cannot fit in a slot.
     submit_status submit(task t);
 
-    int        slot_ctx() const { return n_ctx_slot_; }
-    int        n_slots() const { return (int) slots_.size(); }
-    int        n_batch() const { return n_batch_; }
-    lora_set * loras() const { return loras_; }
+    int                 slot_ctx() const { return n_ctx_slot_; }
+    int                 n_slots() const { return (int) slots_.size(); }
+    int                 n_batch() const { return n_batch_; }
+    lora_set *          loras() const { return loras_; }
+    const spec_config & speculative() const { return spec_; }
 
     // What GET /slots shows of a slot, as of the engine's last step.
     struct slot_state {
@@ -88,6 +102,10 @@ private:
     void emit_text(slot & s, bool final);
     void take_tokens(slot & s, task_event & ev, size_t end);
     void update_gauges();
+    int  spec_draft_max(const slot & s) const;
+    void spec_step(const std::vector<float> * lora);
+    void spec_forget(slot & s);
+    void apply_lora(const std::vector<float> * lora);
     bool use_disk(const task & t) const;
     void finish(slot & s, const std::string & reason, const std::string & error = "",
                 const std::string & stop_word = "");
@@ -106,6 +124,8 @@ private:
     std::vector<std::unique_ptr<slot>> slots_;
     std::vector<llama_token_data>      cur_;  // candidates of a grammar-constrained pick (engine thread)
     std::vector<llama_token>           idx_;  // token ids ranked for top log-probabilities (engine thread)
+    spec_config                        spec_;
+    std::vector<llama_spec_seq>        spec_seqs_;  // the sequences of a speculative step (engine thread)
 
     std::mutex               mutex_;
     std::condition_variable  cv_;

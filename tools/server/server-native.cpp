@@ -51,15 +51,20 @@ json timings(const task_event & last) {
     const int n_pred = std::max(last.n_gen - 1, 0);
     auto      per    = [](double ms, int n) { return n > 0 ? ms / n : 0.0; };
     auto      rate   = [](double ms, int n) { return ms > 0 ? 1000.0 * n / ms : 0.0; };
-    return {{"cache_n", last.n_cached},
-            {"prompt_n", n_eval},
-            {"prompt_ms", last.t_prompt_ms},
-            {"prompt_per_token_ms", per(last.t_prompt_ms, n_eval)},
-            {"prompt_per_second", rate(last.t_prompt_ms, n_eval)},
-            {"predicted_n", last.n_gen},
-            {"predicted_ms", last.t_gen_ms},
-            {"predicted_per_token_ms", per(last.t_gen_ms, n_pred)},
-            {"predicted_per_second", rate(last.t_gen_ms, n_pred)}};
+    json      t      = {{"cache_n", last.n_cached},
+                        {"prompt_n", n_eval},
+                        {"prompt_ms", last.t_prompt_ms},
+                        {"prompt_per_token_ms", per(last.t_prompt_ms, n_eval)},
+                        {"prompt_per_second", rate(last.t_prompt_ms, n_eval)},
+                        {"predicted_n", last.n_gen},
+                        {"predicted_ms", last.t_gen_ms},
+                        {"predicted_per_token_ms", per(last.t_gen_ms, n_pred)},
+                        {"predicted_per_second", rate(last.t_gen_ms, n_pred)}};
+    if (last.n_draft > 0) {  // upstream's names, only when speculative decoding drafted
+        t["draft_n"]          = last.n_draft;
+        t["draft_n_accepted"] = last.n_draft_acc;
+    }
+    return t;
 }
 
 // The sampler settings a task runs with, in upstream's names (/props and /slots).
@@ -304,19 +309,26 @@ void http_server::native_routes() {
         json                  gen  = {{"id", 0},
                                       {"id_task", -1},
                                       {"n_ctx", engine_.slot_ctx()},
-                                      {"speculative", false},
+                                      {"speculative", engine_.speculative().spec != nullptr},
                                       {"is_processing", false},
                                       {"params", settings_json(dflt, -1)}};
-        const int             bos = llama_vocab_bos(vocab_), eos = llama_vocab_eos(vocab_);
-        json                  out = {{"default_generation_settings", gen},
-                                     {"total_slots", engine_.n_slots()},
-                                     {"model_alias", cfg_.model_id},
-                                     {"model_path", cfg_.model_path},
-                                     {"chat_template", chat_->source()},
-                                     {"bos_token", bos == LLAMA_TOKEN_NULL ? "" : piece_of(vocab_, bos)},
-                                     {"eos_token", eos == LLAMA_TOKEN_NULL ? "" : piece_of(vocab_, eos)},
-                                     {"modalities", {{"vision", false}, {"audio", false}}},
-                                     {"build_info", std::string("libllama ") + llama_version()}};
+        if (const spec_config & sc = engine_.speculative(); sc.spec != nullptr) {
+            // upstream's names; the values a request starts from (speculative.n_max ...)
+            gen["params"]["speculative.types"] = sc.type;
+            gen["params"]["speculative.n_max"] = sc.n_max;
+            gen["params"]["speculative.n_min"] = sc.n_min;
+            gen["params"]["speculative.p_min"] = sc.p_min;
+        }
+        const int bos = llama_vocab_bos(vocab_), eos = llama_vocab_eos(vocab_);
+        json      out = {{"default_generation_settings", gen},
+                         {"total_slots", engine_.n_slots()},
+                         {"model_alias", cfg_.model_id},
+                         {"model_path", cfg_.model_path},
+                         {"chat_template", chat_->source()},
+                         {"bos_token", bos == LLAMA_TOKEN_NULL ? "" : piece_of(vocab_, bos)},
+                         {"eos_token", eos == LLAMA_TOKEN_NULL ? "" : piece_of(vocab_, eos)},
+                         {"modalities", {{"vision", false}, {"audio", false}}},
+                         {"build_info", std::string("libllama ") + llama_version()}};
         res.set_content(dump(out), "application/json");
     });
 
@@ -327,7 +339,7 @@ void http_server::native_routes() {
             out.push_back({{"id", st.id},
                            {"id_task", -1},
                            {"n_ctx", engine_.slot_ctx()},
-                           {"speculative", false},
+                           {"speculative", engine_.speculative().spec != nullptr},
                            {"is_processing", st.busy},
                            {"n_prompt_tokens", st.n_prompt},
                            {"n_cache_tokens", st.n_cache},

@@ -68,6 +68,14 @@ void parse_samplers(const json & body, sampling_params & sp) {
     get_number(body, "dry_base", sp.dry_base, 1, 100);
     get_number(body, "dry_allowed_length", sp.dry_allowed_length, 1, 1 << 20);
     get_number(body, "dry_penalty_last_n", sp.dry_penalty_last_n, -1, 1 << 20);
+    // speculative decoding, upstream's flat names; bounded by the decoder's limit (the server cuts
+    // n_max to its --draft-max)
+    get_number(body, "speculative.n_max", sp.spec_n_max, 0, LLAMA_SPEC_DRAFT_MAX);
+    get_number(body, "speculative.n_min", sp.spec_n_min, 0, LLAMA_SPEC_DRAFT_MAX);
+    get_number(body, "speculative.p_min", sp.spec_p_min, 0, 1);
+    if (sp.spec_n_max >= 0 && sp.spec_n_min > sp.spec_n_max) {
+        throw bad_request("'speculative.n_min' must not be above 'speculative.n_max'");
+    }
     if (auto it = body.find("dry_sequence_breakers"); it != body.end() && !it->is_null()) {
         if (!it->is_array() || it->size() > 64) {
             throw bad_request("'dry_sequence_breakers' must be an array of up to 64 non-empty strings");

@@ -44,6 +44,11 @@ struct sampling_params {
     std::string                   grammar;               // GBNF (from `grammar` or `response_format`); empty: none
     bool                          grammar_lazy = false;  // constrain only once a trigger matched (tool calls)
     std::vector<std::string>      grammar_triggers;      // lazy: ECMAScript patterns over the output
+    // speculative decoding (speculative.n_max, .n_min, .p_min; -1: the server's --draft-max ...);
+    // n_max 0 turns it off for the task
+    int32_t spec_n_max = -1;
+    int32_t spec_n_min = -1;
+    float   spec_p_min = -1.0f;
 };
 
 // A token with its log-probability under the model's distribution (log-softmax of the raw logits,
@@ -77,6 +82,8 @@ struct task_event {
     int                      slot_id     = -1;   // the slot that ran the task (in the final event)
     double                   t_prompt_ms = 0.0;  // prompt processing time (in the final event)
     double                   t_gen_ms    = 0.0;  // generation time after the first token (in the final event)
+    int                      n_draft     = 0;    // tokens drafted by speculative decoding (in the final event)
+    int                      n_draft_acc = 0;    // of those, accepted
 };
 
 // Events of all the tasks of one request, in the order they were produced.

@@ -21,6 +21,7 @@
 #include "server-params.h"
 #include "server-prompt-cache.h"
 #include "server-router.h"
+#include "server-spec.h"
 #include "tool-log.h"
 #include "tool-model.h"
 
@@ -184,7 +185,10 @@ int main(int argc, char ** argv) {
         why = "reranking (--reranking, --pooling rank) needs a model with a classifier head (cls.output): " + p.model +
               " has none";
     }
-    if (!why.empty() || !loras.load(model, lora_args, why)) {
+    // the draft model and context, loaded once; refused here (vocabulary, parameters) before listening
+    server::speculative spec;
+    if (!why.empty() || !loras.load(model, lora_args, why) || !spec.start(p, ctx, n_slots, why)) {
+        spec.close();
         llama_free(ctx);
         llama_model_free(model);
         fprintf(stderr, "%s: error: %s\n", k_prog, why.c_str());
@@ -202,7 +206,7 @@ int main(int argc, char ** argv) {
                                                           prompt_cache::make_fingerprint(model, cp),
                                                           llama_vocab_n_tokens(llama_model_get_vocab(model)));
         }
-        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras, disk.get());
+        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras, disk.get(), spec.config());
         server::embedder    emb(model, eng.slot_ctx(), cp.n_threads, server::resolve_pooling(model, p.pooling));
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;
@@ -231,6 +235,7 @@ int main(int argc, char ** argv) {
         }
         eng.stop();
     }
+    spec.close();
     llama_free(ctx);
     llama_model_free(model);
     llama_backend_free();

@@ -167,6 +167,29 @@ case "$name" in
         for pid in $pg $pa $pb; do stop_server; done
         exit $rc
         ;;
+    speculative)
+        # a draft model whose vocabulary is not the target's is refused at start, by name
+        if "$server" -m "$model" --port 0 -md "$here/../../../tests/data/models/synthetic/qwen2-micro-f16.gguf" \
+            >"$work/server-spec-mismatch.log" 2>&1; then
+            echo "FAIL: a draft model with another vocabulary was accepted"
+            exit 1
+        fi
+        grep -q "draft vocabulary mismatch" "$work/server-spec-mismatch.log" ||
+            { cat "$work/server-spec-mismatch.log"; echo "FAIL: no vocabulary mismatch message"; exit 1; }
+        echo "ok   an incompatible draft vocabulary is refused at start"
+        # plain, the model as its own draft, and the n-gram drafter
+        start_server "$work/server-spec-plain.log" -np 4 -c 4096
+        pp=$pid port_p=$port
+        start_server "$work/server-spec-draft.log" -np 4 -c 4096 -md "$model" --draft-max 8 --draft-p-min 0
+        pd=$pid port_d=$port
+        start_server "$work/server-spec-ngram.log" -np 4 -c 4096 --spec-type ngram --draft-max 8
+        pn=$pid port_n=$port
+        rc=0
+        PORT_PLAIN=$port_p PORT_DRAFT=$port_d PORT_NGRAM=$port_n node "$here/speculative.mjs" || rc=$?
+        [ $rc = 0 ] || tail -30 "$work/server-spec-draft.log"
+        for pid in $pp $pd $pn; do stop_server; done
+        exit $rc
+        ;;
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&

@@ -4,7 +4,7 @@
 # (exit 77), unless LLAMA_TEST_REQUIRE_NODE=1 (set by .ci/run), where they fail; test-server-webui
 # also needs chromium (same rule).
 foreach(name openai bad-input structured timeout tools metrics router anthropic logprobs native webui args bench-slots
-             slots infill lora sampling tool-formats)
+             slots infill lora sampling tool-formats speculative)
     add_test(NAME test-server-${name}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh ${name}
                      $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
@@ -15,7 +15,7 @@ set_tests_properties(test-server-openai test-server-bad-input test-server-struct
                      test-server-metrics test-server-router test-server-anthropic test-server-logprobs
                      test-server-native test-server-webui test-server-args test-server-slots test-server-infill
                      test-server-lora
-                     test-server-sampling test-server-tool-formats
+                     test-server-sampling test-server-tool-formats test-server-speculative
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
