@@ -71,8 +71,8 @@ void engine::spec_step(const std::vector<float> * lora) {
         return;
     }
     apply_lora(lora);
-    const int64_t t0 = llama_time_us();
-    const int     rc = llama_spec_step(spec_.spec, spec_seqs_.data(), (int32_t) spec_seqs_.size());
+    const int64_t t0     = llama_time_us();
+    const int     rc     = llama_spec_step(spec_.spec, spec_seqs_.data(), (int32_t) spec_seqs_.size());
     int           n_rows = 0;
     for (const auto & q : spec_seqs_) {
         n_rows += 1 + q.n_drafted;

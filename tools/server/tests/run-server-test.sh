@@ -177,10 +177,12 @@ case "$name" in
         grep -q "draft vocabulary mismatch" "$work/server-spec-mismatch.log" ||
             { cat "$work/server-spec-mismatch.log"; echo "FAIL: no vocabulary mismatch message"; exit 1; }
         echo "ok   an incompatible draft vocabulary is refused at start"
-        # plain, the model as its own draft, and the n-gram drafter
+        # plain, the model as its own draft (with slot files), and the n-gram drafter
+        rm -rf "$work/spec-slots" && mkdir -p "$work/spec-slots"
         start_server "$work/server-spec-plain.log" -np 4 -c 4096
         pp=$pid port_p=$port
-        start_server "$work/server-spec-draft.log" -np 4 -c 4096 -md "$model" --draft-max 8 --draft-p-min 0
+        start_server "$work/server-spec-draft.log" -np 4 -c 4096 -md "$model" --draft-max 8 --draft-p-min 0 \
+            --slot-save-path "$work/spec-slots"
         pd=$pid port_d=$port
         start_server "$work/server-spec-ngram.log" -np 4 -c 4096 --spec-type ngram --draft-max 8
         pn=$pid port_n=$port

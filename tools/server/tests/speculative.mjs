@@ -84,6 +84,18 @@ for (const n of [1, 2, 7, 13, 31]) {
           'draft: a continuation reusing the cache = plain', JSON.stringify([a2.content, b2.content, b2.tokens_cached]));
 }
 
+// a slot file saved after a task that ended inside an accepted run holds exactly the emitted tokens
+// (the restore checks the cache against the token list) and gives the plain continuation
+for (const at of [10, 17, 24, 38]) {
+    const stop = ref.slice(at, at + 4);
+    const a    = await complete(DRAFT, { prompt: prompts[0], n_predict: N, stop: [stop] });
+    const save = await post(DRAFT, `/slots/${a.id_slot}?action=save`, { filename: 'spec.bin' });
+    const back = await post(DRAFT, `/slots/${a.id_slot}?action=restore`, { filename: 'spec.bin' });
+    check(save.status === 200 && back.status === 200 && back.json.n_restored === save.json.n_saved &&
+          save.json.n_saved === a.tokens_evaluated + a.tokens_predicted - 1,
+          `draft: slot file after stop '${stop}' = the emitted tokens, restored`, save.text + back.text);
+}
+
 // streaming: the pieces concatenate to the plain text, every token once
 {
     const res    = await fetch(DRAFT + '/completion', { method: 'POST', headers: { 'Content-Type': 'application/json' },
