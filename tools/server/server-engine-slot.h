@@ -39,6 +39,7 @@ struct engine::slot {
     bool                     spec_done   = false;
     int                      n_draft = 0, n_draft_acc = 0;
     std::vector<llama_token> spec_out;
+    llama_sampler *          spec_smpl = nullptr;  // grmr and smpl as one sampler (spec_sampler), or NULL
 };
 
 }  // namespace server

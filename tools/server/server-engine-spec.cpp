@@ -9,6 +9,78 @@
 
 namespace server {
 
+namespace {
+
+// The task's grammar and chain as the one sampler llama_spec_step applies: the grammar prunes the
+// candidates first, then the chain picks, and both accept each emitted token, as sample_row does for
+// a plain step. It refers to the slot's pair; its clones (the draft model drafts with one) own theirs.
+struct grammar_chain {
+    llama_sampler * grmr;
+    llama_sampler * chain;
+    bool            owned;
+};
+
+grammar_chain & gc_of(const llama_sampler * s) {
+    return *static_cast<grammar_chain *>(s->ctx);
+}
+
+llama_sampler * gc_make(llama_sampler * grmr, llama_sampler * chain, bool owned);
+
+llama_sampler_i gc_iface() {
+    llama_sampler_i i{};
+    i.name   = [](const llama_sampler *) { return "grammar+chain"; };
+    i.accept = [](llama_sampler * s, llama_token t) {
+        llama_sampler_accept(gc_of(s).grmr, t);
+        llama_sampler_accept(gc_of(s).chain, t);
+    };
+    i.apply = [](llama_sampler * s, llama_token_data_array * cur) {
+        llama_sampler_apply(gc_of(s).grmr, cur);
+        llama_sampler_apply(gc_of(s).chain, cur);
+    };
+    i.reset = [](llama_sampler * s) {
+        llama_sampler_reset(gc_of(s).grmr);
+        llama_sampler_reset(gc_of(s).chain);
+    };
+    i.clone = [](const llama_sampler * s) -> llama_sampler * {
+        llama_sampler * g = llama_sampler_clone(gc_of(s).grmr);
+        llama_sampler * c = llama_sampler_clone(gc_of(s).chain);
+        if (g == nullptr || c == nullptr) {
+            llama_sampler_free(g);
+            llama_sampler_free(c);
+            return nullptr;  // the drafter then drafts greedily
+        }
+        return gc_make(g, c, true);
+    };
+    i.free = [](llama_sampler * s) {
+        grammar_chain * g = static_cast<grammar_chain *>(s->ctx);
+        if (g->owned) {
+            llama_sampler_free(g->grmr);
+            llama_sampler_free(g->chain);
+        }
+        delete g;
+    };
+    return i;
+}
+
+llama_sampler_i k_gc_iface = gc_iface();
+
+llama_sampler * gc_make(llama_sampler * grmr, llama_sampler * chain, bool owned) {
+    return llama_sampler_init(&k_gc_iface, new grammar_chain{grmr, chain, owned});
+}
+
+}  // namespace
+
+// The sampler a slot's speculative steps use: its chain, or its grammar and chain together.
+llama_sampler * engine::spec_sampler(slot & s) {
+    if (s.grmr == nullptr) {
+        return s.smpl;
+    }
+    if (s.spec_smpl == nullptr) {
+        s.spec_smpl = gc_make(s.grmr, s.smpl, false);
+    }
+    return s.spec_smpl;
+}
+
 // The decoder forgets the slot's sequence (and the draft context its cache): the slot's cache was
 // cleared or replaced.
 void engine::spec_forget(slot & s) {
@@ -21,10 +93,8 @@ void engine::spec_forget(slot & s) {
 // The draft length slot s may use this step; 0: it decodes its next token without speculating
 // (speculation off, off for its task, a grammar, or no room left for a draft).
 int engine::spec_draft_max(const slot & s) const {
-    if (spec_.spec == nullptr || !s.t.sampling.grammar.empty() || s.grmr != nullptr) {
-        // the grammar is a sampler apart from the chain (the prompt must not be fed to it), and
-        // llama_spec_step applies one chain: slots with a grammar decode plainly
-        return 0;
+    if (spec_.spec == nullptr || (s.grmr == nullptr && !s.t.sampling.grammar.empty())) {
+        return 0;  // (a grammar that could not be made fails the task on the plain path)
     }
     int n = s.t.sampling.spec_n_max >= 0 ? std::min(s.t.sampling.spec_n_max, spec_.n_max) : spec_.n_max;
     // a step emits up to n + 1 tokens: no draft past max_tokens or past the slot's room (the
@@ -59,7 +129,7 @@ void engine::spec_step(const std::vector<float> * lora) {
         llama_spec_seq q{};
         q.seq_id      = s.id;
         q.id_last     = s.next;
-        q.smpl        = s.smpl;
+        q.smpl        = spec_sampler(s);
         q.out         = s.spec_out.data();
         q.n_draft_max = n_max;
         q.n_draft_min = n_min;

@@ -226,6 +226,7 @@ engine::engine(llama_context * ctx, int n_slots, int queue_limit, metrics & m, i
 engine::~engine() {
     stop();
     for (auto & s : slots_) {
+        llama_sampler_free(s->spec_smpl);
         llama_sampler_free(s->smpl);
         llama_sampler_free(s->grmr);
     }
@@ -400,9 +401,11 @@ void engine::assign_waiting() {
         s.spec_synced = false;  // the cache kept only the shared prefix
         s.n_draft     = 0;
         s.n_draft_acc = 0;
+        llama_sampler_free(s.spec_smpl);  // refers to the two below
         llama_sampler_free(s.smpl);
         llama_sampler_free(s.grmr);
-        s.smpl = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
+        s.spec_smpl = nullptr;
+        s.smpl      = make_sampler(s.t.sampling, vocab_, n_ctx_slot_);
         // checked when the request was parsed; NULL here only if memory ran out
         s.grmr = nullptr;
         if (!s.t.sampling.grammar.empty() && s.t.sampling.grammar_lazy) {

@@ -94,21 +94,22 @@ private:
         std::string                  path;
         std::promise<slot_op_result> done;
     };
-    void run();
-    void run_slot_request(slot_request & r);
-    void assign_waiting();
-    void add_to_batch(llama_batch & batch, llama_token tok, llama_pos pos, int seq, bool logits);
-    void process_token(slot & s, llama_token tok, int i_batch);
-    void emit_text(slot & s, bool final);
-    void take_tokens(slot & s, task_event & ev, size_t end);
-    void update_gauges();
-    int  spec_draft_max(const slot & s) const;
-    void spec_step(const std::vector<float> * lora);
-    void spec_forget(slot & s);
-    void apply_lora(const std::vector<float> * lora);
-    bool use_disk(const task & t) const;
-    void finish(slot & s, const std::string & reason, const std::string & error = "",
-                const std::string & stop_word = "");
+    void            run();
+    void            run_slot_request(slot_request & r);
+    void            assign_waiting();
+    void            add_to_batch(llama_batch & batch, llama_token tok, llama_pos pos, int seq, bool logits);
+    void            process_token(slot & s, llama_token tok, int i_batch);
+    void            emit_text(slot & s, bool final);
+    void            take_tokens(slot & s, task_event & ev, size_t end);
+    void            update_gauges();
+    int             spec_draft_max(const slot & s) const;
+    void            spec_step(const std::vector<float> * lora);
+    void            spec_forget(slot & s);
+    llama_sampler * spec_sampler(slot & s);
+    void            apply_lora(const std::vector<float> * lora);
+    bool            use_disk(const task & t) const;
+    void            finish(slot & s, const std::string & reason, const std::string & error = "",
+                           const std::string & stop_word = "");
 
     llama_context *                    ctx_;
     const llama_vocab *                vocab_;

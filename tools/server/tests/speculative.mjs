@@ -96,6 +96,31 @@ for (const at of [10, 17, 24, 38]) {
           `draft: slot file after stop '${stop}' = the emitted tokens, restored`, save.text + back.text);
 }
 
+// a grammar: the grammar and the chain are one sampler of the step (drafts follow it too)
+{
+    const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 20 }, age: { type: 'integer' } },
+                     required: ['name', 'age'] };
+    const gbnf   = 'root ::= "Once upon a time, " [a-z ,]+ "."';
+    for (const [what, extra] of [['json_schema', { json_schema: schema }], ['grammar', { grammar: gbnf }]]) {
+        const a = await complete(PLAIN, { prompt: prompts[2], n_predict: 64, ...extra });
+        const b = await complete(DRAFT, { prompt: prompts[2], n_predict: 64, ...extra });
+        const c = await complete(NGRAM, { prompt: prompts[2], n_predict: 64, ...extra });
+        check(a && b && c && b.content === a.content && c.content === a.content && (b.timings.draft_n ?? 0) > 0,
+              `${what}: the same greedy text with -md and ngram, drafts made`,
+              JSON.stringify([a?.content, b?.content, c?.content, b?.timings]));
+    }
+}
+
+// sampling with a seed: n-gram drafts are accepted only where the chain draws the same token, so the
+// text is the plain server's (a draft model's acceptance draws differ: same distribution, not text)
+{
+    const body = { prompt: prompts[0], n_predict: 64, temperature: 0.8, seed: 42, repeat_penalty: 1.1 };
+    const a    = await complete(PLAIN, body);
+    const c    = await complete(NGRAM, body);
+    check(c.content === a.content && (c.timings.draft_n ?? 0) > 0, 'ngram: seeded sampling = plain, drafts made',
+          JSON.stringify([a.content, c.content, c.timings]));
+}
+
 // streaming: the pieces concatenate to the plain text, every token once
 {
     const res    = await fetch(DRAFT + '/completion', { method: 'POST', headers: { 'Content-Type': 'application/json' },
