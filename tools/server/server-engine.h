@@ -2,7 +2,9 @@
 // One engine thread owns the context. Each step it builds one batch from every generating slot's
 // next token plus chunks of the prompts still to be read (up to n_batch tokens), decodes it, and
 // samples one token for each slot whose last batch token produced logits. A slot keeps its KV
-// cache after a task: the next task placed on it reuses the longest common prompt prefix.
+// cache after a task: the next task placed on it reuses the longest common prompt prefix. With
+// speculative decoding (spec_config) the generating slots advance through one llama_spec_step
+// before the batch is built (server-engine-spec.cpp).
 #pragma once
 
 #include <condition_variable>
