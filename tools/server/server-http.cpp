@@ -398,6 +398,9 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
         json out = {{"id", st->id},           {"object", chat ? "chat.completion" : "text_completion"},
                     {"created", st->created}, {"model", st->model},
                     {"choices", choices},     {"usage", st->usage()}};
+        if (st->n == 1) {  // upstream's extra field: one task's timings
+            out["timings"] = timings_json(results[0].last);
+        }
         res.set_content(dump(out), "application/json");
         return;
     }

@@ -34,6 +34,30 @@ struct in_flight {
     ~in_flight() { m.requests_in_flight--; }
 };
 
+// upstream's `timings` of a finished task (/completion, and the OpenAI answers of one choice);
+// draft_n / draft_n_accepted only when speculative decoding drafted.
+inline json timings_json(const task_event & last) {
+    const int n_eval = last.n_prompt - last.n_cached;
+    // the first generated token is sampled at the end of prompt processing
+    const int n_pred = std::max(last.n_gen - 1, 0);
+    auto      per    = [](double ms, int n) { return n > 0 ? ms / n : 0.0; };
+    auto      rate   = [](double ms, int n) { return ms > 0 ? 1000.0 * n / ms : 0.0; };
+    json      t      = {{"cache_n", last.n_cached},
+                        {"prompt_n", n_eval},
+                        {"prompt_ms", last.t_prompt_ms},
+                        {"prompt_per_token_ms", per(last.t_prompt_ms, n_eval)},
+                        {"prompt_per_second", rate(last.t_prompt_ms, n_eval)},
+                        {"predicted_n", last.n_gen},
+                        {"predicted_ms", last.t_gen_ms},
+                        {"predicted_per_token_ms", per(last.t_gen_ms, n_pred)},
+                        {"predicted_per_second", rate(last.t_gen_ms, n_pred)}};
+    if (last.n_draft > 0) {  // upstream's names, only when speculative decoding drafted
+        t["draft_n"]          = last.n_draft;
+        t["draft_n_accepted"] = last.n_draft_acc;
+    }
+    return t;
+}
+
 inline std::string random_id(const char * prefix) {
     static std::atomic<uint64_t> counter{0};
     char                         buf[64];

@@ -163,6 +163,12 @@ for (const at of [10, 17, 24, 38]) {
     const chat = await post(DRAFT, '/v1/chat/completions', { messages: [{ role: 'user', content: 'Hi' }],
                                                              max_tokens: 8, 'speculative.n_max': 4 });
     check(chat.status === 200, 'speculative.n_max on /v1/chat/completions', chat.text.slice(0, 200));
+    const oa = await post(DRAFT, '/v1/completions', { prompt: prompts[0], max_tokens: 48, temperature: 0 });
+    const op = await post(PLAIN, '/v1/completions', { prompt: prompts[0], max_tokens: 48, temperature: 0 });
+    check(oa.json?.choices?.[0]?.text === op.json?.choices?.[0]?.text && oa.json.timings.draft_n > 0 &&
+          oa.json.timings.draft_n_accepted > 0 && op.json.timings.draft_n === undefined,
+          '/v1/completions: the plain text; timings.draft_n and draft_n_accepted (upstream\'s extra field)',
+          JSON.stringify([oa.json?.timings, op.json?.timings]));
 }
 for (const [path, body, what] of [
     ['/completion', { prompt: 'x', 'speculative.n_max': -1 }, "'speculative.n_max'"],
