@@ -217,6 +217,9 @@ enum ggml_op {
     GGML_OP_UNARY,
     GGML_OP_GLU,
     GGML_OP_L2_NORM,
+    GGML_OP_SSM_CONV,
+    GGML_OP_SSM_SCAN,
+    GGML_OP_GATED_DELTA_NET,
 
     GGML_OP_COUNT,
 };
@@ -529,6 +532,56 @@ GGML_API struct ggml_tensor * ggml_flash_attn_ext(struct ggml_context * ctx, str
 GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a,
                                            enum ggml_sort_order order);
 GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
+
+/* ---- recurrent layers (Mamba / Mamba-2, LFM2 short convolutions, gated delta-net) ----------
+ * Same signatures, shapes, parameter order and output layouts as upstream ggml, so graphs ported
+ * from llama.cpp build unchanged. All inputs F32 (ids I32). Each returns NULL (and logs
+ * "[op] reason") on a bad argument. */
+
+/* SSM_CONV: depthwise causal 1-D convolution over a sequence whose carried conv state is already
+ * prepended (Mamba's conv1d, LFM2's short conv).
+ *   sx [d_conv - 1 + n_t, d_inner, n_s] (rows contiguous), c [d_conv, d_inner] (rows contiguous)
+ *   -> [d_inner, n_t, n_s] F32,  res[r, t, s] = sum_k sx[t + k, r, s] * c[k, r]. */
+GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor * sx,
+                                            struct ggml_tensor * c);
+
+/* SSM_SCAN: the selective scan of Mamba-2 (A a scalar per head) or Mamba-1 (A per state element).
+ *   s   [d_state, head_dim, n_head, n_rs] contiguous: the states; sequence i starts from s[..., ids[i]]
+ *   x   [head_dim, n_head, n_t, n_seqs]   (dims 0 and 1 contiguous)
+ *   dt  [n_head, n_t, n_seqs] contiguous  (softplus is applied inside: dt' = log(1 + exp(dt)))
+ *   A   [1, n_head] (Mamba-2) or [d_state, n_head] (Mamba-1, K must be 1), contiguous
+ *   B,C [d_state, n_group, n_t, n_seqs]   (dims 0 and 1 contiguous), n_head % n_group == 0: head h
+ *       reads group h / (n_head / n_group)
+ *   ids [n_seqs] I32, each in [0, n_rs) (checked when the node runs: a bad id fails the compute)
+ *   K   snapshot slots, >= 1
+ * Per token: state = state * exp(dt' * A) + B * (x * dt'); y = dot(state, C) over d_state.
+ * -> 1-D F32 of n(x) + K * d_state * head_dim * n_head * n_seqs elements: y laid out as x
+ * (contiguous), then K state blocks [d_state, head_dim, n_head, n_seqs], slot 0 the final state,
+ * slot j the state j tokens before the end; with n_t < K only slots 0..n_t-1 are written (the rest
+ * is left as it was). op_params: i32[0] = K. */
+GGML_API struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x,
+                                            struct ggml_tensor * dt, struct ggml_tensor * A, struct ggml_tensor * B,
+                                            struct ggml_tensor * C, struct ggml_tensor * ids, int64_t K);
+
+/* GATED_DELTA_NET: the gated delta rule over a sequence, recurrent form (Qwen3-Next / Qwen3.5;
+ * Kimi's KDA with a per-channel gate).
+ *   q, k  [S, H_k, n_t, n_seqs_k] rows contiguous; H % H_k == 0 (head h reads q/k head h % H_k),
+ *         n_seqs % n_seqs_k == 0 (sequence i reads i / (n_seqs / n_seqs_k))
+ *   v     [S, H, n_t, n_seqs] rows contiguous
+ *   g     [1, H, n_t, n_seqs] (scalar gate) or [S, H, n_t, n_seqs] (per-channel), contiguous
+ *   beta  [1, H, n_t, n_seqs] contiguous
+ *   state [S, S, H, n_seqs] contiguous: the initial state; element (i, j) holds M[j][i] (row j of M
+ *         is column j of the state matrix), per head
+ *   K     snapshot slots, >= 1
+ * Per token, per head: M[j][i] *= exp(g) (exp(g[i]) per channel); d[j] = (v[j] - sum_i M[j][i] k[i])
+ * * beta; M[j][i] += d[j] * k[i]; out[j] = sum_i M[j][i] q[i] / sqrt(S).
+ * -> [S * H, n_t * n_seqs + K * S * n_seqs] F32: out [S, H, n_t, n_seqs] first, then K state blocks
+ * [S, S, H, n_seqs], slot 0 the final state, slot j the state j tokens before the end; with n_t < K
+ * only slots 0..n_t-1 are written. op_params: i32[0] = K. */
+GGML_API struct ggml_tensor * ggml_gated_delta_net(struct ggml_context * ctx, struct ggml_tensor * q,
+                                                   struct ggml_tensor * k, struct ggml_tensor * v,
+                                                   struct ggml_tensor * g, struct ggml_tensor * beta,
+                                                   struct ggml_tensor * state, int64_t K);
 
 /* UNARY: elementwise activation; F32 (and F16). op_params: i32[0] = enum ggml_unary_op. */
 GGML_API struct ggml_tensor * ggml_unary(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_unary_op op);

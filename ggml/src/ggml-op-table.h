@@ -83,7 +83,10 @@ enum ggml_op_shape {
     X(ARGSORT, 1, 1, 0, GGML_SHAPE_SRC0)                    \
     X(UNARY, 1, 1, GGML_OPF_INPLACE, GGML_SHAPE_SRC0)       \
     X(GLU, 1, 2, GGML_OPF_INPLACE_SPLIT, GGML_SHAPE_CUSTOM) \
-    X(L2_NORM, 1, 1, 0, GGML_SHAPE_SRC0)
+    X(L2_NORM, 1, 1, 0, GGML_SHAPE_SRC0)                    \
+    X(SSM_CONV, 2, 2, 0, GGML_SHAPE_CUSTOM)                 \
+    X(SSM_SCAN, 7, 7, 0, GGML_SHAPE_CUSTOM)                 \
+    X(GATED_DELTA_NET, 6, 6, 0, GGML_SHAPE_CUSTOM)
 
 struct ggml_op_info {
     enum ggml_op       op;

@@ -51,6 +51,12 @@
  *                                                                                             i32[1]=swapped
  *  GLU (split)     a          b           -              -       new, a's shape               i32[0]=glu op
  *                                                                                             i32[1]=0
+ *  L2_NORM         a          -           -              -       new, a's shape               f32[0]=eps
+ *  SSM_CONV        sx         c           -              -       new F32 [d_inner, n_t, n_s]  -
+ *  SSM_SCAN        s, x, dt, A, B, C, ids (src[0..6])            new F32 1-D: y, then K       i32[0]=K
+ *                                                                state blocks (ggml.h)
+ *  GATED_DELTA_NET q, k, v, g, beta, state (src[0..5])           new F32 [S*H, n_t*n_seqs     i32[0]=K
+ *                                                                + K*S*n_seqs] (ggml.h)
  *
  * Views are graph nodes: VIEW/RESHAPE/PERMUTE/TRANSPOSE results are recorded in the graph as nodes
  * (kernels treat them as no-ops: their memory is their source's). ggml_build_forward_expand visits

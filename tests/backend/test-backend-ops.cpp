@@ -358,6 +358,7 @@ std::vector<test_case> cases_reduce_norm() {
 std::vector<test_case> cases_matmul();
 std::vector<test_case> cases_rows_copy();
 std::vector<test_case> cases_attn();
+std::vector<test_case> cases_ssm();  // test-backend-ops-ssm.inc
 
 namespace {
 
@@ -369,6 +370,7 @@ struct family {
 const family k_families[] = {
     {"binary", cases_binary}, {"unary", cases_unary},         {"reduce_norm", cases_reduce_norm},
     {"matmul", cases_matmul}, {"rows_copy", cases_rows_copy}, {"attn", cases_attn},
+    {"ssm", cases_ssm},
 };
 
 // Ops a CUDA or Vulkan device must run (issue 12 / 17: everything the CPU runs for the architectures we
@@ -502,6 +504,11 @@ TEST(BackendOps, RowsCopy) {
 TEST(BackendOps, Attention) {
     run_family("attn");
 }
+// SSM_CONV, SSM_SCAN, GATED_DELTA_NET: not in k_cuda_required_ops (CUDA and Vulkan refuse them and the
+// scheduler runs them on the CPU; docs/cuda.md, docs/vulkan.md)
+TEST(BackendOps, Recurrent) {
+    run_family("ssm");
+}
 
 // scripts/gpu-check.sh sets LLAMA_TEST_REQUIRE_CUDA=1: there the families above must have run on CUDA.
 TEST(BackendOps, CudaDeviceRunsWhenRequired) {
@@ -553,3 +560,4 @@ TEST(BackendOps, EveryComputingOpHasCases) {
 }
 
 #include "test-backend-ops-cases.inc"
+#include "test-backend-ops-ssm.inc"

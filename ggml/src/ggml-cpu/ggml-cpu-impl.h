@@ -206,6 +206,9 @@ void ggml_cpu_op_rope(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_soft_max(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_flash_attn(const ggml_cpu_params * p, ggml_tensor * dst);
 void ggml_cpu_op_argsort(const ggml_cpu_params * p, ggml_tensor * dst);
+void ggml_cpu_op_ssm_conv(const ggml_cpu_params * p, ggml_tensor * dst);  // ops-ssm.cpp
+void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst);
+void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst);
 
 size_t ggml_cpu_mul_mat_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_mul_mat_id_work_size(const ggml_tensor * dst, int nth);
@@ -213,6 +216,7 @@ size_t ggml_cpu_flash_attn_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_copy_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_set_rows_work_size(const ggml_tensor * dst, int nth);
 size_t ggml_cpu_get_rows_work_size(const ggml_tensor * dst, int nth);
+size_t ggml_cpu_gated_delta_net_work_size(const ggml_tensor * dst, int nth);
 
 bool ggml_cpu_mul_mat_supported(const ggml_tensor * a);  // weight types mul_mat can take
 // The instruction-set level the SIMD kernels use now, after the GGML_CPU_SCALAR / GGML_CPU_ISA /

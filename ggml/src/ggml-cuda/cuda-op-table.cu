@@ -179,6 +179,10 @@ constexpr cuda_op_row k_rows[] = {
     {GGML_OP_UNARY, sup_unary, ggml_cuda_op_unary, true},
     {GGML_OP_GLU, sup_glu, ggml_cuda_op_glu, true},
     {GGML_OP_L2_NORM, sup_rows, ggml_cuda_op_norm, true},
+    // no CUDA kernels yet: refused, so the scheduler runs them on the CPU (docs/cuda.md)
+    {GGML_OP_SSM_CONV, nullptr, nullptr, false},
+    {GGML_OP_SSM_SCAN, nullptr, nullptr, false},
+    {GGML_OP_GATED_DELTA_NET, nullptr, nullptr, false},
 };
 #undef VIEW_ROW
 static_assert(ggml_op_rows_complete(k_rows), "the CUDA op table needs one row per ggml_op, in enum order");

@@ -859,6 +859,9 @@ constexpr vk_op_row k_rows[] = {
     {GGML_OP_UNARY, sup_unary, enc_unary_op},
     {GGML_OP_GLU, sup_glu, enc_glu},
     {GGML_OP_L2_NORM, sup_f32_map, enc_row<VK_ROW_L2_NORM>},
+    {GGML_OP_SSM_CONV, nullptr, nullptr},  // no shaders yet: refused, run on the CPU (docs/vulkan.md)
+    {GGML_OP_SSM_SCAN, nullptr, nullptr},
+    {GGML_OP_GATED_DELTA_NET, nullptr, nullptr},
 };
 static_assert(ggml_op_rows_complete(k_rows), "the Vulkan op table needs one row per ggml_op, in enum order");
 

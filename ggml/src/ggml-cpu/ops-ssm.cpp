@@ -1,0 +1,187 @@
+// The recurrent-layer ops: SSM_CONV (Mamba's causal conv1d, LFM2's short conv), SSM_SCAN (the Mamba /
+// Mamba-2 selective scan) and GATED_DELTA_NET (the gated delta rule of Qwen3-Next). Shapes and output
+// layouts are upstream ggml's (ggml.h). Each is split over independent channels or (sequence, head)
+// pairs: a recurrence runs along the tokens inside one work item, so results do not depend on the
+// thread count. The inner sums run over 8 float lanes so the compiler can vectorize them without
+// -ffast-math; these loops are the scalar reference (no hand-written SIMD path).
+#include "ggml-cpu-impl.h"
+
+#include <cinttypes>
+#include <cmath>
+
+namespace {
+
+constexpr int k_lanes = 8;
+
+// sum_i a[i] * b[i] over 8 lanes, then the lanes in order
+inline float dot_f32(const float * a, const float * b, int64_t n) {
+    float   part[k_lanes] = {0};
+    int64_t i             = 0;
+    for (; i + k_lanes <= n; i += k_lanes)
+        for (int l = 0; l < k_lanes; ++l)
+            part[l] += a[i + l] * b[i + l];
+    float s = 0.0f;
+    for (; i < n; ++i)
+        s += a[i] * b[i];
+    for (int l = 0; l < k_lanes; ++l)
+        s += part[l];
+    return s;
+}
+
+// Mamba's softplus (as upstream: linear above 20, where log1p(exp(x)) == x in float)
+inline float softplus(float x) {
+    return x > 20.0f ? x : std::log1p(std::exp(x));
+}
+
+}  // namespace
+
+void ggml_cpu_op_ssm_conv(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * sx      = dst->src[0];  // [d_conv - 1 + n_t, d_inner, n_s]
+    const ggml_tensor * c       = dst->src[1];  // [d_conv, d_inner]
+    const int64_t       d_conv  = c->ne[0];
+    const int64_t       d_inner = dst->ne[0];
+    const int64_t       n_t     = dst->ne[1];
+    const int64_t       n_s     = dst->ne[2];
+    // items: (sequence, channel); one channel's window slides along its own row of sx
+    int64_t r0, r1;
+    cpu_split(n_s * d_inner, p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t is = r / d_inner, ic = r % d_inner;
+        const float * row = (const float *) cpu_ptr(sx, 0, ic, is, 0);
+        const float * w   = (const float *) cpu_ptr(c, 0, ic, 0, 0);
+        for (int64_t t = 0; t < n_t; ++t) {
+            float sum = 0.0f;
+            for (int64_t k = 0; k < d_conv; ++k)
+                sum += row[t + k] * w[k];
+            *(float *) cpu_ptr(dst, ic, t, is, 0) = sum;
+        }
+    }
+}
+
+void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * s   = dst->src[0];  // [d_state, head_dim, n_head, n_rs]
+    const ggml_tensor * x   = dst->src[1];  // [head_dim, n_head, n_t, n_seqs]
+    const ggml_tensor * dt  = dst->src[2];  // [n_head, n_t, n_seqs]
+    const ggml_tensor * A   = dst->src[3];  // [1 or d_state, n_head]
+    const ggml_tensor * B   = dst->src[4];  // [d_state, n_group, n_t, n_seqs]
+    const ggml_tensor * C   = dst->src[5];  // same as B
+    const ggml_tensor * ids = dst->src[6];  // [n_seqs] I32
+    const int64_t       ds = s->ne[0], hd = x->ne[0], nh = x->ne[1], nt = x->ne[2], ns = x->ne[3];
+    const int64_t       ng = B->ne[1], n_rs = s->ne[3];
+    const int64_t       K           = ggml_get_op_params_i32(dst, 0);
+    const bool          per_state_a = A->ne[0] != 1;  // Mamba-1
+    const int64_t       head_state  = ds * hd;        // floats of one head's state
+    // dst: y (laid out as a contiguous x), then K blocks of all states [ds, hd, nh, ns], slot-major
+    float * const y_base     = (float *) dst->data;
+    float * const state_base = y_base + ggml_nelements(x);
+    const auto    slot_head  = [&](int64_t slot, int64_t is, int64_t h) {
+        return state_base + ((slot * ns + is) * nh + h) * head_state;
+    };
+
+    // items: (sequence, head); the head's state is carried across the tokens inside one item
+    int64_t r0, r1;
+    cpu_split(ns * nh, p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t is = r / nh, h = r % nh;
+        const int32_t id = *(const int32_t *) cpu_ptr(ids, is, 0, 0, 0);
+        if (id < 0 || id >= n_rs) {
+            ggml_cpu_fail(p, "[ssm_scan] %s: state id %" PRId32 " out of range [0, %" PRId64 ")", dst->name, id, n_rs);
+            return;
+        }
+        const int64_t g  = h / (nh / ng);  // groups repeat interleaved: heads [g * nh/ng, (g+1) * nh/ng)
+        const float * a  = (const float *) cpu_ptr(A, 0, h, 0, 0);
+        float *       st = slot_head(0, is, h);  // the working state: slot 0 ends as the final state
+        const float * s0 = (const float *) cpu_ptr(s, 0, 0, h, id);
+        for (int64_t t = 0; t < nt; ++t) {
+            const float   dts = softplus(*(const float *) cpu_ptr(dt, h, t, is, 0));
+            const float   dA  = std::exp(dts * a[0]);
+            const float * xr  = (const float *) cpu_ptr(x, 0, h, t, is);
+            const float * b   = (const float *) cpu_ptr(B, 0, g, t, is);
+            const float * cc  = (const float *) cpu_ptr(C, 0, g, t, is);
+            float *       y   = y_base + ((is * nt + t) * nh + h) * hd;
+            for (int64_t i = 0; i < hd; ++i) {
+                const float   xdt = xr[i] * dts;
+                const float * src = s0 + i * ds;
+                float *       out = st + i * ds;
+                if (per_state_a) {
+                    for (int64_t j = 0; j < ds; ++j)
+                        out[j] = src[j] * std::exp(dts * a[j]) + b[j] * xdt;
+                } else {
+                    for (int64_t j = 0; j < ds; ++j)
+                        out[j] = src[j] * dA + b[j] * xdt;
+                }
+                y[i] = dot_f32(out, cc, ds);
+            }
+            s0                 = st;  // later tokens update the state where it is
+            const int64_t slot = nt - 1 - t;
+            if (slot > 0 && slot < K)
+                std::memcpy(slot_head(slot, is, h), st, (size_t) head_state * sizeof(float));
+        }
+    }
+}
+
+size_t ggml_cpu_gated_delta_net_work_size(const ggml_tensor * dst, int nth) {
+    return (size_t) nth * ((size_t) dst->src[2]->ne[0] * sizeof(float) + 64);  // one d (and exp(g)) row per thread
+}
+
+void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
+    const ggml_tensor * q    = dst->src[0];  // [S, H_k, n_t, n_seqs_k]
+    const ggml_tensor * k    = dst->src[1];  // [S, H_k, n_t, n_seqs_k]
+    const ggml_tensor * v    = dst->src[2];  // [S, H, n_t, n_seqs]
+    const ggml_tensor * g    = dst->src[3];  // [1 or S, H, n_t, n_seqs]
+    const ggml_tensor * beta = dst->src[4];  // [1, H, n_t, n_seqs]
+    const ggml_tensor * s_in = dst->src[5];  // [S, S, H, n_seqs]: element (i, j) is M[j][i]
+    const int64_t       S = v->ne[0], H = v->ne[1], nt = v->ne[2], ns = v->ne[3];
+    const int64_t       K      = ggml_get_op_params_i32(dst, 0);
+    const bool          per_ch = g->ne[0] == S;  // KDA: a decay per channel i
+    const float         scale  = 1.0f / std::sqrt((float) S);
+    const int64_t       rq3 = ns / q->ne[3], rk3 = ns / k->ne[3];
+    const int64_t       mat      = S * S;
+    float * const       out      = (float *) dst->data;
+    float * const       states   = out + S * H * nt * ns;
+    const int64_t       per_snap = mat * H * ns;
+    float *             d        = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) S * sizeof(float) + 64));
+
+    // items: (sequence, head); M lives in slot 0 of the result while the tokens run
+    int64_t r0, r1;
+    cpu_split(ns * H, p->ith, p->nth, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
+        const int64_t is = r / H, h = r % H;
+        const int64_t hq = h % q->ne[1], hk = h % k->ne[1];  // q/k heads repeat tiled over v's
+        float *       M = states + (is * H + h) * mat;
+        std::memcpy(M, cpu_ptr(s_in, 0, 0, h, is), (size_t) mat * sizeof(float));
+        for (int64_t t = 0; t < nt; ++t) {
+            const float * qt = (const float *) cpu_ptr(q, 0, hq, t, is / rq3);
+            const float * kt = (const float *) cpu_ptr(k, 0, hk, t, is / rk3);
+            const float * vt = (const float *) cpu_ptr(v, 0, h, t, is);
+            const float * gt = (const float *) cpu_ptr(g, 0, h, t, is);
+            const float   bt = *(const float *) cpu_ptr(beta, 0, h, t, is);
+            // decay: M[j][i] *= exp(g) (or exp(g[i]))
+            if (per_ch) {
+                for (int64_t i = 0; i < S; ++i)
+                    d[i] = std::exp(gt[i]);
+                for (int64_t j = 0; j < S; ++j)
+                    for (int64_t i = 0; i < S; ++i)
+                        M[j * S + i] *= d[i];
+            } else {
+                const float e = std::exp(gt[0]);
+                for (int64_t i = 0; i < mat; ++i)
+                    M[i] *= e;
+            }
+            // delta rule: d[j] = (v[j] - M[j] . k) * beta; M[j] += d[j] * k
+            for (int64_t j = 0; j < S; ++j)
+                d[j] = (vt[j] - dot_f32(M + j * S, kt, S)) * bt;
+            for (int64_t j = 0; j < S; ++j) {
+                float * row = M + j * S;
+                for (int64_t i = 0; i < S; ++i)
+                    row[i] += d[j] * kt[i];
+            }
+            float * o = out + ((is * nt + t) * H + h) * S;
+            for (int64_t j = 0; j < S; ++j)
+                o[j] = dot_f32(M + j * S, qt, S) * scale;
+            const int64_t slot = nt - 1 - t;
+            if (slot > 0 && slot < K)
+                std::memcpy(states + slot * per_snap + (is * H + h) * mat, M, (size_t) mat * sizeof(float));
+        }
+    }
+}
