@@ -509,6 +509,13 @@ TEST(BackendOps, Attention) {
 TEST(BackendOps, Recurrent) {
     run_family("ssm");
 }
+// ... and their baseline row loops, the oracle of the AVX2 build (ops-ssm-rows.h), at the scalar level
+extern "C" void ggml_cpu_set_mm_isa(int isa);
+TEST(BackendOps, RecurrentScalarLevel) {
+    ggml_cpu_set_mm_isa(0);
+    run_family("ssm");
+    ggml_cpu_set_mm_isa(-1);
+}
 
 // scripts/gpu-check.sh sets LLAMA_TEST_REQUIRE_CUDA=1: there the families above must have run on CUDA.
 TEST(BackendOps, CudaDeviceRunsWhenRequired) {

@@ -1,13 +1,18 @@
 // The recurrent-layer constructors (ggml_ssm_conv, ggml_ssm_scan, ggml_gated_delta_net): the result
 // shapes and op params upstream's graphs rely on, and misuse (wrong shapes, types, layouts, K) returning
 // NULL with one "[op] ..." error, never a crash. A hand-broken node is refused by the CPU's supports_op.
+// The AVX2 build of the kernels' row loops against the baseline one (their oracle).
 // Their numerics are checked in tests/backend/test-backend-ops-ssm.inc.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "ggml-backend.h"
+#include "ggml-cpu/cpu-features.h"
+#include "ggml-cpu/ops-ssm-rows.h"
 #include "ggml-impl.h"
 #include "ggml-op-table.h"
 #include "ggml.h"
@@ -208,4 +213,39 @@ TEST_F(GgmlOpsSsm, SsmScanBadIdFailsTheCompute) {
     EXPECT_EQ(ggml_backend_graph_compute(be, gf), GGML_STATUS_SUCCESS);
     ggml_backend_buffer_free(buf);
     ggml_backend_free(be);
+}
+
+// Every row loop of the AVX2 build against the baseline build, on lengths around the 16 lanes: the
+// results and the updated rows agree to float rounding (the AVX2 build contracts into FMAs).
+TEST(GgmlOpsSsmRows, Avx2MatchesBaseline) {
+#if defined(__x86_64__) || defined(_M_X64)
+    if (!ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
+        GTEST_SKIP() << "no AVX2 on this CPU";
+    const ggml_cpu_ssm_rows *             base = ggml_cpu_ssm_rows_base(), *simd = ggml_cpu_ssm_rows_avx2();
+    std::mt19937                          rng(7);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    auto                                  rnd = [&](int64_t n) {
+        std::vector<float> v((size_t) n);
+        for (float & x : v)
+            x = u(rng);
+        return v;
+    };
+    auto near = [](float a, float b) { return std::fabs(a - b) <= 1e-5f * (1.0f + std::fabs(b)); };
+    for (int64_t n : {1, 7, 15, 16, 17, 31, 64, 100, 128, 257}) {
+        const std::vector<float> a = rnd(n), k = rnd(n), q = rnd(n), e = rnd(n);
+        std::vector<float>       r0 = rnd(n), r1 = r0;
+        EXPECT_TRUE(near(simd->dot(a.data(), k.data(), n), base->dot(a.data(), k.data(), n))) << n;
+        EXPECT_TRUE(near(simd->scale_dot(r1.data(), 0.9f, k.data(), n), base->scale_dot(r0.data(), 0.9f, k.data(), n)));
+        EXPECT_TRUE(
+            near(simd->decay_dot(r1.data(), e.data(), k.data(), n), base->decay_dot(r0.data(), e.data(), k.data(), n)));
+        EXPECT_TRUE(near(simd->axpy_dot(r1.data(), -0.3f, k.data(), q.data(), n),
+                         base->axpy_dot(r0.data(), -0.3f, k.data(), q.data(), n)));
+        EXPECT_TRUE(near(simd->scan(r1.data(), 0.8f, k.data(), 0.25f, q.data(), n),
+                         base->scan(r0.data(), 0.8f, k.data(), 0.25f, q.data(), n)));
+        for (int64_t i = 0; i < n; ++i)
+            ASSERT_TRUE(near(r1[(size_t) i], r0[(size_t) i])) << "n " << n << " element " << i;
+    }
+#else
+    GTEST_SKIP() << "x86-64 only (the arm64 build has one level of these loops)";
+#endif
 }

@@ -2,30 +2,29 @@
 // Mamba-2 selective scan) and GATED_DELTA_NET (the gated delta rule of Qwen3-Next). Shapes and output
 // layouts are upstream ggml's (ggml.h). Each is split over independent channels or (sequence, head)
 // pairs: a recurrence runs along the tokens inside one work item, so results do not depend on the
-// thread count. The inner sums run over 8 float lanes so the compiler can vectorize them without
-// -ffast-math; these loops are the scalar reference (no hand-written SIMD path).
+// thread count. The inner row loops live in ops-ssm-rows.h, compiled once per instruction set.
 #include "ggml-cpu-impl.h"
 
 #include <cinttypes>
 #include <cmath>
 
+#define GGML_CPU_SSM_ROWS_DEFINE
+#include "ops-ssm-rows.h"  // after the define: the baseline build of the row loops
+
+const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_base() {
+    return &k_ssm_rows;
+}
+
 namespace {
 
-constexpr int k_lanes = 8;
-
-// sum_i a[i] * b[i] over 8 lanes, then the lanes in order
-inline float dot_f32(const float * a, const float * b, int64_t n) {
-    float   part[k_lanes] = {0};
-    int64_t i             = 0;
-    for (; i + k_lanes <= n; i += k_lanes)
-        for (int l = 0; l < k_lanes; ++l)
-            part[l] += a[i + l] * b[i + l];
-    float s = 0.0f;
-    for (; i < n; ++i)
-        s += a[i] * b[i];
-    for (int l = 0; l < k_lanes; ++l)
-        s += part[l];
-    return s;
+// The row loops of the level the kernels run at (GGML_CPU_SCALAR / GGML_CPU_ISA / ggml_cpu_set_mm_isa
+// select the baseline build, the oracle).
+const ggml_cpu_ssm_rows * active_rows() {
+#if defined(GGML_CPU_ARCH_X86_64)
+    if (ggml_cpu_isa_rank(ggml_cpu_mm_isa_active()) >= 1)
+        return ggml_cpu_ssm_rows_avx2();
+#endif
+    return ggml_cpu_ssm_rows_base();
 }
 
 // Mamba's softplus (as upstream: linear above 20, where log1p(exp(x)) == x in float)
@@ -59,18 +58,19 @@ void ggml_cpu_op_ssm_conv(const ggml_cpu_params * p, ggml_tensor * dst) {
 }
 
 void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * s   = dst->src[0];  // [d_state, head_dim, n_head, n_rs]
-    const ggml_tensor * x   = dst->src[1];  // [head_dim, n_head, n_t, n_seqs]
-    const ggml_tensor * dt  = dst->src[2];  // [n_head, n_t, n_seqs]
-    const ggml_tensor * A   = dst->src[3];  // [1 or d_state, n_head]
-    const ggml_tensor * B   = dst->src[4];  // [d_state, n_group, n_t, n_seqs]
-    const ggml_tensor * C   = dst->src[5];  // same as B
-    const ggml_tensor * ids = dst->src[6];  // [n_seqs] I32
-    const int64_t       ds = s->ne[0], hd = x->ne[0], nh = x->ne[1], nt = x->ne[2], ns = x->ne[3];
-    const int64_t       ng = B->ne[1], n_rs = s->ne[3];
-    const int64_t       K           = ggml_get_op_params_i32(dst, 0);
-    const bool          per_state_a = A->ne[0] != 1;  // Mamba-1
-    const int64_t       head_state  = ds * hd;        // floats of one head's state
+    const ggml_tensor *       s   = dst->src[0];  // [d_state, head_dim, n_head, n_rs]
+    const ggml_tensor *       x   = dst->src[1];  // [head_dim, n_head, n_t, n_seqs]
+    const ggml_tensor *       dt  = dst->src[2];  // [n_head, n_t, n_seqs]
+    const ggml_tensor *       A   = dst->src[3];  // [1 or d_state, n_head]
+    const ggml_tensor *       B   = dst->src[4];  // [d_state, n_group, n_t, n_seqs]
+    const ggml_tensor *       C   = dst->src[5];  // same as B
+    const ggml_tensor *       ids = dst->src[6];  // [n_seqs] I32
+    const int64_t             ds = s->ne[0], hd = x->ne[0], nh = x->ne[1], nt = x->ne[2], ns = x->ne[3];
+    const int64_t             ng = B->ne[1], n_rs = s->ne[3];
+    const int64_t             K           = ggml_get_op_params_i32(dst, 0);
+    const ggml_cpu_ssm_rows * rows        = active_rows();
+    const bool                per_state_a = A->ne[0] != 1;  // Mamba-1
+    const int64_t             head_state  = ds * hd;        // floats of one head's state
     // dst: y (laid out as a contiguous x), then K blocks of all states [ds, hd, nh, ns], slot-major
     float * const y_base     = (float *) dst->data;
     float * const state_base = y_base + ggml_nelements(x);
@@ -88,10 +88,13 @@ void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
             ggml_cpu_fail(p, "[ssm_scan] %s: state id %" PRId32 " out of range [0, %" PRId64 ")", dst->name, id, n_rs);
             return;
         }
-        const int64_t g  = h / (nh / ng);  // groups repeat interleaved: heads [g * nh/ng, (g+1) * nh/ng)
-        const float * a  = (const float *) cpu_ptr(A, 0, h, 0, 0);
-        float *       st = slot_head(0, is, h);  // the working state: slot 0 ends as the final state
-        const float * s0 = (const float *) cpu_ptr(s, 0, 0, h, id);
+        const int64_t g = h / (nh / ng);  // groups repeat interleaved: heads [g * nh/ng, (g+1) * nh/ng)
+        const float * a = (const float *) cpu_ptr(A, 0, h, 0, 0);
+        // the working state is slot 0 of the result, which ends as the final state (nothing is
+        // written without tokens, as upstream)
+        float * st = slot_head(0, is, h);
+        if (nt > 0)
+            std::memcpy(st, cpu_ptr(s, 0, 0, h, id), (size_t) head_state * sizeof(float));
         for (int64_t t = 0; t < nt; ++t) {
             const float   dts = softplus(*(const float *) cpu_ptr(dt, h, t, is, 0));
             const float   dA  = std::exp(dts * a[0]);
@@ -100,19 +103,16 @@ void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
             const float * cc  = (const float *) cpu_ptr(C, 0, g, t, is);
             float *       y   = y_base + ((is * nt + t) * nh + h) * hd;
             for (int64_t i = 0; i < hd; ++i) {
-                const float   xdt = xr[i] * dts;
-                const float * src = s0 + i * ds;
-                float *       out = st + i * ds;
-                if (per_state_a) {
+                const float xdt = xr[i] * dts;
+                float *     row = st + i * ds;
+                if (per_state_a) {  // an exp per element: Mamba-1's d_state is 16, not worth a vector exp
                     for (int64_t j = 0; j < ds; ++j)
-                        out[j] = src[j] * std::exp(dts * a[j]) + b[j] * xdt;
+                        row[j] = row[j] * std::exp(dts * a[j]) + b[j] * xdt;
+                    y[i] = rows->dot(row, cc, ds);
                 } else {
-                    for (int64_t j = 0; j < ds; ++j)
-                        out[j] = src[j] * dA + b[j] * xdt;
+                    y[i] = rows->scan(row, dA, b, xdt, cc, ds);
                 }
-                y[i] = dot_f32(out, cc, ds);
             }
-            s0                 = st;  // later tokens update the state where it is
             const int64_t slot = nt - 1 - t;
             if (slot > 0 && slot < K)
                 std::memcpy(slot_head(slot, is, h), st, (size_t) head_state * sizeof(float));
@@ -121,26 +121,27 @@ void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
 }
 
 size_t ggml_cpu_gated_delta_net_work_size(const ggml_tensor * dst, int nth) {
-    return (size_t) nth * ((size_t) dst->src[2]->ne[0] * sizeof(float) + 64);  // one d (and exp(g)) row per thread
+    return (size_t) nth * ((size_t) dst->src[2]->ne[0] * sizeof(float) + 64);  // one exp(g) row per thread
 }
 
 void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
-    const ggml_tensor * q    = dst->src[0];  // [S, H_k, n_t, n_seqs_k]
-    const ggml_tensor * k    = dst->src[1];  // [S, H_k, n_t, n_seqs_k]
-    const ggml_tensor * v    = dst->src[2];  // [S, H, n_t, n_seqs]
-    const ggml_tensor * g    = dst->src[3];  // [1 or S, H, n_t, n_seqs]
-    const ggml_tensor * beta = dst->src[4];  // [1, H, n_t, n_seqs]
-    const ggml_tensor * s_in = dst->src[5];  // [S, S, H, n_seqs]: element (i, j) is M[j][i]
-    const int64_t       S = v->ne[0], H = v->ne[1], nt = v->ne[2], ns = v->ne[3];
-    const int64_t       K      = ggml_get_op_params_i32(dst, 0);
-    const bool          per_ch = g->ne[0] == S;  // KDA: a decay per channel i
-    const float         scale  = 1.0f / std::sqrt((float) S);
-    const int64_t       rq3 = ns / q->ne[3], rk3 = ns / k->ne[3];
-    const int64_t       mat      = S * S;
-    float * const       out      = (float *) dst->data;
-    float * const       states   = out + S * H * nt * ns;
-    const int64_t       per_snap = mat * H * ns;
-    float *             d        = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) S * sizeof(float) + 64));
+    const ggml_tensor *       q    = dst->src[0];  // [S, H_k, n_t, n_seqs_k]
+    const ggml_tensor *       k    = dst->src[1];  // [S, H_k, n_t, n_seqs_k]
+    const ggml_tensor *       v    = dst->src[2];  // [S, H, n_t, n_seqs]
+    const ggml_tensor *       g    = dst->src[3];  // [1 or S, H, n_t, n_seqs]
+    const ggml_tensor *       beta = dst->src[4];  // [1, H, n_t, n_seqs]
+    const ggml_tensor *       s_in = dst->src[5];  // [S, S, H, n_seqs]: element (i, j) is M[j][i]
+    const int64_t             S = v->ne[0], H = v->ne[1], nt = v->ne[2], ns = v->ne[3];
+    const int64_t             K      = ggml_get_op_params_i32(dst, 0);
+    const ggml_cpu_ssm_rows * rows   = active_rows();
+    const bool                per_ch = g->ne[0] == S;  // KDA: a decay per channel i
+    const float               scale  = 1.0f / std::sqrt((float) S);
+    const int64_t             rq3 = ns / q->ne[3], rk3 = ns / k->ne[3];
+    const int64_t             mat      = S * S;
+    float * const             out      = (float *) dst->data;
+    float * const             states   = out + S * H * nt * ns;
+    const int64_t             per_snap = mat * H * ns;
+    float *                   eg = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) S * sizeof(float) + 64));
 
     // items: (sequence, head); M lives in slot 0 of the result while the tokens run
     int64_t r0, r1;
@@ -156,29 +157,20 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
             const float * vt = (const float *) cpu_ptr(v, 0, h, t, is);
             const float * gt = (const float *) cpu_ptr(g, 0, h, t, is);
             const float   bt = *(const float *) cpu_ptr(beta, 0, h, t, is);
-            // decay: M[j][i] *= exp(g) (or exp(g[i]))
-            if (per_ch) {
+            // Row j of M is all that output j and d[j] need, so one pass over the rows does the whole
+            // token (M stays in L1 row by row instead of being streamed four times).
+            const float e = std::exp(gt[0]);
+            if (per_ch)
                 for (int64_t i = 0; i < S; ++i)
-                    d[i] = std::exp(gt[i]);
-                for (int64_t j = 0; j < S; ++j)
-                    for (int64_t i = 0; i < S; ++i)
-                        M[j * S + i] *= d[i];
-            } else {
-                const float e = std::exp(gt[0]);
-                for (int64_t i = 0; i < mat; ++i)
-                    M[i] *= e;
-            }
-            // delta rule: d[j] = (v[j] - M[j] . k) * beta; M[j] += d[j] * k
-            for (int64_t j = 0; j < S; ++j)
-                d[j] = (vt[j] - dot_f32(M + j * S, kt, S)) * bt;
+                    eg[i] = std::exp(gt[i]);
+            float * o = out + ((is * nt + t) * H + h) * S;
             for (int64_t j = 0; j < S; ++j) {
                 float * row = M + j * S;
-                for (int64_t i = 0; i < S; ++i)
-                    row[i] += d[j] * kt[i];
+                // decay, M[j][i] *= exp(g) (or exp(g[i])), and M[j] . k
+                const float kd = per_ch ? rows->decay_dot(row, eg, kt, S) : rows->scale_dot(row, e, kt, S);
+                // delta rule: M[j] += (v[j] - M[j] . k) * beta * k; out[j] = M[j] . q / sqrt(S)
+                o[j] = rows->axpy_dot(row, (vt[j] - kd) * bt, kt, qt, S) * scale;
             }
-            float * o = out + ((is * nt + t) * H + h) * S;
-            for (int64_t j = 0; j < S; ++j)
-                o[j] = dot_f32(M + j * S, qt, S) * scale;
             const int64_t slot = nt - 1 - t;
             if (slot > 0 && slot < K)
                 std::memcpy(states + slot * per_snap + (is * H + h) * mat, M, (size_t) mat * sizeof(float));

@@ -1,0 +1,7 @@
+// The recurrent ops' row loops (ops-ssm-rows.h) compiled with AVX2 + FMA.
+#define GGML_CPU_SSM_ROWS_DEFINE
+#include "ops-ssm-rows.h"
+
+const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_avx2() {
+    return &k_ssm_rows;
+}
