@@ -1,6 +1,6 @@
 // CPU op micro-benchmarks: mul_mat GFLOP/s at LLM shapes, rms_norm / soft_max GB/s, flash attention
-// at TinyLlama's attention shape, and the thread pool's per-graph overhead on a decode-sized graph
-// of ~500 tiny nodes.
+// at TinyLlama's attention shape, the recurrent-layer ops at Mamba-2 2.7B / Qwen3-Next shapes, and the
+// thread pool's per-graph overhead on a decode-sized graph of ~500 tiny nodes.
 //   ./bench-ops --benchmark_filter=MulMat
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -197,6 +197,35 @@ BENCHMARK(BM_AttnPlain)
     ->ArgsProduct({{0, 1, 2}, {1}, {4608}, {2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// One recurrent-layer node per call. args: op (0 ssm_conv d_conv=4 d_inner=5376, 1 ssm_scan Mamba-2 2.7B:
+// d_state=128 head_dim=64 n_head=80, 2 gated_delta_net Qwen3-Next: S=128 H=32 H_k=16), n_t, threads
+void BM_Recurrent(benchmark::State & st) {
+    const int64_t op = st.range(0), T = st.range(1);
+    auto          t = [](ggml_context * c, int64_t a, int64_t b, int64_t d = 1, int64_t e = 1) {
+        return ggml_new_tensor_4d(c, GGML_TYPE_F32, a, b, d, e);
+    };
+    bench_graph g(
+        [&](ggml_context * c) -> ggml_tensor * {
+            if (op == 0)
+                return ggml_ssm_conv(c, t(c, 3 + T, 5376), t(c, 4, 5376));
+            if (op == 1) {
+                ggml_tensor * ids = ggml_new_tensor_1d(c, GGML_TYPE_I32, 1);  // left zero by the fill: state 0
+                return ggml_ssm_scan(c, t(c, 128, 64, 80), t(c, 64, 80, T), t(c, 80, T), t(c, 1, 80), t(c, 128, 1, T),
+                                     t(c, 128, 1, T), ids, 1);
+            }
+            return ggml_gated_delta_net(c, t(c, 128, 16, T), t(c, 128, 16, T), t(c, 128, 32, T), t(c, 1, 32, T),
+                                        t(c, 1, 32, T), t(c, 128, 128, 32), 1);
+        },
+        (int) st.range(2));
+    for (auto _ : st) {
+        if (!g.run())
+            st.SkipWithError("compute failed");
+    }
+    const char * names[] = {"ssm_conv", "ssm_scan", "gated_delta_net"};
+    st.SetLabel(std::string(names[op]) + " n_t=" + std::to_string(T) + " threads=" + std::to_string(st.range(2)));
+}
+BENCHMARK(BM_Recurrent)->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // ~500 tiny nodes like one decode step of a small model: per layer rms_norm, mul, mul_mat, add.
 // arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them

@@ -150,7 +150,9 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
         const int64_t is = r / H, h = r % H;
         const int64_t hq = h % q->ne[1], hk = h % k->ne[1];  // q/k heads repeat tiled over v's
         float *       M = states + (is * H + h) * mat;
-        std::memcpy(M, cpu_ptr(s_in, 0, 0, h, is), (size_t) mat * sizeof(float));
+        // as upstream: without tokens only K == 1 writes slot 0 (the state unchanged)
+        if (nt > 0 || K == 1)
+            std::memcpy(M, cpu_ptr(s_in, 0, 0, h, is), (size_t) mat * sizeof(float));
         for (int64_t t = 0; t < nt; ++t) {
             const float * qt = (const float *) cpu_ptr(q, 0, hq, t, is / rq3);
             const float * kt = (const float *) cpu_ptr(k, 0, hk, t, is / rk3);
