@@ -279,6 +279,121 @@ constexpr llm_tensor_layout GPT_OSS[] = {
     {LLM_TENSOR_FFN_DOWN_EXPS, BIAS, {E, NX}, REQ, MOE},
 };
 
+// granite: the llama tensors; some conversions carry the output and feed-forward biases.
+constexpr llm_tensor_layout GRANITE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
+};
+
+// granitemoe: granite with experts only, each feed_forward_length wide.
+constexpr llm_tensor_layout GRANITE_MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+};
+
+// olmo2: no pre-norms, post-norms on the attention and feed-forward outputs, q/k norms over the
+// whole projection; always a separate head.
+constexpr llm_tensor_layout OLMO2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {Q}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {K}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
+// smollm3: the dense llama tensors (its NoPE layers have no weights of their own).
+constexpr llm_tensor_layout SMOLLM3[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
+// exaone4: olmo2's post-norms with per-head q/k norms; llama-3-style rope_freqs in some files.
+constexpr llm_tensor_layout EXAONE4[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
+// glm4: q/k/v with biases, norms before and after the attention and the feed-forward, gate and up
+// fused in ffn_up (rows: gate, up); usually a separate head.
+constexpr llm_tensor_layout GLM4[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, USUAL},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, USUAL},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, USUAL},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF2}},  // rows: gate, up
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -299,6 +414,13 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_QWEN3MOE, false, QWEN3MOE),
     row(LLM_ARCH_GEMMA3, false, GEMMA3),
     row(LLM_ARCH_GPT_OSS, false, GPT_OSS),
+    row(LLM_ARCH_GRANITE, false, GRANITE),
+    row(LLM_ARCH_GRANITE_MOE, false, GRANITE_MOE),
+    row(LLM_ARCH_OLMO2, false, OLMO2),
+    row(LLM_ARCH_SMOLLM3, false, SMOLLM3),
+    row(LLM_ARCH_EXAONE4, false, EXAONE4),
+    row(LLM_ARCH_MISTRAL3, false, LLAMA),  // the text model of Mistral 3 / Ministral 3
+    row(LLM_ARCH_GLM4, false, GLM4),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

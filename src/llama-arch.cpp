@@ -13,10 +13,24 @@ struct arch_row {
 
 // One row per architecture, in enum order (checked at start-up by llm_arch_name).
 constexpr arch_row LLM_ARCH_TABLE[] = {
-    {LLM_ARCH_LLAMA, "llama"},           {LLM_ARCH_QWEN2, "qwen2"},     {LLM_ARCH_PHI3, "phi3"},
-    {LLM_ARCH_GEMMA, "gemma"},           {LLM_ARCH_GEMMA2, "gemma2"},   {LLM_ARCH_BERT, "bert"},
-    {LLM_ARCH_NOMIC_BERT, "nomic-bert"}, {LLM_ARCH_QWEN3, "qwen3"},     {LLM_ARCH_QWEN3MOE, "qwen3moe"},
-    {LLM_ARCH_GEMMA3, "gemma3"},         {LLM_ARCH_GPT_OSS, "gpt-oss"},
+    {LLM_ARCH_LLAMA, "llama"},
+    {LLM_ARCH_QWEN2, "qwen2"},
+    {LLM_ARCH_PHI3, "phi3"},
+    {LLM_ARCH_GEMMA, "gemma"},
+    {LLM_ARCH_GEMMA2, "gemma2"},
+    {LLM_ARCH_BERT, "bert"},
+    {LLM_ARCH_NOMIC_BERT, "nomic-bert"},
+    {LLM_ARCH_QWEN3, "qwen3"},
+    {LLM_ARCH_QWEN3MOE, "qwen3moe"},
+    {LLM_ARCH_GEMMA3, "gemma3"},
+    {LLM_ARCH_GPT_OSS, "gpt-oss"},
+    {LLM_ARCH_GRANITE, "granite"},
+    {LLM_ARCH_GRANITE_MOE, "granitemoe"},
+    {LLM_ARCH_OLMO2, "olmo2"},
+    {LLM_ARCH_SMOLLM3, "smollm3"},
+    {LLM_ARCH_EXAONE4, "exaone4"},
+    {LLM_ARCH_MISTRAL3, "mistral3"},
+    {LLM_ARCH_GLM4, "glm4"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -58,6 +72,9 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_EXPERT_WEIGHTS_NORM, "%s.expert_weights_norm"},
     {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
     {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
+    {LLM_KV_LOGIT_SCALE, "%s.logit_scale"},
+    {LLM_KV_RESIDUAL_SCALE, "%s.residual_scale"},
+    {LLM_KV_EMBEDDING_SCALE, "%s.embedding_scale"},
 
     {LLM_KV_ATTENTION_HEAD_COUNT, "%s.attention.head_count"},
     {LLM_KV_ATTENTION_HEAD_COUNT_KV, "%s.attention.head_count_kv"},
@@ -68,6 +85,8 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_CAUSAL, "%s.attention.causal"},
     {LLM_KV_ATTENTION_SLIDING_WINDOW, "%s.attention.sliding_window"},
     {LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, "%s.attention.sliding_window_pattern"},
+    {LLM_KV_ATTENTION_SCALE, "%s.attention.scale"},
+    {LLM_KV_ATTENTION_TEMPERATURE_SCALE, "%s.attention.temperature_scale"},
     {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
     {LLM_KV_CLASSIFIER_OUTPUT_LABELS, "%s.classifier.output_labels"},
 

@@ -52,6 +52,14 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
     if (inp.pos) {
         ggml_backend_tensor_set(inp.pos, ub.pos, 0, n * sizeof(int32_t));
     }
+    if (inp.attn_scale) {
+        s_f32.resize(n);
+        for (uint32_t i = 0; i < n; i++) {
+            const double p = std::floor(((double) ub.pos[i] + inp.attn_temp_offset) / inp.attn_temp_floor_scale);
+            s_f32[i]       = (float) (std::log(p + 1.0) * inp.attn_temp_scale + 1.0);
+        }
+        ggml_backend_tensor_set(inp.attn_scale, s_f32.data(), 0, n * sizeof(float));
+    }
     if (inp.out_ids) {
         s_i32.clear();
         for (uint32_t i = 0; i < n; i++) {
@@ -169,6 +177,16 @@ ggml_tensor * llm_graph_context::build_inp_pos() {
     ggml_set_input(res.inp.pos);
     cb(res.inp.pos, "inp_pos", -1);
     return res.inp.pos;
+}
+
+ggml_tensor * llm_graph_context::build_inp_attn_scale() {
+    res.inp.attn_scale            = ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, 1, 1, n_tokens);
+    res.inp.attn_temp_scale       = hparams.f_attn_temp_scale;
+    res.inp.attn_temp_offset      = hparams.f_attn_temp_offset;
+    res.inp.attn_temp_floor_scale = hparams.n_attn_temp_floor_scale;
+    ggml_set_input(res.inp.attn_scale);
+    cb(res.inp.attn_scale, "attn_scale", -1);
+    return res.inp.attn_scale;
 }
 
 ggml_tensor * llm_graph_context::build_inp_out_ids() {
@@ -301,15 +319,30 @@ void llm_graph_context::build_qkv_rope(const llama_layer & l, ggml_tensor * cur,
     ggml_build_forward_expand(gf, k);
     ggml_build_forward_expand(gf, v);
 
-    q = ggml_reshape_3d(ctx0, q, head_dim, hparams.n_head, n_tokens);
-    k = ggml_reshape_3d(ctx0, k, head_dim, hparams.n_head_kv, n_tokens);
-    if (l.attn_q_norm) {
+    // a q/k norm as wide as the whole projection (olmo2) normalises it before the split into heads,
+    // a head-wide one (qwen3, gemma3) each head
+    const bool q_full = l.attn_q_norm && l.attn_q_norm->ne[0] != head_dim;
+    const bool k_full = l.attn_k_norm && l.attn_k_norm->ne[0] != head_dim;
+    if (q_full) {
         q = build_norm(q, l.attn_q_norm, nullptr, LLM_NORM_RMS, il);
         cb(q, "Qcur_normed", il);
     }
-    if (l.attn_k_norm) {
+    if (k_full) {
         k = build_norm(k, l.attn_k_norm, nullptr, LLM_NORM_RMS, il);
         cb(k, "Kcur_normed", il);
+    }
+    q = ggml_reshape_3d(ctx0, q, head_dim, hparams.n_head, n_tokens);
+    k = ggml_reshape_3d(ctx0, k, head_dim, hparams.n_head_kv, n_tokens);
+    if (l.attn_q_norm && !q_full) {
+        q = build_norm(q, l.attn_q_norm, nullptr, LLM_NORM_RMS, il);
+        cb(q, "Qcur_normed", il);
+    }
+    if (l.attn_k_norm && !k_full) {
+        k = build_norm(k, l.attn_k_norm, nullptr, LLM_NORM_RMS, il);
+        cb(k, "Kcur_normed", il);
+    }
+    if (!hparams.use_rope(il)) {
+        return;  // a NoPE layer
     }
     q = build_rope(q, inp_pos, l.rope_freqs, il);
     cb(q, "Qcur_rope", il);
@@ -445,6 +478,9 @@ void llm_graph_context::build_output(ggml_tensor * inpL) {
     ggml_tensor * cur = build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
     cb(cur, "result_norm", -1);
     ggml_tensor * logits = build_lora_mm(model.output, cur, model.output_b);
+    if (hparams.f_logit_scale != 0.0f) {
+        logits = ggml_scale(ctx0, logits, 1.0f / hparams.f_logit_scale);
+    }
     if (hparams.f_final_logit_softcapping > 0.0f) {
         const float cap = hparams.f_final_logit_softcapping;
         logits          = ggml_scale(ctx0, ggml_tanh(ctx0, ggml_scale(ctx0, logits, 1.0f / cap)), cap);

@@ -55,6 +55,12 @@ struct llm_graph_inputs {
     // I32 [max(n_kv, n_kv_swa)] = 0, 1, 2, ...: the rows of a quantized V cache gathered as F32 on the
     // plain attention path (made only by a graph that reads such a cache without flash attention)
     ggml_tensor * v_rows = nullptr;
+    // F32 [1, 1, n_tokens]: the attention temperature of each token's position (llama_hparams'
+    // f_attn_temp_*), with the constants it is computed from
+    ggml_tensor * attn_scale            = nullptr;
+    float         attn_temp_scale       = 0.0f;
+    float         attn_temp_offset      = 0.0f;
+    uint32_t      attn_temp_floor_scale = 1;
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
@@ -125,6 +131,8 @@ struct llm_graph_context {
     ggml_tensor * build_inp_pos();
     // nullptr when every token is an output (no gathering needed)
     ggml_tensor * build_inp_out_ids();
+    // The per-token attention temperature (hparams.f_attn_temp_scale must be set).
+    ggml_tensor * build_inp_attn_scale();
     void          build_attn_inp();  // mask and KV write indices
 
     // ---- blocks ----

@@ -52,6 +52,22 @@ struct llama_hparams {
     float rope_freq_base_train_swa  = 0.0f;  // 0 = same as the global layers
     float rope_freq_scale_train_swa = 1.0f;
     float f_attention_scale         = 0.0f;  // KQ scale; 0 = 1/sqrt(head size)
+    // granite's multipliers (0 = off): token embeddings * f_embedding_scale, the attention and
+    // feed-forward outputs * f_residual_scale before their residual adds, logits / f_logit_scale
+    float f_embedding_scale = 0.0f;
+    float f_residual_scale  = 0.0f;
+    float f_logit_scale     = 0.0f;
+    // NoPE layers: every n_no_rope_layer_step-th layer (il + 1 a multiple of it) attends without
+    // rotary positions (smollm3: 4; 1 = no layer is rotated); 0 = every layer is rotated
+    uint32_t n_no_rope_layer_step = 0;
+    // exaone4: in a model with sliding-window layers only those are rotated; the global ones use no
+    // positions
+    bool rope_swa_only = false;
+    // mistral3 (llama-4-style attention temperature; 0 = off): q * (1 + f_attn_temp_scale *
+    // log(1 + floor((pos + f_attn_temp_offset) / n_attn_temp_floor_scale)))
+    float    f_attn_temp_scale       = 0.0f;
+    float    f_attn_temp_offset      = 0.0f;
+    uint32_t n_attn_temp_floor_scale = 0;
 
     // mixture of experts
     uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
@@ -78,6 +94,13 @@ struct llama_hparams {
         for (uint32_t il = 0; il < n_layer; il++) {
             swa_layers[il] = p == 0 || (dense_first ? il % p != 0 : il % p < p - 1);
         }
+    }
+    // Whether layer il rotates q and k (see n_no_rope_layer_step, rope_swa_only).
+    bool use_rope(int il) const {
+        if (rope_swa_only && is_swa_any()) {
+            return is_swa(il);
+        }
+        return n_no_rope_layer_step == 0 || (il + 1) % n_no_rope_layer_step != 0;
     }
     uint32_t n_gqa() const { return n_head_kv ? n_head / n_head_kv : 0; }
 };

@@ -25,6 +25,7 @@ static void print_usage(FILE * out) {
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
             "  --n-embd N  --n-ff N  --n-head N  --n-head-kv N    1 to 1048576\n"
             "  --n-layer N      1 to 4096          --head-dim N   0 (n_embd / n_head) to 65536\n"
+            "  --n-rot N        rotated dims per head, 0 (head-dim) to it (rope.dimension_count)\n"
             "  --n-vocab N      0 (vocab default) to 16777216\n"
             "  --n-ctx N        1 to 16777216      --n-swa N      0 (architecture default) to 16777216\n"
             "  --rms-eps X      0 (architecture default) to 1 (the layer norm epsilon for encoders)\n"
@@ -99,6 +100,8 @@ int main(int argc, char ** argv) {
             kv_given    = true;
         } else if (args.is("--head-dim")) {
             p.head_dim = args.int_value(0, 1 << 16);
+        } else if (args.is("--n-rot")) {
+            p.n_rot = args.int_value(0, 1 << 16);
         } else if (args.is("--n-vocab")) {
             p.n_vocab = args.int_value(0, 1 << 24);
         } else if (args.is("--n-ctx")) {

@@ -39,6 +39,7 @@ struct params {
     int64_t     n_head    = 4;
     int64_t     n_head_kv = 2;
     int64_t     head_dim  = 0;  // 0: n_embd / n_head
+    int64_t     n_rot     = 0;  // rotated dims per head (rope.dimension_count where written); 0: head_dim
     int64_t     n_ctx     = 4096;
     float       rms_eps   = 0.0f;  // 0: the architecture's usual value
     float       rope_base = 10000.0f;
@@ -124,6 +125,13 @@ struct arch_meta {
     bool         expert_ff     = false;  // reads expert_feed_forward_length (else experts are n_ff wide)
     bool         swa_pattern   = false;  // takes attention.sliding_window_pattern (--swa-layers)
     bool         swa_late      = false;  // sliding_window after the expert keys (the order of upstream's files)
+    // other float keys the architecture's files carry (granite's multipliers), "<arch>." prepended;
+    // an empty key ends the list
+    struct f32_key {
+        const char * key;
+        float        value;
+    };
+    f32_key extra[4] = {};
 };
 
 inline const arch_meta & meta_of(const std::string & arch) {
@@ -137,6 +145,58 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"qwen3moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},
         // even layers local (the default pattern); the released models use 128
         {"gpt-oss", 1e-5f, false, true, false, 128, 0, 0, 0, true, true, true},
+        // the multipliers of granite-3.0-2b / granite-3.0-1b-a400m
+        {"granite",
+         1e-5f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"logit_scale", 8.0f},
+          {"residual_scale", 0.22f},
+          {"embedding_scale", 12.0f},
+          {"attention.scale", 0.015625f}}},
+        {"granitemoe",
+         1e-6f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"logit_scale", 6.0f},
+          {"residual_scale", 0.22f},
+          {"embedding_scale", 12.0f},
+          {"attention.scale", 0.015625f}}},
+        {"olmo2", 1e-6f},
+        // Ministral 3: YaRN with an mscale ratio and the llama-4 attention temperature
+        {"mistral3",
+         1e-5f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"rope.scaling.yarn_log_multiplier", 1.0f}, {"attention.temperature_scale", 0.1f}}},
+        {"smollm3", 1e-6f, true},
+        {"glm4", 1e-5f, true},
+        // the 32B's window (64 layers: local with a global every 4th layer; other sizes global only)
+        {"exaone4", 1e-5f, false, false, false, 4096, 0, 0, 0, false, true},
         {"bert", 1e-12f, false, false, true},
         {"nomic-bert", 1e-12f},
     };
@@ -338,7 +398,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_head_kv     = p.n_head_kv;
     d.n_embd_head_k = head_dim_of(p);
     d.n_embd_head_v = head_dim_of(p);
-    d.n_rot         = head_dim_of(p);
+    d.n_rot         = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
     d.n_ctx_train   = p.n_ctx;
     d.n_token_types = 2;  // BERT's sentence A and B
     d.n_cls_out     = p.n_cls_out;
@@ -404,11 +464,32 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
     } else if (arch == "qwen3moe") {
         p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
+    } else if (arch == "granitemoe") {
+        p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2;
+    } else if (arch == "smollm3") {
+        p.n_layer = 4, p.rope_base = 2e6f;  // layer 3 without rotary positions
+    } else if (arch == "exaone4") {
+        // 64 layers, as the only size with local layers; narrow so that the file stays small
+        p.n_layer = 64, p.n_embd = 32, p.n_head = 2, p.n_head_kv = 1, p.n_ff = 64, p.n_swa = 8, p.rope_base = 1e6f;
+    } else if (arch == "mistral3") {
+        // a short original context, so that the prompt already reaches the temperature's later steps
+        p.rope_base = 1e6f, p.rope_scaling = "yarn", p.rope_scaling_factor = 4.0f, p.rope_orig_ctx = 4;
+    } else if (arch == "glm4") {
+        p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
+    } else if (arch == "olmo2") {
+        p.tied = false, p.rope_base = 5e5f;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }
     if (file == "llama-moe") {
         p.n_expert = 4, p.n_expert_used = 2;
+    }
+    // the newer decoders: weights large enough that attention is not near-uniform, so their references
+    // depend on the attention scale and temperature (exaone4's 64 layers keep the default: F16 rounding
+    // grows too much through them)
+    if (arch == "granite" || arch == "granitemoe" || arch == "olmo2" || arch == "smollm3" || arch == "mistral3" ||
+        arch == "glm4") {
+        p.std = 0.08f;
     }
     return true;
 }
@@ -567,8 +648,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         return false;
     }
     if (p.n_embd <= 0 || p.n_layer <= 0 || p.n_ff <= 0 || p.n_head <= 0 || p.n_head_kv <= 0 ||
-        p.n_head % p.n_head_kv != 0 || head_dim_of(p) <= 0 || head_dim_of(p) % 2 != 0) {
-        err = "bad shape: all dims > 0, n_head a multiple of n_head_kv, even head_dim";
+        p.n_head % p.n_head_kv != 0 || head_dim_of(p) <= 0 || head_dim_of(p) % 2 != 0 || p.n_rot < 0 ||
+        p.n_rot > head_dim_of(p) || p.n_rot % 2 != 0 || (p.n_rot > 0 && !meta_of(p.arch).rope_dim)) {
+        err =
+            "bad shape: all dims > 0, n_head a multiple of n_head_kv, even head_dim, an even --n-rot up to "
+            "head_dim (for the architectures that write rope.dimension_count)";
         return false;
     }
     gguf_ptr          g(gguf_init_empty());
@@ -599,7 +683,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);
     }
     if (am.rope_dim) {
-        gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(),
+                         (uint32_t) (p.n_rot > 0 ? p.n_rot : head_dim_of(p)));
     }
     if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
@@ -658,6 +743,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     }
     if (am.swa != 0 && am.swa_late) {
         write_swa();
+    }
+    for (const arch_meta::f32_key & k : am.extra) {
+        if (k.key) {
+            gguf_set_val_f32(g.get(), (A + k.key).c_str(), k.value);
+        }
     }
     gguf_set_val_u32(g.get(), "general.file_type", file_type_of(p.type));
 

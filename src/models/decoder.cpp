@@ -102,19 +102,32 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
         inpL = ggml_scale(ctx0, inpL, sqrtf((float) hp.n_embd));
         g.cb(inpL, "inp_scaled", -1);
     }
+    if (hp.f_embedding_scale != 0.0f) {
+        inpL = ggml_scale(ctx0, inpL, hp.f_embedding_scale);
+        g.cb(inpL, "inp_scaled", -1);
+    }
     ggml_tensor * inp_pos = g.build_inp_pos();
     g.build_attn_inp();
-    ggml_tensor * inp_out_ids = g.build_inp_out_ids();
+    ggml_tensor * inp_out_ids    = g.build_inp_out_ids();
+    ggml_tensor * inp_attn_scale = hp.f_attn_temp_scale != 0.0f ? g.build_inp_attn_scale() : nullptr;
 
     for (int il = 0; il < (int) hp.n_layer; il++) {
         const llama_layer & l     = model.layers[il];
         ggml_tensor *       inpSA = inpL;
 
-        ggml_tensor * cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
-        g.cb(cur, "attn_norm", il);
+        // a block without pre-norms (olmo2) normalises the outputs only (attn_post_norm, ffn_post_norm)
+        ggml_tensor * cur = inpL;
+        if (l.attn_norm) {
+            cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
+            g.cb(cur, "attn_norm", il);
+        }
 
         ggml_tensor *q, *k, *v;
         g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);  // q/k norms and the layer's rope base included
+        if (inp_attn_scale) {
+            q = ggml_mul(ctx0, q, inp_attn_scale);
+            g.cb(q, "Qcur_attn_temp_scaled", il);
+        }
         cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il, l.attn_sinks);
 
         if (il == (int) hp.n_layer - 1 && inp_out_ids) {
@@ -126,14 +139,26 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
             cur = g.build_norm(cur, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);
             g.cb(cur, "attn_post_norm", il);
         }
+        if (hp.f_residual_scale != 0.0f) {
+            cur = ggml_scale(ctx0, cur, hp.f_residual_scale);
+        }
 
         ggml_tensor * ffn_inp = ggml_add(ctx0, cur, inpSA);
         g.cb(ffn_inp, "ffn_inp", il);
 
-        cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
-        g.cb(cur, "ffn_norm", il);
+        cur = ffn_inp;
+        if (l.ffn_norm) {
+            cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
+            g.cb(cur, "ffn_norm", il);
+        }
         if (l.ffn_gate_inp) {
             cur = llm_build_moe_ffn(g, l, cur, d, il);
+        } else if (d.ffn_fused_gate_up) {
+            cur = g.build_lora_mm(l.ffn_up, cur);  // [2 n_ff, n_tokens]
+            g.cb(cur, "ffn_up", il);
+            cur = ggml_glu(ctx0, cur, GGML_GLU_OP_SWIGLU, false);  // silu(gate half) * up half
+            g.cb(cur, "ffn_act", il);
+            cur = g.build_lora_mm(l.ffn_down, cur);
         } else {
             cur = g.build_ffn(cur, l.ffn_up, l.ffn_up_b, l.ffn_gate, l.ffn_gate_b, l.ffn_down, l.ffn_down_b, d.ffn_op,
                               LLM_FFN_PAR, il);
@@ -141,6 +166,9 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
         if (l.ffn_post_norm) {
             cur = g.build_norm(cur, l.ffn_post_norm, nullptr, LLM_NORM_RMS, il);
             g.cb(cur, "ffn_post_norm", il);
+        }
+        if (hp.f_residual_scale != 0.0f) {
+            cur = ggml_scale(ctx0, cur, hp.f_residual_scale);
         }
         cur = ggml_add(ctx0, cur, ffn_inp);
         cur = g.build_cvec(cur, il);  // control vector, if one is set

@@ -28,6 +28,9 @@ struct llm_decoder_desc {
     bool           moe_norm_w = true;
     llm_moe_gating moe_gating = LLM_MOE_GATING_SOFTMAX;
     llm_moe_act    moe_act    = LLM_MOE_ACT_SILU;
+    // ffn_up holds gate and up stacked ([2 n_ff, n_embd], gate rows first; no ffn_gate): one product,
+    // SwiGLU over its halves (glm4)
+    bool ffn_fused_gate_up = false;
 };
 
 void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);
