@@ -6,13 +6,13 @@ namespace {
 constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = LLM_DIM_FF_X2, FX = LLM_DIM_FF_EXP,
                   NX = LLM_DIM_EXPERT, NH = LLM_DIM_HEAD, HK = LLM_DIM_HEAD_K, Q = LLM_DIM_Q, K = LLM_DIM_K,
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
-                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT;
+                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM   = LLM_TL_PARAM;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
-                      ALT_B = LLM_TL_ALT_B;
+                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -300,7 +300,8 @@ constexpr llm_tensor_layout GRANITE[] = {
     {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
 };
 
-// granitemoe: granite with experts only, each feed_forward_length wide.
+// granitemoe: granite with experts only, each feed_forward_length wide; Granite-MoE-Shared adds a
+// shared expert (expert_shared_feed_forward_length wide) that every token also runs.
 constexpr llm_tensor_layout GRANITE_MOE[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
@@ -317,6 +318,9 @@ constexpr llm_tensor_layout GRANITE_MOE[] = {
     {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
 };
 
 // olmo2: no pre-norms, post-norms on the attention and feed-forward outputs, q/k norms over the
@@ -473,6 +477,8 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_token_types;
         case LLM_DIM_CLS_OUT:
             return n_cls_out;
+        case LLM_DIM_FF_SHEXP:
+            return n_ff_shexp;
     }
     return 0;
 }

@@ -31,6 +31,7 @@ enum llm_dim : uint8_t {
     LLM_DIM_CTX,          // n_ctx_train (absolute position embeddings)
     LLM_DIM_TOKEN_TYPES,  // rows of token_types: the file decides (2 in BERT)
     LLM_DIM_CLS_OUT,      // scores of a classifier head: the file decides
+    LLM_DIM_FF_SHEXP,     // the shared expert's n_ff (expert_shared_feed_forward_length)
 };
 
 // The values of the dimensions for one model.
@@ -48,6 +49,7 @@ struct llm_layout_dims {
     int64_t n_ctx_train   = 0;
     int64_t n_token_types = 1;
     int64_t n_cls_out     = 1;
+    int64_t n_ff_shexp    = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -82,6 +84,7 @@ enum llm_tl_when : uint8_t {
     // (then all ALT_A rows) or else the ALT_B rows; the first spelling is the architecture's usual one
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
+    LLM_TL_SHEXP,  // n_expert > 0 and expert_shared_feed_forward_length > 0: a shared expert
 };
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).

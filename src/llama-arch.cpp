@@ -70,6 +70,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_EXPERT_USED_COUNT, "%s.expert_used_count"},
     {LLM_KV_EXPERT_FEED_FORWARD_LENGTH, "%s.expert_feed_forward_length"},
     {LLM_KV_EXPERT_WEIGHTS_NORM, "%s.expert_weights_norm"},
+    {LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH, "%s.expert_shared_feed_forward_length"},
     {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
     {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
     {LLM_KV_LOGIT_SCALE, "%s.logit_scale"},
@@ -189,6 +190,9 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_UP_EXPS, "blk.%d.ffn_up_exps"},
     {LLM_TENSOR_FFN_DOWN_EXPS, "blk.%d.ffn_down_exps"},
     {LLM_TENSOR_ATTN_SINKS, "blk.%d.attn_sinks"},
+    {LLM_TENSOR_FFN_GATE_SHEXP, "blk.%d.ffn_gate_shexp"},
+    {LLM_TENSOR_FFN_UP_SHEXP, "blk.%d.ffn_up_shexp"},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, "blk.%d.ffn_down_shexp"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

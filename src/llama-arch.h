@@ -66,6 +66,7 @@ enum llm_kv {
     LLM_KV_EXPERT_USED_COUNT,
     LLM_KV_EXPERT_FEED_FORWARD_LENGTH,
     LLM_KV_EXPERT_WEIGHTS_NORM,
+    LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH,
     LLM_KV_ATTN_LOGIT_SOFTCAPPING,
     LLM_KV_FINAL_LOGIT_SOFTCAPPING,
     LLM_KV_LOGIT_SCALE,      // granite: logits / logit_scale
@@ -192,7 +193,10 @@ enum llm_tensor {
     LLM_TENSOR_FFN_GATE_EXPS,    // MoE expert weights, stacked (embd, ff, n_expert)
     LLM_TENSOR_FFN_UP_EXPS,
     LLM_TENSOR_FFN_DOWN_EXPS,
-    LLM_TENSOR_ATTN_SINKS,  // gpt-oss: per-head sink logits
+    LLM_TENSOR_ATTN_SINKS,      // gpt-oss: per-head sink logits
+    LLM_TENSOR_FFN_GATE_SHEXP,  // the shared expert of a mixture (granitemoe), a plain SwiGLU
+    LLM_TENSOR_FFN_UP_SHEXP,
+    LLM_TENSOR_FFN_DOWN_SHEXP,
     LLM_TENSOR_COUNT,
 };
 

@@ -72,6 +72,7 @@ struct llama_hparams {
     // mixture of experts
     uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
     bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
+    uint32_t n_ff_shexp          = 0;      // the shared expert's feed-forward size (0 = none)
 
     // K/V row width for all KV heads of a layer
     uint32_t n_embd_k_gqa() const { return n_embd_head_k * n_head_kv; }

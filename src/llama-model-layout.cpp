@@ -81,6 +81,12 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? &L::ffn_up_exps_b : &L::ffn_up_exps;
         case LLM_TENSOR_FFN_DOWN_EXPS:
             return bias ? &L::ffn_down_exps_b : &L::ffn_down_exps;
+        case LLM_TENSOR_FFN_GATE_SHEXP:
+            return bias ? nullptr : &L::ffn_gate_shexp;
+        case LLM_TENSOR_FFN_UP_SHEXP:
+            return bias ? nullptr : &L::ffn_up_shexp;
+        case LLM_TENSOR_FFN_DOWN_SHEXP:
+            return bias ? nullptr : &L::ffn_down_shexp;
         case LLM_TENSOR_ATTN_OUT_NORM:
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
@@ -152,6 +158,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_ctx_train   = hp.n_ctx_train;
     d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
     d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
+    d.n_ff_shexp    = hp.n_ff_shexp;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -163,7 +170,8 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     auto create = [&](const llm_tensor_layout & r, int il) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
         if ((r.when == LLM_TL_DENSE && hp.n_expert > 0) || (r.when == LLM_TL_MOE && hp.n_expert == 0) ||
-            (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a)) {
+            (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
+            (r.when == LLM_TL_SHEXP && (hp.n_expert == 0 || hp.n_ff_shexp == 0))) {
             return;
         }
         std::vector<int64_t> ne;

@@ -62,6 +62,10 @@ struct llama_layer {
     ggml_tensor * ffn_up_exps_b   = nullptr;
     ggml_tensor * ffn_down_exps_b = nullptr;
     ggml_tensor * attn_sinks      = nullptr;
+    // granitemoe: the shared expert (SwiGLU) every token runs besides the routed ones
+    ggml_tensor * ffn_gate_shexp = nullptr;
+    ggml_tensor * ffn_up_shexp   = nullptr;
+    ggml_tensor * ffn_down_shexp = nullptr;
 
     // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
     ggml_tensor * attn_out_norm    = nullptr;

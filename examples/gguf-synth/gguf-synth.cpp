@@ -20,6 +20,7 @@ static void print_usage(FILE * out) {
             "                   (encoders: n_head_kv defaults to n_head; layer norm epsilon 1e-12 unless --rms-eps)\n"
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
+            "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -112,6 +113,8 @@ int main(int argc, char ** argv) {
             p.n_expert_used = args.int_value(0, 256);
         } else if (args.is("--n-ff-exp")) {
             p.n_ff_exp = args.int_value(0, 1 << 20);
+        } else if (args.is("--n-ff-shexp")) {
+            p.n_ff_shexp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-swa")) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {

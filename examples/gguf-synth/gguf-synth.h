@@ -60,6 +60,7 @@ struct params {
     int64_t     n_expert      = 0;
     int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
     int64_t     n_ff_exp      = 0;              // qwen3moe expert size; 0: n_ff
+    int64_t     n_ff_shexp    = 0;              // granitemoe: > 0 writes a shared expert this wide
     bool        tied          = true;           // no output.weight: the LM head is token_embd (where the layout allows)
     ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed          = 42;
@@ -325,6 +326,11 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r) {
                 return false;
             }
             break;
+        case LLM_TL_SHEXP:
+            if (p.n_expert == 0 || p.n_ff_shexp == 0) {
+                return false;
+            }
+            break;
         case LLM_TL_ALWAYS:
             break;
     }
@@ -402,6 +408,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_ctx_train   = p.n_ctx;
     d.n_token_types = 2;  // BERT's sentence A and B
     d.n_cls_out     = p.n_cls_out;
+    d.n_ff_shexp    = p.n_ff_shexp;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -465,7 +472,7 @@ inline bool apply_micro_model(const std::string & file, params & p) {
     } else if (arch == "qwen3moe") {
         p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
     } else if (arch == "granitemoe") {
-        p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2;
+        p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2, p.n_ff_shexp = 64;  // Granite-MoE-Shared
     } else if (arch == "smollm3") {
         p.n_layer = 4, p.rope_base = 2e6f;  // layer 3 without rotary positions
     } else if (arch == "exaone4") {
@@ -625,6 +632,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               arch_names([](const arch_info & i) { return meta_of(i.name).expert_ff; });
         return false;
     }
+    if (p.n_ff_shexp < 0 || (p.n_ff_shexp > 0 && (!lay.has(LLM_TL_SHEXP) || p.n_expert == 0))) {
+        err = "a shared expert (--n-ff-shexp) is written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) + " with experts only";
+        return false;
+    }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
         err = "LongRoPE factors (--rope-factors) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
@@ -739,6 +751,9 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         if (am.expert_ff) {
             gguf_set_val_u32(g.get(), (A + "expert_feed_forward_length").c_str(),
                              (uint32_t) (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff));
+        }
+        if (p.n_ff_shexp > 0) {
+            gguf_set_val_u32(g.get(), (A + "expert_shared_feed_forward_length").c_str(), (uint32_t) p.n_ff_shexp);
         }
     }
     if (am.swa != 0 && am.swa_late) {

@@ -152,7 +152,14 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
             g.cb(cur, "ffn_norm", il);
         }
         if (l.ffn_gate_inp) {
-            cur = llm_build_moe_ffn(g, l, cur, d, il);
+            ggml_tensor * moe_in = cur;
+            cur                  = llm_build_moe_ffn(g, l, moe_in, d, il);
+            if (l.ffn_up_shexp) {  // the shared expert, unweighted (granitemoe)
+                ggml_tensor * sh = g.build_ffn(moe_in, l.ffn_up_shexp, nullptr, l.ffn_gate_shexp, nullptr,
+                                               l.ffn_down_shexp, nullptr, LLM_FFN_SILU, LLM_FFN_PAR, il);
+                g.cb(sh, "ffn_shexp", il);
+                cur = ggml_add(ctx0, cur, sh);
+            }
         } else if (d.ffn_fused_gate_up) {
             cur = g.build_lora_mm(l.ffn_up, cur);  // [2 n_ff, n_tokens]
             g.cb(cur, "ffn_up", il);

@@ -3,7 +3,9 @@
 // feed-forward outputs * residual_scale before each residual add, KQ scaled by attention.scale, and
 // logits divided by logit_scale (required). rope.scaling.finetuned = false turns rotary positions off
 // (upstream's switch; absent means on). The MoE variant: softmax router, top expert_used_count,
-// weights renormalised to sum 1, experts feed_forward_length wide. Built by the shared decoder.
+// weights renormalised to sum 1, experts feed_forward_length wide; with
+// expert_shared_feed_forward_length > 0 (Granite-MoE-Shared) a shared SwiGLU expert's output is added
+// to theirs. Built by the shared decoder.
 #include "decoder.h"
 #include "llama-log.h"
 #include "llama-model-loader.h"
@@ -31,6 +33,7 @@ static void granitemoe_load_hparams(llama_model_loader & ml, llama_hparams & hp)
     if (hp.n_expert == 0) {
         throw llama_error("granitemoe: expert_count is missing");
     }
+    ml.get_key(LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH, hp.n_ff_shexp, false);  // Granite-MoE-Shared
 }
 
 static void granite_build_graph(llm_graph_context & g) {

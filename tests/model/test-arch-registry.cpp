@@ -128,10 +128,15 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             variants.push_back(base);
             variants.back().alt_spelling = true;
         }
+        if (ai.layout->has(LLM_TL_SHEXP)) {
+            variants.push_back(base);
+            variants.back().n_expert   = 4;
+            variants.back().n_ff_shexp = 32;
+        }
         for (const synth::params & p : variants) {
             SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
-                         (p.alt_spelling ? " other spelling" : ""));
+                         (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
             llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));
