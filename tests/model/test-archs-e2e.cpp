@@ -520,6 +520,38 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
     }
 }
 
+// Keys whose values the graph cannot use are refused at load with a message, not run: granite's logit
+// divisor 0, mistral3's attention temperature without an original context length to step it by.
+TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        const char *                 model;
+        const char *                 key;
+        llama_model_kv_override_type tag;
+        const char *                 message;
+    };
+    const bad_case cases[] = {
+        {"granite", "granite.logit_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, "logit_scale"},
+        {"mistral3", "mistral3.rope.scaling.original_context_length", LLAMA_KV_OVERRIDE_TYPE_INT, "original context"},
+    };
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = c.tag;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_f64 = 0.0;
+        if (c.tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
+            kvo[0].val_i64 = 0;
+        }
+        llama_model_params mp  = llama_model_default_params();
+        mp.kv_overrides        = kvo;
+        const std::string path = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
+        model_ptr         m(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.message), std::string::npos) << llama_last_error();
+    }
+}
+
 // Mixture of experts with ubatches smaller than the prompt: every row matches one whole-prompt ubatch
 // (the routing is per token, so splitting must not change it).
 TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
