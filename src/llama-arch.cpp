@@ -71,6 +71,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_EXPERT_FEED_FORWARD_LENGTH, "%s.expert_feed_forward_length"},
     {LLM_KV_EXPERT_WEIGHTS_NORM, "%s.expert_weights_norm"},
     {LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH, "%s.expert_shared_feed_forward_length"},
+    {LLM_KV_NEXTN_PREDICT_LAYERS, "%s.nextn_predict_layers"},
     {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
     {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
     {LLM_KV_LOGIT_SCALE, "%s.logit_scale"},
@@ -92,6 +93,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_CLASSIFIER_OUTPUT_LABELS, "%s.classifier.output_labels"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
+    {LLM_KV_ROPE_DIMENSION_SECTIONS, "%s.rope.dimension_sections"},
     {LLM_KV_ROPE_FREQ_BASE, "%s.rope.freq_base"},
     {LLM_KV_ROPE_FREQ_BASE_SWA, "%s.rope.freq_base_swa"},
     {LLM_KV_ROPE_SCALE_LINEAR, "%s.rope.scale_linear"},

@@ -67,6 +67,7 @@ enum llm_kv {
     LLM_KV_EXPERT_FEED_FORWARD_LENGTH,
     LLM_KV_EXPERT_WEIGHTS_NORM,
     LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH,
+    LLM_KV_NEXTN_PREDICT_LAYERS,  // multi-token-prediction layers after the decoder's: not supported
     LLM_KV_ATTN_LOGIT_SOFTCAPPING,
     LLM_KV_FINAL_LOGIT_SOFTCAPPING,
     LLM_KV_LOGIT_SCALE,      // granite: logits / logit_scale
@@ -88,6 +89,7 @@ enum llm_kv {
     LLM_KV_CLASSIFIER_OUTPUT_LABELS,
 
     LLM_KV_ROPE_DIMENSION_COUNT,
+    LLM_KV_ROPE_DIMENSION_SECTIONS,  // multi-section RoPE (GLM-4V, Qwen2-VL): not supported
     LLM_KV_ROPE_FREQ_BASE,
     LLM_KV_ROPE_FREQ_BASE_SWA,
     LLM_KV_ROPE_SCALE_LINEAR,

@@ -3,14 +3,20 @@
 // model interleaves local and global attention, as upstream decides by the layer count: a window of
 // 4096 tokens (attention.sliding_window overrides it), every sliding_window_pattern-th layer (default
 // 4; or one flag per layer) global, and only the local layers rotated -- the global ones use no
-// positions. Other sizes attend globally everywhere, all layers rotated. Built by the shared decoder.
+// positions. Other sizes attend globally everywhere, all layers rotated. Files with NextN
+// (multi-token prediction) layers are refused. Built by the shared decoder.
 #include "decoder.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models.h"
 
 static const llm_decoder_desc exaone4_desc{};  // SwiGLU; which norms exist is the layout
 
 static void exaone4_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    uint32_t nextn = 0;  // the block count would include them: refused rather than run as decoder layers
+    if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
+        throw llama_error("exaone4: NextN (multi-token prediction) layers are not supported");
+    }
     if (hp.n_layer == 64) {
         hp.n_swa = 4096;
         if (!ml.get_arr_flags(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hp.swa_layers, hp.n_layer)) {

@@ -4,6 +4,8 @@
 // in one ffn_up (SwiGLU over its halves). GLM-4V's multi-section RoPE and the GLM-OCR NextN layers
 // are not supported. Built by the shared decoder.
 #include "decoder.h"
+#include "gguf.h"
+#include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models.h"
 
@@ -15,6 +17,15 @@ static const llm_decoder_desc glm4_desc = [] {
 
 static void glm4_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
+    // refused rather than run wrong: the block count would include the NextN layers, and M-RoPE
+    // rotates by sections of (time, height, width) positions
+    uint32_t nextn = 0;
+    if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
+        throw llama_error("glm4: NextN (multi-token prediction) layers are not supported");
+    }
+    if (gguf_find_key(ml.meta, ml.kv_name(LLM_KV_ROPE_DIMENSION_SECTIONS).c_str()) >= 0) {
+        throw llama_error("glm4: multi-section RoPE (rope.dimension_sections, GLM-4V) is not supported");
+    }
     hp.rope_type = LLAMA_ROPE_TYPE_NORM;
     hp.n_expert  = 0;
 }

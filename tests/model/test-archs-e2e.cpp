@@ -521,7 +521,8 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
 }
 
 // Keys whose values the graph cannot use are refused at load with a message, not run: granite's logit
-// divisor 0, mistral3's attention temperature without an original context length to step it by.
+// divisor 0, mistral3's attention temperature without an original context length to step it by,
+// NextN layers (glm4, exaone4) the block count would include.
 TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
     llama_log_set(quiet_log, nullptr);
     struct bad_case {
@@ -533,6 +534,8 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
     const bad_case cases[] = {
         {"granite", "granite.logit_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, "logit_scale"},
         {"mistral3", "mistral3.rope.scaling.original_context_length", LLAMA_KV_OVERRIDE_TYPE_INT, "original context"},
+        {"glm4", "glm4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
+        {"exaone4", "exaone4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
@@ -541,7 +544,7 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
         kvo[0].val_f64 = 0.0;
         if (c.tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
-            kvo[0].val_i64 = 0;
+            kvo[0].val_i64 = std::string(c.message) == "NextN" ? 1 : 0;
         }
         llama_model_params mp  = llama_model_default_params();
         mp.kv_overrides        = kvo;
