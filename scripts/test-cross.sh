@@ -91,9 +91,10 @@ for t in "${targets[@]}"; do
         # set_rows of every KV type, are in test-backend-ops at every level) and test-speculative /
         # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated). The
         # two lower CPU models run what depends on the kernel level: the kernel tests against the scalar oracle and the model
-        # tests that compare outputs. LLAMA_TEST_EXPECT_ISA makes test-cpu-features demand the level
-        # that CPU must get.
-        level_tests="test-cpu-features|test-quants$|test-quants-kat|test-cpu-|test-backend-ops|test-llama-e2e|test-archs-e2e|test-repack-e2e|llama-simple-bundled"
+        # tests that compare outputs with the reference engine's (test-llama-e2e, test-repack-e2e, the bundled model's
+        # text); test-archs-e2e (17 architectures, the same kernels in other graphs) runs at the top level only.
+        # LLAMA_TEST_EXPECT_ISA makes test-cpu-features demand the level that CPU must get.
+        level_tests="test-cpu-features|test-quants$|test-quants-kat|test-cpu-|test-backend-ops|test-llama-e2e|test-repack-e2e|llama-simple-bundled"
         for cpu in max:i8mm neoverse-n1:dotprod cortex-a72:neon; do
             model=${cpu%%:*}
             level=${cpu##*:}
