@@ -367,6 +367,9 @@ constexpr llm_tensor_layout EXAONE4[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},  // optional, as upstream creates them (its saver writes them)
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
     {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},

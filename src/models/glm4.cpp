@@ -3,6 +3,9 @@
 // rope.dimension_count dims of each head (half of it in the released models), and gate and up fused
 // in one ffn_up (SwiGLU over its halves). GLM-4V's multi-section RoPE and the GLM-OCR NextN layers
 // are not supported. Built by the shared decoder.
+#include <algorithm>
+#include <vector>
+
 #include "decoder.h"
 #include "gguf.h"
 #include "llama-log.h"
@@ -23,7 +26,10 @@ static void glm4_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
         throw llama_error("glm4: NextN (multi-token prediction) layers are not supported");
     }
-    if (gguf_find_key(ml.meta, ml.kv_name(LLM_KV_ROPE_DIMENSION_SECTIONS).c_str()) >= 0) {
+    // all-zero sections (upstream's saver writes the key for every architecture) mean plain RoPE
+    std::vector<bool> sections;
+    if (ml.get_arr_flags(LLM_KV_ROPE_DIMENSION_SECTIONS, sections, 4) &&
+        std::find(sections.begin(), sections.end(), true) != sections.end()) {
         throw llama_error("glm4: multi-section RoPE (rope.dimension_sections, GLM-4V) is not supported");
     }
     hp.rope_type = LLAMA_ROPE_TYPE_NORM;

@@ -48,7 +48,9 @@ TEST_P(UpstreamSaver, MatchesUpstreamLogits) {
 
 INSTANTIATE_TEST_SUITE_P(Files, UpstreamSaver,
                          ::testing::Values("llama-dense", "llama-moe", "qwen2-dense", "phi3-dense", "gemma-dense",
-                                           "gemma2-dense", "qwen3-dense", "qwen3moe-moe", "gpt-oss-moe"),
+                                           "gemma2-dense", "qwen3-dense", "qwen3moe-moe", "gpt-oss-moe",
+                                           "granite-dense", "granitemoe-moe", "mistral3-dense", "mistral3-moe",
+                                           "exaone4-dense", "smollm3-dense"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              std::string n = i.param;
                              for (char & c : n) {
@@ -70,6 +72,18 @@ TEST(UpstreamSaverRefused, NamesTheArchitecture) {
         const std::string short_name = std::string(arch).substr(0, std::string(arch).rfind('-'));
         EXPECT_NE(err.find("'" + short_name + "'"), std::string::npos) << arch << ": " << err;
     }
+    llama_log_set(nullptr, nullptr);
+}
+
+// An architecture we run, with a variant we do not: upstream's saver gives every file the rope sections
+// [8, 8, 8, 8], which makes glm4 GLM-4V's multi-section RoPE. Refused with the reason, not run wrong.
+TEST(UpstreamSaverRefused, NamesTheUnsupportedVariant) {
+    llama_log_set(quiet_log, nullptr);
+    int         n_vocab = 0;
+    std::string err;
+    const auto  got = sequence_logits(data_path("upstream-saver/glm4-dense.gguf"), k_prompt, n_vocab, err);
+    EXPECT_TRUE(got.empty());
+    EXPECT_NE(err.find("multi-section RoPE"), std::string::npos) << err;
     llama_log_set(nullptr, nullptr);
 }
 
