@@ -242,7 +242,9 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
             EXPECT_TRUE(be.on_gpu(m->layers[il].wo)) << path << " layer " << il;
             const llama_layer & l = m->layers[il];
             EXPECT_TRUE(be.on_gpu(l.ffn_down ? l.ffn_down : l.ffn_down_exps)) << path << " layer " << il;
-            EXPECT_TRUE(be.on_gpu(m->layers[il].attn_norm)) << path << " layer " << il;
+            // the block's first norm: before the attention, or after it where the architecture has only
+            // post-norms (olmo2, exaone4)
+            EXPECT_TRUE(be.on_gpu(l.attn_norm ? l.attn_norm : l.attn_post_norm)) << path << " layer " << il;
         }
         EXPECT_GT(m->weights_size(ggml_backend_dev_buffer_type(gpu)), m->weights_size(ggml_backend_cpu_buffer_type()));
         const run_result r = run_greedy(be, m.get(), prompt, n_steps);
