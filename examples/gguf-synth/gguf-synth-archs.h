@@ -1,0 +1,205 @@
+// The per-architecture tables of the synthetic model generator: the hyperparameter keys each
+// architecture's files carry, the presets, and the shapes of the shared micro models. Included by
+// gguf-synth.h (its params and architecture table come first).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gguf-synth-params.h"
+
+namespace synth {
+
+// The hyperparameter keys an architecture's loader reads beyond the common ones, with the values a
+// synthetic file gets when the command line does not set them: one row per architecture that has any
+// (the tensors come from the library's layout table; these are its metadata).
+struct arch_meta {
+    const char * name;
+    float        eps           = 1e-5f;  // rms / layer norm epsilon
+    bool         rope_dim      = false;  // writes rope.dimension_count
+    bool         head_len      = false;  // always writes attention.key_length / value_length
+    bool         no_rope       = false;  // absolute positions: no rope.freq_base
+    int64_t      swa           = 0;      // attention.sliding_window default: > 0 tokens, -1 n_ctx, -2 n_ctx / 2
+    float        attn_softcap  = 0;      // attn_logit_softcapping (0: not written)
+    float        final_softcap = 0;      // final_logit_softcapping
+    float        rope_base_swa = 0;      // rope.freq_base_swa of the local layers (0: not written)
+    bool         expert_ff     = false;  // reads expert_feed_forward_length (else experts are n_ff wide)
+    bool         swa_pattern   = false;  // takes attention.sliding_window_pattern (--swa-layers)
+    bool         swa_late      = false;  // sliding_window after the expert keys (the order of upstream's files)
+    // other float keys the architecture's files carry (granite's multipliers), "<arch>." prepended;
+    // an empty key ends the list
+    struct f32_key {
+        const char * key;
+        float        value;
+    };
+    f32_key extra[4] = {};
+};
+
+inline const arch_meta & meta_of(const std::string & arch) {
+    static const arch_meta rows[] = {
+        {"llama", 1e-5f, true},
+        {"phi3", 1e-5f, true, false, false, -1},
+        {"gemma", 1e-6f},
+        {"gemma2", 1e-6f, false, false, false, -2, 50.0f, 30.0f},
+        // every 6th layer global (the default pattern), the others local with their own rope base
+        {"gemma3", 1e-6f, false, true, false, 512, 0, 0, 10000.0f, false, true},
+        {"qwen3moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},
+        // even layers local (the default pattern); the released models use 128
+        {"gpt-oss", 1e-5f, false, true, false, 128, 0, 0, 0, true, true, true},
+        // the multipliers of granite-3.0-2b / granite-3.0-1b-a400m
+        {"granite",
+         1e-5f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"logit_scale", 8.0f},
+          {"residual_scale", 0.22f},
+          {"embedding_scale", 12.0f},
+          {"attention.scale", 0.015625f}}},
+        {"granitemoe",
+         1e-6f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"logit_scale", 6.0f},
+          {"residual_scale", 0.22f},
+          {"embedding_scale", 12.0f},
+          {"attention.scale", 0.015625f}}},
+        {"olmo2", 1e-6f},
+        // Ministral 3: YaRN with an mscale ratio and the llama-4 attention temperature
+        {"mistral3",
+         1e-5f,
+         true,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"rope.scaling.yarn_log_multiplier", 1.0f}, {"attention.temperature_scale", 0.1f}}},
+        {"smollm3", 1e-6f, true},
+        {"glm4", 1e-5f, true},
+        // the 32B's window (64 layers: local with a global every 4th layer; other sizes global only)
+        {"exaone4", 1e-5f, false, false, false, 4096, 0, 0, 0, false, true},
+        {"bert", 1e-12f, false, false, true},
+        {"nomic-bert", 1e-12f},
+    };
+    static const arch_meta plain{"", 1e-5f};
+    for (const arch_meta & m : rows) {
+        if (arch == m.name) {
+            return m;
+        }
+    }
+    return plain;
+}
+
+// Presets: "micro" (the layout of the synthetic micro models in tests/data), "tiny" (256-wide, K-quant
+// friendly), "stories260k" (the stories260K shape), "tinyllama" (TinyLlama 1.1B), "llama3-8b" (the
+// Llama-3-8B shape: GQA 32/8, n_ff 14336, a 128256-token vocab, rope base 500000; with the built-in byte
+// vocab padded to that size unless --vocab gives one of exactly that size).
+inline bool apply_preset(const std::string & preset, params & p) {
+    auto set = [&](int64_t e, int64_t l, int64_t f, int64_t h, int64_t kv, int64_t v, int64_t ctx, bool tied) {
+        p.n_embd = e, p.n_layer = l, p.n_ff = f, p.n_head = h, p.n_head_kv = kv, p.n_vocab = v, p.n_ctx = ctx;
+        p.tied = tied;
+    };
+    if (preset == "micro") {
+        set(64, 2, 192, 4, 2, 0, 4096, true);
+    } else if (preset == "tiny") {
+        set(256, 4, 768, 8, 4, 0, 2048, false);
+    } else if (preset == "stories260k") {
+        set(64, 5, 172, 8, 4, 512, 2048, false);
+    } else if (preset == "tinyllama") {
+        set(2048, 22, 5632, 32, 4, 32000, 2048, false);
+    } else if (preset == "llama3-8b") {
+        set(4096, 32, 14336, 32, 8, 128256, 8192, false);
+        p.rope_base = 500000.0f;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+inline bool known_arch(const std::string & a) {
+    return find_arch(a) != nullptr;
+}
+
+// The shared synthetic micro models (tests/data/models/synthetic/<file>-micro-f16.gguf, with reference
+// runs in tests/data/reference): one per decoder architecture, named after it, plus variants.
+inline std::vector<std::string> micro_model_files() {
+    std::vector<std::string> f;
+    for (const arch_info & i : arch_table()) {
+        if (!i.encoder) {
+            f.push_back(i.name);
+        }
+    }
+    f.push_back("llama-moe");  // llama with experts (Mixtral layout)
+    return f;
+}
+
+// The architecture and shape of micro model `file` (see micro_model_files) on top of the "micro"
+// preset. False for an unknown file.
+inline bool apply_micro_model(const std::string & file, params & p) {
+    const std::string arch = file == "llama-moe" ? "llama" : file;
+    const arch_info * ai   = find_arch(arch);
+    if (!ai || ai->encoder || !apply_preset("micro", p)) {
+        return false;
+    }
+    p.arch = arch;
+    p.name = "synthetic-" + file + "-micro";
+    if (arch == "gemma2") {
+        p.n_layer = 26, p.n_swa = 2048;
+    } else if (arch == "qwen3") {
+        p.head_dim = 32, p.rope_base = 1e6f;
+    } else if (arch == "gemma3") {
+        p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
+    } else if (arch == "qwen3moe") {
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
+    } else if (arch == "granitemoe") {
+        p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2, p.n_ff_shexp = 64;  // Granite-MoE-Shared
+    } else if (arch == "smollm3") {
+        p.n_layer = 4, p.rope_base = 2e6f;  // layer 3 without rotary positions
+    } else if (arch == "exaone4") {
+        // 64 layers, as the only size with local layers; narrow so that the file stays small
+        p.n_layer = 64, p.n_embd = 32, p.n_head = 2, p.n_head_kv = 1, p.n_ff = 64, p.n_swa = 8, p.rope_base = 1e6f;
+    } else if (arch == "mistral3") {
+        // a short original context, so that the prompt already reaches the temperature's later steps
+        p.rope_base = 1e6f, p.rope_scaling = "yarn", p.rope_scaling_factor = 4.0f, p.rope_orig_ctx = 4;
+    } else if (arch == "glm4") {
+        p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
+    } else if (arch == "olmo2") {
+        p.tied = false, p.rope_base = 5e5f;
+    } else if (arch == "gpt-oss") {
+        p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
+    }
+    if (file == "llama-moe") {
+        p.n_expert = 4, p.n_expert_used = 2;
+    }
+    // the newer decoders: weights large enough that attention is not near-uniform, so their references
+    // depend on the attention scale and temperature (exaone4's 64 layers keep the default: F16 rounding
+    // grows too much through them)
+    if (arch == "granite" || arch == "granitemoe" || arch == "olmo2" || arch == "smollm3" || arch == "mistral3" ||
+        arch == "glm4") {
+        p.std = 0.08f;
+    }
+    return true;
+}
+
+}  // namespace synth

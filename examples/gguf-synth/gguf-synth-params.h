@@ -1,0 +1,95 @@
+// The synthetic model generator's parameters and its table of architectures (every one libllama
+// registers); see gguf-synth.h for the generator itself.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ggml.h"
+#include "llama-arch-layout.h"
+
+namespace synth {
+
+struct params {
+    std::string arch      = "llama";  // a name of arch_table()
+    std::string name      = "";       // general.name ("synthetic-<arch>" if empty)
+    int64_t     n_vocab   = 0;        // 0: the vocab file's size, or 512 with the built-in vocab
+    int64_t     n_embd    = 64;
+    int64_t     n_layer   = 2;
+    int64_t     n_ff      = 192;
+    int64_t     n_head    = 4;
+    int64_t     n_head_kv = 2;
+    int64_t     head_dim  = 0;  // 0: n_embd / n_head
+    int64_t     n_rot     = 0;  // rotated dims per head (rope.dimension_count where written); 0: head_dim
+    int64_t     n_ctx     = 4096;
+    float       rms_eps   = 0.0f;  // 0: the architecture's usual value
+    float       rope_base = 10000.0f;
+    int64_t     n_swa     = 0;  // sliding window (phi3, gemma2, gemma3); 0: the architecture's default
+    // rope scaling keys: type "" (none written), "linear", "yarn" or "longrope"; factor and original
+    // context written when > 0; yarn betas and the attention factor written when > 0
+    std::string rope_scaling;
+    float       rope_scaling_factor = 0.0f;
+    int64_t     rope_orig_ctx       = 0;
+    float       yarn_beta_fast      = 0.0f;
+    float       yarn_beta_slow      = 0.0f;
+    float       rope_attn_factor    = 0.0f;
+    bool        rope_factors        = false;  // phi3: write rope_factors_long / rope_factors_short (LongRoPE)
+    // gemma3, gpt-oss: non-empty writes attention.sliding_window_pattern as one flag per layer
+    // (true = sliding window) instead of the architecture's default period
+    std::vector<bool> swa_flags;
+    // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
+    int64_t     n_expert      = 0;
+    int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
+    int64_t     n_ff_exp      = 0;              // qwen3moe expert size; 0: n_ff
+    int64_t     n_ff_shexp    = 0;              // granitemoe: > 0 writes a shared expert this wide
+    bool        tied          = true;           // no output.weight: the LM head is token_embd (where the layout allows)
+    ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
+    uint64_t    seed          = 42;
+    float       std           = 0.02f;
+    bool        ternary       = false;  // weight matrices ternary x one scale per tensor (see the top)
+    int         n_threads     = 0;      // 0: hardware concurrency
+    std::string vocab_path;             // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    // encoders (bert, nomic-bert)
+    int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
+    int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
+    // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
+    // separate q/k/v) instead of the architecture's usual one
+    bool alt_spelling = false;
+};
+
+// The architectures the generator writes: every one libllama registers, with the facts the writer
+// needs from its tensor layout (src/llama-arch-layout.cpp). tests/model/test-arch-registry.cpp checks
+// that every decoder has a shared micro model and a reference run.
+struct arch_info {
+    const char *            name;  // general.architecture
+    llm_arch                arch;
+    const llm_arch_layout * layout;         // the tensors, in file order
+    bool                    encoder;        // BERT family: layer norms, bidirectional, pooled
+    bool                    moe;            // can write experts (--n-expert)
+    bool                    needs_experts;  // always has experts (no plain feed-forward)
+};
+
+inline const std::vector<arch_info> & arch_table() {
+    static const std::vector<arch_info> t = [] {
+        std::vector<arch_info> v;
+        for (int a = 0; a < (int) LLM_ARCH_COUNT; a++) {
+            const llm_arch_layout & l = llm_arch_get_layout((llm_arch) a);
+            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder, l.has(LLM_TL_MOE),
+                         l.has(LLM_TL_MOE) && !l.has(LLM_TL_DENSE)});
+        }
+        return v;
+    }();
+    return t;
+}
+
+inline const arch_info * find_arch(const std::string & a) {
+    for (const arch_info & i : arch_table()) {
+        if (a == i.name) {
+            return &i;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace synth
