@@ -14,8 +14,8 @@
 #include "arg-parse.h"
 #include "arg-table.h"
 #include "cli-session.h"
-#include "cli-spec.h"
 #include "console.h"
+#include "tool-spec.h"
 #ifdef LLAMA_CLI_JSON_SCHEMA
 #    include "json-schema-grammar.h"
 #endif
@@ -195,8 +195,8 @@ int main(int argc, char ** argv) {
             return 1;
         }
     }
-    cli::speculative spec;
-    if (!spec.start(p, ctx, why)) {
+    tool::speculative spec;
+    if (!spec.start(p, ctx, 1, why)) {
         llama_sampler_free(grmr);
         llama_free(ctx);
         llama_model_free(model);
@@ -206,7 +206,7 @@ int main(int argc, char ** argv) {
     llama_sampler * smpl = cli::make_sampler(p.sampling, vocab, n_ctx);
     cli::session    chat(ctx, smpl, verbose);
     chat.set_grammar(grmr);
-    chat.set_speculative(spec.get(), spec.n_draft_max());
+    chat.set_speculative(spec.get(), spec.settings().n_draft_max);
     if (!p.prompt_cache.empty()) {
         std::string adapters;  // the K/V the file holds depend on them
         for (const auto & l : p.lora) {

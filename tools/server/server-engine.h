@@ -24,7 +24,7 @@
 
 namespace server {
 
-// Speculative decoding for the engine (set up by server-spec.h): the decoder over the engine's
+// Speculative decoding for the engine (set up by examples/common/tool-spec.h): the decoder over the engine's
 // context and the defaults requests start from.
 struct spec_config {
     llama_spec * spec  = nullptr;  // NULL: the server does not speculate

@@ -21,9 +21,9 @@
 #include "server-params.h"
 #include "server-prompt-cache.h"
 #include "server-router.h"
-#include "server-spec.h"
 #include "tool-log.h"
 #include "tool-model.h"
+#include "tool-spec.h"
 
 static const char * k_prog = "llama-server";
 
@@ -186,7 +186,7 @@ int main(int argc, char ** argv) {
               " has none";
     }
     // the draft model and context, loaded once; refused here (vocabulary, parameters) before listening
-    server::speculative spec;
+    tool::speculative spec;
     if (!why.empty() || !loras.load(model, lora_args, why) || !spec.start(p, ctx, n_slots, why)) {
         spec.close();
         llama_free(ctx);
@@ -206,7 +206,14 @@ int main(int argc, char ** argv) {
                                                           prompt_cache::make_fingerprint(model, cp),
                                                           llama_vocab_n_tokens(llama_model_get_vocab(model)));
         }
-        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras, disk.get(), spec.config());
+        server::spec_config sc;
+        if ((sc.spec = spec.get()) != nullptr) {
+            sc.n_max = spec.settings().n_draft_max;
+            sc.n_min = spec.settings().n_draft_min;
+            sc.p_min = spec.settings().p_min;
+            sc.type  = spec.type();
+        }
+        server::engine      eng(ctx, n_slots, p.queue_limit, m, n_ctx_slot, &loras, disk.get(), sc);
         server::embedder    emb(model, eng.slot_ctx(), cp.n_threads, server::resolve_pooling(model, p.pooling));
         server::http_server http(hc, model, eng, emb, m);
         const int           port = http.ok(why) ? http.bind() : -1;

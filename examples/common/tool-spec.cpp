@@ -1,24 +1,24 @@
-#include "server-spec.h"
+#include "tool-spec.h"
 
 #include "arg-llama.h"
 #include "tool-model.h"
 
-namespace server {
+namespace tool {
 
 speculative::~speculative() {
     close();
 }
 
 void speculative::close() {
-    llama_spec_free(cfg_.spec);
+    llama_spec_free(spec_);
     llama_free(ctx_);
     llama_model_free(model_);
-    cfg_.spec = nullptr;
-    ctx_      = nullptr;
-    model_    = nullptr;
+    spec_  = nullptr;
+    ctx_   = nullptr;
+    model_ = nullptr;
 }
 
-bool speculative::start(const tool::params & p, llama_context * tgt, int n_slots, std::string & why) {
+bool speculative::start(const params & p, llama_context * tgt, int n_seq, std::string & why) {
     const std::string type = p.spec.type.empty() ? (p.spec.model.empty() ? "none" : "draft") : p.spec.type;
     if (type == "none") {
         return true;
@@ -42,36 +42,44 @@ bool speculative::start(const tool::params & p, llama_context * tgt, int n_slots
             why = "--spec-type draft-simple needs a draft model (-md FNAME)";
             return false;
         }
-        tool::model_storage store;
-        llama_model_params  mp;
-        if (!tool::model_params(p, mp, store, why)) {
+        model_storage      store;
+        llama_model_params mp;
+        if (!model_params(p, mp, store, why)) {
             return false;
         }
         mp.n_gpu_layers = p.spec.n_gpu_layers;
-        model_          = tool::load_model(p.spec.model, false, mp);
+        model_          = load_model(p.spec.model, false, mp);
         if (!model_) {
             why = "cannot load the draft model " + p.spec.model;
             return false;
         }
-        // one draft sequence per slot, laid out as the target's (unified or split by -np)
-        llama_context_params cp = tool::context_params(p, n_slots);
+        llama_context_params cp = context_params(p, n_seq);
         cp.n_ctx                = p.spec.n_ctx > 0 ? (uint32_t) p.spec.n_ctx : llama_n_ctx(tgt);
-        ctx_                    = tool::new_context(model_, cp);
+        ctx_                    = new_context(model_, cp);
         if (!ctx_) {
             why = "cannot create the draft context";
             return false;
         }
     }
-    cfg_.spec = llama_spec_init(tgt, ctx_, sp);
-    if (!cfg_.spec) {
+    spec_ = llama_spec_init(tgt, ctx_, sp);
+    if (!spec_) {
         why = llama_last_error();
         return false;
     }
-    cfg_.n_max = sp.n_draft_max;
-    cfg_.n_min = sp.n_draft_min;
-    cfg_.p_min = sp.p_min;
-    cfg_.type  = type;
+    sp_   = sp;
+    type_ = type;
     return true;
 }
 
-}  // namespace server
+void speculative::print_stats(FILE * out) const {
+    llama_spec_stats st;
+    if (spec_ == nullptr || llama_spec_stats_get(spec_, &st) != 0) {
+        return;
+    }
+    const double rate = st.n_drafted > 0 ? 100.0 * (double) st.n_accepted / (double) st.n_drafted : 0.0;
+    fprintf(out, "speculative: %lld drafted, %lld accepted (%.1f%%), %lld steps, %lld tokens emitted\n",
+            (long long) st.n_drafted, (long long) st.n_accepted, rate, (long long) st.n_steps,
+            (long long) st.n_emitted);
+}
+
+}  // namespace tool
