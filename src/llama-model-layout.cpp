@@ -98,10 +98,10 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
 
 // The per-tensor scales of the block matrices a file has ("blk.N.<weight>.scale", model.weight_scales).
 // As upstream (4df29be4): attention scales in every architecture, feed-forward scales only where its
-// graphs apply them (llama, qwen3, qwen3moe, mistral3); elsewhere such a tensor is left unused, as there.
+// graphs apply them (llm_arch_ops::ffn_weight_scales); elsewhere such a tensor is left unused, as there.
 void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
-    const bool ffn = model.arch == LLM_ARCH_LLAMA || model.arch == LLM_ARCH_QWEN3 || model.arch == LLM_ARCH_QWEN3MOE ||
-                     model.arch == LLM_ARCH_MISTRAL3;
+    const llm_arch_ops * ops = llm_arch_get_ops(model.arch);
+    const bool           ffn = ops != nullptr && ops->ffn_weight_scales;
     struct role {
         llm_tensor    t;
         ggml_tensor * llama_layer::*w;

@@ -99,6 +99,9 @@ struct llm_arch_ops {
     void (*load_hparams)(llama_model_loader & ml, llama_hparams & hp);
     // Builds the forward graph; returns the logits tensor (also stored in gctx).
     void (*build_graph)(llm_graph_context & gctx);
+    // Whether the graph applies per-tensor scales (`<weight>.scale`, ModelOpt/NVFP4-style exports) to
+    // the feed-forward weights too; every architecture applies those of the attention projections.
+    bool ffn_weight_scales = false;
 };
 
 // The registry: the ops of an architecture, or nullptr if none is implemented.

@@ -24,7 +24,7 @@ public:
     // not loadable, vocabulary mismatch, bad parameters).
     bool start(const params & p, llama_context * tgt, int n_seq, std::string & why);
 
-    llama_spec *              get() const { return spec_; }
+    llama_spec * get() const { return spec_; }
     // The decoder's settings (--draft-max/--draft-min/--draft-p-min) and type name ("draft",
     // "ngram"); meaningful once get() is not NULL.
     const llama_spec_params & settings() const { return sp_; }

@@ -22,7 +22,6 @@ static void llama_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_llama = {
-    LLM_ARCH_LLAMA,
-    llama_load_hparams,
-    llama_build_graph,
+    LLM_ARCH_LLAMA, llama_load_hparams, llama_build_graph,
+    true,  // upstream applies feed-forward weight scales on this architecture
 };

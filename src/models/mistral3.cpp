@@ -28,7 +28,6 @@ static void mistral3_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_mistral3 = {
-    LLM_ARCH_MISTRAL3,
-    mistral3_load_hparams,
-    mistral3_build_graph,
+    LLM_ARCH_MISTRAL3, mistral3_load_hparams, mistral3_build_graph,
+    true,  // upstream applies feed-forward weight scales on this architecture
 };

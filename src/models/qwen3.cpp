@@ -18,7 +18,6 @@ static void qwen3_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_qwen3 = {
-    LLM_ARCH_QWEN3,
-    qwen3_load_hparams,
-    qwen3_build_graph,
+    LLM_ARCH_QWEN3, qwen3_load_hparams, qwen3_build_graph,
+    true,  // upstream applies feed-forward weight scales on this architecture
 };

@@ -26,7 +26,6 @@ static void qwen3moe_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_qwen3moe = {
-    LLM_ARCH_QWEN3MOE,
-    qwen3moe_load_hparams,
-    qwen3moe_build_graph,
+    LLM_ARCH_QWEN3MOE, qwen3moe_load_hparams, qwen3moe_build_graph,
+    true,  // upstream applies feed-forward weight scales on this architecture
 };
