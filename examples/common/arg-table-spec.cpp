@@ -91,6 +91,27 @@ std::vector<option> build_spec_rows() {
                              }
                              p.spec.n_ctx = (int32_t) v.i;
                          }));
+    t.push_back(spec_row({"-devd", "--device-draft"}, "DEV1,DEV2,...", "LLAMA_ARG_DEVICE_DRAFT", value_kind::text, 0, 0,
+                         "devices the draft model offloads to, as -dev (default: the model's)",
+                         [](params & p, const arg_value & v) {
+                             p.spec.devices = split(v.text, ",");
+                             if (p.spec.devices.empty()) {
+                                 throw std::invalid_argument("expected device names or none");
+                             }
+                         }));
+    t.push_back(spec_row({"-ctkd", "--cache-type-k-draft"}, "TYPE", "LLAMA_ARG_CACHE_TYPE_K_DRAFT", value_kind::text, 0,
+                         0, "KV cache type of the draft model's K, as -ctk (default: -ctk's)",
+                         [](params & p, const arg_value & v) { p.spec.type_k = cache_type(v.text); }));
+    t.push_back(spec_row({"-ctvd", "--cache-type-v-draft"}, "TYPE", "LLAMA_ARG_CACHE_TYPE_V_DRAFT", value_kind::text, 0,
+                         0, "KV cache type of the draft model's V, as -ctv (default: -ctv's)",
+                         [](params & p, const arg_value & v) { p.spec.type_v = cache_type(v.text); }));
+    t.push_back(spec_row({"-td", "--threads-draft"}, "N", "", value_kind::integer, -1, 512,
+                         "CPU threads of the draft model; <= 0 = as -t (default)",
+                         [](params & p, const arg_value & v) { p.spec.n_threads = v.i <= 0 ? 0 : (int32_t) v.i; }));
+    t.push_back(
+        spec_row({"-tbd", "--threads-batch-draft"}, "N", "", value_kind::integer, -1, 512,
+                 "CPU threads of the draft model for prompts; <= 0 = as -td (default)",
+                 [](params & p, const arg_value & v) { p.spec.n_threads_batch = v.i <= 0 ? 0 : (int32_t) v.i; }));
     return t;
 }
 

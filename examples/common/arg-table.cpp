@@ -8,6 +8,39 @@
 
 namespace tool {
 
+// Comma-separated items, empty ones dropped (upstream's parse_csv_row without quoting).
+std::vector<std::string> split(const std::string & s, const char * seps) {
+    std::vector<std::string> out;
+    std::string              cur;
+    for (char c : s) {
+        if (strchr(seps, c)) {
+            if (!cur.empty()) {
+                out.push_back(cur);
+            }
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) {
+        out.push_back(cur);
+    }
+    return out;
+}
+
+// The KV cache types upstream accepts for -ctk / -ctv.
+ggml_type cache_type(const std::string & s) {
+    static const ggml_type allowed[] = {GGML_TYPE_F32,    GGML_TYPE_F16,  GGML_TYPE_BF16,
+                                        GGML_TYPE_Q8_0,   GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
+                                        GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
+    for (ggml_type t : allowed) {
+        if (s == ggml_type_name(t)) {
+            return t;
+        }
+    }
+    throw std::invalid_argument("expected one of f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
+}
+
 namespace {
 
 using names_t = std::vector<std::string>;
@@ -53,26 +86,6 @@ std::string file_text(const std::string & path) {
     return out;
 }
 
-// Comma-separated items, empty ones dropped (upstream's parse_csv_row without quoting).
-std::vector<std::string> split(const std::string & s, const char * seps) {
-    std::vector<std::string> out;
-    std::string              cur;
-    for (char c : s) {
-        if (strchr(seps, c)) {
-            if (!cur.empty()) {
-                out.push_back(cur);
-            }
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    if (!cur.empty()) {
-        out.push_back(cur);
-    }
-    return out;
-}
-
 float float_of(const std::string & s, const char * what) {
     char *       end = nullptr;
     const double v   = strtod(s.c_str(), &end);
@@ -80,19 +93,6 @@ float float_of(const std::string & s, const char * what) {
         throw std::invalid_argument(std::string("expected ") + what);
     }
     return (float) v;
-}
-
-// The KV cache types upstream accepts for -ctk / -ctv.
-ggml_type cache_type(const std::string & s) {
-    static const ggml_type allowed[] = {GGML_TYPE_F32,    GGML_TYPE_F16,  GGML_TYPE_BF16,
-                                        GGML_TYPE_Q8_0,   GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
-                                        GGML_TYPE_IQ4_NL, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1};
-    for (ggml_type t : allowed) {
-        if (s == ggml_type_name(t)) {
-            return t;
-        }
-    }
-    throw std::invalid_argument("expected one of f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1");
 }
 
 void add_constraint(params & p, std::string grammar, std::string schema) {

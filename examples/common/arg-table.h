@@ -62,6 +62,12 @@ struct spec_params {
     float       p_min        = 0.75f;  // --draft-p-min
     int32_t     n_gpu_layers = -1;     // -ngld: -1 every layer that fits a GPU
     int32_t     n_ctx        = 0;      // -cd: 0 = the target's context size
+    // the draft model's placement and context; empty / GGML_TYPE_COUNT / 0: as the target's
+    std::vector<std::string> devices;                            // -devd (as -dev)
+    ggml_type                type_k          = GGML_TYPE_COUNT;  // -ctkd
+    ggml_type                type_v          = GGML_TYPE_COUNT;  // -ctvd
+    int32_t                  n_threads       = 0;                // -td
+    int32_t                  n_threads_batch = 0;                // -tbd
 };
 
 struct lora_arg {
@@ -200,5 +206,11 @@ void parse_or_exit(tool_id tool, const char * prog, int argc, char ** argv, para
 
 // The machine's physical cores (hardware threads when that cannot be told), at least 1.
 int physical_cores();
+
+// Value helpers of the row files: items of s separated by any of seps, empty ones dropped
+// (upstream's parse_csv_row without quoting); a KV cache type name as -ctk takes (throws
+// std::invalid_argument naming the choices).
+std::vector<std::string> split(const std::string & s, const char * seps);
+ggml_type                cache_type(const std::string & s);
 
 }  // namespace tool

@@ -42,9 +42,23 @@ bool speculative::start(const params & p, llama_context * tgt, int n_seq, std::s
             why = "--spec-type draft-simple needs a draft model (-md FNAME)";
             return false;
         }
+        // the target's options with the draft's own where given
+        params dp = p;
+        if (!p.spec.devices.empty()) {
+            dp.devices = p.spec.devices;
+        }
+        dp.type_k          = p.spec.type_k != GGML_TYPE_COUNT ? p.spec.type_k : p.type_k;
+        dp.type_v          = p.spec.type_v != GGML_TYPE_COUNT ? p.spec.type_v : p.type_v;
+        dp.n_threads       = p.spec.n_threads > 0 ? p.spec.n_threads : p.n_threads;
+        dp.n_threads_batch = p.spec.n_threads_batch > 0 ? p.spec.n_threads_batch
+                             : p.spec.n_threads > 0     ? p.spec.n_threads
+                                                        : p.n_threads_batch;
         model_storage      store;
         llama_model_params mp;
-        if (!model_params(p, mp, store, why)) {
+        if (!model_params(dp, mp, store, why)) {
+            if (!p.spec.devices.empty() && why.rfind("-dev:", 0) == 0) {
+                why = "-devd" + why.substr(4);
+            }
             return false;
         }
         mp.n_gpu_layers = p.spec.n_gpu_layers;
@@ -53,7 +67,7 @@ bool speculative::start(const params & p, llama_context * tgt, int n_seq, std::s
             why = "cannot load the draft model " + p.spec.model;
             return false;
         }
-        llama_context_params cp = context_params(p, n_seq);
+        llama_context_params cp = context_params(dp, n_seq);
         cp.n_ctx                = p.spec.n_ctx > 0 ? (uint32_t) p.spec.n_ctx : llama_n_ctx(tgt);
         ctx_                    = new_context(model_, cp);
         if (!ctx_) {

@@ -420,6 +420,22 @@ TEST(ArgTable, SpeculativeFlags) {
     EXPECT_NE(error_of(tool::TOOL_CLI, {"--draft-max", "65"}).find("--draft-max"), std::string::npos);
     EXPECT_NE(error_of(tool::TOOL_CLI, {"--draft-p-min", "2"}).find("--draft-p-min"), std::string::npos);
     EXPECT_NE(error_of(tool::TOOL_CLI, {"-cd", "8"}).find("-cd"), std::string::npos);
+    {
+        // the draft model's own placement, cache types and threads (default: the target's)
+        const tool::params d = parsed(tool::TOOL_SERVER, {"-devd", "none", "-ctkd", "q8_0", "--cache-type-v-draft",
+                                                          "q4_0", "-td", "3", "--threads-batch-draft", "5"});
+        EXPECT_EQ(d.spec.devices, std::vector<std::string>{"none"});
+        EXPECT_EQ(d.spec.type_k, GGML_TYPE_Q8_0);
+        EXPECT_EQ(d.spec.type_v, GGML_TYPE_Q4_0);
+        EXPECT_EQ(d.spec.n_threads, 3);
+        EXPECT_EQ(d.spec.n_threads_batch, 5);
+        const tool::params plain = parsed(tool::TOOL_CLI, {});
+        EXPECT_TRUE(plain.spec.devices.empty());
+        EXPECT_EQ(plain.spec.type_k, GGML_TYPE_COUNT);
+        EXPECT_EQ(plain.spec.n_threads, 0);
+        EXPECT_NE(error_of(tool::TOOL_CLI, {"-ctkd", "q2_k"}).find("-ctkd"), std::string::npos);
+        EXPECT_NE(error_of(tool::TOOL_CLI, {"-devd", ","}).find("-devd"), std::string::npos);
+    }
     run e;
     e.env["LLAMA_ARG_DRAFT_MAX"] = "5";
     e.env["LLAMA_ARG_SPEC_TYPE"] = "ngram";

@@ -53,7 +53,7 @@ case "$case" in
         for prompt in "Once upon a time" "$rep"; do
             want=$("$cli" -m "$model" --raw -p "$prompt" -n 48 --temp 0) || fail "plain exited with $?"
             for flags in "-md $model" "-md $model --draft-max 1 --draft-p-min 0" "--spec-type ngram" \
-                         "--spec-type ngram-simple --draft-max 16"; do
+                         "--spec-type ngram-simple --draft-max 16" "-md $model -devd none -ctkd f32 -ctvd f32 -td 1"; do
                 # shellcheck disable=SC2086
                 got=$("$cli" -m "$model" --raw -p "$prompt" -n 48 --temp 0 $flags 2>err.log) || fail "$flags: exit $?"
                 [ "$got" = "$want" ] || fail "$flags: got [$got] want [$want]"
@@ -80,6 +80,9 @@ case "$case" in
         out=$("$cli" -m "$model" -p x --spec-type draft-simple 2>&1)
         [ $? != 0 ] || fail "--spec-type draft-simple without -md must fail"
         [[ "$out" == *"-md"* ]] || fail "the refusal must say -md is missing: $out"
+        out=$("$cli" -m "$model" -p x -md "$model" -devd NoSuchDevice 2>&1)
+        [ $? != 0 ] || fail "-devd with an unknown device must fail"
+        [[ "$out" == *"-devd: no device named NoSuchDevice"* ]] || fail "the refusal must name -devd: $out"
         rm -f err.log
         ;;
     args)
