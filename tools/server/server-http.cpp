@@ -34,6 +34,7 @@ struct response_state {
     int64_t                    created  = 0;
     int                        n_prompt = 0, n_gen = 0, n_cached = 0;
     std::string                error;
+    task_event                 last;     // one choice: its final event (the usage chunk's timings)
     std::vector<choice_parser> parsers;  // chat: per choice, the text to content/reasoning/tool calls
     // streamed: per choice, log-probabilities of tokens not yet sent (a chat delta may lag its text)
     std::vector<std::vector<token_probs>> pending;
@@ -393,6 +394,9 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
             if (report_stop_word && !r.last.stop_word.empty()) {
                 c["stop_word"] = r.last.stop_word;
             }
+            if (st->n > 1) {  // several tasks: each choice carries its own
+                c["timings"] = timings_json(r.last);
+            }
             choices.push_back(c);
         }
         json out = {{"id", st->id},           {"object", chat ? "chat.completion" : "text_completion"},
@@ -460,9 +464,15 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
                     if (report_stop_word && !ev.stop_word.empty()) {
                         fin["choices"][0]["stop_word"] = ev.stop_word;
                     }
-                    ok = ok && send(fin);
+                    fin["timings"] = timings_json(ev);  // upstream's: on a choice's last chunk
+                    ok             = ok && send(fin);
                 } else {
-                    ok = send(st->chunk(ev.index, json(""), ev.finish_reason));
+                    json fin       = st->chunk(ev.index, json(""), ev.finish_reason);
+                    fin["timings"] = timings_json(ev);
+                    ok             = send(fin);
+                }
+                if (st->n == 1) {
+                    st->last = ev;
                 }
             }
             if (ok && st->n_done == st->n) {
@@ -470,7 +480,10 @@ void http_server::handle_completion(const httplib::Request & req, httplib::Respo
                     json u       = st->chunk(0, json::object(), nullptr);
                     u["choices"] = json::array();
                     u["usage"]   = st->usage();
-                    ok           = send(u);
+                    if (st->n == 1) {  // upstream puts the timings on the stream's last chunk
+                        u["timings"] = timings_json(st->last);
+                    }
+                    ok = send(u);
                 }
                 static const char done[] = "data: [DONE]\n\n";
                 ok                       = ok && sink.write(done, sizeof(done) - 1);

@@ -34,7 +34,8 @@ struct in_flight {
     ~in_flight() { m.requests_in_flight--; }
 };
 
-// upstream's `timings` of a finished task (/completion, and the OpenAI answers of one choice);
+// upstream's `timings` of a finished task (/completion; the OpenAI answers: top level with one choice,
+// in each choice with several, and on a streamed choice's last chunk and the usage chunk);
 // draft_n / draft_n_accepted only when speculative decoding drafted.
 inline json timings_json(const task_event & last) {
     const int n_eval = last.n_prompt - last.n_cached;

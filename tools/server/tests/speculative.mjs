@@ -169,6 +169,28 @@ for (const at of [10, 17, 24, 38]) {
           oa.json.timings.draft_n_accepted > 0 && op.json.timings.draft_n === undefined,
           '/v1/completions: the plain text; timings.draft_n and draft_n_accepted (upstream\'s extra field)',
           JSON.stringify([oa.json?.timings, op.json?.timings]));
+    // streamed OpenAI answers: each choice's last chunk carries that task's timings, the usage chunk
+    // (one choice) too; with n 2 not streamed, each choice carries its own
+    const sse = async (path, body) => {
+        const res = await fetch(DRAFT + path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+                                                body: JSON.stringify(body) });
+        return (await res.text()).split('\n').filter((l) => l.startsWith('data: {')).map((l) => JSON.parse(l.slice(6)));
+    };
+    const cs = await sse('/v1/chat/completions', { messages: [{ role: 'user', content: 'Tell me a story' }],
+                                                   max_tokens: 40, temperature: 0, stream: true,
+                                                   stream_options: { include_usage: true } });
+    const fin = cs.find((e) => e.choices?.[0]?.finish_reason), use = cs[cs.length - 1];
+    check(fin?.timings?.predicted_n === use?.usage?.completion_tokens && fin.timings.draft_n > 0 &&
+          use.timings?.draft_n === fin.timings.draft_n,
+          'streamed chat: timings (with draft_n) on the finishing chunk and the usage chunk',
+          JSON.stringify([fin, use]));
+    const ts = await sse('/v1/completions', { prompt: prompts, max_tokens: 24, temperature: 0, stream: true });
+    const ends = ts.filter((e) => e.choices?.[0]?.finish_reason);
+    check(ends.length === prompts.length && ends.every((e) => e.timings?.predicted_n === 24 && e.timings.draft_n > 0),
+          'streamed prompt list: every choice\'s last chunk has its timings', JSON.stringify(ends.map((e) => e.timings)));
+    const n2 = await post(DRAFT, '/v1/completions', { prompt: prompts[2], max_tokens: 16, n: 2, temperature: 0 });
+    check(n2.json?.choices?.length === 2 && n2.json.choices.every((c) => c.timings?.predicted_n === 16) &&
+          n2.json.timings === undefined, 'n 2: timings in each choice', n2.text.slice(0, 400));
 }
 for (const [path, body, what] of [
     ['/completion', { prompt: 'x', 'speculative.n_max': -1 }, "'speculative.n_max'"],
