@@ -146,6 +146,15 @@ case "$case" in
         [ "$scaled" = "$merged" ] || fail "--lora-scaled :0.5 differs from the merged model: [$scaled] [$merged]"
         [ "$scaled" != "$base" ] || fail "the adapter changed nothing: [$scaled]"
         [ "$full" != "$scaled" ] || fail "--lora (scale 1) equals scale 0.5: [$full]"
+        # speculative decoding verifies with the adapted model: the base model drafting (-md), or n-grams,
+        # give the adapted text
+        for flags in "-md $model --draft-p-min 0" "--spec-type ngram"; do
+            # shellcheck disable=SC2086
+            spec=$(run -m "$model" --lora-scaled "$dir/lora.gguf:0.5" $flags 2>"$dir/err.log") ||
+                fail "$flags with a LoRA exited with $?"
+            [ "$spec" = "$scaled" ] || fail "$flags with a LoRA: got [$spec] want [$scaled]"
+            grep -q "^speculative: [0-9]* drafted" "$dir/err.log" || fail "$flags with a LoRA: no acceptance line"
+        done
         err=$(run -m "$model" --lora "$dir/missing.gguf" 2>&1 >/dev/null)
         [ $? = 2 ] || fail "a missing adapter must exit 2"
         [[ "$err" == *"cannot load LoRA adapter $dir/missing.gguf"* ]] || fail "missing adapter: $err"
