@@ -5,6 +5,70 @@
 
 namespace tool {
 
+namespace {
+
+// The pair behind grammar_chain_sampler: it refers to the caller's grammar and chain; its clones (the
+// draft model drafts with one) own theirs.
+struct grammar_chain {
+    llama_sampler * grmr;
+    llama_sampler * chain;
+    bool            owned;
+};
+
+grammar_chain & gc_of(const llama_sampler * s) {
+    return *static_cast<grammar_chain *>(s->ctx);
+}
+
+llama_sampler * gc_make(llama_sampler * grmr, llama_sampler * chain, bool owned);
+
+llama_sampler_i gc_iface() {
+    llama_sampler_i i{};
+    i.name   = [](const llama_sampler *) { return "grammar+chain"; };
+    i.accept = [](llama_sampler * s, llama_token t) {
+        llama_sampler_accept(gc_of(s).grmr, t);
+        llama_sampler_accept(gc_of(s).chain, t);
+    };
+    i.apply = [](llama_sampler * s, llama_token_data_array * cur) {
+        llama_sampler_apply(gc_of(s).grmr, cur);
+        llama_sampler_apply(gc_of(s).chain, cur);
+    };
+    i.reset = [](llama_sampler * s) {
+        llama_sampler_reset(gc_of(s).grmr);
+        llama_sampler_reset(gc_of(s).chain);
+    };
+    i.clone = [](const llama_sampler * s) -> llama_sampler * {
+        llama_sampler * g = llama_sampler_clone(gc_of(s).grmr);
+        llama_sampler * c = llama_sampler_clone(gc_of(s).chain);
+        if (g == nullptr || c == nullptr) {
+            llama_sampler_free(g);
+            llama_sampler_free(c);
+            return nullptr;  // the drafter then drafts greedily
+        }
+        return gc_make(g, c, true);
+    };
+    i.free = [](llama_sampler * s) {
+        grammar_chain * g = static_cast<grammar_chain *>(s->ctx);
+        if (g->owned) {
+            llama_sampler_free(g->grmr);
+            llama_sampler_free(g->chain);
+        }
+        delete g;
+    };
+    return i;
+}
+
+llama_sampler_i k_gc_iface = gc_iface();
+
+llama_sampler * gc_make(llama_sampler * grmr, llama_sampler * chain, bool owned) {
+    return llama_sampler_init(&k_gc_iface, new grammar_chain{grmr, chain, owned});
+}
+
+}  // namespace
+
+llama_sampler * grammar_chain_sampler(llama_sampler * grmr, llama_sampler * chain) {
+    return gc_make(grmr, chain, false);
+}
+
 speculative::~speculative() {
     close();
 }

@@ -45,4 +45,10 @@ private:
     std::string       type_;
 };
 
+// A grammar and a sampler chain as the one sampler llama_spec_step applies (llama_spec_seq::smpl takes
+// one): the grammar prunes the candidates first, then the chain picks, and both accept each emitted
+// token, as a plain grammar-constrained step does. Both are borrowed (they must outlive it); free it
+// with llama_sampler_free. Its clones own clones of both.
+llama_sampler * grammar_chain_sampler(llama_sampler * grmr, llama_sampler * chain);
+
 }  // namespace tool

@@ -1,9 +1,11 @@
 #include "cli-session.h"
-#include <cstring>
+
+#include "tool-spec.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 namespace cli {
 
@@ -258,7 +260,10 @@ void session::truncate(size_t n) {
 }
 
 bool session::next(llama_token last, std::vector<llama_token> & emit, size_t & n_in_cache, reply_stats & stats) {
-    if (spec_ != nullptr && grmr_ == nullptr && (int) tokens_.size() + spec_n_max_ + 2 <= n_ctx_) {
+    if (spec_ != nullptr && (int) tokens_.size() + spec_n_max_ + 2 <= n_ctx_) {
+        if (grmr_ != nullptr && spec_smpl_ == nullptr) {
+            spec_smpl_.reset(tool::grammar_chain_sampler(grmr_, smpl_));
+        }
         if (!spec_synced_) {
             if (llama_spec_seq_begin(spec_, 0, tokens_.data(), (int32_t) tokens_.size()) != 0) {
                 return false;
@@ -266,7 +271,8 @@ bool session::next(llama_token last, std::vector<llama_token> & emit, size_t & n
             spec_synced_ = true;
         }
         spec_out_.resize((size_t) spec_n_max_ + 1);
-        llama_spec_seq s = {0, last, smpl_, spec_out_.data(), 0, 0, 0, 0, 0.0f, 0};
+        llama_spec_seq s = {0,    last, grmr_ != nullptr ? spec_smpl_.get() : smpl_, spec_out_.data(), 0, 0, 0, 0,
+                            0.0f, 0};
         if (llama_spec_step(spec_, &s, 1) != 0) {
             return false;
         }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,9 @@ public:
     void set_grammar(llama_sampler * grammar) { grmr_ = grammar; }
 
     // Generates with speculative decoding (spec borrowed, over this session's context; NULL: off):
-    // the same text as plain decoding when greedy. Not used with a grammar (kept out of the chain)
-    // nor when a step would not fit the context (the plain path makes room, then steps resume).
+    // the same text as plain decoding when greedy. With a grammar the steps apply the grammar and the
+    // chain as one sampler (tool::grammar_chain_sampler). Not used when a step would not fit the
+    // context (the plain path makes room, then steps resume).
     void set_speculative(llama_spec * spec, int n_draft_max) {
         spec_       = spec;
         spec_n_max_ = n_draft_max;
@@ -91,9 +93,11 @@ private:
     int                           spec_n_max_  = 0;
     bool                          spec_synced_ = false;  // the decoder knows tokens_
     std::vector<llama_token>      spec_out_;
-    prompt_cache::fingerprint     cache_fp_;
-    bool                          cache_all_ = false;
-    bool                          cache_ro_  = false;
+    // the grammar and the chain as one sampler for the steps (made at the first constrained step)
+    std::unique_ptr<llama_sampler, decltype(&llama_sampler_free)> spec_smpl_{nullptr, llama_sampler_free};
+    prompt_cache::fingerprint                                     cache_fp_;
+    bool                                                          cache_all_ = false;
+    bool                                                          cache_ro_  = false;
 };
 
 }  // namespace cli

@@ -195,6 +195,19 @@ case "$case" in
         printf '%s\n' 'root ::= [0-9]{3} "-" [a-z]{2}' >"$dir/g.gbnf"
         got=$("$cli" -m "$model" --raw -p "Once" -n 20 --temp 0 --grammar-file "$dir/g.gbnf") || fail "exit $?"
         [[ "$got" =~ ^[0-9]{3}-[a-z]{2}$ ]] || fail "--grammar-file output: [$got]"
+        # speculative steps apply the grammar too: the same constrained text with drafts made
+        for flags in "-md $model --draft-p-min 0" "--spec-type ngram"; do
+            # shellcheck disable=SC2086
+            spec=$("$cli" -m "$model" --raw -p "Once" -n 20 --temp 0 --grammar-file "$dir/g.gbnf" $flags 2>"$dir/err.log") ||
+                fail "$flags with a grammar: exit $?"
+            [ "$spec" = "$got" ] || fail "$flags with a grammar: got [$spec] want [$got]"
+            grep -q "^speculative: [0-9]* drafted" "$dir/err.log" || fail "$flags with a grammar: no acceptance line"
+        done
+        want=$(printf 'Hi\nAgain\n' | "$cli" -m "$model" --temp 0 -n 20 --json --grammar "$yn") || fail "exit $?"
+        spec=$(printf 'Hi\nAgain\n' | "$cli" -m "$model" --temp 0 -n 20 --json --grammar "$yn" -md "$model" 2>/dev/null) ||
+            fail "chat with a grammar and -md: exit $?"
+        [ "$(printf '%s' "$spec" | sed 's/"ms":[0-9.]*//')" = "$(printf '%s' "$want" | sed 's/"ms":[0-9.]*//')" ] ||
+            fail "chat with a grammar and -md: [$spec] [$want]"
         # two chat turns, both constrained (the grammar restarts with each reply)
         out=$(printf 'Hi\nAgain\n' | "$cli" -m "$model" --temp 0.8 -n 20 --json --grammar "$yn") || fail "exit $?"
         n=$(printf '%s\n' "$out" | grep -cE '^\{"content":"(yes|no)!","finish_reason":"stop"')
