@@ -422,16 +422,18 @@ bool is_not_on_cuda_type(ggml_type t) {
 }
 
 // Flash attention K/V pairs a GPU backend may decline (the scheduler runs those nodes on the CPU;
-// docs/kv-cache.md): Vulkan compiles one type for K and V and no BF16; CUDA instantiates one type for
-// both or F32/F16 on either side.
+// docs/kv-cache.md): both take one type for K and V, or F32/F16 on either side; Vulkan pairs BF16
+// only with BF16.
 bool is_fa_pair_exempt(const std::string & reg, const result & r) {
     if (r.op != GGML_OP_FLASH_ATTN_EXT)
         return false;
     const ggml_type k = r.src1_type, v = r.src2_type;
     const bool k_float = k == GGML_TYPE_F32 || k == GGML_TYPE_F16, v_float = v == GGML_TYPE_F32 || v == GGML_TYPE_F16;
-    if (reg == "Vulkan")
-        return k != v || k == GGML_TYPE_BF16;
-    return k != v && !k_float && !v_float;
+    if (k == v)
+        return false;
+    if (reg == "Vulkan" && (k == GGML_TYPE_BF16 || v == GGML_TYPE_BF16))
+        return true;
+    return !k_float && !v_float;
 }
 
 bool must_support(ggml_backend_dev_t dev, const result & r) {

@@ -44,13 +44,16 @@ struct fa_shape {
     ggml_type kv;
     int       mask;  // 0 none, 1 F16, 2 F32
     float     softcap, max_bias;
+    ggml_type v_type = GGML_TYPE_COUNT;  // V's type when it differs from K's (kv)
+    ggml_type vt() const { return v_type == GGML_TYPE_COUNT ? kv : v_type; }
 };
 
 std::string describe(const fa_shape & s) {
     std::string d = "D=" + std::to_string(s.dk) + (s.dv != s.dk ? "/" + std::to_string(s.dv) : "") +
                     " n_q=" + std::to_string(s.n_q) + " n_kv=" + std::to_string(s.n_kv) +
                     " heads=" + std::to_string(s.n_head) + "/" + std::to_string(s.n_head_kv) +
-                    " ne3=" + std::to_string(s.ne3) + " kv=" + ggml_type_name(s.kv);
+                    " ne3=" + std::to_string(s.ne3) + " kv=" + ggml_type_name(s.kv) +
+                    (s.vt() != s.kv ? std::string("/") + ggml_type_name(s.vt()) : "");
     d += s.mask == 0 ? " no-mask" : (s.mask == 1 ? " mask16" : " mask32");
     if (s.softcap > 0)
         d += " softcap";
@@ -73,7 +76,7 @@ ggml_tensor * build_fa(ggml_context * ctx, const fa_shape & s) {
     const float   scale = 1.0f / std::sqrt((float) s.dk);
     ggml_tensor * q     = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, s.dk, s.n_q, s.n_head, s.ne3);
     ggml_tensor * k     = ggml_new_tensor_4d(ctx, s.kv, s.dk, s.n_kv, s.n_head_kv, s.ne3);
-    ggml_tensor * v     = ggml_new_tensor_4d(ctx, s.kv, s.dv, s.n_kv, s.n_head_kv, s.ne3);
+    ggml_tensor * v     = ggml_new_tensor_4d(ctx, s.vt(), s.dv, s.n_kv, s.n_head_kv, s.ne3);
     ggml_set_name(q, "q");
     ggml_set_name(k, "k");
     ggml_set_name(v, "v");
@@ -137,11 +140,11 @@ const int64_t k_sizes[][2] = {{1, 45}, {1, 700}, {3, 530}, {8, 45}, {37, 300}};
 std::vector<fa_shape> shapes() {
     std::vector<fa_shape> v;
     int                   n = 0;
-    // F16 (the KV cache's type) at every head dim, F32 and the quantized types at some
+    // F16 (the KV cache's type) at every head dim, F32, BF16 and the quantized types at some
     const std::pair<int64_t, std::vector<ggml_type>> dims[] = {{64, {GGML_TYPE_F16, GGML_TYPE_F32, GGML_TYPE_Q4_0}},
-                                                               {80, {GGML_TYPE_F16, GGML_TYPE_F32}},
+                                                               {80, {GGML_TYPE_F16, GGML_TYPE_F32, GGML_TYPE_BF16}},
                                                                {96, {GGML_TYPE_F16, GGML_TYPE_Q8_0}},
-                                                               {128, {GGML_TYPE_F16, GGML_TYPE_Q4_0}},
+                                                               {128, {GGML_TYPE_F16, GGML_TYPE_Q4_0, GGML_TYPE_BF16}},
                                                                {256, {GGML_TYPE_F16, GGML_TYPE_Q8_0}}};
     for (const auto & dt : dims)
         for (ggml_type t : dt.second) {
@@ -159,6 +162,11 @@ std::vector<fa_shape> shapes() {
         v.push_back({128, 64, qk[0], qk[1], 4, 4, 1, GGML_TYPE_F16, 1, 0.0f, 0.0f});
         v.push_back({64, 64, qk[0], qk[1], 8, 2, 2, GGML_TYPE_F16, 0, 0.0f, 0.0f});
         v.push_back({96, 96, qk[0], qk[1], 4, 1, 2, GGML_TYPE_Q8_0, 2, 0.0f, 8.0f});
+        // K and V of different types (a float type on one side): -ctk q8_0 -ctv f16 and the like
+        v.push_back({64, 64, qk[0], qk[1], 4, 2, 1, GGML_TYPE_Q8_0, 1, 0.0f, 0.0f, GGML_TYPE_F16});
+        v.push_back({128, 128, qk[0], qk[1], 4, 4, 1, GGML_TYPE_F16, 1, 0.0f, 0.0f, GGML_TYPE_IQ4_NL});
+        v.push_back({64, 64, qk[0], qk[1], 4, 1, 1, GGML_TYPE_Q4_1, 2, 20.0f, 0.0f, GGML_TYPE_F32});
+        v.push_back({80, 80, qk[0], qk[1], 4, 2, 1, GGML_TYPE_F32, 1, 0.0f, 0.0f, GGML_TYPE_F16});
     }
     return v;
 }
@@ -204,6 +212,25 @@ TEST(VulkanFlashAttn, SplitPartialsReservedByAllocSize) {
     } else {
         EXPECT_EQ(pre, ggml_nbytes(prefill));
     }
+}
+
+// Which K/V type pairs the device takes: one type, or F32/F16 on one side with any type but BF16;
+// two quantized types and BF16 with another type are declined (the scheduler runs them on the CPU).
+TEST(VulkanFlashAttn, TypePairs) {
+    SKIP_WITHOUT_VULKAN();
+    backend_test::ctx_holder h(16);
+    auto                     takes = [&](ggml_type k, ggml_type v) {
+        fa_shape s{64, 64, 1, 64, 4, 2, 1, k, 1, 0.0f, 0.0f, v};
+        return ggml_backend_dev_supports_op(vk_dev0(), build_fa(h.ctx, s));
+    };
+    EXPECT_TRUE(takes(GGML_TYPE_BF16, GGML_TYPE_BF16));
+    EXPECT_TRUE(takes(GGML_TYPE_Q8_0, GGML_TYPE_F16));
+    EXPECT_TRUE(takes(GGML_TYPE_F16, GGML_TYPE_Q5_1));
+    EXPECT_TRUE(takes(GGML_TYPE_F32, GGML_TYPE_F16));
+    EXPECT_TRUE(takes(GGML_TYPE_IQ4_NL, GGML_TYPE_F32));
+    EXPECT_FALSE(takes(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0));
+    EXPECT_FALSE(takes(GGML_TYPE_BF16, GGML_TYPE_F16));
+    EXPECT_FALSE(takes(GGML_TYPE_F16, GGML_TYPE_BF16));
 }
 
 #ifdef LLAMA_TEST_VK_INTERNALS

@@ -646,9 +646,9 @@ bool enc_flash_attn(const enc & e) {
     const ggml_tensor * d     = e.node;
     const float         scale = ggml_get_op_params_f32(d, 0), max_bias = ggml_get_op_params_f32(d, 1);
     const float         softcap = ggml_get_op_params_f32(d, 2);
-    const size_t        ukv = addr_unit(k), um = m ? ggml_type_size(m->type) : 4;
+    const size_t        uk = addr_unit(k), uv = addr_unit(v), um = m ? ggml_type_size(m->type) : 4;
     bound               bq, bk, bv, bm, bd;
-    if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, ukv, &bk) || !offsets_ok(e, v, ukv, &bv) ||
+    if (!offsets_ok(e, q, 4, &bq) || !offsets_ok(e, k, uk, &bk) || !offsets_ok(e, v, uv, &bv) ||
         !offsets_ok(e, d, 4, &bd) || (m && !offsets_ok(e, m, um, &bm))) {
         return false;
     }
@@ -657,7 +657,7 @@ bool enc_flash_attn(const enc & e) {
     alibi_params(max_bias, (uint32_t) q->ne[2], &m0, &m1, &n2);
     pc_words pc;
     pc.u(q->ne[0]).u(v->ne[0]).u(q->ne[1]).u(k->ne[1]).u(q->ne[2]).u(q->ne[2] / k->ne[2]);
-    pc.strides(bq, q, 4, false).strides(bk, k, ukv, false).strides(bv, v, ukv, false);
+    pc.strides(bq, q, 4, false).strides(bk, k, uk, false).strides(bv, v, uv, false);
     if (m) {
         pc.u(bm.rem / um).u(m->nb[1] / um).u(m->ne[2] > 1 ? m->nb[2] / um : 0).u(m->ne[3] > 1 ? m->nb[3] / um : 0);
         pc.u(m->type == GGML_TYPE_F16 ? 2 : 1);
@@ -668,14 +668,16 @@ bool enc_flash_attn(const enc & e) {
     const ggml_tensor * s[4] = {q, k, v, m};
     const uint32_t      n_q = (uint32_t) q->ne[1], n_head = (uint32_t) q->ne[2], ne3 = (uint32_t) q->ne[3];
     const vk_fa_plan    plan = ggml_vk_fa_plan(e.dev, d);  // the path is chosen in vk-flash-attn.cpp
+    // the variant of the K/V pair: _<k> for one type, _<k>_<v> for two (CMakeLists.txt)
+    const char *vsuf = k->type == v->type ? "" : "_", *vname_v = k->type == v->type ? "" : tname(v->type);
     if (plan.path == vk_fa_path::tiled) {
-        const vname sh(plan.sg ? "flash_attn_tiled_sg_" : "flash_attn_tiled_", tname(k->type));
+        const vname sh(plan.sg ? "flash_attn_tiled_sg_" : "flash_attn_tiled_", tname(k->type), vsuf, vname_v);
         VkPipeline  pipe = ggml_vk_get_pipeline(e.dev, sh.c_str(), plan.spec, 7);
         // rows: the (query, head) pairs of each KV head's group (see the shader)
         const uint32_t gqa = (uint32_t) (q->ne[2] / k->ne[2]), rows = n_q * gqa;
         return pipe && dispatch(e.dev, e.cmd, pipe, s, d, pc, (rows + plan.br - 1) / plan.br, n_head / gqa, ne3);
     }
-    const vname sh("flash_attn_", tname(k->type));
+    const vname sh("flash_attn_", tname(k->type), vsuf, vname_v);
     if (plan.path == vk_fa_path::split) {
         // the partials follow dst in its buffer (reserved by the buffer type's alloc size)
         vk_buffer *  buf  = nullptr;
@@ -779,10 +781,25 @@ bool sup_soft_max(const vk_device *, const ggml_tensor * op) {
            (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
            addressable_elems(op);
 }
+// The K/V pairs with a compiled variant (CMakeLists.txt): one type on both sides, or F32/F16 on one
+// side and anything but BF16 on the other; quantized rows whole blocks. Two different quantized
+// types (the shader holds one dequantizer) and BF16 with another type run on the CPU.
+bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
+    auto side_ok = [](const ggml_tensor * t) {
+        return is_f32_or_f16(t) || t->type == GGML_TYPE_BF16 || (is_fa_quant(t->type) && t->ne[0] % 32 == 0);
+    };
+    if (!side_ok(k) || !side_ok(v)) {
+        return false;
+    }
+    if (k->type == v->type) {
+        return true;
+    }
+    return k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16 && (is_f32_or_f16(k) || is_f32_or_f16(v));
+}
+
 bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
     const ggml_tensor *a = op->src[0], *k = op->src[1], *v = op->src[2], *m = op->src[3];
-    const bool         kv_ok = is_f32_or_f16(k) || (is_fa_quant(k->type) && k->ne[0] % 32 == 0 && v->ne[0] % 32 == 0);
-    return is_f32(a) && kv_ok && v->type == k->type && rows_contiguous(a) && rows_contiguous(k) && rows_contiguous(v) &&
+    return is_f32(a) && fa_pair_ok(k, v) && rows_contiguous(a) && rows_contiguous(k) && rows_contiguous(v) &&
            rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
            a->ne[3] <= 65535 && (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
            addressable_elems(a) && addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) &&

@@ -2,7 +2,7 @@
 // Flash attention for one query row of one head per workgroup: out = softmax(scale * q.K^T (softcap)
 // + slope * mask) . V, streaming K/V in chunks of WG positions with an online softmax (running max
 // and sum, the accumulator rescaled whenever the max grows). Each thread owns Dv/WG output dims.
-// q F32; K and V both F32, both F16 (KV_F16) or both of one 32-element quantized type (KV_Q + A_<type>);
+// q F32; K and V each F32, F16, BF16 or a 32-element quantized type (flash_attn_kv.glsl);
 // mask F32 or F16 at binding 4.
 // Split-K (N_SPLIT > 1, long KV and few queries): workgroup x = query * N_SPLIT + split takes one
 // chunk of the KV and writes its unnormalized accumulators and (max, sum) after dst's data (the buffer
@@ -14,36 +14,7 @@
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint N_SPLIT = 1u;
 layout(binding = 0) readonly buffer Q { float q[]; };
-#if defined(KV_F16)
-layout(binding = 1) readonly buffer K { float16_t k[]; };
-layout(binding = 2) readonly buffer V { float16_t v[]; };
-#elif defined(KV_Q)
-// quantized K and V (both of the A_<type> of quants.glsl), addressed in 16-bit words; q_sel picks the
-// buffer the dequantizer reads
-layout(binding = 1) readonly buffer K { uint16_t kq[]; };
-layout(binding = 2) readonly buffer V { uint16_t vq[]; };
-uint q_sel = 0u;
-#define QREAD(i) (q_sel == 0u ? uint(kq[i]) : uint(vq[i]))
-#include "quants.glsl"
-#else
-layout(binding = 1) readonly buffer K { float k[]; };
-layout(binding = 2) readonly buffer V { float v[]; };
-#endif
-
-// element c of the K / V row starting at `row` (elements, or words for quantized K/V)
-#ifdef KV_Q
-float load_k(uint row, uint c) {
-    q_sel = 0u;
-    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
-}
-float load_v(uint row, uint c) {
-    q_sel = 1u;
-    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
-}
-#else
-float load_k(uint row, uint c) { return float(k[row + c]); }
-float load_v(uint row, uint c) { return float(v[row + c]); }
-#endif
+#include "flash_attn_kv.glsl"
 layout(binding = 3) writeonly buffer D { float d[]; };
 layout(binding = 4) readonly buffer M32 { float m32[]; };
 layout(binding = 4) readonly buffer M16 { float16_t m16[]; };

@@ -29,33 +29,7 @@ const uint NA = (DV + TPR - 1u) / TPR;            // output dims per invocation
 const uint NS = BC / TPR;                         // scores per invocation per tile
 
 layout(binding = 0) readonly buffer Q { float q[]; };
-#if defined(KV_F16)
-layout(binding = 1) readonly buffer K { float16_t k[]; };
-layout(binding = 2) readonly buffer V { float16_t v[]; };
-#elif defined(KV_Q)
-layout(binding = 1) readonly buffer K { uint16_t kq[]; };
-layout(binding = 2) readonly buffer V { uint16_t vq[]; };
-uint q_sel = 0u;
-#define QREAD(i) (q_sel == 0u ? uint(kq[i]) : uint(vq[i]))
-#include "quants.glsl"
-#else
-layout(binding = 1) readonly buffer K { float k[]; };
-layout(binding = 2) readonly buffer V { float v[]; };
-#endif
-
-#ifdef KV_Q
-float load_k(uint row, uint c) {
-    q_sel = 0u;
-    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
-}
-float load_v(uint row, uint c) {
-    q_sel = 1u;
-    return dequant(row + (c / QK) * BLOCK_WORDS, c % QK);
-}
-#else
-float load_k(uint row, uint c) { return float(k[row + c]); }
-float load_v(uint row, uint c) { return float(v[row + c]); }
-#endif
+#include "flash_attn_kv.glsl"
 layout(binding = 3) writeonly buffer D { float d[]; };
 layout(binding = 4) readonly buffer M32 { float m32[]; };
 layout(binding = 4) readonly buffer M16 { float16_t m16[]; };
