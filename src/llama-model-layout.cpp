@@ -91,6 +91,20 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
             return bias ? &L::layer_out_norm_b : &L::layer_out_norm;
+        case LLM_TENSOR_SSM_IN:
+            return bias ? nullptr : &L::ssm_in;
+        case LLM_TENSOR_SSM_CONV1D:
+            return bias ? &L::ssm_conv1d_b : &L::ssm_conv1d;
+        case LLM_TENSOR_SSM_DT:
+            return bias ? &L::ssm_dt_b : nullptr;
+        case LLM_TENSOR_SSM_A:
+            return &L::ssm_a;
+        case LLM_TENSOR_SSM_D:
+            return &L::ssm_d;
+        case LLM_TENSOR_SSM_NORM:
+            return bias ? nullptr : &L::ssm_norm;
+        case LLM_TENSOR_SSM_OUT:
+            return bias ? nullptr : &L::ssm_out;
         default:
             return nullptr;
     }
@@ -160,6 +174,11 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
     d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
     d.n_ff_shexp    = hp.n_ff_shexp;
+    d.ssm_d_conv    = hp.ssm_d_conv;
+    d.ssm_d_inner   = hp.ssm_d_inner;
+    d.ssm_d_state   = hp.ssm_d_state;
+    d.ssm_n_head    = hp.ssm_dt_rank;
+    d.ssm_n_group   = hp.ssm_n_group;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
