@@ -7,8 +7,7 @@
 #include "llama-model.h"
 #include "llama-state-io.h"
 
-llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max)
-    : slots(n_seq_max) {
+llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max) : slots(n_seq_max) {
     const llama_hparams & hp      = model.hparams;
     const int             n_layer = (int) hp.n_layer;
     if (n_seq_max == 0 || hp.n_embd_r() == 0 || hp.n_embd_s() == 0) {
@@ -227,7 +226,7 @@ void llama_memory_recurrent::state_write(llama_state_io::writer & w, llama_seq_i
     }
     for (size_t il = 0; il < r_l.size(); il++) {
         const size_t r_row = r_l[il]->nb[1], s_row = s_l[il]->nb[1];
-        uint8_t *    d     = w.reserve(idxs.size() * (r_row + s_row));  // conv rows, then SSM rows
+        uint8_t *    d = w.reserve(idxs.size() * (r_row + s_row));  // conv rows, then SSM rows
         if (!d) {
             continue;  // counting
         }
@@ -250,8 +249,9 @@ void llama_memory_recurrent::state_apply(const llama_state_io::image & img, llam
         const uint64_t seqs = img.cells[j].seqs;
         if (full) {
             if (seqs == 0 || (seqs & (seqs - 1)) != 0) {
-                throw llama_error(llama_format("state: record %zu holds 0x%llx; a recurrent state belongs to one sequence", j,
-                                               (unsigned long long) seqs));
+                throw llama_error(
+                    llama_format("state: record %zu holds 0x%llx; a recurrent state belongs to one sequence", j,
+                                 (unsigned long long) seqs));
             }
             uint32_t s = 0;
             while (!(seqs >> s & 1)) {

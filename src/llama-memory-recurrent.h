@@ -30,17 +30,17 @@ public:
     void clear(bool data) override;
     // A state cannot be cut: removing everything, or nothing (a range past the last position), works;
     // a range that would keep only part of a sequence's history returns false and changes nothing.
-    bool      seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
-    void      seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
-    void      seq_keep(llama_seq_id seq_id) override;
-    void      seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
-    void      seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
+    bool seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
+    void seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
+    void seq_keep(llama_seq_id seq_id) override;
+    void seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
+    void seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
     // Both the position of the sequence's last token (a state has no earlier positions); -1 if empty.
     llama_pos seq_pos_min(llama_seq_id seq_id) const override;
     llama_pos seq_pos_max(llama_seq_id seq_id) const override;
     bool      seq_same_cells(llama_seq_id a, llama_seq_id b) const override;
     // Shifting only moves the recorded positions (as upstream).
-    bool      can_shift() const override { return true; }
+    bool can_shift() const override { return true; }
 
     // ---- decode support ----
     // Records the ubatch's tokens: each sequence's last position (the graph writes the states).

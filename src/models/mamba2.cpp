@@ -41,7 +41,7 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
     const int64_t         head_dim = d_inner / n_head;
     const int64_t         n_group  = hp.ssm_n_group;
     const int64_t         n_seqs   = g.params.n_seqs;
-    const int64_t         n_st     = g.n_tokens / n_seqs;  // tokens per sequence
+    const int64_t         n_st     = g.n_tokens / n_seqs;              // tokens per sequence
     const int64_t         n_ch     = d_inner + 2 * n_group * d_state;  // conv channels: x, B, C
 
     ggml_tensor * r_all = g.rs->r_layer(il);  // [n_embd_r, n_slots]
@@ -50,9 +50,9 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
     cur                  = ggml_reshape_3d(ctx0, cur, cur->ne[0], n_st, n_seqs);
     ggml_tensor * zxBCdt = g.build_lora_mm(l.ssm_in, cur);  // [2 inner + 2 groups x state + heads, n_st, n_seqs]
     const size_t  es     = ggml_element_size(zxBCdt);
-    ggml_tensor * z      = ggml_view_4d(ctx0, zxBCdt, head_dim, n_head, n_st, n_seqs, head_dim * es, zxBCdt->nb[1],
-                                        zxBCdt->nb[2], 0);
-    ggml_tensor * xBC    = ggml_view_3d(ctx0, zxBCdt, n_ch, n_st, n_seqs, zxBCdt->nb[1], zxBCdt->nb[2], d_inner * es);
+    ggml_tensor * z =
+        ggml_view_4d(ctx0, zxBCdt, head_dim, n_head, n_st, n_seqs, head_dim * es, zxBCdt->nb[1], zxBCdt->nb[2], 0);
+    ggml_tensor * xBC = ggml_view_3d(ctx0, zxBCdt, n_ch, n_st, n_seqs, zxBCdt->nb[1], zxBCdt->nb[2], d_inner * es);
     ggml_tensor * dt =
         ggml_view_3d(ctx0, zxBCdt, n_head, n_st, n_seqs, zxBCdt->nb[1], zxBCdt->nb[2], (d_inner + n_ch) * es);
 
@@ -72,11 +72,11 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
     }
 
     // selective scan from the slots' states; the output holds y, then the final states
-    ggml_tensor * x = ggml_view_4d(ctx0, xBC, head_dim, n_head, n_st, n_seqs, head_dim * ggml_element_size(xBC),
-                                   xBC->nb[1], xBC->nb[2], 0);
+    ggml_tensor * x  = ggml_view_4d(ctx0, xBC, head_dim, n_head, n_st, n_seqs, head_dim * ggml_element_size(xBC),
+                                    xBC->nb[1], xBC->nb[2], 0);
     const size_t  xe = ggml_element_size(xBC);
-    ggml_tensor * B  = ggml_view_4d(ctx0, xBC, d_state, n_group, n_st, n_seqs, d_state * xe, xBC->nb[1], xBC->nb[2],
-                                    d_inner * xe);
+    ggml_tensor * B =
+        ggml_view_4d(ctx0, xBC, d_state, n_group, n_st, n_seqs, d_state * xe, xBC->nb[1], xBC->nb[2], d_inner * xe);
     ggml_tensor * C  = ggml_view_4d(ctx0, xBC, d_state, n_group, n_st, n_seqs, d_state * xe, xBC->nb[1], xBC->nb[2],
                                     (d_inner + n_group * d_state) * xe);
     dt               = ggml_add(ctx0, ggml_cont(ctx0, dt), l.ssm_dt_b);
@@ -91,15 +91,15 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
                                         n_y * ggml_element_size(ys));
     g.build_rs_write(s_all, states);
 
-    ggml_tensor * y = ggml_view_4d(ctx0, ys, head_dim, n_head, n_st, n_seqs, head_dim * ggml_element_size(ys),
-                                   head_dim * n_head * ggml_element_size(ys),
-                                   head_dim * n_head * n_st * ggml_element_size(ys), 0);
-    y               = ggml_add(ctx0, y, ggml_mul(ctx0, x, l.ssm_d));  // D: [1, heads] broadcast over head_dim
-    y               = ggml_swiglu_split(ctx0, ggml_cont(ctx0, z), y);  // y * SiLU(z)
+    ggml_tensor * y =
+        ggml_view_4d(ctx0, ys, head_dim, n_head, n_st, n_seqs, head_dim * ggml_element_size(ys),
+                     head_dim * n_head * ggml_element_size(ys), head_dim * n_head * n_st * ggml_element_size(ys), 0);
+    y = ggml_add(ctx0, y, ggml_mul(ctx0, x, l.ssm_d));   // D: [1, heads] broadcast over head_dim
+    y = ggml_swiglu_split(ctx0, ggml_cont(ctx0, z), y);  // y * SiLU(z)
     // grouped RMS norm: each group of inner / groups channels normalised on its own
-    y = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
-    y = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
-    y = ggml_reshape_3d(ctx0, y, d_inner, n_st, n_seqs);
+    y   = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
+    y   = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    y   = ggml_reshape_3d(ctx0, y, d_inner, n_st, n_seqs);
     cur = g.build_lora_mm(l.ssm_out, y);  // [n_embd, n_st, n_seqs]
     return ggml_reshape_2d(ctx0, cur, cur->ne[0], n_st * n_seqs);
 }
