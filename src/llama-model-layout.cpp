@@ -111,8 +111,8 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
 }
 
 // The per-tensor scales of the block matrices a file has ("blk.N.<weight>.scale", model.weight_scales).
-// As upstream (4df29be4): attention scales in every architecture, feed-forward scales only where its
-// graphs apply them (llama, qwen3, qwen3moe, mistral3); elsewhere such a tensor is left unused, as there.
+// As upstream (4df29be4): attention (and mamba2 ssm_in/ssm_out) scales in every architecture, feed-forward scales only
+// where its graphs apply them (llama, qwen3, qwen3moe, mistral3); elsewhere such a tensor is left unused, as there.
 void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
     const bool ffn = model.arch == LLM_ARCH_LLAMA || model.arch == LLM_ARCH_QWEN3 || model.arch == LLM_ARCH_QWEN3MOE ||
                      model.arch == LLM_ARCH_MISTRAL3;
@@ -134,6 +134,8 @@ void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
         {LLM_TENSOR_FFN_GATE_EXPS, &L::ffn_gate_exps, true, true},
         {LLM_TENSOR_FFN_UP_EXPS, &L::ffn_up_exps, true, true},
         {LLM_TENSOR_FFN_DOWN_EXPS, &L::ffn_down_exps, true, true},
+        {LLM_TENSOR_SSM_IN, &L::ssm_in, false, false},  // mamba2 applies them as attention's
+        {LLM_TENSOR_SSM_OUT, &L::ssm_out, false, false},
     };
     for (int il = 0; il < (int) model.layers.size(); il++) {
         llama_layer & l = model.layers[il];

@@ -121,7 +121,7 @@ TEST_F(RecurrentTest, BatchChunksAndTokensGiveTheSameLogits) {
     ctx_ptr                  fresh = make_ctx();
     const std::vector<float> last  = decode(fresh.get(), {toks.back()}, 0, 1);
     const std::vector<float> ref_last(ref.end() - n_vocab, ref.end());
-    const double dep = worst(last, ref_last);
+    const double             dep = worst(last, ref_last);
     printf("mamba2 micro: the last token without its state moves the logits by %.2e of row RMS\n", dep);
     EXPECT_GT(dep, 0.05);
 }
