@@ -948,7 +948,9 @@ LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch ba
  *       sequence and never returns 1; its batch is split into runs of one sequence (or one token
  *       each of distinct sequences), and a token in several sequences is an invalid batch (-1):
  *       copy a state with llama_memory_seq_cp instead.
- *    2  aborted by the abort callback (the ubatches already computed stay in the cache)
+ *    2  aborted by the abort callback (the ubatches already computed stay in the cache; in a
+ *       recurrent model the sequences of the interrupted ubatch are emptied: their states were
+ *       partly updated)
  *   -1  invalid batch (nothing was changed)
  *  < -1 fatal error (allocation or compute failure); the context's memory may be inconsistent
  * On error the reason is in llama_last_error().

@@ -423,9 +423,9 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
 
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
         if (st != GGML_STATUS_SUCCESS && kv) {
-            // this ubatch's K/V were not (fully) written (a recurrent state may be half-updated: see
-            // llama_decode)
-            kv->release(slots[u]);
+            kv->release(slots[u]);  // this ubatch's K/V were not (fully) written
+        } else if (st != GGML_STATUS_SUCCESS) {
+            rs->release(ub);  // its sequences' states may be half-updated: emptied (see llama_decode)
         }
         if (st == GGML_STATUS_ABORTED) {
             err       = "decode aborted by the abort callback";

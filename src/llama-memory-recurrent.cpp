@@ -203,6 +203,14 @@ void llama_memory_recurrent::apply(const llama_ubatch & ub) {
     }
 }
 
+void llama_memory_recurrent::release(const llama_ubatch & ub) {
+    for (uint32_t i = 0; i < ub.n_tokens; i++) {
+        for (int32_t k = 0; k < ub.n_seq_id[i]; k++) {
+            slot_clear((uint32_t) ub.seq_id[i][k]);
+        }
+    }
+}
+
 // ---- state (docs/state.md) ---------------------------------------------------------------------
 // The KV cache's layout, with a slot for a cell: one record per non-empty slot (its index, its
 // sequence's last position, no shift, the sequence as the set in a full state), then per layer the

@@ -45,6 +45,9 @@ public:
     // ---- decode support ----
     // Records the ubatch's tokens: each sequence's last position (the graph writes the states).
     void apply(const llama_ubatch & ub);
+    // After a compute that did not complete (aborted or failed): the ubatch's sequences may hold
+    // partly updated states, so they are emptied (a consistent state, unlike a half-written one).
+    void release(const llama_ubatch & ub);
 
     uint32_t n_slots() const { return (uint32_t) slots.size(); }
     // Per layer: conv states F32 [n_embd_r, n_slots], SSM states F32 [n_embd_s, n_slots].

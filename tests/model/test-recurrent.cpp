@@ -268,6 +268,29 @@ TEST_F(RecurrentTest, CorruptStateIsRefusedAndChangesNothing) {
     EXPECT_EQ(llama_state_set_data(narrow.get(), st2.data(), st2.size()), 0u);
 }
 
+// An interrupted ubatch leaves its sequences empty (their states were partly updated), not corrupt:
+// decoding them again from the start gives the logits of a context that was never interrupted.
+TEST_F(RecurrentTest, AbortedDecodeEmptiesItsSequences) {
+    const std::vector<llama_token> toks = synthetic_prompt(12);
+    ctx_ptr                        ref  = make_ctx();
+    const std::vector<float>       want = decode(ref.get(), toks, 0, toks.size());
+
+    ctx_ptr c = make_ctx();
+    decode(c.get(), toks, 0, 6, 1);  // another sequence, untouched by the abort
+    llama_set_abort_callback(
+        c.get(), [](void *) { return true; }, nullptr);
+    owned_batch b((int) toks.size());
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.add(toks[i], (llama_pos) i, {0});
+    }
+    ASSERT_EQ(llama_decode(c.get(), b.b), 2);
+    llama_memory_t mem = llama_get_memory(c.get());
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1);
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), 5);
+    llama_set_abort_callback(c.get(), nullptr, nullptr);
+    EXPECT_EQ(worst(decode(c.get(), toks, 0, toks.size()), want), 0.0);
+}
+
 TEST_F(RecurrentTest, SequenceIdsPastNSeqMaxAreRefused) {
     const std::vector<llama_token> toks = synthetic_prompt(4);
     ctx_ptr                        c    = make_ctx(2);
