@@ -313,4 +313,33 @@ TEST_F(RecurrentTest, SequenceIdsPastNSeqMaxAreRefused) {
     EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 3);
 }
 
+// State-space shapes the graph cannot use are refused at load with the reason, not run.
+TEST(RecurrentLoad, UnusableSsmShapesAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        const char * key;
+        int64_t      value;
+    };
+    const bad_case cases[] = {
+        {"mamba2.ssm.time_step_rank", 3},  // 128 inner channels do not split into 3 heads
+        {"mamba2.ssm.conv_kernel", 1},     // no conv state
+        {"mamba2.ssm.group_count", 0},    {"mamba2.ssm.inner_size", 0}, {"mamba2.ssm.state_size", 1 << 20},
+    };
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_i64         = c.value;
+        llama_model_params mp  = llama_model_default_params();
+        mp.kv_overrides        = kvo;
+        const std::string path = data_path(k_model);
+        model_ptr         m(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find("invalid ssm hyperparameters"), std::string::npos)
+            << llama_last_error();
+    }
+    llama_log_set(nullptr, nullptr);
+}
+
 }  // namespace
