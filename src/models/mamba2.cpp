@@ -44,6 +44,13 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
     const int64_t         n_st     = g.n_tokens / n_seqs;              // tokens per sequence
     const int64_t         n_ch     = d_inner + 2 * n_group * d_state;  // conv channels: x, B, C
 
+    // the scan and convolution read their small parameters as F32 (as upstream's converter writes
+    // them); a file with another type is refused here, at context creation, not run
+    for (const ggml_tensor * t : {l.ssm_conv1d, l.ssm_conv1d_b, l.ssm_dt_b, l.ssm_a, l.ssm_d, l.ssm_norm}) {
+        if (t->type != GGML_TYPE_F32) {
+            throw llama_error(llama_format("%s is %s; mamba2 needs it in F32", t->name, ggml_type_name(t->type)));
+        }
+    }
     ggml_tensor * r_all = g.rs->r_layer(il);  // [n_embd_r, n_slots]
     ggml_tensor * s_all = g.rs->s_layer(il);  // [n_embd_s, n_slots]
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ggml.h"
+#include "gguf.h"
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
@@ -338,6 +340,51 @@ TEST(RecurrentLoad, UnusableSsmShapesAreRefused) {
         EXPECT_EQ(m, nullptr);
         EXPECT_NE(std::string(llama_last_error()).find("invalid ssm hyperparameters"), std::string::npos)
             << llama_last_error();
+    }
+    llama_log_set(nullptr, nullptr);
+}
+
+// A copy of the micro model with tensor `name` stored as F16 (the rest unchanged).
+std::string with_f16_tensor(const std::string & name) {
+    gguf_context * src = gguf_init_from_file(data_path(k_model).c_str(), gguf_init_params{false});
+    EXPECT_NE(src, nullptr);
+    gguf_context * dst = gguf_init_empty();
+    gguf_set_kv(dst, src);
+    for (int64_t i = 0; i < gguf_get_n_tensors(src); i++) {
+        const std::string n = gguf_get_tensor_name(src, i);
+        int64_t           ne[4];
+        gguf_get_tensor_shape(src, i, ne);
+        const int                nd   = (int) gguf_get_tensor_n_dims(src, i);
+        const void *             data = gguf_get_tensor_data(src, i);
+        std::vector<ggml_fp16_t> h;
+        if (n == name && gguf_get_tensor_type(src, i) == GGML_TYPE_F32) {
+            h.resize((size_t) (ne[0] * ne[1] * ne[2] * ne[3]));
+            ggml_fp32_to_fp16_row((const float *) data, h.data(), (int64_t) h.size());
+            EXPECT_TRUE(gguf_add_tensor_info(dst, n.c_str(), GGML_TYPE_F16, nd, ne, h.data()));
+        } else {
+            EXPECT_TRUE(gguf_add_tensor_info(dst, n.c_str(), gguf_get_tensor_type(src, i), nd, ne, data));
+        }
+    }
+    const std::string out = testing::TempDir() + "test-recurrent-f16-" + name + ".gguf";
+    EXPECT_TRUE(gguf_write_to_file(dst, out.c_str(), false));
+    gguf_free(dst);
+    gguf_free(src);
+    return out;
+}
+
+// The small parameters the scan and convolution read in F32: another type is refused when the
+// context is made, with the tensor named.
+TEST(RecurrentLoad, NonF32StateSpaceParametersAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    for (const char * name : {"blk.0.ssm_d", "blk.1.ssm_a", "blk.0.ssm_conv1d.weight", "blk.1.ssm_norm.weight"}) {
+        SCOPED_TRACE(name);
+        const std::string path = with_f16_tensor(name);
+        model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        ASSERT_NE(m, nullptr) << llama_last_error();  // the loader takes any float type; the graph refuses it
+        ctx_ptr c(llama_init_from_model(m.get(), llama_context_default_params()));
+        EXPECT_EQ(c, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(name), std::string::npos) << llama_last_error();
+        remove(path.c_str());
     }
     llama_log_set(nullptr, nullptr);
 }
