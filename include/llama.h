@@ -739,10 +739,13 @@ LLAMA_API void llama_set_abort_callback(struct llama_context * ctx, ggml_abort_c
 LLAMA_API void llama_synchronize(struct llama_context * ctx);
 
 /* ============================================================================================
- * Memory (KV cache)
+ * Memory (KV cache, or the recurrent state of a state-space model)
  *
  * A cell of the cache holds one token's K and V, its position and the set of sequences it belongs
- * to. Position ranges are half-open [p0, p1); p0 < 0 means 0 and p1 < 0 means infinity.
+ * to. A recurrent model (mamba2) holds instead one state per sequence (n_seq_max of them), the
+ * result of all its tokens so far, with the position of its last token; the calls below act on
+ * that state as described where they differ.
+ * Position ranges are half-open [p0, p1); p0 < 0 means 0 and p1 < 0 means infinity.
  * seq_id < 0 means every sequence where stated. mem may be NULL (every call is then a no-op
  * returning false/-1).
  * ========================================================================================== */
@@ -751,11 +754,16 @@ LLAMA_API void llama_synchronize(struct llama_context * ctx);
 LLAMA_API void llama_memory_clear(llama_memory_t mem, bool data);
 
 /* Removes sequence seq_id (any if < 0) from the cells with positions in [p0, p1). Returns false
- * only if a partial removal is impossible (never for this cache), true otherwise. */
+ * only if a partial removal is impossible, true otherwise. A KV cache never refuses. A recurrent
+ * state cannot be cut: a range covering the whole sequence empties it (its next token starts from
+ * a zero state) and a range past its last position removes nothing (both true); a range that would
+ * keep only part of the history (from the middle, or a tail starting after position 0) returns
+ * false and leaves the state as it was, still usable. seq_id >= n_seq_max: false. */
 LLAMA_API bool llama_memory_seq_rm(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1);
 
 /* Adds seq_id_dst to the cells of seq_id_src with positions in [p0, p1) (they are shared, not
- * copied). */
+ * copied). A recurrent model copies seq_id_src's whole state into seq_id_dst (the range is
+ * ignored); ids outside [0, n_seq_max) do nothing. */
 LLAMA_API void llama_memory_seq_cp(llama_memory_t mem, llama_seq_id seq_id_src, llama_seq_id seq_id_dst,
                                    llama_pos p0, llama_pos p1);
 
@@ -770,7 +778,8 @@ LLAMA_API void llama_memory_seq_add(llama_memory_t mem, llama_seq_id seq_id, lla
 /* Divides the positions of seq_id's cells in [p0, p1) by d (> 1), rounding down. */
 LLAMA_API void llama_memory_seq_div(llama_memory_t mem, llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d);
 
-/* Smallest / largest position stored for seq_id; -1 if the sequence is empty. */
+/* Smallest / largest position stored for seq_id; -1 if the sequence is empty. A recurrent state
+ * has only its last token's position: both return it. */
 LLAMA_API llama_pos llama_memory_seq_pos_min(llama_memory_t mem, llama_seq_id seq_id);
 LLAMA_API llama_pos llama_memory_seq_pos_max(llama_memory_t mem, llama_seq_id seq_id);
 
@@ -935,8 +944,13 @@ LLAMA_API int32_t llama_encode(struct llama_context * ctx, struct llama_batch ba
  * Returns
  *    0  success
  *    1  no room in the KV cache for the batch: the cache is left exactly as before the call
- *       (try a smaller batch or a larger context)
- *    2  aborted by the abort callback (the ubatches already computed stay in the cache)
+ *       (try a smaller batch or a larger context). A recurrent model (mamba2) has a state per
+ *       sequence and never returns 1; its batch is split into runs of one sequence (or one token
+ *       each of distinct sequences), and a token in several sequences is an invalid batch (-1):
+ *       copy a state with llama_memory_seq_cp instead.
+ *    2  aborted by the abort callback (the ubatches already computed stay in the cache; in a
+ *       recurrent model the sequences of the interrupted ubatch are emptied: their states were
+ *       partly updated)
  *   -1  invalid batch (nothing was changed)
  *  < -1 fatal error (allocation or compute failure); the context's memory may be inconsistent
  * On error the reason is in llama_last_error().

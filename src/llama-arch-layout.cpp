@@ -6,9 +6,11 @@ namespace {
 constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = LLM_DIM_FF_X2, FX = LLM_DIM_FF_EXP,
                   NX = LLM_DIM_EXPERT, NH = LLM_DIM_HEAD, HK = LLM_DIM_HEAD_K, Q = LLM_DIM_Q, K = LLM_DIM_K,
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
-                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP;
+                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, SCV = LLM_DIM_SSM_CONV,
+                  SI = LLM_DIM_SSM_INNER, SH = LLM_DIM_SSM_HEADS, SG = LLM_DIM_SSM_GROUPS, SCH = LLM_DIM_SSM_CONV_CH,
+                  SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
-                      PARAM   = LLM_TL_PARAM;
+                      PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
@@ -401,6 +403,24 @@ constexpr llm_tensor_layout GLM4[] = {
     {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
 };
 
+// mamba2: no attention and no feed-forward; per block a norm and the state-space mixer (ssm_in gives
+// z, x, B, C and dt; a depthwise causal conv over x, B, C; A and D one value per head; a grouped RMS
+// norm before ssm_out). ssm_conv1d is [d_conv, channels], ssm_a / ssm_d are [1, heads] without a suffix.
+constexpr llm_tensor_layout MAMBA2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -428,6 +448,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_EXAONE4, false, EXAONE4),
     row(LLM_ARCH_MISTRAL3, false, LLAMA),  // the text model of Mistral 3 / Ministral 3
     row(LLM_ARCH_GLM4, false, GLM4),
+    row(LLM_ARCH_MAMBA2, false, MAMBA2),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -482,6 +503,22 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_cls_out;
         case LLM_DIM_FF_SHEXP:
             return n_ff_shexp;
+        case LLM_DIM_ONE:
+            return 1;
+        case LLM_DIM_SSM_CONV:
+            return ssm_d_conv;
+        case LLM_DIM_SSM_INNER:
+            return ssm_d_inner;
+        case LLM_DIM_SSM_HEADS:
+            return ssm_n_head;
+        case LLM_DIM_SSM_GROUPS:
+            return ssm_n_group;
+        case LLM_DIM_SSM_CONV_CH:
+            return ssm_d_inner + 2 * ssm_n_group * ssm_d_state;
+        case LLM_DIM_SSM_IN:
+            return 2 * ssm_d_inner + 2 * ssm_n_group * ssm_d_state + ssm_n_head;
+        case LLM_DIM_SSM_GROUP_W:
+            return ssm_n_group > 0 ? ssm_d_inner / ssm_n_group : 0;
     }
     return 0;
 }

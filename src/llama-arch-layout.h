@@ -32,6 +32,17 @@ enum llm_dim : uint8_t {
     LLM_DIM_TOKEN_TYPES,  // rows of token_types: the file decides (2 in BERT)
     LLM_DIM_CLS_OUT,      // scores of a classifier head: the file decides
     LLM_DIM_FF_SHEXP,     // the shared expert's n_ff (expert_shared_feed_forward_length)
+    // state-space layers (mamba2): ssm.conv_kernel, ssm.inner_size, ssm.time_step_rank (heads),
+    // ssm.group_count, the conv channels (inner + 2 groups x state) and ssm_in's rows
+    // (z, x, B, C, dt: 2 inner + 2 groups x state + heads); a group's width (inner / groups)
+    LLM_DIM_ONE,  // a dimension of size 1 (mamba2's [1, heads] A and D)
+    LLM_DIM_SSM_CONV,
+    LLM_DIM_SSM_INNER,
+    LLM_DIM_SSM_HEADS,
+    LLM_DIM_SSM_GROUPS,
+    LLM_DIM_SSM_CONV_CH,
+    LLM_DIM_SSM_IN,
+    LLM_DIM_SSM_GROUP_W,
 };
 
 // The values of the dimensions for one model.
@@ -50,6 +61,11 @@ struct llm_layout_dims {
     int64_t n_token_types = 1;
     int64_t n_cls_out     = 1;
     int64_t n_ff_shexp    = 0;
+    int64_t ssm_d_conv    = 0;
+    int64_t ssm_d_inner   = 0;
+    int64_t ssm_d_state   = 0;
+    int64_t ssm_n_head    = 0;  // ssm.time_step_rank
+    int64_t ssm_n_group   = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -62,6 +78,9 @@ enum llm_tl_kind : uint8_t {
     LLM_TL_NORM,    // the weight (scale) of an RMS or layer norm
     LLM_TL_BIAS,    // a bias, also a layer norm's (suffix "bias", always F32)
     LLM_TL_PARAM,   // other learned vectors: attention sinks, rope factors
+    LLM_TL_CONV,    // a convolution kernel: a small matrix kept in F32 (ssm_conv reads F32)
+    LLM_TL_DECAY,   // a learned negative decay rate without a name suffix (mamba2's A = -exp(A_log))
+    LLM_TL_BARE,    // another vector without a name suffix (mamba2's D)
 };
 
 // Whether a file has the weight. Everything but REQUIRED is optional for libllama; the rest says
@@ -96,9 +115,11 @@ struct llm_tensor_layout {
     llm_tl_when     when     = LLM_TL_ALWAYS;
     llm_tensor      role     = LLM_TENSOR_COUNT;  // the weight it serves as, if not t (gpt-oss's ffn_norm)
 
-    const char * suffix() const { return kind == LLM_TL_BIAS ? "bias" : "weight"; }
-    int          n_dims() const { return ne[2] != LLM_DIM_NONE ? 3 : ne[1] != LLM_DIM_NONE ? 2 : 1; }
-    llm_tensor   serves_as() const { return role == LLM_TENSOR_COUNT ? t : role; }
+    const char * suffix() const {
+        return kind == LLM_TL_BIAS ? "bias" : kind == LLM_TL_DECAY || kind == LLM_TL_BARE ? nullptr : "weight";
+    }
+    int        n_dims() const { return ne[2] != LLM_DIM_NONE ? 3 : ne[1] != LLM_DIM_NONE ? 2 : 1; }
+    llm_tensor serves_as() const { return role == LLM_TENSOR_COUNT ? t : role; }
 };
 
 struct llm_arch_layout {

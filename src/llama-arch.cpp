@@ -31,6 +31,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_EXAONE4, "exaone4"},
     {LLM_ARCH_MISTRAL3, "mistral3"},
     {LLM_ARCH_GLM4, "glm4"},
+    {LLM_ARCH_MAMBA2, "mamba2"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -107,6 +108,12 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ROPE_SCALING_YARN_ATTN_FACTOR, "%s.rope.scaling.yarn_attn_factor"},
     {LLM_KV_ROPE_SCALING_YARN_BETA_FAST, "%s.rope.scaling.yarn_beta_fast"},
     {LLM_KV_ROPE_SCALING_YARN_BETA_SLOW, "%s.rope.scaling.yarn_beta_slow"},
+
+    {LLM_KV_SSM_CONV_KERNEL, "%s.ssm.conv_kernel"},
+    {LLM_KV_SSM_INNER_SIZE, "%s.ssm.inner_size"},
+    {LLM_KV_SSM_STATE_SIZE, "%s.ssm.state_size"},
+    {LLM_KV_SSM_TIME_STEP_RANK, "%s.ssm.time_step_rank"},
+    {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -195,6 +202,13 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, "blk.%d.ffn_gate_shexp"},
     {LLM_TENSOR_FFN_UP_SHEXP, "blk.%d.ffn_up_shexp"},
     {LLM_TENSOR_FFN_DOWN_SHEXP, "blk.%d.ffn_down_shexp"},
+    {LLM_TENSOR_SSM_IN, "blk.%d.ssm_in"},
+    {LLM_TENSOR_SSM_CONV1D, "blk.%d.ssm_conv1d"},
+    {LLM_TENSOR_SSM_DT, "blk.%d.ssm_dt"},
+    {LLM_TENSOR_SSM_A, "blk.%d.ssm_a"},
+    {LLM_TENSOR_SSM_D, "blk.%d.ssm_d"},
+    {LLM_TENSOR_SSM_NORM, "blk.%d.ssm_norm"},
+    {LLM_TENSOR_SSM_OUT, "blk.%d.ssm_out"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -25,6 +25,7 @@ enum llm_arch {
     LLM_ARCH_EXAONE4,
     LLM_ARCH_MISTRAL3,
     LLM_ARCH_GLM4,
+    LLM_ARCH_MAMBA2,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -103,6 +104,11 @@ enum llm_kv {
     LLM_KV_ROPE_SCALING_YARN_ATTN_FACTOR,
     LLM_KV_ROPE_SCALING_YARN_BETA_FAST,
     LLM_KV_ROPE_SCALING_YARN_BETA_SLOW,
+    LLM_KV_SSM_CONV_KERNEL,  // state-space layers (mamba2)
+    LLM_KV_SSM_INNER_SIZE,
+    LLM_KV_SSM_STATE_SIZE,
+    LLM_KV_SSM_TIME_STEP_RANK,
+    LLM_KV_SSM_GROUP_COUNT,
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,
@@ -199,6 +205,13 @@ enum llm_tensor {
     LLM_TENSOR_FFN_GATE_SHEXP,  // the shared expert of a mixture (granitemoe), a plain SwiGLU
     LLM_TENSOR_FFN_UP_SHEXP,
     LLM_TENSOR_FFN_DOWN_SHEXP,
+    LLM_TENSOR_SSM_IN,  // state-space layers (mamba2)
+    LLM_TENSOR_SSM_CONV1D,
+    LLM_TENSOR_SSM_DT,
+    LLM_TENSOR_SSM_A,
+    LLM_TENSOR_SSM_D,
+    LLM_TENSOR_SSM_NORM,
+    LLM_TENSOR_SSM_OUT,
     LLM_TENSOR_COUNT,
 };
 

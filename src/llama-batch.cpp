@@ -204,6 +204,44 @@ std::vector<llama_ubatch> llama_batch_allocr::split(uint32_t n_ubatch) const {
     return out;
 }
 
+std::vector<llama_ubatch> llama_batch_allocr::split_equal(uint32_t n_ubatch) const {
+    std::vector<llama_ubatch> out;
+    const uint32_t            n = (uint32_t) n_tokens_;
+    std::vector<bool>         in_ub(LLAMA_MAX_SEQ);
+    for (uint32_t b = 0; b < n;) {
+        const llama_seq_id s0  = seq_id_[b][0];
+        uint32_t           e   = b + 1;
+        const bool         run = e < n && seq_id_[e][0] == s0;  // one sequence, or one token per sequence
+        std::fill(in_ub.begin(), in_ub.end(), false);
+        in_ub[s0] = true;
+        while (e < n && e - b < n_ubatch) {
+            const llama_seq_id s = seq_id_[e][0];
+            if (run ? s != s0 : (bool) in_ub[s]) {
+                break;
+            }
+            in_ub[s] = true;
+            e++;
+        }
+        llama_ubatch ub;
+        ub.i_begin      = b;
+        ub.n_tokens     = e - b;
+        ub.token        = token_ ? token_ + b : nullptr;
+        ub.embd         = embd_;
+        ub.pos          = pos_.data() + b;
+        ub.n_seq_id     = n_seq_id_.data() + b;
+        ub.seq_id       = seq_id_.data() + b;
+        ub.output       = output_.data() + b;
+        ub.n_seqs       = run ? 1 : ub.n_tokens;
+        ub.n_seq_tokens = run ? ub.n_tokens : 1;
+        for (uint32_t i = 0; i < ub.n_tokens; i++) {
+            ub.n_outputs += ub.output[i] ? 1 : 0;
+        }
+        out.push_back(ub);
+        b = e;
+    }
+    return out;
+}
+
 // ---- public batch helpers ----------------------------------------------------------------------
 
 struct llama_batch llama_batch_get_one(llama_token * tokens, int32_t n_tokens) {

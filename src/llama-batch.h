@@ -24,6 +24,11 @@ struct llama_ubatch {
 
     uint32_t n_outputs = 0;  // tokens with output[i] != 0
     uint32_t i_begin   = 0;  // index of the first token in the batch
+
+    // Equal split (recurrent models): n_seqs sequences of n_seq_tokens tokens each, sequence-major
+    // (n_tokens = n_seqs * n_seq_tokens). 0 in a plain split.
+    uint32_t n_seqs       = 0;
+    uint32_t n_seq_tokens = 0;
 };
 
 // Validates a llama_batch and fills what the caller left NULL, exactly as llama.h documents.
@@ -37,6 +42,11 @@ public:
 
     // Splits the batch into consecutive ubatches of at most n_ubatch tokens.
     std::vector<llama_ubatch> split(uint32_t n_ubatch) const;
+    // The split a recurrent model needs: consecutive ubatches of at most n_ubatch tokens, each either
+    // a run of one sequence's tokens or one token each of distinct sequences, so that every ubatch
+    // holds whole per-sequence runs of equal length in batch order (outputs keep their order). Every
+    // token must belong to exactly one sequence.
+    std::vector<llama_ubatch> split_equal(uint32_t n_ubatch) const;
 
     uint32_t n_tokens() const { return (uint32_t) n_tokens_; }
     uint32_t n_outputs() const { return n_outputs_; }

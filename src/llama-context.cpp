@@ -139,8 +139,13 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             pad_up((uint32_t) std::min<uint64_t>((uint64_t) hp.n_swa * cp.n_seq_max + cp.n_ubatch, 1u << 24), 256);
         swa_size = want < cp.n_ctx ? (uint32_t) want : 0;
     }
-    kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
-                                cp.offload_kqv, swa_size));
+    if (hp.is_recurrent()) {
+        // one state slot per sequence; n_ctx does not bound a state's history
+        rs.reset(new llama_memory_recurrent(model, cp.n_seq_max));
+    } else {
+        kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
+                                    cp.offload_kqv, swa_size));
+    }
 
     // a failure below frees what was made so far (the destructor does not run)
     try {
@@ -182,7 +187,8 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             p.n_tokens   = n_tok;
             p.n_outputs  = n_tok;
             p.n_kv       = cp.n_ctx;
-            p.n_kv_swa   = kv->swa_cache() ? kv->swa_cache()->size() : 0;
+            p.n_kv_swa   = kv && kv->swa_cache() ? kv->swa_cache()->size() : 0;
+            p.n_seqs     = rs ? 1 : 0;  // one sequence of n_tok tokens
             p.causal     = cp.causal_attn;
             p.flash_attn = cp.flash_attn;
             build_graph(p);
@@ -216,6 +222,7 @@ void llama_context::release() {
     ggml_backend_sched_free(sched);
     sched = nullptr;
     kv.reset();  // its buffers belong to the devices of the backends freed below
+    rs.reset();
     for (ggml_backend_t b : backends) {
         ggml_backend_free(b);
     }
@@ -234,13 +241,14 @@ llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llam
     p.embd_input = ub.token == nullptr;
     p.causal     = cparams.causal_attn;
     p.flash_attn = cparams.flash_attn;
+    p.n_seqs     = rs ? ub.n_seqs : 0;
     return p;
 }
 
 void llama_context::build_graph(const llm_graph_params & p) {
     gres->reset();
     gres->params = p;
-    llm_graph_context g(model, cparams, *kv, p, *gres);
+    llm_graph_context g(model, cparams, kv.get(), p, *gres, rs.get());
     g.loras = &loras;
     g.cvec  = cvec.get();
     model.ops->build_graph(g);
@@ -271,7 +279,7 @@ bool llama_context::apply_k_shift(std::string & err) {
     gres->reset();
     // a graph context only for its rope step: the K shift rotates exactly as the decoder graph does
     // (the same sliding-window base and rope parameters), so that rule lives once, in build_rope
-    const llm_graph_context g(model, cparams, *kv, llm_graph_params{}, *gres);
+    const llm_graph_context g(model, cparams, kv.get(), llm_graph_params{}, *gres);
     ggml_context *          ctx0     = g.ctx0;
     llama_kv_cache *        caches[] = {kv.get(), kv->swa_cache()};
     ggml_tensor *           shifts[] = {nullptr, nullptr};
@@ -346,16 +354,29 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     const bool want_embd = cparams.embeddings || model.is_encoder();
     const bool has_head  = model.output != nullptr;
     pooling.clear();
-    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, kv.get(), want_embd, err)) {
+    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, memory(), want_embd, err)) {
         return -1;
     }
-    if (kv->has_shift() && !apply_k_shift(err)) {
+    if (rs) {
+        // a state is computed for one sequence: a token cannot extend several at once here
+        for (int32_t i = 0; i < batch.n_tokens; i++) {
+            if (batch.n_seq_id && batch.seq_id && batch.n_seq_id[i] > 1) {
+                err = llama_format(
+                    "token %d belongs to %d sequences; a recurrent model takes one sequence per token "
+                    "(copy a state with llama_memory_seq_cp instead)",
+                    i, batch.n_seq_id[i]);
+                return -1;
+            }
+        }
+    }
+    if (kv && kv->has_shift() && !apply_k_shift(err)) {
         return -3;
     }
 
-    const std::vector<llama_ubatch> ubatches = balloc.split(cparams.n_ubatch);
-    std::vector<llama_kv_slot>      slots;
-    if (!kv->prepare(ubatches, slots)) {
+    const std::vector<llama_ubatch> ubatches =
+        rs ? balloc.split_equal(cparams.n_ubatch) : balloc.split(cparams.n_ubatch);
+    std::vector<llama_kv_slot> slots(rs ? ubatches.size() : 0);
+    if (kv && !kv->prepare(ubatches, slots)) {
         err = llama_format("no KV cache slot for %d tokens (%u of %u cells used); the cache is unchanged",
                            batch.n_tokens, kv->n_used(), kv->size());
         return 1;
@@ -375,7 +396,11 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     int32_t n_out_done = 0;
     for (size_t u = 0; u < ubatches.size(); u++) {
         const llama_ubatch & ub = ubatches[u];
-        kv->apply(ub, slots[u]);
+        if (kv) {
+            kv->apply(ub, slots[u]);
+        } else {
+            rs->apply(ub);
+        }
 
         const llm_graph_params p = graph_params(ub, slots[u]);
         if (gres->valid && gres->params == p) {
@@ -394,11 +419,13 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             }
             gres->valid = true;
         }
-        gres->set_inputs(ub, slots[u], *kv, n_embd, model.hparams.n_swa);
+        gres->set_inputs(ub, slots[u], kv.get(), n_embd, model.hparams.n_swa);
 
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
-        if (st != GGML_STATUS_SUCCESS) {
+        if (st != GGML_STATUS_SUCCESS && kv) {
             kv->release(slots[u]);  // this ubatch's K/V were not (fully) written
+        } else if (st != GGML_STATUS_SUCCESS) {
+            rs->release(ub);  // its sequences' states may be half-updated: emptied (see llama_decode)
         }
         if (st == GGML_STATUS_ABORTED) {
             err       = "decode aborted by the abort callback";
@@ -470,7 +497,7 @@ int32_t llama_context::encode(const llama_batch & batch, std::string & err) {
         }
     }
     // the cache only holds this batch: sequences do not continue across calls
-    kv->clear(false);
+    memory()->clear(false);
     return run(batch, err);
 }
 

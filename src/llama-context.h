@@ -7,6 +7,7 @@
 #include "llama-cparams.h"
 #include "llama-graph.h"
 #include "llama-kv-cache.h"
+#include "llama-memory-recurrent.h"
 #include "llama-pooling.h"
 #include "llama.h"
 
@@ -67,7 +68,11 @@ struct llama_context {
     const sampled_output * sampled_ith(int32_t i) const;
     void                   set_abort_callback(ggml_abort_callback cb, void * data);
 
-    llama_kv_cache * memory() const { return kv.get(); }
+    // The memory the llama_memory_* calls act on: the KV cache, or the recurrent state of a
+    // recurrent model (then kv_cache() is nullptr).
+    llama_memory_i *         memory() const { return kv ? (llama_memory_i *) kv.get() : rs.get(); }
+    llama_kv_cache *         kv_cache() const { return kv.get(); }
+    llama_memory_recurrent * recurrent() const { return rs.get(); }
 
     // The scheduler and its backends ([GPU devices holding weights..., CPU]); for tests and tools.
     ggml_backend_sched_t                get_sched() const { return sched; }
@@ -91,7 +96,8 @@ struct llama_context {
     void set_adapter_cvec(const float * data, size_t len, int32_t n_embd, int32_t il_start, int32_t il_end);
 
 private:
-    std::unique_ptr<llama_kv_cache> kv;
+    std::unique_ptr<llama_kv_cache>         kv;  // attention models
+    std::unique_ptr<llama_memory_recurrent> rs;  // recurrent models (hparams.is_recurrent())
 
     std::vector<ggml_backend_t> backends;  // owned; the last one is backend_cpu
     ggml_backend_t              backend_cpu = nullptr;

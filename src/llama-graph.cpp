@@ -39,7 +39,7 @@ void llm_graph_result::reset() {
     mask_pad_done = false;
 }
 
-void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv,
+void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache * kv,
                                   int32_t n_embd, uint32_t n_swa) {
     const uint32_t n = ub.n_tokens;
     if (inp.tokens) {
@@ -71,12 +71,12 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
     }
     if (inp.k_idxs) {
         s_i64.resize(ggml_nelements(inp.k_idxs));
-        kv.fill_k_idxs(s_i64.data(), slot);
+        kv->fill_k_idxs(s_i64.data(), slot);
         ggml_backend_tensor_set(inp.k_idxs, s_i64.data(), 0, ggml_nbytes(inp.k_idxs));
     }
     if (inp.v_idxs) {
         s_i64.resize(ggml_nelements(inp.v_idxs));
-        kv.fill_v_idxs(s_i64.data(), slot);
+        kv->fill_v_idxs(s_i64.data(), slot);
         ggml_backend_tensor_set(inp.v_idxs, s_i64.data(), 0, ggml_nbytes(inp.v_idxs));
     }
     if (inp.v_rows) {
@@ -87,9 +87,18 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.v_rows, s_i32.data(), 0, ggml_nbytes(inp.v_rows));
     }
     if (inp.kq_mask) {
-        set_mask(inp.kq_mask, ub, kv, 0);
+        set_mask(inp.kq_mask, ub, *kv, 0);
     }
-    const llama_kv_cache * ws = kv.swa_cache();
+    if (inp.rs_ids) {
+        // one slot per sequence (the slot index is the sequence id); sequence j's first token is
+        // j * n_seq_tokens in the equal split
+        s_i32.resize(ub.n_seqs);
+        for (uint32_t j = 0; j < ub.n_seqs; j++) {
+            s_i32[j] = ub.seq_id[j * ub.n_seq_tokens][0];
+        }
+        ggml_backend_tensor_set(inp.rs_ids, s_i32.data(), 0, s_i32.size() * sizeof(int32_t));
+    }
+    const llama_kv_cache * ws = kv ? kv->swa_cache() : nullptr;
     if (ws && (inp.k_idxs_swa || inp.v_idxs_swa || inp.kq_mask_swa)) {
         const llama_kv_slot ss = llama_kv_cache::swa_slot(slot);
         if (inp.k_idxs_swa) {
@@ -106,7 +115,7 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
             set_mask(inp.kq_mask_swa, ub, *ws, n_swa);
         }
     } else if (inp.kq_mask_swa) {
-        set_mask(inp.kq_mask_swa, ub, kv, n_swa);
+        set_mask(inp.kq_mask_swa, ub, *kv, n_swa);
     }
     mask_pad_done = true;
 }
@@ -123,11 +132,13 @@ void llm_graph_result::set_mask(ggml_tensor * mask, const llama_ubatch & ub, con
 // ---- llm_graph_context -------------------------------------------------------------------------
 
 llm_graph_context::llm_graph_context(const llama_model & model, const llama_cparams & cparams,
-                                     const llama_kv_cache & kv, const llm_graph_params & params, llm_graph_result & res)
+                                     const llama_kv_cache * kv, const llm_graph_params & params, llm_graph_result & res,
+                                     const llama_memory_recurrent * rs)
     : model(model),
       hparams(model.hparams),
       cparams(cparams),
       kv(kv),
+      rs(rs),
       params(params),
       res(res),
       ctx0(res.ctx),
@@ -199,6 +210,22 @@ ggml_tensor * llm_graph_context::build_inp_out_ids() {
     return res.inp.out_ids;
 }
 
+ggml_tensor * llm_graph_context::build_inp_rs() {
+    res.inp.rs_ids = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, params.n_seqs);
+    ggml_set_input(res.inp.rs_ids);
+    cb(res.inp.rs_ids, "inp_rs_ids", -1);
+    return res.inp.rs_ids;
+}
+
+ggml_tensor * llm_graph_context::build_rs_read(ggml_tensor * states) const {
+    return ggml_get_rows(ctx0, states, res.inp.rs_ids);
+}
+
+void llm_graph_context::build_rs_write(ggml_tensor * states, ggml_tensor * rows) const {
+    // rows are computed from the slots' old contents, which the graph reads before this write
+    ggml_build_forward_expand(gf, ggml_set_rows(ctx0, states, rows, res.inp.rs_ids));
+}
+
 void llm_graph_context::build_attn_inp() {
     const int64_t n_rows = (n_tokens + GGML_KQ_MASK_PAD - 1) / GGML_KQ_MASK_PAD * GGML_KQ_MASK_PAD;
     res.inp.kq_mask      = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, n_kv, n_rows);
@@ -206,7 +233,7 @@ void llm_graph_context::build_attn_inp() {
     cb(res.inp.kq_mask, "kq_mask", -1);
     if (hparams.is_swa_any()) {
         // with a window cache the sliding-window layers attend over its cells instead
-        res.inp.kq_mask_swa = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, kv.swa_cache() ? params.n_kv_swa : n_kv, n_rows);
+        res.inp.kq_mask_swa = ggml_new_tensor_2d(ctx0, GGML_TYPE_F32, kv->swa_cache() ? params.n_kv_swa : n_kv, n_rows);
         ggml_set_input(res.inp.kq_mask_swa);
         cb(res.inp.kq_mask_swa, "kq_mask_swa", -1);
     }
@@ -215,12 +242,12 @@ void llm_graph_context::build_attn_inp() {
     ggml_set_input(res.inp.k_idxs);
     cb(res.inp.k_idxs, "k_idxs", -1);
 
-    const int64_t nv = kv.v_trans() ? n_tokens * (int64_t) hparams.n_embd_v_gqa() : n_tokens;
+    const int64_t nv = kv->v_trans() ? n_tokens * (int64_t) hparams.n_embd_v_gqa() : n_tokens;
     res.inp.v_idxs   = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
     ggml_set_input(res.inp.v_idxs);
     cb(res.inp.v_idxs, "v_idxs", -1);
 
-    if (kv.swa_cache()) {
+    if (kv->swa_cache()) {
         res.inp.k_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, n_tokens);
         ggml_set_input(res.inp.k_idxs_swa);
         cb(res.inp.k_idxs_swa, "k_idxs_swa", -1);
@@ -410,17 +437,17 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     const bool     win    = in_window_cache(il);
     const uint32_t n_kv_l = n_kv_of(il);  // cells of the layer's cache
     ggml_tensor *  k2d    = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
-    ggml_build_forward_expand(gf, kv.cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
-    ggml_build_forward_expand(gf, kv.cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
+    ggml_build_forward_expand(gf, kv->cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
+    ggml_build_forward_expand(gf, kv->cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
 
-    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                       // [d, n_tokens, n_head]
-    ggml_tensor * k = ggml_permute(ctx0, kv.get_k(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
+    ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                        // [d, n_tokens, n_head]
+    ggml_tensor * k = ggml_permute(ctx0, kv->get_k(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]
     ggml_tensor * cur;
     const float   cap = hparams.f_attn_logit_softcapping;  // gemma2: cap * tanh(scores / cap), 0 = off
 
     if (params.flash_attn && !sinks) {
-        ggml_tensor * v = ggml_permute(ctx0, kv.get_v(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);    // [dv, n_head, n_tokens]
+        ggml_tensor * v = ggml_permute(ctx0, kv->get_v(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
+        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);     // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
@@ -448,8 +475,8 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
             kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
         }
         cb(kq, "kq_soft_max", il);
-        ggml_tensor * v = kv.get_v(ctx0, il, n_kv_l);  // [n_kv, dv, n_head_kv]
-        if (!kv.v_trans()) {
+        ggml_tensor * v = kv->get_v(ctx0, il, n_kv_l);  // [n_kv, dv, n_head_kv]
+        if (!kv->v_trans()) {
             // row-major V on the plain path (a flash-attention cache on sink layers, or a quantized V):
             // transpose here; a quantized V is first widened to F32 by a row gather (its blocks cannot
             // be permuted, and every backend gathers quantized rows on the device that holds them)

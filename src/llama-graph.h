@@ -7,6 +7,7 @@
 #include "llama-cparams.h"
 #include "llama-hparams.h"
 #include "llama-kv-cache.h"
+#include "llama-memory-recurrent.h"
 
 #include "ggml.h"
 
@@ -30,10 +31,11 @@ struct llm_graph_params {
     bool     embd_input = false;  // the batch carries embeddings instead of tokens
     bool     causal     = true;
     bool     flash_attn = false;
+    uint32_t n_seqs     = 0;  // recurrent models: sequences in the ubatch (n_tokens / n_seqs tokens each)
 
     bool operator==(const llm_graph_params & o) const {
         return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
-               embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn;
+               embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs;
     }
 };
 
@@ -55,6 +57,8 @@ struct llm_graph_inputs {
     // I32 [max(n_kv, n_kv_swa)] = 0, 1, 2, ...: the rows of a quantized V cache gathered as F32 on the
     // plain attention path (made only by a graph that reads such a cache without flash attention)
     ggml_tensor * v_rows = nullptr;
+    // I32 [n_seqs]: the recurrent state slot of each sequence of the ubatch (recurrent models)
+    ggml_tensor * rs_ids = nullptr;
     // F32 [1, 1, n_tokens]: the attention temperature of each token's position (llama_hparams'
     // f_attn_temp_*), with the constants it is computed from
     ggml_tensor * attn_scale            = nullptr;
@@ -86,7 +90,8 @@ struct llm_graph_result {
     bool             valid    = false;
 
     // Copies the ubatch's values into the input tensors.
-    void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache & kv, int32_t n_embd,
+    // kv: nullptr for a recurrent model (no attention inputs).
+    void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache * kv, int32_t n_embd,
                     uint32_t n_swa = 0);
 
 private:
@@ -102,12 +107,13 @@ private:
 
 // What an architecture's build_graph works with.
 struct llm_graph_context {
-    const llama_model &    model;
-    const llama_hparams &  hparams;
-    const llama_cparams &  cparams;
-    const llama_kv_cache & kv;
-    const llm_graph_params params;
-    llm_graph_result &     res;
+    const llama_model &            model;
+    const llama_hparams &          hparams;
+    const llama_cparams &          cparams;
+    const llama_kv_cache *         kv;  // nullptr in a recurrent model
+    const llama_memory_recurrent * rs;  // the recurrent memory of a recurrent model, else nullptr
+    const llm_graph_params         params;
+    llm_graph_result &             res;
 
     ggml_context * ctx0;
     ggml_cgraph *  gf;
@@ -120,8 +126,9 @@ struct llm_graph_context {
     const std::vector<std::pair<const llama_adapter_lora *, float>> * loras = nullptr;
     const llama_adapter_cvec *                                        cvec  = nullptr;
 
-    llm_graph_context(const llama_model & model, const llama_cparams & cparams, const llama_kv_cache & kv,
-                      const llm_graph_params & params, llm_graph_result & res);
+    llm_graph_context(const llama_model & model, const llama_cparams & cparams, const llama_kv_cache * kv,
+                      const llm_graph_params & params, llm_graph_result & res,
+                      const llama_memory_recurrent * rs = nullptr);
 
     // Names a node "<name>-<il>" (or "<name>" for il < 0) so eval callbacks can identify it.
     void cb(ggml_tensor * t, const char * name, int il) const;
@@ -134,6 +141,12 @@ struct llm_graph_context {
     // The per-token attention temperature (hparams.f_attn_temp_scale must be set).
     ggml_tensor * build_inp_attn_scale();
     void          build_attn_inp();  // mask and KV write indices
+    // The state slots of the ubatch's sequences (recurrent models), I32 [n_seqs].
+    ggml_tensor * build_inp_rs();
+    // Layer il's states of the ubatch's sequences: all [F32 n_embd_{r,s}, n_seqs] rows of `states`
+    // (rs->r_layer / s_layer) at the slots, and the write of new ones back into those slots.
+    ggml_tensor * build_rs_read(ggml_tensor * states) const;
+    void          build_rs_write(ggml_tensor * states, ggml_tensor * rows) const;
 
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;
@@ -145,7 +158,7 @@ struct llm_graph_context {
     ggml_tensor * kq_mask(int il) const;
     ggml_tensor * v_rows(uint32_t n) const;  // the first n entries of inp.v_rows (made on first use)
     // Whether layer il's K/V live in the window cache; the cells its attention spans.
-    bool          in_window_cache(int il) const { return kv.swa_cache() && hparams.is_swa(il); }
+    bool          in_window_cache(int il) const { return kv && kv->swa_cache() && hparams.is_swa(il); }
     uint32_t      n_kv_of(int il) const { return in_window_cache(il) ? params.n_kv_swa : (uint32_t) n_kv; }
     ggml_tensor * build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
                             ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b, llm_ffn_op op,

@@ -74,6 +74,22 @@ struct llama_hparams {
     bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
     uint32_t n_ff_shexp          = 0;      // the shared expert's feed-forward size (0 = none)
 
+    // state-space layers (mamba2; 0 elsewhere): conv kernel width, inner size, state size per head,
+    // heads (ssm.time_step_rank) and B/C groups
+    uint32_t ssm_d_conv  = 0;
+    uint32_t ssm_d_inner = 0;
+    uint32_t ssm_d_state = 0;
+    uint32_t ssm_dt_rank = 0;
+    uint32_t ssm_n_group = 0;
+
+    // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
+    bool is_recurrent() const { return ssm_d_inner > 0; }
+    // Floats of one sequence's conv state ((d_conv - 1) x channels) and SSM state (d_state x inner).
+    uint32_t n_embd_r() const {
+        return ssm_d_conv > 0 ? (ssm_d_conv - 1) * (ssm_d_inner + 2 * ssm_n_group * ssm_d_state) : 0;
+    }
+    uint32_t n_embd_s() const { return ssm_d_state * ssm_d_inner; }
+
     // K/V row width for all KV heads of a layer
     uint32_t n_embd_k_gqa() const { return n_embd_head_k * n_head_kv; }
     uint32_t n_embd_v_gqa() const { return n_embd_head_v * n_head_kv; }

@@ -91,14 +91,29 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
             return bias ? &L::layer_out_norm_b : &L::layer_out_norm;
+        case LLM_TENSOR_SSM_IN:
+            return bias ? nullptr : &L::ssm_in;
+        case LLM_TENSOR_SSM_CONV1D:
+            return bias ? &L::ssm_conv1d_b : &L::ssm_conv1d;
+        case LLM_TENSOR_SSM_DT:
+            return bias ? &L::ssm_dt_b : nullptr;
+        case LLM_TENSOR_SSM_A:
+            return &L::ssm_a;
+        case LLM_TENSOR_SSM_D:
+            return &L::ssm_d;
+        case LLM_TENSOR_SSM_NORM:
+            return bias ? nullptr : &L::ssm_norm;
+        case LLM_TENSOR_SSM_OUT:
+            return bias ? nullptr : &L::ssm_out;
         default:
             return nullptr;
     }
 }
 
 // The per-tensor scales of the block matrices a file has ("blk.N.<weight>.scale", model.weight_scales).
-// As upstream (4df29be4): attention scales in every architecture, feed-forward scales only where its
-// graphs apply them (llm_arch_ops::ffn_weight_scales); elsewhere such a tensor is left unused, as there.
+// As upstream (4df29be4): attention (and mamba2 ssm_in/ssm_out) scales in every architecture, feed-forward
+// scales only where its graphs apply them (llm_arch_ops::ffn_weight_scales); elsewhere such a tensor is left
+// unused, as there.
 void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
     const llm_arch_ops * ops = llm_arch_get_ops(model.arch);
     const bool           ffn = ops != nullptr && ops->ffn_weight_scales;
@@ -120,6 +135,8 @@ void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
         {LLM_TENSOR_FFN_GATE_EXPS, &L::ffn_gate_exps, true, true},
         {LLM_TENSOR_FFN_UP_EXPS, &L::ffn_up_exps, true, true},
         {LLM_TENSOR_FFN_DOWN_EXPS, &L::ffn_down_exps, true, true},
+        {LLM_TENSOR_SSM_IN, &L::ssm_in, false, false},  // mamba2 applies them as attention's
+        {LLM_TENSOR_SSM_OUT, &L::ssm_out, false, false},
     };
     for (int il = 0; il < (int) model.layers.size(); il++) {
         llama_layer & l = model.layers[il];
@@ -160,6 +177,11 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
     d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
     d.n_ff_shexp    = hp.n_ff_shexp;
+    d.ssm_d_conv    = hp.ssm_d_conv;
+    d.ssm_d_inner   = hp.ssm_d_inner;
+    d.ssm_d_state   = hp.ssm_d_state;
+    d.ssm_n_head    = hp.ssm_dt_rank;
+    d.ssm_n_group   = hp.ssm_n_group;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;

@@ -17,9 +17,10 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama,      &llm_ops_qwen2, &llm_ops_phi3,     &llm_ops_gemma,   &llm_ops_gemma2,   &llm_ops_bert,
-    &llm_ops_nomic_bert, &llm_ops_qwen3, &llm_ops_qwen3moe, &llm_ops_gemma3,  &llm_ops_gpt_oss,  &llm_ops_granite,
-    &llm_ops_granitemoe, &llm_ops_olmo2, &llm_ops_smollm3,  &llm_ops_exaone4, &llm_ops_mistral3, &llm_ops_glm4,
+    &llm_ops_llama,   &llm_ops_qwen2,      &llm_ops_phi3,       &llm_ops_gemma,    &llm_ops_gemma2,
+    &llm_ops_bert,    &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe, &llm_ops_gemma3,
+    &llm_ops_gpt_oss, &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,    &llm_ops_smollm3,
+    &llm_ops_exaone4, &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -153,16 +154,18 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
     hp.n_head_kv = hp.n_head;
     ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT_KV, hp.n_head_kv, false);
-    if (hp.n_embd == 0 || hp.n_layer == 0 || hp.n_head == 0 || hp.n_head_kv == 0 || hp.n_head % hp.n_head_kv != 0 ||
-        hp.n_layer > 4096) {
+    // head_count 0: an attention-free model (mamba2); its loader must then read a state-space shape
+    const bool no_attn = hp.n_head == 0 && hp.n_head_kv == 0;
+    if (hp.n_embd == 0 || hp.n_layer == 0 ||
+        (!no_attn && (hp.n_head == 0 || hp.n_head_kv == 0 || hp.n_head % hp.n_head_kv != 0)) || hp.n_layer > 4096) {
         throw llama_error(llama_format("invalid hyperparameters: n_embd %u, n_layer %u, n_head %u, n_head_kv %u",
                                        hp.n_embd, hp.n_layer, hp.n_head, hp.n_head_kv));
     }
-    hp.n_embd_head_k = hp.n_embd % hp.n_head == 0 ? hp.n_embd / hp.n_head : 0;
+    hp.n_embd_head_k = hp.n_head > 0 && hp.n_embd % hp.n_head == 0 ? hp.n_embd / hp.n_head : 0;
     ml.get_key(LLM_KV_ATTENTION_KEY_LENGTH, hp.n_embd_head_k, false);
     hp.n_embd_head_v = hp.n_embd_head_k;
     ml.get_key(LLM_KV_ATTENTION_VALUE_LENGTH, hp.n_embd_head_v, false);
-    if (hp.n_embd_head_k == 0 || hp.n_embd_head_v == 0) {
+    if (!no_attn && (hp.n_embd_head_k == 0 || hp.n_embd_head_v == 0)) {
         throw llama_error("invalid head size (n_embd is not a multiple of n_head and no key_length is given)");
     }
     hp.n_rot = hp.n_embd_head_k;
@@ -222,6 +225,9 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     }
 
     ops->load_hparams(ml, hp);
+    if (no_attn && !hp.is_recurrent()) {
+        throw llama_error("invalid hyperparameters: attention.head_count is 0 in a model without state-space layers");
+    }
 }
 
 void llama_model::load_extra_meta(llama_model_loader & ml) {

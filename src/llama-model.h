@@ -73,6 +73,18 @@ struct llama_layer {
     ggml_tensor * layer_out_norm   = nullptr;
     ggml_tensor * layer_out_norm_b = nullptr;
 
+    // mamba2 (state-space mixer): ssm_in [embd, 2 inner + 2 groups x state + heads] (z, x, B, C, dt),
+    // ssm_conv1d [d_conv, channels] (+ bias), ssm_dt_b [heads], ssm_a / ssm_d [1, heads],
+    // ssm_norm [inner / groups, groups], ssm_out [inner, embd]
+    ggml_tensor * ssm_in       = nullptr;
+    ggml_tensor * ssm_conv1d   = nullptr;
+    ggml_tensor * ssm_conv1d_b = nullptr;
+    ggml_tensor * ssm_dt_b     = nullptr;
+    ggml_tensor * ssm_a        = nullptr;
+    ggml_tensor * ssm_d        = nullptr;
+    ggml_tensor * ssm_norm     = nullptr;
+    ggml_tensor * ssm_out      = nullptr;
+
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise
     ggml_tensor * rope_long  = nullptr;

@@ -82,8 +82,10 @@ bool llama_quant_is_weight_matrix(const std::string & name, int n_dims) {
     if (n_dims < 2 || !ends_with(name, "weight")) {
         return false;
     }
-    // norms are vectors in practice; the name check also covers a [n, 1] shaped one
-    return name.find("_norm") == std::string::npos && name.find("ffn_gate_inp") == std::string::npos;
+    // norms are vectors in practice; the name check also covers a [n, 1] shaped one. Convolution
+    // kernels (mamba2's ssm_conv1d, [d_conv, channels]) are small and read as F32 (as upstream).
+    return name.find("_norm") == std::string::npos && name.find("ffn_gate_inp") == std::string::npos &&
+           name.find("ssm_conv1d") == std::string::npos;
 }
 
 // Layer index of "blk.N.xxx", or -1.

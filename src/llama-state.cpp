@@ -19,17 +19,20 @@ static constexpr uint32_t KNOWN_SEQ_FLAGS = LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY;
 static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t kind) {
     const llama_hparams &  hp = ctx.model.hparams;
     llama_state_io::expect e;
-    e.fp.arch         = llm_arch_name(ctx.model.arch);
-    e.fp.n_layer      = hp.n_layer;
-    e.fp.n_vocab      = hp.n_vocab;
-    e.fp.n_embd       = hp.n_embd;
-    e.fp.n_embd_k_gqa = hp.n_embd_k_gqa();
-    e.fp.n_embd_v_gqa = hp.n_embd_v_gqa();
-    e.fp.type_k       = (uint32_t) ctx.memory()->type_k();
-    e.fp.type_v       = (uint32_t) ctx.memory()->type_v();
-    e.kind            = kind;
-    e.kv_size         = ctx.memory()->size();
-    e.n_seq_max       = ctx.cparams.n_seq_max;
+    e.fp.arch    = llm_arch_name(ctx.model.arch);
+    e.fp.n_layer = hp.n_layer;
+    e.fp.n_vocab = hp.n_vocab;
+    e.fp.n_embd  = hp.n_embd;
+    // a recurrent model's state takes the KV cache's layout (docs/state.md): its slots are the cells,
+    // the conv and SSM states (F32) the K and V rows
+    const llama_kv_cache * kv = ctx.kv_cache();
+    e.fp.n_embd_k_gqa         = kv ? hp.n_embd_k_gqa() : hp.n_embd_r();
+    e.fp.n_embd_v_gqa         = kv ? hp.n_embd_v_gqa() : hp.n_embd_s();
+    e.fp.type_k               = kv ? (uint32_t) kv->type_k() : (uint32_t) GGML_TYPE_F32;
+    e.fp.type_v               = kv ? (uint32_t) kv->type_v() : (uint32_t) GGML_TYPE_F32;
+    e.kind                    = kind;
+    e.kv_size                 = kv ? kv->size() : ctx.recurrent()->n_slots();
+    e.n_seq_max               = ctx.cparams.n_seq_max;
     return e;
 }
 
@@ -52,7 +55,11 @@ void llama_context::state_write(llama_state_io::writer & w, llama_seq_id seq_id,
         w.put_u32(n_embd_rows);
         w.put(embd.data(), (size_t) n_embd_rows * model.hparams.n_embd * sizeof(float));
     }
-    kv->state_write(w, seq_id);
+    if (kv) {
+        kv->state_write(w, seq_id);
+    } else {
+        rs->state_write(w, seq_id);
+    }
     w.finish();
 }
 
@@ -79,7 +86,11 @@ size_t llama_context::state_read(const uint8_t * src, size_t size, llama_seq_id 
         memcpy(new_embd.data(), img.embd, new_embd.size() * sizeof(float));
         new_ids = img.output_ids;
     }
-    kv->state_apply(img, dest);  // throws only before changing anything
+    if (kv) {
+        kv->state_apply(img, dest);  // throws only before changing anything
+    } else {
+        rs->state_apply(img, dest);
+    }
     if (full) {
         logits.swap(new_logits);
         embd.swap(new_embd);

@@ -101,6 +101,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"exaone4", 1e-5f, false, false, false, 4096, 0, 0, 0, false, true},
         {"bert", 1e-12f, false, false, true},
         {"nomic-bert", 1e-12f},
+        {"mamba2", 1e-5f, false, false, true},  // no positions: the state carries the order
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -186,6 +187,10 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
     } else if (arch == "olmo2") {
         p.tied = false, p.rope_base = 5e5f;
+    } else if (arch == "mamba2") {
+        // 128 inner channels in 8 heads of 16, a 16-wide state, one group; weights large enough that
+        // the carried state, not the D skip, dominates each mixer's output
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.14f;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }

@@ -56,6 +56,14 @@ struct params {
     // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
     // separate q/k/v) instead of the architecture's usual one
     bool alt_spelling = false;
+    // state-space layers (architectures whose layout has ssm_in: mamba2): ssm.* keys, no attention
+    int64_t ssm_d_conv  = 4;
+    int64_t ssm_d_inner = 0;  // 0: 2 n_embd
+    int64_t ssm_d_state = 16;
+    int64_t ssm_n_head  = 0;  // ssm.time_step_rank; 0: d_inner / 16 (heads of 16 channels)
+    int64_t ssm_n_group = 1;
+    int64_t ssm_inner() const { return ssm_d_inner > 0 ? ssm_d_inner : 2 * n_embd; }
+    int64_t ssm_heads() const { return ssm_n_head > 0 ? ssm_n_head : ssm_inner() / 16; }
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer
@@ -81,6 +89,16 @@ inline const std::vector<arch_info> & arch_table() {
         return v;
     }();
     return t;
+}
+
+// Whether an architecture's blocks are state-space mixers (its layout has ssm_in).
+inline bool layout_has(const llm_arch_layout & l, llm_tensor t) {
+    for (size_t i = 0; i < l.n_rows; i++) {
+        if (l.rows[i].t == t) {
+            return true;
+        }
+    }
+    return false;
 }
 
 inline const arch_info * find_arch(const std::string & a) {

@@ -21,6 +21,9 @@ static void print_usage(FILE * out) {
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
+            "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
+            "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
+            "                   heads (0: inner / 16), B/C groups (1)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -115,6 +118,16 @@ int main(int argc, char ** argv) {
             p.n_ff_exp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-ff-shexp")) {
             p.n_ff_shexp = args.int_value(0, 1 << 20);
+        } else if (args.is("--ssm-conv")) {
+            p.ssm_d_conv = args.int_value(2, 64);
+        } else if (args.is("--ssm-inner")) {
+            p.ssm_d_inner = args.int_value(0, 1 << 16);
+        } else if (args.is("--ssm-state")) {
+            p.ssm_d_state = args.int_value(1, 1024);
+        } else if (args.is("--ssm-heads")) {
+            p.ssm_n_head = args.int_value(0, 1 << 16);
+        } else if (args.is("--ssm-groups")) {
+            p.ssm_n_group = args.int_value(1, 64);
         } else if (args.is("--n-swa")) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {

@@ -76,8 +76,9 @@ inline void fill_normal(float * out, int64_t n, uint64_t seed, float stddev) {
 }
 
 // ---- model layout --------------------------------------------------------------------------------
-// near_one: 1 + N(0, std) (encoder norms); abs_one: 1 + |N(0, std)| (LongRoPE divisors, >= 1)
-enum class init { normal, ones, near_one, abs_one };
+// near_one: 1 + N(0, std) (encoder norms); abs_one: 1 + |N(0, std)| (LongRoPE divisors, >= 1);
+// neg_one: -(1 + |N(0, std)|) (decay rates)
+enum class init { normal, ones, near_one, abs_one, neg_one };
 
 struct tensor_desc {
     std::string name;
@@ -156,7 +157,7 @@ inline tensor_desc describe(const params & p, const arch_info & ai, const llm_te
     }
     t.kind   = init::normal;
     t.stddev = p.std;
-    t.f32    = r.kind == LLM_TL_ROUTER || r.kind == LLM_TL_BIAS;
+    t.f32    = r.kind != LLM_TL_MATRIX;  // routers, biases, norms, conv kernels: F32 at any rank
     switch (r.kind) {
         case LLM_TL_NORM:
             t.kind = ai.encoder ? init::near_one : init::ones;
@@ -168,13 +169,19 @@ inline tensor_desc describe(const params & p, const arch_info & ai, const llm_te
             }
             break;
         case LLM_TL_MATRIX:
-            if (!ai.encoder &&
-                (r.t == LLM_TENSOR_ATTN_OUT || r.t == LLM_TENSOR_FFN_DOWN || r.t == LLM_TENSOR_FFN_DOWN_EXPS)) {
+            if (!ai.encoder && (r.t == LLM_TENSOR_ATTN_OUT || r.t == LLM_TENSOR_FFN_DOWN ||
+                                r.t == LLM_TENSOR_FFN_DOWN_EXPS || r.t == LLM_TENSOR_SSM_OUT)) {
                 t.stddev = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
             }
             break;
+        case LLM_TL_DECAY:  // negative decay rates, -(1 + |N(0, 1)|): a state that fades
+            t.kind   = init::neg_one;
+            t.stddev = 1.0f;
+            break;
         case LLM_TL_ROUTER:
         case LLM_TL_BIAS:
+        case LLM_TL_CONV:
+        case LLM_TL_BARE:
             break;
     }
     return t;
@@ -202,6 +209,11 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_token_types = 2;  // BERT's sentence A and B
     d.n_cls_out     = p.n_cls_out;
     d.n_ff_shexp    = p.n_ff_shexp;
+    d.ssm_d_conv    = p.ssm_d_conv;
+    d.ssm_d_inner   = p.ssm_inner();
+    d.ssm_d_state   = p.ssm_d_state;
+    d.ssm_n_head    = p.ssm_heads();
+    d.ssm_n_group   = p.ssm_n_group;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -329,6 +341,10 @@ inline bool gen_rows(const params & p, const tensor_desc & t, ggml_type type, in
                 for (float & x : row) {
                     x = 1.0f + (t.kind == init::abs_one ? std::fabs(x) : x);
                 }
+            } else if (t.kind == init::neg_one) {
+                for (float & x : row) {
+                    x = -1.0f - std::fabs(x);
+                }
             }
         }
         if (ggml_quantize_chunk(type, row.data(), dst + (size_t) (r - r0) * ggml_row_size(type, n), 0, 1, n, imatrix) ==
@@ -403,9 +419,26 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "context_length").c_str(), (uint32_t) p.n_ctx);
     gguf_set_val_u32(g.get(), (A + "embedding_length").c_str(), (uint32_t) p.n_embd);
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
-    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
-    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
-    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+    // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
+    // upstream's converter writes them)
+    const bool ssm = layout_has(lay, LLM_TENSOR_SSM_IN);
+    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (ssm ? 0 : p.n_ff));
+    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (ssm ? 0 : p.n_head));
+    if (ssm) {
+        const int64_t inner = p.ssm_inner(), heads = p.ssm_heads();
+        if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || inner % heads != 0 ||
+            inner % p.ssm_n_group != 0 || heads % p.ssm_n_group != 0) {
+            err = "bad state-space shape: conv kernel >= 2, inner size a multiple of the heads and groups";
+            return false;
+        }
+        gguf_set_val_u32(g.get(), (A + "ssm.conv_kernel").c_str(), (uint32_t) p.ssm_d_conv);
+        gguf_set_val_u32(g.get(), (A + "ssm.inner_size").c_str(), (uint32_t) inner);
+        gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
+        gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
+        gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
+    } else {
+        gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+    }
     const arch_meta & am  = meta_of(p.arch);
     const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
     if (encoder) {

@@ -109,11 +109,11 @@ TEST_P(SwaCache, LongRunMatchesFullCache) {
         SCOPED_TRACE(flash ? "flash" : "plain");
         ctx_ptr full = make_ctx(m.get(), true, flash), win = make_ctx(m.get(), false, flash);
         ASSERT_TRUE(full && win);
-        ASSERT_EQ(full->memory()->swa_cache(), nullptr);
-        ASSERT_NE(win->memory()->swa_cache(), nullptr);
+        ASSERT_EQ(full->kv_cache()->swa_cache(), nullptr);
+        ASSERT_NE(win->kv_cache()->swa_cache(), nullptr);
         // 8-token window, one sequence, ubatches of 32: 256 cells instead of 1024
-        EXPECT_EQ(win->memory()->swa_cache()->size(), 256u);
-        EXPECT_LT(win->memory()->total_size(), full->memory()->total_size());
+        EXPECT_EQ(win->kv_cache()->swa_cache()->size(), 256u);
+        EXPECT_LT(win->kv_cache()->total_size(), full->kv_cache()->total_size());
 
         std::vector<float> a, b;
         // a 100-token prompt in ubatches of 32, then 400 single tokens: the window cache wraps around
@@ -141,7 +141,7 @@ TEST_P(SwaCache, TwoSequencesAndContextShift) {
     const int nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
     ctx_ptr   full = make_ctx(m.get(), true, false, 2), win = make_ctx(m.get(), false, false, 2);
     ASSERT_TRUE(full && win);
-    EXPECT_EQ(win->memory()->swa_cache()->size(), 256u);  // 2 x 8 + 32, padded
+    EXPECT_EQ(win->kv_cache()->swa_cache()->size(), 256u);  // 2 x 8 + 32, padded
     std::vector<float> a, b;
     feed(full.get(), {0, 1}, 0, 60, true, a);
     feed(win.get(), {0, 1}, 0, 60, true, b);

@@ -1,0 +1,302 @@
+#include "llama-memory-recurrent.h"
+
+#include <limits>
+
+#include "ggml-cpu.h"
+#include "llama-log.h"
+#include "llama-model.h"
+#include "llama-state-io.h"
+
+llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max) : slots(n_seq_max) {
+    const llama_hparams & hp      = model.hparams;
+    const int             n_layer = (int) hp.n_layer;
+    if (n_seq_max == 0 || hp.n_embd_r() == 0 || hp.n_embd_s() == 0) {
+        throw llama_error("a recurrent memory needs n_seq_max > 0 and a state-space shape");
+    }
+    ggml_init_params ip = {(size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true};
+    ctx                 = ggml_init(ip);
+    if (!ctx) {
+        throw llama_error("cannot create the recurrent state context");
+    }
+    r_l.resize(n_layer);
+    s_l.resize(n_layer);
+    for (int il = 0; il < n_layer; il++) {
+        r_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_r(), n_seq_max);
+        s_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_s(), n_seq_max);
+        ggml_format_name(r_l[il], "cache_r_l%d", il);
+        ggml_format_name(s_l[il], "cache_s_l%d", il);
+    }
+    // the states stay in host memory: they are small (a few MiB per sequence for the large models) and
+    // read and written once per ubatch
+    buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+    if (!buf) {
+        ggml_free(ctx);
+        ctx = nullptr;
+        throw llama_error("cannot allocate the recurrent state buffer");
+    }
+    ggml_backend_buffer_clear(buf, 0);
+    LLAMA_LOG_INFO("%s: %u sequence slots, %.2f MiB of recurrent state\n", __func__, n_seq_max,
+                   total_size() / 1024.0 / 1024.0);
+}
+
+llama_memory_recurrent::~llama_memory_recurrent() {
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+}
+
+size_t llama_memory_recurrent::total_size() const {
+    return buf ? ggml_backend_buffer_get_size(buf) : 0;
+}
+
+void llama_memory_recurrent::slot_clear(uint32_t s) {
+    slots[s] = slot();
+    for (size_t il = 0; il < r_l.size(); il++) {
+        ggml_backend_tensor_memset(r_l[il], 0, s * r_l[il]->nb[1], r_l[il]->nb[1]);
+        ggml_backend_tensor_memset(s_l[il], 0, s * s_l[il]->nb[1], s_l[il]->nb[1]);
+    }
+}
+
+void llama_memory_recurrent::slot_copy(uint32_t src, uint32_t dst) {
+    slots[dst] = slots[src];
+    std::vector<uint8_t> row;
+    for (size_t il = 0; il < r_l.size(); il++) {
+        for (ggml_tensor * t : {r_l[il], s_l[il]}) {
+            row.resize(t->nb[1]);
+            ggml_backend_tensor_get(t, row.data(), src * t->nb[1], t->nb[1]);
+            ggml_backend_tensor_set(t, row.data(), dst * t->nb[1], t->nb[1]);
+        }
+    }
+}
+
+void llama_memory_recurrent::clear(bool data) {
+    for (slot & s : slots) {
+        s = slot();
+    }
+    (void) data;  // a new sequence must start from a zero state, so the data is always cleared
+    ggml_backend_buffer_clear(buf, 0);
+}
+
+bool llama_memory_recurrent::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) {
+    if (p0 < 0) {
+        p0 = 0;
+    }
+    if (p1 < 0) {
+        p1 = std::numeric_limits<llama_pos>::max();
+    }
+    if (seq_id >= (llama_seq_id) slots.size()) {
+        return false;
+    }
+    // whether the range covers a sequence ending at pos entirely, or none of it
+    auto all  = [&](llama_pos pos) { return p0 == 0 && p1 > pos; };
+    auto none = [&](llama_pos pos) { return pos < 0 || p0 > pos || p0 >= p1; };
+    if (seq_id < 0) {
+        for (const slot & s : slots) {
+            if (!all(s.pos) && !none(s.pos)) {
+                return false;
+            }
+        }
+        for (uint32_t s = 0; s < slots.size(); s++) {
+            if (slots[s].pos >= 0 && all(slots[s].pos)) {
+                slot_clear(s);
+            }
+        }
+        return true;
+    }
+    const llama_pos pos = slots[seq_id].pos;
+    if (none(pos)) {
+        return true;
+    }
+    if (!all(pos)) {
+        return false;  // the state of an earlier position is gone
+    }
+    slot_clear((uint32_t) seq_id);
+    return true;
+}
+
+void llama_memory_recurrent::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {
+    (void) p0;  // a state is copied whole (as upstream)
+    (void) p1;
+    const llama_seq_id n = (llama_seq_id) slots.size();
+    if (src == dst || src < 0 || dst < 0 || src >= n || dst >= n) {
+        return;
+    }
+    if (slots[src].pos < 0) {
+        slot_clear((uint32_t) dst);
+        return;
+    }
+    slot_copy((uint32_t) src, (uint32_t) dst);
+}
+
+void llama_memory_recurrent::seq_keep(llama_seq_id seq_id) {
+    for (uint32_t s = 0; s < slots.size(); s++) {
+        if ((llama_seq_id) s != seq_id && slots[s].pos >= 0) {
+            slot_clear(s);
+        }
+    }
+}
+
+void llama_memory_recurrent::seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) {
+    if (p0 < 0) {
+        p0 = 0;
+    }
+    if (p1 < 0) {
+        p1 = std::numeric_limits<llama_pos>::max();
+    }
+    for (uint32_t s = 0; s < slots.size(); s++) {
+        slot & sl = slots[s];
+        if ((seq_id < 0 || (llama_seq_id) s == seq_id) && sl.pos >= 0 && sl.pos >= p0 && sl.pos < p1) {
+            sl.pos += delta;
+            if (sl.pos < 0) {
+                slot_clear(s);  // shifted before the start: gone, as a KV cell would be
+            }
+        }
+    }
+}
+
+void llama_memory_recurrent::seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) {
+    if (d <= 1) {
+        return;
+    }
+    if (p0 < 0) {
+        p0 = 0;
+    }
+    if (p1 < 0) {
+        p1 = std::numeric_limits<llama_pos>::max();
+    }
+    for (uint32_t s = 0; s < slots.size(); s++) {
+        slot & sl = slots[s];
+        if ((seq_id < 0 || (llama_seq_id) s == seq_id) && sl.pos >= p0 && sl.pos < p1 && sl.pos >= 0) {
+            sl.pos /= d;
+        }
+    }
+}
+
+llama_pos llama_memory_recurrent::seq_pos_min(llama_seq_id seq_id) const {
+    return seq_pos_max(seq_id);
+}
+
+llama_pos llama_memory_recurrent::seq_pos_max(llama_seq_id seq_id) const {
+    if (seq_id < 0 || seq_id >= (llama_seq_id) slots.size()) {
+        return -1;
+    }
+    return slots[seq_id].pos;
+}
+
+bool llama_memory_recurrent::seq_same_cells(llama_seq_id a, llama_seq_id b) const {
+    const llama_seq_id n = (llama_seq_id) slots.size();
+    if (a < 0 || b < 0 || a >= n || b >= n) {
+        return false;
+    }
+    const slot & x = slots[a];
+    const slot & y = slots[b];
+    return (x.pos < 0 && y.pos < 0) || (x.pos == y.pos && x.lineage == y.lineage);
+}
+
+void llama_memory_recurrent::apply(const llama_ubatch & ub) {
+    for (uint32_t i = 0; i < ub.n_tokens; i++) {
+        const uint64_t lineage = next_lineage++;  // shared only by the sequences this token extends
+        for (int32_t k = 0; k < ub.n_seq_id[i]; k++) {
+            slot & s  = slots[ub.seq_id[i][k]];
+            s.pos     = ub.pos[i];
+            s.lineage = lineage;
+        }
+    }
+}
+
+void llama_memory_recurrent::release(const llama_ubatch & ub) {
+    for (uint32_t i = 0; i < ub.n_tokens; i++) {
+        for (int32_t k = 0; k < ub.n_seq_id[i]; k++) {
+            slot_clear((uint32_t) ub.seq_id[i][k]);
+        }
+    }
+}
+
+// ---- state (docs/state.md) ---------------------------------------------------------------------
+// The KV cache's layout, with a slot for a cell: one record per non-empty slot (its index, its
+// sequence's last position, no shift, the sequence as the set in a full state), then per layer the
+// conv-state rows of those slots (the "K" rows) and their SSM-state rows (the "V" rows), F32.
+
+void llama_memory_recurrent::state_write(llama_state_io::writer & w, llama_seq_id seq_id) const {
+    std::vector<uint32_t> idxs;
+    for (uint32_t s = 0; s < slots.size(); s++) {
+        if (slots[s].pos >= 0 && (seq_id < 0 || (llama_seq_id) s == seq_id)) {
+            idxs.push_back(s);
+        }
+    }
+    w.put_u32((uint32_t) slots.size());
+    w.put_u32(0);  // head: unused
+    w.put_u32((uint32_t) idxs.size());
+    for (uint32_t s : idxs) {
+        w.put_u32(s);
+        w.put_i32(slots[s].pos);
+        w.put_i32(0);
+        w.put_u64(seq_id < 0 ? 1ull << s : 0);
+    }
+    for (size_t il = 0; il < r_l.size(); il++) {
+        const size_t r_row = r_l[il]->nb[1], s_row = s_l[il]->nb[1];
+        uint8_t *    d = w.reserve(idxs.size() * (r_row + s_row));  // conv rows, then SSM rows
+        if (!d) {
+            continue;  // counting
+        }
+        for (size_t j = 0; j < idxs.size(); j++) {
+            ggml_backend_tensor_get(r_l[il], d + j * r_row, idxs[j] * r_row, r_row);
+            ggml_backend_tensor_get(s_l[il], d + idxs.size() * r_row + j * s_row, idxs[j] * s_row, s_row);
+        }
+    }
+}
+
+void llama_memory_recurrent::state_apply(const llama_state_io::image & img, llama_seq_id dest) {
+    const bool   full = dest < 0;
+    const size_t n    = img.cells.size();
+    if (!full && dest >= (llama_seq_id) slots.size()) {
+        throw llama_error(llama_format("dest_seq_id %d is out of range [0, %zu)", dest, slots.size()));
+    }
+    // the slot of each record: its sequence (a full state), or dest
+    std::vector<uint32_t> target(n);
+    for (size_t j = 0; j < n; j++) {
+        const uint64_t seqs = img.cells[j].seqs;
+        if (full) {
+            if (seqs == 0 || (seqs & (seqs - 1)) != 0) {
+                throw llama_error(
+                    llama_format("state: record %zu holds 0x%llx; a recurrent state belongs to one sequence", j,
+                                 (unsigned long long) seqs));
+            }
+            uint32_t s = 0;
+            while (!(seqs >> s & 1)) {
+                s++;
+            }
+            if (s >= slots.size()) {
+                throw llama_error(llama_format("state: sequence %u is outside this context's %zu", s, slots.size()));
+            }
+            target[j] = s;
+        } else {
+            target[j] = (uint32_t) dest;
+        }
+    }
+    if (!full && n > 1) {
+        throw llama_error(llama_format("state: a sequence's recurrent state is one record, not %zu", n));
+    }
+    if (img.k_row != r_l[0]->nb[1] || img.v_row != s_l[0]->nb[1]) {
+        throw llama_error("state: the recurrent state sizes differ from this model's");  // the fingerprint checks it
+    }
+
+    // ---- from here on nothing can fail ----
+    if (full) {
+        clear(true);
+    } else {
+        slot_clear((uint32_t) dest);
+    }
+    for (size_t j = 0; j < n; j++) {
+        slot & s  = slots[target[j]];
+        s.pos     = img.cells[j].pos;
+        s.lineage = next_lineage++;
+    }
+    for (size_t il = 0; il < r_l.size(); il++) {
+        const uint8_t * r_in = img.k_rows((uint32_t) il);
+        const uint8_t * s_in = img.v_rows((uint32_t) il);
+        for (size_t j = 0; j < n; j++) {
+            ggml_backend_tensor_set(r_l[il], r_in + j * img.k_row, target[j] * img.k_row, img.k_row);
+            ggml_backend_tensor_set(s_l[il], s_in + j * img.v_row, target[j] * img.v_row, img.v_row);
+        }
+    }
+}

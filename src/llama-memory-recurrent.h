@@ -1,0 +1,80 @@
+// The recurrent memory of state-space models (mamba2): one state slot per sequence instead of a
+// cell per token. Slot s holds sequence s's state after its last token: per layer a conv state
+// ((d_conv - 1) x conv channels, the last inputs of the causal convolution) and an SSM state
+// (d_state x head_dim x n_head), both F32. The graph reads the slots of a ubatch's sequences and
+// writes their final states back (llm_graph_context::build_rs_read / build_rs_write).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ggml-backend.h"
+#include "llama-batch.h"
+#include "llama-memory.h"
+
+struct llama_model;
+namespace llama_state_io {
+class writer;
+struct image;
+}  // namespace llama_state_io
+
+class llama_memory_recurrent : public llama_memory_i {
+public:
+    // Throws llama_error when the state buffer cannot be allocated.
+    llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max);
+    ~llama_memory_recurrent() override;
+    llama_memory_recurrent(const llama_memory_recurrent &)             = delete;
+    llama_memory_recurrent & operator=(const llama_memory_recurrent &) = delete;
+
+    // ---- llama_memory_i ----
+    void clear(bool data) override;
+    // A state cannot be cut: removing everything, or nothing (a range past the last position), works;
+    // a range that would keep only part of a sequence's history returns false and changes nothing.
+    bool seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
+    void seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
+    void seq_keep(llama_seq_id seq_id) override;
+    void seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
+    void seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
+    // Both the position of the sequence's last token (a state has no earlier positions); -1 if empty.
+    llama_pos seq_pos_min(llama_seq_id seq_id) const override;
+    llama_pos seq_pos_max(llama_seq_id seq_id) const override;
+    bool      seq_same_cells(llama_seq_id a, llama_seq_id b) const override;
+    // Shifting only moves the recorded positions (as upstream).
+    bool can_shift() const override { return true; }
+
+    // ---- decode support ----
+    // Records the ubatch's tokens: each sequence's last position (the graph writes the states).
+    void apply(const llama_ubatch & ub);
+    // After a compute that did not complete (aborted or failed): the ubatch's sequences may hold
+    // partly updated states, so they are emptied (a consistent state, unlike a half-written one).
+    void release(const llama_ubatch & ub);
+
+    uint32_t n_slots() const { return (uint32_t) slots.size(); }
+    // Per layer: conv states F32 [n_embd_r, n_slots], SSM states F32 [n_embd_s, n_slots].
+    ggml_tensor * r_layer(int il) const { return r_l[il]; }
+    ggml_tensor * s_layer(int il) const { return s_l[il]; }
+    size_t        total_size() const;
+
+    // ---- state (llama-memory-recurrent.cpp, format in docs/state.md) ----
+    // Writes the slots of seq_id (< 0: every non-empty slot) with their states.
+    void state_write(llama_state_io::writer & w, llama_seq_id seq_id) const;
+    // Restores a validated image: every slot (dest < 0) or sequence dest. Throws llama_error before
+    // changing anything when the image does not fit this memory.
+    void state_apply(const llama_state_io::image & img, llama_seq_id dest);
+
+private:
+    struct slot {
+        llama_pos pos     = -1;  // position of the last token; -1: empty (zero state)
+        uint64_t  lineage = 0;   // equal in two slots: the same state (one was copied from the other)
+    };
+
+    std::vector<slot>          slots;
+    uint64_t                   next_lineage = 1;
+    ggml_context *             ctx          = nullptr;
+    ggml_backend_buffer_t      buf          = nullptr;
+    std::vector<ggml_tensor *> r_l;
+    std::vector<ggml_tensor *> s_l;
+
+    void slot_clear(uint32_t s);  // empty and zeroed
+    void slot_copy(uint32_t src, uint32_t dst);
+};
