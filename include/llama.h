@@ -666,6 +666,8 @@ LLAMA_API bool        llama_model_has_encoder(const struct llama_model * model);
 LLAMA_API bool        llama_model_has_decoder(const struct llama_model * model);
 /* For encoder-decoder models, the token that starts decoding; LLAMA_TOKEN_NULL otherwise. */
 LLAMA_API llama_token llama_model_decoder_start_token(const struct llama_model * model);
+/* Whether every layer of the model carries a recurrent state instead of a KV cache (mamba2): its
+ * sequences cannot drop a part of their history (llama_memory_seq_rm). */
 LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model);
 LLAMA_API bool        llama_model_is_hybrid(const struct llama_model * model);    /* always false here */
 LLAMA_API bool        llama_model_is_diffusion(const struct llama_model * model); /* always false here */

@@ -538,6 +538,5 @@ uint32_t llama_model_n_cls_out(const struct llama_model * model) {
 }
 
 bool llama_model_is_recurrent(const struct llama_model * model) {
-    (void) model;
-    return false;
+    return model != nullptr && model->hparams.is_recurrent();
 }

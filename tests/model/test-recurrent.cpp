@@ -92,6 +92,16 @@ int       RecurrentTest::n_vocab = 0;
 // of a few matrix-product sums (F32).
 constexpr double k_tight = 1e-4;
 
+TEST_F(RecurrentTest, ModelSaysItIsRecurrent) {
+    EXPECT_TRUE(llama_model_is_recurrent(model.get()));
+    EXPECT_FALSE(llama_model_is_hybrid(model.get()));
+    EXPECT_FALSE(llama_model_is_recurrent(nullptr));
+    model_ptr plain(
+        llama_model_load_from_file(data_path("models/stories260K.gguf").c_str(), llama_model_default_params()));
+    ASSERT_NE(plain, nullptr);
+    EXPECT_FALSE(llama_model_is_recurrent(plain.get()));
+}
+
 TEST_F(RecurrentTest, BatchChunksAndTokensGiveTheSameLogits) {
     const std::vector<llama_token> toks = synthetic_prompt(24);
     ctx_ptr                        one  = make_ctx();
