@@ -32,6 +32,8 @@ enum llm_dim : uint8_t {
     LLM_DIM_TOKEN_TYPES,  // rows of token_types: the file decides (2 in BERT)
     LLM_DIM_CLS_OUT,      // scores of a classifier head: the file decides
     LLM_DIM_FF_SHEXP,     // the shared expert's n_ff (expert_shared_feed_forward_length)
+    LLM_DIM_FF_UP,        // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
+                          // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
 };
 
 // The values of the dimensions for one model.
@@ -50,6 +52,7 @@ struct llm_layout_dims {
     int64_t n_token_types = 1;
     int64_t n_cls_out     = 1;
     int64_t n_ff_shexp    = 0;
+    int64_t n_ff_up       = 0;  // 0: n_ff
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -85,6 +88,9 @@ enum llm_tl_when : uint8_t {
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
     LLM_TL_SHEXP,  // n_expert > 0 and expert_shared_feed_forward_length > 0: a shared expert
+    // every layer but the first, where the weight is optional (modern-bert: the first block's
+    // attention norm is the identity, and converted files leave it out)
+    LLM_TL_NOT_FIRST,
 };
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).

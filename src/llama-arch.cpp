@@ -31,6 +31,8 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_EXAONE4, "exaone4"},
     {LLM_ARCH_MISTRAL3, "mistral3"},
     {LLM_ARCH_GLM4, "glm4"},
+    {LLM_ARCH_JINA_BERT_V2, "jina-bert-v2"},
+    {LLM_ARCH_MODERN_BERT, "modern-bert"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -91,6 +93,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_TEMPERATURE_SCALE, "%s.attention.temperature_scale"},
     {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
     {LLM_KV_CLASSIFIER_OUTPUT_LABELS, "%s.classifier.output_labels"},
+    {LLM_KV_HIDDEN_ACT, "%s.hidden_activation"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
     {LLM_KV_ROPE_DIMENSION_SECTIONS, "%s.rope.dimension_sections"},
@@ -195,6 +198,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, "blk.%d.ffn_gate_shexp"},
     {LLM_TENSOR_FFN_UP_SHEXP, "blk.%d.ffn_up_shexp"},
     {LLM_TENSOR_FFN_DOWN_SHEXP, "blk.%d.ffn_down_shexp"},
+    {LLM_TENSOR_ATTN_NORM_2, "blk.%d.attn_norm_2"},
+    {LLM_TENSOR_CLS_NORM, "cls.norm"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

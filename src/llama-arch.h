@@ -25,6 +25,8 @@ enum llm_arch {
     LLM_ARCH_EXAONE4,
     LLM_ARCH_MISTRAL3,
     LLM_ARCH_GLM4,
+    LLM_ARCH_JINA_BERT_V2,
+    LLM_ARCH_MODERN_BERT,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -87,6 +89,7 @@ enum llm_kv {
     LLM_KV_ATTENTION_TEMPERATURE_SCALE,
     LLM_KV_POOLING_TYPE,
     LLM_KV_CLASSIFIER_OUTPUT_LABELS,
+    LLM_KV_HIDDEN_ACT,  // modern-bert: the feed-forward activation ("gelu": GeGLU, "silu": SwiGLU)
 
     LLM_KV_ROPE_DIMENSION_COUNT,
     LLM_KV_ROPE_DIMENSION_SECTIONS,  // multi-section RoPE (GLM-4V, Qwen2-VL): not supported
@@ -199,6 +202,8 @@ enum llm_tensor {
     LLM_TENSOR_FFN_GATE_SHEXP,  // the shared expert of a mixture (granitemoe), a plain SwiGLU
     LLM_TENSOR_FFN_UP_SHEXP,
     LLM_TENSOR_FFN_DOWN_SHEXP,
+    LLM_TENSOR_ATTN_NORM_2,  // jina-bert-v2: a second post-attention layer norm (some models)
+    LLM_TENSOR_CLS_NORM,     // modern-bert: the classifier head's layer norm
     LLM_TENSOR_COUNT,
 };
 
