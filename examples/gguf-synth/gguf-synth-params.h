@@ -56,6 +56,9 @@ struct params {
     // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
     // separate q/k/v) instead of the architecture's usual one
     bool alt_spelling = false;
+    // also write the optional weights only some models have (the layout's EXTRA rows: biases, rope_freqs,
+    // jina-bert-v2's q/k norms, second attention norm and separate ffn_gate, with ffn_up then n_ff wide)
+    bool extras = false;
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer

@@ -137,7 +137,7 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, int il = -
         case LLM_TL_USUAL:
             return true;
         case LLM_TL_EXTRA:
-            return false;
+            return p.extras;
         case LLM_TL_UNTIED:
             return !p.tied;
         case LLM_TL_ROPE_FACTORS:
@@ -207,7 +207,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_token_types = 2;  // BERT's sentence A and B
     d.n_cls_out     = p.n_cls_out;
     d.n_ff_shexp    = p.n_ff_shexp;
-    d.n_ff_up       = 2 * p.n_ff;  // jina-bert-v2: gate and up fused, as the released embedding models
+    // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
+    d.n_ff_up = p.extras ? p.n_ff : 2 * p.n_ff;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;

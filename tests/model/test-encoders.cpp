@@ -65,7 +65,7 @@ model_ptr load(const std::string & path) {
     return model_ptr(llama_model_load_from_file(path.c_str(), mp));
 }
 
-ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling) {
+ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling, bool flash = false) {
     llama_context_params cp = llama_context_default_params();
     cp.n_ctx                = 64;
     cp.n_batch              = 64;
@@ -74,7 +74,7 @@ ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling) {
     cp.pooling_type         = pooling;
     cp.type_k               = GGML_TYPE_F32;
     cp.type_v               = GGML_TYPE_F32;
-    cp.flash_attn_type      = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.flash_attn_type      = flash ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     return ctx_ptr(llama_init_from_model(m, cp));
 }
 
@@ -88,8 +88,9 @@ std::vector<float> read_f32(const std::string & rel) {
 }
 
 // One sequence through a context of this pooling: the rows (NONE) or the pooled vector.
-std::vector<float> run(llama_model * m, enum llama_pooling_type pooling, std::vector<llama_token> toks) {
-    ctx_ptr ctx = make_ctx(m, pooling);
+std::vector<float> run(llama_model * m, enum llama_pooling_type pooling, std::vector<llama_token> toks,
+                       bool flash = false) {
+    ctx_ptr ctx = make_ctx(m, pooling, flash);
     EXPECT_TRUE(ctx);
     if (!ctx) {
         return {};
@@ -141,8 +142,8 @@ protected:
     }
 };
 
-// Rows, MEAN and RANK equal upstream's within 1e-3 of each vector's scale.
-void check_against_upstream(const synth::params & p, const synth::params & p_rank, const std::string & stem) {
+// Rows and MEAN (and RANK with p_rank) equal upstream's within 1e-3 of each vector's scale.
+void check_against_upstream(const synth::params & p, const synth::params * p_rank, const std::string & stem) {
     temp_model tm(p, stem + ".gguf");
     model_ptr  m = load(tm.path);
     ASSERT_TRUE(m) << llama_last_error();
@@ -156,7 +157,10 @@ void check_against_upstream(const synth::params & p, const synth::params & p_ran
     ASSERT_EQ(mean_ref.size(), n_embd);
     EXPECT_LT(max_rel_diff(run(m.get(), LLAMA_POOLING_TYPE_MEAN, k_tokens), mean_ref, n_embd), 1e-3);
 
-    temp_model rk(p_rank, stem + "-rank.gguf");
+    if (!p_rank) {
+        return;
+    }
+    temp_model rk(*p_rank, stem + "-rank.gguf");
     model_ptr  mr = load(rk.path);
     ASSERT_TRUE(mr) << llama_last_error();
     EXPECT_EQ(llama_model_n_cls_out(mr.get()), 1u);
@@ -171,11 +175,22 @@ void check_against_upstream(const synth::params & p, const synth::params & p_ran
 }
 
 TEST_F(Encoders, JinaBertV2MatchesUpstream) {
-    check_against_upstream(jina_params(), jina_params(1), "jina-bert-v2-synth");
+    const synth::params rank = jina_params(1);
+    check_against_upstream(jina_params(), &rank, "jina-bert-v2-synth");
+}
+
+// The optional weights: q/k layer norms, attn_norm_2, a separate ffn_gate (GELU(gate) * up with an n_ff
+// wide ffn_up), the ffn_up bias.
+TEST_F(Encoders, JinaBertV2ExtrasMatchUpstream) {
+    synth::params p = jina_params();
+    p.extras        = true;
+    p.std           = 0.15f;  // the F16 GELU table again: 1.1e-3 at 0.2
+    check_against_upstream(p, nullptr, "jina-bert-v2-extras-synth");
 }
 
 TEST_F(Encoders, ModernBertMatchesUpstream) {
-    check_against_upstream(modern_bert_params(), modern_bert_params(1), "modern-bert-synth");
+    const synth::params rank = modern_bert_params(1);
+    check_against_upstream(modern_bert_params(), &rank, "modern-bert-synth");
 }
 
 // ALiBi is jina-bert-v2's only position signal: without it the mean of the rows would not depend on
@@ -204,6 +219,21 @@ TEST_F(Encoders, ModernBertWindowMatters) {
     const std::vector<float> rows_ref = read_f32("reference/modern-bert-synth.tok.f32");
     ASSERT_EQ(rows_ref.size(), k_tokens.size() * n_embd);
     EXPECT_GT(max_rel_diff(run(m.get(), LLAMA_POOLING_TYPE_NONE, k_tokens), rows_ref, n_embd), 1e-2);
+}
+
+// The flash-attention path takes the same ALiBi bias and window mask.
+TEST_F(Encoders, FlashAttentionMatchesUpstream) {
+    for (const synth::params & p : {jina_params(), modern_bert_params()}) {
+        const std::string stem = p.arch == "modern-bert" ? "modern-bert-synth" : "jina-bert-v2-synth";
+        SCOPED_TRACE(stem);
+        temp_model tm(p, stem + "-fa.gguf");
+        model_ptr  m = load(tm.path);
+        ASSERT_TRUE(m);
+        const size_t             n_embd   = (size_t) llama_model_n_embd(m.get());
+        const std::vector<float> rows_ref = read_f32("reference/" + stem + ".tok.f32");
+        ASSERT_EQ(rows_ref.size(), k_tokens.size() * n_embd);
+        EXPECT_LT(max_rel_diff(run(m.get(), LLAMA_POOLING_TYPE_NONE, k_tokens, true), rows_ref, n_embd), 1e-3);
+    }
 }
 
 // A copy of the file at `path` with one string or u32 key changed.
