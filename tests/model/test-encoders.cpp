@@ -65,9 +65,12 @@ model_ptr load(const std::string & path) {
     return model_ptr(llama_model_load_from_file(path.c_str(), mp));
 }
 
-ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling, bool flash = false) {
+// window_cache: a context large enough that the sliding-window layers get their own window-sized
+// cache (swa_full off)
+ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling, bool flash = false, bool window_cache = false) {
     llama_context_params cp = llama_context_default_params();
-    cp.n_ctx                = 64;
+    cp.n_ctx                = window_cache ? 1024 : 64;
+    cp.swa_full             = !window_cache;
     cp.n_batch              = 64;
     cp.n_ubatch             = 64;
     cp.embeddings           = true;
@@ -89,8 +92,8 @@ std::vector<float> read_f32(const std::string & rel) {
 
 // One sequence through a context of this pooling: the rows (NONE) or the pooled vector.
 std::vector<float> run(llama_model * m, enum llama_pooling_type pooling, std::vector<llama_token> toks,
-                       bool flash = false) {
-    ctx_ptr ctx = make_ctx(m, pooling, flash);
+                       bool flash = false, bool window_cache = false) {
+    ctx_ptr ctx = make_ctx(m, pooling, flash, window_cache);
     EXPECT_TRUE(ctx);
     if (!ctx) {
         return {};
@@ -205,6 +208,17 @@ TEST_F(Encoders, JinaBertV2AlibiOrdersTokens) {
     const std::vector<float> a = run(m.get(), LLAMA_POOLING_TYPE_MEAN, k_tokens);
     const std::vector<float> b = run(m.get(), LLAMA_POOLING_TYPE_MEAN, rot);
     EXPECT_GT(max_rel_diff(a, b, a.size()), 1e-2);
+}
+
+// With a window cache of its own for the local layers, modern-bert computes the same.
+TEST_F(Encoders, ModernBertWindowCache) {
+    temp_model tm(modern_bert_params(), "modern-bert-wc.gguf");
+    model_ptr  m = load(tm.path);
+    ASSERT_TRUE(m);
+    const size_t             n_embd   = (size_t) llama_model_n_embd(m.get());
+    const std::vector<float> rows_ref = read_f32("reference/modern-bert-synth.tok.f32");
+    ASSERT_EQ(rows_ref.size(), k_tokens.size() * n_embd);
+    EXPECT_LT(max_rel_diff(run(m.get(), LLAMA_POOLING_TYPE_NONE, k_tokens, false, true), rows_ref, n_embd), 1e-3);
 }
 
 // The same weights with a window that covers the whole input: the reference tells them apart, so the
