@@ -672,7 +672,8 @@ LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model)
 LLAMA_API bool        llama_model_is_hybrid(const struct llama_model * model);    /* always false here */
 LLAMA_API bool        llama_model_is_diffusion(const struct llama_model * model); /* always false here */
 /* Number of scores a classifier (reranker) model gives per sequence with pooling RANK: the rows
- * of its cls.output head; 0 for a model without one. */
+ * of its cls.output head (of cls where the head is cls alone, as jina-bert-v2 rerankers); 0 for a
+ * model without a head. */
 LLAMA_API uint32_t    llama_model_n_cls_out(const struct llama_model * model);
 /* The label of classifier output i (GGUF key <arch>.classifier.output_labels), owned by the
  * model; NULL if i >= the number of labels or the model has none. */
@@ -974,7 +975,8 @@ LLAMA_API float * llama_get_logits_ith(struct llama_context * ctx, int32_t i);
  *   MEAN  the mean of the sequence's token rows in the batch
  *   CLS   the row of its lowest position (the first token, [CLS] for BERT)
  *   LAST  the row of its highest position
- *   RANK  the CLS row through the model's classifier head: llama_model_n_cls_out(model) scores
+ *   RANK  the CLS row (modern-bert: the mean row) through the model's classifier head:
+ *         llama_model_n_cls_out(model) scores
  * The rows are the model's final hidden states (after the output norm); no normalisation is
  * applied. llama_get_embeddings_seq returns NULL with pooling NONE or for a sequence absent from
  * the last batch. NULL where not available. Owned by the context, valid until the next decode. */

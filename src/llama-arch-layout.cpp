@@ -8,13 +8,13 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
                   TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, SCV = LLM_DIM_SSM_CONV,
                   SI = LLM_DIM_SSM_INNER, SH = LLM_DIM_SSM_HEADS, SG = LLM_DIM_SSM_GROUPS, SCH = LLM_DIM_SSM_CONV_CH,
-                  SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE;
+                  SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
-                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP;
+                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -421,6 +421,62 @@ constexpr llm_tensor_layout MAMBA2[] = {
     {LLM_TENSOR_SSM_OUT, MAT, {SI, E}},
 };
 
+// jina-bert-v2: bert without position embeddings (ALiBi instead); the feed-forward is GEGLU with gate
+// and up fused in ffn_up (the released embedding models) or a separate ffn_gate, or plain GELU; optional
+// q/k layer norms and a second post-attention norm; the rerankers' head is cls alone, (embd, 1).
+constexpr llm_tensor_layout JINA_BERT_V2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_TOKEN_TYPES, MAT, {E, TT}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, NORM, {E}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, BIAS, {E}},
+    {LLM_TENSOR_CLS, MAT, {E, CLS}, CLS_HEAD},
+    {LLM_TENSOR_CLS, BIAS, {CLS}, CLS_HEAD},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ALT_A},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, USUAL, ALT_A},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}, REQ, ALT_B},
+    {LLM_TENSOR_ATTN_QKV, BIAS, {QKV}, EXTRA, ALT_B},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_Q_NORM, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_K_NORM, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}},
+    {LLM_TENSOR_ATTN_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_OUT_NORM, BIAS, {E}},
+    {LLM_TENSOR_ATTN_NORM_2, NORM, {E}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM_2, BIAS, {E}, EXTRA},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, EXTRA},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FFU}},
+    {LLM_TENSOR_FFN_UP, BIAS, {FFU}, EXTRA},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}},
+    {LLM_TENSOR_LAYER_OUT_NORM, NORM, {E}},
+    {LLM_TENSOR_LAYER_OUT_NORM, BIAS, {E}},
+};
+
+// modern-bert: pre-norm blocks without biases (layer norms without bias), fused qkv, RoPE, GeGLU with
+// gate and up fused in ffn_up (rows: gate, up); the first block has no attention norm. Rerankers: a
+// dense layer, its norm and the output projection.
+constexpr llm_tensor_layout MODERN_BERT[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_TOKEN_EMBD_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}, REQ, NOT_FIRST},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, QKV}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF2}},  // rows: gate, up
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_CLS, MAT, {E, E}, CLS_HEAD},
+    {LLM_TENSOR_CLS_NORM, NORM, {E}, CLS_HEAD},
+    {LLM_TENSOR_CLS_OUT, MAT, {E, CLS}, CLS_HEAD},
+    {LLM_TENSOR_CLS_OUT, BIAS, {CLS}, CLS_HEAD},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -449,6 +505,8 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MISTRAL3, false, LLAMA),  // the text model of Mistral 3 / Ministral 3
     row(LLM_ARCH_GLM4, false, GLM4),
     row(LLM_ARCH_MAMBA2, false, MAMBA2),
+    row(LLM_ARCH_JINA_BERT_V2, true, JINA_BERT_V2),
+    row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -519,6 +577,8 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return 2 * ssm_d_inner + 2 * ssm_n_group * ssm_d_state + ssm_n_head;
         case LLM_DIM_SSM_GROUP_W:
             return ssm_n_group > 0 ? ssm_d_inner / ssm_n_group : 0;
+        case LLM_DIM_FF_UP:
+            return n_ff_up > 0 ? n_ff_up : n_ff;
     }
     return 0;
 }

@@ -43,6 +43,8 @@ enum llm_dim : uint8_t {
     LLM_DIM_SSM_CONV_CH,
     LLM_DIM_SSM_IN,
     LLM_DIM_SSM_GROUP_W,
+    LLM_DIM_FF_UP,        // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
+                          // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
 };
 
 // The values of the dimensions for one model.
@@ -66,6 +68,7 @@ struct llm_layout_dims {
     int64_t ssm_d_state   = 0;
     int64_t ssm_n_head    = 0;  // ssm.time_step_rank
     int64_t ssm_n_group   = 0;
+    int64_t n_ff_up       = 0;  // 0: n_ff
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -104,6 +107,9 @@ enum llm_tl_when : uint8_t {
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
     LLM_TL_SHEXP,  // n_expert > 0 and expert_shared_feed_forward_length > 0: a shared expert
+    // every layer but the first, where the weight is optional (modern-bert: the first block's
+    // attention norm is the identity, and converted files leave it out)
+    LLM_TL_NOT_FIRST,
 };
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).

@@ -32,6 +32,8 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_MISTRAL3, "mistral3"},
     {LLM_ARCH_GLM4, "glm4"},
     {LLM_ARCH_MAMBA2, "mamba2"},
+    {LLM_ARCH_JINA_BERT_V2, "jina-bert-v2"},
+    {LLM_ARCH_MODERN_BERT, "modern-bert"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -92,6 +94,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_ATTENTION_TEMPERATURE_SCALE, "%s.attention.temperature_scale"},
     {LLM_KV_POOLING_TYPE, "%s.pooling_type"},
     {LLM_KV_CLASSIFIER_OUTPUT_LABELS, "%s.classifier.output_labels"},
+    {LLM_KV_HIDDEN_ACT, "%s.hidden_activation"},
 
     {LLM_KV_ROPE_DIMENSION_COUNT, "%s.rope.dimension_count"},
     {LLM_KV_ROPE_DIMENSION_SECTIONS, "%s.rope.dimension_sections"},
@@ -209,6 +212,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_SSM_D, "blk.%d.ssm_d"},
     {LLM_TENSOR_SSM_NORM, "blk.%d.ssm_norm"},
     {LLM_TENSOR_SSM_OUT, "blk.%d.ssm_out"},
+    {LLM_TENSOR_ATTN_NORM_2, "blk.%d.attn_norm_2"},
+    {LLM_TENSOR_CLS_NORM, "cls.norm"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -26,6 +26,8 @@ enum llm_arch {
     LLM_ARCH_MISTRAL3,
     LLM_ARCH_GLM4,
     LLM_ARCH_MAMBA2,
+    LLM_ARCH_JINA_BERT_V2,
+    LLM_ARCH_MODERN_BERT,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -88,6 +90,7 @@ enum llm_kv {
     LLM_KV_ATTENTION_TEMPERATURE_SCALE,
     LLM_KV_POOLING_TYPE,
     LLM_KV_CLASSIFIER_OUTPUT_LABELS,
+    LLM_KV_HIDDEN_ACT,  // modern-bert: the feed-forward activation ("gelu": GeGLU, "silu": SwiGLU)
 
     LLM_KV_ROPE_DIMENSION_COUNT,
     LLM_KV_ROPE_DIMENSION_SECTIONS,  // multi-section RoPE (GLM-4V, Qwen2-VL): not supported
@@ -212,6 +215,8 @@ enum llm_tensor {
     LLM_TENSOR_SSM_D,
     LLM_TENSOR_SSM_NORM,
     LLM_TENSOR_SSM_OUT,
+    LLM_TENSOR_ATTN_NORM_2,  // jina-bert-v2: a second post-attention layer norm (some models)
+    LLM_TENSOR_CLS_NORM,     // modern-bert: the classifier head's layer norm
     LLM_TENSOR_COUNT,
 };
 

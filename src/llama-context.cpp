@@ -419,7 +419,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             }
             gres->valid = true;
         }
-        gres->set_inputs(ub, slots[u], kv.get(), n_embd, model.hparams.n_swa);
+        gres->set_inputs(ub, slots[u], kv.get(), n_embd, model.hparams);
 
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
         if (st != GGML_STATUS_SUCCESS && kv) {

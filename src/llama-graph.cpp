@@ -40,8 +40,9 @@ void llm_graph_result::reset() {
 }
 
 void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache * kv,
-                                  int32_t n_embd, uint32_t n_swa) {
-    const uint32_t n = ub.n_tokens;
+                                  int32_t n_embd, const llama_hparams & hp) {
+    const uint32_t n_swa = hp.n_swa;
+    const uint32_t n     = ub.n_tokens;
     if (inp.tokens) {
         ggml_backend_tensor_set(inp.tokens, ub.token, 0, n * sizeof(int32_t));
     }
@@ -87,7 +88,7 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.v_rows, s_i32.data(), 0, ggml_nbytes(inp.v_rows));
     }
     if (inp.kq_mask) {
-        set_mask(inp.kq_mask, ub, *kv, 0);
+        set_mask(inp.kq_mask, ub, *kv, hp, 0);
     }
     if (inp.rs_ids) {
         // one slot per sequence (the slot index is the sequence id); sequence j's first token is
@@ -112,20 +113,21 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
             ggml_backend_tensor_set(inp.v_idxs_swa, s_i64.data(), 0, ggml_nbytes(inp.v_idxs_swa));
         }
         if (inp.kq_mask_swa) {
-            set_mask(inp.kq_mask_swa, ub, *ws, n_swa);
+            set_mask(inp.kq_mask_swa, ub, *ws, hp, n_swa);
         }
     } else if (inp.kq_mask_swa) {
-        set_mask(inp.kq_mask_swa, ub, *kv, n_swa);
+        set_mask(inp.kq_mask_swa, ub, *kv, hp, n_swa);
     }
     mask_pad_done = true;
 }
 
 void llm_graph_result::set_mask(ggml_tensor * mask, const llama_ubatch & ub, const llama_kv_cache & kv,
-                                uint32_t n_swa) {
+                                const llama_hparams & hp, uint32_t n_swa) {
     // the padding rows never change: they are written once per built graph, the token rows on every call
     const int64_t n_rows = mask_pad_done ? (int64_t) ub.n_tokens : mask->ne[1];
     s_f32.resize((size_t) n_rows * mask->ne[0]);
-    kv.fill_kq_mask(s_f32.data(), n_rows, ub, (uint32_t) mask->ne[0], params.causal, n_swa);
+    kv.fill_kq_mask(s_f32.data(), n_rows, ub, (uint32_t) mask->ne[0], params.causal, n_swa, hp.swa_symmetric,
+                    hp.f_max_alibi_bias > 0.0f);
     ggml_backend_tensor_set(mask, s_f32.data(), 0, s_f32.size() * sizeof(float));
 }
 
@@ -404,6 +406,9 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
             case LLM_FFN_RELU:
                 cur = ggml_mul(ctx0, ggml_relu(ctx0, g), tmp);
                 break;
+            case LLM_FFN_GEGLU_FUSED:
+            case LLM_FFN_SWIGLU_FUSED:
+                throw llama_error("build_ffn: a fused gated unit takes no gate weight");
         }
         cb(cur, "ffn_act", il);
     } else {
@@ -416,6 +421,12 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
                 break;
             case LLM_FFN_RELU:
                 cur = ggml_relu(ctx0, tmp);
+                break;
+            case LLM_FFN_GEGLU_FUSED:
+                cur = ggml_glu(ctx0, tmp, GGML_GLU_OP_GEGLU, false);
+                break;
+            case LLM_FFN_SWIGLU_FUSED:
+                cur = ggml_glu(ctx0, tmp, GGML_GLU_OP_SWIGLU, false);
                 break;
         }
         cb(cur, "ffn_act", il);
@@ -447,7 +458,8 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
 
     if (params.flash_attn && !sinks) {
         ggml_tensor * v = ggml_permute(ctx0, kv->get_v(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [dv, n_kv, n_head_kv]
-        cur = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, 0.0f, cap);     // [dv, n_head, n_tokens]
+        cur             = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, hparams.f_max_alibi_bias,
+                                              cap);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
         cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
     } else {
@@ -472,7 +484,8 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
             kq = ggml_soft_max(ctx0, kq);
             kq = ggml_cont(ctx0, ggml_view_3d(ctx0, kq, n_kv_l, kq->ne[1], kq->ne[2], kq->nb[1], kq->nb[2], 0));
         } else {
-            kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, 0.0f);
+            // ALiBi (f_max_alibi_bias > 0): the mask holds -|i - j|, scaled per head by its slope
+            kq = ggml_soft_max_ext(ctx0, kq, kq_mask(il), kq_scale, hparams.f_max_alibi_bias);
         }
         cb(kq, "kq_soft_max", il);
         ggml_tensor * v = kv->get_v(ctx0, il, n_kv_l);  // [n_kv, dv, n_head_kv]

@@ -68,7 +68,9 @@ struct llm_graph_inputs {
 };
 
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
-enum llm_ffn_op { LLM_FFN_SILU, LLM_FFN_GELU, LLM_FFN_RELU };
+// *_FUSED: no gate weight; up's output holds both halves of the gated unit, act(first) * second
+// (jina-bert-v2, modern-bert)
+enum llm_ffn_op { LLM_FFN_SILU, LLM_FFN_GELU, LLM_FFN_RELU, LLM_FFN_GEGLU_FUSED, LLM_FFN_SWIGLU_FUSED };
 enum llm_ffn_gate { LLM_FFN_SEQ, LLM_FFN_PAR };  // gate applied to up's output or to the same input
 
 // A built graph: owns the ggml context that holds its node metadata.
@@ -90,15 +92,16 @@ struct llm_graph_result {
     bool             valid    = false;
 
     // Copies the ubatch's values into the input tensors.
-    // kv: nullptr for a recurrent model (no attention inputs).
+    // kv: nullptr for a recurrent model (no attention inputs); hp: the mask rules (sliding window, ALiBi)
     void set_inputs(const llama_ubatch & ub, const llama_kv_slot & slot, const llama_kv_cache * kv, int32_t n_embd,
-                    uint32_t n_swa = 0);
+                    const llama_hparams & hp);
 
 private:
     size_t               max_nodes;
     std::vector<uint8_t> meta;  // arena of ctx
     bool                 mask_pad_done = false;
-    void set_mask(ggml_tensor * mask, const llama_ubatch & ub, const llama_kv_cache & kv, uint32_t n_swa);
+    void set_mask(ggml_tensor * mask, const llama_ubatch & ub, const llama_kv_cache & kv, const llama_hparams & hp,
+                  uint32_t n_swa);
     // scratch reused across decodes (no allocation per token)
     std::vector<int32_t> s_i32;
     std::vector<int64_t> s_i64;

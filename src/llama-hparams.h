@@ -42,6 +42,19 @@ struct llama_hparams {
 
     bool causal_attn = true;
 
+    // jina-bert-v2: ALiBi (> 0: the mask holds -|i - j| and each head scales it by its slope, as
+    // ggml_soft_max_ext's max_bias); the models have no position embeddings
+    float f_max_alibi_bias = 0.0f;
+    // modern-bert: the window is centred on the token (|i - j| <= n_swa / 2, upstream's
+    // LLAMA_SWA_TYPE_SYMMETRIC) rather than the n_swa positions up to it
+    bool swa_symmetric = false;
+    // modern-bert: the feed-forward's up projection holds both halves of a gated unit (act(first) *
+    // second); false: the activation is GELU there, true: SiLU (a "silu" hidden_activation)
+    bool ffn_glu_silu = false;
+    // modern-bert: pooling RANK averages the tokens (instead of taking the first) and its dense
+    // layer is GELU followed by cls.norm (instead of tanh)
+    bool rank_mean_gelu = false;
+
     // gemma2: tanh soft-capping of attention scores and final logits (0 = off)
     float    f_attn_logit_softcapping  = 0.0f;
     float    f_final_logit_softcapping = 0.0f;

@@ -607,7 +607,7 @@ void llama_kv_cache::fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) cons
 }
 
 void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal,
-                                  uint32_t n_swa) const {
+                                  uint32_t n_swa, bool swa_symmetric, bool alibi) const {
     for (int64_t r = 0; r < n_rows; r++) {
         float * row = dst + r * n_kv;
         if (r >= ub.n_tokens) {
@@ -619,9 +619,13 @@ void llama_kv_cache::fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatc
         const llama_pos    p = ub.pos[r];
         for (uint32_t j = 0; j < n_kv; j++) {
             const cell & c = cells[j];
-            // sliding window as upstream's LLAMA_SWA_TYPE_STANDARD: keep p - n_swa < pos <= p
-            const bool in_window = n_swa == 0 || (int64_t) p - c.pos < (int64_t) n_swa;
-            row[j]               = (c.seq.test(s) && (!causal || c.pos <= p) && in_window) ? 0.0f : -INFINITY;
+            // sliding window as upstream's LLAMA_SWA_TYPE_STANDARD: keep p - n_swa < pos <= p; symmetric
+            // (LLAMA_SWA_TYPE_SYMMETRIC): keep |p - pos| <= n_swa / 2
+            const int64_t d = (int64_t) p - c.pos;
+            const bool    in_window =
+                n_swa == 0 || (swa_symmetric ? (d < 0 ? -d : d) <= (int64_t) (n_swa / 2) : d < (int64_t) n_swa);
+            const bool visible = c.seq.test(s) && (!causal || c.pos <= p) && in_window;
+            row[j]             = !visible ? -INFINITY : alibi ? -(float) (d < 0 ? -d : d) : 0.0f;
         }
     }
 }

@@ -103,9 +103,11 @@ public:
     // (transposed V is written element by element); mask F32 [n_kv, n_tokens padded].
     void fill_k_idxs(int64_t * dst, const llama_kv_slot & slot) const;
     void fill_v_idxs(int64_t * dst, const llama_kv_slot & slot) const;
-    // n_swa > 0: also masks cells n_swa or more positions behind the token (sliding-window layers).
+    // n_swa > 0: also masks cells n_swa or more positions behind the token (sliding-window layers),
+    // or with swa_symmetric those more than n_swa / 2 positions away on either side (modern-bert).
+    // alibi: a visible cell holds -|pos - token pos| instead of 0 (the ALiBi distance, jina-bert-v2).
     void fill_kq_mask(float * dst, int64_t n_rows, const llama_ubatch & ub, uint32_t n_kv, bool causal,
-                      uint32_t n_swa = 0) const;
+                      uint32_t n_swa = 0, bool swa_symmetric = false, bool alibi = false) const;
 
 private:
     struct cell {

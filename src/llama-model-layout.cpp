@@ -29,6 +29,8 @@ ggml_tensor ** model_field(llama_model & m, llm_tensor role, bool bias) {
             return bias ? &m.cls_b : &m.cls;
         case LLM_TENSOR_CLS_OUT:
             return bias ? &m.cls_out_b : &m.cls_out;
+        case LLM_TENSOR_CLS_NORM:
+            return bias ? nullptr : &m.cls_norm;
         default:
             return nullptr;
     }
@@ -56,9 +58,11 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
         case LLM_TENSOR_ATTN_OUT:
             return bias ? &L::bo : &L::wo;
         case LLM_TENSOR_ATTN_Q_NORM:
-            return bias ? nullptr : &L::attn_q_norm;
+            return bias ? &L::attn_q_norm_b : &L::attn_q_norm;
         case LLM_TENSOR_ATTN_K_NORM:
-            return bias ? nullptr : &L::attn_k_norm;
+            return bias ? &L::attn_k_norm_b : &L::attn_k_norm;
+        case LLM_TENSOR_ATTN_NORM_2:
+            return bias ? &L::attn_norm_2_b : &L::attn_norm_2;
         case LLM_TENSOR_ATTN_POST_NORM:
             return bias ? nullptr : &L::attn_post_norm;
         case LLM_TENSOR_ATTN_SINKS:
@@ -175,13 +179,19 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_rot         = hp.n_rot;
     d.n_ctx_train   = hp.n_ctx_train;
     d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
-    d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
-    d.n_ff_shexp    = hp.n_ff_shexp;
-    d.ssm_d_conv    = hp.ssm_d_conv;
-    d.ssm_d_inner   = hp.ssm_d_inner;
-    d.ssm_d_state   = hp.ssm_d_state;
-    d.ssm_n_head    = hp.ssm_dt_rank;
-    d.ssm_n_group   = hp.ssm_n_group;
+    // the scores: cls.output's rows, or cls's where the head is cls alone (jina-bert-v2 rerankers)
+    d.n_cls_out  = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
+                                                                                       : rows_of(LLM_TENSOR_CLS);
+    d.n_ff_shexp = hp.n_ff_shexp;
+    // ffn_up with the gate fused in is twice as wide (read from the first block; every block must agree)
+    if (const llama_tensor_weight * up = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_FFN_UP, "weight", 0))) {
+        d.n_ff_up = up->n_dims >= 2 && up->ne[1] == 2 * (int64_t) hp.n_ff ? 2 * (int64_t) hp.n_ff : 0;
+    }
+    d.ssm_d_conv  = hp.ssm_d_conv;
+    d.ssm_d_inner = hp.ssm_d_inner;
+    d.ssm_d_state = hp.ssm_d_state;
+    d.ssm_n_head  = hp.ssm_dt_rank;
+    d.ssm_n_group = hp.ssm_n_group;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -201,7 +211,8 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         for (int k = 0; k < r.n_dims(); k++) {
             ne.push_back(d.value(r.ne[k]));
         }
-        const int     flags = r.presence == LLM_TL_REQUIRED ? 0 : LLAMA_TENSOR_NOT_REQUIRED;
+        const bool    opt   = r.presence != LLM_TL_REQUIRED || (r.when == LLM_TL_NOT_FIRST && il == 0);
+        const int     flags = opt ? LLAMA_TENSOR_NOT_REQUIRED : 0;
         ggml_tensor * t     = tc.create(r.t, ne, flags, il, r.suffix());
         const bool    bias  = r.kind == LLM_TL_BIAS;
         if (ggml_tensor ** f = il < 0 ? model_field(model, r.serves_as(), bias) : nullptr) {

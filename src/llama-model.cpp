@@ -17,10 +17,11 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama,   &llm_ops_qwen2,      &llm_ops_phi3,       &llm_ops_gemma,    &llm_ops_gemma2,
-    &llm_ops_bert,    &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe, &llm_ops_gemma3,
-    &llm_ops_gpt_oss, &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,    &llm_ops_smollm3,
-    &llm_ops_exaone4, &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,
+    &llm_ops_llama,   &llm_ops_qwen2,      &llm_ops_phi3,       &llm_ops_gemma,        &llm_ops_gemma2,
+    &llm_ops_bert,    &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe,     &llm_ops_gemma3,
+    &llm_ops_gpt_oss, &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,        &llm_ops_smollm3,
+    &llm_ops_exaone4, &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,       &llm_ops_jina_bert_v2,
+    &llm_ops_modern_bert,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -534,7 +535,11 @@ llama_token llama_model_decoder_start_token(const struct llama_model * model) {
 }
 
 uint32_t llama_model_n_cls_out(const struct llama_model * model) {
-    return model && model->cls_out ? (uint32_t) model->cls_out->ne[1] : 0;
+    if (!model) {
+        return 0;
+    }
+    // the rows of the head's last layer: cls.output, or cls alone (jina-bert-v2 rerankers)
+    return model->cls_out ? (uint32_t) model->cls_out->ne[1] : model->cls ? (uint32_t) model->cls->ne[1] : 0;
 }
 
 bool llama_model_is_recurrent(const struct llama_model * model) {

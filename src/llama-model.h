@@ -40,6 +40,8 @@ struct llama_layer {
     ggml_tensor * bo             = nullptr;
     ggml_tensor * attn_q_norm    = nullptr;
     ggml_tensor * attn_k_norm    = nullptr;
+    ggml_tensor * attn_q_norm_b  = nullptr;  // jina-bert-v2: q/k layer norms over the whole width
+    ggml_tensor * attn_k_norm_b  = nullptr;
     ggml_tensor * attn_post_norm = nullptr;
 
     ggml_tensor * ffn_norm      = nullptr;
@@ -72,6 +74,8 @@ struct llama_layer {
     ggml_tensor * attn_out_norm_b  = nullptr;
     ggml_tensor * layer_out_norm   = nullptr;
     ggml_tensor * layer_out_norm_b = nullptr;
+    ggml_tensor * attn_norm_2      = nullptr;  // jina-bert-v2 (some models): a second post-attention norm
+    ggml_tensor * attn_norm_2_b    = nullptr;
 
     // mamba2 (state-space mixer): ssm_in [embd, 2 inner + 2 groups x state + heads] (z, x, B, C, dt),
     // ssm_conv1d [d_conv, channels] (+ bias), ssm_dt_b [heads], ssm_a / ssm_d [1, heads],
@@ -146,10 +150,11 @@ struct llama_model {
     ggml_tensor *            pos_embd   = nullptr;  // (n_ctx_train, embd) absolute positions
     ggml_tensor *            tok_norm   = nullptr;
     ggml_tensor *            tok_norm_b = nullptr;
-    ggml_tensor *            cls        = nullptr;  // (embd, embd) dense + tanh
+    ggml_tensor *            cls        = nullptr;  // (embd, embd) dense + tanh; jina-bert-v2: (embd, 1) scores
     ggml_tensor *            cls_b      = nullptr;
     ggml_tensor *            cls_out    = nullptr;  // (embd, n_cls_out) scores
     ggml_tensor *            cls_out_b  = nullptr;
+    ggml_tensor *            cls_norm   = nullptr;  // modern-bert: layer norm after the dense layer
     std::vector<llama_layer> layers;
     // Per-tensor scales of block matrices ("<name>.scale": FP8 / NVFP4 second-level scales, [1], or
     // [n_expert] for stacked experts): the product with the weight is multiplied by them.

@@ -15,7 +15,8 @@ bool llama_pooling::supported(const llama_model & model, enum llama_pooling_type
         case LLAMA_POOLING_TYPE_LAST:
             return true;
         case LLAMA_POOLING_TYPE_RANK:
-            if (!model.cls_out) {
+            // jina-bert-v2 rerankers score with cls alone
+            if (!model.cls_out && !model.cls) {
                 err = "pooling RANK needs a classifier head (cls.output.weight), which the model lacks";
                 return false;
             }
@@ -53,6 +54,7 @@ void llama_pooling::load_head(const llama_model & model) {
     cls_b       = read_f32(model.cls_b);
     cls_out     = read_f32(model.cls_out);
     cls_out_b   = read_f32(model.cls_out_b);
+    cls_norm    = read_f32(model.cls_norm);
     head_loaded = true;
 }
 
@@ -72,14 +74,35 @@ static std::vector<float> linear(const std::vector<float> & w, const std::vector
 }
 
 void llama_pooling::apply_head(const llama_model & model, std::vector<float> & v) const {
-    // RoBERTa/BERT sequence classification: tanh(dense(cls)), then the output projection
+    // RoBERTa/BERT sequence classification: tanh(dense(cls)), then the output projection (jina-bert-v2:
+    // the dense layer is the scores). modern-bert: GELU (tanh form, as ggml_gelu) and a layer norm.
+    const bool gelu = model.hparams.rank_mean_gelu;
     if (model.cls) {
         v = linear(cls, cls_b, v, (size_t) model.cls->ne[1]);
         for (float & x : v) {
-            x = std::tanh(x);
+            const double d = x;
+            x = gelu ? (float) (0.5 * d * (1.0 + std::tanh(0.7978845608028654 * (d + 0.044715 * d * d * d))))
+                     : std::tanh(x);
+        }
+        if (!cls_norm.empty() && cls_norm.size() == v.size()) {
+            double mean = 0.0, var = 0.0;
+            for (float x : v) {
+                mean += x;
+            }
+            mean /= (double) v.size();
+            for (float x : v) {
+                var += ((double) x - mean) * ((double) x - mean);
+            }
+            var /= (double) v.size();
+            const double inv = 1.0 / std::sqrt(var + (double) model.hparams.f_norm_eps);
+            for (size_t i = 0; i < v.size(); i++) {
+                v[i] = (float) (((double) v[i] - mean) * inv * cls_norm[i]);
+            }
         }
     }
-    v = linear(cls_out, cls_out_b, v, (size_t) model.cls_out->ne[1]);
+    if (model.cls_out) {
+        v = linear(cls_out, cls_out_b, v, (size_t) model.cls_out->ne[1]);
+    }
 }
 
 void llama_pooling::pool(const llama_model & model, enum llama_pooling_type type,
@@ -99,7 +122,10 @@ void llama_pooling::pool(const llama_model & model, enum llama_pooling_type type
     };
     std::map<llama_seq_id, acc> seqs;
     const bool                  last = type == LLAMA_POOLING_TYPE_LAST;
-    int64_t                     row  = 0;
+    // modern-bert rerankers score the mean of the tokens
+    const bool mean =
+        type == LLAMA_POOLING_TYPE_MEAN || (type == LLAMA_POOLING_TYPE_RANK && model.hparams.rank_mean_gelu);
+    int64_t row = 0;
     for (const llama_ubatch & ub : ubatches) {
         for (uint32_t i = 0; i < ub.n_tokens; i++) {
             if (!ub.output[i]) {
@@ -109,7 +135,7 @@ void llama_pooling::pool(const llama_model & model, enum llama_pooling_type type
             row++;
             for (int32_t s = 0; s < ub.n_seq_id[i]; s++) {
                 acc & a = seqs[ub.seq_id[i][s]];
-                if (type == LLAMA_POOLING_TYPE_MEAN) {
+                if (mean) {
                     a.sum.resize((size_t) n_embd, 0.0);
                     for (int32_t k = 0; k < n_embd; k++) {
                         a.sum[k] += r[k];
@@ -128,16 +154,16 @@ void llama_pooling::pool(const llama_model & model, enum llama_pooling_type type
     for (auto & it : seqs) {
         acc &                a = it.second;
         std::vector<float> & v = out[it.first];
-        if (type == LLAMA_POOLING_TYPE_MEAN) {
+        if (mean) {
             v.resize((size_t) n_embd);
             for (int32_t k = 0; k < n_embd; k++) {
                 v[k] = (float) (a.sum[k] / (double) a.n);
             }
         } else {
             v.assign(a.row_sel, a.row_sel + n_embd);
-            if (type == LLAMA_POOLING_TYPE_RANK) {
-                apply_head(model, v);
-            }
+        }
+        if (type == LLAMA_POOLING_TYPE_RANK) {
+            apply_head(model, v);
         }
     }
 }

@@ -1,6 +1,6 @@
 // Pooling of per-token embeddings into one vector per sequence (llama_get_embeddings_seq):
-// MEAN, CLS (first token), LAST (last token) and RANK (the first token through the reranker's
-// classifier head, n_cls_out scores). Runs on the host over the output rows of a whole decode;
+// MEAN, CLS (first token), LAST (last token) and RANK (the first token, or the mean for modern-bert,
+// through the reranker's classifier head, n_cls_out scores). Runs on the host over the output rows of a whole decode;
 // normalisation is left to the caller, as in llama.cpp.
 #pragma once
 
@@ -36,7 +36,7 @@ private:
 
     // the classifier head in F32, read from the model on first use
     bool               head_loaded = false;
-    std::vector<float> cls, cls_b, cls_out, cls_out_b;
+    std::vector<float> cls, cls_b, cls_out, cls_out_b, cls_norm;
     void               load_head(const llama_model & model);
     void               apply_head(const llama_model & model, std::vector<float> & v) const;
 };

@@ -34,6 +34,9 @@ struct arch_meta {
         float        value;
     };
     f32_key extra[4] = {};
+    // attention.sliding_window_pattern as one u32 period (modern-bert's global_attn_every_n_layers; 0:
+    // not written)
+    uint32_t swa_period = 0;
 };
 
 inline const arch_meta & meta_of(const std::string & arch) {
@@ -102,6 +105,9 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"bert", 1e-12f, false, false, true},
         {"nomic-bert", 1e-12f},
         {"mamba2", 1e-5f, false, false, true},  // no positions: the state carries the order
+        {"jina-bert-v2", 1e-12f, false, false, true},
+        // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
+        {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {

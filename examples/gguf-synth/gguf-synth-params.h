@@ -64,6 +64,9 @@ struct params {
     int64_t ssm_n_group = 1;
     int64_t ssm_inner() const { return ssm_d_inner > 0 ? ssm_d_inner : 2 * n_embd; }
     int64_t ssm_heads() const { return ssm_n_head > 0 ? ssm_n_head : ssm_inner() / 16; }
+    // also write the optional weights only some models have (the layout's EXTRA rows: biases, rope_freqs,
+    // jina-bert-v2's q/k norms, second attention norm and separate ffn_gate, with ffn_up then n_ff wide)
+    bool extras = false;
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer

@@ -35,6 +35,8 @@ static void print_usage(FILE * out) {
             "  --rms-eps X      0 (architecture default) to 1 (the layer norm epsilon for encoders)\n"
             "  --cls-out N      %s: write a reranker head (cls, cls.output) with N scores, 0 to 65536\n"
             "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
+            "  --extras         also write the optional weights only some models have (biases, rope_freqs,\n"
+            "                   jina-bert-v2's q/k norms, attn_norm_2 and a separate ffn_gate)\n"
             "                   (default: 2, or 4 with --cls-out)\n"
             "  --rope-base X    1 to 1e12\n"
             "  --rope-scaling T    <arch>.rope.scaling.type: none, linear, yarn, longrope (default: not written)\n"
@@ -134,6 +136,8 @@ int main(int argc, char ** argv) {
             p.rms_eps = (float) args.float_value(0, 1);
         } else if (args.is("--cls-out")) {
             p.n_cls_out = args.int_value(0, 65536);
+        } else if (args.is("--extras")) {
+            p.extras = true;
         } else if (args.is("--pooling")) {
             p.pooling = (int) args.int_value(0, 4);
         } else if (args.is("--rope-base")) {

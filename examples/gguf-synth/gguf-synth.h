@@ -98,7 +98,7 @@ inline int64_t head_dim_of(const params & p) {
 
 // Whether the model p describes has layout row r (see llm_tl_presence / llm_tl_when): optional
 // weights are written when the parameters ask for them or the released models have them.
-inline bool writes_row(const params & p, const llm_tensor_layout & r) {
+inline bool writes_row(const params & p, const llm_tensor_layout & r, int il = -1) {
     switch (r.when) {
         case LLM_TL_DENSE:
             if (p.n_expert > 0) {
@@ -125,6 +125,11 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r) {
                 return false;
             }
             break;
+        case LLM_TL_NOT_FIRST:  // left out of the first block, as converted files do
+            if (il == 0) {
+                return false;
+            }
+            break;
         case LLM_TL_ALWAYS:
             break;
     }
@@ -133,7 +138,7 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r) {
         case LLM_TL_USUAL:
             return true;
         case LLM_TL_EXTRA:
-            return false;
+            return p.extras;
         case LLM_TL_UNTIED:
             return !p.tied;
         case LLM_TL_ROPE_FACTORS:
@@ -214,6 +219,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.ssm_d_state   = p.ssm_d_state;
     d.ssm_n_head    = p.ssm_heads();
     d.ssm_n_group   = p.ssm_n_group;
+    // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
+    d.n_ff_up = p.extras ? p.n_ff : 2 * p.n_ff;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -231,7 +238,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         }
         for (int il = 0; il < (int) p.n_layer; il++) {
             for (size_t k = i; k < end; k++) {
-                if (writes_row(p, lay.rows[k])) {
+                if (writes_row(p, lay.rows[k], il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
                 }
             }
@@ -474,6 +481,9 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_f32(g.get(), (A + "attn_logit_softcapping").c_str(), am.attn_softcap);
         gguf_set_val_f32(g.get(), (A + "final_logit_softcapping").c_str(), am.final_softcap);
     }
+    if (am.swa_period > 0) {
+        gguf_set_val_u32(g.get(), (A + "attention.sliding_window_pattern").c_str(), am.swa_period);
+    }
     if (am.rope_base_swa > 0) {
         gguf_set_val_f32(g.get(), (A + "rope.freq_base_swa").c_str(), am.rope_base_swa);
     }
@@ -565,6 +575,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     }
 
     const std::vector<tensor_desc> tensors = layout(p, n_vocab);
+    for (const auto & t : tensors) {
+        // upstream sizes token_types by this key (a BERT vocab has it; the built-in one does not)
+        if (t.name == llm_tensor_name(LLM_TENSOR_TOKEN_TYPES) &&
+            gguf_find_key(g.get(), "tokenizer.ggml.token_type_count") < 0) {
+            gguf_set_val_u32(g.get(), "tokenizer.ggml.token_type_count", (uint32_t) t.ne[1]);
+        }
+    }
     for (const auto & t : tensors) {
         const ggml_type ty = t.type(p.type);
         if (t.ne[0] % ggml_blck_size(ty) != 0) {
