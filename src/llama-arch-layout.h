@@ -43,8 +43,8 @@ enum llm_dim : uint8_t {
     LLM_DIM_SSM_CONV_CH,
     LLM_DIM_SSM_IN,
     LLM_DIM_SSM_GROUP_W,
-    LLM_DIM_FF_UP,        // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
-                          // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
+    LLM_DIM_FF_UP,  // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
+                    // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
 };
 
 // The values of the dimensions for one model.
