@@ -43,6 +43,8 @@ enum llm_dim : uint8_t {
     LLM_DIM_SSM_CONV_CH,
     LLM_DIM_SSM_IN,
     LLM_DIM_SSM_GROUP_W,
+    LLM_DIM_SHORTCONV_L,  // lfm2: shortconv.l_cache (the conv kernel width)
+    LLM_DIM_EMBD_X3,      // lfm2: 3 n_embd (in_proj's B, C, x)
 };
 
 // The values of the dimensions for one model.
@@ -66,6 +68,7 @@ struct llm_layout_dims {
     int64_t ssm_d_state   = 0;
     int64_t ssm_n_head    = 0;  // ssm.time_step_rank
     int64_t ssm_n_group   = 0;
+    int64_t shortconv_l   = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -104,6 +107,9 @@ enum llm_tl_when : uint8_t {
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
     LLM_TL_SHEXP,  // n_expert > 0 and expert_shared_feed_forward_length > 0: a shared expert
+    // hybrid models (lfm2): only on the attention layers / only on the recurrent layers
+    LLM_TL_ATTN_LAYER,
+    LLM_TL_RECR_LAYER,
 };
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).

@@ -32,6 +32,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_MISTRAL3, "mistral3"},
     {LLM_ARCH_GLM4, "glm4"},
     {LLM_ARCH_MAMBA2, "mamba2"},
+    {LLM_ARCH_LFM2, "lfm2"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -114,6 +115,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SSM_STATE_SIZE, "%s.ssm.state_size"},
     {LLM_KV_SSM_TIME_STEP_RANK, "%s.ssm.time_step_rank"},
     {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
+    {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -209,6 +211,10 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_SSM_D, "blk.%d.ssm_d"},
     {LLM_TENSOR_SSM_NORM, "blk.%d.ssm_norm"},
     {LLM_TENSOR_SSM_OUT, "blk.%d.ssm_out"},
+    {LLM_TENSOR_SHORTCONV_CONV, "blk.%d.shortconv.conv"},
+    {LLM_TENSOR_SHORTCONV_INPROJ, "blk.%d.shortconv.in_proj"},
+    {LLM_TENSOR_SHORTCONV_OUTPROJ, "blk.%d.shortconv.out_proj"},
+    {LLM_TENSOR_OUTPUT_NORM_LFM2, "token_embd_norm"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

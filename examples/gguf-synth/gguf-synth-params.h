@@ -64,6 +64,14 @@ struct params {
     int64_t ssm_n_group = 1;
     int64_t ssm_inner() const { return ssm_d_inner > 0 ? ssm_d_inner : 2 * n_embd; }
     int64_t ssm_heads() const { return ssm_n_head > 0 ? ssm_n_head : ssm_inner() / 16; }
+    // short-convolution layers (lfm2): the kernel width (shortconv.l_cache) and, per layer, whether it
+    // is a convolution layer (written as 0 in the per-layer attention.head_count_kv); empty: the even
+    // layers convolve, the odd ones attend (so that two layers already have one of each)
+    int64_t           shortconv_l = 3;
+    std::vector<bool> conv_flags;
+    bool              conv_layer(int il) const {
+                     return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    }
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer

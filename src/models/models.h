@@ -24,3 +24,4 @@ extern const llm_arch_ops llm_ops_exaone4;
 extern const llm_arch_ops llm_ops_mistral3;
 extern const llm_arch_ops llm_ops_glm4;
 extern const llm_arch_ops llm_ops_mamba2;
+extern const llm_arch_ops llm_ops_lfm2;
