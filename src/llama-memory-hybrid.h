@@ -14,11 +14,11 @@ public:
     void clear(bool data) override;
     // The recurrent part goes first: it is the one that can refuse (a range that would keep part of
     // a state's history), and then nothing has changed in either part.
-    bool      seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
-    void      seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
-    void      seq_keep(llama_seq_id seq_id) override;
-    void      seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
-    void      seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
+    bool seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) override;
+    void seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) override;
+    void seq_keep(llama_seq_id seq_id) override;
+    void seq_add(llama_seq_id seq_id, llama_pos p0, llama_pos p1, llama_pos delta) override;
+    void seq_div(llama_seq_id seq_id, llama_pos p0, llama_pos p1, int d) override;
     // The positions both parts hold: the later minimum, the earlier maximum (as upstream).
     llama_pos seq_pos_min(llama_seq_id seq_id) const override;
     llama_pos seq_pos_max(llama_seq_id seq_id) const override;
