@@ -151,7 +151,21 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_EMBEDDING_LENGTH, hp.n_embd);
     ml.get_key(LLM_KV_BLOCK_COUNT, hp.n_layer);
     ml.get_key(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff, false);
-    ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
+    // head_count may be per layer too (upstream's saver writes it so, 0 on a hybrid model's recurrent
+    // layers); the attention layers must agree
+    std::vector<uint32_t> heads;
+    if (hp.n_layer > 0 && hp.n_layer <= 4096 && ml.get_arr_u32(LLM_KV_ATTENTION_HEAD_COUNT, heads, hp.n_layer)) {
+        hp.n_head = 0;
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            if (heads[il] != 0 && hp.n_head != 0 && heads[il] != hp.n_head) {
+                throw llama_error(llama_format("attention.head_count differs between layers (%u, %u): not supported",
+                                               hp.n_head, heads[il]));
+            }
+            hp.n_head = heads[il] != 0 ? heads[il] : hp.n_head;
+        }
+    } else {
+        ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
+    }
     hp.n_head_kv = hp.n_head;
     // head_count_kv per layer (lfm2): 0 marks a recurrent layer; the attention layers must agree
     std::vector<uint32_t> kv_heads;
