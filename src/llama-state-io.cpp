@@ -181,6 +181,22 @@ void parse_section(reader & r, image & sec, uint32_t kind, uint32_t kv_size, uin
 
 }  // namespace
 
+bool peek_fingerprint(const uint8_t * data, size_t size, fingerprint & fp, uint32_t & kind) {
+    try {
+        reader r{data, size};
+        if (r.u32("magic") != MAGIC || r.u32("version") != VERSION) {
+            return false;
+        }
+        r.u64("total size");
+        kind = r.u32("kind");
+        r.u32("flags");
+        read_fingerprint(r, fp);
+        return true;
+    } catch (const llama_error &) {
+        return false;
+    }
+}
+
 image parse(const uint8_t * data, size_t size, const expect & e) {
     if (!data) {
         throw fail("the buffer is NULL");
