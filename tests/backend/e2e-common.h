@@ -316,8 +316,10 @@ inline void check_kv_placement(const gpu_backend & be) {
         ASSERT_NE(ctx, nullptr) << llama_last_error();
         for (int il = 0; il < n_layer; il++) {
             const bool want_gpu = offload && il >= n_layer - 3;
-            EXPECT_EQ(be.on_gpu(ctx->memory()->k_layer(il)), want_gpu) << "offload_kqv " << offload << " layer " << il;
-            EXPECT_EQ(be.on_gpu(ctx->memory()->v_layer(il)), want_gpu) << "offload_kqv " << offload << " layer " << il;
+            EXPECT_EQ(be.on_gpu(ctx->kv_cache()->k_layer(il)), want_gpu)
+                << "offload_kqv " << offload << " layer " << il;
+            EXPECT_EQ(be.on_gpu(ctx->kv_cache()->v_layer(il)), want_gpu)
+                << "offload_kqv " << offload << " layer " << il;
         }
         llama_token tok = 1;
         EXPECT_EQ(llama_decode(ctx, llama_batch_get_one(&tok, 1)), 0);
