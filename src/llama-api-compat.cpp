@@ -178,10 +178,6 @@ const char * llama_model_cls_label(const struct llama_model * model, uint32_t i)
 enum llama_ftype llama_model_ftype(const struct llama_model * model) {
     return model ? model->ftype : LLAMA_FTYPE_GUESSED;
 }
-bool llama_model_is_hybrid(const struct llama_model * model) {
-    (void) model;
-    return false;
-}
 bool llama_model_is_diffusion(const struct llama_model * model) {
     (void) model;
     return false;

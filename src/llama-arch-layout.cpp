@@ -8,13 +8,15 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
                   TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, SCV = LLM_DIM_SSM_CONV,
                   SI = LLM_DIM_SSM_INNER, SH = LLM_DIM_SSM_HEADS, SG = LLM_DIM_SSM_GROUPS, SCH = LLM_DIM_SSM_CONV_CH,
-                  SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP;
+                  SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
+                  SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
-                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST;
+                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST,
+                      ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -477,6 +479,29 @@ constexpr llm_tensor_layout MODERN_BERT[] = {
     {LLM_TENSOR_CLS_OUT, BIAS, {CLS}, CLS_HEAD},
 };
 
+// lfm2: per layer either GQA attention with head-wide q/k norms or a short convolution (only the
+// layers the file marks with 0 KV heads); the SwiGLU feed-forward on every layer; the final norm is
+// stored as token_embd_norm.
+constexpr llm_tensor_layout LFM2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM_LFM2, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_OUTPUT_NORM},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_SHORTCONV_CONV, CONV, {SCL, E}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_INPROJ, MAT, {E, E3}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_OUTPROJ, MAT, {E, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -507,6 +532,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MAMBA2, false, MAMBA2),
     row(LLM_ARCH_JINA_BERT_V2, true, JINA_BERT_V2),
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
+    row(LLM_ARCH_LFM2, false, LFM2),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -579,6 +605,10 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return ssm_n_group > 0 ? ssm_d_inner / ssm_n_group : 0;
         case LLM_DIM_FF_UP:
             return n_ff_up > 0 ? n_ff_up : n_ff;
+        case LLM_DIM_SHORTCONV_L:
+            return shortconv_l;
+        case LLM_DIM_EMBD_X3:
+            return 3 * n_embd;
     }
     return 0;
 }

@@ -43,8 +43,10 @@ enum llm_dim : uint8_t {
     LLM_DIM_SSM_CONV_CH,
     LLM_DIM_SSM_IN,
     LLM_DIM_SSM_GROUP_W,
-    LLM_DIM_FF_UP,  // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
-                    // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
+    LLM_DIM_FF_UP,        // rows of ffn_up where the file decides: n_ff, or 2 n_ff with the gate fused in
+                          // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
+    LLM_DIM_SHORTCONV_L,  // lfm2: shortconv.l_cache (the conv kernel width)
+    LLM_DIM_EMBD_X3,      // lfm2: 3 n_embd (in_proj's B, C, x)
 };
 
 // The values of the dimensions for one model.
@@ -69,6 +71,7 @@ struct llm_layout_dims {
     int64_t ssm_n_head    = 0;  // ssm.time_step_rank
     int64_t ssm_n_group   = 0;
     int64_t n_ff_up       = 0;  // 0: n_ff
+    int64_t shortconv_l   = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -110,6 +113,9 @@ enum llm_tl_when : uint8_t {
     // every layer but the first, where the weight is optional (modern-bert: the first block's
     // attention norm is the identity, and converted files leave it out)
     LLM_TL_NOT_FIRST,
+    // hybrid models (lfm2): only on the attention layers / only on the recurrent layers
+    LLM_TL_ATTN_LAYER,
+    LLM_TL_RECR_LAYER,
 };
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).

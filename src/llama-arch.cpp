@@ -34,6 +34,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_MAMBA2, "mamba2"},
     {LLM_ARCH_JINA_BERT_V2, "jina-bert-v2"},
     {LLM_ARCH_MODERN_BERT, "modern-bert"},
+    {LLM_ARCH_LFM2, "lfm2"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -117,6 +118,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SSM_STATE_SIZE, "%s.ssm.state_size"},
     {LLM_KV_SSM_TIME_STEP_RANK, "%s.ssm.time_step_rank"},
     {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
+    {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -214,6 +216,10 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_SSM_OUT, "blk.%d.ssm_out"},
     {LLM_TENSOR_ATTN_NORM_2, "blk.%d.attn_norm_2"},
     {LLM_TENSOR_CLS_NORM, "cls.norm"},
+    {LLM_TENSOR_SHORTCONV_CONV, "blk.%d.shortconv.conv"},
+    {LLM_TENSOR_SHORTCONV_INPROJ, "blk.%d.shortconv.in_proj"},
+    {LLM_TENSOR_SHORTCONV_OUTPROJ, "blk.%d.shortconv.out_proj"},
+    {LLM_TENSOR_OUTPUT_NORM_LFM2, "token_embd_norm"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

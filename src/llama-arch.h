@@ -28,6 +28,7 @@ enum llm_arch {
     LLM_ARCH_MAMBA2,
     LLM_ARCH_JINA_BERT_V2,
     LLM_ARCH_MODERN_BERT,
+    LLM_ARCH_LFM2,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -112,6 +113,7 @@ enum llm_kv {
     LLM_KV_SSM_STATE_SIZE,
     LLM_KV_SSM_TIME_STEP_RANK,
     LLM_KV_SSM_GROUP_COUNT,
+    LLM_KV_SHORTCONV_L_CACHE,  // lfm2's short-convolution kernel width
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,
@@ -215,8 +217,12 @@ enum llm_tensor {
     LLM_TENSOR_SSM_D,
     LLM_TENSOR_SSM_NORM,
     LLM_TENSOR_SSM_OUT,
-    LLM_TENSOR_ATTN_NORM_2,  // jina-bert-v2: a second post-attention layer norm (some models)
-    LLM_TENSOR_CLS_NORM,     // modern-bert: the classifier head's layer norm
+    LLM_TENSOR_ATTN_NORM_2,     // jina-bert-v2: a second post-attention layer norm (some models)
+    LLM_TENSOR_CLS_NORM,        // modern-bert: the classifier head's layer norm
+    LLM_TENSOR_SHORTCONV_CONV,  // lfm2's short-convolution layers
+    LLM_TENSOR_SHORTCONV_INPROJ,
+    LLM_TENSOR_SHORTCONV_OUTPROJ,
+    LLM_TENSOR_OUTPUT_NORM_LFM2,  // lfm2's final norm, stored as token_embd_norm
     LLM_TENSOR_COUNT,
 };
 

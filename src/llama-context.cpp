@@ -139,12 +139,16 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             pad_up((uint32_t) std::min<uint64_t>((uint64_t) hp.n_swa * cp.n_seq_max + cp.n_ubatch, 1u << 24), 256);
         swa_size = want < cp.n_ctx ? (uint32_t) want : 0;
     }
-    if (hp.is_recurrent()) {
+    if (hp.is_recurrent() || hp.is_hybrid()) {
         // one state slot per sequence; n_ctx does not bound a state's history
         rs.reset(new llama_memory_recurrent(model, cp.n_seq_max));
-    } else {
+    }
+    if (!hp.is_recurrent()) {
         kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
                                     cp.offload_kqv, swa_size));
+    }
+    if (kv && rs) {
+        hybrid.reset(new llama_memory_hybrid(*kv, *rs));
     }
 
     // a failure below frees what was made so far (the destructor does not run)
@@ -221,6 +225,7 @@ void llama_context::release() {
     gres.reset();
     ggml_backend_sched_free(sched);
     sched = nullptr;
+    hybrid.reset();
     kv.reset();  // its buffers belong to the devices of the backends freed below
     rs.reset();
     for (ggml_backend_t b : backends) {
@@ -375,7 +380,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
 
     const std::vector<llama_ubatch> ubatches =
         rs ? balloc.split_equal(cparams.n_ubatch) : balloc.split(cparams.n_ubatch);
-    std::vector<llama_kv_slot> slots(rs ? ubatches.size() : 0);
+    std::vector<llama_kv_slot> slots(kv ? 0 : ubatches.size());
     if (kv && !kv->prepare(ubatches, slots)) {
         err = llama_format("no KV cache slot for %d tokens (%u of %u cells used); the cache is unchanged",
                            batch.n_tokens, kv->n_used(), kv->size());
@@ -398,7 +403,8 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
         const llama_ubatch & ub = ubatches[u];
         if (kv) {
             kv->apply(ub, slots[u]);
-        } else {
+        }
+        if (rs) {
             rs->apply(ub);
         }
 
@@ -424,7 +430,8 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
         const ggml_status st = ggml_backend_sched_graph_compute(sched, gres->gf);
         if (st != GGML_STATUS_SUCCESS && kv) {
             kv->release(slots[u]);  // this ubatch's K/V were not (fully) written
-        } else if (st != GGML_STATUS_SUCCESS) {
+        }
+        if (st != GGML_STATUS_SUCCESS && rs) {
             rs->release(ub);  // its sequences' states may be half-updated: emptied (see llama_decode)
         }
         if (st == GGML_STATUS_ABORTED) {

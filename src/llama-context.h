@@ -7,6 +7,7 @@
 #include "llama-cparams.h"
 #include "llama-graph.h"
 #include "llama-kv-cache.h"
+#include "llama-memory-hybrid.h"
 #include "llama-memory-recurrent.h"
 #include "llama-pooling.h"
 #include "llama.h"
@@ -70,7 +71,10 @@ struct llama_context {
 
     // The memory the llama_memory_* calls act on: the KV cache, or the recurrent state of a
     // recurrent model (then kv_cache() is nullptr).
-    llama_memory_i *         memory() const { return kv ? (llama_memory_i *) kv.get() : rs.get(); }
+    // A hybrid model (both parts): the two together.
+    llama_memory_i * memory() const {
+        return hybrid ? (llama_memory_i *) hybrid.get() : kv ? (llama_memory_i *) kv.get() : rs.get();
+    }
     llama_kv_cache *         kv_cache() const { return kv.get(); }
     llama_memory_recurrent * recurrent() const { return rs.get(); }
 
@@ -96,8 +100,9 @@ struct llama_context {
     void set_adapter_cvec(const float * data, size_t len, int32_t n_embd, int32_t il_start, int32_t il_end);
 
 private:
-    std::unique_ptr<llama_kv_cache>         kv;  // attention models
-    std::unique_ptr<llama_memory_recurrent> rs;  // recurrent models (hparams.is_recurrent())
+    std::unique_ptr<llama_kv_cache>         kv;      // attention models
+    std::unique_ptr<llama_memory_recurrent> rs;      // recurrent and hybrid models
+    std::unique_ptr<llama_memory_hybrid>    hybrid;  // both of the above in a hybrid model
 
     std::vector<ggml_backend_t> backends;  // owned; the last one is backend_cpu
     ggml_backend_t              backend_cpu = nullptr;

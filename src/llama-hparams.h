@@ -94,11 +94,39 @@ struct llama_hparams {
     uint32_t ssm_d_state = 0;
     uint32_t ssm_dt_rank = 0;
     uint32_t ssm_n_group = 0;
+    // lfm2's short-convolution layers: the kernel width (shortconv.l_cache; 0 elsewhere)
+    uint32_t n_shortconv_l_cache = 0;
+    // hybrid models (lfm2): per layer, whether it is a recurrent layer (attention.head_count_kv 0 in
+    // the file) with a state in the recurrent memory instead of K/V in the KV cache; empty = none is
+    std::vector<bool> recurrent_layers;
 
     // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
     bool is_recurrent() const { return ssm_d_inner > 0; }
-    // Floats of one sequence's conv state ((d_conv - 1) x channels) and SSM state (d_state x inner).
+    // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
+    bool is_hybrid() const {
+        for (bool b : recurrent_layers) {
+            if (b) {
+                return true;
+            }
+        }
+        return false;
+    }
+    bool is_recurrent_layer(int il) const {
+        return is_recurrent() || (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
+    }
+    uint32_t n_layer_recurrent() const {
+        uint32_t n = 0;
+        for (uint32_t il = 0; il < n_layer; il++) {
+            n += is_recurrent_layer((int) il) ? 1 : 0;
+        }
+        return n;
+    }
+    // Floats of one sequence's conv state ((d_conv - 1) x channels; lfm2: (l_cache - 1) x n_embd)
+    // and SSM state (d_state x inner; none in lfm2).
     uint32_t n_embd_r() const {
+        if (n_shortconv_l_cache > 0) {
+            return (n_shortconv_l_cache - 1) * n_embd;
+        }
         return ssm_d_conv > 0 ? (ssm_d_conv - 1) * (ssm_d_inner + 2 * ssm_n_group * ssm_d_state) : 0;
     }
     uint32_t n_embd_s() const { return ssm_d_state * ssm_d_inner; }

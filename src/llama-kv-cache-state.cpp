@@ -133,6 +133,9 @@ void llama_kv_cache::state_write(llama_state_io::writer & w, llama_seq_id seq_id
     const size_t          k_row = ggml_row_size(type_k(), hp.n_embd_k_gqa());
     const size_t          v_row = ggml_row_size(type_v(), hp.n_embd_v_gqa());
     for (size_t il = 0; il < k_l.size(); il++) {
+        if (hp.is_recurrent_layer((int) il)) {
+            continue;  // a hybrid model's recurrent layer: not in this section (docs/state.md)
+        }
         const bool win = k_l[il] == nullptr;  // held by the window cache
         // one reservation for K then V (a growing buffer may move between two)
         uint8_t * kd = w.reserve(idxs.size() * (k_row + v_row));
@@ -255,9 +258,14 @@ void llama_kv_cache::state_apply(const llama_state_io::image & img, llama_seq_id
     for (size_t j = 0; j < n; j++) {
         own[j] = {j, target[j]};
     }
+    uint32_t sect = 0;  // the layer's place in the image: recurrent layers are not in it
     for (size_t il = 0; il < k_l.size(); il++) {
-        const uint8_t * k_in = img.k_rows((uint32_t) il);
-        const uint8_t * v_in = img.v_rows((uint32_t) il);
+        if (model.hparams.is_recurrent_layer((int) il)) {
+            continue;
+        }
+        const uint8_t * k_in = img.k_rows(sect);
+        const uint8_t * v_in = img.v_rows(sect);
+        sect++;
         if (k_l[il]) {
             layer_rows_set((int) il, own, k_in, v_in, img.k_row, img.v_row);
         } else {

@@ -10,7 +10,8 @@
 llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max) : slots(n_seq_max) {
     const llama_hparams & hp      = model.hparams;
     const int             n_layer = (int) hp.n_layer;
-    if (n_seq_max == 0 || hp.n_embd_r() == 0 || hp.n_embd_s() == 0) {
+    // lfm2's short-convolution layers have a conv state only (n_embd_s 0)
+    if (n_seq_max == 0 || hp.n_embd_r() == 0) {
         throw llama_error("a recurrent memory needs n_seq_max > 0 and a state-space shape");
     }
     ggml_init_params ip = {(size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true};
@@ -21,11 +22,19 @@ llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32
     r_l.resize(n_layer);
     s_l.resize(n_layer);
     for (int il = 0; il < n_layer; il++) {
+        if (!hp.is_recurrent_layer(il)) {
+            continue;  // an attention layer of a hybrid model: its K/V are in the KV cache
+        }
+        layers.push_back(il);
         r_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_r(), n_seq_max);
-        s_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_s(), n_seq_max);
         ggml_format_name(r_l[il], "cache_r_l%d", il);
-        ggml_format_name(s_l[il], "cache_s_l%d", il);
+        if (hp.n_embd_s() > 0) {
+            s_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_s(), n_seq_max);
+            ggml_format_name(s_l[il], "cache_s_l%d", il);
+        }
     }
+    r_row = (size_t) hp.n_embd_r() * sizeof(float);
+    s_row = (size_t) hp.n_embd_s() * sizeof(float);
     // the states stay in host memory: they are small (a few MiB per sequence for the large models) and
     // read and written once per ubatch
     buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
@@ -50,17 +59,23 @@ size_t llama_memory_recurrent::total_size() const {
 
 void llama_memory_recurrent::slot_clear(uint32_t s) {
     slots[s] = slot();
-    for (size_t il = 0; il < r_l.size(); il++) {
-        ggml_backend_tensor_memset(r_l[il], 0, s * r_l[il]->nb[1], r_l[il]->nb[1]);
-        ggml_backend_tensor_memset(s_l[il], 0, s * s_l[il]->nb[1], s_l[il]->nb[1]);
+    for (int il : layers) {
+        for (ggml_tensor * t : {r_l[il], s_l[il]}) {
+            if (t) {
+                ggml_backend_tensor_memset(t, 0, s * t->nb[1], t->nb[1]);
+            }
+        }
     }
 }
 
 void llama_memory_recurrent::slot_copy(uint32_t src, uint32_t dst) {
     slots[dst] = slots[src];
     std::vector<uint8_t> row;
-    for (size_t il = 0; il < r_l.size(); il++) {
+    for (int il : layers) {
         for (ggml_tensor * t : {r_l[il], s_l[il]}) {
+            if (!t) {
+                continue;
+            }
             row.resize(t->nb[1]);
             ggml_backend_tensor_get(t, row.data(), src * t->nb[1], t->nb[1]);
             ggml_backend_tensor_set(t, row.data(), dst * t->nb[1], t->nb[1]);
@@ -232,20 +247,49 @@ void llama_memory_recurrent::state_write(llama_state_io::writer & w, llama_seq_i
         w.put_i32(0);
         w.put_u64(seq_id < 0 ? 1ull << s : 0);
     }
-    for (size_t il = 0; il < r_l.size(); il++) {
-        const size_t r_row = r_l[il]->nb[1], s_row = s_l[il]->nb[1];
-        uint8_t *    d = w.reserve(idxs.size() * (r_row + s_row));  // conv rows, then SSM rows
+    for (int il : layers) {
+        uint8_t * d = w.reserve(idxs.size() * (r_row + s_row));  // conv rows, then SSM rows
         if (!d) {
             continue;  // counting
         }
         for (size_t j = 0; j < idxs.size(); j++) {
             ggml_backend_tensor_get(r_l[il], d + j * r_row, idxs[j] * r_row, r_row);
-            ggml_backend_tensor_get(s_l[il], d + idxs.size() * r_row + j * s_row, idxs[j] * s_row, s_row);
+            if (s_l[il]) {
+                ggml_backend_tensor_get(s_l[il], d + idxs.size() * r_row + j * s_row, idxs[j] * s_row, s_row);
+            }
         }
     }
 }
 
 void llama_memory_recurrent::state_apply(const llama_state_io::image & img, llama_seq_id dest) {
+    const std::vector<uint32_t> target = state_check(img, dest);
+    const bool                  full   = dest < 0;
+    const size_t                n      = img.cells.size();
+    // ---- from here on nothing can fail ----
+    if (full) {
+        clear(true);
+    } else {
+        slot_clear((uint32_t) dest);
+    }
+    for (size_t j = 0; j < n; j++) {
+        slot & s  = slots[target[j]];
+        s.pos     = img.cells[j].pos;
+        s.lineage = next_lineage++;
+    }
+    for (size_t li = 0; li < layers.size(); li++) {
+        const int       il   = layers[li];
+        const uint8_t * r_in = img.k_rows((uint32_t) li);
+        const uint8_t * s_in = img.v_rows((uint32_t) li);
+        for (size_t j = 0; j < n; j++) {
+            ggml_backend_tensor_set(r_l[il], r_in + j * img.k_row, target[j] * img.k_row, img.k_row);
+            if (s_l[il]) {
+                ggml_backend_tensor_set(s_l[il], s_in + j * img.v_row, target[j] * img.v_row, img.v_row);
+            }
+        }
+    }
+}
+
+std::vector<uint32_t> llama_memory_recurrent::state_check(const llama_state_io::image & img, llama_seq_id dest) const {
     const bool   full = dest < 0;
     const size_t n    = img.cells.size();
     if (!full && dest >= (llama_seq_id) slots.size()) {
@@ -276,27 +320,8 @@ void llama_memory_recurrent::state_apply(const llama_state_io::image & img, llam
     if (!full && n > 1) {
         throw llama_error(llama_format("state: a sequence's recurrent state is one record, not %zu", n));
     }
-    if (img.k_row != r_l[0]->nb[1] || img.v_row != s_l[0]->nb[1]) {
+    if (img.k_row != r_row || img.v_row != s_row) {
         throw llama_error("state: the recurrent state sizes differ from this model's");  // the fingerprint checks it
     }
-
-    // ---- from here on nothing can fail ----
-    if (full) {
-        clear(true);
-    } else {
-        slot_clear((uint32_t) dest);
-    }
-    for (size_t j = 0; j < n; j++) {
-        slot & s  = slots[target[j]];
-        s.pos     = img.cells[j].pos;
-        s.lineage = next_lineage++;
-    }
-    for (size_t il = 0; il < r_l.size(); il++) {
-        const uint8_t * r_in = img.k_rows((uint32_t) il);
-        const uint8_t * s_in = img.v_rows((uint32_t) il);
-        for (size_t j = 0; j < n; j++) {
-            ggml_backend_tensor_set(r_l[il], r_in + j * img.k_row, target[j] * img.k_row, img.k_row);
-            ggml_backend_tensor_set(s_l[il], s_in + j * img.v_row, target[j] * img.v_row, img.v_row);
-        }
-    }
+    return target;
 }

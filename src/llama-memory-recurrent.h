@@ -50,7 +50,8 @@ public:
     void release(const llama_ubatch & ub);
 
     uint32_t n_slots() const { return (uint32_t) slots.size(); }
-    // Per layer: conv states F32 [n_embd_r, n_slots], SSM states F32 [n_embd_s, n_slots].
+    // Per layer: conv states F32 [n_embd_r, n_slots], SSM states F32 [n_embd_s, n_slots]; nullptr on
+    // a layer without (an attention layer of a hybrid model; the SSM state of lfm2).
     ggml_tensor * r_layer(int il) const { return r_l[il]; }
     ggml_tensor * s_layer(int il) const { return s_l[il]; }
     size_t        total_size() const;
@@ -61,6 +62,10 @@ public:
     // Restores a validated image: every slot (dest < 0) or sequence dest. Throws llama_error before
     // changing anything when the image does not fit this memory.
     void state_apply(const llama_state_io::image & img, llama_seq_id dest);
+    // The checks of state_apply alone (throws llama_error; changes nothing): the slot of each record.
+    std::vector<uint32_t> state_check(const llama_state_io::image & img, llama_seq_id dest) const;
+    // The layers holding a state (every layer of a recurrent model, the recurrent ones of a hybrid).
+    const std::vector<int> & state_layers() const { return layers; }
 
 private:
     struct slot {
@@ -73,7 +78,10 @@ private:
     ggml_context *             ctx          = nullptr;
     ggml_backend_buffer_t      buf          = nullptr;
     std::vector<ggml_tensor *> r_l;
-    std::vector<ggml_tensor *> s_l;
+    std::vector<ggml_tensor *> s_l;  // nullptr where the model has no SSM state (lfm2)
+    std::vector<int>           layers;
+    size_t                     r_row = 0;  // bytes of one slot's conv / SSM state
+    size_t                     s_row = 0;
 
     void slot_clear(uint32_t s);  // empty and zeroed
     void slot_copy(uint32_t src, uint32_t dst);

@@ -252,7 +252,7 @@ ggml_context * llama_model::weight_ctx(const llama_tensor_weight * w, llm_tensor
     ggml_backend_dev_t dev = dev_cpu;
     if (layer >= 0) {
         dev = layer_dev(layer);
-    } else if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM) {
+    } else if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM || t == LLM_TENSOR_OUTPUT_NORM_LFM2) {
         dev = dev_output;
     }
     if (dev != dev_cpu && w && !weight_supported(dev, *w, t, suffix, (int) hparams.rope_type)) {

@@ -109,6 +109,12 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ssm_norm;
         case LLM_TENSOR_SSM_OUT:
             return bias ? nullptr : &L::ssm_out;
+        case LLM_TENSOR_SHORTCONV_CONV:
+            return bias ? nullptr : &L::shortconv_conv;
+        case LLM_TENSOR_SHORTCONV_INPROJ:
+            return bias ? nullptr : &L::shortconv_in_proj;
+        case LLM_TENSOR_SHORTCONV_OUTPROJ:
+            return bias ? nullptr : &L::shortconv_out_proj;
         default:
             return nullptr;
     }
@@ -192,6 +198,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.ssm_d_state = hp.ssm_d_state;
     d.ssm_n_head  = hp.ssm_dt_rank;
     d.ssm_n_group = hp.ssm_n_group;
+    d.shortconv_l = hp.n_shortconv_l_cache;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -204,7 +211,9 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
         if ((r.when == LLM_TL_DENSE && hp.n_expert > 0) || (r.when == LLM_TL_MOE && hp.n_expert == 0) ||
             (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
-            (r.when == LLM_TL_SHEXP && (hp.n_expert == 0 || hp.n_ff_shexp == 0))) {
+            (r.when == LLM_TL_SHEXP && (hp.n_expert == 0 || hp.n_ff_shexp == 0)) ||
+            (r.when == LLM_TL_ATTN_LAYER && hp.is_recurrent_layer(il)) ||
+            (r.when == LLM_TL_RECR_LAYER && !hp.is_recurrent_layer(il))) {
             return;
         }
         std::vector<int64_t> ne;

@@ -378,6 +378,39 @@ bool llama_model_loader::get_arr_flags(llm_kv kv, std::vector<bool> & out, uint3
     return true;
 }
 
+bool llama_model_loader::get_arr_u32(llm_kv kv, std::vector<uint32_t> & out, uint32_t n) const {
+    const std::string key = kv_name(kv);
+    const int64_t     id  = gguf_find_key(meta, key.c_str());
+    if (id < 0 || gguf_get_kv_type(meta, id) != GGUF_TYPE_ARRAY) {
+        return false;
+    }
+    const gguf_type t   = gguf_get_arr_type(meta, id);
+    const bool      sgn = t == GGUF_TYPE_INT8 || t == GGUF_TYPE_INT16 || t == GGUF_TYPE_INT32 || t == GGUF_TYPE_INT64;
+    const bool      ok_type =
+        sgn || t == GGUF_TYPE_UINT8 || t == GGUF_TYPE_UINT16 || t == GGUF_TYPE_UINT32 || t == GGUF_TYPE_UINT64;
+    if (!ok_type) {
+        throw llama_error(
+            llama_format("key '%s' is an array of %s, expected integers", key.c_str(), gguf_type_name(t)));
+    }
+    if (gguf_get_arr_n(meta, id) != n) {
+        throw llama_error(llama_format("key '%s' has %zu elements, expected one per layer (%u)", key.c_str(),
+                                       gguf_get_arr_n(meta, id), n));
+    }
+    const size_t    es = gguf_type_size(t);
+    const uint8_t * d  = (const uint8_t *) gguf_get_arr_data(meta, id);
+    out.assign(n, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t u = 0;
+        memcpy(&u, d + (size_t) i * es, es);  // little-endian: the low bytes
+        const bool neg = sgn && (d[(size_t) i * es + es - 1] & 0x80) != 0;
+        if (neg || u > UINT32_MAX) {
+            throw llama_error(llama_format("key '%s': element %u is out of range", key.c_str(), i));
+        }
+        out[i] = (uint32_t) u;
+    }
+    return true;
+}
+
 bool llama_model_loader::get_key(const std::string & key, uint32_t & out, bool required) const {
     const int64_t id = find_or_throw(meta, key, required);
     if (id < 0) {

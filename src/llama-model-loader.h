@@ -84,6 +84,9 @@ struct llama_model_loader {
     // False if the key is absent or a scalar (read it as one then); throws on another element type
     // or another length.
     bool get_arr_flags(llm_kv kv, std::vector<bool> & out, uint32_t n) const;
+    // An array of n unsigned integers (any integer width, values below 2^32); false if the key is
+    // missing or not an array; throws on another element type, a negative value or another length.
+    bool get_arr_u32(llm_kv kv, std::vector<uint32_t> & out, uint32_t n) const;
 
     // Every key/value of the first file as strings (for llama_model_meta_*).
     std::vector<std::pair<std::string, std::string>> metadata_strings() const;

@@ -21,7 +21,7 @@ static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
     &llm_ops_bert,        &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe, &llm_ops_gemma3,
     &llm_ops_gpt_oss,     &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,    &llm_ops_smollm3,
     &llm_ops_exaone4,     &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,   &llm_ops_jina_bert_v2,
-    &llm_ops_modern_bert,
+    &llm_ops_modern_bert, &llm_ops_lfm2,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -152,9 +152,41 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_EMBEDDING_LENGTH, hp.n_embd);
     ml.get_key(LLM_KV_BLOCK_COUNT, hp.n_layer);
     ml.get_key(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff, false);
-    ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
+    // head_count may be per layer too (upstream's saver writes it so, 0 on a hybrid model's recurrent
+    // layers); the attention layers must agree
+    std::vector<uint32_t> heads;
+    if (hp.n_layer > 0 && hp.n_layer <= 4096 && ml.get_arr_u32(LLM_KV_ATTENTION_HEAD_COUNT, heads, hp.n_layer)) {
+        hp.n_head = 0;
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            if (heads[il] != 0 && hp.n_head != 0 && heads[il] != hp.n_head) {
+                throw llama_error(llama_format("attention.head_count differs between layers (%u, %u): not supported",
+                                               hp.n_head, heads[il]));
+            }
+            hp.n_head = heads[il] != 0 ? heads[il] : hp.n_head;
+        }
+    } else {
+        ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT, hp.n_head);
+    }
     hp.n_head_kv = hp.n_head;
-    ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT_KV, hp.n_head_kv, false);
+    // head_count_kv per layer (lfm2): 0 marks a recurrent layer; the attention layers must agree
+    std::vector<uint32_t> kv_heads;
+    if (hp.n_layer > 0 && hp.n_layer <= 4096 && ml.get_arr_u32(LLM_KV_ATTENTION_HEAD_COUNT_KV, kv_heads, hp.n_layer)) {
+        hp.n_head_kv = 0;
+        hp.recurrent_layers.assign(hp.n_layer, false);
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            hp.recurrent_layers[il] = kv_heads[il] == 0;
+            if (kv_heads[il] != 0 && hp.n_head_kv != 0 && kv_heads[il] != hp.n_head_kv) {
+                throw llama_error(llama_format("attention.head_count_kv: layer %u has %u KV heads, an earlier one %u",
+                                               il, kv_heads[il], hp.n_head_kv));
+            }
+            hp.n_head_kv = kv_heads[il] != 0 ? kv_heads[il] : hp.n_head_kv;
+        }
+        if (hp.n_head_kv == 0) {
+            throw llama_error("attention.head_count_kv is 0 on every layer");
+        }
+    } else {
+        ml.get_key(LLM_KV_ATTENTION_HEAD_COUNT_KV, hp.n_head_kv, false);
+    }
     // head_count 0: an attention-free model (mamba2); its loader must then read a state-space shape
     const bool no_attn = hp.n_head == 0 && hp.n_head_kv == 0;
     if (hp.n_embd == 0 || hp.n_layer == 0 ||
@@ -226,6 +258,10 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     }
 
     ops->load_hparams(ml, hp);
+    if (hp.is_hybrid() && hp.n_embd_r() == 0) {
+        throw llama_error(llama_format("attention.head_count_kv marks recurrent layers, which %s does not have",
+                                       llm_arch_name(arch)));
+    }
     if (no_attn && !hp.is_recurrent()) {
         throw llama_error("invalid hyperparameters: attention.head_count is 0 in a model without state-space layers");
     }
@@ -544,4 +580,8 @@ uint32_t llama_model_n_cls_out(const struct llama_model * model) {
 
 bool llama_model_is_recurrent(const struct llama_model * model) {
     return model != nullptr && model->hparams.is_recurrent();
+}
+
+bool llama_model_is_hybrid(const struct llama_model * model) {
+    return model != nullptr && model->hparams.is_hybrid();
 }

@@ -89,6 +89,11 @@ struct llama_layer {
     ggml_tensor * ssm_norm     = nullptr;
     ggml_tensor * ssm_out      = nullptr;
 
+    // lfm2 short convolution: in_proj [embd, 3 embd] (B, C, x), conv [l_cache, embd], out_proj [embd, embd]
+    ggml_tensor * shortconv_in_proj  = nullptr;
+    ggml_tensor * shortconv_conv     = nullptr;
+    ggml_tensor * shortconv_out_proj = nullptr;
+
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise
     ggml_tensor * rope_long  = nullptr;

@@ -83,9 +83,10 @@ bool llama_quant_is_weight_matrix(const std::string & name, int n_dims) {
         return false;
     }
     // norms are vectors in practice; the name check also covers a [n, 1] shaped one. Convolution
-    // kernels (mamba2's ssm_conv1d, [d_conv, channels]) are small and read as F32 (as upstream).
+    // kernels (mamba2's ssm_conv1d, [d_conv, channels]; lfm2's shortconv.conv, [l_cache, embd]) are
+    // small and read as F32 (as upstream).
     return name.find("_norm") == std::string::npos && name.find("ffn_gate_inp") == std::string::npos &&
-           name.find("ssm_conv1d") == std::string::npos;
+           name.find("ssm_conv1d") == std::string::npos && name.find("shortconv.conv.") == std::string::npos;
 }
 
 // Layer index of "blk.N.xxx", or -1.

@@ -290,8 +290,11 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
             throw llama_error("ctx_dft is the target context");
         }
         const llama_model * mt = llama_get_model(ctx_tgt);
-        if (llama_model_is_recurrent(mt) || (ctx_dft && llama_model_is_recurrent(llama_get_model(ctx_dft)))) {
-            throw llama_error("recurrent models cannot be rolled back to a position: not supported");
+        // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails), so a rejected
+        // draft could not be undone
+        auto stateful = [](const llama_model * m) { return llama_model_is_recurrent(m) || llama_model_is_hybrid(m); };
+        if (stateful(mt) || (ctx_dft && stateful(llama_get_model(ctx_dft)))) {
+            throw llama_error("recurrent and hybrid models cannot be rolled back to a position: not supported");
         }
         if (llama_n_batch(ctx_tgt) < (uint32_t) params.n_draft_max + 1) {
             throw llama_error(llama_format("target n_batch %u below n_draft_max + 1 (%d)", llama_n_batch(ctx_tgt),

@@ -123,6 +123,62 @@ void check_fingerprint(const fingerprint & got, const fingerprint & want) {
     }
 }
 
+// One memory section: the cache layout, its cell records, then per layer the K rows of every cell
+// and their V rows (docs/state.md).
+void parse_section(reader & r, image & sec, uint32_t kind, uint32_t kv_size, uint32_t n_seq_max, size_t k_row,
+                   size_t v_row, uint32_t n_layer) {
+    sec.src_kv_size        = r.u32("source cache size");
+    sec.head               = r.u32("head");
+    const uint32_t n_cells = r.u32("cell count");
+    if (sec.src_kv_size == 0 || sec.head >= sec.src_kv_size || n_cells > sec.src_kv_size) {
+        throw fail("invalid cache layout (%u cells of %u, head %u)", n_cells, sec.src_kv_size, sec.head);
+    }
+    if (n_cells > kv_size) {
+        throw fail("the state holds %u cells, this context's cache has %u (n_ctx too small)", n_cells, kv_size);
+    }
+    constexpr size_t CELL_SIZE = 20;
+    if ((size_t) n_cells > (r.n - r.off) / CELL_SIZE) {
+        throw fail("truncated: %u cells", n_cells);
+    }
+    sec.cells.resize(n_cells);
+    for (cell_rec & c : sec.cells) {
+        c.idx   = r.u32("cell index");
+        c.pos   = r.i32("cell pos");
+        c.shift = r.i32("cell shift");
+        c.seqs  = r.u64("cell sequences");
+        if (c.idx >= sec.src_kv_size) {
+            throw fail("cell index %u is outside the source cache (%u cells)", c.idx, sec.src_kv_size);
+        }
+        if (c.pos < 0 || c.pos == INT32_MAX) {
+            throw fail("invalid position %d in cell %u", c.pos, c.idx);  // the next token's must exist
+        }
+        if (kind == KIND_SEQ ? c.seqs != 0 : c.seqs == 0) {
+            throw fail("invalid sequence set 0x%llx in cell %u", (unsigned long long) c.seqs, c.idx);
+        }
+        if (n_seq_max < 64 && (c.seqs >> n_seq_max) != 0) {
+            throw fail("cell %u holds a sequence id >= n_seq_max (%u) of this context", c.idx, n_seq_max);
+        }
+    }
+
+    // cell indices are distinct (checked sorted, so no table sized by the untrusted cache size)
+    std::vector<uint32_t> idxs(n_cells);
+    for (uint32_t j = 0; j < n_cells; j++) {
+        idxs[j] = sec.cells[j].idx;
+    }
+    std::sort(idxs.begin(), idxs.end());
+    for (uint32_t j = 1; j < n_cells; j++) {
+        if (idxs[j] == idxs[j - 1]) {
+            throw fail("cell index %u appears twice", idxs[j]);
+        }
+    }
+
+    sec.k_row               = k_row;
+    sec.v_row               = v_row;
+    const size_t per_layer  = mul_checked(n_cells, sec.k_row + sec.v_row, "KV data");
+    const size_t data_bytes = mul_checked(per_layer, n_layer, "KV data");
+    sec.kv_data             = r.take(data_bytes, "KV data");
+}
+
 }  // namespace
 
 bool peek_fingerprint(const uint8_t * data, size_t size, fingerprint & fp, uint32_t & kind) {
@@ -219,59 +275,17 @@ image parse(const uint8_t * data, size_t size, const expect & e) {
             r.take(mul_checked(mul_checked(img.n_embd_rows, fp.n_embd, "embeddings"), 4, "embeddings"), "embeddings");
     }
 
-    img.src_kv_size        = r.u32("source cache size");
-    img.head               = r.u32("head");
-    const uint32_t n_cells = r.u32("cell count");
-    if (img.src_kv_size == 0 || img.head >= img.src_kv_size || n_cells > img.src_kv_size) {
-        throw fail("invalid cache layout (%u cells of %u, head %u)", n_cells, img.src_kv_size, img.head);
-    }
-    if (n_cells > e.kv_size) {
-        throw fail("the state holds %u cells, this context's cache has %u (n_ctx too small)", n_cells, e.kv_size);
-    }
-    constexpr size_t CELL_SIZE = 20;
-    if ((size_t) n_cells > (r.n - r.off) / CELL_SIZE) {
-        throw fail("truncated: %u cells", n_cells);
-    }
-    img.cells.resize(n_cells);
-    for (cell_rec & c : img.cells) {
-        c.idx   = r.u32("cell index");
-        c.pos   = r.i32("cell pos");
-        c.shift = r.i32("cell shift");
-        c.seqs  = r.u64("cell sequences");
-        if (c.idx >= img.src_kv_size) {
-            throw fail("cell index %u is outside the source cache (%u cells)", c.idx, img.src_kv_size);
-        }
-        if (c.pos < 0 || c.pos == INT32_MAX) {
-            throw fail("invalid position %d in cell %u", c.pos, c.idx);  // the next token's must exist
-        }
-        if (img.kind == KIND_SEQ ? c.seqs != 0 : c.seqs == 0) {
-            throw fail("invalid sequence set 0x%llx in cell %u", (unsigned long long) c.seqs, c.idx);
-        }
-        if (e.n_seq_max < 64 && (c.seqs >> e.n_seq_max) != 0) {
-            throw fail("cell %u holds a sequence id >= n_seq_max (%u) of this context", c.idx, e.n_seq_max);
-        }
-    }
-
-    // cell indices are distinct (checked sorted, so no table sized by the untrusted cache size)
-    std::vector<uint32_t> idxs(n_cells);
-    for (uint32_t j = 0; j < n_cells; j++) {
-        idxs[j] = img.cells[j].idx;
-    }
-    std::sort(idxs.begin(), idxs.end());
-    for (uint32_t j = 1; j < n_cells; j++) {
-        if (idxs[j] == idxs[j - 1]) {
-            throw fail("cell index %u appears twice", idxs[j]);
-        }
-    }
-
     if (!ggml_type_is_valid((ggml_type) fp.type_k) || !ggml_type_is_valid((ggml_type) fp.type_v)) {
         throw fail("invalid cache type");  // unreachable after check_fingerprint with a valid expectation
     }
-    img.k_row               = ggml_row_size((ggml_type) fp.type_k, fp.n_embd_k_gqa);
-    img.v_row               = ggml_row_size((ggml_type) fp.type_v, fp.n_embd_v_gqa);
-    const size_t per_layer  = mul_checked(n_cells, img.k_row + img.v_row, "KV data");
-    const size_t data_bytes = mul_checked(per_layer, fp.n_layer, "KV data");
-    img.kv_data             = r.take(data_bytes, "KV data");
+    const uint32_t n_layer_kv = e.n_layer_kv > 0 ? e.n_layer_kv : fp.n_layer;
+    parse_section(r, img, img.kind, e.kv_size, e.n_seq_max, ggml_row_size((ggml_type) fp.type_k, fp.n_embd_k_gqa),
+                  ggml_row_size((ggml_type) fp.type_v, fp.n_embd_v_gqa), n_layer_kv);
+    if (e.rs_n_layer > 0) {  // a hybrid model's recurrent section follows
+        img.rs.emplace_back();
+        img.rs[0].kind = img.kind;
+        parse_section(r, img.rs[0], img.kind, e.rs_size, e.n_seq_max, e.rs_k_row, e.rs_v_row, e.rs_n_layer);
+    }
     if (r.off != r.n) {
         throw fail("%zu unexpected bytes after the KV data", r.n - r.off);
     }

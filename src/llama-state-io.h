@@ -38,6 +38,14 @@ struct expect {
     uint32_t    kind      = KIND_FULL;
     uint32_t    kv_size   = 0;  // cells of the destination cache
     uint32_t    n_seq_max = 0;  // sequence ids of a full state must be below it
+    // layers in the first (KV) section; 0: fp.n_layer. A hybrid model: its attention layers.
+    uint32_t n_layer_kv = 0;
+    // a hybrid model's second section (rs_n_layer > 0): the recurrent layers' states, rs_size slots
+    // with rows of rs_k_row (conv) and rs_v_row (SSM) bytes
+    uint32_t rs_n_layer = 0;
+    uint32_t rs_size    = 0;
+    size_t   rs_k_row   = 0;
+    size_t   rs_v_row   = 0;
 };
 
 struct cell_rec {
@@ -68,6 +76,8 @@ struct image {
     size_t                v_row   = 0;
 
     size_t total = 0;  // bytes of the state (what set_data reports as read)
+    // a hybrid model's recurrent section (one element, only its cell and row fields set), else empty
+    std::vector<image> rs;
 
     const uint8_t * k_rows(uint32_t il) const { return kv_data + (size_t) il * cells.size() * (k_row + v_row); }
     const uint8_t * v_rows(uint32_t il) const { return k_rows(il) + cells.size() * k_row; }

@@ -33,6 +33,15 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     e.kind                    = kind;
     e.kv_size                 = kv ? kv->size() : ctx.recurrent()->n_slots();
     e.n_seq_max               = ctx.cparams.n_seq_max;
+    if (kv && ctx.recurrent()) {
+        // a hybrid model: the attention layers in the KV section, then the recurrent layers' states
+        const uint32_t n_recr = hp.n_layer_recurrent();
+        e.n_layer_kv          = hp.n_layer - n_recr;
+        e.rs_n_layer          = n_recr;
+        e.rs_size             = ctx.recurrent()->n_slots();
+        e.rs_k_row            = (size_t) hp.n_embd_r() * sizeof(float);
+        e.rs_v_row            = (size_t) hp.n_embd_s() * sizeof(float);
+    }
     return e;
 }
 
@@ -57,8 +66,9 @@ void llama_context::state_write(llama_state_io::writer & w, llama_seq_id seq_id,
     }
     if (kv) {
         kv->state_write(w, seq_id);
-    } else {
-        rs->state_write(w, seq_id);
+    }
+    if (rs) {
+        rs->state_write(w, seq_id);  // a hybrid model: the second section
     }
     w.finish();
 }
@@ -86,7 +96,12 @@ size_t llama_context::state_read(const uint8_t * src, size_t size, llama_seq_id 
         memcpy(new_embd.data(), img.embd, new_embd.size() * sizeof(float));
         new_ids = img.output_ids;
     }
-    if (kv) {
+    if (kv && rs) {
+        // a hybrid model: both parts are checked before either changes
+        rs->state_check(img.rs.at(0), dest);
+        kv->state_apply(img, dest);  // throws only before changing anything
+        rs->state_apply(img.rs[0], dest);
+    } else if (kv) {
         kv->state_apply(img, dest);  // throws only before changing anything
     } else {
         rs->state_apply(img, dest);

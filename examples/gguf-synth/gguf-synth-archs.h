@@ -108,6 +108,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"jina-bert-v2", 1e-12f, false, false, true},
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
+        {"lfm2", 1e-5f},
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -197,6 +198,10 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // 128 inner channels in 8 heads of 16, a 16-wide state, one group; weights large enough that
         // the carried state, not the D skip, dominates each mixer's output
         p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.14f;
+    } else if (arch == "lfm2") {
+        // conv, conv, attention, conv, attention (the 350M model's first layers start conv, conv,
+        // attention); a 3-wide kernel, so two inputs are carried per sequence
+        p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }

@@ -67,6 +67,14 @@ struct params {
     // also write the optional weights only some models have (the layout's EXTRA rows: biases, rope_freqs,
     // jina-bert-v2's q/k norms, second attention norm and separate ffn_gate, with ffn_up then n_ff wide)
     bool extras = false;
+    // short-convolution layers (lfm2): the kernel width (shortconv.l_cache) and, per layer, whether it
+    // is a convolution layer (written as 0 in the per-layer attention.head_count_kv); empty: the even
+    // layers convolve, the odd ones attend (so that two layers already have one of each)
+    int64_t           shortconv_l = 3;
+    std::vector<bool> conv_flags;
+    bool              conv_layer(int il) const {
+                     return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    }
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer

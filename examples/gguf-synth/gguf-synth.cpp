@@ -21,6 +21,9 @@ static void print_usage(FILE * out) {
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
+            "  --conv-layers F  lfm2: per-layer short-convolution flags, e.g. 11010 (one 0/1 per layer; 1 = conv,\n"
+            "                   0 = attention; default: 1010...)\n"
+            "  --shortconv-l N  lfm2: the convolution kernel width, shortconv.l_cache (3)\n"
             "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
             "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
             "                   heads (0: inner / 16), B/C groups (1)\n"
@@ -120,6 +123,17 @@ int main(int argc, char ** argv) {
             p.n_ff_exp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-ff-shexp")) {
             p.n_ff_shexp = args.int_value(0, 1 << 20);
+        } else if (args.is("--conv-layers")) {
+            const std::string f = args.value();
+            p.conv_flags.clear();
+            for (char c : f) {
+                if (c != '0' && c != '1') {
+                    args.fail("--conv-layers takes a string of 0 and 1, one per layer");
+                }
+                p.conv_flags.push_back(c == '1');
+            }
+        } else if (args.is("--shortconv-l")) {
+            p.shortconv_l = args.int_value(2, 64);
         } else if (args.is("--ssm-conv")) {
             p.ssm_d_conv = args.int_value(2, 64);
         } else if (args.is("--ssm-inner")) {

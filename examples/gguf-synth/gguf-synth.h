@@ -131,6 +131,8 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, int il = -
             }
             break;
         case LLM_TL_ALWAYS:
+        case LLM_TL_ATTN_LAYER:  // chosen per layer (layout())
+        case LLM_TL_RECR_LAYER:
             break;
     }
     switch (r.presence) {
@@ -220,7 +222,8 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.ssm_n_head    = p.ssm_heads();
     d.ssm_n_group   = p.ssm_n_group;
     // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
-    d.n_ff_up = p.extras ? p.n_ff : 2 * p.n_ff;
+    d.n_ff_up     = p.extras ? p.n_ff : 2 * p.n_ff;
+    d.shortconv_l = p.shortconv_l;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -238,6 +241,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         }
         for (int il = 0; il < (int) p.n_layer; il++) {
             for (size_t k = i; k < end; k++) {
+                const llm_tl_when w = lay.rows[k].when;
+                if ((w == LLM_TL_ATTN_LAYER && p.conv_layer(il)) || (w == LLM_TL_RECR_LAYER && !p.conv_layer(il))) {
+                    continue;  // the other kind of layer (lfm2)
+                }
                 if (writes_row(p, lay.rows[k], il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
                 }
@@ -443,6 +450,18 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
+    } else if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
+        // lfm2: KV heads per layer, 0 on the convolution layers (an INT32 array, as upstream's converter)
+        std::vector<int32_t> kvh((size_t) p.n_layer);
+        for (int il = 0; il < (int) p.n_layer; il++) {
+            kvh[il] = p.conv_layer(il) ? 0 : (int32_t) p.n_head_kv;
+        }
+        gguf_set_arr_data(g.get(), (A + "attention.head_count_kv").c_str(), GGUF_TYPE_INT32, kvh.data(), kvh.size());
+        if (p.shortconv_l < 2) {
+            err = "bad short-convolution kernel: shortconv.l_cache >= 2";
+            return false;
+        }
+        gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
     } else {
         gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
     }

@@ -218,12 +218,12 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         return true;
     }
     const int n_layer = llama_model_n_layer(m_cpu.get());
-    // each block's output projection: attention's wo (every attention arch has it; phi3 fuses wq), or
-    // the state-space mixer's ssm_out (mamba2)
-    auto block_out = [](const llama_layer & l) { return l.wo ? l.wo : l.ssm_out; };
+    // each block's output projection: attention's wo (every attention arch has it; phi3 fuses wq), the
+    // state-space mixer's ssm_out (mamba2) or the short convolution's out_proj (lfm2)
+    auto block_out = [](const llama_layer & l) { return l.wo ? l.wo : (l.ssm_out ? l.ssm_out : l.shortconv_out_proj); };
     // the state-space ops (ssm_conv, ssm_scan) run on the CPU on every GPU backend (docs/ggml-backend.md):
-    // a recurrent model's graph splits around them, so the split bound below is for the other models
-    const bool recurrent = llama_model_is_recurrent(m_cpu.get());
+    // a recurrent or hybrid model's graph splits around them, so the split bound below is for the others
+    const bool recurrent = llama_model_is_recurrent(m_cpu.get()) || llama_model_is_hybrid(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << path;
     EXPECT_TRUE(on_cpu(block_out(m_cpu->layers[n_layer - 1]))) << path;
     const run_result cpu = run_greedy(be, m_cpu.get(), prompt, n_steps);

@@ -22,7 +22,8 @@ command -v node >/dev/null 2>&1 || skip "node is not installed (Debian: apt-get 
 # once (ctest -j): the install runs under a lock, and "installed" is a marker written after npm
 # finished — node_modules/openai exists while npm is still extracting, so it cannot be the test.
 if { [ "$name" = openai ] || [ "$name" = structured ] || [ "$name" = tools ] || [ "$name" = router ] ||
-     [ "$name" = logprobs ] || [ "$name" = rerank ] || [ "$name" = tool-formats ] || [ "$name" = prompt-cache ]; } &&
+     [ "$name" = logprobs ] || [ "$name" = rerank ] || [ "$name" = tool-formats ] || [ "$name" = prompt-cache ] ||
+     [ "$name" = hybrid ]; } &&
     [ ! -f "$work/openai.installed" ]; then
     command -v npm >/dev/null 2>&1 || skip "npm is not installed"
     (cd "$work" && flock npm.lock sh -c '[ -f openai.installed ] || {
@@ -197,6 +198,9 @@ case "$name" in
         ;;&
     openai)
         start_server "$work/server-$name.log" -np 4 -c 4096
+        ;;&
+    hybrid)  # MODEL: the lfm2 micro model (server-tests.cmake)
+        start_server "$work/server-$name.log" -np 4 -c 2048
         ;;&
     structured)
         start_server "$work/server-$name.log" -np 2 -c 4096

@@ -19,6 +19,14 @@ set_tests_properties(test-server-openai test-server-bad-input test-server-struct
                      PROPERTIES LABELS model)
 set_tests_properties(test-server-bench-slots PROPERTIES LABELS slow RUN_SERIAL ON)
 
+# a hybrid model (lfm2 micro: recurrent + attention layers) with 4 slots: concurrent requests and the
+# prompt reuse of a state that cannot be cut back
+add_test(NAME test-server-hybrid
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh hybrid
+                 $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
+                 ${PROJECT_SOURCE_DIR}/tests/data/models/synthetic/lfm2-micro-f16.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
+set_tests_properties(test-server-hybrid PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # --prompt-cache-dir: restarts, damaged files, the cap, and files shared with llama-cli --prompt-cache
 add_test(NAME test-server-prompt-cache
          COMMAND ${CMAKE_COMMAND} -E env "CLI=$<$<TARGET_EXISTS:llama-cli>:$<TARGET_FILE:llama-cli>>"

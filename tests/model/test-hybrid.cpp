@@ -1,0 +1,343 @@
+// The hybrid memory of lfm2 (micro model: convolution, convolution, attention, convolution, attention
+// layers): the KV cache of the attention layers and the conv states of the others stay consistent.
+// A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
+// two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
+// recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
+// identically; a corrupt state is refused and changes nothing.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gguf.h"
+#include "llama.h"
+#include "test-common.h"
+#include "test-llama-util.h"
+
+using namespace llama_test_util;
+using testing_util::data_path;
+
+namespace {
+
+void quiet_log(ggml_log_level, const char *, void *) {}
+
+struct HybridTest : ::testing::Test {
+    static model_ptr model;
+    static int       n_vocab;
+
+    static void SetUpTestSuite() {
+        llama_log_set(quiet_log, nullptr);
+        model.reset(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(),
+                                               llama_model_default_params()));
+        ASSERT_NE(model, nullptr) << llama_last_error();
+        n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
+    }
+    static void TearDownTestSuite() {
+        model.reset();
+        llama_log_set(nullptr, nullptr);
+    }
+
+    ctx_ptr make_ctx(uint32_t n_seq_max = 2, uint32_t n_ubatch = 64) const {
+        llama_context_params cp = llama_context_default_params();
+        cp.n_ctx                = 256;
+        cp.n_batch              = 64;
+        cp.n_ubatch             = n_ubatch;
+        cp.n_seq_max            = n_seq_max;
+        cp.n_threads            = 2;
+        cp.n_threads_batch      = 2;
+        ctx_ptr c(llama_init_from_model(model.get(), cp));
+        EXPECT_NE(c, nullptr) << llama_last_error();
+        return c;
+    }
+
+    // Decodes toks[from, to) of sequence seq at positions from.. in one batch; the logits of every token.
+    std::vector<float> decode(llama_context * ctx, const std::vector<llama_token> & toks, size_t from, size_t to,
+                              llama_seq_id seq = 0) const {
+        owned_batch b((int) (to - from));
+        for (size_t i = from; i < to; i++) {
+            b.add(toks[i], (llama_pos) i, {seq});
+        }
+        EXPECT_EQ(llama_decode(ctx, b.b), 0) << llama_last_error();
+        std::vector<float> rows;
+        for (size_t i = 0; i < to - from; i++) {
+            const float * r = llama_get_logits_ith(ctx, (int32_t) i);
+            EXPECT_NE(r, nullptr);
+            if (r) {
+                rows.insert(rows.end(), r, r + n_vocab);
+            }
+        }
+        return rows;
+    }
+
+    double worst(const std::vector<float> & a, const std::vector<float> & b) const {
+        EXPECT_EQ(a.size(), b.size());
+        double w = 0;
+        for (size_t r = 0; r + n_vocab <= std::min(a.size(), b.size()); r += n_vocab) {
+            w = std::max(w, max_err_rel_rms(a.data() + r, b.data() + r, n_vocab));
+        }
+        return w;
+    }
+    std::vector<float> rows(const std::vector<float> & all, size_t from, size_t to) const {
+        return std::vector<float>(all.begin() + from * n_vocab, all.begin() + to * n_vocab);
+    }
+};
+
+model_ptr HybridTest::model;
+int       HybridTest::n_vocab = 0;
+
+// "The same logits": batched and token-by-token graphs differ in the order of sums (the attention
+// layers also in how many cached cells they span)
+constexpr double k_tight = 1e-3;
+
+TEST_F(HybridTest, ModelSaysItIsHybrid) {
+    EXPECT_TRUE(llama_model_is_hybrid(model.get()));
+    EXPECT_FALSE(llama_model_is_recurrent(model.get()));
+    EXPECT_FALSE(llama_model_is_hybrid(nullptr));
+}
+
+TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
+    const std::vector<llama_token> toks = synthetic_prompt(24);
+    ctx_ptr                        one  = make_ctx();
+    const std::vector<float>       ref  = decode(one.get(), toks, 0, toks.size());
+
+    ctx_ptr            chunked = make_ctx();
+    std::vector<float> got;
+    for (size_t b = 0; b < toks.size(); b += 7) {
+        const std::vector<float> r = decode(chunked.get(), toks, b, std::min(toks.size(), b + 7));
+        got.insert(got.end(), r.begin(), r.end());
+    }
+    printf("lfm2 micro: chunks of 7 vs one batch: %.2e of row RMS\n", worst(got, ref));
+    EXPECT_LT(worst(got, ref), k_tight);
+
+    ctx_ptr single = make_ctx();
+    got.clear();
+    for (size_t i = 0; i < toks.size(); i++) {
+        const std::vector<float> r = decode(single.get(), toks, i, i + 1);
+        got.insert(got.end(), r.begin(), r.end());
+    }
+    printf("lfm2 micro: token by token vs one batch: %.2e of row RMS\n", worst(got, ref));
+    EXPECT_LT(worst(got, ref), k_tight);
+
+    ctx_ptr small = make_ctx(2, 5);  // ubatches of 5 inside one decode
+    EXPECT_LT(worst(decode(small.get(), toks, 0, toks.size()), ref), k_tight);
+
+    // both memories matter: without the history (a fresh context) the last token's logits move
+    ctx_ptr                  fresh = make_ctx();
+    const std::vector<float> last  = decode(fresh.get(), toks, toks.size() - 1, toks.size());
+    const double             dep   = worst(last, rows(ref, toks.size() - 1, toks.size()));
+    printf("lfm2 micro: the last token without its history moves the logits by %.2e of row RMS\n", dep);
+    EXPECT_GT(dep, 0.05);
+}
+
+TEST_F(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
+    const std::vector<llama_token> a = synthetic_prompt(12);
+    std::vector<llama_token>       b = synthetic_prompt(20);
+    b.erase(b.begin(), b.begin() + 8);
+    ctx_ptr                  ca = make_ctx(), cb = make_ctx();
+    const std::vector<float> ra = decode(ca.get(), a, 0, a.size(), 0);
+    const std::vector<float> rb = decode(cb.get(), b, 0, b.size(), 1);
+    for (bool interleave : {false, true}) {
+        SCOPED_TRACE(interleave ? "interleaved" : "runs");
+        ctx_ptr     c = make_ctx();
+        owned_batch batch(24);
+        for (size_t i = 0; i < a.size(); i++) {
+            batch.add(a[i], (llama_pos) i, {0});
+            if (interleave) {
+                batch.add(b[i], (llama_pos) i, {1});
+            }
+        }
+        for (size_t i = 0; !interleave && i < b.size(); i++) {
+            batch.add(b[i], (llama_pos) i, {1});
+        }
+        ASSERT_EQ(llama_decode(c.get(), batch.b), 0) << llama_last_error();
+        std::vector<float> ga, gb;
+        for (int i = 0; i < batch.b.n_tokens; i++) {
+            const float * r = llama_get_logits_ith(c.get(), i);
+            ASSERT_NE(r, nullptr);
+            std::vector<float> & dst = batch.b.seq_id[i][0] == 0 ? ga : gb;
+            dst.insert(dst.end(), r, r + n_vocab);
+        }
+        EXPECT_LT(worst(ga, ra), k_tight);
+        EXPECT_LT(worst(gb, rb), k_tight);
+    }
+}
+
+TEST_F(HybridTest, SeqCpCopiesBothParts) {
+    const std::vector<llama_token> toks = synthetic_prompt(16);
+    ctx_ptr                        ref  = make_ctx();
+    const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
+
+    ctx_ptr c = make_ctx();
+    decode(c.get(), toks, 0, 12, 0);
+    llama_memory_t mem = llama_get_memory(c.get());
+    llama_memory_seq_cp(mem, 0, 1, -1, -1);
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), 11);
+    EXPECT_LT(worst(decode(c.get(), toks, 12, 16, 1), rows(full, 12, 16)), k_tight);
+    EXPECT_LT(worst(decode(c.get(), toks, 12, 16, 0), rows(full, 12, 16)), k_tight);
+}
+
+TEST_F(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
+    const std::vector<llama_token> toks = synthetic_prompt(16);
+    ctx_ptr                        ref  = make_ctx();
+    const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
+
+    ctx_ptr c = make_ctx();
+    decode(c.get(), toks, 0, 10);
+    llama_memory_t mem = llama_get_memory(c.get());
+    EXPECT_FALSE(llama_memory_seq_rm(mem, 0, 5, -1));
+    EXPECT_FALSE(llama_memory_seq_rm(mem, 0, 2, 6));
+    EXPECT_FALSE(llama_memory_seq_rm(mem, -1, 3, -1));
+    // the positions both parts hold: only the last one (a state has no earlier positions)
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 9);
+    EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), 9);
+    // nothing changed in either part: the continuation equals the uninterrupted run
+    EXPECT_LT(worst(decode(c.get(), toks, 10, 16), rows(full, 10, 16)), k_tight);
+    // a whole sequence goes from both parts; it then starts afresh
+    EXPECT_TRUE(llama_memory_seq_rm(mem, 0, 16, -1));
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 15);
+    EXPECT_TRUE(llama_memory_seq_rm(mem, 0, -1, -1));
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1);
+    EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), -1);
+    EXPECT_LT(worst(decode(c.get(), toks, 0, 16), full), k_tight);
+    // seq_keep drops the other sequences from both parts
+    decode(c.get(), toks, 0, 4, 1);
+    llama_memory_seq_keep(mem, 1);
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1);
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), 3);
+    EXPECT_LT(worst(decode(c.get(), toks, 4, 16, 1), rows(full, 4, 16)), k_tight);
+}
+
+TEST_F(HybridTest, StateSaveRestoreContinuesIdentically) {
+    const std::vector<llama_token> toks = synthetic_prompt(16);
+    ctx_ptr                        src  = make_ctx();
+    decode(src.get(), toks, 0, 10, 0);
+    decode(src.get(), toks, 0, 6, 1);
+    std::vector<uint8_t> whole(llama_state_get_size(src.get()));
+    ASSERT_EQ(llama_state_get_data(src.get(), whole.data(), whole.size()), whole.size());
+    std::vector<uint8_t> seq0(llama_state_seq_get_size(src.get(), 0));
+    ASSERT_EQ(llama_state_seq_get_data(src.get(), seq0.data(), seq0.size(), 0), seq0.size());
+    const std::vector<float> want0 = decode(src.get(), toks, 10, 16, 0);
+    const std::vector<float> want1 = decode(src.get(), toks, 6, 12, 1);
+
+    ctx_ptr dst = make_ctx();
+    ASSERT_EQ(llama_state_set_data(dst.get(), whole.data(), whole.size()), whole.size()) << llama_last_error();
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(dst.get()), 0), 9);
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(dst.get()), 1), 5);
+    EXPECT_EQ(worst(decode(dst.get(), toks, 10, 16, 0), want0), 0.0);
+    EXPECT_EQ(worst(decode(dst.get(), toks, 6, 12, 1), want1), 0.0);
+
+    // one sequence, restored into another sequence id of a fresh context
+    ctx_ptr one = make_ctx();
+    ASSERT_EQ(llama_state_seq_set_data(one.get(), seq0.data(), seq0.size(), 1), seq0.size()) << llama_last_error();
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(one.get()), 1), 9);
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(one.get()), 0), -1);
+    EXPECT_LT(worst(decode(one.get(), toks, 10, 16, 1), want0), k_tight);
+}
+
+TEST_F(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
+    const std::vector<llama_token> toks = synthetic_prompt(12);
+    ctx_ptr                        src  = make_ctx();
+    decode(src.get(), toks, 0, 8);
+    std::vector<uint8_t> st(llama_state_get_size(src.get()));
+    ASSERT_EQ(llama_state_get_data(src.get(), st.data(), st.size()), st.size());
+    const std::vector<float> want = decode(src.get(), toks, 8, 12);
+
+    ctx_ptr dst = make_ctx();
+    decode(dst.get(), toks, 0, 8);
+    std::vector<uint8_t> bad = st;
+    bad[bad.size() - 40] ^= 0x5a;  // in the recurrent section's rows: the checksum catches it
+    EXPECT_EQ(llama_state_set_data(dst.get(), bad.data(), bad.size()), 0u);
+    EXPECT_NE(std::string(llama_last_error()), "");
+    EXPECT_EQ(llama_state_set_data(dst.get(), st.data(), st.size() - 9), 0u);  // truncated
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(dst.get()), 0), 7);
+    EXPECT_EQ(worst(decode(dst.get(), toks, 8, 12), want), 0.0);
+
+    // a context with fewer sequences than the state holds refuses it
+    ctx_ptr narrow = make_ctx(1);
+    decode(src.get(), toks, 0, 4, 1);
+    std::vector<uint8_t> st2(llama_state_get_size(src.get()));
+    ASSERT_EQ(llama_state_get_data(src.get(), st2.data(), st2.size()), st2.size());
+    EXPECT_EQ(llama_state_set_data(narrow.get(), st2.data(), st2.size()), 0u);  // holds sequence 1
+}
+
+// An interrupted ubatch: its K/V cells are released and its sequences' states emptied, so decoding
+// the sequence again gives the logits of a context that was never interrupted.
+TEST_F(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
+    const std::vector<llama_token> toks = synthetic_prompt(12);
+    ctx_ptr                        ref  = make_ctx();
+    const std::vector<float>       want = decode(ref.get(), toks, 0, toks.size());
+
+    ctx_ptr c = make_ctx();
+    decode(c.get(), toks, 0, 6, 1);
+    llama_set_abort_callback(
+        c.get(), [](void *) { return true; }, nullptr);
+    owned_batch b((int) toks.size());
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.add(toks[i], (llama_pos) i, {0});
+    }
+    ASSERT_EQ(llama_decode(c.get(), b.b), 2);
+    llama_memory_t mem = llama_get_memory(c.get());
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), -1);
+    EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), 5);
+    llama_set_abort_callback(c.get(), nullptr, nullptr);
+    EXPECT_LT(worst(decode(c.get(), toks, 0, toks.size()), want), k_tight);
+}
+
+// A copy of the micro model with lfm2.attention.head_count_kv replaced by n values of `type`.
+std::string with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
+    gguf_context * g =
+        gguf_init_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), gguf_init_params{false});
+    EXPECT_NE(g, nullptr);
+    std::vector<float> f(v.begin(), v.end());
+    gguf_set_arr_data(g, "lfm2.attention.head_count_kv", type,
+                      type == GGUF_TYPE_FLOAT32 ? (const void *) f.data() : (const void *) v.data(), v.size());
+    const std::string path = testing_util::write_temp_file("lfm2-kv-heads.gguf", {});
+    EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
+    gguf_free(g);
+    return path;
+}
+
+// Per-layer KV head counts the model cannot use are refused at load with the reason.
+TEST(HybridLoad, BadPerLayerKvHeadsAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        gguf_type            type;
+        std::vector<int32_t> v;
+        const char *         why;
+    };
+    const bad_case cases[] = {
+        {GGUF_TYPE_INT32, {0, 0, 2, 0}, "one per layer"},           // 4 values for 5 layers
+        {GGUF_TYPE_INT32, {0, 0, 2, 0, 1}, "an earlier one"},       // attention layers disagree
+        {GGUF_TYPE_INT32, {0, 0, 0, 0, 0}, "0 on every layer"},     // no attention layer
+        {GGUF_TYPE_INT32, {0, 0, -2, 0, 2}, "out of range"},        // negative
+        {GGUF_TYPE_FLOAT32, {0, 0, 2, 0, 2}, "expected integers"},  // not integers
+    };
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.why);
+        const std::string path = with_kv_heads(c.type, c.v);
+        model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        remove(path.c_str());
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
+    // the same values as the file load (the helper itself changes nothing else)
+    const std::string path = with_kv_heads(GGUF_TYPE_INT32, {0, 0, 2, 0, 2});
+    model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    remove(path.c_str());
+    EXPECT_NE(m, nullptr) << llama_last_error();
+
+    // a kernel width without a carried input
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "lfm2.shortconv.l_cache");
+    kvo[0].val_i64        = 1;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr bad(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), mp));
+    EXPECT_EQ(bad, nullptr);
+    EXPECT_NE(std::string(llama_last_error()).find("shortconv.l_cache"), std::string::npos) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+}  // namespace
