@@ -6,13 +6,15 @@ namespace {
 constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = LLM_DIM_FF_X2, FX = LLM_DIM_FF_EXP,
                   NX = LLM_DIM_EXPERT, NH = LLM_DIM_HEAD, HK = LLM_DIM_HEAD_K, Q = LLM_DIM_Q, K = LLM_DIM_K,
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
-                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP;
+                  TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, QL = LLM_DIM_Q_LORA,
+                  KVL = LLM_DIM_KV_LORA, KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE,
+                  VM = LLM_DIM_HEAD_V_MLA, OM = LLM_DIM_O_MLA;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM   = LLM_TL_PARAM;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
-                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP;
+                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -401,6 +403,37 @@ constexpr llm_tensor_layout GLM4[] = {
     {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
 };
 
+// deepseek2: multi-head latent attention in the split form the current converter writes (k_b, v_b);
+// q through a low-rank pair, or one attn_q (V2-Lite); leading dense layers, then routed experts with
+// shared experts and, in V3 files, a selection bias.
+constexpr llm_tensor_layout DEEPSEEK2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q_A_NORM, NORM, {QL}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_KV_A_NORM, NORM, {KVL}},
+    {LLM_TENSOR_ATTN_Q_A, MAT, {E, QL}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_Q_B, MAT, {QL, QM}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, QM}, REQ, Q_FULL},
+    {LLM_TENSOR_ATTN_KV_A_MQA, MAT, {E, KVA}},
+    {LLM_TENSOR_ATTN_K_B, MAT, {NOPE, KVL, NH}},
+    {LLM_TENSOR_ATTN_V_B, MAT, {KVL, VM, NH}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {OM, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, USUAL, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -428,6 +461,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_EXAONE4, false, EXAONE4),
     row(LLM_ARCH_MISTRAL3, false, LLAMA),  // the text model of Mistral 3 / Ministral 3
     row(LLM_ARCH_GLM4, false, GLM4),
+    row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -482,8 +516,43 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_cls_out;
         case LLM_DIM_FF_SHEXP:
             return n_ff_shexp;
+        case LLM_DIM_Q_LORA:
+            return n_lora_q;
+        case LLM_DIM_KV_LORA:
+            return n_lora_kv;
+        case LLM_DIM_KV_A_MQA:
+            return n_lora_kv + n_rot;
+        case LLM_DIM_Q_MLA:
+            return n_head * n_embd_head_k_mla;
+        case LLM_DIM_HEAD_QK_NOPE:
+            return n_embd_head_k_mla - n_rot;
+        case LLM_DIM_HEAD_V_MLA:
+            return n_embd_head_v_mla;
+        case LLM_DIM_O_MLA:
+            return n_head * n_embd_head_v_mla;
     }
     return 0;
+}
+
+bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
+    const bool moe = d.n_expert > 0 && (il < 0 || il >= d.n_layer_dense_lead);
+    switch (w) {
+        case LLM_TL_DENSE:
+            return !moe;
+        case LLM_TL_MOE:
+            return moe;
+        case LLM_TL_SHEXP:
+            return moe && d.n_ff_shexp > 0;
+        case LLM_TL_Q_LORA:
+            return d.n_lora_q > 0;
+        case LLM_TL_Q_FULL:
+            return d.n_lora_q == 0;
+        case LLM_TL_ALWAYS:
+        case LLM_TL_ALT_A:
+        case LLM_TL_ALT_B:
+            return true;
+    }
+    return false;
 }
 
 bool llm_arch_layout::has(llm_tl_presence p) const {

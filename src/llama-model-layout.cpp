@@ -87,6 +87,22 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ffn_up_shexp;
         case LLM_TENSOR_FFN_DOWN_SHEXP:
             return bias ? nullptr : &L::ffn_down_shexp;
+        case LLM_TENSOR_FFN_EXP_PROBS_B:
+            return bias ? &L::ffn_exp_probs_b : nullptr;
+        case LLM_TENSOR_ATTN_Q_A:
+            return bias ? nullptr : &L::wq_a;
+        case LLM_TENSOR_ATTN_Q_B:
+            return bias ? nullptr : &L::wq_b;
+        case LLM_TENSOR_ATTN_Q_A_NORM:
+            return bias ? nullptr : &L::attn_q_a_norm;
+        case LLM_TENSOR_ATTN_KV_A_MQA:
+            return bias ? nullptr : &L::wkv_a_mqa;
+        case LLM_TENSOR_ATTN_KV_A_NORM:
+            return bias ? nullptr : &L::attn_kv_a_norm;
+        case LLM_TENSOR_ATTN_K_B:
+            return bias ? nullptr : &L::wk_b;
+        case LLM_TENSOR_ATTN_V_B:
+            return bias ? nullptr : &L::wv_b;
         case LLM_TENSOR_ATTN_OUT_NORM:
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
@@ -146,20 +162,25 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         return w && w->n_dims >= 2 ? std::max<int64_t>(1, w->ne[1]) : 1;
     };
     llm_layout_dims d;
-    d.n_embd        = hp.n_embd;
-    d.n_vocab       = hp.n_vocab;
-    d.n_ff          = hp.n_ff;
-    d.n_ff_exp      = hp.n_ff_exp;
-    d.n_expert      = hp.n_expert;
-    d.n_head        = hp.n_head;
-    d.n_head_kv     = hp.n_head_kv;
-    d.n_embd_head_k = hp.n_embd_head_k;
-    d.n_embd_head_v = hp.n_embd_head_v;
-    d.n_rot         = hp.n_rot;
-    d.n_ctx_train   = hp.n_ctx_train;
-    d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
-    d.n_cls_out     = rows_of(LLM_TENSOR_CLS_OUT);
-    d.n_ff_shexp    = hp.n_ff_shexp;
+    d.n_embd             = hp.n_embd;
+    d.n_vocab            = hp.n_vocab;
+    d.n_ff               = hp.n_ff;
+    d.n_ff_exp           = hp.n_ff_exp;
+    d.n_expert           = hp.n_expert;
+    d.n_head             = hp.n_head;
+    d.n_head_kv          = hp.n_head_kv;
+    d.n_embd_head_k      = hp.n_embd_head_k;
+    d.n_embd_head_v      = hp.n_embd_head_v;
+    d.n_rot              = hp.n_rot;
+    d.n_ctx_train        = hp.n_ctx_train;
+    d.n_token_types      = rows_of(LLM_TENSOR_TOKEN_TYPES);
+    d.n_cls_out          = rows_of(LLM_TENSOR_CLS_OUT);
+    d.n_ff_shexp         = hp.n_ff_shexp;
+    d.n_lora_q           = hp.n_lora_q;
+    d.n_lora_kv          = hp.n_lora_kv;
+    d.n_embd_head_k_mla  = hp.n_embd_head_k_mla;
+    d.n_embd_head_v_mla  = hp.n_embd_head_v_mla;
+    d.n_layer_dense_lead = hp.n_layer_dense_lead;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -170,9 +191,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     model.layers.resize(hp.n_layer);
     auto create = [&](const llm_tensor_layout & r, int il) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
-        if ((r.when == LLM_TL_DENSE && hp.n_expert > 0) || (r.when == LLM_TL_MOE && hp.n_expert == 0) ||
-            (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
-            (r.when == LLM_TL_SHEXP && (hp.n_expert == 0 || hp.n_ff_shexp == 0))) {
+        if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a)) {
             return;
         }
         std::vector<int64_t> ne;

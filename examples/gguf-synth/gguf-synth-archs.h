@@ -97,6 +97,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
          {{"rope.scaling.yarn_log_multiplier", 1.0f}, {"attention.temperature_scale", 0.1f}}},
         {"smollm3", 1e-6f, true},
         {"glm4", 1e-5f, true},
+        {"deepseek2", 1e-6f, true, false, false, 0, 0, 0, 0, true},
         // the 32B's window (64 layers: local with a global every 4th layer; other sizes global only)
         {"exaone4", 1e-5f, false, false, false, 4096, 0, 0, 0, false, true},
         {"bert", 1e-12f, false, false, true},
@@ -186,6 +187,18 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
     } else if (arch == "olmo2") {
         p.tied = false, p.rope_base = 5e5f;
+    } else if (arch == "deepseek2") {
+        // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
+        // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and
+        // scaled; q through the low-rank pair; YaRN with V2's mscale_all_dim (stored * 0.1)
+        p.n_layer = 3, p.n_layer_dense_lead = 1, p.n_ff = 128;
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32, p.n_expert_shared = 1;
+        p.n_expert_groups = 2, p.n_group_used = 1, p.expert_gating = 2;
+        p.expert_weights_scale = 2.5f, p.expert_weights_norm = true;
+        p.n_lora_q = 64, p.n_lora_kv = 32, p.head_dim = 48, p.n_rot = 16, p.n_head_kv = 4;
+        p.rope_scaling = "yarn", p.rope_scaling_factor = 4.0f, p.rope_orig_ctx = 16, p.yarn_log_mul = 0.0707f;
+        // seed 42 puts one decode step's expert choice on a near-tie that Q8_0 rounding flips
+        p.seed = 3;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }
@@ -196,7 +209,7 @@ inline bool apply_micro_model(const std::string & file, params & p) {
     // depend on the attention scale and temperature (exaone4's 64 layers keep the default: F16 rounding
     // grows too much through them)
     if (arch == "granite" || arch == "granitemoe" || arch == "olmo2" || arch == "smollm3" || arch == "mistral3" ||
-        arch == "glm4") {
+        arch == "glm4" || arch == "deepseek2") {
         p.std = 0.08f;
     }
     return true;

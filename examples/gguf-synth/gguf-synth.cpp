@@ -21,6 +21,8 @@ static void print_usage(FILE * out) {
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
+            "  --micro NAME     the architecture and shape of the shared micro model NAME (llama, ..., deepseek2,\n"
+            "                   llama-moe: tests/data/models/synthetic/NAME-micro-f16.gguf, with --vocab)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -80,11 +82,14 @@ int main(int argc, char ** argv) {
             args.fail(std::string("unknown preset '") + argv[i + 1] +
                       "' for --preset (micro, tiny, stories260k, tinyllama, llama3-8b)");
         }
+        if (strcmp(argv[i], "--micro") == 0 && !synth::apply_micro_model(argv[i + 1], p)) {
+            args.fail(std::string("no micro model '") + argv[i + 1] + "' for --micro");
+        }
     }
     while (args.next()) {
         if (args.is("-o", "--output")) {
             out = args.value();
-        } else if (args.is("--preset")) {
+        } else if (args.is("--preset") || args.is("--micro")) {
             args.value();
         } else if (args.is("--arch")) {
             p.arch = args.value();

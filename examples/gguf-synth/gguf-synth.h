@@ -95,37 +95,13 @@ inline int64_t head_dim_of(const params & p) {
     return p.head_dim > 0 ? p.head_dim : p.n_embd / std::max<int64_t>(p.n_head, 1);
 }
 
-// Whether the model p describes has layout row r (see llm_tl_presence / llm_tl_when): optional
-// weights are written when the parameters ask for them or the released models have them.
-inline bool writes_row(const params & p, const llm_tensor_layout & r) {
-    switch (r.when) {
-        case LLM_TL_DENSE:
-            if (p.n_expert > 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_MOE:
-            if (p.n_expert == 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALT_A:  // the usual spelling
-            if (p.alt_spelling) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALT_B:
-            if (!p.alt_spelling) {
-                return false;
-            }
-            break;
-        case LLM_TL_SHEXP:
-            if (p.n_expert == 0 || p.n_ff_shexp == 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALWAYS:
-            break;
+// Whether layer il (-1: global) of the model p describes has layout row r (see llm_tl_presence /
+// llm_tl_when): optional weights are written when the parameters ask for them or the released models
+// have them.
+inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_layout_dims & d, int il) {
+    if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && p.alt_spelling) ||
+        (r.when == LLM_TL_ALT_B && !p.alt_spelling)) {
+        return false;
     }
     switch (r.presence) {
         case LLM_TL_REQUIRED:
@@ -188,27 +164,32 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         return {};
     }
     llm_layout_dims d;
-    d.n_embd        = p.n_embd;
-    d.n_vocab       = n_vocab;
-    d.n_ff          = p.n_ff;
-    d.n_ff_exp      = p.n_ff_exp;
-    d.n_expert      = p.n_expert;
-    d.n_head        = p.n_head;
-    d.n_head_kv     = p.n_head_kv;
-    d.n_embd_head_k = head_dim_of(p);
-    d.n_embd_head_v = head_dim_of(p);
-    d.n_rot         = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
-    d.n_ctx_train   = p.n_ctx;
-    d.n_token_types = 2;  // BERT's sentence A and B
-    d.n_cls_out     = p.n_cls_out;
-    d.n_ff_shexp    = p.n_ff_shexp;
+    d.n_embd             = p.n_embd;
+    d.n_vocab            = n_vocab;
+    d.n_ff               = p.n_ff;
+    d.n_ff_exp           = p.n_ff_exp;
+    d.n_expert           = p.n_expert;
+    d.n_head             = p.n_head;
+    d.n_head_kv          = p.n_head_kv;
+    d.n_embd_head_k      = head_dim_of(p);
+    d.n_embd_head_v      = head_dim_of(p);
+    d.n_rot              = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
+    d.n_ctx_train        = p.n_ctx;
+    d.n_token_types      = 2;  // BERT's sentence A and B
+    d.n_cls_out          = p.n_cls_out;
+    d.n_ff_shexp         = p.n_ff_shexp > 0 ? p.n_ff_shexp : (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff) * p.n_expert_shared;
+    d.n_lora_q           = p.n_lora_q;
+    d.n_lora_kv          = p.n_lora_kv;
+    d.n_embd_head_k_mla  = head_dim_of(p);
+    d.n_embd_head_v_mla  = head_dim_of(p);
+    d.n_layer_dense_lead = p.n_layer_dense_lead;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
     for (size_t i = 0; i < lay.n_rows;) {
         size_t end = i + 1;
         if (!llm_tensor_is_per_layer(lay.rows[i].t)) {
-            if (writes_row(p, lay.rows[i])) {
+            if (writes_row(p, lay.rows[i], d, -1)) {
                 t.push_back(describe(p, *ai, lay.rows[i], -1, d));
             }
             i = end;
@@ -219,7 +200,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         }
         for (int il = 0; il < (int) p.n_layer; il++) {
             for (size_t k = i; k < end; k++) {
-                if (writes_row(p, lay.rows[k])) {
+                if (writes_row(p, lay.rows[k], d, il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
                 }
             }
@@ -405,7 +386,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
     gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
-    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+    const bool mla = p.n_lora_kv > 0;
+    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) (mla ? 1 : p.n_head_kv));
     const arch_meta & am  = meta_of(p.arch);
     const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
     if (encoder) {
@@ -426,7 +408,18 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(),
                          (uint32_t) (p.n_rot > 0 ? p.n_rot : head_dim_of(p)));
     }
-    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
+    const int64_t n_rot = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
+    if (mla) {
+        // the absorbed form's cache shape: one KV head of the latent and the rope part, as the converter
+        if (p.n_lora_q > 0) {
+            gguf_set_val_u32(g.get(), (A + "attention.q_lora_rank").c_str(), (uint32_t) p.n_lora_q);
+        }
+        gguf_set_val_u32(g.get(), (A + "attention.kv_lora_rank").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) (p.n_lora_kv + n_rot));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length_mla").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length_mla").c_str(), (uint32_t) head_dim_of(p));
+    } else if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     }
@@ -483,6 +476,27 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         if (p.n_ff_shexp > 0) {
             gguf_set_val_u32(g.get(), (A + "expert_shared_feed_forward_length").c_str(), (uint32_t) p.n_ff_shexp);
         }
+        const std::pair<const char *, int64_t> u32s[] = {
+            {"leading_dense_block_count", p.n_layer_dense_lead},
+            {"expert_shared_count", p.n_expert_shared},
+            {"expert_group_count", p.n_expert_groups},
+            {"expert_group_used_count", p.n_group_used},
+            {"expert_gating_func", p.expert_gating},
+        };
+        for (const auto & k : u32s) {
+            if (k.second > 0) {
+                gguf_set_val_u32(g.get(), (A + k.first).c_str(), (uint32_t) k.second);
+            }
+        }
+        if (p.expert_weights_scale != 0.0f) {
+            gguf_set_val_f32(g.get(), (A + "expert_weights_scale").c_str(), p.expert_weights_scale);
+        }
+        if (p.expert_weights_norm) {
+            gguf_set_val_bool(g.get(), (A + "expert_weights_norm").c_str(), true);
+        }
+    }
+    if (p.yarn_log_mul != 0.0f) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.yarn_log_multiplier").c_str(), p.yarn_log_mul);
     }
     if (am.swa != 0 && am.swa_late) {
         write_swa();

@@ -23,3 +23,4 @@ extern const llm_arch_ops llm_ops_smollm3;
 extern const llm_arch_ops llm_ops_exaone4;
 extern const llm_arch_ops llm_ops_mistral3;
 extern const llm_arch_ops llm_ops_glm4;
+extern const llm_arch_ops llm_ops_deepseek2;
