@@ -43,8 +43,8 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp);
     ml.get_key(LLM_KV_EXPERT_SHARED_COUNT, n_shared);
     if (hp.n_expert == 0 || n_shared > 64) {
-        throw llama_error(llama_format("deepseek2: needs experts (expert_count %u, expert_shared_count %u)",
-                                       hp.n_expert, n_shared));
+        throw llama_error(
+            llama_format("deepseek2: needs experts (expert_count %u, expert_shared_count %u)", hp.n_expert, n_shared));
     }
     hp.n_ff_shexp = hp.n_ff_exp * n_shared;  // the shared experts as one SwiGLU
     ml.get_key(LLM_KV_EXPERT_WEIGHTS_SCALE, hp.expert_weights_scale, false);
@@ -65,8 +65,9 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     if (hp.n_expert_groups > 1 && (hp.n_expert % hp.n_expert_groups != 0 || hp.n_expert / hp.n_expert_groups < 2 ||
                                    hp.n_group_used == 0 || hp.n_group_used >= hp.n_expert_groups ||
                                    hp.n_expert_used > hp.n_group_used * (hp.n_expert / hp.n_expert_groups))) {
-        throw llama_error(llama_format("deepseek2: invalid expert groups (%u experts, %u groups, %u used, %u per token)",
-                                       hp.n_expert, hp.n_expert_groups, hp.n_group_used, hp.n_expert_used));
+        throw llama_error(
+            llama_format("deepseek2: invalid expert groups (%u experts, %u groups, %u used, %u per token)", hp.n_expert,
+                         hp.n_expert_groups, hp.n_group_used, hp.n_expert_used));
     }
     if (hp.n_layer_dense_lead > hp.n_layer) {
         throw llama_error("deepseek2: leading_dense_block_count exceeds the block count");
@@ -123,8 +124,8 @@ static ggml_tensor * build_mla(llm_graph_context & g, const llama_layer & l, ggm
     g.cb(kv_pe, "kv_cmpr_pe", il);
     const size_t  ekv  = ggml_element_size(kv_pe);
     ggml_tensor * c_kv = ggml_view_2d(ctx0, kv_pe, r_kv, n_tokens, ekv * (r_kv + d_rope), 0);
-    ggml_tensor * k_pe = ggml_view_3d(ctx0, kv_pe, d_rope, 1, n_tokens, ekv * (r_kv + d_rope), ekv * (r_kv + d_rope),
-                                      ekv * r_kv);
+    ggml_tensor * k_pe =
+        ggml_view_3d(ctx0, kv_pe, d_rope, 1, n_tokens, ekv * (r_kv + d_rope), ekv * (r_kv + d_rope), ekv * r_kv);
 
     q_pe = g.build_rope(q_pe, inp_pos, nullptr, il);
     g.cb(q_pe, "q_pe", il);
@@ -136,8 +137,8 @@ static ggml_tensor * build_mla(llm_graph_context & g, const llama_layer & l, ggm
     // the absorbed query: per head, W_k_b^T q_nope [r_kv], then the rotated part
     ggml_tensor * q_abs = ggml_mul_mat(ctx0, l.wk_b, ggml_cont(ctx0, ggml_permute(ctx0, q_nope, 0, 2, 1, 3)));
     g.cb(q_abs, "q_nope_absorbed", il);
-    q_abs         = ggml_permute(ctx0, q_abs, 0, 2, 1, 3);  // [r_kv, n_head, n_tokens]
-    ggml_tensor * Q = ggml_concat(ctx0, q_abs, q_pe, 0);    // [r_kv + d_rope, n_head, n_tokens]
+    q_abs           = ggml_permute(ctx0, q_abs, 0, 2, 1, 3);  // [r_kv, n_head, n_tokens]
+    ggml_tensor * Q = ggml_concat(ctx0, q_abs, q_pe, 0);      // [r_kv + d_rope, n_head, n_tokens]
     g.cb(Q, "Qcur", il);
     c_kv            = ggml_reshape_3d(ctx0, c_kv, r_kv, 1, n_tokens);
     ggml_tensor * K = ggml_concat(ctx0, c_kv, k_pe, 0);  // [r_kv + d_rope, 1, n_tokens]
@@ -165,7 +166,7 @@ static void deepseek2_build_graph(llm_graph_context & g) {
     const float ln_s        = logf(1.0f / cp.rope_freq_scale);
     const float attn_factor = cp.yarn_attn_factor * (1.0f + 0.1f * ln_s);
     const float mscale      = attn_factor * (1.0f + 0.1f * hp.rope_yarn_log_mul * ln_s);
-    const float kq_scale = mscale * mscale / sqrtf((float) hp.n_embd_head_k_mla);
+    const float kq_scale    = mscale * mscale / sqrtf((float) hp.n_embd_head_k_mla);
 
     ggml_tensor * inpL = g.build_inp_embd(model.tok_embd);
     ggml_tensor * pos  = g.build_inp_pos();
