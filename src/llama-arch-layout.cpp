@@ -8,13 +8,14 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   V = LLM_DIM_V, QKV = LLM_DIM_QKV, ROT2 = LLM_DIM_ROT_HALF, CTX = LLM_DIM_CTX,
                   TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, QL = LLM_DIM_Q_LORA,
                   KVL = LLM_DIM_KV_LORA, KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE,
-                  VM = LLM_DIM_HEAD_V_MLA, OM = LLM_DIM_O_MLA;
+                  VM = LLM_DIM_HEAD_V_MLA, OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM   = LLM_TL_PARAM;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
-                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL;
+                      ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL,
+                      KV_SPLIT = LLM_TL_KV_SPLIT, KV_FUSED = LLM_TL_KV_FUSED;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -417,8 +418,9 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_ATTN_Q_B, MAT, {QL, QM}, REQ, Q_LORA},
     {LLM_TENSOR_ATTN_Q, MAT, {E, QM}, REQ, Q_FULL},
     {LLM_TENSOR_ATTN_KV_A_MQA, MAT, {E, KVA}},
-    {LLM_TENSOR_ATTN_K_B, MAT, {NOPE, KVL, NH}},
-    {LLM_TENSOR_ATTN_V_B, MAT, {KVL, VM, NH}},
+    {LLM_TENSOR_ATTN_K_B, MAT, {NOPE, KVL, NH}, REQ, KV_SPLIT},
+    {LLM_TENSOR_ATTN_V_B, MAT, {KVL, VM, NH}, REQ, KV_SPLIT},
+    {LLM_TENSOR_ATTN_KV_B, MAT, {KVL, KVB}, REQ, KV_FUSED},
     {LLM_TENSOR_ATTN_OUT, MAT, {OM, E}},
     {LLM_TENSOR_FFN_NORM, NORM, {E}},
     {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
@@ -530,6 +532,8 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_embd_head_v_mla;
         case LLM_DIM_O_MLA:
             return n_head * n_embd_head_v_mla;
+        case LLM_DIM_KV_B:
+            return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
     }
     return 0;
 }
@@ -547,6 +551,10 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
             return d.n_lora_q > 0;
         case LLM_TL_Q_FULL:
             return d.n_lora_q == 0;
+        case LLM_TL_KV_SPLIT:
+            return !d.mla_kv_fused;
+        case LLM_TL_KV_FUSED:
+            return d.mla_kv_fused;
         case LLM_TL_ALWAYS:
         case LLM_TL_ALT_A:
         case LLM_TL_ALT_B:

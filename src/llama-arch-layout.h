@@ -40,6 +40,7 @@ enum llm_dim : uint8_t {
     LLM_DIM_HEAD_QK_NOPE,  // n_embd_head_k_mla - n_rot: the unrotated part of a head
     LLM_DIM_HEAD_V_MLA,    // n_embd_head_v_mla
     LLM_DIM_O_MLA,         // n_head x n_embd_head_v_mla
+    LLM_DIM_KV_B,          // n_head x (n_embd_head_k_mla - n_rot + n_embd_head_v_mla): fused attn_kv_b
 };
 
 // The values of the dimensions for one model.
@@ -62,7 +63,8 @@ struct llm_layout_dims {
     int64_t n_lora_kv          = 0;
     int64_t n_embd_head_k_mla  = 0;
     int64_t n_embd_head_v_mla  = 0;
-    int64_t n_layer_dense_lead = 0;  // the first layers take the DENSE rows even with experts
+    int64_t n_layer_dense_lead = 0;      // the first layers take the DENSE rows even with experts
+    bool    mla_kv_fused       = false;  // latent attention with one attn_kv_b (older files)
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -97,9 +99,11 @@ enum llm_tl_when : uint8_t {
     // (then all ALT_A rows) or else the ALT_B rows; the first spelling is the architecture's usual one
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
-    LLM_TL_SHEXP,   // a MOE layer with a shared expert (n_ff_shexp > 0)
-    LLM_TL_Q_LORA,  // q through the low-rank pair (q_lora_rank > 0)
-    LLM_TL_Q_FULL,  // q_lora_rank == 0: one attn_q
+    LLM_TL_SHEXP,     // a MOE layer with a shared expert (n_ff_shexp > 0)
+    LLM_TL_Q_LORA,    // q through the low-rank pair (q_lora_rank > 0)
+    LLM_TL_Q_FULL,    // q_lora_rank == 0: one attn_q
+    LLM_TL_KV_SPLIT,  // latent attention with attn_k_b / attn_v_b (the current converter)
+    LLM_TL_KV_FUSED,  // latent attention with one attn_kv_b (older conversions)
 };
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the

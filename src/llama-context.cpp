@@ -288,13 +288,13 @@ bool llama_context::apply_k_shift(std::string & err) {
         ggml_tensor * shift = shifts[c];
         ggml_tensor * k     = kv->get_k(ctx0, (int) il, caches[c]->size());  // [d, n_head_kv, size]
         if (hp.n_lora_kv > 0) {
-            // latent attention: only the shared rope part after the latent is rotated
+            // latent attention: only the rope part at the end of each cached key is rotated
             if (ggml_is_quantized(k->type)) {
                 err = "shifting a quantized latent-attention K cache is not supported";
                 return false;
             }
             k = ggml_view_3d(ctx0, k, hp.n_rot, k->ne[1], k->ne[2], k->nb[1], k->nb[2],
-                             ggml_row_size(k->type, hp.n_lora_kv));
+                             ggml_row_size(k->type, hp.n_embd_head_k - hp.n_rot));
         }
         ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
         tmp               = g.build_rope(tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) il);

@@ -88,6 +88,10 @@ struct llama_hparams {
     uint32_t n_lora_kv         = 0;
     uint32_t n_embd_head_k_mla = 0;
     uint32_t n_embd_head_v_mla = 0;
+    // true: the absorbed form over a one-head latent cache (files with attn_k_b / attn_v_b); false
+    // with n_lora_kv > 0: an older file's fused attn_kv_b, decompressed per head into plain
+    // multi-head attention (the cache holds n_head full keys and values)
+    bool mla_absorbed = false;
     // deepseek2's YaRN: mscale also taken from yarn_log_multiplier (upstream's rule for this
     // architecture), so the rope's factor cancels and the KQ scale carries mscale^2
     bool yarn_mscale_all_dim = false;

@@ -103,6 +103,8 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::wk_b;
         case LLM_TENSOR_ATTN_V_B:
             return bias ? nullptr : &L::wv_b;
+        case LLM_TENSOR_ATTN_KV_B:
+            return bias ? nullptr : &L::wkv_b;
         case LLM_TENSOR_ATTN_OUT_NORM:
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
@@ -181,6 +183,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_embd_head_k_mla  = hp.n_embd_head_k_mla;
     d.n_embd_head_v_mla  = hp.n_embd_head_v_mla;
     d.n_layer_dense_lead = hp.n_layer_dense_lead;
+    d.mla_kv_fused       = hp.n_lora_kv > 0 && !hp.mla_absorbed;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;

@@ -76,6 +76,7 @@ struct llama_layer {
     ggml_tensor * attn_kv_a_norm = nullptr;
     ggml_tensor * wk_b           = nullptr;  // [qk_nope, kv_lora_rank, n_head]
     ggml_tensor * wv_b           = nullptr;  // [kv_lora_rank, n_embd_head_v_mla, n_head]
+    ggml_tensor * wkv_b          = nullptr;  // [kv_lora_rank, n_head * (qk_nope + v)]: both, fused (older files)
 
     // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
     ggml_tensor * attn_out_norm    = nullptr;

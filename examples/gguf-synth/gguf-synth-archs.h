@@ -151,14 +151,15 @@ inline std::vector<std::string> micro_model_files() {
             f.push_back(i.name);
         }
     }
-    f.push_back("llama-moe");  // llama with experts (Mixtral layout)
+    f.push_back("llama-moe");      // llama with experts (Mixtral layout)
+    f.push_back("deepseek2-kvb");  // deepseek2 as older conversions wrote it (fused attn_kv_b)
     return f;
 }
 
 // The architecture and shape of micro model `file` (see micro_model_files) on top of the "micro"
 // preset. False for an unknown file.
 inline bool apply_micro_model(const std::string & file, params & p) {
-    const std::string arch = file == "llama-moe" ? "llama" : file;
+    const std::string arch = file == "llama-moe" ? "llama" : file == "deepseek2-kvb" ? "deepseek2" : file;
     const arch_info * ai   = find_arch(arch);
     if (!ai || ai->encoder || !apply_preset("micro", p)) {
         return false;
@@ -204,6 +205,12 @@ inline bool apply_micro_model(const std::string & file, params & p) {
     }
     if (file == "llama-moe") {
         p.n_expert = 4, p.n_expert_used = 2;
+    }
+    if (file == "deepseek2-kvb") {
+        // DeepSeek-V2's routing: softmax scores (no gating key), no groups, weights neither
+        // renormalised nor scaled; the latent expanded by one attn_kv_b per layer
+        p.mla_kv_fused = true, p.expert_gating = 0, p.n_expert_groups = 0, p.n_group_used = 0;
+        p.expert_weights_norm = false, p.expert_weights_scale = 0.0f;
     }
     // the newer decoders: weights large enough that attention is not near-uniform, so their references
     // depend on the attention scale and temperature (exaone4's 64 layers keep the default: F16 rounding

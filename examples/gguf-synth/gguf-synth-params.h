@@ -56,9 +56,12 @@ struct params {
     // multi-head latent attention (deepseek2, n_lora_kv > 0): head_dim is the q/k head (nope + rope,
     // n_rot of it rotated) and the value head; one KV head of n_lora_kv + n_rot is written as the
     // cache shape; n_lora_q > 0 writes q through the low-rank pair
-    int64_t     n_lora_q     = 0;
-    int64_t     n_lora_kv    = 0;
-    float       yarn_log_mul = 0.0f;           // rope.scaling.yarn_log_multiplier, written when != 0
+    int64_t n_lora_q     = 0;
+    int64_t n_lora_kv    = 0;
+    float   yarn_log_mul = 0.0f;  // rope.scaling.yarn_log_multiplier, written when != 0
+    // latent attention as older conversions wrote it: one attn_kv_b, head_count_kv n_head, no
+    // key_length_mla / value_length_mla
+    bool        mla_kv_fused = false;
     bool        tied         = true;           // no output.weight: the LM head is token_embd (where the layout allows)
     ggml_type   type         = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
     uint64_t    seed         = 42;

@@ -183,6 +183,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_embd_head_k_mla  = head_dim_of(p);
     d.n_embd_head_v_mla  = head_dim_of(p);
     d.n_layer_dense_lead = p.n_layer_dense_lead;
+    d.mla_kv_fused       = p.mla_kv_fused;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -386,8 +387,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
     gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) p.n_ff);
     gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) p.n_head);
-    const bool mla = p.n_lora_kv > 0;
-    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) (mla ? 1 : p.n_head_kv));
+    const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
+    gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(),
+                     (uint32_t) (mla              ? 1
+                                 : p.mla_kv_fused ? p.n_head
+                                                  : p.n_head_kv));
     const arch_meta & am  = meta_of(p.arch);
     const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
     if (encoder) {
@@ -419,6 +423,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.n_lora_kv);
         gguf_set_val_u32(g.get(), (A + "attention.key_length_mla").c_str(), (uint32_t) head_dim_of(p));
         gguf_set_val_u32(g.get(), (A + "attention.value_length_mla").c_str(), (uint32_t) head_dim_of(p));
+    } else if (p.mla_kv_fused) {
+        if (p.n_lora_q > 0) {
+            gguf_set_val_u32(g.get(), (A + "attention.q_lora_rank").c_str(), (uint32_t) p.n_lora_q);
+        }
+        gguf_set_val_u32(g.get(), (A + "attention.kv_lora_rank").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     } else if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));

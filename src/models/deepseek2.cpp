@@ -8,7 +8,8 @@
 // the query is absorbed through W_k_b and attends over the cached [c | k_pe] as one KV head (key length
 // kv_lora_rank + n_rot); the value is c itself and the head's output is expanded by W_v_b[h] afterwards.
 // The cache stores c in both K (with k_pe) and V: (2 kv_lora_rank + n_rot) values per token and layer.
-// Older files with a fused attn_kv_b (no attention.key_length_mla) are refused.
+// Older files with a fused attn_kv_b (no attention.key_length_mla) run as upstream runs them: keys and
+// values decompressed per head, plain multi-head attention over a full cache.
 #include <cmath>
 
 #include "decoder.h"
@@ -21,15 +22,20 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     ml.get_key(LLM_KV_LEADING_DENSE_BLOCK_COUNT, hp.n_layer_dense_lead, false);
     ml.get_key(LLM_KV_ATTENTION_Q_LORA_RANK, hp.n_lora_q, false);  // absent: one attn_q (V2-Lite)
     ml.get_key(LLM_KV_ATTENTION_KV_LORA_RANK, hp.n_lora_kv);
-    if (!ml.get_key(LLM_KV_ATTENTION_KEY_LENGTH_MLA, hp.n_embd_head_k_mla, false) ||
-        !ml.get_key(LLM_KV_ATTENTION_VALUE_LENGTH_MLA, hp.n_embd_head_v_mla, false)) {
-        throw llama_error(
-            "deepseek2: the file has no attention.key_length_mla / value_length_mla (an older conversion with a "
-            "fused attn_kv_b): not supported, convert the model again");
+    // files with split attn_k_b / attn_v_b state the per-head sizes before absorption; older ones
+    // (one attn_kv_b) do not, and their key/value lengths are those sizes (upstream's is_mla())
+    hp.mla_absorbed = ml.get_key(LLM_KV_ATTENTION_KEY_LENGTH_MLA, hp.n_embd_head_k_mla, false) &&
+                      ml.get_key(LLM_KV_ATTENTION_VALUE_LENGTH_MLA, hp.n_embd_head_v_mla, false) &&
+                      hp.n_embd_head_k_mla != 0 && hp.n_embd_head_v_mla != 0;
+    if (!hp.mla_absorbed) {
+        hp.n_embd_head_k_mla = hp.n_embd_head_k;
+        hp.n_embd_head_v_mla = hp.n_embd_head_v;
     }
-    // the cache layout of the absorbed form, as the converter states it
-    if (hp.n_lora_kv == 0 || hp.n_head_kv != 1 || hp.n_embd_head_k != hp.n_lora_kv + hp.n_rot ||
-        hp.n_embd_head_v != hp.n_lora_kv || hp.n_embd_head_k_mla <= hp.n_rot || hp.n_embd_head_v_mla == 0 ||
+    // the cache layout: one head of latent + rope (absorbed), or n_head full heads (decompressed)
+    const bool cache_ok = hp.mla_absorbed ? hp.n_head_kv == 1 && hp.n_embd_head_k == hp.n_lora_kv + hp.n_rot &&
+                                                hp.n_embd_head_v == hp.n_lora_kv
+                                          : hp.n_head_kv == hp.n_head;
+    if (hp.n_lora_kv == 0 || !cache_ok || hp.n_embd_head_k_mla <= hp.n_rot || hp.n_embd_head_v_mla == 0 ||
         hp.n_lora_kv > (1u << 16) || hp.n_lora_q > (1u << 16) || hp.n_embd_head_k_mla > (1u << 16) ||
         hp.n_embd_head_v_mla > (1u << 16)) {
         throw llama_error(llama_format(
@@ -134,6 +140,27 @@ static ggml_tensor * build_mla(llm_graph_context & g, const llama_layer & l, ggm
     c_kv = g.build_norm(c_kv, l.attn_kv_a_norm, nullptr, LLM_NORM_RMS, il);
     g.cb(c_kv, "kv_cmpr", il);
 
+    if (!l.wk_b) {
+        // an older file's fused attn_kv_b: each head's key (nope part) and value decompressed from
+        // the latent, the shared rope part repeated over the heads; plain multi-head attention
+        const int64_t d_v = hp.n_embd_head_v_mla;
+        ggml_tensor * kv  = g.build_lora_mm(l.wkv_b, c_kv);  // [n_head * (d_nope + d_v), n_tokens]
+        const size_t  e   = ggml_element_size(kv);
+        ggml_tensor * k_no =
+            ggml_view_3d(ctx0, kv, d_nope, n_head, n_tokens, e * (d_nope + d_v), e * (d_nope + d_v) * n_head, 0);
+        ggml_tensor * v = ggml_cont(ctx0, ggml_view_3d(ctx0, kv, d_v, n_head, n_tokens, e * (d_nope + d_v),
+                                                       e * (d_nope + d_v) * n_head, e * d_nope));
+        ggml_tensor * Q = ggml_concat(ctx0, q_nope, q_pe, 0);
+        // k_pe broadcast over the heads (0 q_pe + k_pe: the core has no repeat op; q_pe is finite)
+        ggml_tensor * k_pe_h = ggml_add(ctx0, ggml_scale(ctx0, q_pe, 0.0f), k_pe);
+        ggml_tensor * K      = ggml_concat(ctx0, k_no, k_pe_h, 0);
+        g.cb(Q, "Qcur", il);
+        g.cb(K, "Kcur", il);
+        if (inp_attn_scale) {
+            Q = ggml_mul(ctx0, Q, inp_attn_scale);
+        }
+        return g.build_attn(l.wo, nullptr, Q, K, ggml_reshape_2d(ctx0, v, d_v * n_head, n_tokens), kq_scale, il);
+    }
     // the absorbed query: per head, W_k_b^T q_nope [r_kv], then the rotated part
     ggml_tensor * q_abs = ggml_mul_mat(ctx0, l.wk_b, ggml_cont(ctx0, ggml_permute(ctx0, q_nope, 0, 2, 1, 3)));
     g.cb(q_abs, "q_nope_absorbed", il);

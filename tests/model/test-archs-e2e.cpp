@@ -117,7 +117,10 @@ TEST_P(ArchE2E, MatchesReference) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     char desc[128];
     llama_model_desc(m.get(), desc, sizeof desc);
-    const std::string arch = GetParam() == "llama-moe" ? "llama" : GetParam();  // llama with experts
+    // the variants: llama with experts, deepseek2 with a fused attn_kv_b
+    const std::string arch = GetParam() == "llama-moe"       ? "llama"
+                             : GetParam() == "deepseek2-kvb" ? "deepseek2"
+                                                             : GetParam();
     EXPECT_EQ(std::string(desc).rfind(arch + " ", 0), 0u) << desc;
 
     const arch_reference r  = load_arch_reference(name());
@@ -611,6 +614,11 @@ TEST(ArchE2EMla, CacheHoldsTheLatentPerToken) {
            n_layer * n_head * (k_mla + v_mla) * 2);
     EXPECT_EQ(kv, n_layer * ((rank + rope) + rank) * 2);
     EXPECT_LT(kv, n_layer * n_head * (k_mla + v_mla) * 2 / 4);
+
+    // the same model as an older file (fused attn_kv_b) decompresses per head: the full cache
+    model_ptr kvb = load_micro_f16("deepseek2-kvb");
+    ASSERT_NE(kvb, nullptr) << llama_last_error();
+    EXPECT_EQ(state_bytes_per_token(kvb.get()) - cell, n_layer * n_head * (k_mla + v_mla) * 2);
 }
 
 // Mixture of experts with ubatches smaller than the prompt: every row matches one whole-prompt ubatch
