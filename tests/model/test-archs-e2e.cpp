@@ -621,6 +621,50 @@ TEST(ArchE2EMla, CacheHoldsTheLatentPerToken) {
     EXPECT_EQ(state_bytes_per_token(kvb.get()) - cell, n_layer * n_head * (k_mla + v_mla) * 2);
 }
 
+// Decodes toks at positions p0.. of sequence 0, the last one an output; its logits row.
+std::vector<float> decode_at(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos p0) {
+    llama_batch b = llama_batch_init((int32_t) toks.size(), 0, 1);
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.token[i]     = toks[i];
+        b.pos[i]       = p0 + (llama_pos) i;
+        b.n_seq_id[i]  = 1;
+        b.seq_id[i][0] = 0;
+        b.logits[i]    = i + 1 == toks.size();
+    }
+    b.n_tokens = (int32_t) toks.size();
+    EXPECT_EQ(llama_decode(ctx, b), 0);
+    llama_batch_free(b);
+    const float * lg = llama_get_logits_ith(ctx, -1);
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+    return lg ? std::vector<float>(lg, lg + nv) : std::vector<float>();
+}
+
+// Shifting a latent-attention cache re-rotates only the rope part of each cached key (the latent
+// is position-free): the shifted cache gives what decoding at the new positions gives, absorbed and
+// decompressed alike (rotating the first n_rot columns instead moves these logits by 40-50% of RMS).
+TEST(ArchE2EMla, ShiftedCacheMatchesDecodingThere) {
+    llama_log_set(quiet_log, nullptr);
+    const std::vector<llama_token> head = {1, 9038, 2501, 263, 931, 2501}, tail = {263, 9038};
+    for (const char * name : {"deepseek2", "deepseek2-kvb"}) {
+        SCOPED_TRACE(name);
+        model_ptr m = load_micro_f16(name);
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        ctx_ptr a(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ctx_ptr b(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ASSERT_NE(a, nullptr) << llama_last_error();
+        ASSERT_NE(b, nullptr) << llama_last_error();
+        decode_at(a.get(), head, 0);
+        llama_memory_t mem = llama_get_memory(a.get());
+        ASSERT_TRUE(llama_memory_can_shift(mem));
+        llama_memory_seq_add(mem, 0, 0, -1, 10);
+        const std::vector<float> got = decode_at(a.get(), tail, 16);
+        decode_at(b.get(), head, 10);
+        const std::vector<float> want = decode_at(b.get(), tail, 16);
+        ASSERT_EQ(got.size(), want.size());
+        EXPECT_LT(max_err_rel_rms(got.data(), want.data(), (int) got.size()), 1e-2);
+    }
+}
+
 // Mixture of experts with ubatches smaller than the prompt: every row matches one whole-prompt ubatch
 // (the routing is per token, so splitting must not change it).
 TEST(ArchE2EMoe, SmallUbatchesMatchOneUbatch) {
