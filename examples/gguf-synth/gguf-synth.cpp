@@ -21,6 +21,11 @@ static void print_usage(FILE * out) {
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
+            "  deepseek2:       --n-lora-kv N (latent rank, required) --n-lora-q N (0: one attn_q) --mla-kv-fused\n"
+            "                   (one attn_kv_b, older files); --head-dim is the q/k (and value) head, --n-rot its\n"
+            "                   rotated part; --n-dense-lead N --n-expert-shared N --n-expert-groups N\n"
+            "                   --n-group-used N --expert-gating 0|1|2 (not written, softmax, sigmoid)\n"
+            "                   --expert-weights-scale X --expert-weights-norm --yarn-log-mul X\n"
             "  --micro NAME     the architecture and shape of the shared micro model NAME (llama, ..., deepseek2,\n"
             "                   llama-moe: tests/data/models/synthetic/NAME-micro-f16.gguf, with --vocab)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
@@ -120,6 +125,28 @@ int main(int argc, char ** argv) {
             p.n_ff_exp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-ff-shexp")) {
             p.n_ff_shexp = args.int_value(0, 1 << 20);
+        } else if (args.is("--n-expert-shared")) {
+            p.n_expert_shared = args.int_value(0, 64);
+        } else if (args.is("--n-dense-lead")) {
+            p.n_layer_dense_lead = args.int_value(0, 4096);
+        } else if (args.is("--n-expert-groups")) {
+            p.n_expert_groups = args.int_value(0, 256);
+        } else if (args.is("--n-group-used")) {
+            p.n_group_used = args.int_value(0, 256);
+        } else if (args.is("--expert-gating")) {
+            p.expert_gating = (int) args.int_value(0, 2);
+        } else if (args.is("--expert-weights-scale")) {
+            p.expert_weights_scale = (float) args.float_value(0, 1000);
+        } else if (args.is("--expert-weights-norm")) {
+            p.expert_weights_norm = true;
+        } else if (args.is("--n-lora-q")) {
+            p.n_lora_q = args.int_value(0, 1 << 16);
+        } else if (args.is("--n-lora-kv")) {
+            p.n_lora_kv = args.int_value(0, 1 << 16);
+        } else if (args.is("--mla-kv-fused")) {
+            p.mla_kv_fused = true;
+        } else if (args.is("--yarn-log-mul")) {
+            p.yarn_log_mul = (float) args.float_value(0, 100);
         } else if (args.is("--n-swa")) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {

@@ -347,6 +347,16 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) + " with experts only";
         return false;
     }
+    // latent attention: the architectures with its rows need a latent rank, the others take none
+    const bool has_mla = lay.has(LLM_TL_KV_SPLIT);
+    if ((has_mla && p.n_lora_kv <= 0) || (!has_mla && (p.n_lora_kv > 0 || p.n_lora_q > 0 || p.mla_kv_fused)) ||
+        p.n_lora_q < 0 || p.n_layer_dense_lead < 0 || p.n_layer_dense_lead > p.n_layer ||
+        (has_mla && (p.n_expert == 0 || (p.n_rot > 0 ? p.n_rot : head_dim_of(p)) >= head_dim_of(p)))) {
+        err = "latent attention (--n-lora-kv, --n-lora-q, --mla-kv-fused) is written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_KV_SPLIT); }) +
+              " only, which needs it, experts, and --n-rot below the head size; --n-dense-lead up to n_layer";
+        return false;
+    }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
         err = "LongRoPE factors (--rope-factors) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
