@@ -9,14 +9,17 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   TT = LLM_DIM_TOKEN_TYPES, CLS = LLM_DIM_CLS_OUT, FSH = LLM_DIM_FF_SHEXP, SCV = LLM_DIM_SSM_CONV,
                   SI = LLM_DIM_SSM_INNER, SH = LLM_DIM_SSM_HEADS, SG = LLM_DIM_SSM_GROUPS, SCH = LLM_DIM_SSM_CONV_CH,
                   SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
-                  SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3;
+                  SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
+                  KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
+                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
                       ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST,
-                      ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER;
+                      ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, Q_LORA = LLM_TL_Q_LORA,
+                      Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT, KV_FUSED = LLM_TL_KV_FUSED;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -502,6 +505,38 @@ constexpr llm_tensor_layout LFM2[] = {
     {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
 };
 
+// deepseek2: multi-head latent attention in the split form the current converter writes (k_b, v_b);
+// q through a low-rank pair, or one attn_q (V2-Lite); leading dense layers, then routed experts with
+// shared experts and, in V3 files, a selection bias.
+constexpr llm_tensor_layout DEEPSEEK2[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q_A_NORM, NORM, {QL}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_KV_A_NORM, NORM, {KVL}},
+    {LLM_TENSOR_ATTN_Q_A, MAT, {E, QL}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_Q_B, MAT, {QL, QM}, REQ, Q_LORA},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, QM}, REQ, Q_FULL},
+    {LLM_TENSOR_ATTN_KV_A_MQA, MAT, {E, KVA}},
+    {LLM_TENSOR_ATTN_K_B, MAT, {NOPE, KVL, NH}, REQ, KV_SPLIT},
+    {LLM_TENSOR_ATTN_V_B, MAT, {KVL, VM, NH}, REQ, KV_SPLIT},
+    {LLM_TENSOR_ATTN_KV_B, MAT, {KVL, KVB}, REQ, KV_FUSED},
+    {LLM_TENSOR_ATTN_OUT, MAT, {OM, E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, USUAL, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -533,6 +568,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_JINA_BERT_V2, true, JINA_BERT_V2),
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
     row(LLM_ARCH_LFM2, false, LFM2),
+    row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -609,8 +645,54 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return shortconv_l;
         case LLM_DIM_EMBD_X3:
             return 3 * n_embd;
+        case LLM_DIM_Q_LORA:
+            return n_lora_q;
+        case LLM_DIM_KV_LORA:
+            return n_lora_kv;
+        case LLM_DIM_KV_A_MQA:
+            return n_lora_kv + n_rot;
+        case LLM_DIM_Q_MLA:
+            return n_head * n_embd_head_k_mla;
+        case LLM_DIM_HEAD_QK_NOPE:
+            return n_embd_head_k_mla - n_rot;
+        case LLM_DIM_HEAD_V_MLA:
+            return n_embd_head_v_mla;
+        case LLM_DIM_O_MLA:
+            return n_head * n_embd_head_v_mla;
+        case LLM_DIM_KV_B:
+            return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
     }
     return 0;
+}
+
+bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
+    const bool moe = d.n_expert > 0 && (il < 0 || il >= d.n_layer_dense_lead);
+    switch (w) {
+        case LLM_TL_DENSE:
+            return !moe;
+        case LLM_TL_MOE:
+            return moe;
+        case LLM_TL_SHEXP:
+            return moe && d.n_ff_shexp > 0;
+        case LLM_TL_Q_LORA:
+            return d.n_lora_q > 0;
+        case LLM_TL_Q_FULL:
+            return d.n_lora_q == 0;
+        case LLM_TL_KV_SPLIT:
+            return !d.mla_kv_fused;
+        case LLM_TL_KV_FUSED:
+            return d.mla_kv_fused;
+        case LLM_TL_ALWAYS:
+        case LLM_TL_ALT_A:
+        case LLM_TL_ALT_B:
+        // decided by the caller: the first block's optional weight (NOT_FIRST), the kind of each layer
+        // of a hybrid model (hparams / the generator's per-layer flags)
+        case LLM_TL_NOT_FIRST:
+        case LLM_TL_ATTN_LAYER:
+        case LLM_TL_RECR_LAYER:
+            return true;
+    }
+    return false;
 }
 
 bool llm_arch_layout::has(llm_tl_presence p) const {

@@ -47,31 +47,46 @@ enum llm_dim : uint8_t {
                           // (jina-bert-v2: the released embedding models fuse it, rows: gate, up)
     LLM_DIM_SHORTCONV_L,  // lfm2: shortconv.l_cache (the conv kernel width)
     LLM_DIM_EMBD_X3,      // lfm2: 3 n_embd (in_proj's B, C, x)
+    // multi-head latent attention (deepseek2)
+    LLM_DIM_Q_LORA,        // q_lora_rank
+    LLM_DIM_KV_LORA,       // kv_lora_rank
+    LLM_DIM_KV_A_MQA,      // kv_lora_rank + n_rot: the latent and the shared rope part
+    LLM_DIM_Q_MLA,         // n_head x n_embd_head_k_mla
+    LLM_DIM_HEAD_QK_NOPE,  // n_embd_head_k_mla - n_rot: the unrotated part of a head
+    LLM_DIM_HEAD_V_MLA,    // n_embd_head_v_mla
+    LLM_DIM_O_MLA,         // n_head x n_embd_head_v_mla
+    LLM_DIM_KV_B,          // n_head x (n_embd_head_k_mla - n_rot + n_embd_head_v_mla): fused attn_kv_b
 };
 
 // The values of the dimensions for one model.
 struct llm_layout_dims {
-    int64_t n_embd        = 0;
-    int64_t n_vocab       = 0;
-    int64_t n_ff          = 0;
-    int64_t n_ff_exp      = 0;  // 0: n_ff
-    int64_t n_expert      = 0;
-    int64_t n_head        = 0;
-    int64_t n_head_kv     = 0;
-    int64_t n_embd_head_k = 0;
-    int64_t n_embd_head_v = 0;
-    int64_t n_rot         = 0;
-    int64_t n_ctx_train   = 0;
-    int64_t n_token_types = 1;
-    int64_t n_cls_out     = 1;
-    int64_t n_ff_shexp    = 0;
-    int64_t ssm_d_conv    = 0;
-    int64_t ssm_d_inner   = 0;
-    int64_t ssm_d_state   = 0;
-    int64_t ssm_n_head    = 0;  // ssm.time_step_rank
-    int64_t ssm_n_group   = 0;
-    int64_t n_ff_up       = 0;  // 0: n_ff
-    int64_t shortconv_l   = 0;
+    int64_t n_embd             = 0;
+    int64_t n_vocab            = 0;
+    int64_t n_ff               = 0;
+    int64_t n_ff_exp           = 0;  // 0: n_ff
+    int64_t n_expert           = 0;
+    int64_t n_head             = 0;
+    int64_t n_head_kv          = 0;
+    int64_t n_embd_head_k      = 0;
+    int64_t n_embd_head_v      = 0;
+    int64_t n_rot              = 0;
+    int64_t n_ctx_train        = 0;
+    int64_t n_token_types      = 1;
+    int64_t n_cls_out          = 1;
+    int64_t n_ff_shexp         = 0;
+    int64_t n_lora_q           = 0;
+    int64_t n_lora_kv          = 0;
+    int64_t n_embd_head_k_mla  = 0;
+    int64_t n_embd_head_v_mla  = 0;
+    int64_t n_layer_dense_lead = 0;      // the first layers take the DENSE rows even with experts
+    bool    mla_kv_fused       = false;  // latent attention with one attn_kv_b (older files)
+    int64_t ssm_d_conv         = 0;
+    int64_t ssm_d_inner        = 0;
+    int64_t ssm_d_state        = 0;
+    int64_t ssm_n_head         = 0;  // ssm.time_step_rank
+    int64_t ssm_n_group        = 0;
+    int64_t n_ff_up            = 0;  // 0: n_ff
+    int64_t shortconv_l        = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -103,13 +118,17 @@ enum llm_tl_presence : uint8_t {
 // Which models of the architecture have the row at all.
 enum llm_tl_when : uint8_t {
     LLM_TL_ALWAYS,
-    LLM_TL_DENSE,  // n_expert == 0: the plain feed-forward
-    LLM_TL_MOE,    // n_expert > 0: router and stacked experts
+    LLM_TL_DENSE,  // n_expert == 0 (or a leading dense layer): the plain feed-forward
+    LLM_TL_MOE,    // n_expert > 0 (past the leading dense layers): router and stacked experts
     // two spellings of the same weights (BERT: q/k/v or fused qkv): a model has the first ALT_A row
     // (then all ALT_A rows) or else the ALT_B rows; the first spelling is the architecture's usual one
     LLM_TL_ALT_A,
     LLM_TL_ALT_B,
-    LLM_TL_SHEXP,  // n_expert > 0 and expert_shared_feed_forward_length > 0: a shared expert
+    LLM_TL_SHEXP,     // a MOE layer with a shared expert (n_ff_shexp > 0)
+    LLM_TL_Q_LORA,    // q through the low-rank pair (q_lora_rank > 0)
+    LLM_TL_Q_FULL,    // q_lora_rank == 0: one attn_q
+    LLM_TL_KV_SPLIT,  // latent attention with attn_k_b / attn_v_b (the current converter)
+    LLM_TL_KV_FUSED,  // latent attention with one attn_kv_b (older conversions)
     // every layer but the first, where the weight is optional (modern-bert: the first block's
     // attention norm is the identity, and converted files leave it out)
     LLM_TL_NOT_FIRST,
@@ -117,6 +136,10 @@ enum llm_tl_when : uint8_t {
     LLM_TL_ATTN_LAYER,
     LLM_TL_RECR_LAYER,
 };
+
+// Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the
+// ALT_A / ALT_B spellings are decided by the file, not by the dims: true for both).
+bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il);
 
 // One weight: per layer when the tensor's name has a block number (llm_tensor_is_per_layer).
 struct llm_tensor_layout {

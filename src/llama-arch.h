@@ -29,6 +29,7 @@ enum llm_arch {
     LLM_ARCH_JINA_BERT_V2,
     LLM_ARCH_MODERN_BERT,
     LLM_ARCH_LFM2,
+    LLM_ARCH_DEEPSEEK2,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -71,7 +72,13 @@ enum llm_kv {
     LLM_KV_EXPERT_FEED_FORWARD_LENGTH,
     LLM_KV_EXPERT_WEIGHTS_NORM,
     LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH,
-    LLM_KV_NEXTN_PREDICT_LAYERS,  // multi-token-prediction layers after the decoder's: not supported
+    LLM_KV_NEXTN_PREDICT_LAYERS,       // multi-token-prediction layers after the decoder's: not supported
+    LLM_KV_LEADING_DENSE_BLOCK_COUNT,  // deepseek2: the first layers have a plain feed-forward
+    LLM_KV_EXPERT_SHARED_COUNT,        // deepseek2: shared experts, each expert_feed_forward_length wide
+    LLM_KV_EXPERT_WEIGHTS_SCALE,       // deepseek2: routed expert weights * scale
+    LLM_KV_EXPERT_GATING_FUNC,         // 1 softmax, 2 sigmoid (llama_expert_gating_func_type)
+    LLM_KV_EXPERT_GROUP_COUNT,         // experts in groups: top expert_group_used_count groups first
+    LLM_KV_EXPERT_GROUP_USED_COUNT,
     LLM_KV_ATTN_LOGIT_SOFTCAPPING,
     LLM_KV_FINAL_LOGIT_SOFTCAPPING,
     LLM_KV_LOGIT_SCALE,      // granite: logits / logit_scale
@@ -82,6 +89,10 @@ enum llm_kv {
     LLM_KV_ATTENTION_HEAD_COUNT_KV,
     LLM_KV_ATTENTION_KEY_LENGTH,
     LLM_KV_ATTENTION_VALUE_LENGTH,
+    LLM_KV_ATTENTION_Q_LORA_RANK,  // multi-head latent attention (deepseek2)
+    LLM_KV_ATTENTION_KV_LORA_RANK,
+    LLM_KV_ATTENTION_KEY_LENGTH_MLA,  // the per-head q/k size before absorption (nope + rope)
+    LLM_KV_ATTENTION_VALUE_LENGTH_MLA,
     LLM_KV_ATTENTION_LAYERNORM_EPS,
     LLM_KV_ATTENTION_LAYERNORM_RMS_EPS,
     LLM_KV_ATTENTION_CAUSAL,
@@ -89,6 +100,7 @@ enum llm_kv {
     LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN,
     LLM_KV_ATTENTION_SCALE,
     LLM_KV_ATTENTION_TEMPERATURE_SCALE,
+    LLM_KV_ATTENTION_TEMPERATURE_LENGTH,  // deepseek2 (Mistral-Large 3): the temperature's position step
     LLM_KV_POOLING_TYPE,
     LLM_KV_CLASSIFIER_OUTPUT_LABELS,
     LLM_KV_HIDDEN_ACT,  // modern-bert: the feed-forward activation ("gelu": GeGLU, "silu": SwiGLU)
@@ -223,6 +235,18 @@ enum llm_tensor {
     LLM_TENSOR_SHORTCONV_INPROJ,
     LLM_TENSOR_SHORTCONV_OUTPROJ,
     LLM_TENSOR_OUTPUT_NORM_LFM2,  // lfm2's final norm, stored as token_embd_norm
+    // multi-head latent attention (deepseek2): q through a low-rank pair (q_a, its norm, q_b) or one
+    // attn_q; kv_a_mqa gives the compressed latent and the shared rope part; k_b / v_b expand the
+    // latent per head (attn_kv_b: both fused, older files)
+    LLM_TENSOR_ATTN_Q_A,
+    LLM_TENSOR_ATTN_Q_B,
+    LLM_TENSOR_ATTN_Q_A_NORM,
+    LLM_TENSOR_ATTN_KV_A_MQA,
+    LLM_TENSOR_ATTN_KV_A_NORM,
+    LLM_TENSOR_ATTN_K_B,
+    LLM_TENSOR_ATTN_V_B,
+    LLM_TENSOR_ATTN_KV_B,
+    LLM_TENSOR_FFN_EXP_PROBS_B,  // deepseek-v3: per-expert bias added to the router scores for selection only
     LLM_TENSOR_COUNT,
 };
 

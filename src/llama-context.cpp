@@ -20,9 +20,12 @@ static uint32_t pad_up(uint32_t x, uint32_t n) {
 // The YaRN attention factor handed to the rope op for a context-extension factor (upstream's rule):
 // the magnitude correction 0.1 ln(s) + 1 (divided by the same with mscale_all_dim = log_mul when the
 // model gives one), over the 1 + 0.1 ln(s) the rope op multiplies in itself whenever ext_factor != 0.
-static float yarn_attn_factor_for(float factor, float log_mul) {
-    auto  mscale = [](float s, float m) { return s <= 1.0f ? 1.0f : 0.1f * m * logf(s) + 1.0f; };
-    float f      = log_mul != 0.0f ? mscale(factor, 1.0f) / mscale(factor, log_mul) : mscale(factor, 1.0f);
+// mscale_is_log_mul (deepseek2, log_mul != 1): the numerator's mscale is log_mul too, so the factor is
+// 1 and the architecture's KQ scale carries the magnitude correction instead.
+static float yarn_attn_factor_for(float factor, float log_mul, bool mscale_is_log_mul) {
+    auto        mscale = [](float s, float m) { return s <= 1.0f ? 1.0f : 0.1f * m * logf(s) + 1.0f; };
+    const float num    = mscale_is_log_mul && log_mul != 1.0f ? log_mul : 1.0f;
+    float       f      = log_mul != 0.0f ? mscale(factor, num) / mscale(factor, log_mul) : mscale(factor, 1.0f);
     return f / (1.0f + 0.1f * logf(factor));
 }
 
@@ -76,7 +79,8 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
         cp.yarn_ext_factor = scaling == LLAMA_ROPE_SCALING_TYPE_YARN ? 1.0f : 0.0f;
     }
     if (cp.yarn_ext_factor != 0.0f) {
-        cp.yarn_attn_factor = yarn_attn_factor_for(1.0f / cp.rope_freq_scale, hp.rope_yarn_log_mul);
+        cp.yarn_attn_factor =
+            yarn_attn_factor_for(1.0f / cp.rope_freq_scale, hp.rope_yarn_log_mul, hp.yarn_mscale_all_dim);
     }
     cp.yarn_attn_factor *= hp.rope_attn_factor;
 
@@ -296,8 +300,17 @@ bool llama_context::apply_k_shift(std::string & err) {
         const int     c     = caches[1] && hp.is_swa((int) il) ? 1 : 0;
         ggml_tensor * shift = shifts[c];
         ggml_tensor * k     = kv->get_k(ctx0, (int) il, caches[c]->size());  // [d, n_head_kv, size]
-        ggml_tensor * tmp   = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
-        tmp                 = g.build_rope(tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) il);
+        if (hp.n_lora_kv > 0) {
+            // latent attention: only the rope part at the end of each cached key is rotated
+            if (ggml_is_quantized(k->type)) {
+                err = "shifting a quantized latent-attention K cache is not supported";
+                return false;
+            }
+            k = ggml_view_3d(ctx0, k, hp.n_rot, k->ne[1], k->ne[2], k->nb[1], k->nb[2],
+                             ggml_row_size(k->type, hp.n_embd_head_k - hp.n_rot));
+        }
+        ggml_tensor * tmp = ggml_cpy(ctx0, k, ggml_new_tensor_3d(ctx0, GGML_TYPE_F32, k->ne[0], k->ne[1], k->ne[2]));
+        tmp               = g.build_rope(tmp, shift, model.rope_factors(cparams.n_ctx, (int) il), (int) il);
         ggml_build_forward_expand(gres->gf, ggml_cpy(ctx0, tmp, k));
     }
     if (!ggml_graph_is_ok(gres->gf)) {

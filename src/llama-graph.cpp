@@ -438,7 +438,7 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
 
 ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur,
                                             ggml_tensor * k_cur, ggml_tensor * v_cur, float kq_scale, int il,
-                                            ggml_tensor * sinks) const {
+                                            ggml_tensor * sinks, ggml_tensor * v_mla) const {
     // K (roped) then Q first, next to each other: on the CPU two independent light nodes share a
     // barrier, and so do the K and V stores after them (one barrier less per layer at decode than
     // rope K, store K, store V, rope Q, where Q's rope could land on V's freed input)
@@ -461,7 +461,13 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
         cur             = ggml_flash_attn_ext(ctx0, q, k, v, kq_mask(il), kq_scale, hparams.f_max_alibi_bias,
                                               cap);  // [dv, n_head, n_tokens]
         cb(cur, "fattn", il);
-        cur = ggml_reshape_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
+        if (v_mla) {
+            cur = ggml_mul_mat(ctx0, v_mla,
+                               ggml_cont(ctx0, ggml_permute(ctx0, cur, 0, 2, 1, 3)));  // [dvh, n_tokens, n_head]
+            cb(cur, "fattn_mla", il);
+            cur = ggml_cont(ctx0, ggml_permute(ctx0, cur, 0, 2, 1, 3));
+        }
+        cur = ggml_reshape_2d(ctx0, cur, cur->ne[0] * hparams.n_head, n_tokens);
     } else {
         ggml_tensor * kq = ggml_mul_mat(ctx0, k, q);  // [n_kv, n_tokens, n_head]
         cb(kq, "kq", il);
@@ -502,8 +508,12 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
         }
         ggml_tensor * kqv = ggml_mul_mat(ctx0, v, kq);  // [dv, n_tokens, n_head]
         cb(kqv, "kqv", il);
+        if (v_mla) {
+            kqv = ggml_mul_mat(ctx0, v_mla, kqv);  // [dvh, n_tokens, n_head]
+            cb(kqv, "kqv_mla", il);
+        }
         cur = ggml_permute(ctx0, kqv, 0, 2, 1, 3);  // [dv, n_head, n_tokens]
-        cur = ggml_cont_2d(ctx0, cur, hparams.n_embd_head_v * hparams.n_head, n_tokens);
+        cur = ggml_cont_2d(ctx0, cur, kqv->ne[0] * hparams.n_head, n_tokens);
     }
     cb(cur, "kqv_out", il);
 

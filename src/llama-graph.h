@@ -170,8 +170,11 @@ struct llm_graph_context {
     //   q_cur [head_dim, n_head, n_tokens], k_cur [head_dim, n_head_kv, n_tokens], v_cur [n_embd_v_gqa, n_tokens]
     //   sinks [n_head] (gpt-oss): one extra logit per head that joins the softmax and is then dropped
     //   (attention may go "nowhere"); such layers take the plain path even with flash attention on.
+    //   v_mla [dv, dv_head, n_head] (multi-head latent attention): each head's attention output, a
+    //   mix of cached latents, is expanded to the head's value by v_mla before the output projection
     ggml_tensor * build_attn(ggml_tensor * wo, ggml_tensor * wo_b, ggml_tensor * q_cur, ggml_tensor * k_cur,
-                             ggml_tensor * v_cur, float kq_scale, int il, ggml_tensor * sinks = nullptr) const;
+                             ggml_tensor * v_cur, float kq_scale, int il, ggml_tensor * sinks = nullptr,
+                             ggml_tensor * v_mla = nullptr) const;
     // Projection with optional bias: W cur (+ b), plus k * B (A cur) for each active LoRA adapter
     // holding a pair for W (k = its scale, see llama_adapter_lora_weight::scale).
     ggml_tensor * build_lora_mm(ggml_tensor * w, ggml_tensor * cur, ggml_tensor * b = nullptr) const;

@@ -83,9 +83,31 @@ struct llama_hparams {
     uint32_t n_attn_temp_floor_scale = 0;
 
     // mixture of experts
-    uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
-    bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
-    uint32_t n_ff_shexp          = 0;      // the shared expert's feed-forward size (0 = none)
+    uint32_t n_ff_exp              = 0;      // expert feed-forward size (0 = n_ff)
+    bool     expert_weights_norm   = false;  // renormalise the selected experts' gate weights to sum 1
+    uint32_t n_ff_shexp            = 0;      // the shared expert's feed-forward size (0 = none)
+    uint32_t n_layer_dense_lead    = 0;      // deepseek2: the first layers have a plain feed-forward
+    float    expert_weights_scale  = 0.0f;   // the routed experts' gate weights * this (0, 1: none)
+    bool     expert_gating_sigmoid = false;  // router scores sigmoid(logits) instead of a softmax
+    // experts in n_expert_groups equal groups: a token picks its n_group_used groups with the best
+    // sums of their top-2 scores, then its experts among those (0, 1: no groups)
+    uint32_t n_expert_groups = 0;
+    uint32_t n_group_used    = 0;
+
+    // multi-head latent attention (deepseek2; n_lora_kv > 0). The cache holds per token and layer one
+    // "head": the normed latent (n_lora_kv) followed by the rotated shared part (n_rot); the heads'
+    // q/k were n_embd_head_k_mla wide (nope + rope) and their values n_embd_head_v_mla before absorption.
+    uint32_t n_lora_q          = 0;  // 0: one attn_q (V2-Lite)
+    uint32_t n_lora_kv         = 0;
+    uint32_t n_embd_head_k_mla = 0;
+    uint32_t n_embd_head_v_mla = 0;
+    // true: the absorbed form over a one-head latent cache (files with attn_k_b / attn_v_b); false
+    // with n_lora_kv > 0: an older file's fused attn_kv_b, decompressed per head into plain
+    // multi-head attention (the cache holds n_head full keys and values)
+    bool mla_absorbed = false;
+    // deepseek2's YaRN: mscale also taken from yarn_log_multiplier (upstream's rule for this
+    // architecture), so the rope's factor cancels and the KQ scale carries mscale^2
+    bool yarn_mscale_all_dim = false;
 
     // state-space layers (mamba2; 0 elsewhere): conv kernel width, inner size, state size per head,
     // heads (ssm.time_step_rank) and B/C groups
@@ -160,5 +182,7 @@ struct llama_hparams {
         }
         return n_no_rope_layer_step == 0 || (il + 1) % n_no_rope_layer_step != 0;
     }
+    // Whether layer il runs its experts (not one of the leading dense layers).
+    bool     is_moe_layer(int il) const { return n_expert > 0 && (uint32_t) il >= n_layer_dense_lead; }
     uint32_t n_gqa() const { return n_head_kv ? n_head / n_head_kv : 0; }
 };

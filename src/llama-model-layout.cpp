@@ -91,6 +91,24 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ffn_up_shexp;
         case LLM_TENSOR_FFN_DOWN_SHEXP:
             return bias ? nullptr : &L::ffn_down_shexp;
+        case LLM_TENSOR_FFN_EXP_PROBS_B:
+            return bias ? &L::ffn_exp_probs_b : nullptr;
+        case LLM_TENSOR_ATTN_Q_A:
+            return bias ? nullptr : &L::wq_a;
+        case LLM_TENSOR_ATTN_Q_B:
+            return bias ? nullptr : &L::wq_b;
+        case LLM_TENSOR_ATTN_Q_A_NORM:
+            return bias ? nullptr : &L::attn_q_a_norm;
+        case LLM_TENSOR_ATTN_KV_A_MQA:
+            return bias ? nullptr : &L::wkv_a_mqa;
+        case LLM_TENSOR_ATTN_KV_A_NORM:
+            return bias ? nullptr : &L::attn_kv_a_norm;
+        case LLM_TENSOR_ATTN_K_B:
+            return bias ? nullptr : &L::wk_b;
+        case LLM_TENSOR_ATTN_V_B:
+            return bias ? nullptr : &L::wv_b;
+        case LLM_TENSOR_ATTN_KV_B:
+            return bias ? nullptr : &L::wkv_b;
         case LLM_TENSOR_ATTN_OUT_NORM:
             return bias ? &L::attn_out_norm_b : &L::attn_out_norm;
         case LLM_TENSOR_LAYER_OUT_NORM:
@@ -173,22 +191,28 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         return w && w->n_dims >= 2 ? std::max<int64_t>(1, w->ne[1]) : 1;
     };
     llm_layout_dims d;
-    d.n_embd        = hp.n_embd;
-    d.n_vocab       = hp.n_vocab;
-    d.n_ff          = hp.n_ff;
-    d.n_ff_exp      = hp.n_ff_exp;
-    d.n_expert      = hp.n_expert;
-    d.n_head        = hp.n_head;
-    d.n_head_kv     = hp.n_head_kv;
-    d.n_embd_head_k = hp.n_embd_head_k;
-    d.n_embd_head_v = hp.n_embd_head_v;
-    d.n_rot         = hp.n_rot;
-    d.n_ctx_train   = hp.n_ctx_train;
-    d.n_token_types = rows_of(LLM_TENSOR_TOKEN_TYPES);
+    d.n_embd             = hp.n_embd;
+    d.n_vocab            = hp.n_vocab;
+    d.n_ff               = hp.n_ff;
+    d.n_ff_exp           = hp.n_ff_exp;
+    d.n_expert           = hp.n_expert;
+    d.n_head             = hp.n_head;
+    d.n_head_kv          = hp.n_head_kv;
+    d.n_embd_head_k      = hp.n_embd_head_k;
+    d.n_embd_head_v      = hp.n_embd_head_v;
+    d.n_rot              = hp.n_rot;
+    d.n_ctx_train        = hp.n_ctx_train;
+    d.n_token_types      = rows_of(LLM_TENSOR_TOKEN_TYPES);
+    d.n_ff_shexp         = hp.n_ff_shexp;
+    d.n_lora_q           = hp.n_lora_q;
+    d.n_lora_kv          = hp.n_lora_kv;
+    d.n_embd_head_k_mla  = hp.n_embd_head_k_mla;
+    d.n_embd_head_v_mla  = hp.n_embd_head_v_mla;
+    d.n_layer_dense_lead = hp.n_layer_dense_lead;
+    d.mla_kv_fused       = hp.n_lora_kv > 0 && !hp.mla_absorbed;
     // the scores: cls.output's rows, or cls's where the head is cls alone (jina-bert-v2 rerankers)
-    d.n_cls_out  = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
-                                                                                       : rows_of(LLM_TENSOR_CLS);
-    d.n_ff_shexp = hp.n_ff_shexp;
+    d.n_cls_out = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
+                                                                                      : rows_of(LLM_TENSOR_CLS);
     // ffn_up with the gate fused in is twice as wide (read from the first block; every block must agree)
     if (const llama_tensor_weight * up = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_FFN_UP, "weight", 0))) {
         d.n_ff_up = up->n_dims >= 2 && up->ne[1] == 2 * (int64_t) hp.n_ff ? 2 * (int64_t) hp.n_ff : 0;
@@ -209,9 +233,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     model.layers.resize(hp.n_layer);
     auto create = [&](const llm_tensor_layout & r, int il) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
-        if ((r.when == LLM_TL_DENSE && hp.n_expert > 0) || (r.when == LLM_TL_MOE && hp.n_expert == 0) ||
-            (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
-            (r.when == LLM_TL_SHEXP && (hp.n_expert == 0 || hp.n_ff_shexp == 0)) ||
+        if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
             (r.when == LLM_TL_ATTN_LAYER && hp.is_recurrent_layer(il)) ||
             (r.when == LLM_TL_RECR_LAYER && !hp.is_recurrent_layer(il))) {
             return;

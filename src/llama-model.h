@@ -65,9 +65,20 @@ struct llama_layer {
     ggml_tensor * ffn_down_exps_b = nullptr;
     ggml_tensor * attn_sinks      = nullptr;
     // granitemoe: the shared expert (SwiGLU) every token runs besides the routed ones
-    ggml_tensor * ffn_gate_shexp = nullptr;
-    ggml_tensor * ffn_up_shexp   = nullptr;
-    ggml_tensor * ffn_down_shexp = nullptr;
+    ggml_tensor * ffn_gate_shexp  = nullptr;
+    ggml_tensor * ffn_up_shexp    = nullptr;
+    ggml_tensor * ffn_down_shexp  = nullptr;
+    ggml_tensor * ffn_exp_probs_b = nullptr;  // [n_expert] selection bias (deepseek-v3)
+
+    // multi-head latent attention (deepseek2)
+    ggml_tensor * wq_a           = nullptr;  // [n_embd, q_lora_rank]
+    ggml_tensor * wq_b           = nullptr;  // [q_lora_rank, n_head * n_embd_head_k_mla]
+    ggml_tensor * attn_q_a_norm  = nullptr;
+    ggml_tensor * wkv_a_mqa      = nullptr;  // [n_embd, kv_lora_rank + n_rot]
+    ggml_tensor * attn_kv_a_norm = nullptr;
+    ggml_tensor * wk_b           = nullptr;  // [qk_nope, kv_lora_rank, n_head]
+    ggml_tensor * wv_b           = nullptr;  // [kv_lora_rank, n_embd_head_v_mla, n_head]
+    ggml_tensor * wkv_b          = nullptr;  // [kv_lora_rank, n_head * (qk_nope + v)]: both, fused (older files)
 
     // BERT: post-norm blocks (layer norm after the attention and after the FFN residuals)
     ggml_tensor * attn_out_norm    = nullptr;

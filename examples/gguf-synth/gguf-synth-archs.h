@@ -100,6 +100,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
          {{"rope.scaling.yarn_log_multiplier", 1.0f}, {"attention.temperature_scale", 0.1f}}},
         {"smollm3", 1e-6f, true},
         {"glm4", 1e-5f, true},
+        {"deepseek2", 1e-6f, true, false, false, 0, 0, 0, 0, true},
         // the 32B's window (64 layers: local with a global every 4th layer; other sizes global only)
         {"exaone4", 1e-5f, false, false, false, 4096, 0, 0, 0, false, true},
         {"bert", 1e-12f, false, false, true},
@@ -158,14 +159,15 @@ inline std::vector<std::string> micro_model_files() {
             f.push_back(i.name);
         }
     }
-    f.push_back("llama-moe");  // llama with experts (Mixtral layout)
+    f.push_back("llama-moe");      // llama with experts (Mixtral layout)
+    f.push_back("deepseek2-kvb");  // deepseek2 as older conversions wrote it (fused attn_kv_b)
     return f;
 }
 
 // The architecture and shape of micro model `file` (see micro_model_files) on top of the "micro"
 // preset. False for an unknown file.
 inline bool apply_micro_model(const std::string & file, params & p) {
-    const std::string arch = file == "llama-moe" ? "llama" : file;
+    const std::string arch = file == "llama-moe" ? "llama" : file == "deepseek2-kvb" ? "deepseek2" : file;
     const arch_info * ai   = find_arch(arch);
     if (!ai || ai->encoder || !apply_preset("micro", p)) {
         return false;
@@ -202,17 +204,35 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // conv, conv, attention, conv, attention (the 350M model's first layers start conv, conv,
         // attention); a 3-wide kernel, so two inputs are carried per sequence
         p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
+    } else if (arch == "deepseek2") {
+        // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
+        // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and
+        // scaled; q through the low-rank pair; YaRN with V2's mscale_all_dim (stored * 0.1)
+        p.n_layer = 3, p.n_layer_dense_lead = 1, p.n_ff = 128;
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32, p.n_expert_shared = 1;
+        p.n_expert_groups = 2, p.n_group_used = 1, p.expert_gating = 2;
+        p.expert_weights_scale = 2.5f, p.expert_weights_norm = true;
+        p.n_lora_q = 64, p.n_lora_kv = 32, p.head_dim = 48, p.n_rot = 16, p.n_head_kv = 4;
+        p.rope_scaling = "yarn", p.rope_scaling_factor = 4.0f, p.rope_orig_ctx = 16, p.yarn_log_mul = 0.0707f;
+        // seed 42 puts one decode step's expert choice on a near-tie that Q8_0 rounding flips
+        p.seed = 3;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }
     if (file == "llama-moe") {
         p.n_expert = 4, p.n_expert_used = 2;
     }
+    if (file == "deepseek2-kvb") {
+        // DeepSeek-V2's routing: softmax scores (no gating key), no groups, weights neither
+        // renormalised nor scaled; the latent expanded by one attn_kv_b per layer
+        p.mla_kv_fused = true, p.expert_gating = 0, p.n_expert_groups = 0, p.n_group_used = 0;
+        p.expert_weights_norm = false, p.expert_weights_scale = 0.0f;
+    }
     // the newer decoders: weights large enough that attention is not near-uniform, so their references
     // depend on the attention scale and temperature (exaone4's 64 layers keep the default: F16 rounding
     // grows too much through them)
     if (arch == "granite" || arch == "granitemoe" || arch == "olmo2" || arch == "smollm3" || arch == "mistral3" ||
-        arch == "glm4") {
+        arch == "glm4" || arch == "deepseek2") {
         p.std = 0.08f;
     }
     return true;

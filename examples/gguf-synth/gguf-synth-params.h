@@ -39,17 +39,36 @@ struct params {
     // (true = sliding window) instead of the architecture's default period
     std::vector<bool> swa_flags;
     // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
-    int64_t     n_expert      = 0;
-    int64_t     n_expert_used = 0;              // 0: 2 (or n_expert if fewer)
-    int64_t     n_ff_exp      = 0;              // qwen3moe expert size; 0: n_ff
-    int64_t     n_ff_shexp    = 0;              // granitemoe: > 0 writes a shared expert this wide
-    bool        tied          = true;           // no output.weight: the LM head is token_embd (where the layout allows)
-    ggml_type   type          = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
-    uint64_t    seed          = 42;
-    float       std           = 0.02f;
-    bool        ternary       = false;  // weight matrices ternary x one scale per tensor (see the top)
-    int         n_threads     = 0;      // 0: hardware concurrency
-    std::string vocab_path;             // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    int64_t n_expert      = 0;
+    int64_t n_expert_used = 0;  // 0: 2 (or n_expert if fewer)
+    int64_t n_ff_exp      = 0;  // qwen3moe expert size; 0: n_ff
+    int64_t n_ff_shexp    = 0;  // granitemoe: > 0 writes a shared expert this wide
+    // deepseek2's routing: shared experts (each n_ff_exp wide), leading dense layers, expert groups,
+    // expert_gating_func (0: not written, 1 softmax, 2 sigmoid), the weights' scale (0: not written)
+    // and renormalisation; keys written when set
+    int64_t n_expert_shared      = 0;
+    int64_t n_layer_dense_lead   = 0;
+    int64_t n_expert_groups      = 0;
+    int64_t n_group_used         = 0;
+    int     expert_gating        = 0;
+    float   expert_weights_scale = 0.0f;
+    bool    expert_weights_norm  = false;
+    // multi-head latent attention (deepseek2, n_lora_kv > 0): head_dim is the q/k head (nope + rope,
+    // n_rot of it rotated) and the value head; one KV head of n_lora_kv + n_rot is written as the
+    // cache shape; n_lora_q > 0 writes q through the low-rank pair
+    int64_t n_lora_q     = 0;
+    int64_t n_lora_kv    = 0;
+    float   yarn_log_mul = 0.0f;  // rope.scaling.yarn_log_multiplier, written when != 0
+    // latent attention as older conversions wrote it: one attn_kv_b, head_count_kv n_head, no
+    // key_length_mla / value_length_mla
+    bool        mla_kv_fused = false;
+    bool        tied         = true;           // no output.weight: the LM head is token_embd (where the layout allows)
+    ggml_type   type         = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
+    uint64_t    seed         = 42;
+    float       std          = 0.02f;
+    bool        ternary      = false;  // weight matrices ternary x one scale per tensor (see the top)
+    int         n_threads    = 0;      // 0: hardware concurrency
+    std::string vocab_path;            // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head

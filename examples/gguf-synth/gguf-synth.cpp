@@ -27,6 +27,13 @@ static void print_usage(FILE * out) {
             "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
             "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
             "                   heads (0: inner / 16), B/C groups (1)\n"
+            "  deepseek2:       --n-lora-kv N (latent rank, required) --n-lora-q N (0: one attn_q) --mla-kv-fused\n"
+            "                   (one attn_kv_b, older files); --head-dim is the q/k (and value) head, --n-rot its\n"
+            "                   rotated part; --n-dense-lead N --n-expert-shared N --n-expert-groups N\n"
+            "                   --n-group-used N --expert-gating 0|1|2 (not written, softmax, sigmoid)\n"
+            "                   --expert-weights-scale X --expert-weights-norm --yarn-log-mul X\n"
+            "  --micro NAME     the architecture and shape of the shared micro model NAME (llama, ..., deepseek2,\n"
+            "                   llama-moe: tests/data/models/synthetic/NAME-micro-f16.gguf, with --vocab)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
             "                   tinyllama (2048x22, n_ff 5632, 32 heads, 4 KV heads, vocab 32000),\n"
             "                   llama3-8b (4096x32, n_ff 14336, 32 heads, 8 KV heads, vocab 128256)\n"
@@ -88,11 +95,14 @@ int main(int argc, char ** argv) {
             args.fail(std::string("unknown preset '") + argv[i + 1] +
                       "' for --preset (micro, tiny, stories260k, tinyllama, llama3-8b)");
         }
+        if (strcmp(argv[i], "--micro") == 0 && !synth::apply_micro_model(argv[i + 1], p)) {
+            args.fail(std::string("no micro model '") + argv[i + 1] + "' for --micro");
+        }
     }
     while (args.next()) {
         if (args.is("-o", "--output")) {
             out = args.value();
-        } else if (args.is("--preset")) {
+        } else if (args.is("--preset") || args.is("--micro")) {
             args.value();
         } else if (args.is("--arch")) {
             p.arch = args.value();
@@ -144,6 +154,28 @@ int main(int argc, char ** argv) {
             p.ssm_n_head = args.int_value(0, 1 << 16);
         } else if (args.is("--ssm-groups")) {
             p.ssm_n_group = args.int_value(1, 64);
+        } else if (args.is("--n-expert-shared")) {
+            p.n_expert_shared = args.int_value(0, 64);
+        } else if (args.is("--n-dense-lead")) {
+            p.n_layer_dense_lead = args.int_value(0, 4096);
+        } else if (args.is("--n-expert-groups")) {
+            p.n_expert_groups = args.int_value(0, 256);
+        } else if (args.is("--n-group-used")) {
+            p.n_group_used = args.int_value(0, 256);
+        } else if (args.is("--expert-gating")) {
+            p.expert_gating = (int) args.int_value(0, 2);
+        } else if (args.is("--expert-weights-scale")) {
+            p.expert_weights_scale = (float) args.float_value(0, 1000);
+        } else if (args.is("--expert-weights-norm")) {
+            p.expert_weights_norm = true;
+        } else if (args.is("--n-lora-q")) {
+            p.n_lora_q = args.int_value(0, 1 << 16);
+        } else if (args.is("--n-lora-kv")) {
+            p.n_lora_kv = args.int_value(0, 1 << 16);
+        } else if (args.is("--mla-kv-fused")) {
+            p.mla_kv_fused = true;
+        } else if (args.is("--yarn-log-mul")) {
+            p.yarn_log_mul = (float) args.float_value(0, 100);
         } else if (args.is("--n-swa")) {
             p.n_swa = args.int_value(0, 1 << 24);
         } else if (args.is("--rms-eps")) {

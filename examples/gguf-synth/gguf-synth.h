@@ -96,44 +96,16 @@ inline int64_t head_dim_of(const params & p) {
     return p.head_dim > 0 ? p.head_dim : p.n_embd / std::max<int64_t>(p.n_head, 1);
 }
 
-// Whether the model p describes has layout row r (see llm_tl_presence / llm_tl_when): optional
-// weights are written when the parameters ask for them or the released models have them.
-inline bool writes_row(const params & p, const llm_tensor_layout & r, int il = -1) {
-    switch (r.when) {
-        case LLM_TL_DENSE:
-            if (p.n_expert > 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_MOE:
-            if (p.n_expert == 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALT_A:  // the usual spelling
-            if (p.alt_spelling) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALT_B:
-            if (!p.alt_spelling) {
-                return false;
-            }
-            break;
-        case LLM_TL_SHEXP:
-            if (p.n_expert == 0 || p.n_ff_shexp == 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_NOT_FIRST:  // left out of the first block, as converted files do
-            if (il == 0) {
-                return false;
-            }
-            break;
-        case LLM_TL_ALWAYS:
-        case LLM_TL_ATTN_LAYER:  // chosen per layer (layout())
-        case LLM_TL_RECR_LAYER:
-            break;
+// Whether layer il (-1: global) of the model p describes has layout row r (see llm_tl_presence /
+// llm_tl_when): optional weights are written when the parameters ask for them or the released models
+// have them.
+inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_layout_dims & d, int il) {
+    if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && p.alt_spelling) ||
+        (r.when == LLM_TL_ALT_B && !p.alt_spelling)) {
+        return false;
+    }
+    if (r.when == LLM_TL_NOT_FIRST && il == 0) {
+        return false;  // left out of the first block, as converted files do
     }
     switch (r.presence) {
         case LLM_TL_REQUIRED:
@@ -202,25 +174,31 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         return {};
     }
     llm_layout_dims d;
-    d.n_embd        = p.n_embd;
-    d.n_vocab       = n_vocab;
-    d.n_ff          = p.n_ff;
-    d.n_ff_exp      = p.n_ff_exp;
-    d.n_expert      = p.n_expert;
-    d.n_head        = p.n_head;
-    d.n_head_kv     = p.n_head_kv;
-    d.n_embd_head_k = head_dim_of(p);
-    d.n_embd_head_v = head_dim_of(p);
-    d.n_rot         = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
-    d.n_ctx_train   = p.n_ctx;
-    d.n_token_types = 2;  // BERT's sentence A and B
-    d.n_cls_out     = p.n_cls_out;
-    d.n_ff_shexp    = p.n_ff_shexp;
-    d.ssm_d_conv    = p.ssm_d_conv;
-    d.ssm_d_inner   = p.ssm_inner();
-    d.ssm_d_state   = p.ssm_d_state;
-    d.ssm_n_head    = p.ssm_heads();
-    d.ssm_n_group   = p.ssm_n_group;
+    d.n_embd             = p.n_embd;
+    d.n_vocab            = n_vocab;
+    d.n_ff               = p.n_ff;
+    d.n_ff_exp           = p.n_ff_exp;
+    d.n_expert           = p.n_expert;
+    d.n_head             = p.n_head;
+    d.n_head_kv          = p.n_head_kv;
+    d.n_embd_head_k      = head_dim_of(p);
+    d.n_embd_head_v      = head_dim_of(p);
+    d.n_rot              = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
+    d.n_ctx_train        = p.n_ctx;
+    d.n_token_types      = 2;  // BERT's sentence A and B
+    d.n_cls_out          = p.n_cls_out;
+    d.n_ff_shexp         = p.n_ff_shexp > 0 ? p.n_ff_shexp : (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff) * p.n_expert_shared;
+    d.n_lora_q           = p.n_lora_q;
+    d.n_lora_kv          = p.n_lora_kv;
+    d.n_embd_head_k_mla  = head_dim_of(p);
+    d.n_embd_head_v_mla  = head_dim_of(p);
+    d.n_layer_dense_lead = p.n_layer_dense_lead;
+    d.mla_kv_fused       = p.mla_kv_fused;
+    d.ssm_d_conv         = p.ssm_d_conv;
+    d.ssm_d_inner        = p.ssm_inner();
+    d.ssm_d_state        = p.ssm_d_state;
+    d.ssm_n_head         = p.ssm_heads();
+    d.ssm_n_group        = p.ssm_n_group;
     // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
     d.n_ff_up     = p.extras ? p.n_ff : 2 * p.n_ff;
     d.shortconv_l = p.shortconv_l;
@@ -230,7 +208,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     for (size_t i = 0; i < lay.n_rows;) {
         size_t end = i + 1;
         if (!llm_tensor_is_per_layer(lay.rows[i].t)) {
-            if (writes_row(p, lay.rows[i])) {
+            if (writes_row(p, lay.rows[i], d, -1)) {
                 t.push_back(describe(p, *ai, lay.rows[i], -1, d));
             }
             i = end;
@@ -245,7 +223,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
                 if ((w == LLM_TL_ATTN_LAYER && p.conv_layer(il)) || (w == LLM_TL_RECR_LAYER && !p.conv_layer(il))) {
                     continue;  // the other kind of layer (lfm2)
                 }
-                if (writes_row(p, lay.rows[k], il)) {
+                if (writes_row(p, lay.rows[k], d, il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
                 }
             }
@@ -395,6 +373,16 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) + " with experts only";
         return false;
     }
+    // latent attention: the architectures with its rows need a latent rank, the others take none
+    const bool has_mla = lay.has(LLM_TL_KV_SPLIT);
+    if ((has_mla && p.n_lora_kv <= 0) || (!has_mla && (p.n_lora_kv > 0 || p.n_lora_q > 0 || p.mla_kv_fused)) ||
+        p.n_lora_q < 0 || p.n_layer_dense_lead < 0 || p.n_layer_dense_lead > p.n_layer ||
+        (has_mla && (p.n_expert == 0 || (p.n_rot > 0 ? p.n_rot : head_dim_of(p)) >= head_dim_of(p)))) {
+        err = "latent attention (--n-lora-kv, --n-lora-q, --mla-kv-fused) is written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_KV_SPLIT); }) +
+              " only, which needs it, experts, and --n-rot below the head size; --n-dense-lead up to n_layer";
+        return false;
+    }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
         err = "LongRoPE factors (--rope-factors) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
@@ -433,6 +421,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "context_length").c_str(), (uint32_t) p.n_ctx);
     gguf_set_val_u32(g.get(), (A + "embedding_length").c_str(), (uint32_t) p.n_embd);
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
+    const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
     // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
     // upstream's converter writes them)
     const bool ssm = layout_has(lay, LLM_TENSOR_SSM_IN);
@@ -463,7 +452,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         }
         gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
     } else {
-        gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+        // latent attention keeps one KV head (the latent); the older fused form one per query head
+        gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(),
+                         (uint32_t) (mla              ? 1
+                                     : p.mla_kv_fused ? p.n_head
+                                                      : p.n_head_kv));
     }
     const arch_meta & am  = meta_of(p.arch);
     const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
@@ -485,7 +478,25 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "rope.dimension_count").c_str(),
                          (uint32_t) (p.n_rot > 0 ? p.n_rot : head_dim_of(p)));
     }
-    if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
+    const int64_t n_rot = p.n_rot > 0 ? p.n_rot : head_dim_of(p);
+    if (mla) {
+        // the absorbed form's cache shape: one KV head of the latent and the rope part, as the converter
+        if (p.n_lora_q > 0) {
+            gguf_set_val_u32(g.get(), (A + "attention.q_lora_rank").c_str(), (uint32_t) p.n_lora_q);
+        }
+        gguf_set_val_u32(g.get(), (A + "attention.kv_lora_rank").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) (p.n_lora_kv + n_rot));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length_mla").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length_mla").c_str(), (uint32_t) head_dim_of(p));
+    } else if (p.mla_kv_fused) {
+        if (p.n_lora_q > 0) {
+            gguf_set_val_u32(g.get(), (A + "attention.q_lora_rank").c_str(), (uint32_t) p.n_lora_q);
+        }
+        gguf_set_val_u32(g.get(), (A + "attention.kv_lora_rank").c_str(), (uint32_t) p.n_lora_kv);
+        gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
+        gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
+    } else if ((p.head_dim > 0 && p.head_dim * p.n_head != p.n_embd) || am.head_len) {
         gguf_set_val_u32(g.get(), (A + "attention.key_length").c_str(), (uint32_t) head_dim_of(p));
         gguf_set_val_u32(g.get(), (A + "attention.value_length").c_str(), (uint32_t) head_dim_of(p));
     }
@@ -545,6 +556,27 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         if (p.n_ff_shexp > 0) {
             gguf_set_val_u32(g.get(), (A + "expert_shared_feed_forward_length").c_str(), (uint32_t) p.n_ff_shexp);
         }
+        const std::pair<const char *, int64_t> u32s[] = {
+            {"leading_dense_block_count", p.n_layer_dense_lead},
+            {"expert_shared_count", p.n_expert_shared},
+            {"expert_group_count", p.n_expert_groups},
+            {"expert_group_used_count", p.n_group_used},
+            {"expert_gating_func", p.expert_gating},
+        };
+        for (const auto & k : u32s) {
+            if (k.second > 0) {
+                gguf_set_val_u32(g.get(), (A + k.first).c_str(), (uint32_t) k.second);
+            }
+        }
+        if (p.expert_weights_scale != 0.0f) {
+            gguf_set_val_f32(g.get(), (A + "expert_weights_scale").c_str(), p.expert_weights_scale);
+        }
+        if (p.expert_weights_norm) {
+            gguf_set_val_bool(g.get(), (A + "expert_weights_norm").c_str(), true);
+        }
+    }
+    if (p.yarn_log_mul != 0.0f) {
+        gguf_set_val_f32(g.get(), (A + "rope.scaling.yarn_log_multiplier").c_str(), p.yarn_log_mul);
     }
     if (am.swa != 0 && am.swa_late) {
         write_swa();

@@ -33,10 +33,36 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
 
     ggml_tensor * logits = g.build_lora_mm(l.ffn_gate_inp, cur, l.ffn_gate_inp_b);  // [n_expert, n_tokens]
     g.cb(logits, "ffn_moe_logits", il);
-    ggml_tensor * probs = d.moe_gating == LLM_MOE_GATING_SOFTMAX ? ggml_soft_max(ctx0, logits) : logits;
+    ggml_tensor * probs = g.hparams.expert_gating_sigmoid          ? ggml_sigmoid(ctx0, logits)
+                          : d.moe_gating == LLM_MOE_GATING_SOFTMAX ? ggml_soft_max(ctx0, logits)
+                                                                   : logits;
     g.cb(probs, "ffn_moe_probs", il);
 
-    ggml_tensor * selected = ggml_cont(ctx0, ggml_top_k(ctx0, probs, (int) n_used));  // I32 [n_used, n_tokens]
+    // the selection bias (deepseek-v3) picks the experts; their weights stay the unbiased scores
+    ggml_tensor * sel = probs;
+    if (l.ffn_exp_probs_b) {
+        sel = ggml_add(ctx0, probs, l.ffn_exp_probs_b);
+        g.cb(sel, "ffn_moe_probs_biased", il);
+    }
+    const int64_t n_groups = g.hparams.n_expert_groups;
+    if (n_groups > 1 && n_tokens > 0) {
+        // a group scores the sum of its two best experts; the experts of all but the best
+        // n_group_used groups are masked out (-inf) before the top-k
+        const int64_t n_per  = n_expert / n_groups;
+        ggml_tensor * groups = ggml_reshape_3d(ctx0, sel, n_per, n_groups, n_tokens);
+        ggml_tensor * best2  = ggml_cont(ctx0, ggml_top_k(ctx0, groups, 2));  // I32 [2, n_groups, n_tokens]
+        ggml_tensor * score  = ggml_get_rows(ctx0, ggml_reshape_4d(ctx0, groups, 1, n_per, n_groups, n_tokens), best2);
+        score = ggml_sum_rows(ctx0, ggml_reshape_3d(ctx0, score, 2, n_groups, n_tokens));  // [1, n_groups, n_tokens]
+        score = ggml_reshape_2d(ctx0, score, n_groups, n_tokens);
+        ggml_tensor * kept = ggml_cont(ctx0, ggml_top_k(ctx0, score, (int) g.hparams.n_group_used));
+        g.cb(kept, "ffn_moe_group_topk", il);
+        ggml_tensor * masked = ggml_scale_bias(ctx0, groups, 0.0f, -INFINITY);  // scores are finite
+        masked               = ggml_set_rows(ctx0, masked, ggml_get_rows(ctx0, groups, kept), kept);
+        sel                  = ggml_reshape_2d(ctx0, masked, n_expert, n_tokens);
+        g.cb(sel, "ffn_moe_probs_masked", il);
+    }
+
+    ggml_tensor * selected = ggml_cont(ctx0, ggml_top_k(ctx0, sel, (int) n_used));  // I32 [n_used, n_tokens]
     g.cb(selected, "ffn_moe_topk", il);
     ggml_tensor * weights = ggml_get_rows(ctx0, ggml_reshape_3d(ctx0, probs, 1, n_expert, n_tokens), selected);
     g.cb(weights, "ffn_moe_weights", il);  // [1, n_used, n_tokens]
@@ -45,11 +71,17 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
         weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
         g.cb(weights, "ffn_moe_weights_softmax", il);
     }
-    if (d.moe_norm_w) {
+    if (d.moe_norm_w || g.hparams.expert_weights_norm) {
         weights = ggml_reshape_2d(ctx0, weights, n_used, n_tokens);
-        weights = ggml_div(ctx0, weights, ggml_sum_rows(ctx0, weights));
+        // a sum of sigmoid scores can be tiny: kept at least the smallest normal F16, as upstream
+        weights = ggml_div(ctx0, weights, ggml_clamp(ctx0, ggml_sum_rows(ctx0, weights), 6.103515625e-5f, INFINITY));
         weights = ggml_reshape_3d(ctx0, weights, 1, n_used, n_tokens);
         g.cb(weights, "ffn_moe_weights_norm", il);
+    }
+    const float w_scale = g.hparams.expert_weights_scale;
+    if (w_scale != 0.0f && w_scale != 1.0f) {
+        weights = ggml_scale(ctx0, weights, w_scale);
+        g.cb(weights, "ffn_moe_weights_scaled", il);
     }
 
     cur             = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);

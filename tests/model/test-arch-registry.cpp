@@ -109,6 +109,14 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
+        if (ai.layout->has(LLM_TL_Q_LORA)) {
+            // latent attention (deepseek2): the micro model's shape, which has experts, and q without
+            // the low-rank pair as V2-Lite
+            ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
+            base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
+            variants.push_back(base);
+            variants.back().n_lora_q = 0;
+        }
         variants.push_back(base);
         variants.push_back(base);
         variants.back().tied = false;
@@ -136,7 +144,8 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         for (const synth::params & p : variants) {
             SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
-                         (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : ""));
+                         (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : "") +
+                         (p.n_lora_kv && !p.n_lora_q ? " plain q" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
             llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));

@@ -117,7 +117,10 @@ TEST_P(ArchE2E, MatchesReference) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     char desc[128];
     llama_model_desc(m.get(), desc, sizeof desc);
-    const std::string arch = GetParam() == "llama-moe" ? "llama" : GetParam();  // llama with experts
+    // the variants: llama with experts, deepseek2 with a fused attn_kv_b
+    const std::string arch = GetParam() == "llama-moe"       ? "llama"
+                             : GetParam() == "deepseek2-kvb" ? "deepseek2"
+                                                             : GetParam();
     EXPECT_EQ(std::string(desc).rfind(arch + " ", 0), 0u) << desc;
 
     const arch_reference r  = load_arch_reference(name());
@@ -485,6 +488,11 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
         {"granitemoe", "granitemoe.residual_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
         {"mistral3", "mistral3.attention.temperature_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.0},
         {"exaone4", "exaone4.attention.sliding_window", LLAMA_KV_OVERRIDE_TYPE_INT, 4096},
+        // deepseek2: one group (no group masking), softmax scores, unscaled weights, no mscale_all_dim
+        {"deepseek2", "deepseek2.expert_group_count", LLAMA_KV_OVERRIDE_TYPE_INT, 1},
+        {"deepseek2", "deepseek2.expert_gating_func", LLAMA_KV_OVERRIDE_TYPE_INT, 1},
+        {"deepseek2", "deepseek2.expert_weights_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
+        {"deepseek2", "deepseek2.rope.scaling.yarn_log_multiplier", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.0},
     };
     for (const key_case & c : cases) {
         SCOPED_TRACE(c.key);
@@ -536,6 +544,9 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         {"mistral3", "mistral3.rope.scaling.original_context_length", LLAMA_KV_OVERRIDE_TYPE_INT, "original context"},
         {"glm4", "glm4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
         {"exaone4", "exaone4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
+        {"deepseek2", "deepseek2.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
+        {"deepseek2", "deepseek2.attention.key_length_mla", LLAMA_KV_OVERRIDE_TYPE_INT, "latent attention"},
+        {"deepseek2", "deepseek2.expert_group_used_count", LLAMA_KV_OVERRIDE_TYPE_INT, "expert groups"},
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
@@ -552,6 +563,105 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         model_ptr         m(llama_model_load_from_file(path.c_str(), mp));
         EXPECT_EQ(m, nullptr);
         EXPECT_NE(std::string(llama_last_error()).find(c.message), std::string::npos) << llama_last_error();
+    }
+}
+
+// Bytes a sequence's saved state grows by per token (the cache rows plus the cell's own record).
+size_t state_bytes_per_token(llama_model * m) {
+    ctx_ptr ctx(llama_init_from_model(m, ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+    EXPECT_NE(ctx, nullptr) << llama_last_error();
+    if (!ctx) {
+        return 0;
+    }
+    std::vector<llama_token> toks = {1, 9038, 2501, 263, 931, 263, 2501, 9038};
+    EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(toks.data(), 4)), 0);
+    const size_t s4 = llama_state_seq_get_size(ctx.get(), 0);
+    EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(toks.data() + 4, 4)), 0);
+    const size_t s8 = llama_state_seq_get_size(ctx.get(), 0);
+    EXPECT_EQ((s8 - s4) % 4, 0u);
+    return (s8 - s4) / 4;
+}
+
+size_t meta_u32(llama_model * m, const char * k) {
+    char buf[64] = {};
+    EXPECT_GT(llama_model_meta_val_str(m, k, buf, sizeof buf), 0) << k;
+    return (size_t) atoll(buf);
+}
+
+// deepseek2's latent attention caches per token and layer the normed latent and the rope part in K
+// (kv_lora_rank + rope) and the latent again in V (kv_lora_rank), F16: a sequence's saved state grows
+// by that plus the cell's record (measured on llama-micro, whose K/V rows are known), far less than
+// the n_head (key_length_mla + value_length_mla) of plain attention.
+TEST(ArchE2EMla, CacheHoldsTheLatentPerToken) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr llama = load_micro_f16("llama");
+    model_ptr m     = load_micro_f16("deepseek2");
+    ASSERT_NE(llama, nullptr) << llama_last_error();
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const size_t llama_kv =
+        meta_u32(llama.get(), "llama.block_count") * 2 * meta_u32(llama.get(), "llama.attention.head_count_kv") *
+        (meta_u32(llama.get(), "llama.embedding_length") / meta_u32(llama.get(), "llama.attention.head_count")) * 2;
+    const size_t cell = state_bytes_per_token(llama.get()) - llama_kv;
+
+    const size_t rank    = meta_u32(m.get(), "deepseek2.attention.kv_lora_rank");
+    const size_t rope    = meta_u32(m.get(), "deepseek2.rope.dimension_count");
+    const size_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
+    const size_t n_head  = meta_u32(m.get(), "deepseek2.attention.head_count");
+    const size_t k_mla   = meta_u32(m.get(), "deepseek2.attention.key_length_mla");
+    const size_t v_mla   = meta_u32(m.get(), "deepseek2.attention.value_length_mla");
+    const size_t kv      = state_bytes_per_token(m.get()) - cell;
+    printf("deepseek2-micro: %zu bytes of K/V per token (%zu of cell record); plain attention: %zu\n", kv, cell,
+           n_layer * n_head * (k_mla + v_mla) * 2);
+    EXPECT_EQ(kv, n_layer * ((rank + rope) + rank) * 2);
+    EXPECT_LT(kv, n_layer * n_head * (k_mla + v_mla) * 2 / 4);
+
+    // the same model as an older file (fused attn_kv_b) decompresses per head: the full cache
+    model_ptr kvb = load_micro_f16("deepseek2-kvb");
+    ASSERT_NE(kvb, nullptr) << llama_last_error();
+    EXPECT_EQ(state_bytes_per_token(kvb.get()) - cell, n_layer * n_head * (k_mla + v_mla) * 2);
+}
+
+// Decodes toks at positions p0.. of sequence 0, the last one an output; its logits row.
+std::vector<float> decode_at(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos p0) {
+    llama_batch b = llama_batch_init((int32_t) toks.size(), 0, 1);
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.token[i]     = toks[i];
+        b.pos[i]       = p0 + (llama_pos) i;
+        b.n_seq_id[i]  = 1;
+        b.seq_id[i][0] = 0;
+        b.logits[i]    = i + 1 == toks.size();
+    }
+    b.n_tokens = (int32_t) toks.size();
+    EXPECT_EQ(llama_decode(ctx, b), 0);
+    llama_batch_free(b);
+    const float * lg = llama_get_logits_ith(ctx, -1);
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+    return lg ? std::vector<float>(lg, lg + nv) : std::vector<float>();
+}
+
+// Shifting a latent-attention cache re-rotates only the rope part of each cached key (the latent
+// is position-free): the shifted cache gives what decoding at the new positions gives, absorbed and
+// decompressed alike (rotating the first n_rot columns instead moves these logits by 40-50% of RMS).
+TEST(ArchE2EMla, ShiftedCacheMatchesDecodingThere) {
+    llama_log_set(quiet_log, nullptr);
+    const std::vector<llama_token> head = {1, 9038, 2501, 263, 931, 2501}, tail = {263, 9038};
+    for (const char * name : {"deepseek2", "deepseek2-kvb"}) {
+        SCOPED_TRACE(name);
+        model_ptr m = load_micro_f16(name);
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        ctx_ptr a(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ctx_ptr b(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+        ASSERT_NE(a, nullptr) << llama_last_error();
+        ASSERT_NE(b, nullptr) << llama_last_error();
+        decode_at(a.get(), head, 0);
+        llama_memory_t mem = llama_get_memory(a.get());
+        ASSERT_TRUE(llama_memory_can_shift(mem));
+        llama_memory_seq_add(mem, 0, 0, -1, 10);
+        const std::vector<float> got = decode_at(a.get(), tail, 16);
+        decode_at(b.get(), head, 10);
+        const std::vector<float> want = decode_at(b.get(), tail, 16);
+        ASSERT_EQ(got.size(), want.size());
+        EXPECT_LT(max_err_rel_rms(got.data(), want.data(), (int) got.size()), 1e-2);
     }
 }
 

@@ -175,6 +175,13 @@ TEST_F(ToolsTest, GeneratorRefusesKeysTheArchitectureDoesNotRead) {
     EXPECT_NE(err.find("gemma3"), std::string::npos) << err;
     p.arch = "gemma3";
     EXPECT_TRUE(synth::write_model(p, f.path, err)) << err;
+    // latent attention only where the layout has it, and there always
+    p.swa_flags.clear(), p.n_lora_kv = 32;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("deepseek2"), std::string::npos) << err;
+    p.arch = "deepseek2", p.n_lora_kv = 0, p.n_expert = 4;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("latent attention"), std::string::npos) << err;
 }
 
 // A generated llama loads in libllama with the requested shape and decodes with finite, varied logits;
@@ -266,6 +273,10 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         p.n_vocab = 512;
         if (ai.needs_experts) {
             p.n_expert = 4;
+        }
+        if (ai.layout->has(LLM_TL_KV_SPLIT)) {  // latent attention (deepseek2): its micro shape
+            ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
+            p.n_vocab = 512;
         }
         temp_file   f("dec.gguf");
         std::string err;

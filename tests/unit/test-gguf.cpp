@@ -671,6 +671,8 @@ struct shared_file {
 
 const shared_file k_shared_files[] = {
     {"models/stories260K.gguf", 19, 48, 14176},
+    {"models/synthetic/deepseek2-kvb-micro-f16.gguf", 35, 48, 727552},
+    {"models/synthetic/deepseek2-micro-f16.gguf", 42, 51, 728096},
     {"models/synthetic/exaone4-micro-f16.gguf", 22, 706, 766624},
     {"models/synthetic/gemma-micro-f16.gguf", 21, 20, 725024},
     {"models/synthetic/gemma2-micro-f16.gguf", 24, 288, 741216},
