@@ -50,7 +50,8 @@ bool weight_supported(ggml_backend_dev_t dev, const llama_tensor_weight & w, llm
         op = ggml_mul_mat_id(ctx, wt, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, wt->ne[0], 1, 1),
                              ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 1, 1));
     } else if (ggml_n_dims(wt) >= 2) {
-        op = ggml_mul_mat(ctx, wt, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, wt->ne[0], 1));
+        // a stack of matrices (deepseek2's per-head attn_k_b / attn_v_b) multiplies a batch of as many
+        op = ggml_mul_mat(ctx, wt, ggml_new_tensor_4d(ctx, GGML_TYPE_F32, wt->ne[0], 1, wt->ne[2], wt->ne[3]));
     } else {
         ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, wt->ne[0], 1);
         op              = suffix && std::string(suffix) == "bias" ? ggml_add(ctx, x, wt) : ggml_mul(ctx, x, wt);
