@@ -48,8 +48,12 @@ extern "C" {
  * emits 1 .. n_draft_max + 1 tokens, the last of which is again not yet decoded.
  *
  * Threads: a decoder is used by one thread at a time, with its contexts (llama.h's rule).
- * Limits: recurrent models are refused at init (their states cannot be rolled back to a position
- * yet). Positions are those of the sequence's history (0 .. n-1, no gaps).
+ * Recurrent and hybrid targets (llama_model_is_recurrent / _is_hybrid): their states cannot be cut
+ * back to a position, so a step saves each sequence's state before verifying and, when any draft of
+ * the step is rejected, puts every sequence's state back and decodes its kept tokens again (one
+ * more target batch; i_logits then names rows of that batch). Greedy output is unchanged.
+ * Limits: a recurrent or hybrid draft model is refused at init. Positions are those of the
+ * sequence's history (0 .. n-1, no gaps).
  */
 
 enum llama_spec_type {
@@ -112,7 +116,7 @@ LLAMA_API struct llama_spec_params llama_spec_default_params(void);
  * the decoder owns the cache contents of the sequences it is given in ctx_dft. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
- * naming the difference); a recurrent target or draft model; the target's n_batch below
+ * naming the difference); a recurrent or hybrid draft model; the target's n_batch below
  * n_draft_max + 1. Free with llama_spec_free. */
 LLAMA_API struct llama_spec * llama_spec_init(struct llama_context * ctx_tgt, struct llama_context * ctx_dft,
                                               struct llama_spec_params params);

@@ -10,6 +10,7 @@
 #   BUILD [build]           our CMake build folder (llama-bench-ab, llama-gguf-synth, llama-quantize are built)
 #   MODELS_DIR [/tmp/llama-bench-models]   TinyLlama-shape models are written here once and reused
 #   MODELS ["q4_0 q8_0 q4_k_m f16"; empty: no table, e.g. with QUANT=1]   FA ["-1 0"] (-1 = auto, each engine's default)
+#                           an entry ending in .gguf is a model file used as is (any architecture both run)
 #   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
 #   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
 #   BW_MIB [512]            buffer of the read-bandwidth probe (llama-bench-ab --bw, run before every engine run)
@@ -48,6 +49,7 @@ synth() {  # synth TYPE -> TinyLlama-shape random-weight model
 }
 model_for() {
     case $1 in
+        *.gguf) echo "$1" ;;
         q4_k_m)
             local f=$MODELS_DIR/tl-q4_k_m.gguf
             [ -f "$f" ] || "$BUILD/bin/llama-quantize" "$(synth f16)" "$f" Q4_K_M >/dev/null 2>&1
@@ -90,7 +92,7 @@ for m in $MODELS; do
         orss=$(printf '%s\n' "${o[@]}" | field rss_mb | med); trss=$(printf '%s\n' "${t[@]}" | field rss_mb | med)
         old=$(printf '%s\n' "${o[@]}" | field load_ms | med); tld=$(printf '%s\n' "${t[@]}" | field load_ms | med)
         name=$fa; [ "$fa" = -1 ] && name=auto; [ "$fa" = 0 ] && name=off; [ "$fa" = 1 ] && name=on
-        echo "| $m | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") |" \
+        echo "| $(basename "$m" .gguf) | $name | $opp / $tpp | $(ratio "$opp" "$tpp") | $otg / $ttg | $(ratio "$otg" "$ttg") |" \
             "$(pct "$otg" "$bpt" "$bwm") / $(pct "$ttg" "$bpt" "$bwm") | $bwm ($bwlo–$bwhi) | $orss / $trss | $old / $tld |"
     done
 done

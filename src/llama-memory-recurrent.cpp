@@ -128,6 +128,38 @@ bool llama_memory_recurrent::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos
     return true;
 }
 
+void llama_memory_recurrent::seq_save(llama_seq_id seq_id, checkpoint & cp) const {
+    const uint32_t s = (uint32_t) seq_id;
+    cp.pos           = slots[s].pos;
+    cp.lineage       = slots[s].lineage;
+    cp.data.resize(layers.size() * (r_row + s_row));
+    size_t off = 0;
+    for (int il : layers) {
+        for (ggml_tensor * t : {r_l[il], s_l[il]}) {
+            if (t) {
+                ggml_backend_tensor_get(t, cp.data.data() + off, s * t->nb[1], t->nb[1]);
+                off += t->nb[1];
+            }
+        }
+    }
+    cp.data.resize(off);
+}
+
+void llama_memory_recurrent::seq_restore(llama_seq_id seq_id, const checkpoint & cp) {
+    const uint32_t s = (uint32_t) seq_id;
+    slots[s].pos     = cp.pos;
+    slots[s].lineage = cp.lineage;
+    size_t off       = 0;
+    for (int il : layers) {
+        for (ggml_tensor * t : {r_l[il], s_l[il]}) {
+            if (t && off + t->nb[1] <= cp.data.size()) {
+                ggml_backend_tensor_set(t, cp.data.data() + off, s * t->nb[1], t->nb[1]);
+                off += t->nb[1];
+            }
+        }
+    }
+}
+
 void llama_memory_recurrent::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {
     (void) p0;  // a state is copied whole (as upstream)
     (void) p1;

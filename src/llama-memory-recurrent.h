@@ -56,6 +56,18 @@ public:
     ggml_tensor * s_layer(int il) const { return s_l[il]; }
     size_t        total_size() const;
 
+    // ---- checkpoints: undoing decodes of one sequence (speculative verification) ----
+    // A copy of one slot: its position, lineage and states.
+    struct checkpoint {
+        llama_pos            pos     = -1;
+        uint64_t             lineage = 0;
+        std::vector<uint8_t> data;
+    };
+    // Copies sequence seq_id's slot into cp (its buffer is reused). seq_id must be < n_slots().
+    void seq_save(llama_seq_id seq_id, checkpoint & cp) const;
+    // Puts a checkpoint of seq_id back: the state is again the one saved, whatever was decoded since.
+    void seq_restore(llama_seq_id seq_id, const checkpoint & cp);
+
     // ---- state (llama-memory-recurrent.cpp, format in docs/state.md) ----
     // Writes the slots of seq_id (< 0: every non-empty slot) with their states.
     void state_write(llama_state_io::writer & w, llama_seq_id seq_id) const;

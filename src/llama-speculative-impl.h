@@ -3,6 +3,7 @@
 // llama-speculative-draft.cpp the two drafters; llama-speculative-verify.cpp the acceptance rule.
 #pragma once
 
+#include "llama-memory-recurrent.h"
 #include "llama.h"
 
 #include <cstddef>
@@ -59,6 +60,10 @@ struct llama_spec {
     llama_spec_stats                             stats{};
     std::map<llama_seq_id, llama_spec_seq_state> seqs;
     std::vector<llama_token_data>                scratch;
+    // A recurrent or hybrid target keeps no earlier states: a step saves each sequence's state
+    // before verifying (cps, one per job) to take rejected drafts back.
+    llama_memory_recurrent *                        recr_tgt = nullptr;
+    std::vector<llama_memory_recurrent::checkpoint> cps;
 };
 
 // n-gram drafter: up to n_max tokens for seq (the history plus id_last) from the latest earlier
@@ -80,6 +85,6 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
 // emitted tokens to job.io->out (accepted into the job's chain). Returns the number of drafts accepted.
 int llama_spec_verify(llama_spec & spec, llama_spec_job & job);
 
-// Removes positions >= n_keep of seq_id from ctx's cache: the one place where a step is undone (a
-// recurrent state would be restored here). False if the memory refused.
+// Removes positions >= n_keep of seq_id from ctx's cache (attention layers; a recurrent state is put
+// back from its checkpoint by the step). False if the memory refused.
 bool llama_spec_rollback(llama_context * ctx, llama_seq_id seq_id, llama_pos n_keep);

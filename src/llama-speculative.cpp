@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "llama-context.h"
 #include "llama-log.h"
 
 namespace {
@@ -180,26 +181,22 @@ void adapt(llama_spec_seq_state & st, int n_draft_max, bool model_ran, size_t n_
     st.skip    = st.backoff;
 }
 
-int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
-    check_step(s, seqs, n_seqs);
-    std::vector<llama_spec_job> jobs((size_t) n_seqs);
-    for (int32_t i = 0; i < n_seqs; i++) {
-        jobs[(size_t) i].io = &seqs[i];
-        jobs[(size_t) i].st = &s.seqs[seqs[i].seq_id];
-    }
-    draft(s, jobs);
-
-    // verification: id_last and the drafts of every sequence, one batch, logits for each token
-    int n_tokens = 0;
-    for (const auto & job : jobs) {
-        n_tokens += 1 + (int) job.draft.size();
+// Decodes, in one target batch with logits for every token, each job's id_last followed by its
+// drafts (n_keep NULL: all of them, the verification) or by its first (*n_keep)[i] drafts (the kept
+// tokens of a stateful target, decoded again); sets each job's row0.
+int32_t decode_rows(llama_spec & s, std::vector<llama_spec_job> & jobs, const std::vector<int> * n_keep) {
+    auto n_of     = [&](size_t i) { return n_keep ? (size_t) (*n_keep)[i] : jobs[i].draft.size(); };
+    int  n_tokens = 0;
+    for (size_t i = 0; i < jobs.size(); i++) {
+        n_tokens += 1 + (int) n_of(i);
     }
     llama_batch batch = llama_batch_init(n_tokens, 0, 1);
     batch.n_tokens    = 0;
-    for (auto & job : jobs) {
-        job.row0          = batch.n_tokens;
-        const size_t past = job.st->hist.size();
-        for (size_t k = 0; k <= job.draft.size(); k++) {
+    for (size_t j = 0; j < jobs.size(); j++) {
+        llama_spec_job & job = jobs[j];
+        job.row0             = batch.n_tokens;
+        const size_t past    = job.st->hist.size();
+        for (size_t k = 0; k <= n_of(j); k++) {
             const int i        = batch.n_tokens++;
             batch.token[i]     = k == 0 ? job.io->id_last : job.draft[k - 1];
             batch.pos[i]       = (llama_pos) (past + k);
@@ -210,16 +207,48 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
     }
     const int32_t rc = llama_decode(s.ctx_tgt, batch);
     llama_batch_free(batch);
+    return rc;
+}
+
+// A stateful target's sequence of job i back to where the step began: its saved recurrent state,
+// and its attention layers' positions from the history's end on removed (a hybrid's KV cache; the
+// recurrent part accepts that range, as it lies past the restored state's position).
+void restore_target(llama_spec & s, size_t i, const llama_spec_job & job) {
+    s.recr_tgt->seq_restore(job.io->seq_id, s.cps[i]);
+    llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) job.st->hist.size());
+}
+
+int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
+    check_step(s, seqs, n_seqs);
+    std::vector<llama_spec_job> jobs((size_t) n_seqs);
+    for (int32_t i = 0; i < n_seqs; i++) {
+        jobs[(size_t) i].io = &seqs[i];
+        jobs[(size_t) i].st = &s.seqs[seqs[i].seq_id];
+    }
+    draft(s, jobs);
+
+    // verification: id_last and the drafts of every sequence, one batch, logits for each token
+    if (s.recr_tgt) {
+        s.cps.resize(jobs.size());
+        for (size_t i = 0; i < jobs.size(); i++) {
+            s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[i]);
+        }
+    }
+    const int32_t rc = decode_rows(s, jobs, nullptr);
     if (rc != 0) {
         const std::string why = llama_last_error();
         // the target's history is unchanged; the draft cache keeps only what matches it
-        for (auto & job : jobs) {
-            const size_t past = job.st->hist.size();
-            job.st->n_dft     = std::min(job.n_dft_cached, past);
+        for (size_t i = 0; i < jobs.size(); i++) {
+            llama_spec_job & job  = jobs[i];
+            const size_t     past = job.st->hist.size();
+            job.st->n_dft         = std::min(job.n_dft_cached, past);
             if (s.ctx_dft) {
                 llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
             }
-            if (rc != 1 && rc != 2) {
+            if (s.recr_tgt) {
+                // an aborted or failed ubatch empties its recurrent states: the saved ones go back
+                restore_target(s, i, job);
+            } else if (rc != 1 && rc != 2) {
                 // a failed decode may have written part of the batch
                 llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) past);
             }
@@ -228,26 +257,55 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         return rc;
     }
 
-    for (auto & job : jobs) {
-        const size_t past  = job.st->hist.size();
-        const int    n_acc = llama_spec_verify(s, job);
+    std::vector<int> n_acc(jobs.size());
+    bool             rejected = false;
+    for (size_t i = 0; i < jobs.size(); i++) {
+        n_acc[i] = llama_spec_verify(s, jobs[i]);
+        rejected = rejected || (size_t) n_acc[i] < jobs[i].draft.size();
+    }
+    if (rejected && s.recr_tgt) {
+        // the states now include the rejected drafts: back to the saved ones, and the kept tokens
+        // (id_last and the accepted drafts) decoded again, every sequence in one batch so that the
+        // logits rows the step reports all come from that decode
+        for (size_t i = 0; i < jobs.size(); i++) {
+            restore_target(s, i, jobs[i]);
+        }
+        const int32_t rc2 = decode_rows(s, jobs, &n_acc);
+        if (rc2 != 0) {
+            const std::string why = llama_last_error();
+            for (size_t i = 0; i < jobs.size(); i++) {
+                restore_target(s, i, jobs[i]);
+                jobs[i].st->n_dft = std::min(jobs[i].n_dft_cached, jobs[i].st->hist.size());
+                if (s.ctx_dft) {
+                    llama_spec_rollback(s.ctx_dft, jobs[i].io->seq_id, (llama_pos) jobs[i].st->n_dft);
+                }
+            }
+            llama_set_last_error(
+                llama_format("llama_spec_step: target decode of the kept tokens returned %d: %s", rc2, why.c_str()));
+            return rc2;
+        }
+    }
+
+    for (size_t i = 0; i < jobs.size(); i++) {
+        llama_spec_job & job  = jobs[i];
+        const size_t     past = job.st->hist.size();
         // kept: id_last and the accepted drafts; the last emitted token is decoded by the next step
-        const size_t n_keep = past + 1 + (size_t) n_acc;
-        if ((size_t) n_acc < job.draft.size()) {
+        const size_t n_keep = past + 1 + (size_t) n_acc[i];
+        if ((size_t) n_acc[i] < job.draft.size() && !s.recr_tgt) {
             llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) n_keep);
         }
         job.st->hist.push_back(job.io->id_last);
-        job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc);
+        job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc[i]);
         job.st->n_dft = std::min(job.n_dft_cached, n_keep);
         if (s.ctx_dft && job.model_ran) {  // only a drafting pass added to the draft cache
             llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
         }
         job.io->n_drafted = (int32_t) job.draft.size();
         job.io->i_logits  = job.row0;
-        adapt(*job.st, s.params.n_draft_max, job.model_ran, job.draft.size(), n_acc);
+        adapt(*job.st, s.params.n_draft_max, job.model_ran, job.draft.size(), n_acc[i]);
         s.stats.n_steps++;
         s.stats.n_drafted += (int64_t) job.draft.size();
-        s.stats.n_accepted += n_acc;
+        s.stats.n_accepted += n_acc[i];
         s.stats.n_emitted += job.io->n_out;
     }
     return 0;
@@ -256,8 +314,8 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
 }  // namespace
 
 bool llama_spec_rollback(llama_context * ctx, llama_seq_id seq_id, llama_pos n_keep) {
-    // attention caches drop the positions; a recurrent state would have to be restored from a
-    // checkpoint here, which is why init refuses recurrent models
+    // attention caches drop the positions; a recurrent state refuses a cut inside its history (the
+    // step restores a stateful target's checkpoints before calling this)
     return llama_memory_seq_rm(llama_get_memory(ctx), seq_id, n_keep, -1);
 }
 
@@ -290,11 +348,12 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
             throw llama_error("ctx_dft is the target context");
         }
         const llama_model * mt = llama_get_model(ctx_tgt);
-        // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails), so a rejected
-        // draft could not be undone
+        // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails): the target's
+        // states are saved each step and put back (see step); the draft model's would need the same
+        // around its drafting rounds, which is not done
         auto stateful = [](const llama_model * m) { return llama_model_is_recurrent(m) || llama_model_is_hybrid(m); };
-        if (stateful(mt) || (ctx_dft && stateful(llama_get_model(ctx_dft)))) {
-            throw llama_error("recurrent and hybrid models cannot be rolled back to a position: not supported");
+        if (ctx_dft && stateful(llama_get_model(ctx_dft))) {
+            throw llama_error("a recurrent or hybrid draft model cannot be rolled back to a position: not supported");
         }
         if (llama_n_batch(ctx_tgt) < (uint32_t) params.n_draft_max + 1) {
             throw llama_error(llama_format("target n_batch %u below n_draft_max + 1 (%d)", llama_n_batch(ctx_tgt),
@@ -305,6 +364,7 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
         s->ctx_dft     = ctx_dft;
         s->params      = params;
         s->n_vocab_tgt = llama_vocab_n_tokens(llama_model_get_vocab(mt));
+        s->recr_tgt    = ctx_tgt->recurrent();
         if (ctx_dft) {
             const llama_model * md = llama_get_model(ctx_dft);
             check_vocab(llama_model_get_vocab(mt), llama_model_get_vocab(md));

@@ -9,43 +9,6 @@ using testing_util::data_path;
 
 namespace {
 
-constexpr int k_n_gen = 48;
-
-struct pair_case {
-    std::string name;
-    model_ptr   tgt;
-    model_ptr   dft;
-};
-
-// Runs plain greedy once, then speculative greedy for each draft length, and compares.
-void check_lengths(llama_model * tgt, llama_model * dft, llama_spec_type type, const std::vector<llama_token> & prompt,
-                   bool expect_accepts) {
-    ctx_ptr                        ref        = make_ctx(tgt);
-    const std::vector<llama_token> want       = plain_greedy(ref.get(), prompt, k_n_gen);
-    int64_t                        n_accepted = 0;
-    for (int n_draft = 1; n_draft <= 16; n_draft++) {
-        ctx_ptr           ct = make_ctx(tgt);
-        ctx_ptr           cd = dft ? make_ctx(dft) : nullptr;
-        llama_spec_params sp = llama_spec_default_params();
-        sp.type              = type;
-        sp.n_draft_max       = n_draft;
-        sp.p_min             = 0.0f;  // draft every token: the identity must hold whatever is drafted
-        sp.adaptive          = false;
-        sp.ngram_min         = 1;
-        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
-        ASSERT_NE(spec, nullptr) << llama_last_error();
-        const std::vector<llama_token> got = spec_greedy(spec.get(), ct.get(), prompt, k_n_gen);
-        EXPECT_EQ(got, want) << "n_draft_max " << n_draft;
-        llama_spec_stats st;
-        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
-        EXPECT_LE(st.n_accepted, st.n_drafted);
-        n_accepted += st.n_accepted;
-    }
-    if (expect_accepts) {
-        EXPECT_GT(n_accepted, 0) << "the drafter never had a token accepted";
-    }
-}
-
 std::vector<llama_token> repetitive_prompt(const llama_model * m) {
     return tokenize(m, "one two three four five one two three four five one two three four five one two three");
 }

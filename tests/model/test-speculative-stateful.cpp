@@ -1,0 +1,161 @@
+// Speculative decoding with a recurrent (mamba2) or hybrid (lfm2) target: the step saves each
+// sequence's state, and after a rejected draft puts it back and decodes the kept tokens again. Greedy
+// output equals plain decoding for every draft length, with a draft model (a plain llama model with
+// the same vocabulary, whose drafts are mostly rejected) and with n-gram drafting; after rejections the
+// state continues as if the rejected tokens had never been decoded; several sequences in one step
+// equal each alone, and the logits rows a step reports are the ones its tokens were chosen from.
+#include "test-speculative-util.h"
+
+using namespace spec_test;
+
+namespace {
+
+// The shared micro shape of file (llama-gguf-synth --micro), random weights of width std.
+synth::params micro_file(const std::string & file, ggml_type t, float std, uint64_t seed = 42) {
+    synth::params p;
+    EXPECT_TRUE(synth::apply_micro_model(file, p)) << file;
+    p.type      = t;
+    p.seed      = seed;
+    p.std       = std;
+    p.n_threads = 2;
+    return p;
+}
+
+class SpeculativeStateful : public testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { llama_log_set(quiet_log, nullptr); }
+};
+
+TEST_P(SpeculativeStateful, DraftModelAndNgramGreedyIdentical) {
+    // wide weights, so that the greedy text varies; the draft, another model with the same built-in
+    // vocabulary, is rejected often: every step that rejects restores the target's states
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-" + GetParam() + "-f16.gguf");
+    temp_model fd(micro("llama", GGML_TYPE_F16, 7), "spec-st-" + GetParam() + "-dft.gguf");
+    model_ptr  tgt = load(ft.path);
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr) << llama_last_error();
+    ASSERT_NE(dft, nullptr) << llama_last_error();
+    const std::vector<llama_token> prompt = synthetic_prompt(12);
+    check_lengths(tgt.get(), dft.get(), LLAMA_SPEC_TYPE_DRAFT, prompt, false);
+
+    // narrow weights repeat a repeated phrase, which the n-gram drafter proposes again
+    temp_model fn(micro_file(GetParam(), GGML_TYPE_F16, 0.1f), "spec-st-" + GetParam() + "-ngram.gguf");
+    model_ptr  tgn = load(fn.path);
+    ASSERT_NE(tgn, nullptr);
+    std::vector<llama_token> rep;
+    for (int i = 0; i < 4; i++) {
+        rep.insert(rep.end(), prompt.begin(), prompt.begin() + 5);
+    }
+    check_lengths(tgn.get(), nullptr, LLAMA_SPEC_TYPE_NGRAM, rep, false);
+}
+
+// Steps with rejected drafts, then one plain decode: its logits equal those of a context that decoded
+// only the kept tokens (the restored state holds nothing of the rejected ones).
+TEST_P(SpeculativeStateful, RejectedDraftsLeaveNoTrace) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rb-" + GetParam() + ".gguf");
+    temp_model fd(micro("llama", GGML_TYPE_F16, 7), "spec-st-rb-dft-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    ctx_ptr           ct = make_ctx(tgt.get());
+    ctx_ptr           cd = make_ctx(dft.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.n_draft_max       = 6;
+    sp.p_min             = 0.0f;
+    sp.adaptive          = false;
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+
+    const std::vector<llama_token> prompt = synthetic_prompt(10);
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+    std::vector<llama_token> hist = prompt;
+    llama_token              last = argmax_row(ct.get(), -1);
+    std::vector<llama_token> buf(7);
+    int                      n_rejections = 0;
+    for (int step = 0; step < 8; step++) {
+        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        n_rejections += s.n_out - 1 < s.n_drafted;
+        // the emitted tokens were chosen from the reported rows (after a restore: the second decode's)
+        for (int32_t j = 0; j < s.n_out; j++) {
+            EXPECT_EQ(argmax_row(ct.get(), s.i_logits + j), buf[(size_t) j]) << "step " << step << " row " << j;
+        }
+        hist.push_back(last);
+        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
+        last = buf[(size_t) s.n_out - 1];
+        EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
+    }
+    ASSERT_GT(n_rejections, 0) << "every draft was accepted: no state was restored";
+
+    ASSERT_TRUE(decode(ct.get(), {last}, (llama_pos) hist.size()));
+    ctx_ptr                  fresh = make_ctx(tgt.get());
+    std::vector<llama_token> all   = hist;
+    all.push_back(last);
+    ASSERT_TRUE(decode(fresh.get(), all, 0));
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(tgt.get()));
+    const float * a  = llama_get_logits_ith(ct.get(), -1);
+    const float * b  = llama_get_logits_ith(fresh.get(), -1);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+    EXPECT_EQ(argmax(a, nv), argmax(b, nv));
+}
+
+// Three sequences in one step: when one rejects, all are restored and decoded again together; each
+// still gives what it gives alone.
+TEST_P(SpeculativeStateful, SeveralSequencesEqualEachAlone) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-ms-" + GetParam() + ".gguf");
+    temp_model fd(micro("llama", GGML_TYPE_F16, 7), "spec-st-ms-dft-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    const std::vector<llama_token>              base = synthetic_prompt(12);
+    const std::vector<std::vector<llama_token>> prompts = {
+        {base.begin(), base.begin() + 4}, {base.begin() + 2, base.end()}, {base.rbegin(), base.rend()}};
+    constexpr int                         n_gen = 24;
+    std::vector<std::vector<llama_token>> want;
+    for (const auto & p : prompts) {
+        ctx_ptr ref = make_ctx(tgt.get());
+        want.push_back(plain_greedy(ref.get(), p, n_gen));
+    }
+    ctx_ptr           ct = make_ctx(tgt.get(), 3);
+    ctx_ptr           cd = make_ctx(dft.get(), 3);
+    llama_spec_params sp = llama_spec_default_params();
+    sp.n_draft_max       = 4;
+    sp.p_min             = 0.0f;
+    sp.adaptive          = false;
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    std::vector<std::vector<llama_token>> got(prompts.size());
+    std::vector<llama_token>              last(prompts.size());
+    for (size_t s = 0; s < prompts.size(); s++) {
+        ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
+        last[s] = argmax_row(ct.get(), -1);
+        got[s].push_back(last[s]);
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()),
+                  0);
+    }
+    std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(5));
+    while (got[0].size() < (size_t) n_gen || got[1].size() < (size_t) n_gen || got[2].size() < (size_t) n_gen) {
+        std::vector<llama_spec_seq> seqs;
+        for (size_t s = 0; s < prompts.size(); s++) {
+            seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
+        }
+        ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+        for (size_t s = 0; s < prompts.size(); s++) {
+            got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+            last[s] = got[s].back();
+        }
+    }
+    for (size_t s = 0; s < prompts.size(); s++) {
+        got[s].resize(n_gen);
+        EXPECT_EQ(got[s], want[s]) << "sequence " << s;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful, testing::Values("mamba2", "lfm2"));
+
+}  // namespace
