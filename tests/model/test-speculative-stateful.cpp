@@ -112,7 +112,7 @@ TEST_P(SpeculativeStateful, SeveralSequencesEqualEachAlone) {
     model_ptr  dft = load(fd.path);
     ASSERT_NE(tgt, nullptr);
     ASSERT_NE(dft, nullptr);
-    const std::vector<llama_token>              base = synthetic_prompt(12);
+    const std::vector<llama_token>              base    = synthetic_prompt(12);
     const std::vector<std::vector<llama_token>> prompts = {
         {base.begin(), base.begin() + 4}, {base.begin() + 2, base.end()}, {base.rbegin(), base.rend()}};
     constexpr int                         n_gen = 24;
