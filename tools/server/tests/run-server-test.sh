@@ -193,6 +193,19 @@ case "$name" in
         for pid in $pp $pd $pn; do stop_server; done
         exit $rc
         ;;
+    hybrid-spec)  # MODEL: the lfm2 micro model; DRAFT (environment): a model with its vocabulary
+        start_server "$work/server-hspec-plain.log" -np 4 -c 2048
+        pp=$pid port_p=$port
+        start_server "$work/server-hspec-draft.log" -np 4 -c 2048 -md "$DRAFT" --draft-max 4 --draft-p-min 0
+        pd=$pid port_d=$port
+        start_server "$work/server-hspec-ngram.log" -np 4 -c 2048 --spec-type ngram --draft-max 4
+        pn=$pid port_n=$port
+        rc=0
+        PORT_PLAIN=$port_p PORT_DRAFT=$port_d PORT_NGRAM=$port_n node "$here/hybrid-spec.mjs" || rc=$?
+        [ $rc = 0 ] || tail -30 "$work/server-hspec-draft.log"
+        for pid in $pp $pd $pn; do stop_server; done
+        exit $rc
+        ;;
     bad-input)
         start_server "$work/server-$name.log" -np 1 -c 1024 --queue-limit 2 --max-body 65536 --api-key secret
         ;;&

@@ -26,6 +26,14 @@ add_test(NAME test-server-hybrid
                  $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
                  ${PROJECT_SOURCE_DIR}/tests/data/models/synthetic/lfm2-micro-f16.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
 set_tests_properties(test-server-hybrid PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300)
+# speculative decoding on that hybrid target (its states restored after rejected drafts)
+add_test(NAME test-server-hybrid-spec
+         COMMAND ${CMAKE_COMMAND} -E env
+                 "DRAFT=${PROJECT_SOURCE_DIR}/tests/data/models/synthetic/llama-micro-f16.gguf"
+                 bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/run-server-test.sh hybrid-spec
+                 $<TARGET_FILE:llama-server> $<TARGET_FILE:greedy-ref>
+                 ${PROJECT_SOURCE_DIR}/tests/data/models/synthetic/lfm2-micro-f16.gguf ${CMAKE_CURRENT_BINARY_DIR}/tests)
+set_tests_properties(test-server-hybrid-spec PROPERTIES LABELS model SKIP_RETURN_CODE 77 TIMEOUT 300)
 
 # --prompt-cache-dir: restarts, damaged files, the cap, and files shared with llama-cli --prompt-cache
 add_test(NAME test-server-prompt-cache
