@@ -537,6 +537,44 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
 };
 
+// granitehybrid (Granite 4.0 H): per layer either granite attention or a Mamba-2 mixer (the
+// layers the file marks with 0 KV heads); every layer has granite's feed-forward, dense SwiGLU or
+// experts with an optional shared expert. The conv bias is optional, as upstream loads it.
+constexpr llm_tensor_layout GRANITE_HYBRID[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA, ATTN_L},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}, USUAL, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -569,6 +607,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
     row(LLM_ARCH_LFM2, false, LFM2),
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
+    row(LLM_ARCH_GRANITE_HYBRID, false, GRANITE_HYBRID),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

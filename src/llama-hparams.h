@@ -122,8 +122,9 @@ struct llama_hparams {
     // the file) with a state in the recurrent memory instead of K/V in the KV cache; empty = none is
     std::vector<bool> recurrent_layers;
 
-    // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
-    bool is_recurrent() const { return ssm_d_inner > 0; }
+    // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache; a
+    // model with state-space layers and per-layer attention (granitehybrid) is hybrid instead.
+    bool is_recurrent() const { return ssm_d_inner > 0 && !is_hybrid(); }
     // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
     bool is_hybrid() const {
         for (bool b : recurrent_layers) {
@@ -134,7 +135,8 @@ struct llama_hparams {
         return false;
     }
     bool is_recurrent_layer(int il) const {
-        return is_recurrent() || (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
+        return (ssm_d_inner > 0 && recurrent_layers.empty()) ||
+               (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
     }
     uint32_t n_layer_recurrent() const {
         uint32_t n = 0;

@@ -424,9 +424,12 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
     // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
     // upstream's converter writes them)
-    const bool ssm = layout_has(lay, LLM_TENSOR_SSM_IN);
-    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (ssm ? 0 : p.n_ff));
-    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (ssm ? 0 : p.n_head));
+    // a hybrid (per-layer rows) has both: the attention keys with a per-layer head_count_kv
+    const bool hybrid = layout_has_recurrent_rows(lay);
+    const bool ssm    = layout_has(lay, LLM_TENSOR_SSM_IN);
+    const bool no_att = ssm && !hybrid;
+    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (no_att ? 0 : p.n_ff));
+    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (no_att ? 0 : p.n_head));
     if (ssm) {
         const int64_t inner = p.ssm_inner(), heads = p.ssm_heads();
         if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || inner % heads != 0 ||
@@ -439,19 +442,27 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
-    } else if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
-        // lfm2: KV heads per layer, 0 on the convolution layers (an INT32 array, as upstream's converter)
+    }
+    if (hybrid) {
+        // lfm2, granitehybrid: KV heads per layer, 0 on the recurrent layers (an INT32 array, as
+        // upstream's converters write it)
         std::vector<int32_t> kvh((size_t) p.n_layer);
         for (int il = 0; il < (int) p.n_layer; il++) {
             kvh[il] = p.conv_layer(il) ? 0 : (int32_t) p.n_head_kv;
         }
         gguf_set_arr_data(g.get(), (A + "attention.head_count_kv").c_str(), GGUF_TYPE_INT32, kvh.data(), kvh.size());
-        if (p.shortconv_l < 2) {
-            err = "bad short-convolution kernel: shortconv.l_cache >= 2";
-            return false;
+        if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
+            if (p.shortconv_l < 2) {
+                err = "bad short-convolution kernel: shortconv.l_cache >= 2";
+                return false;
+            }
+            gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
         }
-        gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
-    } else {
+        if (ssm) {
+            // Granite 4.0 H: the converter turns rotary positions off for the hybrids
+            gguf_set_val_bool(g.get(), (A + "rope.scaling.finetuned").c_str(), false);
+        }
+    } else if (!no_att) {
         // latent attention keeps one KV head (the latent); the older fused form one per query head
         gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(),
                          (uint32_t) (mla              ? 1
