@@ -110,6 +110,21 @@ inline const arch_meta & meta_of(const std::string & arch) {
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
         {"lfm2", 1e-5f},
+        // key and value lengths always written (the converter's head_dim); upstream requires the layer
+        // norm epsilon too (its NextN head's), though the blocks use the RMS one
+        {"nemotron_h",
+         1e-5f,
+         false,
+         true,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"attention.layer_norm_epsilon", 1e-5f}}},
         // the multipliers of granite-4.0-h-tiny
         {"granitehybrid",
          1e-5f,
@@ -228,6 +243,11 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.n_layer = 5, p.conv_flags = {true, false, true, true, false};
         p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2, p.n_ff_shexp = 64;
         p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.1f;
+    } else if (arch == "nemotron_h") {
+        // Mamba-2, feed-forward, Mamba-2, attention, Mamba-2, feed-forward (Nemotron-H's pattern letters);
+        // Mamba-2 with two B/C groups (the released models use 8), so the grouped norm has two groups
+        p.n_layer = 6, p.layer_pattern = "M-M*M-", p.n_ff = 128;
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 2, p.std = 0.1f;
     } else if (arch == "deepseek2") {
         // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
         // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and

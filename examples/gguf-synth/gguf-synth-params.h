@@ -92,8 +92,30 @@ struct params {
     // kernel width (shortconv.l_cache)
     int64_t           shortconv_l = 3;
     std::vector<bool> conv_flags;
-    bool              conv_layer(int il) const {
-                     return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    // nemotron_h: one letter per layer as its configs' hybrid_override_pattern -- M a Mamba-2 layer, *
+    // attention, - a feed-forward-only block; empty: M*- repeated (so that three layers have one of
+    // each). Other architectures: none (conv_flags decide).
+    std::string layer_pattern;
+    std::string pattern() const {
+        if (!layer_pattern.empty() || arch != "nemotron_h") {
+            return layer_pattern;
+        }
+        std::string s;
+        for (int64_t il = 0; il < n_layer; il++) {
+            s += "M*-"[il % 3];
+        }
+        return s;
+    }
+    bool conv_layer(int il) const {
+        const std::string s = pattern();
+        if (!s.empty()) {
+            return (size_t) il < s.size() && s[il] == 'M';
+        }
+        return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    }
+    bool ffn_layer(int il) const {
+        const std::string s = pattern();
+        return (size_t) il < s.size() && s[il] == '-';
     }
 };
 

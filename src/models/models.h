@@ -29,6 +29,7 @@ extern const llm_arch_ops llm_ops_modern_bert;
 extern const llm_arch_ops llm_ops_lfm2;
 extern const llm_arch_ops llm_ops_deepseek2;
 extern const llm_arch_ops llm_ops_granitehybrid;
+extern const llm_arch_ops llm_ops_nemotron_h;
 
 // The Mamba-2 pieces the hybrids share (mamba2.cpp): the ssm.* keys, bounds-checked; one mixer over
 // cur [n_embd, n_tokens] (the ubatch's n_seqs sequences of equal length), state in g.rs.
