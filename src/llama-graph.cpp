@@ -50,7 +50,7 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.embd, ub.embd + (size_t) ub.i_begin * n_embd, 0,
                                 (size_t) n * n_embd * sizeof(float));
     }
-    if (inp.pos) {
+    if (inp.pos && inp.pos->buffer) {  // no buffer: no layer rotates (granite's switch, nemotron_h)
         ggml_backend_tensor_set(inp.pos, ub.pos, 0, n * sizeof(int32_t));
     }
     if (inp.attn_scale) {

@@ -18,12 +18,13 @@ static void nemotron_h_load_hparams(llama_model_loader & ml, llama_hparams & hp)
     uint32_t n_nextn = 0;
     ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, n_nextn, false);
     if (n_nextn > 0) {
-        throw llama_error(llama_format("nemotron_h: %u NextN (multi-token prediction) layers are not supported",
-                                       n_nextn));
+        throw llama_error(
+            llama_format("nemotron_h: %u NextN (multi-token prediction) layers are not supported", n_nextn));
     }
     if (hp.n_expert > 0) {
-        throw llama_error("nemotron_h: experts (expert_count > 0) are not supported (upstream writes those "
-                          "models as nemotron_h_moe)");
+        throw llama_error(
+            "nemotron_h: experts (expert_count > 0) are not supported (upstream writes those "
+            "models as nemotron_h_moe)");
     }
     llm_mamba2_load_ssm_hparams(ml, hp);
     // the generic loader marked the layers with 0 KV heads recurrent (none for a scalar head_count_kv);
@@ -86,7 +87,6 @@ static void nemotron_h_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_nemotron_h = {
-    LLM_ARCH_NEMOTRON_H,
-    nemotron_h_load_hparams,
-    nemotron_h_build_graph,
+    LLM_ARCH_NEMOTRON_H, nemotron_h_load_hparams, nemotron_h_build_graph,
+    true,  // upstream applies ffn_up / ffn_down per-tensor scales here
 };
