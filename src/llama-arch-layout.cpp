@@ -18,8 +18,9 @@ constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = L
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
                       ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST,
-                      ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, Q_LORA = LLM_TL_Q_LORA,
-                      Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT, KV_FUSED = LLM_TL_KV_FUSED;
+                      ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, FFN_L = LLM_TL_FFN_LAYER,
+                      Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT,
+                      KV_FUSED = LLM_TL_KV_FUSED;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -537,6 +538,75 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
 };
 
+// granitehybrid (Granite 4.0 H): per layer either granite attention or a Mamba-2 mixer (the
+// layers the file marks with 0 KV heads); every layer has granite's feed-forward, dense SwiGLU or
+// experts with an optional shared expert. The conv bias is optional, as upstream loads it.
+constexpr llm_tensor_layout GRANITE_HYBRID[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ROPE_FREQS, PARAM, {ROT2}, EXTRA},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA, ATTN_L},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}, USUAL, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+};
+
+// nemotron_h (Nemotron-H): every block is an RMS pre-norm (attn_norm) and one of a Mamba-2 mixer, GQA
+// attention without rotary positions, or a squared-ReLU feed-forward without a gate (ffn_up,
+// ffn_down); which one is per layer (head_count_kv and feed_forward_length arrays). Biases and the
+// conv bias optional, as upstream loads them.
+constexpr llm_tensor_layout NEMOTRON_H[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA, ATTN_L},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}, USUAL, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, FFN_L},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, FFN_L},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, FFN_L},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_L},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -569,6 +639,8 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
     row(LLM_ARCH_LFM2, false, LFM2),
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
+    row(LLM_ARCH_GRANITE_HYBRID, false, GRANITE_HYBRID),
+    row(LLM_ARCH_NEMOTRON_H, false, NEMOTRON_H),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -690,6 +762,7 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
         case LLM_TL_NOT_FIRST:
         case LLM_TL_ATTN_LAYER:
         case LLM_TL_RECR_LAYER:
+        case LLM_TL_FFN_LAYER:
             return true;
     }
     return false;

@@ -132,9 +132,11 @@ enum llm_tl_when : uint8_t {
     // every layer but the first, where the weight is optional (modern-bert: the first block's
     // attention norm is the identity, and converted files leave it out)
     LLM_TL_NOT_FIRST,
-    // hybrid models (lfm2): only on the attention layers / only on the recurrent layers
+    // hybrid models (lfm2): only on the attention layers / only on the recurrent layers / only on
+    // the feed-forward-only blocks (nemotron_h)
     LLM_TL_ATTN_LAYER,
     LLM_TL_RECR_LAYER,
+    LLM_TL_FFN_LAYER,
 };
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the

@@ -50,7 +50,7 @@ void llm_graph_result::set_inputs(const llama_ubatch & ub, const llama_kv_slot &
         ggml_backend_tensor_set(inp.embd, ub.embd + (size_t) ub.i_begin * n_embd, 0,
                                 (size_t) n * n_embd * sizeof(float));
     }
-    if (inp.pos) {
+    if (inp.pos && inp.pos->buffer) {  // no buffer: no layer rotates (granite's switch, nemotron_h)
         ggml_backend_tensor_set(inp.pos, ub.pos, 0, n * sizeof(int32_t));
     }
     if (inp.attn_scale) {
@@ -406,6 +406,9 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
             case LLM_FFN_RELU:
                 cur = ggml_mul(ctx0, ggml_relu(ctx0, g), tmp);
                 break;
+            case LLM_FFN_RELU_SQR:
+                cur = ggml_mul(ctx0, ggml_sqr(ctx0, ggml_relu(ctx0, g)), tmp);
+                break;
             case LLM_FFN_GEGLU_FUSED:
             case LLM_FFN_SWIGLU_FUSED:
                 throw llama_error("build_ffn: a fused gated unit takes no gate weight");
@@ -421,6 +424,9 @@ ggml_tensor * llm_graph_context::build_ffn(ggml_tensor * cur, ggml_tensor * up, 
                 break;
             case LLM_FFN_RELU:
                 cur = ggml_relu(ctx0, tmp);
+                break;
+            case LLM_FFN_RELU_SQR:
+                cur = ggml_sqr(ctx0, ggml_relu(ctx0, tmp));
                 break;
             case LLM_FFN_GEGLU_FUSED:
                 cur = ggml_glu(ctx0, tmp, GGML_GLU_OP_GEGLU, false);

@@ -70,7 +70,15 @@ struct llm_graph_inputs {
 enum llm_norm_type { LLM_NORM, LLM_NORM_RMS };
 // *_FUSED: no gate weight; up's output holds both halves of the gated unit, act(first) * second
 // (jina-bert-v2, modern-bert)
-enum llm_ffn_op { LLM_FFN_SILU, LLM_FFN_GELU, LLM_FFN_RELU, LLM_FFN_GEGLU_FUSED, LLM_FFN_SWIGLU_FUSED };
+// LLM_FFN_RELU_SQR: relu(x)^2 (nemotron_h's feed-forward, without a gate)
+enum llm_ffn_op {
+    LLM_FFN_SILU,
+    LLM_FFN_GELU,
+    LLM_FFN_RELU,
+    LLM_FFN_GEGLU_FUSED,
+    LLM_FFN_SWIGLU_FUSED,
+    LLM_FFN_RELU_SQR
+};
 enum llm_ffn_gate { LLM_FFN_SEQ, LLM_FFN_PAR };  // gate applied to up's output or to the same input
 
 // A built graph: owns the ggml context that holds its node metadata.

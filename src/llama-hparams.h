@@ -121,9 +121,16 @@ struct llama_hparams {
     // hybrid models (lfm2): per layer, whether it is a recurrent layer (attention.head_count_kv 0 in
     // the file) with a state in the recurrent memory instead of K/V in the KV cache; empty = none is
     std::vector<bool> recurrent_layers;
+    // feed_forward_length per layer when the file has an array (its non-zero entries agree: n_ff);
+    // empty for a scalar
+    std::vector<uint32_t> n_ff_layers;
+    // nemotron_h: per layer, whether it is a feed-forward-only block (no mixer, no state, no K/V);
+    // empty = none is
+    std::vector<bool> ffn_only_layers;
 
-    // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
-    bool is_recurrent() const { return ssm_d_inner > 0; }
+    // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache; a
+    // model with state-space layers and per-layer attention (granitehybrid) is hybrid instead.
+    bool is_recurrent() const { return ssm_d_inner > 0 && !is_hybrid(); }
     // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
     bool is_hybrid() const {
         for (bool b : recurrent_layers) {
@@ -134,7 +141,20 @@ struct llama_hparams {
         return false;
     }
     bool is_recurrent_layer(int il) const {
-        return is_recurrent() || (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
+        return (ssm_d_inner > 0 && recurrent_layers.empty()) ||
+               (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
+    }
+    bool is_ffn_only_layer(int il) const {
+        return il >= 0 && (size_t) il < ffn_only_layers.size() && ffn_only_layers[il];
+    }
+    // Whether layer il keeps K/V in the KV cache (an attention layer).
+    bool     has_kv(int il) const { return !is_recurrent_layer(il) && !is_ffn_only_layer(il); }
+    uint32_t n_layer_kv() const {
+        uint32_t n = 0;
+        for (uint32_t il = 0; il < n_layer; il++) {
+            n += has_kv((int) il) ? 1 : 0;
+        }
+        return n;
     }
     uint32_t n_layer_recurrent() const {
         uint32_t n = 0;

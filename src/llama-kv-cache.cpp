@@ -86,8 +86,10 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
     try {
         std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
-            if (hp.is_recurrent_layer(il)) {
-                k_l.push_back(nullptr);  // a recurrent layer of a hybrid model: its state is in the recurrent memory
+            if (!hp.has_kv(il)) {
+                // a recurrent layer of a hybrid model (its state is in the recurrent memory) or a
+                // feed-forward-only block (nemotron_h)
+                k_l.push_back(nullptr);
                 v_l.push_back(nullptr);
                 continue;
             }

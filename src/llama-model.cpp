@@ -17,11 +17,11 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama,       &llm_ops_qwen2,      &llm_ops_phi3,       &llm_ops_gemma,    &llm_ops_gemma2,
-    &llm_ops_bert,        &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe, &llm_ops_gemma3,
-    &llm_ops_gpt_oss,     &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,    &llm_ops_smollm3,
-    &llm_ops_exaone4,     &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,   &llm_ops_jina_bert_v2,
-    &llm_ops_modern_bert, &llm_ops_lfm2,       &llm_ops_deepseek2,
+    &llm_ops_llama,       &llm_ops_qwen2,      &llm_ops_phi3,       &llm_ops_gemma,         &llm_ops_gemma2,
+    &llm_ops_bert,        &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe,      &llm_ops_gemma3,
+    &llm_ops_gpt_oss,     &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,         &llm_ops_smollm3,
+    &llm_ops_exaone4,     &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,        &llm_ops_jina_bert_v2,
+    &llm_ops_modern_bert, &llm_ops_lfm2,       &llm_ops_deepseek2,  &llm_ops_granitehybrid, &llm_ops_nemotron_h,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -151,7 +151,22 @@ void llama_model::load_hparams(llama_model_loader & ml) {
     ml.get_key(LLM_KV_CONTEXT_LENGTH, hp.n_ctx_train);
     ml.get_key(LLM_KV_EMBEDDING_LENGTH, hp.n_embd);
     ml.get_key(LLM_KV_BLOCK_COUNT, hp.n_layer);
-    ml.get_key(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff, false);
+    // feed_forward_length may be per layer (nemotron_h: 0 on the layers without a feed-forward); the
+    // non-zero entries must agree
+    if (hp.n_layer > 0 && hp.n_layer <= 4096 &&
+        ml.get_arr_u32(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff_layers, hp.n_layer)) {
+        hp.n_ff = 0;
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            const uint32_t f = hp.n_ff_layers[il];
+            if (f != 0 && hp.n_ff != 0 && f != hp.n_ff) {
+                throw llama_error(
+                    llama_format("feed_forward_length differs between layers (%u, %u): not supported", hp.n_ff, f));
+            }
+            hp.n_ff = f != 0 ? f : hp.n_ff;
+        }
+    } else {
+        ml.get_key(LLM_KV_FEED_FORWARD_LENGTH, hp.n_ff, false);
+    }
     // head_count may be per layer too (upstream's saver writes it so, 0 on a hybrid model's recurrent
     // layers); the attention layers must agree
     std::vector<uint32_t> heads;

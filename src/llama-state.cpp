@@ -36,7 +36,7 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     if (kv && ctx.recurrent()) {
         // a hybrid model: the attention layers in the KV section, then the recurrent layers' states
         const uint32_t n_recr = hp.n_layer_recurrent();
-        e.n_layer_kv          = hp.n_layer - n_recr;
+        e.n_layer_kv          = hp.n_layer_kv();
         e.rs_n_layer          = n_recr;
         e.rs_size             = ctx.recurrent()->n_slots();
         e.rs_k_row            = (size_t) hp.n_embd_r() * sizeof(float);

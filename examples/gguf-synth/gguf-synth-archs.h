@@ -110,6 +110,38 @@ inline const arch_meta & meta_of(const std::string & arch) {
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
         {"lfm2", 1e-5f},
+        // key and value lengths always written (the converter's head_dim); upstream requires the layer
+        // norm epsilon too (its NextN head's), though the blocks use the RMS one
+        {"nemotron_h",
+         1e-5f,
+         false,
+         true,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"attention.layer_norm_epsilon", 1e-5f}}},
+        // the multipliers of granite-4.0-h-tiny
+        {"granitehybrid",
+         1e-5f,
+         false,
+         false,
+         false,
+         0,
+         0,
+         0,
+         0,
+         false,
+         false,
+         false,
+         {{"logit_scale", 6.0f},
+          {"residual_scale", 0.22f},
+          {"embedding_scale", 12.0f},
+          {"attention.scale", 0.0078125f}}},
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -204,6 +236,18 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // conv, conv, attention, conv, attention (the 350M model's first layers start conv, conv,
         // attention); a 3-wide kernel, so two inputs are carried per sequence
         p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
+    } else if (arch == "granitehybrid") {
+        // mamba, attention, mamba, mamba, attention; granite-4.0-h-tiny's feed-forward (softmax-routed
+        // experts, each n_ff wide, and a shared expert); Mamba-2 at mamba2's micro shape (inner = 2
+        // n_embd, as upstream requires)
+        p.n_layer = 5, p.conv_flags = {true, false, true, true, false};
+        p.n_ff = 64, p.n_expert = 4, p.n_expert_used = 2, p.n_ff_shexp = 64;
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.1f;
+    } else if (arch == "nemotron_h") {
+        // Mamba-2, feed-forward, Mamba-2, attention, Mamba-2, feed-forward (Nemotron-H's pattern letters);
+        // Mamba-2 with two B/C groups (the released models use 8), so the grouped norm has two groups
+        p.n_layer = 6, p.layer_pattern = "M-M*M-", p.n_ff = 128;
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 2, p.std = 0.1f;
     } else if (arch == "deepseek2") {
         // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
         // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and

@@ -86,13 +86,36 @@ struct params {
     // also write the optional weights only some models have (the layout's EXTRA rows: biases, rope_freqs,
     // jina-bert-v2's q/k norms, second attention norm and separate ffn_gate, with ffn_up then n_ff wide)
     bool extras = false;
-    // short-convolution layers (lfm2): the kernel width (shortconv.l_cache) and, per layer, whether it
-    // is a convolution layer (written as 0 in the per-layer attention.head_count_kv); empty: the even
-    // layers convolve, the odd ones attend (so that two layers already have one of each)
+    // hybrids: per layer, whether it is a recurrent layer -- lfm2's short convolution, granitehybrid's
+    // Mamba-2 mixer (written as 0 in the per-layer attention.head_count_kv); empty: the even layers are
+    // recurrent, the odd ones attend (so that two layers already have one of each). shortconv_l: lfm2's
+    // kernel width (shortconv.l_cache)
     int64_t           shortconv_l = 3;
     std::vector<bool> conv_flags;
-    bool              conv_layer(int il) const {
-                     return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    // nemotron_h: one letter per layer as its configs' hybrid_override_pattern -- M a Mamba-2 layer, *
+    // attention, - a feed-forward-only block; empty: M*- repeated (so that three layers have one of
+    // each). Other architectures: none (conv_flags decide).
+    std::string layer_pattern;
+    std::string pattern() const {
+        if (!layer_pattern.empty() || arch != "nemotron_h") {
+            return layer_pattern;
+        }
+        std::string s;
+        for (int64_t il = 0; il < n_layer; il++) {
+            s += "M*-"[il % 3];
+        }
+        return s;
+    }
+    bool conv_layer(int il) const {
+        const std::string s = pattern();
+        if (!s.empty()) {
+            return (size_t) il < s.size() && s[il] == 'M';
+        }
+        return conv_flags.empty() ? il % 2 == 0 : (size_t) il < conv_flags.size() && conv_flags[il];
+    }
+    bool ffn_layer(int il) const {
+        const std::string s = pattern();
+        return (size_t) il < s.size() && s[il] == '-';
     }
 };
 
@@ -121,7 +144,17 @@ inline const std::vector<arch_info> & arch_table() {
     return t;
 }
 
-// Whether an architecture's blocks are state-space mixers (its layout has ssm_in).
+// Whether some rows are only on the recurrent layers (a hybrid: lfm2, granitehybrid).
+inline bool layout_has_recurrent_rows(const llm_arch_layout & l) {
+    for (size_t i = 0; i < l.n_rows; i++) {
+        if (l.rows[i].when == LLM_TL_RECR_LAYER) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether an architecture's layout has a tensor (ssm_in: its blocks are state-space mixers).
 inline bool layout_has(const llm_arch_layout & l, llm_tensor t) {
     for (size_t i = 0; i < l.n_rows; i++) {
         if (l.rows[i].t == t) {

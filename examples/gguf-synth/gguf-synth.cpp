@@ -21,9 +21,10 @@ static void print_usage(FILE * out) {
             "  --n-expert N     %s: mixture of experts with N experts, 0 (dense) to 256\n"
             "  --n-expert-used N   experts per token, 0 (2) to n-expert;  --n-ff-exp N  qwen3moe/gpt-oss expert size\n"
             "  --n-ff-shexp N   granitemoe with experts: a shared expert of N (0: none)\n"
-            "  --conv-layers F  lfm2: per-layer short-convolution flags, e.g. 11010 (one 0/1 per layer; 1 = conv,\n"
-            "                   0 = attention; default: 1010...)\n"
+            "  --conv-layers F  lfm2, granitehybrid: per-layer recurrent flags, e.g. 11010 (one 0/1 per layer;\n"
+            "                   1 = short conv / mamba2, 0 = attention; default: 1010...)\n"
             "  --shortconv-l N  lfm2: the convolution kernel width, shortconv.l_cache (3)\n"
+            "  --hybrid-pattern S  nemotron_h: one letter per layer, M Mamba-2, * attention, - feed-forward\n"
             "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
             "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
             "                   heads (0: inner / 16), B/C groups (1)\n"
@@ -142,6 +143,8 @@ int main(int argc, char ** argv) {
                 }
                 p.conv_flags.push_back(c == '1');
             }
+        } else if (args.is("--hybrid-pattern")) {
+            p.layer_pattern = args.value();
         } else if (args.is("--shortconv-l")) {
             p.shortconv_l = args.int_value(2, 64);
         } else if (args.is("--ssm-conv")) {

@@ -220,8 +220,9 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         for (int il = 0; il < (int) p.n_layer; il++) {
             for (size_t k = i; k < end; k++) {
                 const llm_tl_when w = lay.rows[k].when;
-                if ((w == LLM_TL_ATTN_LAYER && p.conv_layer(il)) || (w == LLM_TL_RECR_LAYER && !p.conv_layer(il))) {
-                    continue;  // the other kind of layer (lfm2)
+                if ((w == LLM_TL_ATTN_LAYER && (p.conv_layer(il) || p.ffn_layer(il))) ||
+                    (w == LLM_TL_RECR_LAYER && !p.conv_layer(il)) || (w == LLM_TL_FFN_LAYER && !p.ffn_layer(il))) {
+                    continue;  // another kind of layer (lfm2, granitehybrid, nemotron_h)
                 }
                 if (writes_row(p, lay.rows[k], d, il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
@@ -424,9 +425,26 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
     // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
     // upstream's converter writes them)
-    const bool ssm = layout_has(lay, LLM_TENSOR_SSM_IN);
-    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (ssm ? 0 : p.n_ff));
-    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (ssm ? 0 : p.n_head));
+    // a hybrid (per-layer rows) has both: the attention keys with a per-layer head_count_kv
+    const bool        hybrid  = layout_has_recurrent_rows(lay);
+    const bool        ssm     = layout_has(lay, LLM_TENSOR_SSM_IN);
+    const bool        no_att  = ssm && !hybrid;
+    const std::string pattern = p.pattern();
+    if (!pattern.empty()) {
+        // nemotron_h: the feed-forward width on its feed-forward-only blocks, 0 elsewhere (per layer)
+        if (pattern.size() != (size_t) p.n_layer || pattern.find_first_not_of("M*-") != std::string::npos) {
+            err = "bad --hybrid-pattern: one of M, *, - per layer";
+            return false;
+        }
+        std::vector<int32_t> ff((size_t) p.n_layer);
+        for (int il = 0; il < (int) p.n_layer; il++) {
+            ff[il] = p.ffn_layer(il) ? (int32_t) p.n_ff : 0;
+        }
+        gguf_set_arr_data(g.get(), (A + "feed_forward_length").c_str(), GGUF_TYPE_INT32, ff.data(), ff.size());
+    } else {
+        gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (no_att ? 0 : p.n_ff));
+    }
+    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (no_att ? 0 : p.n_head));
     if (ssm) {
         const int64_t inner = p.ssm_inner(), heads = p.ssm_heads();
         if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || inner % heads != 0 ||
@@ -439,19 +457,27 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
-    } else if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
-        // lfm2: KV heads per layer, 0 on the convolution layers (an INT32 array, as upstream's converter)
+    }
+    if (hybrid) {
+        // lfm2, granitehybrid: KV heads per layer, 0 on the recurrent layers (an INT32 array, as
+        // upstream's converters write it)
         std::vector<int32_t> kvh((size_t) p.n_layer);
         for (int il = 0; il < (int) p.n_layer; il++) {
-            kvh[il] = p.conv_layer(il) ? 0 : (int32_t) p.n_head_kv;
+            kvh[il] = p.conv_layer(il) || p.ffn_layer(il) ? 0 : (int32_t) p.n_head_kv;
         }
         gguf_set_arr_data(g.get(), (A + "attention.head_count_kv").c_str(), GGUF_TYPE_INT32, kvh.data(), kvh.size());
-        if (p.shortconv_l < 2) {
-            err = "bad short-convolution kernel: shortconv.l_cache >= 2";
-            return false;
+        if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
+            if (p.shortconv_l < 2) {
+                err = "bad short-convolution kernel: shortconv.l_cache >= 2";
+                return false;
+            }
+            gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
         }
-        gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
-    } else {
+        if (ssm && pattern.empty()) {
+            // Granite 4.0 H: the converter turns rotary positions off for the hybrids
+            gguf_set_val_bool(g.get(), (A + "rope.scaling.finetuned").c_str(), false);
+        }
+    } else if (!no_att) {
         // latent attention keeps one KV head (the latent); the older fused form one per query head
         gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(),
                          (uint32_t) (mla              ? 1

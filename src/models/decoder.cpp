@@ -140,6 +140,9 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
     }
     ggml_tensor * inp_pos = g.build_inp_pos();
     g.build_attn_inp();
+    if (g.rs) {
+        g.build_inp_rs();  // a hybrid's recurrent layers
+    }
     ggml_tensor * inp_out_ids    = g.build_inp_out_ids();
     ggml_tensor * inp_attn_scale = hp.f_attn_temp_scale != 0.0f ? g.build_inp_attn_scale() : nullptr;
 
@@ -154,13 +157,17 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
             g.cb(cur, "attn_norm", il);
         }
 
-        ggml_tensor *q, *k, *v;
-        g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);  // q/k norms and the layer's rope base included
-        if (inp_attn_scale) {
-            q = ggml_mul(ctx0, q, inp_attn_scale);
-            g.cb(q, "Qcur_attn_temp_scaled", il);
+        if (d.recurrent_mixer && hp.is_recurrent_layer(il)) {
+            cur = d.recurrent_mixer(g, cur, il);
+        } else {
+            ggml_tensor *q, *k, *v;
+            g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);  // q/k norms and the layer's rope base included
+            if (inp_attn_scale) {
+                q = ggml_mul(ctx0, q, inp_attn_scale);
+                g.cb(q, "Qcur_attn_temp_scaled", il);
+            }
+            cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il, l.attn_sinks);
         }
-        cur = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il, l.attn_sinks);
 
         if (il == (int) hp.n_layer - 1 && inp_out_ids) {
             // only the requested rows go through the last FFN and the head

@@ -31,6 +31,9 @@ struct llm_decoder_desc {
     // ffn_up holds gate and up stacked ([2 n_ff, n_embd], gate rows first; no ffn_gate): one product,
     // SwiGLU over its halves (glm4)
     bool ffn_fused_gate_up = false;
+    // hybrids (granitehybrid): the mixer of the layers hparams marks recurrent, in place of attention;
+    // it reads and writes its per-sequence state through g.rs
+    ggml_tensor * (*recurrent_mixer)(llm_graph_context & g, ggml_tensor * cur, int il) = nullptr;
 };
 
 void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);

@@ -28,3 +28,10 @@ extern const llm_arch_ops llm_ops_jina_bert_v2;
 extern const llm_arch_ops llm_ops_modern_bert;
 extern const llm_arch_ops llm_ops_lfm2;
 extern const llm_arch_ops llm_ops_deepseek2;
+extern const llm_arch_ops llm_ops_granitehybrid;
+extern const llm_arch_ops llm_ops_nemotron_h;
+
+// The Mamba-2 pieces the hybrids share (mamba2.cpp): the ssm.* keys, bounds-checked; one mixer over
+// cur [n_embd, n_tokens] (the ubatch's n_seqs sequences of equal length), state in g.rs.
+void          llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp);
+ggml_tensor * llm_build_mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int il);

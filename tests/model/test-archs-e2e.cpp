@@ -486,6 +486,10 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
         {"granite", "granite.attention.scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.25},  // 1/sqrt(head size)
         {"granite", "granite.logit_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
         {"granitemoe", "granitemoe.residual_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
+        {"granitehybrid", "granitehybrid.embedding_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
+        {"granitehybrid", "granitehybrid.residual_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
+        {"granitehybrid", "granitehybrid.attention.scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.25},
+        {"granitehybrid", "granitehybrid.logit_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
         {"mistral3", "mistral3.attention.temperature_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.0},
         {"exaone4", "exaone4.attention.sliding_window", LLAMA_KV_OVERRIDE_TYPE_INT, 4096},
         // deepseek2: one group (no group masking), softmax scores, unscaled weights, no mscale_all_dim

@@ -1,5 +1,7 @@
 // The hybrid memory of lfm2 (micro model: convolution, convolution, attention, convolution, attention
-// layers): the KV cache of the attention layers and the conv states of the others stay consistent.
+// layers), granitehybrid (Mamba-2 and attention layers) and nemotron_h (Mamba-2, attention and
+// feed-forward-only blocks, the last with neither K/V nor a state): the KV cache of the attention
+// layers and the states of the recurrent ones stay consistent.
 // A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
 // two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
 // recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
@@ -22,18 +24,19 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-struct HybridTest : ::testing::Test {
-    static model_ptr model;
-    static int       n_vocab;
+// One micro model per parameter (tests/data/models/synthetic/NAME-micro-f16.gguf).
+struct HybridTest : ::testing::TestWithParam<const char *> {
+    model_ptr model;
+    int       n_vocab = 0;
 
-    static void SetUpTestSuite() {
+    void SetUp() override {
         llama_log_set(quiet_log, nullptr);
-        model.reset(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(),
-                                               llama_model_default_params()));
+        const std::string path = data_path(std::string("models/synthetic/") + GetParam() + "-micro-f16.gguf");
+        model.reset(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
         ASSERT_NE(model, nullptr) << llama_last_error();
         n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
     }
-    static void TearDownTestSuite() {
+    void TearDown() override {
         model.reset();
         llama_log_set(nullptr, nullptr);
     }
@@ -83,20 +86,17 @@ struct HybridTest : ::testing::Test {
     }
 };
 
-model_ptr HybridTest::model;
-int       HybridTest::n_vocab = 0;
-
 // "The same logits": batched and token-by-token graphs differ in the order of sums (the attention
 // layers also in how many cached cells they span)
 constexpr double k_tight = 1e-3;
 
-TEST_F(HybridTest, ModelSaysItIsHybrid) {
+TEST_P(HybridTest, ModelSaysItIsHybrid) {
     EXPECT_TRUE(llama_model_is_hybrid(model.get()));
     EXPECT_FALSE(llama_model_is_recurrent(model.get()));
     EXPECT_FALSE(llama_model_is_hybrid(nullptr));
 }
 
-TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
+TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     const std::vector<llama_token> toks = synthetic_prompt(24);
     ctx_ptr                        one  = make_ctx();
     const std::vector<float>       ref  = decode(one.get(), toks, 0, toks.size());
@@ -130,7 +130,7 @@ TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     EXPECT_GT(dep, 0.05);
 }
 
-TEST_F(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
+TEST_P(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     const std::vector<llama_token> a = synthetic_prompt(12);
     std::vector<llama_token>       b = synthetic_prompt(20);
     b.erase(b.begin(), b.begin() + 8);
@@ -163,7 +163,7 @@ TEST_F(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     }
 }
 
-TEST_F(HybridTest, SeqCpCopiesBothParts) {
+TEST_P(HybridTest, SeqCpCopiesBothParts) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
@@ -177,7 +177,7 @@ TEST_F(HybridTest, SeqCpCopiesBothParts) {
     EXPECT_LT(worst(decode(c.get(), toks, 12, 16, 0), rows(full, 12, 16)), k_tight);
 }
 
-TEST_F(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
+TEST_P(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
@@ -208,7 +208,7 @@ TEST_F(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
     EXPECT_LT(worst(decode(c.get(), toks, 4, 16, 1), rows(full, 4, 16)), k_tight);
 }
 
-TEST_F(HybridTest, StateSaveRestoreContinuesIdentically) {
+TEST_P(HybridTest, StateSaveRestoreContinuesIdentically) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        src  = make_ctx();
     decode(src.get(), toks, 0, 10, 0);
@@ -235,7 +235,7 @@ TEST_F(HybridTest, StateSaveRestoreContinuesIdentically) {
     EXPECT_LT(worst(decode(one.get(), toks, 10, 16, 1), want0), k_tight);
 }
 
-TEST_F(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
+TEST_P(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
     const std::vector<llama_token> toks = synthetic_prompt(12);
     ctx_ptr                        src  = make_ctx();
     decode(src.get(), toks, 0, 8);
@@ -263,7 +263,7 @@ TEST_F(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
 
 // An interrupted ubatch: its K/V cells are released and its sequences' states emptied, so decoding
 // the sequence again gives the logits of a context that was never interrupted.
-TEST_F(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
+TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     const std::vector<llama_token> toks = synthetic_prompt(12);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       want = decode(ref.get(), toks, 0, toks.size());
@@ -283,6 +283,8 @@ TEST_F(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     llama_set_abort_callback(c.get(), nullptr, nullptr);
     EXPECT_LT(worst(decode(c.get(), toks, 0, toks.size()), want), k_tight);
 }
+
+INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest, ::testing::Values("lfm2", "granitehybrid", "nemotron_h"));
 
 // A copy of the micro model with lfm2.attention.head_count_kv replaced by n values of `type`.
 std::string with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
@@ -337,6 +339,47 @@ TEST(HybridLoad, BadPerLayerKvHeadsAreRefused) {
     model_ptr bad(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), mp));
     EXPECT_EQ(bad, nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("shortconv.l_cache"), std::string::npos) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+// nemotron_h: per-layer feed-forward widths the model cannot use, and the forms it does not run
+// (experts, NextN layers), are refused at load with the reason.
+TEST(HybridLoad, NemotronHBadKeysAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string src = data_path("models/synthetic/nemotron_h-micro-f16.gguf");
+    struct bad_case {
+        std::vector<int32_t> ff;   // nemotron_h.feed_forward_length (empty: unchanged)
+        const char *         key;  // a u32 key set to 2 (nullptr: none)
+        const char *         why;
+    };
+    const bad_case cases[] = {
+        {{0, 128, 0, 0, 0}, nullptr, "one per layer"},        // 5 values for 6 layers
+        {{0, 128, 0, 0, 0, 64}, nullptr, "differs between"},  // two widths
+        {{0, 128, 0, -1, 0, 128}, nullptr, "out of range"},   // negative
+        {{}, "nemotron_h.expert_count", "experts"},           // the MoE form
+        {{}, "nemotron_h.nextn_predict_layers", "NextN"},     // multi-token prediction layers
+    };
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.why);
+        gguf_context * g = gguf_init_from_file(src.c_str(), gguf_init_params{false});
+        ASSERT_NE(g, nullptr);
+        if (!c.ff.empty()) {
+            gguf_set_arr_data(g, "nemotron_h.feed_forward_length", GGUF_TYPE_INT32, c.ff.data(), c.ff.size());
+        }
+        if (c.key) {
+            gguf_set_val_u32(g, c.key, 2);
+            if (std::string(c.key) == "nemotron_h.expert_count") {
+                gguf_set_val_u32(g, "nemotron_h.expert_used_count", 1);  // a valid expert shape otherwise
+            }
+        }
+        const std::string path = testing_util::write_temp_file("nemotron-h-bad.gguf", {});
+        EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
+        gguf_free(g);
+        model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        remove(path.c_str());
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
     llama_log_set(nullptr, nullptr);
 }
 
