@@ -56,6 +56,7 @@ enum llm_dim : uint8_t {
     LLM_DIM_HEAD_V_MLA,    // n_embd_head_v_mla
     LLM_DIM_O_MLA,         // n_head x n_embd_head_v_mla
     LLM_DIM_KV_B,          // n_head x (n_embd_head_k_mla - n_rot + n_embd_head_v_mla): fused attn_kv_b
+    LLM_DIM_EMBD_X2,       // 2 n_embd: a NextN block's eh_proj input (embedding and hidden state)
 };
 
 // The values of the dimensions for one model.
@@ -87,6 +88,8 @@ struct llm_layout_dims {
     int64_t ssm_n_group        = 0;
     int64_t n_ff_up            = 0;  // 0: n_ff
     int64_t shortconv_l        = 0;
+    // the blocks the decoder runs; the file's blocks from this one on are NextN blocks (0: none are)
+    int64_t n_layer_main = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -135,6 +138,9 @@ enum llm_tl_when : uint8_t {
     // hybrid models (lfm2): only on the attention layers / only on the recurrent layers
     LLM_TL_ATTN_LAYER,
     LLM_TL_RECR_LAYER,
+    // the multi-token-prediction blocks after the decoder's (glm4moe's nextn_predict_layers): the
+    // file has them, libllama does not run them (so never creates them; the writer writes them)
+    LLM_TL_NEXTN,
 };
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the

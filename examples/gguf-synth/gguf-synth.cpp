@@ -32,6 +32,8 @@ static void print_usage(FILE * out) {
             "                   rotated part; --n-dense-lead N --n-expert-shared N --n-expert-groups N\n"
             "                   --n-group-used N --expert-gating 0|1|2 (not written, softmax, sigmoid)\n"
             "                   --expert-weights-scale X --expert-weights-norm --yarn-log-mul X\n"
+            "  --n-nextn N      glm4moe: the last N of the --n-layer blocks are NextN (multi-token prediction)\n"
+            "                   blocks (nextn_predict_layers); glm4moe also takes the routing options above\n"
             "  --micro NAME     the architecture and shape of the shared micro model NAME (llama, ..., deepseek2,\n"
             "                   llama-moe: tests/data/models/synthetic/NAME-micro-f16.gguf, with --vocab)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
@@ -158,6 +160,8 @@ int main(int argc, char ** argv) {
             p.n_expert_shared = args.int_value(0, 64);
         } else if (args.is("--n-dense-lead")) {
             p.n_layer_dense_lead = args.int_value(0, 4096);
+        } else if (args.is("--n-nextn")) {
+            p.n_nextn = args.int_value(0, 4096);
         } else if (args.is("--n-expert-groups")) {
             p.n_expert_groups = args.int_value(0, 256);
         } else if (args.is("--n-group-used")) {

@@ -200,8 +200,9 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.ssm_n_head         = p.ssm_heads();
     d.ssm_n_group        = p.ssm_n_group;
     // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
-    d.n_ff_up     = p.extras ? p.n_ff : 2 * p.n_ff;
-    d.shortconv_l = p.shortconv_l;
+    d.n_ff_up      = p.extras ? p.n_ff : 2 * p.n_ff;
+    d.shortconv_l  = p.shortconv_l;
+    d.n_layer_main = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -383,6 +384,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               " only, which needs it, experts, and --n-rot below the head size; --n-dense-lead up to n_layer";
         return false;
     }
+    if (p.n_nextn < 0 || (p.n_nextn > 0 && (!lay.has(LLM_TL_NEXTN) || p.n_nextn >= p.n_layer || p.n_expert == 0 ||
+                                            p.n_layer_dense_lead > p.n_layer - p.n_nextn))) {
+        err = "NextN blocks (--n-nextn) are written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_NEXTN); }) +
+              " with experts, fewer than --n-layer, after the leading dense blocks";
+        return false;
+    }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
         err = "LongRoPE factors (--rope-factors) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }) + " only";
@@ -562,6 +570,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             {"expert_group_count", p.n_expert_groups},
             {"expert_group_used_count", p.n_group_used},
             {"expert_gating_func", p.expert_gating},
+            {"nextn_predict_layers", p.n_nextn},
         };
         for (const auto & k : u32s) {
             if (k.second > 0) {

@@ -678,6 +678,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/gemma2-micro-f16.gguf", 24, 288, 741216},
     {"models/synthetic/gemma3-micro-f16.gguf", 25, 158, 733344},
     {"models/synthetic/glm4-micro-f16.gguf", 24, 29, 725600},
+    {"models/synthetic/glm4moe-micro-f16.gguf", 33, 78, 729088},
     {"models/synthetic/gpt-oss-micro-f16.gguf", 27, 41, 726592},
     {"models/synthetic/granite-micro-f16.gguf", 26, 20, 725248},
     {"models/synthetic/granitemoe-micro-f16.gguf", 29, 28, 726048},
