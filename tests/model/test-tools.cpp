@@ -182,6 +182,13 @@ TEST_F(ToolsTest, GeneratorRefusesKeysTheArchitectureDoesNotRead) {
     p.arch = "deepseek2", p.n_lora_kv = 0, p.n_expert = 4;
     EXPECT_FALSE(synth::write_model(p, f.path, err));
     EXPECT_NE(err.find("latent attention"), std::string::npos) << err;
+    // NextN blocks only where the layout has them, and fewer than the blocks
+    p.arch = "llama", p.n_nextn = 1;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("glm4moe"), std::string::npos) << err;
+    p.arch = "glm4moe", p.n_nextn = p.n_layer;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("--n-nextn"), std::string::npos) << err;
 }
 
 // A generated llama loads in libllama with the requested shape and decodes with finite, varied logits;
