@@ -7,7 +7,6 @@
 // The file's last nextn_predict_layers blocks are multi-token-prediction (NextN) blocks; upstream
 // accepts them and does not run them, and so do we (n_layer counts only the blocks that run).
 // Built by the shared decoder (experts and shared expert: llm_build_moe_ffn, as deepseek2's).
-#include <algorithm>
 #include <vector>
 
 #include "decoder.h"
@@ -58,12 +57,22 @@ static void glm4moe_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     }
     hp.expert_gating_sigmoid = gating == 2;
 
-    // all-zero sections (upstream's saver writes the key for every architecture) mean plain RoPE;
-    // others are GLM-4.5V's multi-section RoPE, which is not supported
-    std::vector<bool> sections;
-    if (ml.get_arr_flags(LLM_KV_ROPE_DIMENSION_SECTIONS, sections, 4) &&
-        std::find(sections.begin(), sections.end(), true) != sections.end()) {
-        throw llama_error("glm4moe: multi-section RoPE (rope.dimension_sections, GLM-4.5V) is not supported");
+    // With rope.dimension_sections set (upstream's saver writes [8, 8, 8, 8] for every architecture)
+    // upstream runs multi-section RoPE: rotary pair i takes the position of section (i mod the sum) of
+    // (time, height, width, extra). A text token's first three are its position and the extra one
+    // is 0, so where every rotated pair falls in the first three sections that is NEOX RoPE; other
+    // sections would leave pairs unrotated, which is not supported.
+    std::vector<uint32_t> sec;
+    if (ml.get_arr_u32(LLM_KV_ROPE_DIMENSION_SECTIONS, sec, 4)) {
+        const uint64_t txt = (uint64_t) sec[0] + sec[1] + sec[2], all = txt + sec[3];
+        for (uint32_t i = 0; all > 0 && i < hp.n_rot / 2; i++) {
+            if (i % all >= txt) {
+                throw llama_error(
+                    llama_format("glm4moe: rope.dimension_sections [%u, %u, %u, %u] leave rotary pair %u to the extra "
+                                 "position (multi-section RoPE, GLM-4.5V): not supported",
+                                 sec[0], sec[1], sec[2], sec[3], i));
+            }
+        }
     }
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;  // the converter keeps the checkpoint's half-split order
 }
