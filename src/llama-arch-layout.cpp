@@ -11,7 +11,7 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
                   SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
-                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2;
+                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
@@ -20,7 +20,7 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
                       ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST,
                       ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, Q_LORA = LLM_TL_Q_LORA,
                       Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT, KV_FUSED = LLM_TL_KV_FUSED,
-                      NEXTN = LLM_TL_NEXTN;
+                      NEXTN = LLM_TL_NEXTN, MOE_SPLIT = LLM_TL_MOE_SPLIT, MOE_FUSED = LLM_TL_MOE_FUSED;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -531,8 +531,9 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, USUAL, MOE},
     {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
-    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
-    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE_SPLIT},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE_SPLIT},
+    {LLM_TENSOR_FFN_GATE_UP_EXPS, MAT, {E, FX2, NX}, REQ, MOE_FUSED},  // rows: gate, up
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
@@ -704,6 +705,8 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
         case LLM_DIM_EMBD_X2:
             return 2 * n_embd;
+        case LLM_DIM_FF_EXP_X2:
+            return 2 * (n_ff_exp ? n_ff_exp : n_ff);
     }
     return 0;
 }
@@ -727,6 +730,10 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
             return d.mla_kv_fused;
         case LLM_TL_NEXTN:
             return d.n_layer_main > 0 && il >= d.n_layer_main;
+        case LLM_TL_MOE_SPLIT:
+            return moe && !d.exps_gate_up_fused;
+        case LLM_TL_MOE_FUSED:
+            return moe && d.exps_gate_up_fused;
         case LLM_TL_ALWAYS:
         case LLM_TL_ALT_A:
         case LLM_TL_ALT_B:

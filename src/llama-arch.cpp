@@ -248,6 +248,7 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_NEXTN_HNORM, "blk.%d.nextn.hnorm"},
     {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, "blk.%d.nextn.shared_head_head"},
     {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, "blk.%d.nextn.shared_head_norm"},
+    {LLM_TENSOR_FFN_GATE_UP_EXPS, "blk.%d.ffn_gate_up_exps"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -255,6 +255,7 @@ enum llm_tensor {
     LLM_TENSOR_NEXTN_HNORM,
     LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD,
     LLM_TENSOR_NEXTN_SHARED_HEAD_NORM,
+    LLM_TENSOR_FFN_GATE_UP_EXPS,  // the experts' gate and up fused (embd, 2 ff, n_expert; rows: gate, up)
     LLM_TENSOR_COUNT,
 };
 

@@ -145,6 +145,10 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             variants.push_back(base);
             variants.back().alt_spelling = true;
         }
+        if (ai.layout->has(LLM_TL_MOE_FUSED)) {
+            variants.push_back(base);
+            variants.back().exps_gate_up_fused = true;
+        }
         if (ai.layout->has(LLM_TL_SHEXP)) {
             variants.push_back(base);
             variants.back().n_expert   = 4;
@@ -154,7 +158,8 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
                          (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : "") +
-                         (p.n_lora_kv && !p.n_lora_q ? " plain q" : "") + (p.n_nextn ? " nextn" : ""));
+                         (p.n_lora_kv && !p.n_lora_q ? " plain q" : "") + (p.n_nextn ? " nextn" : "") +
+                         (p.exps_gate_up_fused ? " fused gate/up experts" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
             llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));

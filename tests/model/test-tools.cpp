@@ -189,6 +189,10 @@ TEST_F(ToolsTest, GeneratorRefusesKeysTheArchitectureDoesNotRead) {
     p.arch = "glm4moe", p.n_nextn = p.n_layer;
     EXPECT_FALSE(synth::write_model(p, f.path, err));
     EXPECT_NE(err.find("--n-nextn"), std::string::npos) << err;
+    // fused expert gate and up only where the layout has them
+    p.arch = "llama", p.n_nextn = 0, p.exps_gate_up_fused = true;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("--exps-gate-up"), std::string::npos) << err;
 }
 
 // A generated llama loads in libllama with the requested shape and decodes with finite, varied logits;
