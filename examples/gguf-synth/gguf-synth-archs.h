@@ -162,13 +162,16 @@ inline std::vector<std::string> micro_model_files() {
     }
     f.push_back("llama-moe");      // llama with experts (Mixtral layout)
     f.push_back("deepseek2-kvb");  // deepseek2 as older conversions wrote it (fused attn_kv_b)
+    f.push_back("deepseek2-gu");   // deepseek2 with the experts' gate and up fused (ffn_gate_up_exps)
     return f;
 }
 
 // The architecture and shape of micro model `file` (see micro_model_files) on top of the "micro"
 // preset. False for an unknown file.
 inline bool apply_micro_model(const std::string & file, params & p) {
-    const std::string arch = file == "llama-moe" ? "llama" : file == "deepseek2-kvb" ? "deepseek2" : file;
+    const std::string arch = file == "llama-moe"                                 ? "llama"
+                             : file == "deepseek2-kvb" || file == "deepseek2-gu" ? "deepseek2"
+                                                                                 : file;
     const arch_info * ai   = find_arch(arch);
     if (!ai || ai->encoder || !apply_preset("micro", p)) {
         return false;
@@ -234,6 +237,9 @@ inline bool apply_micro_model(const std::string & file, params & p) {
     }
     if (file == "llama-moe") {
         p.n_expert = 4, p.n_expert_used = 2;
+    }
+    if (file == "deepseek2-gu") {
+        p.exps_gate_up_fused = true;  // otherwise the deepseek2 micro model
     }
     if (file == "deepseek2-kvb") {
         // DeepSeek-V2's routing: softmax scores (no gating key), no groups, weights neither

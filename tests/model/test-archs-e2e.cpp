@@ -117,10 +117,10 @@ TEST_P(ArchE2E, MatchesReference) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     char desc[128];
     llama_model_desc(m.get(), desc, sizeof desc);
-    // the variants: llama with experts, deepseek2 with a fused attn_kv_b
-    const std::string arch = GetParam() == "llama-moe"       ? "llama"
-                             : GetParam() == "deepseek2-kvb" ? "deepseek2"
-                                                             : GetParam();
+    // the variants: llama with experts, deepseek2 with a fused attn_kv_b or fused expert gate and up
+    const std::string arch = GetParam() == "llama-moe"                                       ? "llama"
+                             : GetParam() == "deepseek2-kvb" || GetParam() == "deepseek2-gu" ? "deepseek2"
+                                                                                             : GetParam();
     EXPECT_EQ(std::string(desc).rfind(arch + " ", 0), 0u) << desc;
 
     const arch_reference r  = load_arch_reference(name());
