@@ -285,7 +285,9 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         if (ai.needs_experts) {
             p.n_expert = 4;
         }
-        if (ai.layout->has(LLM_TL_KV_SPLIT)) {  // latent attention (deepseek2): its micro shape
+        // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe):
+        // the micro shape
+        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }
