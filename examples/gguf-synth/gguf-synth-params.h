@@ -58,6 +58,8 @@ struct params {
     int64_t n_nextn = 0;
     // deepseek2: the experts' gate and up as one ffn_gate_up_exps stack (rows: gate, up)
     bool exps_gate_up_fused = false;
+    // leave out optional q/k norms the architecture's usual files have (glm4moe: GLM-4.5-Air has none)
+    bool no_qk_norm = false;
     // multi-head latent attention (deepseek2, n_lora_kv > 0): head_dim is the q/k head (nope + rope,
     // n_rot of it rotated) and the value head; one KV head of n_lora_kv + n_rot is written as the
     // cache shape; n_lora_q > 0 writes q through the low-rank pair

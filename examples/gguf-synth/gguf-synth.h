@@ -107,6 +107,10 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_
     if (r.when == LLM_TL_NOT_FIRST && il == 0) {
         return false;  // left out of the first block, as converted files do
     }
+    if (p.no_qk_norm && r.presence != LLM_TL_REQUIRED &&
+        (r.t == LLM_TENSOR_ATTN_Q_NORM || r.t == LLM_TENSOR_ATTN_K_NORM)) {
+        return false;
+    }
     switch (r.presence) {
         case LLM_TL_REQUIRED:
         case LLM_TL_USUAL:

@@ -123,7 +123,8 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             if (ai.layout->has(LLM_TL_Q_LORA)) {
                 variants.back().n_lora_q = 0;
             } else {
-                variants.back().n_nextn = 0;
+                variants.back().n_nextn    = 0;
+                variants.back().no_qk_norm = true;  // GLM-4.5-Air's shape
             }
         }
         variants.push_back(base);
@@ -159,6 +160,7 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
                          (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : "") +
                          (p.n_lora_kv && !p.n_lora_q ? " plain q" : "") + (p.n_nextn ? " nextn" : "") +
+                         (p.no_qk_norm ? " no q/k norms" : "") +
                          (p.exps_gate_up_fused ? " fused gate/up experts" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
