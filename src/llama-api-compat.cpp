@@ -169,8 +169,7 @@ int32_t llama_model_n_embd_out(const struct llama_model * model) {
     return llama_model_n_embd(model);
 }
 int32_t llama_model_n_layer_nextn(const struct llama_model * model) {
-    (void) model;
-    return 0;
+    return model ? (int32_t) model->hparams.n_layer_nextn : 0;
 }
 const char * llama_model_cls_label(const struct llama_model * model, uint32_t i) {
     return model && i < model->cls_labels.size() ? model->cls_labels[i].c_str() : nullptr;

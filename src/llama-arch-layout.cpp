@@ -11,7 +11,7 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
                   SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
-                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B;
+                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
@@ -20,7 +20,8 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
                       ALT_B = LLM_TL_ALT_B, SHEXP = LLM_TL_SHEXP, NOT_FIRST = LLM_TL_NOT_FIRST,
                       ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, FFN_L = LLM_TL_FFN_LAYER,
                       Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT,
-                      KV_FUSED = LLM_TL_KV_FUSED;
+                      KV_FUSED = LLM_TL_KV_FUSED, NEXTN = LLM_TL_NEXTN, MOE_SPLIT = LLM_TL_MOE_SPLIT,
+                      MOE_FUSED = LLM_TL_MOE_FUSED;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -531,11 +532,51 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, USUAL, MOE},
     {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE_SPLIT},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE_SPLIT},
+    {LLM_TENSOR_FFN_GATE_UP_EXPS, MAT, {E, FX2, NX}, REQ, MOE_FUSED},  // rows: gate, up
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+};
+
+// glm4moe (GLM-4.5 / 4.6 / 4.7): q/k/v with biases, optional head-wide q/k norms (the 355B models),
+// the norm before the feed-forward stored as post_attention_norm; leading dense layers, then sigmoid-
+// routed experts with a selection bias and a shared expert. The NextN blocks at the end hold a whole
+// block plus their own projection and norms (embed_tokens / shared_head_head only where a conversion
+// kept them).
+constexpr llm_tensor_layout GLM4_MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, USUAL},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, USUAL},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, USUAL},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, USUAL},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, USUAL},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_FFN_NORM},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, MOE},
     {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_NEXTN_EH_PROJ, MAT, {E2, E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_ENORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_HNORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_EMBED_TOKENS, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, NORM, {E}, USUAL, NEXTN},
 };
 
 // granitehybrid (Granite 4.0 H): per layer either granite attention or a Mamba-2 mixer (the
@@ -641,6 +682,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
     row(LLM_ARCH_GRANITE_HYBRID, false, GRANITE_HYBRID),
     row(LLM_ARCH_NEMOTRON_H, false, NEMOTRON_H),
+    row(LLM_ARCH_GLM4_MOE, false, GLM4_MOE),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -733,6 +775,10 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_head * n_embd_head_v_mla;
         case LLM_DIM_KV_B:
             return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
+        case LLM_DIM_EMBD_X2:
+            return 2 * n_embd;
+        case LLM_DIM_FF_EXP_X2:
+            return 2 * (n_ff_exp ? n_ff_exp : n_ff);
     }
     return 0;
 }
@@ -754,6 +800,12 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
             return !d.mla_kv_fused;
         case LLM_TL_KV_FUSED:
             return d.mla_kv_fused;
+        case LLM_TL_NEXTN:
+            return d.n_layer_main > 0 && il >= d.n_layer_main;
+        case LLM_TL_MOE_SPLIT:
+            return moe && !d.exps_gate_up_fused;
+        case LLM_TL_MOE_FUSED:
+            return moe && d.exps_gate_up_fused;
         case LLM_TL_ALWAYS:
         case LLM_TL_ALT_A:
         case LLM_TL_ALT_B:

@@ -56,6 +56,8 @@ enum llm_dim : uint8_t {
     LLM_DIM_HEAD_V_MLA,    // n_embd_head_v_mla
     LLM_DIM_O_MLA,         // n_head x n_embd_head_v_mla
     LLM_DIM_KV_B,          // n_head x (n_embd_head_k_mla - n_rot + n_embd_head_v_mla): fused attn_kv_b
+    LLM_DIM_EMBD_X2,       // 2 n_embd: a NextN block's eh_proj input (embedding and hidden state)
+    LLM_DIM_FF_EXP_X2,     // 2 n_ff_exp: the experts' gate and up fused in one stack
 };
 
 // The values of the dimensions for one model.
@@ -80,6 +82,7 @@ struct llm_layout_dims {
     int64_t n_embd_head_v_mla  = 0;
     int64_t n_layer_dense_lead = 0;      // the first layers take the DENSE rows even with experts
     bool    mla_kv_fused       = false;  // latent attention with one attn_kv_b (older files)
+    bool    exps_gate_up_fused = false;  // the experts' gate and up in one ffn_gate_up_exps (the file says)
     int64_t ssm_d_conv         = 0;
     int64_t ssm_d_inner        = 0;
     int64_t ssm_d_state        = 0;
@@ -87,6 +90,8 @@ struct llm_layout_dims {
     int64_t ssm_n_group        = 0;
     int64_t n_ff_up            = 0;  // 0: n_ff
     int64_t shortconv_l        = 0;
+    // the blocks the decoder runs; the file's blocks from this one on are NextN blocks (0: none are)
+    int64_t n_layer_main = 0;
 
     // 1 for LLM_DIM_NONE.
     int64_t value(llm_dim d) const;
@@ -137,6 +142,12 @@ enum llm_tl_when : uint8_t {
     LLM_TL_ATTN_LAYER,
     LLM_TL_RECR_LAYER,
     LLM_TL_FFN_LAYER,
+    // the multi-token-prediction blocks after the decoder's (glm4moe's nextn_predict_layers): the
+    // file has them, libllama does not run them (so never creates them; the writer writes them)
+    LLM_TL_NEXTN,
+    // a MOE layer whose experts' gate and up are separate stacks / one fused stack (ffn_gate_up_exps)
+    LLM_TL_MOE_SPLIT,
+    LLM_TL_MOE_FUSED,
 };
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the

@@ -38,6 +38,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_DEEPSEEK2, "deepseek2"},
     {LLM_ARCH_GRANITE_HYBRID, "granitehybrid"},
     {LLM_ARCH_NEMOTRON_H, "nemotron_h"},
+    {LLM_ARCH_GLM4_MOE, "glm4moe"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -243,6 +244,13 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_ATTN_V_B, "blk.%d.attn_v_b"},
     {LLM_TENSOR_ATTN_KV_B, "blk.%d.attn_kv_b"},
     {LLM_TENSOR_FFN_EXP_PROBS_B, "blk.%d.exp_probs_b"},
+    {LLM_TENSOR_NEXTN_EH_PROJ, "blk.%d.nextn.eh_proj"},
+    {LLM_TENSOR_NEXTN_EMBED_TOKENS, "blk.%d.nextn.embed_tokens"},
+    {LLM_TENSOR_NEXTN_ENORM, "blk.%d.nextn.enorm"},
+    {LLM_TENSOR_NEXTN_HNORM, "blk.%d.nextn.hnorm"},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, "blk.%d.nextn.shared_head_head"},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, "blk.%d.nextn.shared_head_norm"},
+    {LLM_TENSOR_FFN_GATE_UP_EXPS, "blk.%d.ffn_gate_up_exps"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

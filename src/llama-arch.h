@@ -32,6 +32,7 @@ enum llm_arch {
     LLM_ARCH_DEEPSEEK2,
     LLM_ARCH_GRANITE_HYBRID,
     LLM_ARCH_NEMOTRON_H,
+    LLM_ARCH_GLM4_MOE,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -74,7 +75,7 @@ enum llm_kv {
     LLM_KV_EXPERT_FEED_FORWARD_LENGTH,
     LLM_KV_EXPERT_WEIGHTS_NORM,
     LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH,
-    LLM_KV_NEXTN_PREDICT_LAYERS,       // multi-token-prediction layers after the decoder's: not supported
+    LLM_KV_NEXTN_PREDICT_LAYERS,       // multi-token-prediction layers after the decoder's (counted in block_count)
     LLM_KV_LEADING_DENSE_BLOCK_COUNT,  // deepseek2: the first layers have a plain feed-forward
     LLM_KV_EXPERT_SHARED_COUNT,        // deepseek2: shared experts, each expert_feed_forward_length wide
     LLM_KV_EXPERT_WEIGHTS_SCALE,       // deepseek2: routed expert weights * scale
@@ -249,6 +250,14 @@ enum llm_tensor {
     LLM_TENSOR_ATTN_V_B,
     LLM_TENSOR_ATTN_KV_B,
     LLM_TENSOR_FFN_EXP_PROBS_B,  // deepseek-v3: per-expert bias added to the router scores for selection only
+    // the multi-token-prediction (NextN) blocks after the decoder's (glm4moe): in the file, not run
+    LLM_TENSOR_NEXTN_EH_PROJ,
+    LLM_TENSOR_NEXTN_EMBED_TOKENS,
+    LLM_TENSOR_NEXTN_ENORM,
+    LLM_TENSOR_NEXTN_HNORM,
+    LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD,
+    LLM_TENSOR_NEXTN_SHARED_HEAD_NORM,
+    LLM_TENSOR_FFN_GATE_UP_EXPS,  // the experts' gate and up fused (embd, 2 ff, n_expert; rows: gate, up)
     LLM_TENSOR_COUNT,
 };
 

@@ -83,10 +83,13 @@ struct llama_hparams {
     uint32_t n_attn_temp_floor_scale = 0;
 
     // mixture of experts
-    uint32_t n_ff_exp              = 0;      // expert feed-forward size (0 = n_ff)
-    bool     expert_weights_norm   = false;  // renormalise the selected experts' gate weights to sum 1
-    uint32_t n_ff_shexp            = 0;      // the shared expert's feed-forward size (0 = none)
-    uint32_t n_layer_dense_lead    = 0;      // deepseek2: the first layers have a plain feed-forward
+    uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
+    bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
+    uint32_t n_ff_shexp          = 0;      // the shared expert's feed-forward size (0 = none)
+    uint32_t n_layer_dense_lead  = 0;      // deepseek2: the first layers have a plain feed-forward
+    // glm4moe: multi-token-prediction blocks the file has after the n_layer blocks that run (its
+    // block_count counts them); loaded by no one, run by no one, as upstream
+    uint32_t n_layer_nextn         = 0;
     float    expert_weights_scale  = 0.0f;   // the routed experts' gate weights * this (0, 1: none)
     bool     expert_gating_sigmoid = false;  // router scores sigmoid(logits) instead of a softmax
     // experts in n_expert_groups equal groups: a token picks its n_group_used groups with the best

@@ -19,7 +19,8 @@ bool dev_is_gpu(ggml_backend_dev_t d) {
 }
 
 bool is_expert_kind(llm_tensor kind) {
-    return kind == LLM_TENSOR_FFN_GATE_EXPS || kind == LLM_TENSOR_FFN_UP_EXPS || kind == LLM_TENSOR_FFN_DOWN_EXPS;
+    return kind == LLM_TENSOR_FFN_GATE_EXPS || kind == LLM_TENSOR_FFN_UP_EXPS || kind == LLM_TENSOR_FFN_DOWN_EXPS ||
+           kind == LLM_TENSOR_FFN_GATE_UP_EXPS;
 }
 
 // Can dev run the op the graph applies to a weight of this kind, type and shape (like llama.cpp's

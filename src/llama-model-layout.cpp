@@ -85,6 +85,8 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? &L::ffn_up_exps_b : &L::ffn_up_exps;
         case LLM_TENSOR_FFN_DOWN_EXPS:
             return bias ? &L::ffn_down_exps_b : &L::ffn_down_exps;
+        case LLM_TENSOR_FFN_GATE_UP_EXPS:
+            return bias ? nullptr : &L::ffn_gate_up_exps;
         case LLM_TENSOR_FFN_GATE_SHEXP:
             return bias ? nullptr : &L::ffn_gate_shexp;
         case LLM_TENSOR_FFN_UP_SHEXP:
@@ -210,6 +212,11 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_embd_head_v_mla  = hp.n_embd_head_v_mla;
     d.n_layer_dense_lead = hp.n_layer_dense_lead;
     d.mla_kv_fused       = hp.n_lora_kv > 0 && !hp.mla_absorbed;
+    // the experts' gate and up fused: read from the first MoE layer (every MoE layer must agree)
+    if (hp.n_expert > 0 && hp.n_layer_dense_lead < hp.n_layer) {
+        d.exps_gate_up_fused = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_FFN_GATE_UP_EXPS, "weight",
+                                                                (int) hp.n_layer_dense_lead)) != nullptr;
+    }
     // the scores: cls.output's rows, or cls's where the head is cls alone (jina-bert-v2 rerankers)
     d.n_cls_out = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
                                                                                       : rows_of(LLM_TENSOR_CLS);

@@ -21,7 +21,7 @@ static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
     &llm_ops_bert,        &llm_ops_nomic_bert, &llm_ops_qwen3,      &llm_ops_qwen3moe,      &llm_ops_gemma3,
     &llm_ops_gpt_oss,     &llm_ops_granite,    &llm_ops_granitemoe, &llm_ops_olmo2,         &llm_ops_smollm3,
     &llm_ops_exaone4,     &llm_ops_mistral3,   &llm_ops_glm4,       &llm_ops_mamba2,        &llm_ops_jina_bert_v2,
-    &llm_ops_modern_bert, &llm_ops_lfm2,       &llm_ops_deepseek2,  &llm_ops_granitehybrid, &llm_ops_nemotron_h,
+    &llm_ops_modern_bert, &llm_ops_lfm2,       &llm_ops_deepseek2,  &llm_ops_granitehybrid, &llm_ops_nemotron_h, &llm_ops_glm4moe,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -333,7 +333,18 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     ctx_for_buft(ggml_backend_cpu_buffer_type());  // the CPU context first: it holds the inputs
     llama_tensor_creator tc{ml, *this};
     llm_layout_load_tensors(*this, tc);
-    if (ml.n_created != (int) ml.weights_map.size()) {
+    // the NextN blocks after the decoder's (glm4moe) are in the file but not run: expected, not created
+    int n_nextn = 0;
+    for (uint32_t il = hparams.n_layer; il < hparams.n_layer + hparams.n_layer_nextn; il++) {
+        const std::string prefix = "blk." + std::to_string(il) + ".";
+        for (const auto & w : ml.weights_map) {
+            n_nextn += w.first.compare(0, prefix.size(), prefix) == 0;
+        }
+    }
+    if (n_nextn > 0) {
+        LLAMA_LOG_INFO("%s: %d tensors of %u NextN blocks are not used\n", __func__, n_nextn, hparams.n_layer_nextn);
+    }
+    if (ml.n_created + n_nextn != (int) ml.weights_map.size()) {
         LLAMA_LOG_WARN("%s: the file has %zu tensors, the model uses %d\n", __func__, ml.weights_map.size(),
                        ml.n_created);
     }

@@ -54,10 +54,11 @@ struct llama_layer {
     ggml_tensor * ffn_up_b      = nullptr;
     ggml_tensor * ffn_down_b    = nullptr;
     // mixture of experts: router and stacked expert weights
-    ggml_tensor * ffn_gate_inp  = nullptr;
-    ggml_tensor * ffn_gate_exps = nullptr;
-    ggml_tensor * ffn_up_exps   = nullptr;
-    ggml_tensor * ffn_down_exps = nullptr;
+    ggml_tensor * ffn_gate_inp     = nullptr;
+    ggml_tensor * ffn_gate_exps    = nullptr;
+    ggml_tensor * ffn_up_exps      = nullptr;
+    ggml_tensor * ffn_down_exps    = nullptr;
+    ggml_tensor * ffn_gate_up_exps = nullptr;  // gate and up fused (deepseek2 files that have it): rows gate, up
     // gpt-oss: router and expert biases ([n_expert], [ff, n_expert], [embd, n_expert]), attention sinks
     ggml_tensor * ffn_gate_inp_b  = nullptr;
     ggml_tensor * ffn_gate_exps_b = nullptr;

@@ -53,6 +53,13 @@ struct params {
     int     expert_gating        = 0;
     float   expert_weights_scale = 0.0f;
     bool    expert_weights_norm  = false;
+    // glm4moe: the last n_nextn of the n_layer blocks are NextN blocks (nextn_predict_layers, written
+    // when > 0): a whole block plus the NextN projection and norms
+    int64_t n_nextn = 0;
+    // deepseek2: the experts' gate and up as one ffn_gate_up_exps stack (rows: gate, up)
+    bool exps_gate_up_fused = false;
+    // leave out optional q/k norms the architecture's usual files have (glm4moe: GLM-4.5-Air has none)
+    bool no_qk_norm = false;
     // multi-head latent attention (deepseek2, n_lora_kv > 0): head_dim is the q/k head (nope + rope,
     // n_rot of it rotated) and the value head; one KV head of n_lora_kv + n_rot is written as the
     // cache shape; n_lora_q > 0 writes q through the low-rank pair

@@ -33,6 +33,10 @@ static void print_usage(FILE * out) {
             "                   rotated part; --n-dense-lead N --n-expert-shared N --n-expert-groups N\n"
             "                   --n-group-used N --expert-gating 0|1|2 (not written, softmax, sigmoid)\n"
             "                   --expert-weights-scale X --expert-weights-norm --yarn-log-mul X\n"
+            "                   --exps-gate-up (the experts' gate and up in one ffn_gate_up_exps)\n"
+            "  --n-nextn N      glm4moe: the last N of the --n-layer blocks are NextN (multi-token prediction)\n"
+            "                   blocks (nextn_predict_layers); glm4moe also takes the routing options above\n"
+            "  --no-qk-norm     leave out optional q/k norms the usual files have (glm4moe: GLM-4.5-Air)\n"
             "  --micro NAME     the architecture and shape of the shared micro model NAME (llama, ..., deepseek2,\n"
             "                   llama-moe: tests/data/models/synthetic/NAME-micro-f16.gguf, with --vocab)\n"
             "  --preset P       micro (64x2, the shared micro models), tiny (256x4), stories260k (64x5),\n"
@@ -161,6 +165,12 @@ int main(int argc, char ** argv) {
             p.n_expert_shared = args.int_value(0, 64);
         } else if (args.is("--n-dense-lead")) {
             p.n_layer_dense_lead = args.int_value(0, 4096);
+        } else if (args.is("--no-qk-norm")) {
+            p.no_qk_norm = true;
+        } else if (args.is("--exps-gate-up")) {
+            p.exps_gate_up_fused = true;
+        } else if (args.is("--n-nextn")) {
+            p.n_nextn = args.int_value(0, 4096);
         } else if (args.is("--n-expert-groups")) {
             p.n_expert_groups = args.int_value(0, 256);
         } else if (args.is("--n-group-used")) {

@@ -107,6 +107,10 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_
     if (r.when == LLM_TL_NOT_FIRST && il == 0) {
         return false;  // left out of the first block, as converted files do
     }
+    if (p.no_qk_norm && r.presence != LLM_TL_REQUIRED &&
+        (r.t == LLM_TENSOR_ATTN_Q_NORM || r.t == LLM_TENSOR_ATTN_K_NORM)) {
+        return false;
+    }
     switch (r.presence) {
         case LLM_TL_REQUIRED:
         case LLM_TL_USUAL:
@@ -200,8 +204,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.ssm_n_head         = p.ssm_heads();
     d.ssm_n_group        = p.ssm_n_group;
     // jina-bert-v2: gate and up fused, as the released embedding models; n_ff with the separate gate
-    d.n_ff_up     = p.extras ? p.n_ff : 2 * p.n_ff;
-    d.shortconv_l = p.shortconv_l;
+    d.n_ff_up            = p.extras ? p.n_ff : 2 * p.n_ff;
+    d.shortconv_l        = p.shortconv_l;
+    d.n_layer_main       = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
+    d.exps_gate_up_fused = p.exps_gate_up_fused;
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -382,6 +388,18 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         err = "latent attention (--n-lora-kv, --n-lora-q, --mla-kv-fused) is written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_KV_SPLIT); }) +
               " only, which needs it, experts, and --n-rot below the head size; --n-dense-lead up to n_layer";
+        return false;
+    }
+    if (p.exps_gate_up_fused && (!lay.has(LLM_TL_MOE_FUSED) || p.n_expert == 0)) {
+        err = "fused expert gate and up (--exps-gate-up) are written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_MOE_FUSED); }) + " with experts only";
+        return false;
+    }
+    if (p.n_nextn < 0 || (p.n_nextn > 0 && (!lay.has(LLM_TL_NEXTN) || p.n_nextn >= p.n_layer || p.n_expert == 0 ||
+                                            p.n_layer_dense_lead > p.n_layer - p.n_nextn))) {
+        err = "NextN blocks (--n-nextn) are written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_NEXTN); }) +
+              " with experts, fewer than --n-layer, after the leading dense blocks";
         return false;
     }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
@@ -588,6 +606,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             {"expert_group_count", p.n_expert_groups},
             {"expert_group_used_count", p.n_group_used},
             {"expert_gating_func", p.expert_gating},
+            {"nextn_predict_layers", p.n_nextn},
         };
         for (const auto & k : u32s) {
             if (k.second > 0) {

@@ -84,14 +84,27 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
         g.cb(weights, "ffn_moe_weights_scaled", il);
     }
 
-    cur             = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
-    ggml_tensor * u = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]
-    u               = mul_expert_scale(ctx0, u, g.model.scale_of(l.ffn_up_exps), selected);
-    u               = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
+    cur = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
+    ggml_tensor *u, *gt;
+    if (l.ffn_gate_up_exps) {
+        // gate and up in one stack (rows: gate, up): one product, then its two halves
+        ggml_tensor * gu = ggml_mul_mat_id(ctx0, l.ffn_gate_up_exps, cur, selected);  // [2 n_ff_exp, n_used, n_tokens]
+        g.cb(gu, "ffn_moe_gate_up", il);
+        const int64_t n_ff = gu->ne[0] / 2;
+        // no rows (a ubatch without outputs, last layer): a view at the up half would start past the
+        // empty tensor, so both views start at 0
+        const size_t up_off = n_tokens > 0 ? n_ff * gu->nb[0] : 0;
+        gt = ggml_cont(ctx0, ggml_view_3d(ctx0, gu, n_ff, gu->ne[1], gu->ne[2], gu->nb[1], gu->nb[2], 0));
+        u  = ggml_cont(ctx0, ggml_view_3d(ctx0, gu, n_ff, gu->ne[1], gu->ne[2], gu->nb[1], gu->nb[2], up_off));
+    } else {
+        u  = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]
+        u  = mul_expert_scale(ctx0, u, g.model.scale_of(l.ffn_up_exps), selected);
+        u  = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
+        gt = ggml_mul_mat_id(ctx0, l.ffn_gate_exps, cur, selected);
+        gt = mul_expert_scale(ctx0, gt, g.model.scale_of(l.ffn_gate_exps), selected);
+        gt = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
+    }
     g.cb(u, "ffn_moe_up", il);
-    ggml_tensor * gt = ggml_mul_mat_id(ctx0, l.ffn_gate_exps, cur, selected);
-    gt               = mul_expert_scale(ctx0, gt, g.model.scale_of(l.ffn_gate_exps), selected);
-    gt               = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
     g.cb(gt, "ffn_moe_gate", il);
     ggml_tensor * par;
     if (d.moe_act == LLM_MOE_ACT_SWIGLU_OAI) {

@@ -35,3 +35,4 @@ extern const llm_arch_ops llm_ops_nemotron_h;
 // cur [n_embd, n_tokens] (the ubatch's n_seqs sequences of equal length), state in g.rs.
 void          llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp);
 ggml_tensor * llm_build_mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int il);
+extern const llm_arch_ops llm_ops_glm4moe;

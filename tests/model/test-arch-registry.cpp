@@ -28,8 +28,9 @@ void keep_warnings(ggml_log_level level, const char * text, void * user) {
     }
 }
 
-// weights in a GGUF file, counted from its tensor infos
-uint64_t file_n_params(const std::string & path) {
+// weights in a GGUF file, counted from its tensor infos; the blocks from first_unused on (NextN
+// blocks, which libllama does not load) left out
+uint64_t file_n_params(const std::string & path, int64_t first_unused = -1) {
     gguf_init_params gp = {true};
     gguf_context *   g  = gguf_init_from_file(path.c_str(), gp);
     if (!g) {
@@ -37,6 +38,10 @@ uint64_t file_n_params(const std::string & path) {
     }
     uint64_t n = 0;
     for (int64_t i = 0; i < gguf_get_n_tensors(g); i++) {
+        int il = -1;
+        if (first_unused >= 0 && sscanf(gguf_get_tensor_name(g, i), "blk.%d.", &il) == 1 && il >= first_unused) {
+            continue;
+        }
         const size_t size = gguf_get_tensor_size(g, i);
         const auto   type = gguf_get_tensor_type(g, i);
         n += size / ggml_type_size(type) * ggml_blck_size(type);
@@ -109,13 +114,18 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
-        if (ai.layout->has(LLM_TL_Q_LORA)) {
-            // latent attention (deepseek2): the micro model's shape, which has experts, and q without
-            // the low-rank pair as V2-Lite
+        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN)) {
+            // latent attention (deepseek2), NextN blocks (glm4moe): the micro model's shape, which has
+            // experts; also deepseek2 with q without the low-rank pair (V2-Lite), glm4moe without NextN
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
             variants.push_back(base);
-            variants.back().n_lora_q = 0;
+            if (ai.layout->has(LLM_TL_Q_LORA)) {
+                variants.back().n_lora_q = 0;
+            } else {
+                variants.back().n_nextn    = 0;
+                variants.back().no_qk_norm = true;  // GLM-4.5-Air's shape
+            }
         }
         variants.push_back(base);
         variants.push_back(base);
@@ -136,6 +146,10 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             variants.push_back(base);
             variants.back().alt_spelling = true;
         }
+        if (ai.layout->has(LLM_TL_MOE_FUSED)) {
+            variants.push_back(base);
+            variants.back().exps_gate_up_fused = true;
+        }
         if (ai.layout->has(LLM_TL_SHEXP)) {
             variants.push_back(base);
             variants.back().n_expert   = 4;
@@ -145,12 +159,17 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             SCOPED_TRACE(std::string(ai.name) + (p.tied ? "" : " untied") + (p.n_expert ? " experts" : "") +
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
                          (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : "") +
-                         (p.n_lora_kv && !p.n_lora_q ? " plain q" : ""));
+                         (p.n_lora_kv && !p.n_lora_q ? " plain q" : "") + (p.n_nextn ? " nextn" : "") +
+                         (p.no_qk_norm ? " no q/k norms" : "") +
+                         (p.exps_gate_up_fused ? " fused gate/up experts" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();
             llama_test_util::model_ptr m(llama_model_load_from_file(f.path.c_str(), llama_model_default_params()));
             ASSERT_NE(m, nullptr) << warnings;
-            EXPECT_EQ(llama_model_n_params(m.get()), file_n_params(f.path));
+            // the NextN blocks are in the file and not loaded (as upstream)
+            EXPECT_EQ(llama_model_n_layer_nextn(m.get()), p.n_nextn);
+            EXPECT_EQ(llama_model_n_layer(m.get()), p.n_layer - p.n_nextn);
+            EXPECT_EQ(llama_model_n_params(m.get()), file_n_params(f.path, p.n_layer - p.n_nextn));
             EXPECT_EQ(warnings.find("the model uses"), std::string::npos) << warnings;
         }
     }

@@ -117,10 +117,10 @@ TEST_P(ArchE2E, MatchesReference) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     char desc[128];
     llama_model_desc(m.get(), desc, sizeof desc);
-    // the variants: llama with experts, deepseek2 with a fused attn_kv_b
-    const std::string arch = GetParam() == "llama-moe"       ? "llama"
-                             : GetParam() == "deepseek2-kvb" ? "deepseek2"
-                                                             : GetParam();
+    // the variants: llama with experts, deepseek2 with a fused attn_kv_b or fused expert gate and up
+    const std::string arch = GetParam() == "llama-moe"                                       ? "llama"
+                             : GetParam() == "deepseek2-kvb" || GetParam() == "deepseek2-gu" ? "deepseek2"
+                                                                                             : GetParam();
     EXPECT_EQ(std::string(desc).rfind(arch + " ", 0), 0u) << desc;
 
     const arch_reference r  = load_arch_reference(name());
@@ -471,7 +471,8 @@ TEST(ArchE2ESwa, ReferencesSeeTheWindow) {
 
 // The architecture keys the newer micro models carry change their references far beyond the
 // MatchesReference bound when dropped or reset to a plain value, so that test checks each one:
-// granite's multipliers and its rope switch, mistral3's attention temperature, exaone4's window.
+// granite's multipliers and its rope switch, mistral3's attention temperature, exaone4's window,
+// deepseek2's and glm4moe's routing, glm4moe's partial rotary and its NextN block left out.
 TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
     llama_log_set(quiet_log, nullptr);
     struct key_case {
@@ -497,6 +498,13 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
         {"deepseek2", "deepseek2.expert_gating_func", LLAMA_KV_OVERRIDE_TYPE_INT, 1},
         {"deepseek2", "deepseek2.expert_weights_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
         {"deepseek2", "deepseek2.rope.scaling.yarn_log_multiplier", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 0.0},
+        // glm4moe: softmax scores, unscaled and not renormalised weights, every head dim rotated, and
+        // the NextN block run as a fourth decoder block
+        {"glm4moe", "glm4moe.expert_gating_func", LLAMA_KV_OVERRIDE_TYPE_INT, 1},
+        {"glm4moe", "glm4moe.expert_weights_scale", LLAMA_KV_OVERRIDE_TYPE_FLOAT, 1.0},
+        {"glm4moe", "glm4moe.expert_weights_norm", LLAMA_KV_OVERRIDE_TYPE_BOOL, 0},
+        {"glm4moe", "glm4moe.rope.dimension_count", LLAMA_KV_OVERRIDE_TYPE_INT, 32},
+        {"glm4moe", "glm4moe.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, 0},
     };
     for (const key_case & c : cases) {
         SCOPED_TRACE(c.key);
@@ -534,7 +542,7 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
 
 // Keys whose values the graph cannot use are refused at load with a message, not run: granite's logit
 // divisor 0, mistral3's attention temperature without an original context length to step it by,
-// NextN layers (glm4, exaone4) the block count would include.
+// NextN layers (glm4, exaone4) the block count would include, a gating function glm4moe does not have.
 TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
     llama_log_set(quiet_log, nullptr);
     struct bad_case {
@@ -551,6 +559,7 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         {"deepseek2", "deepseek2.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
         {"deepseek2", "deepseek2.attention.key_length_mla", LLAMA_KV_OVERRIDE_TYPE_INT, "latent attention"},
         {"deepseek2", "deepseek2.expert_group_used_count", LLAMA_KV_OVERRIDE_TYPE_INT, "expert groups"},
+        {"glm4moe", "glm4moe.expert_gating_func", LLAMA_KV_OVERRIDE_TYPE_INT, "expert_gating_func"},
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
@@ -559,7 +568,9 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
         kvo[0].val_f64 = 0.0;
         if (c.tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
-            kvo[0].val_i64 = std::string(c.message) == "NextN" ? 1 : 0;
+            // 3: a gating function other than softmax (1) and sigmoid (2; 0 means it for glm4moe)
+            const std::string msg = c.message;
+            kvo[0].val_i64        = msg == "NextN" ? 1 : msg == "expert_gating_func" ? 3 : 0;
         }
         llama_model_params mp  = llama_model_default_params();
         mp.kv_overrides        = kvo;
@@ -568,6 +579,26 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         EXPECT_EQ(m, nullptr);
         EXPECT_NE(std::string(llama_last_error()).find(c.message), std::string::npos) << llama_last_error();
     }
+}
+
+// glm4moe's NextN blocks: counted in block_count, not run (llama_model_n_layer excludes them, as
+// upstream's); as many as the blocks, nothing would be left to run.
+TEST(ArchE2EKeys, Glm4moeNextNBlocksAreNotRun) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string path = data_path("models/synthetic/glm4moe-micro-f16.gguf");
+    model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(m.get()), 3);
+    EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 1);
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "glm4moe.nextn_predict_layers");
+    kvo[0].val_i64        = 4;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr bad(llama_model_load_from_file(path.c_str(), mp));
+    EXPECT_EQ(bad, nullptr);
+    EXPECT_NE(std::string(llama_last_error()).find("nextn_predict_layers"), std::string::npos) << llama_last_error();
 }
 
 // Bytes a sequence's saved state grows by per token (the cache rows plus the cell's own record).

@@ -182,6 +182,17 @@ TEST_F(ToolsTest, GeneratorRefusesKeysTheArchitectureDoesNotRead) {
     p.arch = "deepseek2", p.n_lora_kv = 0, p.n_expert = 4;
     EXPECT_FALSE(synth::write_model(p, f.path, err));
     EXPECT_NE(err.find("latent attention"), std::string::npos) << err;
+    // NextN blocks only where the layout has them, and fewer than the blocks
+    p.arch = "llama", p.n_nextn = 1;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("glm4moe"), std::string::npos) << err;
+    p.arch = "glm4moe", p.n_nextn = p.n_layer;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("--n-nextn"), std::string::npos) << err;
+    // fused expert gate and up only where the layout has them
+    p.arch = "llama", p.n_nextn = 0, p.exps_gate_up_fused = true;
+    EXPECT_FALSE(synth::write_model(p, f.path, err));
+    EXPECT_NE(err.find("--exps-gate-up"), std::string::npos) << err;
 }
 
 // A generated llama loads in libllama with the requested shape and decodes with finite, varied logits;
@@ -274,7 +285,9 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         if (ai.needs_experts) {
             p.n_expert = 4;
         }
-        if (ai.layout->has(LLM_TL_KV_SPLIT)) {  // latent attention (deepseek2): its micro shape
+        // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe):
+        // the micro shape
+        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }
