@@ -13,7 +13,8 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
                   OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
-                      PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
+                      PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE,
+                      NORM_BARE = LLM_TL_NORM_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
@@ -537,6 +538,32 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
 };
 
+// falcon-h1: every layer runs GQA attention and a mamba2 mixer side by side on the same normed
+// input (their outputs summed), then a SwiGLU feed-forward. The converter folds Falcon-H1's
+// multipliers into the weights. ssm_norm is absent when the model has no mamba RMS norm.
+constexpr llm_tensor_layout FALCON_H1[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, USUAL},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}},
+    {LLM_TENSOR_FFN_NORM, NORM_BARE, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -569,6 +596,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
     row(LLM_ARCH_LFM2, false, LFM2),
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
+    row(LLM_ARCH_FALCON_H1, false, FALCON_H1),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

@@ -121,9 +121,12 @@ struct llama_hparams {
     // hybrid models (lfm2): per layer, whether it is a recurrent layer (attention.head_count_kv 0 in
     // the file) with a state in the recurrent memory instead of K/V in the KV cache; empty = none is
     std::vector<bool> recurrent_layers;
+    // falcon-h1: every recurrent layer also attends (its mixer and attention run side by side), so
+    // such a layer has a state in the recurrent memory and K/V in the KV cache
+    bool recurrent_layers_attend = false;
 
     // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
-    bool is_recurrent() const { return ssm_d_inner > 0; }
+    bool is_recurrent() const { return ssm_d_inner > 0 && !recurrent_layers_attend; }
     // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
     bool is_hybrid() const {
         for (bool b : recurrent_layers) {
@@ -136,6 +139,8 @@ struct llama_hparams {
     bool is_recurrent_layer(int il) const {
         return is_recurrent() || (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
     }
+    // Whether layer il has K/V in the KV cache.
+    bool has_kv_layer(int il) const { return !is_recurrent() && (recurrent_layers_attend || !is_recurrent_layer(il)); }
     uint32_t n_layer_recurrent() const {
         uint32_t n = 0;
         for (uint32_t il = 0; il < n_layer; il++) {

@@ -86,7 +86,7 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
     try {
         std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
-            if (hp.is_recurrent_layer(il)) {
+            if (!hp.has_kv_layer(il)) {
                 k_l.push_back(nullptr);  // a recurrent layer of a hybrid model: its state is in the recurrent memory
                 v_l.push_back(nullptr);
                 continue;

@@ -234,7 +234,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     auto create = [&](const llm_tensor_layout & r, int il) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
         if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
-            (r.when == LLM_TL_ATTN_LAYER && hp.is_recurrent_layer(il)) ||
+            (r.when == LLM_TL_ATTN_LAYER && !hp.has_kv_layer(il)) ||
             (r.when == LLM_TL_RECR_LAYER && !hp.is_recurrent_layer(il))) {
             return;
         }

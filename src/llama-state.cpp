@@ -35,12 +35,16 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     e.n_seq_max               = ctx.cparams.n_seq_max;
     if (kv && ctx.recurrent()) {
         // a hybrid model: the attention layers in the KV section, then the recurrent layers' states
+        // (falcon-h1's layers are in both)
         const uint32_t n_recr = hp.n_layer_recurrent();
-        e.n_layer_kv          = hp.n_layer - n_recr;
-        e.rs_n_layer          = n_recr;
-        e.rs_size             = ctx.recurrent()->n_slots();
-        e.rs_k_row            = (size_t) hp.n_embd_r() * sizeof(float);
-        e.rs_v_row            = (size_t) hp.n_embd_s() * sizeof(float);
+        e.n_layer_kv          = 0;
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            e.n_layer_kv += hp.has_kv_layer((int) il) ? 1 : 0;
+        }
+        e.rs_n_layer = n_recr;
+        e.rs_size    = ctx.recurrent()->n_slots();
+        e.rs_k_row   = (size_t) hp.n_embd_r() * sizeof(float);
+        e.rs_v_row   = (size_t) hp.n_embd_s() * sizeof(float);
     }
     return e;
 }

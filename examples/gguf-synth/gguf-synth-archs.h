@@ -106,6 +106,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"bert", 1e-12f, false, false, true},
         {"nomic-bert", 1e-12f},
         {"mamba2", 1e-5f, false, false, true},  // no positions: the state carries the order
+        {"falcon-h1", 1e-5f, false, true},      // the converter writes key_length / value_length
         {"jina-bert-v2", 1e-12f, false, false, true},
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
@@ -196,6 +197,11 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
     } else if (arch == "olmo2") {
         p.tied = false, p.rope_base = 5e5f;
+    } else if (arch == "falcon-h1") {
+        // attention (4 heads of 16, 2 KV heads) beside a mamba2 mixer of 128 channels in 8 heads,
+        // a 16-wide state, one group; Falcon-H1's rope base
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.1f;
+        p.rope_base = 1e11f;
     } else if (arch == "mamba2") {
         // 128 inner channels in 8 heads of 16, a 16-wide state, one group; weights large enough that
         // the carried state, not the D skip, dominates each mixer's output

@@ -139,6 +139,7 @@ inline tensor_desc describe(const params & p, const arch_info & ai, const llm_te
     t.f32    = r.kind != LLM_TL_MATRIX;  // routers, biases, norms, conv kernels: F32 at any rank
     switch (r.kind) {
         case LLM_TL_NORM:
+        case LLM_TL_NORM_BARE:
             t.kind = ai.encoder ? init::near_one : init::ones;
             break;
         case LLM_TL_PARAM:
@@ -423,10 +424,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
     const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
     // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
-    // upstream's converter writes them)
-    const bool ssm = layout_has(lay, LLM_TENSOR_SSM_IN);
-    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (ssm ? 0 : p.n_ff));
-    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (ssm ? 0 : p.n_head));
+    // upstream's converter writes them); falcon-h1 has both, so it writes both
+    const bool ssm      = layout_has(lay, LLM_TENSOR_SSM_IN);
+    const bool ssm_only = ssm && !layout_has(lay, LLM_TENSOR_ATTN_Q);
+    gguf_set_val_u32(g.get(), (A + "feed_forward_length").c_str(), (uint32_t) (ssm_only ? 0 : p.n_ff));
+    gguf_set_val_u32(g.get(), (A + "attention.head_count").c_str(), (uint32_t) (ssm_only ? 0 : p.n_head));
     if (ssm) {
         const int64_t inner = p.ssm_inner(), heads = p.ssm_heads();
         if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || inner % heads != 0 ||
@@ -439,6 +441,9 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
+    }
+    if (ssm_only) {
+        // no KV heads
     } else if (layout_has(lay, LLM_TENSOR_SHORTCONV_CONV)) {
         // lfm2: KV heads per layer, 0 on the convolution layers (an INT32 array, as upstream's converter)
         std::vector<int32_t> kvh((size_t) p.n_layer);

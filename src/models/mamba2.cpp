@@ -9,7 +9,7 @@
 #include "llama-model-loader.h"
 #include "models.h"
 
-static void mamba2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+void llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_SSM_CONV_KERNEL, hp.ssm_d_conv);
     ml.get_key(LLM_KV_SSM_INNER_SIZE, hp.ssm_d_inner);
     ml.get_key(LLM_KV_SSM_STATE_SIZE, hp.ssm_d_state);
@@ -26,11 +26,14 @@ static void mamba2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
             "group_count %u",
             hp.ssm_d_conv, hp.ssm_d_inner, hp.ssm_d_state, hp.ssm_dt_rank, hp.ssm_n_group));
     }
+}
+
+static void mamba2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    llm_mamba2_load_ssm_hparams(ml, hp);
     hp.n_expert = 0;
 }
 
-// One Mamba-2 mixer over cur [n_embd, n_tokens] (n_seqs sequences of n_seq_tokens tokens each).
-static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int il) {
+ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, int il) {
     const llama_hparams & hp       = g.hparams;
     const llama_layer &   l        = g.model.layers[il];
     ggml_context *        ctx0     = g.ctx0;
@@ -47,7 +50,7 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
     // the scan and convolution read their small parameters as F32 (as upstream's converter writes
     // them); a file with another type is refused here, at context creation, not run
     for (const ggml_tensor * t : {l.ssm_conv1d, l.ssm_conv1d_b, l.ssm_dt_b, l.ssm_a, l.ssm_d, l.ssm_norm}) {
-        if (t->type != GGML_TYPE_F32) {
+        if (t && t->type != GGML_TYPE_F32) {
             throw llama_error(llama_format("%s is %s; mamba2 needs it in F32", t->name, ggml_type_name(t->type)));
         }
     }
@@ -103,9 +106,12 @@ static ggml_tensor * mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int 
                      head_dim * n_head * ggml_element_size(ys), head_dim * n_head * n_st * ggml_element_size(ys), 0);
     y = ggml_add(ctx0, y, ggml_mul(ctx0, x, l.ssm_d));   // D: [1, heads] broadcast over head_dim
     y = ggml_swiglu_split(ctx0, ggml_cont(ctx0, z), y);  // y * SiLU(z)
-    // grouped RMS norm: each group of inner / groups channels normalised on its own
-    y   = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
-    y   = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    // grouped RMS norm: each group of inner / groups channels normalised on its own (falcon-h1
+    // models without the mamba RMS norm have no ssm_norm and skip it)
+    if (l.ssm_norm) {
+        y = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
+        y = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    }
     y   = ggml_reshape_3d(ctx0, y, d_inner, n_st, n_seqs);
     cur = g.build_lora_mm(l.ssm_out, y);  // [n_embd, n_st, n_seqs]
     return ggml_reshape_2d(ctx0, cur, cur->ne[0], n_st * n_seqs);
@@ -120,7 +126,7 @@ static void mamba2_build_graph(llm_graph_context & g) {
     for (int il = 0; il < (int) g.hparams.n_layer; il++) {
         ggml_tensor * cur = g.build_norm(inpL, model.layers[il].attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
-        cur = mamba2_layer(g, cur, il);
+        cur = llm_build_mamba2_mixer(g, cur, il);
         g.cb(cur, "mamba_out", il);
         if (il == (int) g.hparams.n_layer - 1 && inp_out_ids) {
             cur  = ggml_get_rows(ctx0, cur, inp_out_ids);  // only the rows asked for

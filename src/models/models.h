@@ -28,3 +28,11 @@ extern const llm_arch_ops llm_ops_jina_bert_v2;
 extern const llm_arch_ops llm_ops_modern_bert;
 extern const llm_arch_ops llm_ops_lfm2;
 extern const llm_arch_ops llm_ops_deepseek2;
+extern const llm_arch_ops llm_ops_falcon_h1;
+
+// Shared blocks (mamba2.cpp), used by the hybrids that carry a mamba2 mixer (falcon-h1).
+// Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and bounds it.
+void llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp);
+// One Mamba-2 mixer over cur [n_embd, n_tokens] (params.n_seqs sequences of equal length): its conv
+// and SSM states are read from and written to layer il's slots of the recurrent memory.
+ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, int il);
