@@ -538,6 +538,33 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
 };
 
+// lfm2moe (LFM2-8B-A1B): lfm2's mixers; the feed-forward of the first leading_dense_block_count
+// layers is lfm2's SwiGLU, the others' a mixture of experts with a sigmoid router and a selection bias.
+constexpr llm_tensor_layout LFM2MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM_LFM2, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_OUTPUT_NORM},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_SHORTCONV_CONV, CONV, {SCL, E}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_INPROJ, MAT, {E, E3}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_OUTPROJ, MAT, {E, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+};
+
 // falcon-h1: every layer runs GQA attention and a mamba2 mixer side by side on the same normed
 // input (their outputs summed), then a SwiGLU feed-forward. The converter folds Falcon-H1's
 // multipliers into the weights. ssm_norm is absent when the model has no mamba RMS norm.
@@ -597,6 +624,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_LFM2, false, LFM2),
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
     row(LLM_ARCH_FALCON_H1, false, FALCON_H1),
+    row(LLM_ARCH_LFM2MOE, false, LFM2MOE),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

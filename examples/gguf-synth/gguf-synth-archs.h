@@ -111,6 +111,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
         {"lfm2", 1e-5f},
+        {"lfm2moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},  // experts expert_feed_forward_length wide
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -210,6 +211,12 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // conv, conv, attention, conv, attention (the 350M model's first layers start conv, conv,
         // attention); a 3-wide kernel, so two inputs are carried per sequence
         p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
+    } else if (arch == "lfm2moe") {
+        // lfm2's micro layers; LFM2-8B-A1B's routing: the first 2 layers dense, then 8 experts of 32
+        // (sigmoid scores, a selection bias, weights renormalised), 2 per token
+        p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
+        p.n_layer_dense_lead = 2, p.n_ff = 128;
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32, p.expert_gating = 2;
     } else if (arch == "deepseek2") {
         // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
         // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and

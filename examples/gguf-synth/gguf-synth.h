@@ -456,6 +456,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             return false;
         }
         gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
+        if (p.n_expert > 0 && p.expert_gating == 0) {
+            // lfm2moe: its converter always writes the (sigmoid) gating, and upstream requires it
+            gguf_set_val_u32(g.get(), (A + "expert_gating_func").c_str(), 2u);
+        }
     } else {
         // latent attention keeps one KV head (the latent); the older fused form one per query head
         gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(),

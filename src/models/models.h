@@ -29,6 +29,7 @@ extern const llm_arch_ops llm_ops_modern_bert;
 extern const llm_arch_ops llm_ops_lfm2;
 extern const llm_arch_ops llm_ops_deepseek2;
 extern const llm_arch_ops llm_ops_falcon_h1;
+extern const llm_arch_ops llm_ops_lfm2moe;
 
 // Shared blocks (mamba2.cpp), used by the hybrids that carry a mamba2 mixer (falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and bounds it.

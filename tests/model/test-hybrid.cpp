@@ -291,7 +291,7 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     EXPECT_LT(worst(decode(c.get(), toks, 0, toks.size()), want), k_tight);
 }
 
-INSTANTIATE_TEST_SUITE_P(Micro, HybridTest, ::testing::Values("lfm2", "falcon-h1"),
+INSTANTIATE_TEST_SUITE_P(Micro, HybridTest, ::testing::Values("lfm2", "falcon-h1", "lfm2moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
@@ -349,6 +349,44 @@ TEST(HybridLoad, BadPerLayerKvHeadsAreRefused) {
     model_ptr bad(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), mp));
     EXPECT_EQ(bad, nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("shortconv.l_cache"), std::string::npos) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+// lfm2moe routing keys it cannot use, and a falcon-h1 file without attention heads, are refused at
+// load with the reason.
+TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_key {
+        const char * model;
+        const char * key;
+        int64_t      value;
+        const char * reason;
+    };
+    const bad_key cases[] = {
+        {"lfm2moe", "lfm2moe.leading_dense_block_count", 9, "leading_dense_block_count"},
+        {"lfm2moe", "lfm2moe.expert_gating_func", 3, "expert_gating_func"},
+        {"lfm2moe", "lfm2moe.expert_feed_forward_length", 0, "expert_feed_forward_length"},
+        {"falcon-h1", "falcon-h1.ssm.group_count", 3, "ssm"},
+    };
+    for (const bad_key & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_i64         = c.value;
+        llama_model_params mp  = llama_model_default_params();
+        mp.kv_overrides        = kvo;
+        const std::string path = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
+        model_ptr         bad(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(bad, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.reason), std::string::npos) << llama_last_error();
+    }
+    // the files themselves load
+    for (const char * name : {"lfm2moe", "falcon-h1"}) {
+        const std::string path = data_path("models/synthetic/" + std::string(name) + "-micro-f16.gguf");
+        model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        EXPECT_NE(m, nullptr) << name << ": " << llama_last_error();
+    }
     llama_log_set(nullptr, nullptr);
 }
 
