@@ -567,7 +567,9 @@ constexpr llm_tensor_layout LFM2MOE[] = {
 
 // falcon-h1: every layer runs GQA attention and a mamba2 mixer side by side on the same normed
 // input (their outputs summed), then a SwiGLU feed-forward. The converter folds Falcon-H1's
-// multipliers into the weights. ssm_norm is absent when the model has no mamba RMS norm.
+// multipliers into the weights. ssm_norm is absent when the model has no mamba RMS norm. Optional
+// Q/K/V and feed-forward biases are used as upstream uses them; an attention-output bias or
+// rope_freqs, which upstream loads but leaves out of its graph, are not read.
 constexpr llm_tensor_layout FALCON_H1[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
@@ -576,6 +578,9 @@ constexpr llm_tensor_layout FALCON_H1[] = {
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}},
     {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
     {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
     {LLM_TENSOR_SSM_IN, MAT, {E, SIN}},
     {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}},
@@ -589,6 +594,9 @@ constexpr llm_tensor_layout FALCON_H1[] = {
     {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
     {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
     {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
 };
 
 // clang-format on

@@ -43,7 +43,7 @@ static void falcon_h1_build_graph(llm_graph_context & g) {
 
         ggml_tensor *q, *k, *v;
         g.build_qkv_rope(l, cur, inp_pos, il, q, k, v);
-        ggml_tensor * attn_out = g.build_attn(l.wo, l.bo, q, k, v, kq_scale, il);
+        ggml_tensor * attn_out = g.build_attn(l.wo, nullptr, q, k, v, kq_scale, il);  // no output bias, as upstream
         g.cb(attn_out, "attn_out", il);
 
         ggml_tensor * ssm_out = llm_build_mamba2_mixer(g, cur, il);
@@ -58,8 +58,8 @@ static void falcon_h1_build_graph(llm_graph_context & g) {
         g.cb(ffn_inp, "ffn_inp", il);
 
         cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
-        cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR,
-                          il);
+        cur = g.build_ffn(cur, l.ffn_up, l.ffn_up_b, l.ffn_gate, l.ffn_gate_b, l.ffn_down, l.ffn_down_b, LLM_FFN_SILU,
+                          LLM_FFN_PAR, il);
         cur = ggml_add(ctx0, cur, ffn_inp);
         cur = g.build_cvec(cur, il);
         g.cb(cur, "l_out", il);
