@@ -669,8 +669,8 @@ LLAMA_API llama_token llama_model_decoder_start_token(const struct llama_model *
 /* Whether every layer of the model carries a recurrent state instead of a KV cache (mamba2): its
  * sequences cannot drop a part of their history (llama_memory_seq_rm). */
 LLAMA_API bool        llama_model_is_recurrent(const struct llama_model * model);
-/* Whether some layers carry a recurrent state and the others a KV cache (lfm2); the same limit on
- * llama_memory_seq_rm. */
+/* Whether some layers carry a recurrent state and some a KV cache (lfm2; falcon-h1, where every layer
+ * has both); the same limit on llama_memory_seq_rm. */
 LLAMA_API bool        llama_model_is_hybrid(const struct llama_model * model);
 LLAMA_API bool        llama_model_is_diffusion(const struct llama_model * model); /* always false here */
 /* Number of scores a classifier (reranker) model gives per sequence with pooling RANK: the rows

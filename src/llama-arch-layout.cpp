@@ -13,7 +13,8 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
                   OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
-                      PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
+                      PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE,
+                      NORM_BARE = LLM_TL_NORM_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
                           ROPE_FACTORS = LLM_TL_ROPE_FACTORS, CLS_HEAD = LLM_TL_CLS_HEAD;
 constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL_MOE, ALT_A = LLM_TL_ALT_A,
@@ -648,6 +649,67 @@ constexpr llm_tensor_layout NEMOTRON_H[] = {
     {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_L},
 };
 
+// lfm2moe (LFM2-8B-A1B): lfm2's mixers; the feed-forward of the first leading_dense_block_count
+// layers is lfm2's SwiGLU, the others' a mixture of experts with a sigmoid router and a selection bias.
+constexpr llm_tensor_layout LFM2MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM_LFM2, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_OUTPUT_NORM},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_SHORTCONV_CONV, CONV, {SCL, E}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_INPROJ, MAT, {E, E3}, REQ, RECR_L},
+    {LLM_TENSOR_SHORTCONV_OUTPROJ, MAT, {E, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+};
+
+// falcon-h1: every layer runs GQA attention and a mamba2 mixer side by side on the same normed
+// input (their outputs summed), then a SwiGLU feed-forward. The converter folds Falcon-H1's
+// multipliers into the weights. ssm_norm is absent when the model has no mamba RMS norm. Optional
+// Q/K/V and feed-forward biases are used as upstream uses them; an attention-output bias or
+// rope_freqs, which upstream loads but leaves out of its graph, are not read.
+constexpr llm_tensor_layout FALCON_H1[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, USUAL},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}},
+    {LLM_TENSOR_FFN_NORM, NORM_BARE, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_GATE, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -683,6 +745,8 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_GRANITE_HYBRID, false, GRANITE_HYBRID),
     row(LLM_ARCH_NEMOTRON_H, false, NEMOTRON_H),
     row(LLM_ARCH_GLM4_MOE, false, GLM4_MOE),
+    row(LLM_ARCH_FALCON_H1, false, FALCON_H1),
+    row(LLM_ARCH_LFM2MOE, false, LFM2MOE),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

@@ -99,14 +99,15 @@ struct llm_layout_dims {
 
 // What a weight is; the writer initialises by kind, libllama's loader reads the suffix from it.
 enum llm_tl_kind : uint8_t {
-    LLM_TL_MATRIX,  // a projection or an embedding table (quantizable)
-    LLM_TL_ROUTER,  // the MoE router: a matrix kept in F32
-    LLM_TL_NORM,    // the weight (scale) of an RMS or layer norm
-    LLM_TL_BIAS,    // a bias, also a layer norm's (suffix "bias", always F32)
-    LLM_TL_PARAM,   // other learned vectors: attention sinks, rope factors
-    LLM_TL_CONV,    // a convolution kernel: a small matrix kept in F32 (ssm_conv reads F32)
-    LLM_TL_DECAY,   // a learned negative decay rate without a name suffix (mamba2's A = -exp(A_log))
-    LLM_TL_BARE,    // another vector without a name suffix (mamba2's D)
+    LLM_TL_MATRIX,     // a projection or an embedding table (quantizable)
+    LLM_TL_ROUTER,     // the MoE router: a matrix kept in F32
+    LLM_TL_NORM,       // the weight (scale) of an RMS or layer norm
+    LLM_TL_BIAS,       // a bias, also a layer norm's (suffix "bias", always F32)
+    LLM_TL_PARAM,      // other learned vectors: attention sinks, rope factors
+    LLM_TL_CONV,       // a convolution kernel: a small matrix kept in F32 (ssm_conv reads F32)
+    LLM_TL_DECAY,      // a learned negative decay rate without a name suffix (mamba2's A = -exp(A_log))
+    LLM_TL_BARE,       // another vector without a name suffix (mamba2's D)
+    LLM_TL_NORM_BARE,  // a norm weight without a name suffix (falcon-h1's ffn_norm, as its converter names it)
 };
 
 // Whether a file has the weight. Everything but REQUIRED is optional for libllama; the rest says
@@ -164,7 +165,9 @@ struct llm_tensor_layout {
     llm_tensor      role     = LLM_TENSOR_COUNT;  // the weight it serves as, if not t (gpt-oss's ffn_norm)
 
     const char * suffix() const {
-        return kind == LLM_TL_BIAS ? "bias" : kind == LLM_TL_DECAY || kind == LLM_TL_BARE ? nullptr : "weight";
+        return kind == LLM_TL_BIAS                                                       ? "bias"
+               : kind == LLM_TL_DECAY || kind == LLM_TL_BARE || kind == LLM_TL_NORM_BARE ? nullptr
+                                                                                         : "weight";
     }
     int        n_dims() const { return ne[2] != LLM_DIM_NONE ? 3 : ne[1] != LLM_DIM_NONE ? 2 : 1; }
     llm_tensor serves_as() const { return role == LLM_TENSOR_COUNT ? t : role; }

@@ -39,6 +39,8 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_GRANITE_HYBRID, "granitehybrid"},
     {LLM_ARCH_NEMOTRON_H, "nemotron_h"},
     {LLM_ARCH_GLM4_MOE, "glm4moe"},
+    {LLM_ARCH_FALCON_H1, "falcon-h1"},
+    {LLM_ARCH_LFM2MOE, "lfm2moe"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");

@@ -130,9 +130,12 @@ struct llama_hparams {
     // nemotron_h: per layer, whether it is a feed-forward-only block (no mixer, no state, no K/V);
     // empty = none is
     std::vector<bool> ffn_only_layers;
+    // falcon-h1: every recurrent layer also attends (its mixer and attention run side by side), so
+    // such a layer has a state in the recurrent memory and K/V in the KV cache
+    bool recurrent_layers_attend = false;
 
     // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache; a
-    // model with state-space layers and per-layer attention (granitehybrid) is hybrid instead.
+    // model with state-space layers and per-layer attention (granitehybrid, falcon-h1) is hybrid instead.
     bool is_recurrent() const { return ssm_d_inner > 0 && !is_hybrid(); }
     // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
     bool is_hybrid() const {
@@ -143,6 +146,8 @@ struct llama_hparams {
         }
         return false;
     }
+    // Whether layer il holds a conv (+ SSM) state in the recurrent memory: every layer of a recurrent
+    // model, the marked layers of a hybrid one.
     bool is_recurrent_layer(int il) const {
         return (ssm_d_inner > 0 && recurrent_layers.empty()) ||
                (il >= 0 && (size_t) il < recurrent_layers.size() && recurrent_layers[il]);
@@ -150,8 +155,10 @@ struct llama_hparams {
     bool is_ffn_only_layer(int il) const {
         return il >= 0 && (size_t) il < ffn_only_layers.size() && ffn_only_layers[il];
     }
-    // Whether layer il keeps K/V in the KV cache (an attention layer).
-    bool     has_kv(int il) const { return !is_recurrent_layer(il) && !is_ffn_only_layer(il); }
+    // Whether layer il keeps K/V in the KV cache: an attention layer, or (falcon-h1) a recurrent layer
+    // that also attends; never a feed-forward-only block. The one predicate the KV cache, its state
+    // image and the tensor layout use (is_recurrent_layer is the recurrent memory's).
+    bool has_kv(int il) const { return !is_ffn_only_layer(il) && (!is_recurrent_layer(il) || recurrent_layers_attend); }
     uint32_t n_layer_kv() const {
         uint32_t n = 0;
         for (uint32_t il = 0; il < n_layer; il++) {

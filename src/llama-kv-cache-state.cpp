@@ -134,7 +134,7 @@ void llama_kv_cache::state_write(llama_state_io::writer & w, llama_seq_id seq_id
     const size_t          v_row = ggml_row_size(type_v(), hp.n_embd_v_gqa());
     for (size_t il = 0; il < k_l.size(); il++) {
         if (!hp.has_kv((int) il)) {
-            continue;  // a hybrid model's recurrent or feed-forward-only layer: not in this section (docs/state.md)
+            continue;  // a recurrent-only or feed-forward-only layer: not in this section (docs/state.md)
         }
         const bool win = k_l[il] == nullptr;  // held by the window cache
         // one reservation for K then V (a growing buffer may move between two)

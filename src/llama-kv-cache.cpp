@@ -87,8 +87,8 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
         std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
             if (!hp.has_kv(il)) {
-                // a recurrent layer of a hybrid model (its state is in the recurrent memory) or a
-                // feed-forward-only block (nemotron_h)
+                // a recurrent layer of a hybrid model that does not attend (its state is in the
+                // recurrent memory) or a feed-forward-only block (nemotron_h)
                 k_l.push_back(nullptr);
                 v_l.push_back(nullptr);
                 continue;

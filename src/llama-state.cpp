@@ -35,6 +35,7 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     e.n_seq_max               = ctx.cparams.n_seq_max;
     if (kv && ctx.recurrent()) {
         // a hybrid model: the attention layers in the KV section, then the recurrent layers' states
+        // (falcon-h1's layers are in both)
         const uint32_t n_recr = hp.n_layer_recurrent();
         e.n_layer_kv          = hp.n_layer_kv();
         e.rs_n_layer          = n_recr;

@@ -107,6 +107,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"bert", 1e-12f, false, false, true},
         {"nomic-bert", 1e-12f},
         {"mamba2", 1e-5f, false, false, true},  // no positions: the state carries the order
+        {"falcon-h1", 1e-5f, false, true},      // the converter writes key_length / value_length
         {"jina-bert-v2", 1e-12f, false, false, true},
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
@@ -143,6 +144,7 @@ inline const arch_meta & meta_of(const std::string & arch) {
           {"residual_scale", 0.22f},
           {"embedding_scale", 12.0f},
           {"attention.scale", 0.0078125f}}},
+        {"lfm2moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},  // experts expert_feed_forward_length wide
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -232,6 +234,11 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.head_dim = 32, p.n_rot = 16, p.tied = false;  // half of each head rotated, as GLM-4
     } else if (arch == "olmo2") {
         p.tied = false, p.rope_base = 5e5f;
+    } else if (arch == "falcon-h1") {
+        // attention (4 heads of 16, 2 KV heads) beside a mamba2 mixer of 128 channels in 8 heads,
+        // a 16-wide state, one group; Falcon-H1's rope base
+        p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 1, p.std = 0.1f;
+        p.rope_base = 1e11f;
     } else if (arch == "mamba2") {
         // 128 inner channels in 8 heads of 16, a 16-wide state, one group; weights large enough that
         // the carried state, not the D skip, dominates each mixer's output
@@ -252,6 +259,12 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // Mamba-2 with two B/C groups (the released models use 8), so the grouped norm has two groups
         p.n_layer = 6, p.layer_pattern = "M-M*M-", p.n_ff = 128;
         p.ssm_d_inner = 128, p.ssm_d_state = 16, p.ssm_n_head = 8, p.ssm_n_group = 2, p.std = 0.1f;
+    } else if (arch == "lfm2moe") {
+        // lfm2's micro layers; LFM2-8B-A1B's routing: the first 2 layers dense, then 8 experts of 32
+        // (sigmoid scores, a selection bias, weights renormalised), 2 per token
+        p.n_layer = 5, p.conv_flags = {true, true, false, true, false}, p.shortconv_l = 3, p.std = 0.1f;
+        p.n_layer_dense_lead = 2, p.n_ff = 128;
+        p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32, p.expert_gating = 2;
     } else if (arch == "deepseek2") {
         // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
         // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and

@@ -143,8 +143,9 @@ inline const std::vector<arch_info> & arch_table() {
         std::vector<arch_info> v;
         for (int a = 0; a < (int) LLM_ARCH_COUNT; a++) {
             const llm_arch_layout & l = llm_arch_get_layout((llm_arch) a);
+            // lfm2moe's dense rows are only its leading dense layers': it always has experts
             v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder, l.has(LLM_TL_MOE),
-                         l.has(LLM_TL_MOE) && !l.has(LLM_TL_DENSE)});
+                         l.has(LLM_TL_MOE) && (!l.has(LLM_TL_DENSE) || a == LLM_ARCH_LFM2MOE)});
         }
         return v;
     }();

@@ -143,6 +143,7 @@ inline tensor_desc describe(const params & p, const arch_info & ai, const llm_te
     t.f32    = r.kind != LLM_TL_MATRIX;  // routers, biases, norms, conv kernels: F32 at any rank
     switch (r.kind) {
         case LLM_TL_NORM:
+        case LLM_TL_NORM_BARE:
             t.kind = ai.encoder ? init::near_one : init::ones;
             break;
         case LLM_TL_PARAM:
@@ -442,11 +443,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     gguf_set_val_u32(g.get(), (A + "block_count").c_str(), (uint32_t) p.n_layer);
     const bool mla = p.n_lora_kv > 0 && !p.mla_kv_fused;
     // a state-space model has no attention and no feed-forward: 0 for both, then its ssm.* shape (as
-    // upstream's converter writes them)
-    // a hybrid (per-layer rows) has both: the attention keys with a per-layer head_count_kv
+    // upstream's converter writes them); a hybrid (per-layer rows) or falcon-h1 (attention and a
+    // mixer in every layer) has both: the attention keys, a hybrid's with a per-layer head_count_kv
     const bool        hybrid  = layout_has_recurrent_rows(lay);
     const bool        ssm     = layout_has(lay, LLM_TENSOR_SSM_IN);
-    const bool        no_att  = ssm && !hybrid;
+    const bool        no_att  = ssm && !layout_has(lay, LLM_TENSOR_ATTN_Q);
     const std::string pattern = p.pattern();
     if (!pattern.empty()) {
         // nemotron_h: the feed-forward width on its feed-forward-only blocks, 0 elsewhere (per layer)
@@ -477,8 +478,8 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
     }
     if (hybrid) {
-        // lfm2, granitehybrid: KV heads per layer, 0 on the recurrent layers (an INT32 array, as
-        // upstream's converters write it)
+        // lfm2, lfm2moe, granitehybrid, nemotron_h: KV heads per layer, 0 on the recurrent and
+        // feed-forward-only layers (an INT32 array, as upstream's converters write it)
         std::vector<int32_t> kvh((size_t) p.n_layer);
         for (int il = 0; il < (int) p.n_layer; il++) {
             kvh[il] = p.conv_layer(il) || p.ffn_layer(il) ? 0 : (int32_t) p.n_head_kv;
@@ -490,6 +491,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
                 return false;
             }
             gguf_set_val_u32(g.get(), (A + "shortconv.l_cache").c_str(), (uint32_t) p.shortconv_l);
+            if (p.n_expert > 0 && p.expert_gating == 0) {
+                // lfm2moe: its converter always writes the (sigmoid) gating, and upstream requires it
+                gguf_set_val_u32(g.get(), (A + "expert_gating_func").c_str(), 2u);
+            }
         }
         if (ssm && pattern.empty()) {
             // Granite 4.0 H: the converter turns rotary positions off for the hybrids

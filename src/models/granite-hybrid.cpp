@@ -33,7 +33,7 @@ static void granitehybrid_load_hparams(llama_model_loader & ml, llama_hparams & 
 
 static void granitehybrid_build_graph(llm_graph_context & g) {
     llm_decoder_desc d;
-    d.recurrent_mixer = llm_build_mamba2_layer;
+    d.recurrent_mixer = llm_build_mamba2_mixer;
     llm_decoder_build_graph(d, g);
 }
 

@@ -4,15 +4,19 @@
 // x; B x goes through a depthwise causal convolution whose last l_cache - 1 inputs are carried per
 // sequence in the recurrent memory; C gates its output, out_proj projects it back. Attention K/V
 // are in the KV cache, the conv states in the recurrent memory (llama-memory-hybrid.h). The final
-// norm is stored as token_embd_norm.
+// norm is stored as token_embd_norm. lfm2moe (LFM2-8B-A1B) is the same decoder whose feed-forward,
+// past the first leading_dense_block_count layers, is a mixture of experts: sigmoid router scores,
+// a selection bias (exp_probs_b) that only picks the experts, the selected weights renormalised to
+// sum 1 (decoder.cpp's llm_build_moe_ffn).
 #include <cmath>
 
+#include "decoder.h"
 #include "llama-graph.h"
 #include "llama-log.h"
 #include "llama-model-loader.h"
 #include "models.h"
 
-static void lfm2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+static void lfm2_load_common(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_SHORTCONV_L_CACHE, hp.n_shortconv_l_cache);
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     // bounds that keep the conv state and its views in range (a hostile file must not reach them)
@@ -25,7 +29,32 @@ static void lfm2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
         hp.recurrent_layers.assign(hp.n_layer, false);
     }
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
-    hp.n_expert  = 0;
+}
+
+static void lfm2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    lfm2_load_common(ml, hp);
+    hp.n_expert = 0;
+}
+
+static void lfm2moe_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    lfm2_load_common(ml, hp);
+    ml.get_key(LLM_KV_LEADING_DENSE_BLOCK_COUNT, hp.n_layer_dense_lead, false);
+    ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp);
+    uint32_t gating = 0;
+    ml.get_key(LLM_KV_EXPERT_GATING_FUNC, gating);
+    if (gating != 1 && gating != 2) {
+        throw llama_error(llama_format("lfm2moe: expert_gating_func %u is not softmax (1) or sigmoid (2)", gating));
+    }
+    hp.expert_gating_sigmoid = gating == 2;
+    if (hp.n_expert == 0 || hp.n_expert_used == 0 || hp.n_ff_exp == 0) {
+        throw llama_error(
+            llama_format("lfm2moe: needs experts (expert_count %u, expert_used_count %u, "
+                         "expert_feed_forward_length %u)",
+                         hp.n_expert, hp.n_expert_used, hp.n_ff_exp));
+    }
+    if (hp.n_layer_dense_lead > hp.n_layer) {
+        throw llama_error("lfm2moe: leading_dense_block_count exceeds the block count");
+    }
 }
 
 // The short-convolution mixer over cur [n_embd, n_tokens] (n_seqs sequences of n_st tokens each).
@@ -69,10 +98,11 @@ static ggml_tensor * lfm2_shortconv(llm_graph_context & g, ggml_tensor * cur, in
 }
 
 static void lfm2_build_graph(llm_graph_context & g) {
-    const llama_model &   model    = g.model;
-    const llama_hparams & hp       = g.hparams;
-    ggml_context *        ctx0     = g.ctx0;
-    const float           kq_scale = 1.0f / sqrtf((float) hp.n_embd_head_k);
+    const llama_model &    model    = g.model;
+    const llama_hparams &  hp       = g.hparams;
+    ggml_context *         ctx0     = g.ctx0;
+    const float            kq_scale = 1.0f / sqrtf((float) hp.n_embd_head_k);
+    const llm_decoder_desc moe;  // softmax or sigmoid scores (hparams), weights renormalised, SwiGLU experts
 
     ggml_tensor * inpL    = g.build_inp_embd(model.tok_embd);
     ggml_tensor * inp_pos = g.build_inp_pos();
@@ -100,8 +130,12 @@ static void lfm2_build_graph(llm_graph_context & g) {
         ggml_tensor * ffn_inp = ggml_add(ctx0, cur, inpL);
         g.cb(ffn_inp, "ffn_inp", il);
         cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
-        cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR,
-                          il);
+        if (hp.is_moe_layer(il)) {
+            cur = llm_build_moe_ffn(g, l, cur, moe, il);
+        } else {
+            cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU,
+                              LLM_FFN_PAR, il);
+        }
         cur = ggml_add(ctx0, cur, ffn_inp);
         cur = g.build_cvec(cur, il);
         g.cb(cur, "l_out", il);
@@ -113,5 +147,11 @@ static void lfm2_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_lfm2 = {
     LLM_ARCH_LFM2,
     lfm2_load_hparams,
+    lfm2_build_graph,
+};
+
+const llm_arch_ops llm_ops_lfm2moe = {
+    LLM_ARCH_LFM2MOE,
+    lfm2moe_load_hparams,
     lfm2_build_graph,
 };

@@ -33,7 +33,7 @@ static void mamba2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     hp.n_expert = 0;
 }
 
-ggml_tensor * llm_build_mamba2_layer(llm_graph_context & g, ggml_tensor * cur, int il) {
+ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, int il) {
     const llama_hparams & hp       = g.hparams;
     const llama_layer &   l        = g.model.layers[il];
     ggml_context *        ctx0     = g.ctx0;
@@ -109,9 +109,12 @@ ggml_tensor * llm_build_mamba2_layer(llm_graph_context & g, ggml_tensor * cur, i
                      head_dim * n_head * ggml_element_size(ys), head_dim * n_head * n_st * ggml_element_size(ys), 0);
     y = ggml_add(ctx0, y, ggml_mul(ctx0, x, l.ssm_d));   // D: [1, heads] broadcast over head_dim
     y = ggml_swiglu_split(ctx0, ggml_cont(ctx0, z), y);  // y * SiLU(z)
-    // grouped RMS norm: each group of inner / groups channels normalised on its own
-    y   = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
-    y   = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    // grouped RMS norm: each group of inner / groups channels normalised on its own (falcon-h1
+    // models without the mamba RMS norm have no ssm_norm and skip it)
+    if (l.ssm_norm) {
+        y = ggml_reshape_4d(ctx0, y, d_inner / n_group, n_group, n_st, n_seqs);
+        y = g.build_norm(y, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    }
     y   = ggml_reshape_3d(ctx0, y, d_inner, n_st, n_seqs);
     cur = g.build_lora_mm(l.ssm_out, y);  // [n_embd, n_st, n_seqs]
     return ggml_reshape_2d(ctx0, cur, cur->ne[0], n_st * n_seqs);
@@ -126,7 +129,7 @@ static void mamba2_build_graph(llm_graph_context & g) {
     for (int il = 0; il < (int) g.hparams.n_layer; il++) {
         ggml_tensor * cur = g.build_norm(inpL, model.layers[il].attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
-        cur = llm_build_mamba2_layer(g, cur, il);
+        cur = llm_build_mamba2_mixer(g, cur, il);
         g.cb(cur, "mamba_out", il);
         if (il == (int) g.hparams.n_layer - 1 && inp_out_ids) {
             cur  = ggml_get_rows(ctx0, cur, inp_out_ids);  // only the rows asked for

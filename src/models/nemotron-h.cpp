@@ -65,7 +65,7 @@ static void nemotron_h_build_graph(llm_graph_context & g) {
         ggml_tensor *       cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
         if (hp.is_recurrent_layer(il)) {
-            cur = llm_build_mamba2_layer(g, cur, il);
+            cur = llm_build_mamba2_mixer(g, cur, il);
         } else if (hp.is_ffn_only_layer(il)) {
             cur = g.build_ffn(cur, l.ffn_up, l.ffn_up_b, nullptr, nullptr, l.ffn_down, l.ffn_down_b, LLM_FFN_RELU_SQR,
                               LLM_FFN_SEQ, il);

@@ -1,7 +1,8 @@
 // The hybrid memory of lfm2 (micro model: convolution, convolution, attention, convolution, attention
-// layers), granitehybrid (Mamba-2 and attention layers) and nemotron_h (Mamba-2, attention and
-// feed-forward-only blocks, the last with neither K/V nor a state): the KV cache of the attention
-// layers and the states of the recurrent ones stay consistent.
+// layers), granitehybrid (Mamba-2 and attention layers), nemotron_h (Mamba-2, attention and
+// feed-forward-only blocks, the last with neither K/V nor a state), falcon-h1 (every layer attends and
+// runs a mamba2 mixer, so each is in both parts) and lfm2moe (lfm2 with experts): the KV cache of the
+// attention layers and the recurrent states stay consistent.
 // A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
 // two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
 // recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,22 +26,27 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-// One micro model per parameter (tests/data/models/synthetic/NAME-micro-f16.gguf).
-struct HybridTest : ::testing::TestWithParam<const char *> {
-    model_ptr model;
-    int       n_vocab = 0;
+// The parameter: the micro model's name (models/synthetic/NAME-micro-f16.gguf).
+struct HybridTest : ::testing::TestWithParam<std::string> {
+    static std::map<std::string, model_ptr> models;  // loaded once per model
+    int                                     n_vocab = 0;
 
-    void SetUp() override {
-        llama_log_set(quiet_log, nullptr);
-        const std::string path = data_path(std::string("models/synthetic/") + GetParam() + "-micro-f16.gguf");
-        model.reset(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-        ASSERT_NE(model, nullptr) << llama_last_error();
-        n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
-    }
-    void TearDown() override {
-        model.reset();
+    static void SetUpTestSuite() { llama_log_set(quiet_log, nullptr); }
+    static void TearDownTestSuite() {
+        models.clear();
         llama_log_set(nullptr, nullptr);
     }
+    void SetUp() override {
+        model_ptr & m = models[GetParam()];
+        if (!m) {
+            const std::string path = data_path("models/synthetic/" + GetParam() + "-micro-f16.gguf");
+            m.reset(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        }
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    }
+    llama_model * model() const { return models.at(GetParam()).get(); }
+    const char *  name() const { return GetParam().c_str(); }
 
     ctx_ptr make_ctx(uint32_t n_seq_max = 2, uint32_t n_ubatch = 64) const {
         llama_context_params cp = llama_context_default_params();
@@ -49,7 +56,7 @@ struct HybridTest : ::testing::TestWithParam<const char *> {
         cp.n_seq_max            = n_seq_max;
         cp.n_threads            = 2;
         cp.n_threads_batch      = 2;
-        ctx_ptr c(llama_init_from_model(model.get(), cp));
+        ctx_ptr c(llama_init_from_model(model(), cp));
         EXPECT_NE(c, nullptr) << llama_last_error();
         return c;
     }
@@ -86,13 +93,15 @@ struct HybridTest : ::testing::TestWithParam<const char *> {
     }
 };
 
+std::map<std::string, model_ptr> HybridTest::models;
+
 // "The same logits": batched and token-by-token graphs differ in the order of sums (the attention
 // layers also in how many cached cells they span)
 constexpr double k_tight = 1e-3;
 
 TEST_P(HybridTest, ModelSaysItIsHybrid) {
-    EXPECT_TRUE(llama_model_is_hybrid(model.get()));
-    EXPECT_FALSE(llama_model_is_recurrent(model.get()));
+    EXPECT_TRUE(llama_model_is_hybrid(model()));
+    EXPECT_FALSE(llama_model_is_recurrent(model()));
     EXPECT_FALSE(llama_model_is_hybrid(nullptr));
 }
 
@@ -107,7 +116,7 @@ TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
         const std::vector<float> r = decode(chunked.get(), toks, b, std::min(toks.size(), b + 7));
         got.insert(got.end(), r.begin(), r.end());
     }
-    printf("lfm2 micro: chunks of 7 vs one batch: %.2e of row RMS\n", worst(got, ref));
+    printf("%s micro: chunks of 7 vs one batch: %.2e of row RMS\n", name(), worst(got, ref));
     EXPECT_LT(worst(got, ref), k_tight);
 
     ctx_ptr single = make_ctx();
@@ -116,7 +125,7 @@ TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
         const std::vector<float> r = decode(single.get(), toks, i, i + 1);
         got.insert(got.end(), r.begin(), r.end());
     }
-    printf("lfm2 micro: token by token vs one batch: %.2e of row RMS\n", worst(got, ref));
+    printf("%s micro: token by token vs one batch: %.2e of row RMS\n", name(), worst(got, ref));
     EXPECT_LT(worst(got, ref), k_tight);
 
     ctx_ptr small = make_ctx(2, 5);  // ubatches of 5 inside one decode
@@ -126,7 +135,7 @@ TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     ctx_ptr                  fresh = make_ctx();
     const std::vector<float> last  = decode(fresh.get(), toks, toks.size() - 1, toks.size());
     const double             dep   = worst(last, rows(ref, toks.size() - 1, toks.size()));
-    printf("lfm2 micro: the last token without its history moves the logits by %.2e of row RMS\n", dep);
+    printf("%s micro: the last token without its history moves the logits by %.2e of row RMS\n", name(), dep);
     EXPECT_GT(dep, 0.05);
 }
 
@@ -284,7 +293,11 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     EXPECT_LT(worst(decode(c.get(), toks, 0, toks.size()), want), k_tight);
 }
 
-INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest, ::testing::Values("lfm2", "granitehybrid", "nemotron_h"));
+INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
+                         ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe"),
+                         [](const ::testing::TestParamInfo<std::string> & i) {
+                             return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
+                         });
 
 // A copy of the micro model with lfm2.attention.head_count_kv replaced by n values of `type`.
 std::string with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
@@ -379,6 +392,44 @@ TEST(HybridLoad, NemotronHBadKeysAreRefused) {
         remove(path.c_str());
         EXPECT_EQ(m, nullptr);
         EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
+    llama_log_set(nullptr, nullptr);
+}
+
+// lfm2moe routing keys it cannot use, and a falcon-h1 file without attention heads, are refused at
+// load with the reason.
+TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_key {
+        const char * model;
+        const char * key;
+        int64_t      value;
+        const char * reason;
+    };
+    const bad_key cases[] = {
+        {"lfm2moe", "lfm2moe.leading_dense_block_count", 9, "leading_dense_block_count"},
+        {"lfm2moe", "lfm2moe.expert_gating_func", 3, "expert_gating_func"},
+        {"lfm2moe", "lfm2moe.expert_feed_forward_length", 0, "expert_feed_forward_length"},
+        {"falcon-h1", "falcon-h1.ssm.group_count", 3, "ssm"},
+    };
+    for (const bad_key & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_i64         = c.value;
+        llama_model_params mp  = llama_model_default_params();
+        mp.kv_overrides        = kvo;
+        const std::string path = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
+        model_ptr         bad(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(bad, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.reason), std::string::npos) << llama_last_error();
+    }
+    // the files themselves load
+    for (const char * name : {"lfm2moe", "falcon-h1"}) {
+        const std::string path = data_path("models/synthetic/" + std::string(name) + "-micro-f16.gguf");
+        model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        EXPECT_NE(m, nullptr) << name << ": " << llama_last_error();
     }
     llama_log_set(nullptr, nullptr);
 }

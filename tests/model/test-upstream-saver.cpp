@@ -56,7 +56,8 @@ INSTANTIATE_TEST_SUITE_P(Files, UpstreamSaver,
                                            "gemma2-dense", "qwen3-dense", "qwen3moe-moe", "gpt-oss-moe",
                                            "granite-dense", "granitemoe-moe", "mistral3-dense", "mistral3-moe",
                                            "exaone4-dense", "smollm3-dense", "mamba2-dense", "lfm2-dense",
-                                           "granitehybrid-dense", "nemotron_h-dense", "glm4moe-moe", "deepseek2-moe"),
+                                           "granitehybrid-dense", "nemotron_h-dense", "glm4moe-moe", "deepseek2-moe",
+                                           "falcon-h1-dense", "lfm2moe-moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              std::string n = i.param;
                              for (char & c : n) {
