@@ -708,8 +708,8 @@ TEST_F(GgmlCore, UnaryReductionsAndScalars) {
     expect_fail(ggml_norm(ctx, a, NAN), "norm");
     expect_fail(ggml_rms_norm(ctx, typed(GGML_TYPE_F16, 4), 1e-5f), "rms_norm");
 
-    ggml_tensor * (*un[])(ggml_context *, ggml_tensor *) = {ggml_relu, ggml_tanh,     ggml_sigmoid, ggml_silu,
-                                                            ggml_gelu, ggml_gelu_erf, ggml_neg,     ggml_exp};
+    ggml_tensor * (*un[])(ggml_context *, ggml_tensor *) = {
+        ggml_relu, ggml_tanh, ggml_sigmoid, ggml_silu, ggml_gelu, ggml_gelu_erf, ggml_neg, ggml_exp, ggml_softplus};
     for (int i = 0; i < GGML_UNARY_OP_COUNT; i++) {
         ggml_tensor * u = un[i](ctx, a);
         expect_ok(u);
