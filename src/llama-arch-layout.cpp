@@ -11,7 +11,8 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
                   SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
-                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B;
+                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, QG = LLM_DIM_Q_GATED, SH2 = LLM_DIM_SSM_HEADS_X2,
+                  SST     = LLM_DIM_SSM_STATE;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE;
 constexpr llm_tl_presence REQ = LLM_TL_REQUIRED, USUAL = LLM_TL_USUAL, EXTRA = LLM_TL_EXTRA, UNTIED = LLM_TL_UNTIED,
@@ -537,6 +538,41 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
 };
 
+// qwen3next: every full_attention_interval-th layer is gated attention (attn_q gives each head's
+// query and its sigmoid output gate; q/k norms), the others gated delta-net layers (attn_qkv feeds the
+// causal conv over q, k, v; attn_gate gives z for the gated norm; ssm_ba beta and alpha per head);
+// a post-attention norm before the feed-forward: routed experts plus a shared expert with a sigmoid
+// gate of its own. Only the current converter's spelling (attn_qkv + attn_gate, not the older ssm_in).
+constexpr llm_tensor_layout QWEN3NEXT[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, QG}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_GATE, MAT, {E, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_BETA_ALPHA, MAT, {E, SH2}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SST}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_INP_SHEXP, ROUTER, {E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -569,6 +605,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_MODERN_BERT, true, MODERN_BERT),
     row(LLM_ARCH_LFM2, false, LFM2),
     row(LLM_ARCH_DEEPSEEK2, false, DEEPSEEK2),
+    row(LLM_ARCH_QWEN3NEXT, false, QWEN3NEXT),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -661,6 +698,12 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_head * n_embd_head_v_mla;
         case LLM_DIM_KV_B:
             return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
+        case LLM_DIM_Q_GATED:
+            return 2 * n_head * n_embd_head_k;
+        case LLM_DIM_SSM_HEADS_X2:
+            return 2 * ssm_n_head;
+        case LLM_DIM_SSM_STATE:
+            return ssm_d_state;
     }
     return 0;
 }

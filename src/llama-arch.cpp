@@ -36,6 +36,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_MODERN_BERT, "modern-bert"},
     {LLM_ARCH_LFM2, "lfm2"},
     {LLM_ARCH_DEEPSEEK2, "deepseek2"},
+    {LLM_ARCH_QWEN3NEXT, "qwen3next"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -131,6 +132,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SSM_TIME_STEP_RANK, "%s.ssm.time_step_rank"},
     {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
     {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
+    {LLM_KV_FULL_ATTENTION_INTERVAL, "%s.full_attention_interval"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -241,6 +243,9 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_ATTN_V_B, "blk.%d.attn_v_b"},
     {LLM_TENSOR_ATTN_KV_B, "blk.%d.attn_kv_b"},
     {LLM_TENSOR_FFN_EXP_PROBS_B, "blk.%d.exp_probs_b"},
+    {LLM_TENSOR_ATTN_GATE, "blk.%d.attn_gate"},
+    {LLM_TENSOR_SSM_BETA_ALPHA, "blk.%d.ssm_ba"},
+    {LLM_TENSOR_FFN_GATE_INP_SHEXP, "blk.%d.ffn_gate_inp_shexp"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -30,6 +30,7 @@ enum llm_arch {
     LLM_ARCH_MODERN_BERT,
     LLM_ARCH_LFM2,
     LLM_ARCH_DEEPSEEK2,
+    LLM_ARCH_QWEN3NEXT,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -125,7 +126,8 @@ enum llm_kv {
     LLM_KV_SSM_STATE_SIZE,
     LLM_KV_SSM_TIME_STEP_RANK,
     LLM_KV_SSM_GROUP_COUNT,
-    LLM_KV_SHORTCONV_L_CACHE,  // lfm2's short-convolution kernel width
+    LLM_KV_SHORTCONV_L_CACHE,        // lfm2's short-convolution kernel width
+    LLM_KV_FULL_ATTENTION_INTERVAL,  // qwen3next: every n-th layer attends, the others are delta-net layers
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,
@@ -247,6 +249,11 @@ enum llm_tensor {
     LLM_TENSOR_ATTN_V_B,
     LLM_TENSOR_ATTN_KV_B,
     LLM_TENSOR_FFN_EXP_PROBS_B,  // deepseek-v3: per-expert bias added to the router scores for selection only
+    // qwen3next's gated delta-net layers: the output gate z (attn_gate) and the fused beta / alpha
+    // projection (ssm_ba); the shared expert's sigmoid gate (ffn_gate_inp_shexp, one row)
+    LLM_TENSOR_ATTN_GATE,
+    LLM_TENSOR_SSM_BETA_ALPHA,
+    LLM_TENSOR_FFN_GATE_INP_SHEXP,
     LLM_TENSOR_COUNT,
 };
 

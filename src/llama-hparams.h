@@ -123,7 +123,8 @@ struct llama_hparams {
     std::vector<bool> recurrent_layers;
 
     // A recurrent model keeps per-sequence state (llama-memory-recurrent.h) instead of a KV cache.
-    bool is_recurrent() const { return ssm_d_inner > 0; }
+    // (a hybrid model with state-space layers, qwen3next, is not: is_hybrid says which layers are)
+    bool is_recurrent() const { return ssm_d_inner > 0 && !is_hybrid(); }
     // A hybrid model has both: a KV cache for its attention layers, a recurrent memory for the others.
     bool is_hybrid() const {
         for (bool b : recurrent_layers) {

@@ -24,6 +24,9 @@ static void print_usage(FILE * out) {
             "  --conv-layers F  lfm2: per-layer short-convolution flags, e.g. 11010 (one 0/1 per layer; 1 = conv,\n"
             "                   0 = attention; default: 1010...)\n"
             "  --shortconv-l N  lfm2: the convolution kernel width, shortconv.l_cache (3)\n"
+            "  --full-attn-interval N  qwen3next: every N-th layer attends, the others are delta-net layers (4);\n"
+            "                   its delta-net shape: --ssm-conv, --ssm-state (head width), --ssm-heads (v heads),\n"
+            "                   --ssm-groups (k heads)\n"
             "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
             "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
             "                   heads (0: inner / 16), B/C groups (1)\n"
@@ -142,6 +145,8 @@ int main(int argc, char ** argv) {
                 }
                 p.conv_flags.push_back(c == '1');
             }
+        } else if (args.is("--full-attn-interval")) {
+            p.full_attn_interval = args.int_value(2, 4096);
         } else if (args.is("--shortconv-l")) {
             p.shortconv_l = args.int_value(2, 64);
         } else if (args.is("--ssm-conv")) {

@@ -28,3 +28,4 @@ extern const llm_arch_ops llm_ops_jina_bert_v2;
 extern const llm_arch_ops llm_ops_modern_bert;
 extern const llm_arch_ops llm_ops_lfm2;
 extern const llm_arch_ops llm_ops_deepseek2;
+extern const llm_arch_ops llm_ops_qwen3next;

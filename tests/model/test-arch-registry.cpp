@@ -109,13 +109,16 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
-        if (ai.layout->has(LLM_TL_Q_LORA)) {
-            // latent attention (deepseek2): the micro model's shape, which has experts, and q without
-            // the low-rank pair as V2-Lite
+        if (ai.layout->has(LLM_TL_Q_LORA) || synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
+            // latent attention (deepseek2), the delta-net hybrid (qwen3next): the micro model's shape,
+            // which has experts (and a shared expert); deepseek2 also with q without the low-rank pair
+            // as V2-Lite
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
-            variants.push_back(base);
-            variants.back().n_lora_q = 0;
+            if (ai.layout->has(LLM_TL_Q_LORA)) {
+                variants.push_back(base);
+                variants.back().n_lora_q = 0;
+            }
         }
         variants.push_back(base);
         variants.push_back(base);

@@ -1,5 +1,7 @@
-// The hybrid memory of lfm2 (micro model: convolution, convolution, attention, convolution, attention
-// layers): the KV cache of the attention layers and the conv states of the others stay consistent.
+// The hybrid memory, on each hybrid micro model: lfm2 (convolution, convolution, attention, convolution,
+// attention layers) and qwen3next (gated delta-net, attention, delta-net, attention: a conv state and a
+// delta-net state matrix per sequence and layer): the KV cache of the attention layers and the states
+// of the others stay consistent.
 // A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
 // two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
 // recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
@@ -7,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,21 +25,28 @@ namespace {
 
 void quiet_log(ggml_log_level, const char *, void *) {}
 
-struct HybridTest : ::testing::Test {
-    static model_ptr model;
-    static int       n_vocab;
+// One test suite per hybrid micro model (the parameter: its architecture); each model loaded once.
+struct HybridTest : ::testing::TestWithParam<const char *> {
+    static std::map<std::string, model_ptr> models;
+    llama_model *                           model_  = nullptr;
+    int                                     n_vocab = 0;
 
-    static void SetUpTestSuite() {
-        llama_log_set(quiet_log, nullptr);
-        model.reset(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(),
-                                               llama_model_default_params()));
-        ASSERT_NE(model, nullptr) << llama_last_error();
-        n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model.get()));
-    }
+    static void SetUpTestSuite() { llama_log_set(quiet_log, nullptr); }
     static void TearDownTestSuite() {
-        model.reset();
+        models.clear();
         llama_log_set(nullptr, nullptr);
     }
+    void SetUp() override {
+        model_ptr & m = models[GetParam()];
+        if (!m) {
+            const std::string path = data_path(std::string("models/synthetic/") + GetParam() + "-micro-f16.gguf");
+            m.reset(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        }
+        ASSERT_NE(m, nullptr) << llama_last_error();
+        model_  = m.get();
+        n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model_));
+    }
+    const char * name() const { return GetParam(); }
 
     ctx_ptr make_ctx(uint32_t n_seq_max = 2, uint32_t n_ubatch = 64) const {
         llama_context_params cp = llama_context_default_params();
@@ -46,7 +56,7 @@ struct HybridTest : ::testing::Test {
         cp.n_seq_max            = n_seq_max;
         cp.n_threads            = 2;
         cp.n_threads_batch      = 2;
-        ctx_ptr c(llama_init_from_model(model.get(), cp));
+        ctx_ptr c(llama_init_from_model(model_, cp));
         EXPECT_NE(c, nullptr) << llama_last_error();
         return c;
     }
@@ -83,20 +93,19 @@ struct HybridTest : ::testing::Test {
     }
 };
 
-model_ptr HybridTest::model;
-int       HybridTest::n_vocab = 0;
+std::map<std::string, model_ptr> HybridTest::models;
 
 // "The same logits": batched and token-by-token graphs differ in the order of sums (the attention
 // layers also in how many cached cells they span)
 constexpr double k_tight = 1e-3;
 
-TEST_F(HybridTest, ModelSaysItIsHybrid) {
-    EXPECT_TRUE(llama_model_is_hybrid(model.get()));
-    EXPECT_FALSE(llama_model_is_recurrent(model.get()));
+TEST_P(HybridTest, ModelSaysItIsHybrid) {
+    EXPECT_TRUE(llama_model_is_hybrid(model_));
+    EXPECT_FALSE(llama_model_is_recurrent(model_));
     EXPECT_FALSE(llama_model_is_hybrid(nullptr));
 }
 
-TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
+TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     const std::vector<llama_token> toks = synthetic_prompt(24);
     ctx_ptr                        one  = make_ctx();
     const std::vector<float>       ref  = decode(one.get(), toks, 0, toks.size());
@@ -107,7 +116,7 @@ TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
         const std::vector<float> r = decode(chunked.get(), toks, b, std::min(toks.size(), b + 7));
         got.insert(got.end(), r.begin(), r.end());
     }
-    printf("lfm2 micro: chunks of 7 vs one batch: %.2e of row RMS\n", worst(got, ref));
+    printf("%s micro: chunks of 7 vs one batch: %.2e of row RMS\n", name(), worst(got, ref));
     EXPECT_LT(worst(got, ref), k_tight);
 
     ctx_ptr single = make_ctx();
@@ -116,7 +125,7 @@ TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
         const std::vector<float> r = decode(single.get(), toks, i, i + 1);
         got.insert(got.end(), r.begin(), r.end());
     }
-    printf("lfm2 micro: token by token vs one batch: %.2e of row RMS\n", worst(got, ref));
+    printf("%s micro: token by token vs one batch: %.2e of row RMS\n", name(), worst(got, ref));
     EXPECT_LT(worst(got, ref), k_tight);
 
     ctx_ptr small = make_ctx(2, 5);  // ubatches of 5 inside one decode
@@ -126,11 +135,11 @@ TEST_F(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     ctx_ptr                  fresh = make_ctx();
     const std::vector<float> last  = decode(fresh.get(), toks, toks.size() - 1, toks.size());
     const double             dep   = worst(last, rows(ref, toks.size() - 1, toks.size()));
-    printf("lfm2 micro: the last token without its history moves the logits by %.2e of row RMS\n", dep);
+    printf("%s micro: the last token without its history moves the logits by %.2e of row RMS\n", name(), dep);
     EXPECT_GT(dep, 0.05);
 }
 
-TEST_F(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
+TEST_P(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     const std::vector<llama_token> a = synthetic_prompt(12);
     std::vector<llama_token>       b = synthetic_prompt(20);
     b.erase(b.begin(), b.begin() + 8);
@@ -163,7 +172,7 @@ TEST_F(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     }
 }
 
-TEST_F(HybridTest, SeqCpCopiesBothParts) {
+TEST_P(HybridTest, SeqCpCopiesBothParts) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
@@ -177,7 +186,7 @@ TEST_F(HybridTest, SeqCpCopiesBothParts) {
     EXPECT_LT(worst(decode(c.get(), toks, 12, 16, 0), rows(full, 12, 16)), k_tight);
 }
 
-TEST_F(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
+TEST_P(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       full = decode(ref.get(), toks, 0, toks.size());
@@ -208,7 +217,7 @@ TEST_F(HybridTest, SeqRmFromTheMiddleIsRefusedAndBothPartsStayUsable) {
     EXPECT_LT(worst(decode(c.get(), toks, 4, 16, 1), rows(full, 4, 16)), k_tight);
 }
 
-TEST_F(HybridTest, StateSaveRestoreContinuesIdentically) {
+TEST_P(HybridTest, StateSaveRestoreContinuesIdentically) {
     const std::vector<llama_token> toks = synthetic_prompt(16);
     ctx_ptr                        src  = make_ctx();
     decode(src.get(), toks, 0, 10, 0);
@@ -235,7 +244,7 @@ TEST_F(HybridTest, StateSaveRestoreContinuesIdentically) {
     EXPECT_LT(worst(decode(one.get(), toks, 10, 16, 1), want0), k_tight);
 }
 
-TEST_F(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
+TEST_P(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
     const std::vector<llama_token> toks = synthetic_prompt(12);
     ctx_ptr                        src  = make_ctx();
     decode(src.get(), toks, 0, 8);
@@ -263,7 +272,7 @@ TEST_F(HybridTest, CorruptStateIsRefusedAndChangesNothing) {
 
 // An interrupted ubatch: its K/V cells are released and its sequences' states emptied, so decoding
 // the sequence again gives the logits of a context that was never interrupted.
-TEST_F(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
+TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     const std::vector<llama_token> toks = synthetic_prompt(12);
     ctx_ptr                        ref  = make_ctx();
     const std::vector<float>       want = decode(ref.get(), toks, 0, toks.size());
@@ -283,6 +292,9 @@ TEST_F(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
     llama_set_abort_callback(c.get(), nullptr, nullptr);
     EXPECT_LT(worst(decode(c.get(), toks, 0, toks.size()), want), k_tight);
 }
+
+INSTANTIATE_TEST_SUITE_P(Micro, HybridTest, ::testing::Values("lfm2", "qwen3next"),
+                         [](const ::testing::TestParamInfo<const char *> & i) { return std::string(i.param); });
 
 // A copy of the micro model with lfm2.attention.head_count_kv replaced by n values of `type`.
 std::string with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
@@ -337,6 +349,41 @@ TEST(HybridLoad, BadPerLayerKvHeadsAreRefused) {
     model_ptr bad(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), mp));
     EXPECT_EQ(bad, nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("shortconv.l_cache"), std::string::npos) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+// qwen3next's layer kinds and delta-net shape the model cannot run are refused at load with the reason.
+TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        const char * key;
+        int64_t      value;
+        const char * why;
+    };
+    const bad_case cases[] = {
+        {"qwen3next.full_attention_interval", 1, "no delta-net layer"},  // every layer attends
+        {"qwen3next.full_attention_interval", 9, "no attention layer"},  // 4 layers: none attends
+        {"qwen3next.full_attention_interval", 0, "full_attention_interval is 0"},
+        {"qwen3next.ssm.conv_kernel", 1, "invalid qwen3next delta-net shape"},     // nothing carried
+        {"qwen3next.ssm.inner_size", 48, "invalid qwen3next delta-net shape"},     // not state x heads
+        {"qwen3next.ssm.group_count", 3, "invalid qwen3next delta-net shape"},     // 4 heads over 3 groups
+        {"qwen3next.ssm.time_step_rank", 0, "invalid qwen3next delta-net shape"},  // no heads
+    };
+    const std::string path = data_path("models/synthetic/qwen3next-micro-f16.gguf");
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_i64        = c.value;
+        llama_model_params mp = llama_model_default_params();
+        mp.kv_overrides       = kvo;
+        model_ptr m(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
+    model_ptr ok(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    EXPECT_NE(ok, nullptr) << llama_last_error();
     llama_log_set(nullptr, nullptr);
 }
 

@@ -685,6 +685,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/llama-micro-f16.gguf", 22, 20, 725056},
     {"models/synthetic/mamba2-micro-f16.gguf", 24, 20, 725088},
     {"models/synthetic/lfm2-micro-f16.gguf", 22, 48, 726784},
+    {"models/synthetic/qwen3next-micro-f16.gguf", 34, 70, 728864},
     {"models/synthetic/mistral3-micro-f16.gguf", 27, 20, 725376},
     {"models/synthetic/olmo2-micro-f16.gguf", 21, 25, 725344},
     {"models/synthetic/phi3-micro-f16.gguf", 25, 15, 726848},
