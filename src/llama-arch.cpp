@@ -133,6 +133,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
     {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
     {LLM_KV_FULL_ATTENTION_INTERVAL, "%s.full_attention_interval"},
+    {LLM_KV_ATTENTION_RECURRENT_LAYERS, "%s.attention.recurrent_layers"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},

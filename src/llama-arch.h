@@ -126,8 +126,9 @@ enum llm_kv {
     LLM_KV_SSM_STATE_SIZE,
     LLM_KV_SSM_TIME_STEP_RANK,
     LLM_KV_SSM_GROUP_COUNT,
-    LLM_KV_SHORTCONV_L_CACHE,        // lfm2's short-convolution kernel width
-    LLM_KV_FULL_ATTENTION_INTERVAL,  // qwen3next: every n-th layer attends, the others are delta-net layers
+    LLM_KV_SHORTCONV_L_CACHE,           // lfm2's short-convolution kernel width
+    LLM_KV_FULL_ATTENTION_INTERVAL,     // qwen3next: every n-th layer attends, the others are delta-net layers
+    LLM_KV_ATTENTION_RECURRENT_LAYERS,  // qwen3next: per-layer recurrent flags instead (upstream's saver)
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,

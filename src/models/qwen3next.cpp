@@ -69,20 +69,28 @@ static void qwen3next_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     if (hp.n_ff_exp == 0 || hp.n_ff_shexp == 0) {
         throw llama_error("qwen3next: the expert and shared expert sizes are 0");
     }
-    // layer il attends when (il + 1) is a multiple of the interval; the others are delta-net layers
-    if (interval == 0) {
-        throw llama_error("qwen3next: full_attention_interval is 0");
+    // per-layer flags when the file has them (upstream's saver writes attention.recurrent_layers), else
+    // layer il attends when (il + 1) is a multiple of the interval and the others are delta-net layers
+    std::vector<bool> flags;
+    if (!ml.get_arr_flags(LLM_KV_ATTENTION_RECURRENT_LAYERS, flags, hp.n_layer)) {
+        if (interval == 0) {
+            throw llama_error("qwen3next: full_attention_interval is 0");
+        }
+        flags.assign(hp.n_layer, false);
+        for (uint32_t il = 0; il < hp.n_layer; il++) {
+            flags[il] = (il + 1) % interval != 0;
+        }
     }
-    hp.recurrent_layers.assign(hp.n_layer, false);
-    uint32_t n_attn = 0;
+    hp.recurrent_layers = flags;
+    uint32_t n_attn     = 0;
     for (uint32_t il = 0; il < hp.n_layer; il++) {
-        hp.recurrent_layers[il] = (il + 1) % interval != 0;
         n_attn += hp.recurrent_layers[il] ? 0 : 1;
     }
     if (n_attn == 0 || n_attn == hp.n_layer) {
-        throw llama_error(llama_format(
-            "qwen3next: full_attention_interval %u over %u layers leaves no %s layer (not supported)", interval,
-            hp.n_layer, n_attn == 0 ? "attention" : "delta-net"));
+        throw llama_error(
+            llama_format("qwen3next: no %s layer among the %u (full_attention_interval %u or "
+                         "attention.recurrent_layers): not supported",
+                         n_attn == 0 ? "attention" : "delta-net", hp.n_layer, interval));
     }
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
 }
@@ -166,10 +174,10 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
     g.cb(qkv, "linear_attn_qkv", il);
 
     // ssm_ba's rows per k head: the betas of its r v heads, then their alphas
-    ba               = ggml_reshape_4d(ctx0, ba, 2 * r, n_k, n_st, n_seqs);
-    const size_t  be = ggml_element_size(ba);
-    ggml_tensor * b  = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], 0);
-    ggml_tensor * a  = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], r * be);
+    ba                 = ggml_reshape_4d(ctx0, ba, 2 * r, n_k, n_st, n_seqs);
+    const size_t  be   = ggml_element_size(ba);
+    ggml_tensor * b    = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], 0);
+    ggml_tensor * a    = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], r * be);
     ggml_tensor * beta = ggml_reshape_4d(ctx0, ggml_sigmoid(ctx0, ggml_cont(ctx0, b)), 1, n_v, n_st, n_seqs);
     a                  = ggml_reshape_3d(ctx0, ggml_cont(ctx0, a), n_v, n_st, n_seqs);
     ggml_tensor * gate = ggml_mul(ctx0, ggml_softplus(ctx0, ggml_add(ctx0, a, l.ssm_dt_b)), l.ssm_a);  // log decay
@@ -211,9 +219,9 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
     ggml_tensor * o = ggml_view_4d(ctx0, out, S, n_v, n_st, n_seqs, S * oe, S * n_v * oe, S * n_v * n_st * oe, 0);
 
     // gated RMS norm per head: norm(o) * SiLU(z)
-    o = g.build_norm(o, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
-    o = ggml_mul(ctx0, o, ggml_silu(ctx0, ggml_reshape_4d(ctx0, z, S, n_v, n_st, n_seqs)));
-    o = ggml_reshape_3d(ctx0, o, S * n_v, n_st, n_seqs);
+    o   = g.build_norm(o, l.ssm_norm, nullptr, LLM_NORM_RMS, il);
+    o   = ggml_mul(ctx0, o, ggml_silu(ctx0, ggml_reshape_4d(ctx0, z, S, n_v, n_st, n_seqs)));
+    o   = ggml_reshape_3d(ctx0, o, S * n_v, n_st, n_seqs);
     cur = g.build_lora_mm(l.ssm_out, o);  // [n_embd, n_st, n_seqs]
     return ggml_reshape_2d(ctx0, cur, cur->ne[0], n_st * n_seqs);
 }
@@ -223,9 +231,9 @@ static ggml_tensor * qwen3next_ffn(llm_graph_context & g, ggml_tensor * cur, int
     const llama_layer & l    = g.model.layers[il];
     ggml_context *      ctx0 = g.ctx0;
     ggml_tensor *       moe  = llm_build_moe_ffn(g, l, cur, qwen3next_desc, il);
-    ggml_tensor *       sh   = g.build_ffn(cur, l.ffn_up_shexp, nullptr, l.ffn_gate_shexp, nullptr, l.ffn_down_shexp,
-                                           nullptr, LLM_FFN_SILU, LLM_FFN_PAR, il);
-    ggml_tensor *       gate = ggml_sigmoid(ctx0, g.build_lora_mm(l.ffn_gate_inp_shexp, cur));  // [1, n_tokens]
+    ggml_tensor * sh   = g.build_ffn(cur, l.ffn_up_shexp, nullptr, l.ffn_gate_shexp, nullptr, l.ffn_down_shexp, nullptr,
+                                     LLM_FFN_SILU, LLM_FFN_PAR, il);
+    ggml_tensor * gate = ggml_sigmoid(ctx0, g.build_lora_mm(l.ffn_gate_inp_shexp, cur));  // [1, n_tokens]
     g.cb(gate, "shared_expert_gate", il);
     return ggml_add(ctx0, moe, ggml_mul(ctx0, sh, gate));
 }
@@ -263,8 +271,6 @@ static void qwen3next_build_graph(llm_graph_context & g) {
 }
 
 const llm_arch_ops llm_ops_qwen3next = {
-    LLM_ARCH_QWEN3NEXT,
-    qwen3next_load_hparams,
-    qwen3next_build_graph,
+    LLM_ARCH_QWEN3NEXT, qwen3next_load_hparams, qwen3next_build_graph,
     true,  // upstream passes the experts' weight scales to its MoE builder here
 };

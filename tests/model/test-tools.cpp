@@ -274,7 +274,9 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         if (ai.needs_experts) {
             p.n_expert = 4;
         }
-        if (ai.layout->has(LLM_TL_KV_SPLIT)) {  // latent attention (deepseek2): its micro shape
+        // latent attention (deepseek2), the delta-net hybrid (qwen3next, which needs both layer kinds and
+        // a shared expert): their micro shapes
+        if (ai.layout->has(LLM_TL_KV_SPLIT) || synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }
