@@ -225,6 +225,7 @@ TEST(GgmlNames, TablesAreCompleteAndUnique) {
     EXPECT_STREQ(ggml_op_name((ggml_op) -1), "invalid");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_SILU), "silu");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_EXP), "exp");
+    EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_SOFTPLUS), "softplus");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_COUNT), "invalid");
     EXPECT_STREQ(ggml_glu_op_name(GGML_GLU_OP_SWIGLU), "swiglu");
     EXPECT_STREQ(ggml_glu_op_name(GGML_GLU_OP_GEGLU_ERF), "geglu_erf");
