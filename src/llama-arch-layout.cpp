@@ -11,7 +11,8 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   SIN = LLM_DIM_SSM_IN, SGW = LLM_DIM_SSM_GROUP_W, ONE = LLM_DIM_ONE, FFU = LLM_DIM_FF_UP,
                   SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
-                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2;
+                  OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2,
+                  QG = LLM_DIM_Q_GATED, SH2 = LLM_DIM_SSM_HEADS_X2, SST = LLM_DIM_SSM_STATE;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE,
                       NORM_BARE = LLM_TL_NORM_BARE;
@@ -710,6 +711,41 @@ constexpr llm_tensor_layout FALCON_H1[] = {
     {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA},
 };
 
+// qwen3next: every full_attention_interval-th layer is gated attention (attn_q gives each head's
+// query and its sigmoid output gate; q/k norms), the others gated delta-net layers (attn_qkv feeds the
+// causal conv over q, k, v; attn_gate gives z for the gated norm; ssm_ba beta and alpha per head);
+// a post-attention norm before the feed-forward: routed experts plus a shared expert with a sigmoid
+// gate of its own. Only the current converter's spelling (attn_qkv + attn_gate, not the older ssm_in).
+constexpr llm_tensor_layout QWEN3NEXT[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, QG}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_QKV, MAT, {E, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_GATE, MAT, {E, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_BETA_ALPHA, MAT, {E, SH2}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SST}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_INP_SHEXP, ROUTER, {E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+};
+
 // clang-format on
 
 template <size_t N>
@@ -747,6 +783,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_GLM4_MOE, false, GLM4_MOE),
     row(LLM_ARCH_FALCON_H1, false, FALCON_H1),
     row(LLM_ARCH_LFM2MOE, false, LFM2MOE),
+    row(LLM_ARCH_QWEN3NEXT, false, QWEN3NEXT),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");
@@ -762,145 +799,6 @@ constexpr bool layout_in_order() {
 static_assert(layout_in_order(), "tensor layout rows must follow enum order");
 
 }  // namespace
-
-int64_t llm_layout_dims::value(llm_dim d) const {
-    switch (d) {
-        case LLM_DIM_NONE:
-            return 1;
-        case LLM_DIM_EMBD:
-            return n_embd;
-        case LLM_DIM_VOCAB:
-            return n_vocab;
-        case LLM_DIM_FF:
-            return n_ff;
-        case LLM_DIM_FF_X2:
-            return 2 * n_ff;
-        case LLM_DIM_FF_EXP:
-            return n_ff_exp > 0 ? n_ff_exp : n_ff;
-        case LLM_DIM_EXPERT:
-            return n_expert;
-        case LLM_DIM_HEAD:
-            return n_head;
-        case LLM_DIM_HEAD_K:
-            return n_embd_head_k;
-        case LLM_DIM_Q:
-            return n_head * n_embd_head_k;
-        case LLM_DIM_K:
-            return n_head_kv * n_embd_head_k;
-        case LLM_DIM_V:
-            return n_head_kv * n_embd_head_v;
-        case LLM_DIM_QKV:
-            return n_head * n_embd_head_k + n_head_kv * (n_embd_head_k + n_embd_head_v);
-        case LLM_DIM_ROT_HALF:
-            return n_rot / 2;
-        case LLM_DIM_CTX:
-            return n_ctx_train;
-        case LLM_DIM_TOKEN_TYPES:
-            return n_token_types;
-        case LLM_DIM_CLS_OUT:
-            return n_cls_out;
-        case LLM_DIM_FF_SHEXP:
-            return n_ff_shexp;
-        case LLM_DIM_ONE:
-            return 1;
-        case LLM_DIM_SSM_CONV:
-            return ssm_d_conv;
-        case LLM_DIM_SSM_INNER:
-            return ssm_d_inner;
-        case LLM_DIM_SSM_HEADS:
-            return ssm_n_head;
-        case LLM_DIM_SSM_GROUPS:
-            return ssm_n_group;
-        case LLM_DIM_SSM_CONV_CH:
-            return ssm_d_inner + 2 * ssm_n_group * ssm_d_state;
-        case LLM_DIM_SSM_IN:
-            return 2 * ssm_d_inner + 2 * ssm_n_group * ssm_d_state + ssm_n_head;
-        case LLM_DIM_SSM_GROUP_W:
-            return ssm_n_group > 0 ? ssm_d_inner / ssm_n_group : 0;
-        case LLM_DIM_FF_UP:
-            return n_ff_up > 0 ? n_ff_up : n_ff;
-        case LLM_DIM_SHORTCONV_L:
-            return shortconv_l;
-        case LLM_DIM_EMBD_X3:
-            return 3 * n_embd;
-        case LLM_DIM_Q_LORA:
-            return n_lora_q;
-        case LLM_DIM_KV_LORA:
-            return n_lora_kv;
-        case LLM_DIM_KV_A_MQA:
-            return n_lora_kv + n_rot;
-        case LLM_DIM_Q_MLA:
-            return n_head * n_embd_head_k_mla;
-        case LLM_DIM_HEAD_QK_NOPE:
-            return n_embd_head_k_mla - n_rot;
-        case LLM_DIM_HEAD_V_MLA:
-            return n_embd_head_v_mla;
-        case LLM_DIM_O_MLA:
-            return n_head * n_embd_head_v_mla;
-        case LLM_DIM_KV_B:
-            return n_head * (n_embd_head_k_mla - n_rot + n_embd_head_v_mla);
-        case LLM_DIM_EMBD_X2:
-            return 2 * n_embd;
-        case LLM_DIM_FF_EXP_X2:
-            return 2 * (n_ff_exp ? n_ff_exp : n_ff);
-    }
-    return 0;
-}
-
-bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
-    const bool moe = d.n_expert > 0 && (il < 0 || il >= d.n_layer_dense_lead);
-    switch (w) {
-        case LLM_TL_DENSE:
-            return !moe;
-        case LLM_TL_MOE:
-            return moe;
-        case LLM_TL_SHEXP:
-            return moe && d.n_ff_shexp > 0;
-        case LLM_TL_Q_LORA:
-            return d.n_lora_q > 0;
-        case LLM_TL_Q_FULL:
-            return d.n_lora_q == 0;
-        case LLM_TL_KV_SPLIT:
-            return !d.mla_kv_fused;
-        case LLM_TL_KV_FUSED:
-            return d.mla_kv_fused;
-        case LLM_TL_NEXTN:
-            return d.n_layer_main > 0 && il >= d.n_layer_main;
-        case LLM_TL_MOE_SPLIT:
-            return moe && !d.exps_gate_up_fused;
-        case LLM_TL_MOE_FUSED:
-            return moe && d.exps_gate_up_fused;
-        case LLM_TL_ALWAYS:
-        case LLM_TL_ALT_A:
-        case LLM_TL_ALT_B:
-        // decided by the caller: the first block's optional weight (NOT_FIRST), the kind of each layer
-        // of a hybrid model (hparams / the generator's per-layer flags)
-        case LLM_TL_NOT_FIRST:
-        case LLM_TL_ATTN_LAYER:
-        case LLM_TL_RECR_LAYER:
-        case LLM_TL_FFN_LAYER:
-            return true;
-    }
-    return false;
-}
-
-bool llm_arch_layout::has(llm_tl_presence p) const {
-    for (size_t i = 0; i < n_rows; i++) {
-        if (rows[i].presence == p) {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool llm_arch_layout::has(llm_tl_when w) const {
-    for (size_t i = 0; i < n_rows; i++) {
-        if (rows[i].when == w) {
-            return true;
-        }
-    }
-    return false;
-}
 
 const llm_arch_layout & llm_arch_get_layout(llm_arch arch) {
     return LLM_LAYOUT_TABLE[arch];

@@ -58,6 +58,11 @@ enum llm_dim : uint8_t {
     LLM_DIM_KV_B,          // n_head x (n_embd_head_k_mla - n_rot + n_embd_head_v_mla): fused attn_kv_b
     LLM_DIM_EMBD_X2,       // 2 n_embd: a NextN block's eh_proj input (embedding and hidden state)
     LLM_DIM_FF_EXP_X2,     // 2 n_ff_exp: the experts' gate and up fused in one stack
+    // qwen3next: attn_q's rows (each head's query, then its output gate: 2 n_head x n_embd_head_k);
+    // ssm_ba's rows (a beta and an alpha per delta-net head); a delta-net head's width (ssm.state_size)
+    LLM_DIM_Q_GATED,
+    LLM_DIM_SSM_HEADS_X2,
+    LLM_DIM_SSM_STATE,
 };
 
 // The values of the dimensions for one model.

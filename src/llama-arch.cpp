@@ -41,6 +41,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_GLM4_MOE, "glm4moe"},
     {LLM_ARCH_FALCON_H1, "falcon-h1"},
     {LLM_ARCH_LFM2MOE, "lfm2moe"},
+    {LLM_ARCH_QWEN3NEXT, "qwen3next"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -136,6 +137,8 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SSM_TIME_STEP_RANK, "%s.ssm.time_step_rank"},
     {LLM_KV_SSM_GROUP_COUNT, "%s.ssm.group_count"},
     {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
+    {LLM_KV_FULL_ATTENTION_INTERVAL, "%s.full_attention_interval"},
+    {LLM_KV_ATTENTION_RECURRENT_LAYERS, "%s.attention.recurrent_layers"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -253,6 +256,9 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, "blk.%d.nextn.shared_head_head"},
     {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, "blk.%d.nextn.shared_head_norm"},
     {LLM_TENSOR_FFN_GATE_UP_EXPS, "blk.%d.ffn_gate_up_exps"},
+    {LLM_TENSOR_ATTN_GATE, "blk.%d.attn_gate"},
+    {LLM_TENSOR_SSM_BETA_ALPHA, "blk.%d.ssm_ba"},
+    {LLM_TENSOR_FFN_GATE_INP_SHEXP, "blk.%d.ffn_gate_inp_shexp"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

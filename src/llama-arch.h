@@ -35,6 +35,7 @@ enum llm_arch {
     LLM_ARCH_GLM4_MOE,
     LLM_ARCH_FALCON_H1,
     LLM_ARCH_LFM2MOE,
+    LLM_ARCH_QWEN3NEXT,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -130,7 +131,9 @@ enum llm_kv {
     LLM_KV_SSM_STATE_SIZE,
     LLM_KV_SSM_TIME_STEP_RANK,
     LLM_KV_SSM_GROUP_COUNT,
-    LLM_KV_SHORTCONV_L_CACHE,  // lfm2's short-convolution kernel width
+    LLM_KV_SHORTCONV_L_CACHE,           // lfm2's short-convolution kernel width
+    LLM_KV_FULL_ATTENTION_INTERVAL,     // qwen3next: every n-th layer attends, the others are delta-net layers
+    LLM_KV_ATTENTION_RECURRENT_LAYERS,  // qwen3next: per-layer recurrent flags instead (upstream's saver)
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,
@@ -260,6 +263,11 @@ enum llm_tensor {
     LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD,
     LLM_TENSOR_NEXTN_SHARED_HEAD_NORM,
     LLM_TENSOR_FFN_GATE_UP_EXPS,  // the experts' gate and up fused (embd, 2 ff, n_expert; rows: gate, up)
+    // qwen3next's gated delta-net layers: the output gate z (attn_gate) and the fused beta / alpha
+    // projection (ssm_ba); the shared expert's sigmoid gate (ffn_gate_inp_shexp, one row)
+    LLM_TENSOR_ATTN_GATE,
+    LLM_TENSOR_SSM_BETA_ALPHA,
+    LLM_TENSOR_FFN_GATE_INP_SHEXP,
     LLM_TENSOR_COUNT,
 };
 

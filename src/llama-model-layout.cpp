@@ -135,6 +135,12 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::shortconv_in_proj;
         case LLM_TENSOR_SHORTCONV_OUTPROJ:
             return bias ? nullptr : &L::shortconv_out_proj;
+        case LLM_TENSOR_ATTN_GATE:
+            return bias ? nullptr : &L::attn_gate;
+        case LLM_TENSOR_SSM_BETA_ALPHA:
+            return bias ? nullptr : &L::ssm_beta_alpha;
+        case LLM_TENSOR_FFN_GATE_INP_SHEXP:
+            return bias ? nullptr : &L::ffn_gate_inp_shexp;
         default:
             return nullptr;
     }

@@ -66,10 +66,11 @@ struct llama_layer {
     ggml_tensor * ffn_down_exps_b = nullptr;
     ggml_tensor * attn_sinks      = nullptr;
     // granitemoe: the shared expert (SwiGLU) every token runs besides the routed ones
-    ggml_tensor * ffn_gate_shexp  = nullptr;
-    ggml_tensor * ffn_up_shexp    = nullptr;
-    ggml_tensor * ffn_down_shexp  = nullptr;
-    ggml_tensor * ffn_exp_probs_b = nullptr;  // [n_expert] selection bias (deepseek-v3)
+    ggml_tensor * ffn_gate_shexp     = nullptr;
+    ggml_tensor * ffn_up_shexp       = nullptr;
+    ggml_tensor * ffn_down_shexp     = nullptr;
+    ggml_tensor * ffn_exp_probs_b    = nullptr;  // [n_expert] selection bias (deepseek-v3)
+    ggml_tensor * ffn_gate_inp_shexp = nullptr;  // [n_embd]: the shared expert's sigmoid gate (qwen3next)
 
     // multi-head latent attention (deepseek2)
     ggml_tensor * wq_a           = nullptr;  // [n_embd, q_lora_rank]
@@ -105,6 +106,11 @@ struct llama_layer {
     ggml_tensor * shortconv_in_proj  = nullptr;
     ggml_tensor * shortconv_conv     = nullptr;
     ggml_tensor * shortconv_out_proj = nullptr;
+
+    // qwen3next gated delta-net: wqkv (above) [embd, 2 k heads x state + inner] feeds the conv;
+    // attn_gate [embd, inner] is z; ssm_beta_alpha [embd, 2 heads]; ssm_a, ssm_dt_b [heads]
+    ggml_tensor * attn_gate      = nullptr;
+    ggml_tensor * ssm_beta_alpha = nullptr;
 
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise

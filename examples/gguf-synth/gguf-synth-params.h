@@ -124,6 +124,9 @@ struct params {
         const std::string s = pattern();
         return (size_t) il < s.size() && s[il] == '-';
     }
+    // gated delta-net hybrids (qwen3next): every full_attn_interval-th layer attends, the others are
+    // delta-net layers (ssm.* keys: conv kernel, state size = head width, groups = k heads, heads = v heads)
+    int64_t full_attn_interval = 4;
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer
@@ -170,6 +173,15 @@ inline bool layout_has(const llm_arch_layout & l, llm_tensor t) {
         }
     }
     return false;
+}
+
+// Whether layer il of a hybrid model is a recurrent one: the delta-net hybrids' (ssm_ba) follow
+// full_attn_interval, the others the per-layer flags (lfm2).
+inline bool recurrent_layer(const params & p, const llm_arch_layout & l, int il) {
+    if (layout_has(l, LLM_TENSOR_SSM_BETA_ALPHA)) {
+        return p.full_attn_interval > 0 && (il + 1) % p.full_attn_interval != 0;
+    }
+    return p.conv_layer(il);
 }
 
 inline const arch_info * find_arch(const std::string & a) {

@@ -25,6 +25,9 @@ static void print_usage(FILE * out) {
             "                   1 = short conv / mamba2, 0 = attention; default: 1010...)\n"
             "  --shortconv-l N  lfm2: the convolution kernel width, shortconv.l_cache (3)\n"
             "  --hybrid-pattern S  nemotron_h: one letter per layer, M Mamba-2, * attention, - feed-forward\n"
+            "  --full-attn-interval N  qwen3next: every N-th layer attends, the others are delta-net layers (4);\n"
+            "                   its delta-net shape: --ssm-conv, --ssm-state (head width), --ssm-heads (v heads),\n"
+            "                   --ssm-groups (k heads)\n"
             "  --ssm-conv N  --ssm-inner N  --ssm-state N  --ssm-heads N  --ssm-groups N\n"
             "                   mamba2: conv kernel (4), inner size (0: 2 n_embd), state size (16),\n"
             "                   heads (0: inner / 16), B/C groups (1)\n"
@@ -149,6 +152,8 @@ int main(int argc, char ** argv) {
             }
         } else if (args.is("--hybrid-pattern")) {
             p.layer_pattern = args.value();
+        } else if (args.is("--full-attn-interval")) {
+            p.full_attn_interval = args.int_value(2, 4096);
         } else if (args.is("--shortconv-l")) {
             p.shortconv_l = args.int_value(2, 64);
         } else if (args.is("--ssm-conv")) {

@@ -209,6 +209,9 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.shortconv_l        = p.shortconv_l;
     d.n_layer_main       = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
     d.exps_gate_up_fused = p.exps_gate_up_fused;
+    if (layout_has(*ai->layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
+        d.ssm_d_inner = d.ssm_n_head * p.ssm_d_state;  // delta-net v heads are state_size wide
+    }
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -226,10 +229,11 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
         }
         for (int il = 0; il < (int) p.n_layer; il++) {
             for (size_t k = i; k < end; k++) {
-                const llm_tl_when w = lay.rows[k].when;
-                if ((w == LLM_TL_ATTN_LAYER && (p.conv_layer(il) || p.ffn_layer(il))) ||
-                    (w == LLM_TL_RECR_LAYER && !p.conv_layer(il)) || (w == LLM_TL_FFN_LAYER && !p.ffn_layer(il))) {
-                    continue;  // another kind of layer (lfm2, granitehybrid, nemotron_h)
+                const llm_tl_when w  = lay.rows[k].when;
+                const bool        rl = recurrent_layer(p, lay, il);
+                if ((w == LLM_TL_ATTN_LAYER && (rl || p.ffn_layer(il))) || (w == LLM_TL_RECR_LAYER && !rl) ||
+                    (w == LLM_TL_FFN_LAYER && !p.ffn_layer(il))) {
+                    continue;  // another kind of layer (the hybrids, nemotron_h's feed-forward blocks)
                 }
                 if (writes_row(p, lay.rows[k], d, il)) {
                     t.push_back(describe(p, *ai, lay.rows[k], il, d));
@@ -477,7 +481,25 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
     }
-    if (hybrid) {
+    if (layout_has(lay, LLM_TENSOR_SSM_BETA_ALPHA)) {
+        // qwen3next: attention layers by full_attention_interval; the delta-net heads are ssm.state_size
+        // wide (inner size = state size x v heads), the k heads are the groups
+        const int64_t heads = p.ssm_heads();
+        if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || heads % p.ssm_n_group != 0 ||
+            p.full_attn_interval < 2 || p.n_expert == 0 || p.n_ff_shexp <= 0) {
+            err =
+                "bad delta-net hybrid: conv kernel >= 2, the v heads (--ssm-heads) a multiple of the k heads "
+                "(--ssm-groups), --full-attn-interval >= 2, experts and a shared expert (--n-ff-shexp)";
+            return false;
+        }
+        gguf_set_val_u32(g.get(), (A + "attention.head_count_kv").c_str(), (uint32_t) p.n_head_kv);
+        gguf_set_val_u32(g.get(), (A + "ssm.conv_kernel").c_str(), (uint32_t) p.ssm_d_conv);
+        gguf_set_val_u32(g.get(), (A + "ssm.state_size").c_str(), (uint32_t) p.ssm_d_state);
+        gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
+        gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
+        gguf_set_val_u32(g.get(), (A + "ssm.inner_size").c_str(), (uint32_t) (heads * p.ssm_d_state));
+        gguf_set_val_u32(g.get(), (A + "full_attention_interval").c_str(), (uint32_t) p.full_attn_interval);
+    } else if (hybrid) {
         // lfm2, lfm2moe, granitehybrid, nemotron_h: KV heads per layer, 0 on the recurrent and
         // feed-forward-only layers (an INT32 array, as upstream's converters write it)
         std::vector<int32_t> kvh((size_t) p.n_layer);

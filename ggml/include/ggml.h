@@ -233,6 +233,7 @@ enum ggml_unary_op {
     GGML_UNARY_OP_GELU_ERF, /* exact: 0.5 x (1 + erf(x / sqrt 2)) */
     GGML_UNARY_OP_NEG,
     GGML_UNARY_OP_EXP,
+    GGML_UNARY_OP_SOFTPLUS, /* log(1 + exp(x)); x itself above 20 (as upstream ggml) */
 
     GGML_UNARY_OP_COUNT,
 };
@@ -593,6 +594,7 @@ GGML_API struct ggml_tensor * ggml_gelu(struct ggml_context * ctx, struct ggml_t
 GGML_API struct ggml_tensor * ggml_gelu_erf(struct ggml_context * ctx, struct ggml_tensor * a);
 GGML_API struct ggml_tensor * ggml_neg(struct ggml_context * ctx, struct ggml_tensor * a);
 GGML_API struct ggml_tensor * ggml_exp(struct ggml_context * ctx, struct ggml_tensor * a);
+GGML_API struct ggml_tensor * ggml_softplus(struct ggml_context * ctx, struct ggml_tensor * a);
 
 /* GLU: gated linear units, act(a) * b.
  *   split form: a, b same shape -> same shape

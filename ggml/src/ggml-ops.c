@@ -545,6 +545,9 @@ struct ggml_tensor * ggml_neg(struct ggml_context * ctx, struct ggml_tensor * a)
 struct ggml_tensor * ggml_exp(struct ggml_context * ctx, struct ggml_tensor * a) {
     return ggml_unary(ctx, a, GGML_UNARY_OP_EXP);
 }
+struct ggml_tensor * ggml_softplus(struct ggml_context * ctx, struct ggml_tensor * a) {
+    return ggml_unary(ctx, a, GGML_UNARY_OP_SOFTPLUS);
+}
 
 struct ggml_tensor * ggml_glu(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_glu_op op, bool swapped) {
     if (!a) {

@@ -85,7 +85,7 @@
 // ---------------------------------------------------------------------------------------------
 // names (table-driven: adding an enum value without a row breaks the build; op names: ggml-op-table.h)
 static const char * const k_unary_names[] = {
-    "relu", "tanh", "sigmoid", "silu", "gelu", "gelu_erf", "neg", "exp",
+    "relu", "tanh", "sigmoid", "silu", "gelu", "gelu_erf", "neg", "exp", "softplus",
 };
 static_assert(sizeof(k_unary_names) / sizeof(k_unary_names[0]) == GGML_UNARY_OP_COUNT, "unary name table");
 

@@ -32,6 +32,8 @@ extern const llm_arch_ops llm_ops_granitehybrid;
 extern const llm_arch_ops llm_ops_nemotron_h;
 extern const llm_arch_ops llm_ops_falcon_h1;
 extern const llm_arch_ops llm_ops_lfm2moe;
+extern const llm_arch_ops llm_ops_glm4moe;
+extern const llm_arch_ops llm_ops_qwen3next;
 
 // The Mamba-2 pieces the hybrids share (mamba2.cpp; used by granitehybrid, nemotron_h, falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and the RMS norm eps,
@@ -40,4 +42,3 @@ void llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp);
 // One Mamba-2 mixer over cur [n_embd, n_tokens] (params.n_seqs sequences of equal length): its conv
 // and SSM states are read from and written to layer il's slots of the recurrent memory (g.rs).
 ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, int il);
-extern const llm_arch_ops llm_ops_glm4moe;

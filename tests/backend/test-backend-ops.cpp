@@ -153,6 +153,8 @@ double ref_unary(int kind, double x) {
             return -x;
         case GGML_UNARY_OP_EXP:
             return std::exp(x);
+        case GGML_UNARY_OP_SOFTPLUS:
+            return x > 20 ? x : std::log1p(std::exp(x));
         default:
             return NAN;
     }
@@ -160,7 +162,7 @@ double ref_unary(int kind, double x) {
 
 std::vector<test_case> cases_unary() {
     std::vector<test_case> v;
-    // kinds 0..7: unary ops; 100 sqr, 101 sqrt, 102 scale, 103 scale+bias, 104 clamp
+    // kinds 0..8: unary ops; 100 sqr, 101 sqrt, 102 scale, 103 scale+bias, 104 clamp
     std::vector<int> kinds;
     for (int k = 0; k < GGML_UNARY_OP_COUNT; ++k)
         kinds.push_back(k);

@@ -114,15 +114,18 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
-        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN)) {
-            // latent attention (deepseek2), NextN blocks (glm4moe): the micro model's shape, which has
-            // experts; also deepseek2 with q without the low-rank pair (V2-Lite), glm4moe without NextN
+        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) ||
+            synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
+            // latent attention (deepseek2), NextN blocks (glm4moe), the delta-net hybrid (qwen3next): the
+            // micro model's shape, which has experts (qwen3next also a shared expert); also deepseek2 with
+            // q without the low-rank pair (V2-Lite), glm4moe without NextN
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
-            variants.push_back(base);
             if (ai.layout->has(LLM_TL_Q_LORA)) {
+                variants.push_back(base);
                 variants.back().n_lora_q = 0;
-            } else {
+            } else if (ai.layout->has(LLM_TL_NEXTN)) {
+                variants.push_back(base);
                 variants.back().n_nextn    = 0;
                 variants.back().no_qk_norm = true;  // GLM-4.5-Air's shape
             }

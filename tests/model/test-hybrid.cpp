@@ -1,8 +1,9 @@
 // The hybrid memory of lfm2 (micro model: convolution, convolution, attention, convolution, attention
 // layers), granitehybrid (Mamba-2 and attention layers), nemotron_h (Mamba-2, attention and
 // feed-forward-only blocks, the last with neither K/V nor a state), falcon-h1 (every layer attends and
-// runs a mamba2 mixer, so each is in both parts) and lfm2moe (lfm2 with experts): the KV cache of the
-// attention layers and the recurrent states stay consistent.
+// runs a mamba2 mixer, so each is in both parts), lfm2moe (lfm2 with experts) and qwen3next (gated
+// delta-net, attention, delta-net, attention: a conv state and a delta-net state matrix per sequence
+// and layer): the KV cache of the attention layers and the recurrent states stay consistent.
 // A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
 // two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
 // recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
@@ -294,7 +295,7 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
-                         ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe"),
+                         ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
@@ -431,6 +432,41 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
         model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
         EXPECT_NE(m, nullptr) << name << ": " << llama_last_error();
     }
+    llama_log_set(nullptr, nullptr);
+}
+
+// qwen3next's layer kinds and delta-net shape the model cannot run are refused at load with the reason.
+TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        const char * key;
+        int64_t      value;
+        const char * why;
+    };
+    const bad_case cases[] = {
+        {"qwen3next.full_attention_interval", 1, "no delta-net layer"},  // every layer attends
+        {"qwen3next.full_attention_interval", 9, "no attention layer"},  // 4 layers: none attends
+        {"qwen3next.full_attention_interval", 0, "full_attention_interval is 0"},
+        {"qwen3next.ssm.conv_kernel", 1, "invalid qwen3next delta-net shape"},     // nothing carried
+        {"qwen3next.ssm.inner_size", 48, "invalid qwen3next delta-net shape"},     // not state x heads
+        {"qwen3next.ssm.group_count", 3, "invalid qwen3next delta-net shape"},     // 4 heads over 3 groups
+        {"qwen3next.ssm.time_step_rank", 0, "invalid qwen3next delta-net shape"},  // no heads
+    };
+    const std::string path = data_path("models/synthetic/qwen3next-micro-f16.gguf");
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.key);
+        llama_model_kv_override kvo[2] = {};
+        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
+        kvo[0].val_i64        = c.value;
+        llama_model_params mp = llama_model_default_params();
+        mp.kv_overrides       = kvo;
+        model_ptr m(llama_model_load_from_file(path.c_str(), mp));
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
+    model_ptr ok(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    EXPECT_NE(ok, nullptr) << llama_last_error();
     llama_log_set(nullptr, nullptr);
 }
 

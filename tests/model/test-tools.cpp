@@ -285,9 +285,10 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         if (ai.needs_experts) {
             p.n_expert = 4;
         }
-        // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe):
-        // the micro shape
-        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN)) {
+        // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe), the
+        // delta-net hybrid (qwen3next, which needs both layer kinds and a shared expert): the micro shape
+        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN) ||
+            synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }

@@ -91,6 +91,10 @@ TEST(UpstreamSaverRefused, NamesTheUnsupportedVariant) {
     const auto  got = sequence_logits(data_path("upstream-saver/glm4-dense.gguf"), k_prompt, n_vocab, err);
     EXPECT_TRUE(got.empty());
     EXPECT_NE(err.find("multi-section RoPE"), std::string::npos) << err;
+    // qwen3next: the saver fuses the experts' gate and up (ffn_gate_up_exps), which we do not read
+    const auto q3n = sequence_logits(data_path("upstream-saver/qwen3next-moe.gguf"), k_prompt, n_vocab, err);
+    EXPECT_TRUE(q3n.empty());
+    EXPECT_NE(err.find("missing tensor 'blk.0.ffn_gate_exps.weight'"), std::string::npos) << err;
     llama_log_set(nullptr, nullptr);
 }
 

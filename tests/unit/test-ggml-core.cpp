@@ -225,6 +225,7 @@ TEST(GgmlNames, TablesAreCompleteAndUnique) {
     EXPECT_STREQ(ggml_op_name((ggml_op) -1), "invalid");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_SILU), "silu");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_EXP), "exp");
+    EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_SOFTPLUS), "softplus");
     EXPECT_STREQ(ggml_unary_op_name(GGML_UNARY_OP_COUNT), "invalid");
     EXPECT_STREQ(ggml_glu_op_name(GGML_GLU_OP_SWIGLU), "swiglu");
     EXPECT_STREQ(ggml_glu_op_name(GGML_GLU_OP_GEGLU_ERF), "geglu_erf");
@@ -708,8 +709,8 @@ TEST_F(GgmlCore, UnaryReductionsAndScalars) {
     expect_fail(ggml_norm(ctx, a, NAN), "norm");
     expect_fail(ggml_rms_norm(ctx, typed(GGML_TYPE_F16, 4), 1e-5f), "rms_norm");
 
-    ggml_tensor * (*un[])(ggml_context *, ggml_tensor *) = {ggml_relu, ggml_tanh,     ggml_sigmoid, ggml_silu,
-                                                            ggml_gelu, ggml_gelu_erf, ggml_neg,     ggml_exp};
+    ggml_tensor * (*un[])(ggml_context *, ggml_tensor *) = {
+        ggml_relu, ggml_tanh, ggml_sigmoid, ggml_silu, ggml_gelu, ggml_gelu_erf, ggml_neg, ggml_exp, ggml_softplus};
     for (int i = 0; i < GGML_UNARY_OP_COUNT; i++) {
         ggml_tensor * u = un[i](ctx, a);
         expect_ok(u);

@@ -74,6 +74,8 @@ struct unary_fn {
                 return -x;
             case GGML_UNARY_OP_EXP:
                 return std::exp(x);
+            case GGML_UNARY_OP_SOFTPLUS:  // the cut-off keeps exp from overflowing (and is upstream's)
+                return x > 20.0f ? x : std::log(1.0f + std::exp(x));
             default:
                 return x;
         }

@@ -42,6 +42,8 @@ struct unary_fn {
                 return -x;
             case GGML_UNARY_OP_EXP:
                 return expf(x);
+            case GGML_UNARY_OP_SOFTPLUS:
+                return x > 20.0f ? x : logf(1.0f + expf(x));
             default:
                 return x;
         }

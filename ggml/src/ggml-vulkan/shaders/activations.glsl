@@ -16,7 +16,7 @@ float act_sigmoid(float x) { return 1.0 / (1.0 + exp(-x)); }
 float act_gelu(float x) { return 0.5 * x * (1.0 + act_tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 float act_gelu_erf(float x) { return 0.5 * x * (1.0 + act_erf(x * 0.7071067811865476)); }
 
-// op: ggml_unary_op (RELU, TANH, SIGMOID, SILU, GELU, GELU_ERF, NEG, EXP)
+// op: ggml_unary_op (RELU, TANH, SIGMOID, SILU, GELU, GELU_ERF, NEG, EXP, SOFTPLUS)
 float act_unary(uint op, float x) {
     switch (op) {
         case 0u: return max(x, 0.0);
@@ -26,6 +26,7 @@ float act_unary(uint op, float x) {
         case 4u: return act_gelu(x);
         case 5u: return act_gelu_erf(x);
         case 6u: return -x;
-        default: return exp(x);
+        case 7u: return exp(x);
+        default: return x > 20.0 ? x : log(1.0 + exp(x));
     }
 }
