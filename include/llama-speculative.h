@@ -147,7 +147,8 @@ LLAMA_API int32_t llama_spec_seq_end(struct llama_spec * spec, llama_seq_id seq_
  *       id_last outside the target's vocabulary, no room left in n_ctx; nothing changed
  *    1  the target's cache has no room for the batch (nothing emitted; caches as before the call)
  *    2  the target's decode was aborted (abort callback; nothing emitted, caches as before)
- *  < -1 the target's decode failed (its code; nothing emitted)
+ *  < -1 the target's decode failed (its code; nothing emitted; a recurrent or hybrid target's
+ *       states are put back when the step had drafts, else left as llama_decode leaves them)
  * The reason is in llama_last_error(). A draft context that fails to decode only stops drafting. */
 LLAMA_API int32_t llama_spec_step(struct llama_spec * spec, struct llama_spec_seq * seqs, int32_t n_seqs);
 

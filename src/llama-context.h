@@ -68,6 +68,7 @@ struct llama_context {
     // The sampled output of batch index i (negative: from the end), or nullptr if none.
     const sampled_output * sampled_ith(int32_t i) const;
     void                   set_abort_callback(ggml_abort_callback cb, void * data);
+    bool                   has_abort_callback() const { return abort_cb != nullptr; }
 
     // The memory the llama_memory_* calls act on: the KV cache, or the recurrent state of a
     // recurrent model (then kv_cache() is nullptr).

@@ -227,8 +227,17 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
     }
     draft(s, jobs);
 
-    // verification: id_last and the drafts of every sequence, one batch, logits for each token
-    if (s.recr_tgt) {
+    // verification: id_last and the drafts of every sequence, one batch, logits for each token.
+    // A stateful target's states are saved first when the step may have to undo this decode: a draft
+    // may be rejected, or an abort callback may stop the compute half-way (the contract is "caches
+    // as before"). A step without drafts and without an abort callback is a plain decode: the copy
+    // (tens of MB per sequence for a Mamba-2 model) would cost as much as the decode saves.
+    bool any_draft = false;
+    for (const llama_spec_job & job : jobs) {
+        any_draft = any_draft || !job.draft.empty();
+    }
+    const bool saved = s.recr_tgt && (any_draft || s.ctx_tgt->has_abort_callback());
+    if (saved) {
         s.cps.resize(jobs.size());
         for (size_t i = 0; i < jobs.size(); i++) {
             s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[i]);
@@ -245,7 +254,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             if (s.ctx_dft) {
                 llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
             }
-            if (s.recr_tgt) {
+            if (saved) {
                 // an aborted or failed ubatch empties its recurrent states: the saved ones go back
                 restore_target(s, i, job);
             } else if (rc != 1 && rc != 2) {

@@ -156,6 +156,44 @@ TEST_P(SpeculativeStateful, SeveralSequencesEqualEachAlone) {
     }
 }
 
+// A step without drafts skips saving the states (a plain decode), unless an abort callback could stop
+// it half-way: then an aborted step still leaves the states as before it (return code 2), and the next
+// decode equals that of a context that never saw the aborted step.
+TEST_P(SpeculativeStateful, AbortedStepWithoutDraftsKeepsStates) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-ab-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    ASSERT_NE(tgt, nullptr);
+    ctx_ptr           ct = make_ctx(tgt.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = LLAMA_SPEC_TYPE_NGRAM;
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+
+    const std::vector<llama_token> prompt = synthetic_prompt(10);  // no repeated n-gram: no drafts
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+    const llama_token        last = argmax_row(ct.get(), -1);
+    std::vector<llama_token> buf(2);
+    llama_spec_seq           s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+    llama_set_abort_callback(
+        ct.get(), [](void *) { return true; }, nullptr);
+    ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 2) << llama_last_error();
+    EXPECT_EQ(s.n_drafted, 0);
+    llama_set_abort_callback(ct.get(), nullptr, nullptr);
+
+    ASSERT_TRUE(decode(ct.get(), {last}, (llama_pos) prompt.size()));
+    ctx_ptr                  fresh = make_ctx(tgt.get());
+    std::vector<llama_token> all   = prompt;
+    all.push_back(last);
+    ASSERT_TRUE(decode(fresh.get(), all, 0));
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(tgt.get()));
+    const float * a  = llama_get_logits_ith(ct.get(), -1);
+    const float * b  = llama_get_logits_ith(fresh.get(), -1);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful, testing::Values("mamba2", "lfm2"));
 
 }  // namespace
