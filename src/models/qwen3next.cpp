@@ -12,7 +12,8 @@
 //   feed-forward: softmax router, top expert_used_count renormalised, plus the shared expert scaled by
 //   sigmoid(ffn_gate_inp_shexp x).
 // The conv and delta-net states live in the recurrent memory, the attention K/V in the KV cache
-// (llama-memory-hybrid.h).
+// (llama-memory-hybrid.h). The loader, mixer, experts and decoder here are shared with qwen35 and
+// qwen35moe (qwen35.cpp: split beta / alpha projections, k heads tiled over the v heads).
 #include <cmath>
 
 #include "decoder.h"
