@@ -43,9 +43,10 @@ static void qwen35_load_common(llama_model_loader & ml, llama_hparams & hp, cons
         const uint64_t s    = i % all;
         const bool     text = s < 3 * (uint64_t) sec[s % 3];
         if (!text) {
-            throw llama_error(llama_format("%s: rope.dimension_sections [%u, %u, %u, %u] leave rotary pair %u to the "
-                                           "extra position (unrotated for text): not supported",
-                                           arch, sec[0], sec[1], sec[2], sec[3], i));
+            throw llama_error(
+                llama_format("%s: rope.dimension_sections [%u, %u, %u, %u] leave rotary pair %u to the "
+                             "extra position (unrotated for text): not supported",
+                             arch, sec[0], sec[1], sec[2], sec[3], i));
         }
     }
     llm_delta_net_load_hparams(ml, hp, arch);  // sets NEOX RoPE, which the check above makes exact
@@ -65,8 +66,7 @@ static void qwen35moe_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
 
 static ggml_tensor * qwen35_dense_ffn(llm_graph_context & g, ggml_tensor * cur, int il) {
     const llama_layer & l = g.model.layers[il];
-    return g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR,
-                       il);
+    return g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR, il);
 }
 
 static void qwen35_build_graph(llm_graph_context & g) {
