@@ -42,6 +42,8 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_FALCON_H1, "falcon-h1"},
     {LLM_ARCH_LFM2MOE, "lfm2moe"},
     {LLM_ARCH_QWEN3NEXT, "qwen3next"},
+    {LLM_ARCH_QWEN35, "qwen35"},
+    {LLM_ARCH_QWEN35MOE, "qwen35moe"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -259,6 +261,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_ATTN_GATE, "blk.%d.attn_gate"},
     {LLM_TENSOR_SSM_BETA_ALPHA, "blk.%d.ssm_ba"},
     {LLM_TENSOR_FFN_GATE_INP_SHEXP, "blk.%d.ffn_gate_inp_shexp"},
+    {LLM_TENSOR_SSM_BETA, "blk.%d.ssm_beta"},
+    {LLM_TENSOR_SSM_ALPHA, "blk.%d.ssm_alpha"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -36,6 +36,8 @@ enum llm_arch {
     LLM_ARCH_FALCON_H1,
     LLM_ARCH_LFM2MOE,
     LLM_ARCH_QWEN3NEXT,
+    LLM_ARCH_QWEN35,
+    LLM_ARCH_QWEN35MOE,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -268,6 +270,9 @@ enum llm_tensor {
     LLM_TENSOR_ATTN_GATE,
     LLM_TENSOR_SSM_BETA_ALPHA,
     LLM_TENSOR_FFN_GATE_INP_SHEXP,
+    // qwen35 / qwen35moe: beta and alpha of the delta-net layers as two projections (not ssm_ba)
+    LLM_TENSOR_SSM_BETA,
+    LLM_TENSOR_SSM_ALPHA,
     LLM_TENSOR_COUNT,
 };
 

@@ -139,6 +139,10 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::attn_gate;
         case LLM_TENSOR_SSM_BETA_ALPHA:
             return bias ? nullptr : &L::ssm_beta_alpha;
+        case LLM_TENSOR_SSM_BETA:
+            return bias ? nullptr : &L::ssm_beta;
+        case LLM_TENSOR_SSM_ALPHA:
+            return bias ? nullptr : &L::ssm_alpha;
         case LLM_TENSOR_FFN_GATE_INP_SHEXP:
             return bias ? nullptr : &L::ffn_gate_inp_shexp;
         default:
@@ -171,14 +175,23 @@ void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
         {LLM_TENSOR_FFN_GATE_EXPS, &L::ffn_gate_exps, true, true},
         {LLM_TENSOR_FFN_UP_EXPS, &L::ffn_up_exps, true, true},
         {LLM_TENSOR_FFN_DOWN_EXPS, &L::ffn_down_exps, true, true},
+        {LLM_TENSOR_FFN_GATE_SHEXP, &L::ffn_gate_shexp, true, false},
+        {LLM_TENSOR_FFN_UP_SHEXP, &L::ffn_up_shexp, true, false},
+        {LLM_TENSOR_FFN_DOWN_SHEXP, &L::ffn_down_shexp, true, false},
         {LLM_TENSOR_SSM_IN, &L::ssm_in, false, false},  // mamba2 applies them as attention's
         {LLM_TENSOR_SSM_OUT, &L::ssm_out, false, false},
+        {LLM_TENSOR_ATTN_GATE, &L::attn_gate, false, false},  // qwen35's delta-net projections
+        {LLM_TENSOR_SSM_BETA, &L::ssm_beta, false, false},
+        {LLM_TENSOR_SSM_ALPHA, &L::ssm_alpha, false, false},
     };
+    // upstream's qwen3next graph scales none of its delta-net projections (qwen35's scales all of them)
+    const bool delta_net_unscaled = model.arch == LLM_ARCH_QWEN3NEXT;
     for (int il = 0; il < (int) model.layers.size(); il++) {
         llama_layer & l = model.layers[il];
         for (const role & r : roles) {
             const ggml_tensor * w = l.*r.w;
-            if (!w || (r.is_ffn && !ffn) || !tc.ml.get_weight(llm_tensor_name(r.t, "scale", il))) {
+            if (!w || (r.is_ffn && !ffn) || (delta_net_unscaled && model.hparams.is_recurrent_layer(il)) ||
+                !tc.ml.get_weight(llm_tensor_name(r.t, "scale", il))) {
                 continue;
             }
             const int64_t n        = r.per_expert ? (int64_t) model.hparams.n_expert : 1;

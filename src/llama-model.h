@@ -111,6 +111,9 @@ struct llama_layer {
     // attn_gate [embd, inner] is z; ssm_beta_alpha [embd, 2 heads]; ssm_a, ssm_dt_b [heads]
     ggml_tensor * attn_gate      = nullptr;
     ggml_tensor * ssm_beta_alpha = nullptr;
+    // qwen35 / qwen35moe: the same beta and alpha as two projections [embd, heads] each
+    ggml_tensor * ssm_beta  = nullptr;
+    ggml_tensor * ssm_alpha = nullptr;
 
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise

@@ -147,6 +147,8 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"lfm2moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},  // experts expert_feed_forward_length wide
         // partial rotary (a quarter of each head, as the released model) and its expert sizes
         {"qwen3next", 1e-6f, true, false, false, 0, 0, 0, 0, true},
+        {"qwen35", 1e-6f, true},
+        {"qwen35moe", 1e-6f, true, false, false, 0, 0, 0, 0, true},
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -277,6 +279,18 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // seed 42 puts one step's expert choice on a near-tie that Q8_0 rounding flips (upstream's own
         // Q8_0 copy is 11.8% of row RMS off there, as ours); at seed 1 upstream's Q8_0 copy is within 4.2%
         p.seed = 1;
+    } else if (arch == "qwen35" || arch == "qwen35moe") {
+        // delta-net, delta-net, attention, delta-net, delta-net, attention (full_attention_interval 3); 4 v
+        // heads of 16 over 2 k heads (v head h reads k head h mod 2); a 4-wide conv; gated attention with 4
+        // heads of 32 (2 KV heads), a quarter of each rotated; qwen35 a dense SwiGLU of 128, qwen35moe
+        // qwen3next's 8 experts of 32, 2 used, a shared expert of 64
+        p.n_layer = 6, p.full_attn_interval = 3, p.ssm_d_conv = 4, p.ssm_d_state = 16, p.ssm_n_head = 4;
+        p.ssm_n_group = 2, p.head_dim = 32, p.n_rot = 8, p.rope_base = 1e7f, p.std = 0.06f, p.n_ff = 128;
+        if (arch == "qwen35moe") {
+            p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32, p.n_ff_shexp = 64;
+            // teacher-forced Q8_0 error at seeds 42, 1, 2, 3: 6.9%, 4.6%, 13%, 4.0% of RMS (expert near-ties)
+            p.seed = 1;
+        }
     } else if (arch == "deepseek2") {
         // DeepSeek-V3's routing at micro size: layer 0 dense, then 8 sigmoid-scored experts in 2 groups
         // of which each token keeps 1, a selection bias, a shared expert, weights renormalised and

@@ -175,10 +175,15 @@ inline bool layout_has(const llm_arch_layout & l, llm_tensor t) {
     return false;
 }
 
-// Whether layer il of a hybrid model is a recurrent one: the delta-net hybrids' (ssm_ba) follow
+// The gated delta-net hybrids: qwen3next (ssm_ba), qwen35 and qwen35moe (ssm_beta, ssm_alpha).
+inline bool delta_net_layout(const llm_arch_layout & l) {
+    return layout_has(l, LLM_TENSOR_SSM_BETA_ALPHA) || layout_has(l, LLM_TENSOR_SSM_BETA);
+}
+
+// Whether layer il of a hybrid model is a recurrent one: the delta-net hybrids' follow
 // full_attn_interval, the others the per-layer flags (lfm2).
 inline bool recurrent_layer(const params & p, const llm_arch_layout & l, int il) {
-    if (layout_has(l, LLM_TENSOR_SSM_BETA_ALPHA)) {
+    if (delta_net_layout(l)) {
         return p.full_attn_interval > 0 && (il + 1) % p.full_attn_interval != 0;
     }
     return p.conv_layer(il);

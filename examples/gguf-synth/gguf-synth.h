@@ -209,7 +209,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.shortconv_l        = p.shortconv_l;
     d.n_layer_main       = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
     d.exps_gate_up_fused = p.exps_gate_up_fused;
-    if (layout_has(*ai->layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
+    if (delta_net_layout(*ai->layout)) {
         d.ssm_d_inner = d.ssm_n_head * p.ssm_d_state;  // delta-net v heads are state_size wide
     }
 
@@ -481,12 +481,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.group_count").c_str(), (uint32_t) p.ssm_n_group);
     }
-    if (layout_has(lay, LLM_TENSOR_SSM_BETA_ALPHA)) {
-        // qwen3next: attention layers by full_attention_interval; the delta-net heads are ssm.state_size
-        // wide (inner size = state size x v heads), the k heads are the groups
+    if (delta_net_layout(lay)) {
+        // qwen3next, qwen35, qwen35moe: attention layers by full_attention_interval; the delta-net heads
+        // are ssm.state_size wide (inner size = state size x v heads), the k heads are the groups
         const int64_t heads = p.ssm_heads();
+        const bool    moe   = layout_has(lay, LLM_TENSOR_FFN_GATE_INP_SHEXP);
         if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0 || heads <= 0 || p.ssm_n_group <= 0 || heads % p.ssm_n_group != 0 ||
-            p.full_attn_interval < 2 || p.n_expert == 0 || p.n_ff_shexp <= 0) {
+            p.full_attn_interval < 2 || (moe && (p.n_expert == 0 || p.n_ff_shexp <= 0))) {
             err =
                 "bad delta-net hybrid: conv kernel >= 2, the v heads (--ssm-heads) a multiple of the k heads "
                 "(--ssm-groups), --full-attn-interval >= 2, experts and a shared expert (--n-ff-shexp)";
@@ -499,6 +500,14 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         gguf_set_val_u32(g.get(), (A + "ssm.time_step_rank").c_str(), (uint32_t) heads);
         gguf_set_val_u32(g.get(), (A + "ssm.inner_size").c_str(), (uint32_t) (heads * p.ssm_d_state));
         gguf_set_val_u32(g.get(), (A + "full_attention_interval").c_str(), (uint32_t) p.full_attn_interval);
+        if (layout_has(lay, LLM_TENSOR_SSM_BETA)) {
+            // qwen35's interleaved multi-section RoPE: the converter's sections cover every rotated pair
+            // (Qwen3.5's [11, 11, 10, 0] for 32 pairs); split the same way
+            const uint32_t n =
+                (uint32_t) (p.n_rot > 0 ? p.n_rot : (p.head_dim > 0 ? p.head_dim : p.n_embd / p.n_head)) / 2;
+            const int32_t sec[4] = {(int32_t) (n + 2) / 3, (int32_t) (n + 1) / 3, (int32_t) n / 3, 0};
+            gguf_set_arr_data(g.get(), (A + "rope.dimension_sections").c_str(), GGUF_TYPE_INT32, sec, 4);
+        }
     } else if (hybrid) {
         // lfm2, lfm2moe, granitehybrid, nemotron_h: KV heads per layer, 0 on the recurrent and
         // feed-forward-only layers (an INT32 array, as upstream's converters write it)

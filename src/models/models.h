@@ -34,6 +34,8 @@ extern const llm_arch_ops llm_ops_falcon_h1;
 extern const llm_arch_ops llm_ops_lfm2moe;
 extern const llm_arch_ops llm_ops_glm4moe;
 extern const llm_arch_ops llm_ops_qwen3next;
+extern const llm_arch_ops llm_ops_qwen35;
+extern const llm_arch_ops llm_ops_qwen35moe;
 
 // The Mamba-2 pieces the hybrids share (mamba2.cpp; used by granitehybrid, nemotron_h, falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and the RMS norm eps,
@@ -42,3 +44,16 @@ void llm_mamba2_load_ssm_hparams(llama_model_loader & ml, llama_hparams & hp);
 // One Mamba-2 mixer over cur [n_embd, n_tokens] (params.n_seqs sequences of equal length): its conv
 // and SSM states are read from and written to layer il's slots of the recurrent memory (g.rs).
 ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, int il);
+
+// The gated delta-net hybrids' pieces (qwen3next.cpp; used by qwen3next, qwen35, qwen35moe).
+// Reads the ssm.* shape (bounded), the RMS norm eps and which layers are delta-net layers
+// (attention.recurrent_layers, else full_attention_interval); hp.n_layer excludes NextN blocks.
+void llm_delta_net_load_hparams(llama_model_loader & ml, llama_hparams & hp, const char * arch);
+// The routed and shared experts' sizes (upstream's defaults when missing); throws without experts.
+void llm_delta_net_load_moe_hparams(llama_model_loader & ml, llama_hparams & hp, const char * arch);
+// Routed experts plus the shared expert gated by sigmoid(ffn_gate_inp_shexp x), over cur [n_embd, n_tokens].
+ggml_tensor * llm_build_delta_net_moe_ffn(llm_graph_context & g, ggml_tensor * cur, int il);
+// The whole decoder: per layer pre-norm, gated attention or the delta-net mixer, residual, post-attention
+// norm, ffn, residual. k_heads_tiled: v head h reads k head h mod n_k (qwen35) instead of h / (n_v / n_k).
+void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
+                                ggml_tensor * (*ffn)(llm_graph_context & g, ggml_tensor * cur, int il));

@@ -12,7 +12,8 @@
 //   feed-forward: softmax router, top expert_used_count renormalised, plus the shared expert scaled by
 //   sigmoid(ffn_gate_inp_shexp x).
 // The conv and delta-net states live in the recurrent memory, the attention K/V in the KV cache
-// (llama-memory-hybrid.h).
+// (llama-memory-hybrid.h). The loader, mixer, experts and decoder here are shared with qwen35 and
+// qwen35moe (qwen35.cpp: split beta / alpha projections, k heads tiled over the v heads).
 #include <cmath>
 
 #include "decoder.h"
@@ -27,19 +28,15 @@ static const llm_decoder_desc qwen3next_desc = [] {
     return d;
 }();
 
-static void qwen3next_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+// The delta-net shape and the per-layer kinds (qwen3next, qwen35, qwen35moe). The NextN blocks, if
+// any, are already taken off hp.n_layer; per-layer flags in the file cover them too.
+void llm_delta_net_load_hparams(llama_model_loader & ml, llama_hparams & hp, const char * arch) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
-    ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp, false);
-    ml.get_key(LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH, hp.n_ff_shexp, false);
     ml.get_key(LLM_KV_SSM_CONV_KERNEL, hp.ssm_d_conv);
     ml.get_key(LLM_KV_SSM_INNER_SIZE, hp.ssm_d_inner);
     ml.get_key(LLM_KV_SSM_STATE_SIZE, hp.ssm_d_state);
     ml.get_key(LLM_KV_SSM_TIME_STEP_RANK, hp.ssm_dt_rank);
     ml.get_key(LLM_KV_SSM_GROUP_COUNT, hp.ssm_n_group);
-    uint32_t nextn = 0;
-    if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
-        throw llama_error("qwen3next: NextN (multi-token prediction) layers are not supported");
-    }
     uint32_t interval = 4;  // upstream's default
     ml.get_key(LLM_KV_FULL_ATTENTION_INTERVAL, interval, false);
 
@@ -49,32 +46,21 @@ static void qwen3next_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
         hp.ssm_dt_rank == 0 || hp.ssm_n_group == 0 || hp.ssm_dt_rank % hp.ssm_n_group != 0 || hp.ssm_dt_rank > 1024 ||
         (uint64_t) hp.ssm_d_state * hp.ssm_dt_rank != hp.ssm_d_inner) {
         throw llama_error(llama_format(
-            "invalid qwen3next delta-net shape: conv_kernel %u, inner_size %u, state_size %u, time_step_rank %u, "
+            "invalid %s delta-net shape: conv_kernel %u, inner_size %u, state_size %u, time_step_rank %u, "
             "group_count %u (inner_size must be state_size x time_step_rank, the heads a multiple of the groups)",
-            hp.ssm_d_conv, hp.ssm_d_inner, hp.ssm_d_state, hp.ssm_dt_rank, hp.ssm_n_group));
-    }
-    if (hp.n_expert == 0) {
-        throw llama_error("qwen3next: expert_count is missing (the feed-forward is a mixture of experts)");
+            arch, hp.ssm_d_conv, hp.ssm_d_inner, hp.ssm_d_state, hp.ssm_dt_rank, hp.ssm_n_group));
     }
     if (hp.n_head == 0) {
-        throw llama_error("qwen3next: attention.head_count is 0");
-    }
-    // upstream's sizes when the file leaves them out
-    if (hp.n_ff_exp == 0) {
-        hp.n_ff_exp = hp.n_ff / hp.n_expert_used;
-    }
-    if (hp.n_ff_shexp == 0) {
-        hp.n_ff_shexp = hp.n_ff;
-    }
-    if (hp.n_ff_exp == 0 || hp.n_ff_shexp == 0) {
-        throw llama_error("qwen3next: the expert and shared expert sizes are 0");
+        throw llama_error(llama_format("%s: attention.head_count is 0", arch));
     }
     // per-layer flags when the file has them (upstream's saver writes attention.recurrent_layers), else
     // layer il attends when (il + 1) is a multiple of the interval and the others are delta-net layers
     std::vector<bool> flags;
-    if (!ml.get_arr_flags(LLM_KV_ATTENTION_RECURRENT_LAYERS, flags, hp.n_layer)) {
+    if (ml.get_arr_flags(LLM_KV_ATTENTION_RECURRENT_LAYERS, flags, hp.n_layer + hp.n_layer_nextn)) {
+        flags.resize(hp.n_layer);
+    } else {
         if (interval == 0) {
-            throw llama_error("qwen3next: full_attention_interval is 0");
+            throw llama_error(llama_format("%s: full_attention_interval is 0", arch));
         }
         flags.assign(hp.n_layer, false);
         for (uint32_t il = 0; il < hp.n_layer; il++) {
@@ -88,15 +74,45 @@ static void qwen3next_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     }
     if (n_attn == 0 || n_attn == hp.n_layer) {
         throw llama_error(
-            llama_format("qwen3next: no %s layer among the %u (full_attention_interval %u or "
+            llama_format("%s: no %s layer among the %u (full_attention_interval %u or "
                          "attention.recurrent_layers): not supported",
-                         n_attn == 0 ? "attention" : "delta-net", hp.n_layer, interval));
+                         arch, n_attn == 0 ? "attention" : "delta-net", hp.n_layer, interval));
     }
     hp.rope_type = LLAMA_ROPE_TYPE_NEOX;
 }
 
+// The experts' sizes (qwen3next, qwen35moe): upstream's when the file leaves them out.
+void llm_delta_net_load_moe_hparams(llama_model_loader & ml, llama_hparams & hp, const char * arch) {
+    ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp, false);
+    ml.get_key(LLM_KV_EXPERT_SHARED_FEED_FORWARD_LENGTH, hp.n_ff_shexp, false);
+    if (hp.n_expert == 0 || hp.n_expert_used == 0) {
+        throw llama_error(
+            llama_format("%s: expert_count or expert_used_count is missing (the feed-forward is a "
+                         "mixture of experts)",
+                         arch));
+    }
+    if (hp.n_ff_exp == 0) {
+        hp.n_ff_exp = hp.n_ff / hp.n_expert_used;
+    }
+    if (hp.n_ff_shexp == 0) {
+        hp.n_ff_shexp = hp.n_ff;
+    }
+    if (hp.n_ff_exp == 0 || hp.n_ff_shexp == 0) {
+        throw llama_error(llama_format("%s: the expert and shared expert sizes are 0", arch));
+    }
+}
+
+static void qwen3next_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    uint32_t nextn = 0;
+    if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
+        throw llama_error("qwen3next: NextN (multi-token prediction) layers are not supported");
+    }
+    llm_delta_net_load_hparams(ml, hp, "qwen3next");
+    llm_delta_net_load_moe_hparams(ml, hp, "qwen3next");
+}
+
 // Gated attention over cur [n_embd, n_tokens].
-static ggml_tensor * qwen3next_attn(llm_graph_context & g, ggml_tensor * cur, ggml_tensor * inp_pos, int il) {
+static ggml_tensor * delta_net_attn(llm_graph_context & g, ggml_tensor * cur, ggml_tensor * inp_pos, int il) {
     const llama_hparams & hp       = g.hparams;
     const llama_layer &   l        = g.model.layers[il];
     ggml_context *        ctx0     = g.ctx0;
@@ -144,7 +160,11 @@ static ggml_tensor * qwen3next_repeat_heads(ggml_context * ctx0, ggml_tensor * x
 }
 
 // The gated delta-net mixer over cur [n_embd, n_tokens] (n_seqs sequences of n_st tokens each).
-static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cur, int il) {
+// qwen3next projects beta and alpha together (ssm_ba, per k head its v heads' betas, then their
+// alphas) and v head h reads k head h / r; qwen35 projects them apart (ssm_beta, ssm_alpha, per v
+// head) and v head h reads k head h mod n_k (its converter reorders the v heads so), which the
+// delta-net op does by itself.
+static ggml_tensor * delta_net_mixer(llm_graph_context & g, ggml_tensor * cur, int il, bool k_heads_tiled) {
     const llama_hparams & hp     = g.hparams;
     const llama_layer &   l      = g.model.layers[il];
     ggml_context *        ctx0   = g.ctx0;
@@ -161,7 +181,8 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
     // them); a file with another type is refused here, at context creation, not run
     for (const ggml_tensor * t : {l.ssm_conv1d, l.ssm_dt_b, l.ssm_a, l.ssm_norm}) {
         if (t->type != GGML_TYPE_F32) {
-            throw llama_error(llama_format("%s is %s; qwen3next needs it in F32", t->name, ggml_type_name(t->type)));
+            throw llama_error(
+                llama_format("%s is %s; the delta-net layers need it in F32", t->name, ggml_type_name(t->type)));
         }
     }
     ggml_tensor * r_all = g.rs->r_layer(il);  // [n_embd_r, n_slots]
@@ -170,16 +191,22 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
     cur               = ggml_reshape_3d(ctx0, cur, cur->ne[0], n_st, n_seqs);
     ggml_tensor * qkv = g.build_lora_mm(l.wqkv, cur);       // [n_ch, n_st, n_seqs]
     ggml_tensor * z   = g.build_lora_mm(l.attn_gate, cur);  // [n_v S, n_st, n_seqs]
-    ggml_tensor * ba  = g.build_lora_mm(l.ssm_beta_alpha, cur);
     g.cb(qkv, "linear_attn_qkv", il);
 
-    // ssm_ba's rows per k head: the betas of its r v heads, then their alphas
-    ba                 = ggml_reshape_4d(ctx0, ba, 2 * r, n_k, n_st, n_seqs);
-    const size_t  be   = ggml_element_size(ba);
-    ggml_tensor * b    = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], 0);
-    ggml_tensor * a    = ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], r * be);
-    ggml_tensor * beta = ggml_reshape_4d(ctx0, ggml_sigmoid(ctx0, ggml_cont(ctx0, b)), 1, n_v, n_st, n_seqs);
-    a                  = ggml_reshape_3d(ctx0, ggml_cont(ctx0, a), n_v, n_st, n_seqs);
+    ggml_tensor * b = nullptr;  // [n_v, n_st, n_seqs] each, v heads in order
+    ggml_tensor * a = nullptr;
+    if (l.ssm_beta_alpha) {
+        // ssm_ba's rows per k head: the betas of its r v heads, then their alphas
+        ggml_tensor * ba = ggml_reshape_4d(ctx0, g.build_lora_mm(l.ssm_beta_alpha, cur), 2 * r, n_k, n_st, n_seqs);
+        const size_t  be = ggml_element_size(ba);
+        b = ggml_cont(ctx0, ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], 0));
+        a = ggml_cont(ctx0, ggml_view_4d(ctx0, ba, r, n_k, n_st, n_seqs, ba->nb[1], ba->nb[2], ba->nb[3], r * be));
+    } else {
+        b = g.build_lora_mm(l.ssm_beta, cur);
+        a = g.build_lora_mm(l.ssm_alpha, cur);
+    }
+    ggml_tensor * beta = ggml_reshape_4d(ctx0, ggml_sigmoid(ctx0, b), 1, n_v, n_st, n_seqs);
+    a                  = ggml_reshape_3d(ctx0, a, n_v, n_st, n_seqs);
     ggml_tensor * gate = ggml_mul(ctx0, ggml_softplus(ctx0, ggml_add(ctx0, a, l.ssm_dt_b)), l.ssm_a);  // log decay
     gate               = ggml_reshape_4d(ctx0, gate, 1, n_v, n_st, n_seqs);
     g.cb(gate, "gate", il);
@@ -201,9 +228,13 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
     ggml_tensor * q  = ggml_view_4d(ctx0, y, S, n_k, n_st, n_seqs, S * ye, y->nb[1], y->nb[2], 0);
     ggml_tensor * k  = ggml_view_4d(ctx0, y, S, n_k, n_st, n_seqs, S * ye, y->nb[1], y->nb[2], n_k * S * ye);
     ggml_tensor * v  = ggml_view_4d(ctx0, y, S, n_v, n_st, n_seqs, S * ye, y->nb[1], y->nb[2], 2 * n_k * S * ye);
-    q                = qwen3next_repeat_heads(ctx0, ggml_l2_norm(ctx0, ggml_cont(ctx0, q), hp.f_norm_rms_eps), r);
-    k                = qwen3next_repeat_heads(ctx0, ggml_l2_norm(ctx0, ggml_cont(ctx0, k), hp.f_norm_rms_eps), r);
-    v                = ggml_cont(ctx0, v);
+    q                = ggml_l2_norm(ctx0, ggml_cont(ctx0, q), hp.f_norm_rms_eps);
+    k                = ggml_l2_norm(ctx0, ggml_cont(ctx0, k), hp.f_norm_rms_eps);
+    if (!k_heads_tiled) {
+        q = qwen3next_repeat_heads(ctx0, q, r);
+        k = qwen3next_repeat_heads(ctx0, k, r);
+    }
+    v = ggml_cont(ctx0, v);
 
     // the delta rule from the slots' states; the output holds the attention output, then the final states
     ggml_tensor * state = ggml_reshape_4d(ctx0, g.build_rs_read(s_all), S, S, n_v, n_seqs);
@@ -227,7 +258,7 @@ static ggml_tensor * qwen3next_delta_net(llm_graph_context & g, ggml_tensor * cu
 }
 
 // Routed experts plus the shared expert, gated per token by sigmoid(ffn_gate_inp_shexp x).
-static ggml_tensor * qwen3next_ffn(llm_graph_context & g, ggml_tensor * cur, int il) {
+ggml_tensor * llm_build_delta_net_moe_ffn(llm_graph_context & g, ggml_tensor * cur, int il) {
     const llama_layer & l    = g.model.layers[il];
     ggml_context *      ctx0 = g.ctx0;
     ggml_tensor *       moe  = llm_build_moe_ffn(g, l, cur, qwen3next_desc, il);
@@ -238,7 +269,8 @@ static ggml_tensor * qwen3next_ffn(llm_graph_context & g, ggml_tensor * cur, int
     return ggml_add(ctx0, moe, ggml_mul(ctx0, sh, gate));
 }
 
-static void qwen3next_build_graph(llm_graph_context & g) {
+void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
+                                ggml_tensor * (*ffn)(llm_graph_context &, ggml_tensor *, int) ) {
     const llama_model &   model = g.model;
     const llama_hparams & hp    = g.hparams;
     ggml_context *        ctx0  = g.ctx0;
@@ -253,7 +285,8 @@ static void qwen3next_build_graph(llm_graph_context & g) {
         const llama_layer & l   = model.layers[il];
         ggml_tensor *       cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
-        cur = hp.is_recurrent_layer(il) ? qwen3next_delta_net(g, cur, il) : qwen3next_attn(g, cur, inp_pos, il);
+        cur = hp.is_recurrent_layer(il) ? delta_net_mixer(g, cur, il, k_heads_tiled)
+                                        : delta_net_attn(g, cur, inp_pos, il);
         if (il == (int) hp.n_layer - 1 && inp_out_ids) {
             cur  = ggml_get_rows(ctx0, cur, inp_out_ids);  // only the rows asked for
             inpL = ggml_get_rows(ctx0, inpL, inp_out_ids);
@@ -262,12 +295,16 @@ static void qwen3next_build_graph(llm_graph_context & g) {
         g.cb(ffn_inp, "attn_residual", il);
         cur = g.build_norm(ffn_inp, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_post_norm", il);
-        cur = ggml_add(ctx0, qwen3next_ffn(g, cur, il), ffn_inp);
+        cur = ggml_add(ctx0, ffn(g, cur, il), ffn_inp);
         cur = g.build_cvec(cur, il);
         g.cb(cur, "l_out", il);
         inpL = cur;
     }
     g.build_output(inpL);
+}
+
+static void qwen3next_build_graph(llm_graph_context & g) {
+    llm_build_delta_net_hybrid(g, false, llm_build_delta_net_moe_ffn);
 }
 
 const llm_arch_ops llm_ops_qwen3next = {

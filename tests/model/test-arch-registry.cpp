@@ -114,11 +114,11 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
-        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) ||
-            synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
-            // latent attention (deepseek2), NextN blocks (glm4moe), the delta-net hybrid (qwen3next): the
-            // micro model's shape, which has experts (qwen3next also a shared expert); also deepseek2 with
-            // q without the low-rank pair (V2-Lite), glm4moe without NextN
+        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout)) {
+            // latent attention (deepseek2), NextN blocks (glm4moe), the delta-net hybrids (qwen3next,
+            // qwen35, qwen35moe): the micro model's shape, which has experts where the layout needs them
+            // (qwen3next and qwen35moe also a shared expert); also deepseek2 with q without the low-rank
+            // pair (V2-Lite), glm4moe without NextN
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
             if (ai.layout->has(LLM_TL_Q_LORA)) {

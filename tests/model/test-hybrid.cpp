@@ -3,7 +3,8 @@
 // feed-forward-only blocks, the last with neither K/V nor a state), falcon-h1 (every layer attends and
 // runs a mamba2 mixer, so each is in both parts), lfm2moe (lfm2 with experts) and qwen3next (gated
 // delta-net, attention, delta-net, attention: a conv state and a delta-net state matrix per sequence
-// and layer): the KV cache of the attention layers and the recurrent states stay consistent.
+// and layer), qwen35 and qwen35moe (qwen3next's mixer with split beta / alpha, two delta-net layers per
+// attention layer): the KV cache of the attention layers and the recurrent states stay consistent.
 // A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
 // two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
 // recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
@@ -295,7 +296,8 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
-                         ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next"),
+                         ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next",
+                                           "qwen35", "qwen35moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
@@ -467,6 +469,59 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
     }
     model_ptr ok(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
     EXPECT_NE(ok, nullptr) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+// qwen35: rope sections that would leave a rotated pair unrotated for text, and NextN blocks that leave
+// nothing to run, are refused with the reason; NextN blocks after the ones that run are skipped.
+TEST(HybridLoad, Qwen35SectionsAndNextN) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string src = data_path("models/synthetic/qwen35-micro-f16.gguf");
+    struct bad_case {
+        std::vector<int32_t> sec;    // qwen35.rope.dimension_sections (empty: unchanged)
+        uint32_t             nextn;  // qwen35.nextn_predict_layers (0: not set)
+        const char *         why;
+    };
+    const bad_case cases[] = {
+        {{1, 1, 1, 1}, 0, "leave rotary pair 3"},  // pair 3: sector 3 is the extra position's
+        {{2, 0, 2, 0}, 0, "leave rotary pair 1"},  // sector 1 would take the (empty) height section
+        {{0, 0, 0, 4}, 0, "no text section"},     {{2, 1, 1}, 0, "elements"},  // three sections
+        {{}, 6, "leaves no decoder block"},                                    // 6 of the 6 blocks
+    };
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.why);
+        gguf_context * g = gguf_init_from_file(src.c_str(), gguf_init_params{false});
+        ASSERT_NE(g, nullptr);
+        if (!c.sec.empty()) {
+            gguf_set_arr_data(g, "qwen35.rope.dimension_sections", GGUF_TYPE_INT32, c.sec.data(), c.sec.size());
+        }
+        if (c.nextn > 0) {
+            gguf_set_val_u32(g, "qwen35.nextn_predict_layers", c.nextn);
+        }
+        const std::string path = testing_util::write_temp_file("qwen35-bad.gguf", {});
+        EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
+        gguf_free(g);
+        model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+        remove(path.c_str());
+        EXPECT_EQ(m, nullptr);
+        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+    }
+
+    // the last 3 of the 6 blocks as NextN blocks: delta-net, delta-net, attention run, the others not
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "qwen35.nextn_predict_layers");
+    kvo[0].val_i64        = 3;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr m(llama_model_load_from_file(src.c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(m.get()), 3);
+    EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 3);
+    ctx_ptr c(llama_init_from_model(m.get(), llama_context_default_params()));
+    ASSERT_NE(c, nullptr) << llama_last_error();
+    std::vector<llama_token> toks = {1, 9038, 2501, 263};
+    EXPECT_EQ(llama_decode(c.get(), llama_batch_get_one(toks.data(), (int32_t) toks.size())), 0);
     llama_log_set(nullptr, nullptr);
 }
 

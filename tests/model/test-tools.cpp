@@ -286,9 +286,9 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
             p.n_expert = 4;
         }
         // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe), the
-        // delta-net hybrid (qwen3next, which needs both layer kinds and a shared expert): the micro shape
-        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN) ||
-            synth::layout_has(*ai.layout, LLM_TENSOR_SSM_BETA_ALPHA)) {
+        // delta-net hybrids (qwen3next, qwen35, qwen35moe: both layer kinds, the experts a shared one):
+        // the micro shape
+        if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }
