@@ -89,7 +89,8 @@ for t in "${targets[@]}"; do
         # importance statistics over long runs, ~6 minutes each emulated; their kernels are those of the
         # model tests that do run), test-kv-types (12 minutes emulated; its kernels, flash attention and
         # set_rows of every KV type, are in test-backend-ops at every level) and test-speculative /
-        # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated). The
+        # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated) and
+        # test-speculative-stateful (the same algorithm on recurrent targets, ~2 minutes). The
         # two lower CPU models run what depends on the kernel level: the kernel tests against the scalar oracle and the model
         # tests that compare outputs with the reference engine's (test-llama-e2e, test-repack-e2e, the bundled model's
         # text); test-archs-e2e (17 architectures, the same kernels in other graphs) runs at the top level only.
@@ -100,7 +101,7 @@ for t in "${targets[@]}"; do
             level=${cpu##*:}
             select=(-R "$level_tests")
             if [ "$model" = max ]; then
-                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling")
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling|test-speculative-stateful")
             fi
             echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
             QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \

@@ -11,6 +11,7 @@
 #   CMAKE_ARGS  extra configure arguments (e.g. sanitizers, -DCMAKE_COMPILE_WARNING_AS_ERROR=ON);
 #               -DLLAMA_CUDA=ON is added when nvcc is found, unless CMAKE_ARGS sets LLAMA_CUDA itself
 #   CTEST_ARGS  extra ctest arguments (e.g. -L unit)
+#   BUILD_TARGET  what to build (default: all; tests-unit builds only what the tests labelled unit run)
 #   LLAMA_NO_INSTALL=1  never call apt-get (fail with the apt-get line instead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +59,6 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release $cuda_args ${CMAKE_ARGS:-}
-cmake --build "$BUILD_DIR" -j "$JOBS"
+cmake --build "$BUILD_DIR" -j "$JOBS" --target "${BUILD_TARGET:-all}"
 # --no-tests=error: tests switch themselves off without GoogleTest; CI must not pass with none
 ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" ${CTEST_ARGS:-}

@@ -76,14 +76,14 @@ if (TARGET llama-simple AND TARGET llama-simple-chat AND TARGET llama-gguf-dump 
     # (f) the tools' command-line conventions (docs/tools.md): strict numbers, unknown flags, --help,
     # exit codes, one error line, a missing file's real reason; simple-chat piped: no colours, and it
     # keeps answering once its context is full. The programs are all in CMAKE_RUNTIME_OUTPUT_DIRECTORY.
-    foreach(case args chat)
+    foreach(case args args-synth chat)
         add_test(NAME test-cli-${case}
                  COMMAND ${CMAKE_COMMAND} "-DEMULATOR=${LLAMA_TEST_EMULATOR}" -DEXE=${CMAKE_EXECUTABLE_SUFFIX} -DCASE=${case} -DBIN=${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
                      -DMODEL=${PROJECT_SOURCE_DIR}/models/stories260K.gguf -DLICENSE=${PROJECT_SOURCE_DIR}/LICENSE
                      -DWORK=${CMAKE_CURRENT_BINARY_DIR}
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/tools/test-cli.cmake)
     endforeach()
-    set_tests_properties(test-cli-args PROPERTIES LABELS unit)
+    set_tests_properties(test-cli-args test-cli-args-synth PROPERTIES LABELS unit)
     set_tests_properties(test-cli-chat PROPERTIES LABELS model)
 endif()
 

@@ -6,7 +6,7 @@
 # llama-save-load-state resumed from a session file continues exactly like an uninterrupted run.
 # With -DCASE=embedding (and -DVOCAB=<bert vocab gguf>): llama-embedding on a synthetic BERT from
 # llama-gguf-synth.
-#   cmake [-DEMULATOR=qemu-aarch64|-L|<sysroot>] -DCASE=args|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
+#   cmake [-DEMULATOR=qemu-aarch64|-L|<sysroot>] -DCASE=args|args-synth|chat|session|embedding -DBIN=<dir of the programs> -DMODEL=<gguf> -DLICENSE=<a non-GGUF file>
 #         -DWORK=<scratch dir> [-DEXE=.exe] -P test-cli.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -126,7 +126,9 @@ if (CASE STREQUAL "args")
                  ${MODEL} ${WORK}/q.gguf Q8_0)
     expect_usage("unknown argument: --bogus" llama-quantize --bogus ${MODEL} ${WORK}/q.gguf Q8_0)
     expect_failure("cannot quantize ${missing}" llama-quantize ${missing} ${WORK}/q.gguf Q8_0)
-
+elseif (CASE STREQUAL "args-synth")
+    # the second half of the conventions (its own test, so that ctest runs the halves side by side:
+    # each program start costs seconds under Wine or qemu)
     # llama-gguf-synth
     expect_help(llama-gguf-synth)
     expect_usage("invalid value '12k' for --n-embd: expected an integer in [1, 1048576]" llama-gguf-synth
