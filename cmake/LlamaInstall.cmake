@@ -80,8 +80,12 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/ggml/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 if (TARGET llama)
-    install(FILES ${PROJECT_SOURCE_DIR}/include/llama.h ${PROJECT_SOURCE_DIR}/include/llama-chat-template.h ${PROJECT_SOURCE_DIR}/include/llama-speculative.h
-            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    # llama.h and the headers it includes at its end (its include/ folder holds nothing else;
+    # test-install-* checks that every header there is installed)
+    set(_llama_public_headers llama.h llama-api-memory.h llama-api-vocab.h llama-api-sampling.h llama-api-extras.h
+                              llama-chat-template.h llama-speculative.h)
+    list(TRANSFORM _llama_public_headers PREPEND ${PROJECT_SOURCE_DIR}/include/)
+    install(FILES ${_llama_public_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 
 # ---- GPU backend modules (GGML_BACKEND_DL): <libdir>/ggml-backends, <bindir>/ggml-backends on Windows ----

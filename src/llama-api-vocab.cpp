@@ -1,4 +1,4 @@
-// The vocab part of the C API (llama.h): thin wrappers over llama_vocab (src/llama-vocab.h).
+// The vocab part of the C API (include/llama-api-vocab.h): thin wrappers over llama_vocab (src/llama-vocab.h).
 // NULL vocab pointers give the neutral value instead of crashing.
 #include <climits>
 

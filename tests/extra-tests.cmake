@@ -11,6 +11,15 @@ if (TARGET llama)
     set_target_properties(test-llama-c99 PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
     target_compile_options(test-llama-c99 PRIVATE -std=c99 -pedantic -Wall -Wextra -Werror)
     target_link_libraries(test-llama-c99 PRIVATE llama)
+    # ... and so must every public header included first and alone (llama.h includes the others at
+    # its end; each includes llama.h): one translation unit each, compiled into the same program
+    file(GLOB _llama_public_headers RELATIVE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/include/*.h)
+    foreach(_h ${_llama_public_headers})
+        string(REGEX REPLACE "[^A-Za-z0-9]" "_" _tu "${_h}")
+        file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/c99/alone-${_tu}.c
+             CONTENT "#include \"${_h}\"\nint llama_c99_alone_${_tu}(void) { return (int) sizeof(struct llama_model_params); }\n")
+        target_sources(test-llama-c99 PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/c99/alone-${_tu}.c)
+    endforeach()
     add_test(NAME test-llama-c99 COMMAND test-llama-c99)
     set_tests_properties(test-llama-c99 PROPERTIES LABELS unit)
 

@@ -115,7 +115,12 @@ foreach(f ${text_files})
     file(READ ${f} content)
     no_build_paths(${f} "${content}")
 endforeach()
-foreach(f include/llama.h include/llama-chat-template.h include/llama-speculative.h include/ggml.h include/gguf.h ${LIBDIR}/pkgconfig/llama.pc ${LIBDIR}/pkgconfig/ggml.pc
+# every public header of the source tree (llama.h includes the others of include/ at its end)
+file(GLOB public_headers RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/include/*.h)
+if (NOT "include/llama.h" IN_LIST public_headers OR NOT "include/llama-api-sampling.h" IN_LIST public_headers)
+    message(FATAL_ERROR "no public headers found in ${SOURCE_DIR}/include")
+endif()
+foreach(f ${public_headers} include/ggml.h include/gguf.h ${LIBDIR}/pkgconfig/llama.pc ${LIBDIR}/pkgconfig/ggml.pc
           ${LIBDIR}/cmake/llama/llama-config.cmake ${LIBDIR}/cmake/llama/llama-config-version.cmake
           ${LIBDIR}/cmake/ggml/ggml-config.cmake ${LIBDIR}/cmake/ggml/ggml-config-version.cmake)
     if (NOT EXISTS ${prefix}/${f})

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llama.h"
+/* One of the headers llama.h includes, first and alone: it must bring in the whole API (the context
+ * and model calls below are declared in llama.h itself). */
+#include "llama-api-sampling.h"
 
 static void log_errors_only(enum ggml_log_level level, const char * text, void * user_data) {
     (void) user_data;
