@@ -143,4 +143,23 @@ inline void check_lengths(llama_model * tgt, llama_model * dft, llama_spec_type 
     }
 }
 
+// Decodes last at position hist.size() in ct, and checks that its logits equal those of a fresh
+// context of model that decoded hist followed by last (a cache or state rolled back to hist holds
+// nothing of what was undone).
+inline void expect_continues_like_fresh(llama_context * ct, llama_model * model, const std::vector<llama_token> & hist,
+                                        llama_token last) {
+    ASSERT_TRUE(decode(ct, {last}, (llama_pos) hist.size()));
+    ctx_ptr                  fresh = make_ctx(model);
+    std::vector<llama_token> all   = hist;
+    all.push_back(last);
+    ASSERT_TRUE(decode(fresh.get(), all, 0));
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(model));
+    const float * a  = llama_get_logits_ith(ct, -1);
+    const float * b  = llama_get_logits_ith(fresh.get(), -1);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+    EXPECT_EQ(argmax(a, nv), argmax(b, nv));
+}
+
 }  // namespace spec_test
