@@ -51,9 +51,10 @@ extern "C" {
  * Recurrent and hybrid targets (llama_model_is_recurrent / _is_hybrid): their states cannot be cut
  * back to a position, so a step saves each sequence's state before verifying and, when any draft of
  * the step is rejected, puts every sequence's state back and decodes its kept tokens again (one
- * more target batch; i_logits then names rows of that batch). Greedy output is unchanged.
- * Limits: a recurrent or hybrid draft model is refused at init. Positions are those of the
- * sequence's history (0 .. n-1, no gaps).
+ * more target batch; i_logits then names rows of that batch). Greedy output is unchanged. A
+ * recurrent or hybrid draft model's state is saved before each round's drafts and put back when a
+ * draft is rejected (the kept tokens are decoded into it at the next drafting round).
+ * Limits: positions are those of the sequence's history (0 .. n-1, no gaps).
  */
 
 enum llama_spec_type {
@@ -116,7 +117,7 @@ LLAMA_API struct llama_spec_params llama_spec_default_params(void);
  * the decoder owns the cache contents of the sequences it is given in ctx_dft. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
- * naming the difference); a recurrent or hybrid draft model; the target's n_batch below
+ * naming the difference); the target's n_batch below
  * n_draft_max + 1. Free with llama_spec_free. */
 LLAMA_API struct llama_spec * llama_spec_init(struct llama_context * ctx_tgt, struct llama_context * ctx_dft,
                                               struct llama_spec_params params);

@@ -83,7 +83,7 @@ void llama_spec_draft_prefill(llama_spec & spec, llama_seq_id seq_id, llama_spec
             batch.logits[i]    = i + 1 == m;
         }
         if (llama_decode(ctx, batch) != 0) {
-            llama_spec_rollback(ctx, seq_id, (llama_pos) st.n_dft);
+            st.n_dft = llama_spec_draft_trim(spec, seq_id, st.n_dft, nullptr);
             break;
         }
         st.n_dft += m;
@@ -190,7 +190,42 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
                 }
             }
         }
+        if (spec.recr_dft) {
+            // a stateful draft model keeps no earlier states: before the drafts move them on, each
+            // state is saved at the history and id_last (the round just decoded), where the step
+            // puts it back unless the target keeps every drafted token
+            for (size_t j = 0; j < jobs.size(); j++) {
+                llama_spec_job & job  = jobs[j];
+                const size_t     n_at = job.st->hist.size() + 1;
+                const bool       more =
+                    std::any_of(next.begin(), next.end(), [&](const pending & p) { return p.job == (int) j; });
+                if (more && job.dcp_n == 0 && job.n_dft_cached == n_at) {
+                    spec.recr_dft->seq_save(job.io->seq_id, job.dcp);
+                    job.dcp_n = n_at;
+                }
+            }
+        }
         todo.swap(next);
     }
     llama_batch_free(batch);
+}
+
+size_t llama_spec_draft_trim(llama_spec & spec, llama_seq_id seq_id, size_t n, const llama_spec_job * job) {
+    llama_context * ctx = spec.ctx_dft;
+    if (!spec.recr_dft) {
+        llama_spec_rollback(ctx, seq_id, (llama_pos) n);
+        return n;
+    }
+    const llama_pos held = llama_memory_seq_pos_max(llama_get_memory(ctx), seq_id) + 1;
+    if (held >= 0 && (size_t) held == n) {
+        return n;
+    }
+    if (job && job->dcp_n > 0 && job->dcp_n <= n) {
+        // the saved state, and a hybrid's attention positions past it removed
+        spec.recr_dft->seq_restore(seq_id, job->dcp);
+        llama_spec_rollback(ctx, seq_id, (llama_pos) job->dcp_n);
+        return job->dcp_n;
+    }
+    llama_memory_seq_rm(llama_get_memory(ctx), seq_id, -1, -1);
+    return 0;
 }

@@ -48,6 +48,10 @@ struct llama_spec_job {
     size_t                       n_dft_cached = 0;      // tokens of this sequence in the draft cache after drafting
     int                          row0         = 0;      // target batch index of id_last
     bool                         model_ran    = false;  // the draft model decoded for this job
+    // a recurrent or hybrid draft model: its state saved once id_last was decoded (dcp_n tokens: the
+    // history and id_last), before the drafts moved it on; 0: nothing saved
+    llama_memory_recurrent::checkpoint dcp;
+    size_t                             dcp_n = 0;
 };
 
 struct llama_spec {
@@ -64,7 +68,16 @@ struct llama_spec {
     // before verifying (cps, one per job) to take rejected drafts back.
     llama_memory_recurrent *                        recr_tgt = nullptr;
     std::vector<llama_memory_recurrent::checkpoint> cps;
+    // The same for a recurrent or hybrid draft model: each drafting round saves the state it had
+    // before its drafts (llama_spec_job::dcp), and llama_spec_draft_trim goes back to it.
+    llama_memory_recurrent * recr_dft = nullptr;
 };
+
+// Cuts sequence seq_id of the draft context back to its first n tokens and returns how many it now
+// holds (the caller's new n_dft): n for an attention cache; for a recurrent or hybrid draft model, n
+// when its state already ends there, else the saved state of job (if any, and not past n), else 0
+// (the sequence emptied: the next drafting round decodes its history again).
+size_t llama_spec_draft_trim(llama_spec & spec, llama_seq_id seq_id, size_t n, const llama_spec_job * job);
 
 // n-gram drafter: up to n_max tokens for seq (the history plus id_last) from the latest earlier
 // occurrence of its longest matching tail n-gram (ngram_max down to ngram_min tokens).

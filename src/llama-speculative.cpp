@@ -252,7 +252,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             const size_t     past = job.st->hist.size();
             job.st->n_dft         = std::min(job.n_dft_cached, past);
             if (s.ctx_dft) {
-                llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
+                job.st->n_dft = llama_spec_draft_trim(s, job.io->seq_id, job.st->n_dft, &job);
             }
             if (saved) {
                 // an aborted or failed ubatch empties its recurrent states: the saved ones go back
@@ -286,7 +286,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
                 restore_target(s, i, jobs[i]);
                 jobs[i].st->n_dft = std::min(jobs[i].n_dft_cached, jobs[i].st->hist.size());
                 if (s.ctx_dft) {
-                    llama_spec_rollback(s.ctx_dft, jobs[i].io->seq_id, (llama_pos) jobs[i].st->n_dft);
+                    jobs[i].st->n_dft = llama_spec_draft_trim(s, jobs[i].io->seq_id, jobs[i].st->n_dft, &jobs[i]);
                 }
             }
             llama_set_last_error(
@@ -307,7 +307,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc[i]);
         job.st->n_dft = std::min(job.n_dft_cached, n_keep);
         if (s.ctx_dft && job.model_ran) {  // only a drafting pass added to the draft cache
-            llama_spec_rollback(s.ctx_dft, job.io->seq_id, (llama_pos) job.st->n_dft);
+            job.st->n_dft = llama_spec_draft_trim(s, job.io->seq_id, job.st->n_dft, &job);
         }
         job.io->n_drafted = (int32_t) job.draft.size();
         job.io->i_logits  = job.row0;
@@ -358,12 +358,8 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
         }
         const llama_model * mt = llama_get_model(ctx_tgt);
         // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails): the target's
-        // states are saved each step and put back (see step); the draft model's would need the same
-        // around its drafting rounds, which is not done
-        auto stateful = [](const llama_model * m) { return llama_model_is_recurrent(m) || llama_model_is_hybrid(m); };
-        if (ctx_dft && stateful(llama_get_model(ctx_dft))) {
-            throw llama_error("a recurrent or hybrid draft model cannot be rolled back to a position: not supported");
-        }
+        // states are saved each step and put back (see step), a draft model's around its drafting
+        // rounds (llama_spec_draft_model, llama_spec_draft_trim)
         if (llama_n_batch(ctx_tgt) < (uint32_t) params.n_draft_max + 1) {
             throw llama_error(llama_format("target n_batch %u below n_draft_max + 1 (%d)", llama_n_batch(ctx_tgt),
                                            params.n_draft_max + 1));
@@ -374,6 +370,7 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
         s->params      = params;
         s->n_vocab_tgt = llama_vocab_n_tokens(llama_model_get_vocab(mt));
         s->recr_tgt    = ctx_tgt->recurrent();
+        s->recr_dft    = ctx_dft ? ctx_dft->recurrent() : nullptr;
         if (ctx_dft) {
             const llama_model * md = llama_get_model(ctx_dft);
             check_vocab(llama_model_get_vocab(mt), llama_model_get_vocab(md));
@@ -411,7 +408,7 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
             n_common++;
         }
         if (spec->ctx_dft) {
-            llama_spec_rollback(spec->ctx_dft, seq_id, (llama_pos) n_common);
+            n_common = llama_spec_draft_trim(*spec, seq_id, n_common, nullptr);
         }
         st.hist.assign(tokens, tokens + n_tokens);
         st.n_dft   = n_common;

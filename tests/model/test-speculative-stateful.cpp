@@ -173,6 +173,83 @@ TEST_P(SpeculativeStateful, AbortedStepWithoutDraftsKeepsStates) {
     expect_continues_like_fresh(ct.get(), tgt.get(), prompt, last);
 }
 
+// A recurrent or hybrid draft model: its state is saved before each round's drafts and put back
+// when the target rejects one. Greedy output equals plain decoding with a stateful target and with a
+// plain one; a draft with the target's weights has every draft accepted (a draft state that drifted
+// would propose other tokens); after rejections the draft context holds exactly a prefix of the
+// history, and continuing from it equals a fresh draft context.
+TEST_P(SpeculativeStateful, StatefulDraftModel) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-sd-t-" + GetParam() + ".gguf");
+    temp_model fo(micro_file(GetParam(), GGML_TYPE_F16, 0.5f, 7), "spec-sd-o-" + GetParam() + ".gguf");
+    temp_model fs(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-sd-s-" + GetParam() + ".gguf");
+    temp_model fp(micro("llama", GGML_TYPE_F16, 7), "spec-sd-p-" + GetParam() + ".gguf");
+    model_ptr  tgt   = load(ft.path);
+    model_ptr  other = load(fo.path);
+    model_ptr  same  = load(fs.path);
+    model_ptr  plain = load(fp.path);
+    ASSERT_TRUE(tgt && other && same && plain) << llama_last_error();
+    const std::vector<llama_token> prompt = synthetic_prompt(12);
+    check_lengths(tgt.get(), other.get(), LLAMA_SPEC_TYPE_DRAFT, prompt, false);
+    check_lengths(plain.get(), other.get(), LLAMA_SPEC_TYPE_DRAFT, prompt, false);
+
+    // the target's own weights as the draft: every drafted token is the target's choice
+    {
+        ctx_ptr           ct = make_ctx(tgt.get());
+        ctx_ptr           cd = make_ctx(same.get());
+        llama_spec_params sp = llama_spec_default_params();
+        sp.n_draft_max       = 5;
+        sp.p_min             = 0.0f;
+        sp.adaptive          = false;
+        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        spec_greedy(spec.get(), ct.get(), prompt, 40);
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        EXPECT_GT(st.n_drafted, 20);
+        EXPECT_EQ(st.n_accepted, st.n_drafted);
+    }
+
+    // rejections, then the draft context against a fresh one
+    ctx_ptr           ct = make_ctx(tgt.get());
+    ctx_ptr           cd = make_ctx(other.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.n_draft_max       = 6;
+    sp.p_min             = 0.0f;
+    sp.adaptive          = false;
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
+    std::vector<llama_token> hist = prompt;
+    llama_token              last = argmax_row(ct.get(), -1);
+    std::vector<llama_token> buf(7);
+    int                      n_rejections = 0;
+    for (int step = 0; step < 8; step++) {
+        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        n_rejections += s.n_out - 1 < s.n_drafted;
+        hist.push_back(last);
+        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
+        last = buf[(size_t) s.n_out - 1];
+    }
+    ASSERT_GT(n_rejections, 0) << "every draft was accepted: no draft state was restored";
+    const llama_pos held = llama_memory_seq_pos_max(llama_get_memory(cd.get()), 0) + 1;
+    ASSERT_GT(held, 0);
+    ASSERT_LE((size_t) held, hist.size());
+    std::vector<llama_token> rest(hist.begin() + held, hist.end());
+    rest.push_back(last);
+    ASSERT_TRUE(decode(cd.get(), rest, held));
+    std::vector<llama_token> all = hist;
+    all.push_back(last);
+    ctx_ptr fresh = make_ctx(other.get());
+    ASSERT_TRUE(decode(fresh.get(), all, 0));
+    const int     nv = llama_vocab_n_tokens(llama_model_get_vocab(other.get()));
+    const float * a  = llama_get_logits_ith(cd.get(), -1);
+    const float * b  = llama_get_logits_ith(fresh.get(), -1);
+    ASSERT_TRUE(a && b);
+    EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+}
+
 INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful, testing::Values("mamba2", "lfm2"));
 
 }  // namespace
