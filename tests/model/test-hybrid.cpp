@@ -4,11 +4,11 @@
 // runs a mamba2 mixer, so each is in both parts), lfm2moe (lfm2 with experts) and qwen3next (gated
 // delta-net, attention, delta-net, attention: a conv state and a delta-net state matrix per sequence
 // and layer), qwen35 and qwen35moe (qwen3next's mixer with split beta / alpha, two delta-net layers per
-// attention layer): the KV cache of the attention layers and the recurrent states stay consistent.
-// A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
-// two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
-// recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
-// identically; a corrupt state is refused and changes nothing.
+// attention layer), nemotron_h_moe (nemotron_h with experts in the feed-forward-only blocks): the KV cache of the
+// attention layers and the recurrent states stay consistent. A sequence's logits do not depend on how its tokens were
+// batched (one batch, chunks, token by token, two sequences in one batch); seq_cp copies both parts; seq_rm from the
+// middle is refused by the recurrent part and leaves both usable; state save/restore (whole context and one sequence)
+// continues identically; a corrupt state is refused and changes nothing.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -297,7 +297,7 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
 
 INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
                          ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next",
-                                           "qwen35", "qwen35moe"),
+                                           "qwen35", "qwen35moe", "nemotron_h_moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
@@ -399,8 +399,8 @@ TEST(HybridLoad, NemotronHBadKeysAreRefused) {
     llama_log_set(nullptr, nullptr);
 }
 
-// lfm2moe routing keys it cannot use, and a falcon-h1 file without attention heads, are refused at
-// load with the reason.
+// lfm2moe and nemotron_h_moe routing keys they cannot use, and a falcon-h1 file without attention
+// heads, are refused at load with the reason.
 TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
     llama_log_set(quiet_log, nullptr);
     struct bad_key {
@@ -414,6 +414,10 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
         {"lfm2moe", "lfm2moe.expert_gating_func", 3, "expert_gating_func"},
         {"lfm2moe", "lfm2moe.expert_feed_forward_length", 0, "expert_feed_forward_length"},
         {"falcon-h1", "falcon-h1.ssm.group_count", 3, "ssm"},
+        {"nemotron_h_moe", "nemotron_h_moe.expert_shared_feed_forward_length", 0, "bad expert sizes"},
+        {"nemotron_h_moe", "nemotron_h_moe.moe_latent_size", 1 << 21, "bad expert sizes"},
+        {"nemotron_h_moe", "nemotron_h_moe.expert_group_count", 2, "expert groups"},
+        {"nemotron_h_moe", "nemotron_h_moe.nextn_predict_layers", 6, "leaves no decoder block"},
     };
     for (const bad_key & c : cases) {
         SCOPED_TRACE(c.key);
@@ -429,7 +433,7 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
         EXPECT_NE(std::string(llama_last_error()).find(c.reason), std::string::npos) << llama_last_error();
     }
     // the files themselves load
-    for (const char * name : {"lfm2moe", "falcon-h1"}) {
+    for (const char * name : {"lfm2moe", "falcon-h1", "nemotron_h_moe"}) {
         const std::string path = data_path("models/synthetic/" + std::string(name) + "-micro-f16.gguf");
         model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
         EXPECT_NE(m, nullptr) << name << ": " << llama_last_error();
