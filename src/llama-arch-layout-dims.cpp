@@ -119,8 +119,13 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
             return moe && !d.exps_gate_up_fused;
         case LLM_TL_MOE_FUSED:
             return moe && d.exps_gate_up_fused;
-        case LLM_TL_FFN_LATENT:  // and a feed-forward-only block: the caller decides that part
-            return d.n_moe_latent > 0;
+        // and a feed-forward-only block: the caller decides that part
+        case LLM_TL_FFN_MOE:
+            return d.n_expert > 0;
+        case LLM_TL_FFN_DENSE:
+            return d.n_expert == 0;
+        case LLM_TL_FFN_LATENT:
+            return d.n_expert > 0 && d.n_moe_latent > 0;
         case LLM_TL_ALWAYS:
         case LLM_TL_ALT_A:
         case LLM_TL_ALT_B:

@@ -24,7 +24,8 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
                       ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, FFN_L = LLM_TL_FFN_LAYER,
                       Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT,
                       KV_FUSED = LLM_TL_KV_FUSED, NEXTN = LLM_TL_NEXTN, MOE_SPLIT = LLM_TL_MOE_SPLIT,
-                      MOE_FUSED = LLM_TL_MOE_FUSED, FFN_LAT = LLM_TL_FFN_LATENT;
+                      MOE_FUSED = LLM_TL_MOE_FUSED, FFN_MOE = LLM_TL_FFN_MOE, FFN_DENSE = LLM_TL_FFN_DENSE,
+                      FFN_LAT = LLM_TL_FFN_LATENT;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -653,7 +654,7 @@ constexpr llm_tensor_layout NEMOTRON_H[] = {
 
 // nemotron_h_moe (Nemotron 3 Nano / Super): nemotron_h's Mamba-2 and attention blocks; its
 // feed-forward-only blocks are experts instead (squared-ReLU up/down, no gate; a sigmoid router with a
-// selection bias) plus one shared expert. Super's experts run in a latent space (moe_latent_size):
+// selection bias) plus one shared expert (a file without experts has nemotron_h's, as upstream reads it). Super's experts run in a latent space (moe_latent_size):
 // ffn_latent_down before them, ffn_latent_up after; the router and the shared expert read the full
 // width. Trailing NextN (MTP) blocks are in the file but not run (not listed).
 constexpr llm_tensor_layout NEMOTRON_H_MOE[] = {
@@ -677,14 +678,18 @@ constexpr llm_tensor_layout NEMOTRON_H_MOE[] = {
     {LLM_TENSOR_SSM_D, BARE, {ONE, SH}, REQ, RECR_L},
     {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, REQ, RECR_L},
     {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
-    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, FFN_L},
-    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, FFN_L},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, FFN_MOE},
     {LLM_TENSOR_FFN_LATENT_DOWN, MAT, {E, ML}, REQ, FFN_LAT},
     {LLM_TENSOR_FFN_LATENT_UP, MAT, {ML, E}, REQ, FFN_LAT},
-    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, ME, NX}, REQ, FFN_L},
-    {LLM_TENSOR_FFN_UP_EXPS, MAT, {ME, FX, NX}, REQ, FFN_L},
-    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, FFN_L},
-    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, FFN_L},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, ME, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {ME, FX, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, FFN_DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, FFN_DENSE},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, FFN_DENSE},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_DENSE},
 };
 
 // lfm2moe (LFM2-8B-A1B): lfm2's mixers; the feed-forward of the first leading_dense_block_count

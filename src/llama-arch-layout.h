@@ -159,10 +159,18 @@ enum llm_tl_when : uint8_t {
     // a MOE layer whose experts' gate and up are separate stacks / one fused stack (ffn_gate_up_exps)
     LLM_TL_MOE_SPLIT,
     LLM_TL_MOE_FUSED,
-    // a feed-forward-only block (as FFN_LAYER) of a model whose experts run in a latent space
-    // (moe_latent_size > 0: nemotron_h_moe's ffn_latent_down / ffn_latent_up)
+    // a feed-forward-only block (as FFN_LAYER) of a model with experts / without (nemotron_h_moe, which
+    // upstream runs dense when expert_count is 0) / whose experts run in a latent space (moe_latent_size
+    // > 0: nemotron_h_moe's ffn_latent_down / ffn_latent_up)
+    LLM_TL_FFN_MOE,
+    LLM_TL_FFN_DENSE,
     LLM_TL_FFN_LATENT,
 };
+
+// Whether rows of condition w are only on the feed-forward-only blocks (which the caller knows).
+inline bool llm_tl_ffn_layer_only(llm_tl_when w) {
+    return w == LLM_TL_FFN_LAYER || w == LLM_TL_FFN_MOE || w == LLM_TL_FFN_DENSE || w == LLM_TL_FFN_LATENT;
+}
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the
 // ALT_A / ALT_B spellings are decided by the file, not by the dims: true for both).

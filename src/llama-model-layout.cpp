@@ -267,7 +267,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
             (r.when == LLM_TL_ATTN_LAYER && !hp.has_kv(il)) ||
             (r.when == LLM_TL_RECR_LAYER && !hp.is_recurrent_layer(il)) ||
-            ((r.when == LLM_TL_FFN_LAYER || r.when == LLM_TL_FFN_LATENT) && !hp.is_ffn_only_layer(il))) {
+            (llm_tl_ffn_layer_only(r.when) && !hp.is_ffn_only_layer(il))) {
             return;
         }
         std::vector<int64_t> ne;

@@ -144,11 +144,11 @@ struct arch_info {
     bool                    needs_experts;  // always has experts (no plain feed-forward)
 };
 
-// Whether the feed-forward-only blocks of a hybrid are experts (nemotron_h_moe: the router is a
-// FFN_LAYER row), their shared expert included.
+// Whether the feed-forward-only blocks of a hybrid are experts when the model has experts
+// (nemotron_h_moe: the router is a FFN_MOE row), their shared expert included.
 inline bool ffn_blocks_are_experts(const llm_arch_layout & l) {
     for (size_t i = 0; i < l.n_rows; i++) {
-        if (l.rows[i].t == LLM_TENSOR_FFN_GATE_INP && l.rows[i].when == LLM_TL_FFN_LAYER) {
+        if (l.rows[i].t == LLM_TENSOR_FFN_GATE_INP && l.rows[i].when == LLM_TL_FFN_MOE) {
             return true;
         }
     }
@@ -160,11 +160,11 @@ inline const std::vector<arch_info> & arch_table() {
         std::vector<arch_info> v;
         for (int a = 0; a < (int) LLM_ARCH_COUNT; a++) {
             const llm_arch_layout & l = llm_arch_get_layout((llm_arch) a);
-            // lfm2moe's dense rows are only its leading dense layers': it always has experts; so has
-            // nemotron_h_moe, whose feed-forward-only blocks are experts
-            const bool ffn_exps = ffn_blocks_are_experts(l);
-            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder, l.has(LLM_TL_MOE) || ffn_exps,
-                         ffn_exps || (l.has(LLM_TL_MOE) && (!l.has(LLM_TL_DENSE) || a == LLM_ARCH_LFM2MOE))});
+            // lfm2moe's dense rows are only its leading dense layers': it always has experts
+            // (nemotron_h_moe's feed-forward-only blocks are experts or, without, nemotron_h's)
+            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder,
+                         l.has(LLM_TL_MOE) || ffn_blocks_are_experts(l),
+                         l.has(LLM_TL_MOE) && (!l.has(LLM_TL_DENSE) || a == LLM_ARCH_LFM2MOE)});
         }
         return v;
     }();

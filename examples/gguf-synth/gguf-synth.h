@@ -233,7 +233,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
                 const llm_tl_when w  = lay.rows[k].when;
                 const bool        rl = recurrent_layer(p, lay, il);
                 if ((w == LLM_TL_ATTN_LAYER && (rl || p.ffn_layer(il))) || (w == LLM_TL_RECR_LAYER && !rl) ||
-                    ((w == LLM_TL_FFN_LAYER || w == LLM_TL_FFN_LATENT) && !p.ffn_layer(il))) {
+                    (llm_tl_ffn_layer_only(w) && !p.ffn_layer(il))) {
                     continue;  // another kind of layer (the hybrids, nemotron_h's feed-forward blocks)
                 }
                 if (writes_row(p, lay.rows[k], d, il)) {
@@ -383,16 +383,16 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     }
     const bool ffn_exps = ffn_blocks_are_experts(lay);
     if (p.n_ff_shexp < 0 || (p.n_ff_shexp > 0 && (!(lay.has(LLM_TL_SHEXP) || ffn_exps) || p.n_expert == 0)) ||
-        (ffn_exps && p.n_ff_shexp == 0)) {
+        (ffn_exps && p.n_expert > 0 && p.n_ff_shexp == 0)) {
         err = "a shared expert (--n-ff-shexp) is written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) +
               " with experts only (and is required for " +
               arch_names([](const arch_info & i) { return ffn_blocks_are_experts(*i.layout); }) + ")";
         return false;
     }
-    if (p.n_moe_latent < 0 || (p.n_moe_latent > 0 && !lay.has(LLM_TL_FFN_LATENT))) {
+    if (p.n_moe_latent < 0 || (p.n_moe_latent > 0 && (!lay.has(LLM_TL_FFN_LATENT) || p.n_expert == 0))) {
         err = "an expert latent size (--moe-latent) is written for " +
-              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_FFN_LATENT); }) + " only";
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_FFN_LATENT); }) + " with experts only";
         return false;
     }
     // latent attention: the architectures with its rows need a latent rank, the others take none

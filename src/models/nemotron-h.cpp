@@ -10,8 +10,8 @@
 // without a gate (llm_build_moe_ffn), weights renormalised and scaled as the file says, plus one
 // squared-ReLU shared expert. With moe_latent_size (Super) the experts run in a narrower latent space:
 // ffn_latent_down before them, ffn_latent_up after; the router and the shared expert read the full
-// width. Its last nextn_predict_layers blocks are multi-token-prediction blocks: accepted, not run
-// (as glm4moe's).
+// width. Without experts (expert_count 0) the blocks are nemotron_h's, as upstream. Its last
+// nextn_predict_layers blocks are multi-token-prediction blocks: accepted, not run (as glm4moe's).
 #include <cmath>
 
 #include "decoder.h"
@@ -40,9 +40,10 @@ static void nemotron_h_moe_load_experts(llama_model_loader & ml, llama_hparams &
     if (!hp.recurrent_layers.empty()) {  // the per-layer head_count_kv array covered the NextN blocks too
         hp.recurrent_layers.resize(hp.n_layer);
     }
-    // the converter always writes experts; upstream reads a file without them as nemotron_h
-    if (hp.n_expert == 0 || hp.n_expert_used == 0) {
-        throw llama_error("nemotron_h_moe: no experts (expert_count 0): not supported (nemotron_h has none)");
+    // the converter always writes experts; upstream reads a file without them as nemotron_h (its saver
+    // writes one), and so do we
+    if (hp.n_expert == 0) {
+        return;
     }
     ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp, false);
     if (hp.n_ff_exp == 0) {

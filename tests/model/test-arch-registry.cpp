@@ -120,7 +120,7 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             // qwen35, qwen35moe), nemotron_h_moe: the micro model's shape, which has experts where the
             // layout needs them (qwen3next, qwen35moe and nemotron_h_moe also a shared expert); also
             // deepseek2 with q without the low-rank pair (V2-Lite), glm4moe without NextN, nemotron_h_moe
-            // without the experts' latent projections (Nemotron 3 Nano)
+            // without the experts' latent projections (Nemotron 3 Nano) and without experts
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
             if (ai.layout->has(LLM_TL_Q_LORA)) {
@@ -133,6 +133,9 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             } else if (ai.layout->has(LLM_TL_FFN_LATENT)) {
                 variants.push_back(base);
                 variants.back().n_moe_latent = 0;
+                variants.push_back(base);  // no experts at all (upstream's saver writes one)
+                variants.back().n_expert = 0, variants.back().n_ff_shexp = 0, variants.back().n_moe_latent = 0;
+                variants.back().n_ff_exp = 0, variants.back().n_expert_used = 0;
             }
         }
         variants.push_back(base);
