@@ -478,6 +478,27 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
 
 // qwen35: rope sections that would leave a rotated pair unrotated for text, and NextN blocks that leave
 // nothing to run, are refused with the reason; NextN blocks after the ones that run are skipped.
+// nemotron_h_moe: the last nextn_predict_layers blocks (here Mamba-2 and experts of M E M * M E) are
+// NextN blocks, in the file and not run; the per-layer arrays still cover them.
+TEST(HybridLoad, NemotronHMoeNextNBlocksAreNotRun) {
+    llama_log_set(quiet_log, nullptr);
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "nemotron_h_moe.nextn_predict_layers");
+    kvo[0].val_i64        = 2;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/nemotron_h_moe-micro-f16.gguf").c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(m.get()), 4);
+    EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 2);
+    ctx_ptr c(llama_init_from_model(m.get(), llama_context_default_params()));
+    ASSERT_NE(c, nullptr) << llama_last_error();
+    std::vector<llama_token> toks = {1, 9038, 2501, 263};
+    EXPECT_EQ(llama_decode(c.get(), llama_batch_get_one(toks.data(), (int32_t) toks.size())), 0);
+    llama_log_set(nullptr, nullptr);
+}
+
 TEST(HybridLoad, Qwen35SectionsAndNextN) {
     llama_log_set(quiet_log, nullptr);
     const std::string src = data_path("models/synthetic/qwen35-micro-f16.gguf");
