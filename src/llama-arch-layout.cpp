@@ -652,11 +652,9 @@ constexpr llm_tensor_layout NEMOTRON_H[] = {
     {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_L},
 };
 
-// nemotron_h_moe (Nemotron 3 Nano / Super): nemotron_h's Mamba-2 and attention blocks; its
-// feed-forward-only blocks are experts instead (squared-ReLU up/down, no gate; a sigmoid router with a
-// selection bias) plus one shared expert (a file without experts has nemotron_h's, as upstream reads it). Super's experts run in a latent space (moe_latent_size):
-// ffn_latent_down before them, ffn_latent_up after; the router and the shared expert read the full
-// width. Trailing NextN (MTP) blocks are in the file but not run (not listed).
+// nemotron_h_moe (Nemotron 3 Nano / Super): nemotron_h's blocks, the feed-forward-only ones experts
+// (up/down, no gate) with a router, selection bias and shared expert, Super's in a latent space
+// (ffn_latent_down / _up); without experts nemotron_h's. NextN blocks: in the file, not run (not listed).
 constexpr llm_tensor_layout NEMOTRON_H_MOE[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
