@@ -88,6 +88,10 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return 2 * ssm_n_head;
         case LLM_DIM_SSM_STATE:
             return ssm_d_state;
+        case LLM_DIM_MOE_EMBD:
+            return n_moe_latent > 0 ? n_moe_latent : n_embd;
+        case LLM_DIM_MOE_LATENT:
+            return n_moe_latent;
     }
     return 0;
 }
@@ -115,6 +119,13 @@ bool llm_tl_applies(llm_tl_when w, const llm_layout_dims & d, int il) {
             return moe && !d.exps_gate_up_fused;
         case LLM_TL_MOE_FUSED:
             return moe && d.exps_gate_up_fused;
+        // and a feed-forward-only block: the caller decides that part
+        case LLM_TL_FFN_MOE:
+            return d.n_expert > 0;
+        case LLM_TL_FFN_DENSE:
+            return d.n_expert == 0;
+        case LLM_TL_FFN_LATENT:
+            return d.n_expert > 0 && d.n_moe_latent > 0;
         case LLM_TL_ALWAYS:
         case LLM_TL_ALT_A:
         case LLM_TL_ALT_B:

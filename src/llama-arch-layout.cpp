@@ -12,7 +12,8 @@ constexpr llm_dim E = LLM_DIM_EMBD, VOC = LLM_DIM_VOCAB, FF = LLM_DIM_FF, FF2 = 
                   SCL = LLM_DIM_SHORTCONV_L, E3 = LLM_DIM_EMBD_X3, QL = LLM_DIM_Q_LORA, KVL = LLM_DIM_KV_LORA,
                   KVA = LLM_DIM_KV_A_MQA, QM = LLM_DIM_Q_MLA, NOPE = LLM_DIM_HEAD_QK_NOPE, VM = LLM_DIM_HEAD_V_MLA,
                   OM = LLM_DIM_O_MLA, KVB = LLM_DIM_KV_B, E2 = LLM_DIM_EMBD_X2, FX2 = LLM_DIM_FF_EXP_X2,
-                  QG = LLM_DIM_Q_GATED, SH2 = LLM_DIM_SSM_HEADS_X2, SST = LLM_DIM_SSM_STATE;
+                  QG = LLM_DIM_Q_GATED, SH2 = LLM_DIM_SSM_HEADS_X2, SST = LLM_DIM_SSM_STATE, ME = LLM_DIM_MOE_EMBD,
+                  ML      = LLM_DIM_MOE_LATENT;
 constexpr llm_tl_kind MAT = LLM_TL_MATRIX, ROUTER = LLM_TL_ROUTER, NORM = LLM_TL_NORM, BIAS = LLM_TL_BIAS,
                       PARAM = LLM_TL_PARAM, CONV = LLM_TL_CONV, DECAY = LLM_TL_DECAY, BARE = LLM_TL_BARE,
                       NORM_BARE = LLM_TL_NORM_BARE;
@@ -23,7 +24,8 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
                       ATTN_L = LLM_TL_ATTN_LAYER, RECR_L = LLM_TL_RECR_LAYER, FFN_L = LLM_TL_FFN_LAYER,
                       Q_LORA = LLM_TL_Q_LORA, Q_FULL = LLM_TL_Q_FULL, KV_SPLIT = LLM_TL_KV_SPLIT,
                       KV_FUSED = LLM_TL_KV_FUSED, NEXTN = LLM_TL_NEXTN, MOE_SPLIT = LLM_TL_MOE_SPLIT,
-                      MOE_FUSED = LLM_TL_MOE_FUSED;
+                      MOE_FUSED = LLM_TL_MOE_FUSED, FFN_MOE = LLM_TL_FFN_MOE, FFN_DENSE = LLM_TL_FFN_DENSE,
+                      FFN_LAT = LLM_TL_FFN_LATENT;
 
 // One table per architecture, in the order of its files' tensors. One row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights.
@@ -650,6 +652,44 @@ constexpr llm_tensor_layout NEMOTRON_H[] = {
     {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_L},
 };
 
+// nemotron_h_moe (Nemotron 3 Nano / Super): nemotron_h's blocks, the feed-forward-only ones experts
+// (up/down, no gate) with a router, selection bias and shared expert, Super's in a latent space
+// (ffn_latent_down / _up); without experts nemotron_h's. NextN blocks: in the file, not run (not listed).
+constexpr llm_tensor_layout NEMOTRON_H_MOE[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q, BIAS, {Q}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_K, BIAS, {K}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_V, BIAS, {V}, EXTRA, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, BIAS, {E}, EXTRA, ATTN_L},
+    {LLM_TENSOR_SSM_IN, MAT, {E, SIN}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, CONV, {SCV, SCH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D, BIAS, {SCH}, USUAL, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_D, BARE, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SGW, SG}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_LATENT_DOWN, MAT, {E, ML}, REQ, FFN_LAT},
+    {LLM_TENSOR_FFN_LATENT_UP, MAT, {ML, E}, REQ, FFN_LAT},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, ME, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {ME, FX, NX}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, FFN_MOE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, FFN_DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, FFN_DENSE},
+    {LLM_TENSOR_FFN_UP, BIAS, {FF}, EXTRA, FFN_DENSE},
+    {LLM_TENSOR_FFN_DOWN, BIAS, {E}, EXTRA, FFN_DENSE},
+};
+
 // lfm2moe (LFM2-8B-A1B): lfm2's mixers; the feed-forward of the first leading_dense_block_count
 // layers is lfm2's SwiGLU, the others' a mixture of experts with a sigmoid router and a selection bias.
 constexpr llm_tensor_layout LFM2MOE[] = {
@@ -848,6 +888,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_QWEN3NEXT, false, QWEN3NEXT),
     row(LLM_ARCH_QWEN35, false, QWEN35),
     row(LLM_ARCH_QWEN35MOE, false, QWEN35MOE),
+    row(LLM_ARCH_NEMOTRON_H_MOE, false, NEMOTRON_H_MOE),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

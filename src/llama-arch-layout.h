@@ -63,6 +63,10 @@ enum llm_dim : uint8_t {
     LLM_DIM_Q_GATED,
     LLM_DIM_SSM_HEADS_X2,
     LLM_DIM_SSM_STATE,
+    // nemotron_h_moe: the experts' width of the hidden state (moe_latent_size, else n_embd) and the
+    // latent width itself
+    LLM_DIM_MOE_EMBD,
+    LLM_DIM_MOE_LATENT,
 };
 
 // The values of the dimensions for one model.
@@ -95,6 +99,7 @@ struct llm_layout_dims {
     int64_t ssm_n_group        = 0;
     int64_t n_ff_up            = 0;  // 0: n_ff
     int64_t shortconv_l        = 0;
+    int64_t n_moe_latent       = 0;  // moe_latent_size (0: the experts read n_embd wide)
     // the blocks the decoder runs; the file's blocks from this one on are NextN blocks (0: none are)
     int64_t n_layer_main = 0;
 
@@ -154,7 +159,18 @@ enum llm_tl_when : uint8_t {
     // a MOE layer whose experts' gate and up are separate stacks / one fused stack (ffn_gate_up_exps)
     LLM_TL_MOE_SPLIT,
     LLM_TL_MOE_FUSED,
+    // a feed-forward-only block (as FFN_LAYER) of a model with experts / without (nemotron_h_moe, which
+    // upstream runs dense when expert_count is 0) / whose experts run in a latent space (moe_latent_size
+    // > 0: nemotron_h_moe's ffn_latent_down / ffn_latent_up)
+    LLM_TL_FFN_MOE,
+    LLM_TL_FFN_DENSE,
+    LLM_TL_FFN_LATENT,
 };
+
+// Whether rows of condition w are only on the feed-forward-only blocks (which the caller knows).
+inline bool llm_tl_ffn_layer_only(llm_tl_when w) {
+    return w == LLM_TL_FFN_LAYER || w == LLM_TL_FFN_MOE || w == LLM_TL_FFN_DENSE || w == LLM_TL_FFN_LATENT;
+}
 
 // Whether layer il (-1: a global tensor) of a model with dims d has the rows of condition w (the
 // ALT_A / ALT_B spellings are decided by the file, not by the dims: true for both).

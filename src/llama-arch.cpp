@@ -44,6 +44,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_QWEN3NEXT, "qwen3next"},
     {LLM_ARCH_QWEN35, "qwen35"},
     {LLM_ARCH_QWEN35MOE, "qwen35moe"},
+    {LLM_ARCH_NEMOTRON_H_MOE, "nemotron_h_moe"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -91,6 +92,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_EXPERT_GATING_FUNC, "%s.expert_gating_func"},
     {LLM_KV_EXPERT_GROUP_COUNT, "%s.expert_group_count"},
     {LLM_KV_EXPERT_GROUP_USED_COUNT, "%s.expert_group_used_count"},
+    {LLM_KV_MOE_LATENT_SIZE, "%s.moe_latent_size"},
     {LLM_KV_ATTN_LOGIT_SOFTCAPPING, "%s.attn_logit_softcapping"},
     {LLM_KV_FINAL_LOGIT_SOFTCAPPING, "%s.final_logit_softcapping"},
     {LLM_KV_LOGIT_SCALE, "%s.logit_scale"},
@@ -263,6 +265,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_FFN_GATE_INP_SHEXP, "blk.%d.ffn_gate_inp_shexp"},
     {LLM_TENSOR_SSM_BETA, "blk.%d.ssm_beta"},
     {LLM_TENSOR_SSM_ALPHA, "blk.%d.ssm_alpha"},
+    {LLM_TENSOR_FFN_LATENT_DOWN, "blk.%d.ffn_latent_down"},
+    {LLM_TENSOR_FFN_LATENT_UP, "blk.%d.ffn_latent_up"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

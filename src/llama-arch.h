@@ -38,6 +38,7 @@ enum llm_arch {
     LLM_ARCH_QWEN3NEXT,
     LLM_ARCH_QWEN35,
     LLM_ARCH_QWEN35MOE,
+    LLM_ARCH_NEMOTRON_H_MOE,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -87,6 +88,7 @@ enum llm_kv {
     LLM_KV_EXPERT_GATING_FUNC,         // 1 softmax, 2 sigmoid (llama_expert_gating_func_type)
     LLM_KV_EXPERT_GROUP_COUNT,         // experts in groups: top expert_group_used_count groups first
     LLM_KV_EXPERT_GROUP_USED_COUNT,
+    LLM_KV_MOE_LATENT_SIZE,  // nemotron_h_moe: the experts' latent width (0 / absent: n_embd, no latent)
     LLM_KV_ATTN_LOGIT_SOFTCAPPING,
     LLM_KV_FINAL_LOGIT_SOFTCAPPING,
     LLM_KV_LOGIT_SCALE,      // granite: logits / logit_scale
@@ -273,6 +275,10 @@ enum llm_tensor {
     // qwen35 / qwen35moe: beta and alpha of the delta-net layers as two projections (not ssm_ba)
     LLM_TENSOR_SSM_BETA,
     LLM_TENSOR_SSM_ALPHA,
+    // nemotron_h_moe (Nemotron 3 Super): the experts run in a narrower latent space, entered through
+    // ffn_latent_down [embd, latent] and left through ffn_latent_up [latent, embd]
+    LLM_TENSOR_FFN_LATENT_DOWN,
+    LLM_TENSOR_FFN_LATENT_UP,
     LLM_TENSOR_COUNT,
 };
 

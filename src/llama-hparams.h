@@ -86,6 +86,7 @@ struct llama_hparams {
     uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
     bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
     uint32_t n_ff_shexp          = 0;      // the shared expert's feed-forward size (0 = none)
+    uint32_t n_moe_latent        = 0;      // nemotron_h_moe: the experts' latent width (0 = none, n_embd wide)
     uint32_t n_layer_dense_lead  = 0;      // deepseek2: the first layers have a plain feed-forward
     // glm4moe: multi-token-prediction blocks the file has after the n_layer blocks that run (its
     // block_count counts them); loaded by no one, run by no one, as upstream

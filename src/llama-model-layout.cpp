@@ -145,6 +145,10 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ssm_alpha;
         case LLM_TENSOR_FFN_GATE_INP_SHEXP:
             return bias ? nullptr : &L::ffn_gate_inp_shexp;
+        case LLM_TENSOR_FFN_LATENT_DOWN:
+            return bias ? nullptr : &L::ffn_latent_down;
+        case LLM_TENSOR_FFN_LATENT_UP:
+            return bias ? nullptr : &L::ffn_latent_up;
         default:
             return nullptr;
     }
@@ -243,12 +247,13 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     if (const llama_tensor_weight * up = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_FFN_UP, "weight", 0))) {
         d.n_ff_up = up->n_dims >= 2 && up->ne[1] == 2 * (int64_t) hp.n_ff ? 2 * (int64_t) hp.n_ff : 0;
     }
-    d.ssm_d_conv  = hp.ssm_d_conv;
-    d.ssm_d_inner = hp.ssm_d_inner;
-    d.ssm_d_state = hp.ssm_d_state;
-    d.ssm_n_head  = hp.ssm_dt_rank;
-    d.ssm_n_group = hp.ssm_n_group;
-    d.shortconv_l = hp.n_shortconv_l_cache;
+    d.ssm_d_conv   = hp.ssm_d_conv;
+    d.ssm_d_inner  = hp.ssm_d_inner;
+    d.ssm_d_state  = hp.ssm_d_state;
+    d.ssm_n_head   = hp.ssm_dt_rank;
+    d.ssm_n_group  = hp.ssm_n_group;
+    d.shortconv_l  = hp.n_shortconv_l_cache;
+    d.n_moe_latent = hp.n_moe_latent;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -262,7 +267,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
             (r.when == LLM_TL_ATTN_LAYER && !hp.has_kv(il)) ||
             (r.when == LLM_TL_RECR_LAYER && !hp.is_recurrent_layer(il)) ||
-            (r.when == LLM_TL_FFN_LAYER && !hp.is_ffn_only_layer(il))) {
+            (llm_tl_ffn_layer_only(r.when) && !hp.is_ffn_only_layer(il))) {
             return;
         }
         std::vector<int64_t> ne;

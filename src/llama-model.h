@@ -71,6 +71,9 @@ struct llama_layer {
     ggml_tensor * ffn_down_shexp     = nullptr;
     ggml_tensor * ffn_exp_probs_b    = nullptr;  // [n_expert] selection bias (deepseek-v3)
     ggml_tensor * ffn_gate_inp_shexp = nullptr;  // [n_embd]: the shared expert's sigmoid gate (qwen3next)
+    // nemotron_h_moe (Nemotron 3 Super): into and out of the experts' latent space, [embd, latent] / [latent, embd]
+    ggml_tensor * ffn_latent_down = nullptr;
+    ggml_tensor * ffn_latent_up   = nullptr;
 
     // multi-head latent attention (deepseek2)
     ggml_tensor * wq_a           = nullptr;  // [n_embd, q_lora_rank]

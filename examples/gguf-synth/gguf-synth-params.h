@@ -43,6 +43,8 @@ struct params {
     int64_t n_expert_used = 0;  // 0: 2 (or n_expert if fewer)
     int64_t n_ff_exp      = 0;  // qwen3moe expert size; 0: n_ff
     int64_t n_ff_shexp    = 0;  // granitemoe: > 0 writes a shared expert this wide
+    // nemotron_h_moe: > 0 writes moe_latent_size and the experts' latent projections (Nemotron 3 Super)
+    int64_t n_moe_latent = 0;
     // deepseek2's routing: shared experts (each n_ff_exp wide), leading dense layers, expert groups,
     // expert_gating_func (0: not written, 1 softmax, 2 sigmoid), the weights' scale (0: not written)
     // and renormalisation; keys written when set
@@ -99,17 +101,18 @@ struct params {
     // kernel width (shortconv.l_cache)
     int64_t           shortconv_l = 3;
     std::vector<bool> conv_flags;
-    // nemotron_h: one letter per layer as its configs' hybrid_override_pattern -- M a Mamba-2 layer, *
-    // attention, - a feed-forward-only block; empty: M*- repeated (so that three layers have one of
-    // each). Other architectures: none (conv_flags decide).
+    // nemotron_h, nemotron_h_moe: one letter per layer as their configs' hybrid_override_pattern -- M a
+    // Mamba-2 layer, * attention, - (nemotron_h) or E (nemotron_h_moe) a feed-forward-only block; empty:
+    // M*- or M*E repeated (so that three layers have one of each). Other architectures: none (conv_flags
+    // decide).
     std::string layer_pattern;
     std::string pattern() const {
-        if (!layer_pattern.empty() || arch != "nemotron_h") {
+        if (!layer_pattern.empty() || (arch != "nemotron_h" && arch != "nemotron_h_moe")) {
             return layer_pattern;
         }
         std::string s;
         for (int64_t il = 0; il < n_layer; il++) {
-            s += "M*-"[il % 3];
+            s += (arch == "nemotron_h" ? "M*-" : "M*E")[il % 3];
         }
         return s;
     }
@@ -122,7 +125,7 @@ struct params {
     }
     bool ffn_layer(int il) const {
         const std::string s = pattern();
-        return (size_t) il < s.size() && s[il] == '-';
+        return (size_t) il < s.size() && (s[il] == '-' || s[il] == 'E');
     }
     // gated delta-net hybrids (qwen3next): every full_attn_interval-th layer attends, the others are
     // delta-net layers (ssm.* keys: conv kernel, state size = head width, groups = k heads, heads = v heads)
@@ -141,13 +144,26 @@ struct arch_info {
     bool                    needs_experts;  // always has experts (no plain feed-forward)
 };
 
+// Whether the feed-forward-only blocks of a hybrid are experts when the model has experts
+// (nemotron_h_moe: the router is a FFN_MOE row), their shared expert included.
+inline bool ffn_blocks_are_experts(const llm_arch_layout & l) {
+    for (size_t i = 0; i < l.n_rows; i++) {
+        if (l.rows[i].t == LLM_TENSOR_FFN_GATE_INP && l.rows[i].when == LLM_TL_FFN_MOE) {
+            return true;
+        }
+    }
+    return false;
+}
+
 inline const std::vector<arch_info> & arch_table() {
     static const std::vector<arch_info> t = [] {
         std::vector<arch_info> v;
         for (int a = 0; a < (int) LLM_ARCH_COUNT; a++) {
             const llm_arch_layout & l = llm_arch_get_layout((llm_arch) a);
             // lfm2moe's dense rows are only its leading dense layers': it always has experts
-            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder, l.has(LLM_TL_MOE),
+            // (nemotron_h_moe's feed-forward-only blocks are experts or, without, nemotron_h's)
+            v.push_back({llm_arch_name((llm_arch) a), (llm_arch) a, &l, l.encoder,
+                         l.has(LLM_TL_MOE) || ffn_blocks_are_experts(l),
                          l.has(LLM_TL_MOE) && (!l.has(LLM_TL_DENSE) || a == LLM_ARCH_LFM2MOE)});
         }
         return v;

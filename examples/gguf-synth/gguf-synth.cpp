@@ -25,6 +25,8 @@ static void print_usage(FILE * out) {
             "                   1 = short conv / mamba2, 0 = attention; default: 1010...)\n"
             "  --shortconv-l N  lfm2: the convolution kernel width, shortconv.l_cache (3)\n"
             "  --hybrid-pattern S  nemotron_h: one letter per layer, M Mamba-2, * attention, - feed-forward\n"
+            "                   (nemotron_h_moe: E experts in place of -)\n"
+            "  --moe-latent N   nemotron_h_moe: the experts run N wide between ffn_latent_down / _up (0: none)\n"
             "  --full-attn-interval N  qwen3next, qwen35, qwen35moe: every N-th layer attends, the others are\n"
             "                   delta-net layers (4);\n"
             "                   its delta-net shape: --ssm-conv, --ssm-state (head width), --ssm-heads (v heads),\n"
@@ -142,6 +144,8 @@ int main(int argc, char ** argv) {
             p.n_ff_exp = args.int_value(0, 1 << 20);
         } else if (args.is("--n-ff-shexp")) {
             p.n_ff_shexp = args.int_value(0, 1 << 20);
+        } else if (args.is("--moe-latent")) {
+            p.n_moe_latent = args.int_value(0, 1 << 20);
         } else if (args.is("--conv-layers")) {
             const std::string f = args.value();
             p.conv_flags.clear();

@@ -209,6 +209,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.shortconv_l        = p.shortconv_l;
     d.n_layer_main       = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
     d.exps_gate_up_fused = p.exps_gate_up_fused;
+    d.n_moe_latent       = p.n_moe_latent;
     if (delta_net_layout(*ai->layout)) {
         d.ssm_d_inner = d.ssm_n_head * p.ssm_d_state;  // delta-net v heads are state_size wide
     }
@@ -232,7 +233,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
                 const llm_tl_when w  = lay.rows[k].when;
                 const bool        rl = recurrent_layer(p, lay, il);
                 if ((w == LLM_TL_ATTN_LAYER && (rl || p.ffn_layer(il))) || (w == LLM_TL_RECR_LAYER && !rl) ||
-                    (w == LLM_TL_FFN_LAYER && !p.ffn_layer(il))) {
+                    (llm_tl_ffn_layer_only(w) && !p.ffn_layer(il))) {
                     continue;  // another kind of layer (the hybrids, nemotron_h's feed-forward blocks)
                 }
                 if (writes_row(p, lay.rows[k], d, il)) {
@@ -380,9 +381,18 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               arch_names([](const arch_info & i) { return meta_of(i.name).expert_ff; });
         return false;
     }
-    if (p.n_ff_shexp < 0 || (p.n_ff_shexp > 0 && (!lay.has(LLM_TL_SHEXP) || p.n_expert == 0))) {
+    const bool ffn_exps = ffn_blocks_are_experts(lay);
+    if (p.n_ff_shexp < 0 || (p.n_ff_shexp > 0 && (!(lay.has(LLM_TL_SHEXP) || ffn_exps) || p.n_expert == 0)) ||
+        (ffn_exps && p.n_expert > 0 && p.n_ff_shexp == 0)) {
         err = "a shared expert (--n-ff-shexp) is written for " +
-              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) + " with experts only";
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_SHEXP); }) +
+              " with experts only (and is required for " +
+              arch_names([](const arch_info & i) { return ffn_blocks_are_experts(*i.layout); }) + ")";
+        return false;
+    }
+    if (p.n_moe_latent < 0 || (p.n_moe_latent > 0 && (!lay.has(LLM_TL_FFN_LATENT) || p.n_expert == 0))) {
+        err = "an expert latent size (--moe-latent) is written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_FFN_LATENT); }) + " with experts only";
         return false;
     }
     // latent attention: the architectures with its rows need a latent rank, the others take none
@@ -454,9 +464,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     const bool        no_att  = ssm && !layout_has(lay, LLM_TENSOR_ATTN_Q);
     const std::string pattern = p.pattern();
     if (!pattern.empty()) {
-        // nemotron_h: the feed-forward width on its feed-forward-only blocks, 0 elsewhere (per layer)
-        if (pattern.size() != (size_t) p.n_layer || pattern.find_first_not_of("M*-") != std::string::npos) {
-            err = "bad --hybrid-pattern: one of M, *, - per layer";
+        // nemotron_h(_moe): the feed-forward (expert) width on its feed-forward-only blocks, 0 elsewhere
+        const char * letters = p.arch == "nemotron_h_moe" ? "M*E" : "M*-";
+        if (pattern.size() != (size_t) p.n_layer || pattern.find_first_not_of(letters) != std::string::npos) {
+            err = std::string("bad --hybrid-pattern: one of ") + letters + " per layer";
             return false;
         }
         std::vector<int32_t> ff((size_t) p.n_layer);
@@ -654,6 +665,9 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         }
         if (p.expert_weights_norm) {
             gguf_set_val_bool(g.get(), (A + "expert_weights_norm").c_str(), true);
+        }
+        if (p.n_moe_latent > 0) {
+            gguf_set_val_u32(g.get(), (A + "moe_latent_size").c_str(), (uint32_t) p.n_moe_latent);
         }
     }
     if (p.yarn_log_mul != 0.0f) {

@@ -24,14 +24,15 @@ static ggml_tensor * mul_expert_scale(ggml_context * ctx, ggml_tensor * x, ggml_
 }
 
 ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
-                                const llm_decoder_desc & d, int il) {
+                                const llm_decoder_desc & d, int il, ggml_tensor * router_in) {
     ggml_context * ctx0     = g.ctx0;
     const int64_t  n_embd   = cur->ne[0];
     const int64_t  n_tokens = cur->ne[1];
     const int64_t  n_expert = g.hparams.n_expert;
     const int64_t  n_used   = g.hparams.n_expert_used;
 
-    ggml_tensor * logits = g.build_lora_mm(l.ffn_gate_inp, cur, l.ffn_gate_inp_b);  // [n_expert, n_tokens]
+    ggml_tensor * logits = g.build_lora_mm(l.ffn_gate_inp, router_in ? router_in : cur,
+                                           l.ffn_gate_inp_b);  // [n_expert, n_tokens]
     g.cb(logits, "ffn_moe_logits", il);
     ggml_tensor * probs = g.hparams.expert_gating_sigmoid          ? ggml_sigmoid(ctx0, logits)
                           : d.moe_gating == LLM_MOE_GATING_SOFTMAX ? ggml_soft_max(ctx0, logits)
@@ -85,8 +86,12 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
     }
 
     cur = ggml_reshape_3d(ctx0, cur, n_embd, 1, n_tokens);
-    ggml_tensor *u, *gt;
-    if (l.ffn_gate_up_exps) {
+    ggml_tensor *u, *gt = nullptr;
+    if (d.moe_act == LLM_MOE_ACT_RELU_SQR) {
+        u = ggml_mul_mat_id(ctx0, l.ffn_up_exps, cur, selected);  // [n_ff_exp, n_used, n_tokens]; no gate
+        u = mul_expert_scale(ctx0, u, g.model.scale_of(l.ffn_up_exps), selected);
+        u = add_expert_bias(ctx0, u, l.ffn_up_exps_b, selected);
+    } else if (l.ffn_gate_up_exps) {
         // gate and up in one stack (rows: gate, up): one product, then its two halves
         ggml_tensor * gu = ggml_mul_mat_id(ctx0, l.ffn_gate_up_exps, cur, selected);  // [2 n_ff_exp, n_used, n_tokens]
         g.cb(gu, "ffn_moe_gate_up", il);
@@ -105,15 +110,18 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
         gt = add_expert_bias(ctx0, gt, l.ffn_gate_exps_b, selected);
     }
     g.cb(u, "ffn_moe_up", il);
-    g.cb(gt, "ffn_moe_gate", il);
     ggml_tensor * par;
-    if (d.moe_act == LLM_MOE_ACT_SWIGLU_OAI) {
+    if (d.moe_act == LLM_MOE_ACT_RELU_SQR) {
+        par = ggml_sqr(ctx0, ggml_relu(ctx0, u));
+    } else if (d.moe_act == LLM_MOE_ACT_SWIGLU_OAI) {
+        g.cb(gt, "ffn_moe_gate", il);
         const float   alpha = 1.702f, limit = 7.0f;  // gpt-oss's constants, as upstream
         ggml_tensor * x   = ggml_clamp(ctx0, gt, -INFINITY, limit);
         ggml_tensor * y   = ggml_clamp(ctx0, u, -limit, limit);
         ggml_tensor * glu = ggml_mul(ctx0, x, ggml_sigmoid(ctx0, ggml_scale(ctx0, x, alpha)));
         par               = ggml_mul(ctx0, glu, ggml_scale_bias(ctx0, y, 1.0f, 1.0f));
     } else {
+        g.cb(gt, "ffn_moe_gate", il);
         par = ggml_swiglu_split(ctx0, gt, u);
     }
     g.cb(par, "ffn_moe_act", il);

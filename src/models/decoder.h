@@ -18,6 +18,7 @@ enum llm_moe_gating {
 enum llm_moe_act {
     LLM_MOE_ACT_SILU,        // SwiGLU
     LLM_MOE_ACT_SWIGLU_OAI,  // gpt-oss: min(g, 7) * sigmoid(1.702 min(g, 7)) * (clamp(u, -7, 7) + 1)
+    LLM_MOE_ACT_RELU_SQR,    // relu(u)^2 without a gate (nemotron_h_moe: no ffn_gate_exps)
 };
 
 struct llm_decoder_desc {
@@ -40,6 +41,7 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);
 
 // The mixture-of-experts feed-forward on cur [n_embd, n_tokens]: route, run only the selected
 // experts (GGML_OP_MUL_MAT_ID), weight and sum their outputs.
-// Router and expert biases are added when the layer has them (ffn_*_b).
+// Router and expert biases are added when the layer has them (ffn_*_b). router_in: what the router
+// reads when it is not cur (nemotron_h_moe's experts read a latent projection of the router's input).
 ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
-                                const llm_decoder_desc & d, int il);
+                                const llm_decoder_desc & d, int il, ggml_tensor * router_in = nullptr);

@@ -220,9 +220,13 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
     const int n_layer = llama_model_n_layer(m_cpu.get());
     // each block's output projection: attention's wo (every attention arch has it; phi3 fuses wq), the
     // state-space mixer's ssm_out (mamba2) or the short convolution's out_proj (lfm2); a feed-forward-only
-    // block (nemotron_h) has ffn_down
+    // block has ffn_down (nemotron_h) or its experts' ffn_down_exps (nemotron_h_moe)
     auto block_out = [](const llama_layer & l) {
-        return l.wo ? l.wo : l.ssm_out ? l.ssm_out : l.shortconv_out_proj ? l.shortconv_out_proj : l.ffn_down;
+        return l.wo                   ? l.wo
+               : l.ssm_out            ? l.ssm_out
+               : l.shortconv_out_proj ? l.shortconv_out_proj
+               : l.ffn_down           ? l.ffn_down
+                                      : l.ffn_down_exps;
     };
     // the state-space ops (ssm_conv, ssm_scan) run on the CPU on every GPU backend (docs/ggml-backend.md):
     // a recurrent or hybrid model's graph splits around them, so the split bound below is for the others

@@ -114,11 +114,13 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
         if (ai.encoder) {
             base.n_head_kv = base.n_head;
         }
-        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout)) {
+        if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout) ||
+            synth::ffn_blocks_are_experts(*ai.layout)) {
             // latent attention (deepseek2), NextN blocks (glm4moe), the delta-net hybrids (qwen3next,
-            // qwen35, qwen35moe): the micro model's shape, which has experts where the layout needs them
-            // (qwen3next and qwen35moe also a shared expert); also deepseek2 with q without the low-rank
-            // pair (V2-Lite), glm4moe without NextN
+            // qwen35, qwen35moe), nemotron_h_moe: the micro model's shape, which has experts where the
+            // layout needs them (qwen3next, qwen35moe and nemotron_h_moe also a shared expert); also
+            // deepseek2 with q without the low-rank pair (V2-Lite), glm4moe without NextN, nemotron_h_moe
+            // without the experts' latent projections (Nemotron 3 Nano) and without experts
             ASSERT_TRUE(synth::apply_micro_model(ai.name, base));
             base.n_vocab = 320, base.n_ctx = 64, base.n_threads = 2;
             if (ai.layout->has(LLM_TL_Q_LORA)) {
@@ -128,6 +130,12 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
                 variants.push_back(base);
                 variants.back().n_nextn    = 0;
                 variants.back().no_qk_norm = true;  // GLM-4.5-Air's shape
+            } else if (ai.layout->has(LLM_TL_FFN_LATENT)) {
+                variants.push_back(base);
+                variants.back().n_moe_latent = 0;
+                variants.push_back(base);  // no experts at all (upstream's saver writes one)
+                variants.back().n_expert = 0, variants.back().n_ff_shexp = 0, variants.back().n_moe_latent = 0;
+                variants.back().n_ff_exp = 0, variants.back().n_expert_used = 0;
             }
         }
         variants.push_back(base);
@@ -163,7 +171,7 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
                          (p.rope_factors ? " rope factors" : "") + (p.n_cls_out ? " classifier" : "") +
                          (p.alt_spelling ? " other spelling" : "") + (p.n_ff_shexp ? " shared expert" : "") +
                          (p.n_lora_kv && !p.n_lora_q ? " plain q" : "") + (p.n_nextn ? " nextn" : "") +
-                         (p.no_qk_norm ? " no q/k norms" : "") +
+                         (p.no_qk_norm ? " no q/k norms" : "") + (p.n_moe_latent ? " expert latent" : "") +
                          (p.exps_gate_up_fused ? " fused gate/up experts" : ""));
             llama_test_util::temp_model f(p, "layout.gguf");
             warnings.clear();

@@ -2,7 +2,8 @@
 // comes from the registry, plus the generator's llama-moe variant) on their synthetic micro models
 // (gemma3 and gpt-oss run past their sliding windows): the prompt's tokens, the greedy token of every
 // step and every logit within 1% of the row RMS, with plain and with flash attention. Also checks
-// that a multi-token batch gives the same rows as decoding token by token (the KV-cache path).
+// that a multi-token batch gives the same rows as decoding token by token (the KV-cache path), and
+// that nemotron_h_moe's experts with identity latent projections equal its experts without any.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,10 +16,12 @@
 
 #include "../../examples/gguf-synth/gguf-synth.h"
 #include "ggml-backend.h"
+#include "gguf.h"
 #include "llama-arch.h"
 #include "llama.h"
 #include "test-common.h"
 #include "test-llama-util.h"
+#include "test-synth-model.h"
 
 using namespace llama_test_util;
 using testing_util::data_path;
@@ -752,4 +755,77 @@ TEST(ArchE2EMoe, UbatchesWithoutOutputs) {
         }
         EXPECT_LT(max_err_rel_rms(last[1].data(), last[0].data(), nv), 1e-4);
     }
+}
+
+namespace {
+
+// Logits of every position of toks decoded as one batch by a fresh context of the model at path.
+std::vector<float> all_rows(const std::string & path, const std::vector<llama_token> & toks) {
+    model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    EXPECT_NE(m, nullptr) << llama_last_error();
+    if (!m) {
+        return {};
+    }
+    ctx_ptr ctx(llama_init_from_model(m.get(), ctx_params(LLAMA_FLASH_ATTN_TYPE_DISABLED)));
+    EXPECT_EQ(decode_in_one_batch(ctx.get(), toks, [](size_t) { return true; }), 0) << llama_last_error();
+    const int nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    return std::vector<float>(llama_get_logits(ctx.get()), llama_get_logits(ctx.get()) + toks.size() * nv);
+}
+
+// Overwrites every F16 [n, n] ffn_latent_down / ffn_latent_up of the file with the identity.
+void make_latents_identity(const std::string & path) {
+    gguf_context * g = gguf_init_from_file(path.c_str(), gguf_init_params{true});
+    ASSERT_NE(g, nullptr);
+    FILE * f = fopen(path.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    int n_patched = 0;
+    for (int64_t t = 0; t < gguf_get_n_tensors(g); t++) {
+        if (!strstr(gguf_get_tensor_name(g, t), "ffn_latent_")) {
+            continue;
+        }
+        ASSERT_EQ(gguf_get_tensor_type(g, t), GGML_TYPE_F16);
+        const int64_t            n = (int64_t) std::sqrt((double) (gguf_get_tensor_size(g, t) / 2));
+        std::vector<ggml_fp16_t> id((size_t) (n * n), ggml_fp32_to_fp16(0.0f));
+        for (int64_t i = 0; i < n; i++) {
+            id[(size_t) (i * n + i)] = ggml_fp32_to_fp16(1.0f);
+        }
+        ASSERT_EQ(fseek(f, (long) (gguf_get_data_offset(g) + gguf_get_tensor_offset(g, t)), SEEK_SET), 0);
+        ASSERT_EQ(fwrite(id.data(), sizeof(ggml_fp16_t), id.size(), f), id.size());
+        n_patched++;
+    }
+    fclose(f);
+    gguf_free(g);
+    EXPECT_EQ(n_patched, 4);  // two expert blocks, each down and up
+}
+
+}  // namespace
+
+// nemotron_h_moe's two expert forms agree: with latent projections that are the identity (latent width
+// = n_embd) the experts see what they see without any (the generator seeds each tensor by its name, so
+// both files hold the same experts); with the random projections the output is far off.
+TEST(NemotronHMoe, IdentityLatentEqualsNoLatent) {
+    llama_log_set(quiet_log, nullptr);
+    synth::params p;
+    ASSERT_TRUE(synth::apply_micro_model("nemotron_h_moe", p));
+    p.n_vocab = 320, p.n_threads = 2;
+    synth::params with = p, without = p;
+    with.n_moe_latent    = p.n_embd;
+    without.n_moe_latent = 0;
+    const temp_model               a(with, "nh-latent.gguf"), b(without, "nh-plain.gguf");
+    const std::vector<llama_token> toks  = {1, 17, 42, 99, 3, 64, 127, 8};
+    const std::vector<float>       plain = all_rows(b.path, toks), random = all_rows(a.path, toks);
+    make_latents_identity(a.path);
+    const std::vector<float> ident = all_rows(a.path, toks);
+    ASSERT_EQ(plain.size(), toks.size() * 320);
+    ASSERT_EQ(ident.size(), plain.size());
+    ASSERT_EQ(random.size(), plain.size());
+    double worst = 0, random_best = 1e9;
+    for (size_t i = 0; i < toks.size(); i++) {
+        worst       = std::max(worst, max_err_rel_rms(ident.data() + i * 320, plain.data() + i * 320, 320));
+        random_best = std::min(random_best, max_err_rel_rms(random.data() + i * 320, plain.data() + i * 320, 320));
+    }
+    printf("identity latent vs none: %.2e of row RMS; random latent vs none: at least %.2e\n", worst, random_best);
+    EXPECT_LT(worst, 1e-2);
+    EXPECT_GT(random_best, 5e-2);
+    llama_log_set(nullptr, nullptr);
 }

@@ -4,11 +4,11 @@
 // runs a mamba2 mixer, so each is in both parts), lfm2moe (lfm2 with experts) and qwen3next (gated
 // delta-net, attention, delta-net, attention: a conv state and a delta-net state matrix per sequence
 // and layer), qwen35 and qwen35moe (qwen3next's mixer with split beta / alpha, two delta-net layers per
-// attention layer): the KV cache of the attention layers and the recurrent states stay consistent.
-// A sequence's logits do not depend on how its tokens were batched (one batch, chunks, token by token,
-// two sequences in one batch); seq_cp copies both parts; seq_rm from the middle is refused by the
-// recurrent part and leaves both usable; state save/restore (whole context and one sequence) continues
-// identically; a corrupt state is refused and changes nothing.
+// attention layer), nemotron_h_moe (nemotron_h with experts in the feed-forward-only blocks): the KV cache of the
+// attention layers and the recurrent states stay consistent. A sequence's logits do not depend on how its tokens were
+// batched (one batch, chunks, token by token, two sequences in one batch); seq_cp copies both parts; seq_rm from the
+// middle is refused by the recurrent part and leaves both usable; state save/restore (whole context and one sequence)
+// continues identically; a corrupt state is refused and changes nothing.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -297,7 +297,7 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
 
 INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
                          ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next",
-                                           "qwen35", "qwen35moe"),
+                                           "qwen35", "qwen35moe", "nemotron_h_moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
@@ -399,8 +399,8 @@ TEST(HybridLoad, NemotronHBadKeysAreRefused) {
     llama_log_set(nullptr, nullptr);
 }
 
-// lfm2moe routing keys it cannot use, and a falcon-h1 file without attention heads, are refused at
-// load with the reason.
+// lfm2moe and nemotron_h_moe routing keys they cannot use, and a falcon-h1 file without attention
+// heads, are refused at load with the reason.
 TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
     llama_log_set(quiet_log, nullptr);
     struct bad_key {
@@ -414,6 +414,10 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
         {"lfm2moe", "lfm2moe.expert_gating_func", 3, "expert_gating_func"},
         {"lfm2moe", "lfm2moe.expert_feed_forward_length", 0, "expert_feed_forward_length"},
         {"falcon-h1", "falcon-h1.ssm.group_count", 3, "ssm"},
+        {"nemotron_h_moe", "nemotron_h_moe.expert_shared_feed_forward_length", 0, "bad expert sizes"},
+        {"nemotron_h_moe", "nemotron_h_moe.moe_latent_size", 1 << 21, "bad expert sizes"},
+        {"nemotron_h_moe", "nemotron_h_moe.expert_group_count", 2, "expert groups"},
+        {"nemotron_h_moe", "nemotron_h_moe.nextn_predict_layers", 6, "leaves no decoder block"},
     };
     for (const bad_key & c : cases) {
         SCOPED_TRACE(c.key);
@@ -429,7 +433,7 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
         EXPECT_NE(std::string(llama_last_error()).find(c.reason), std::string::npos) << llama_last_error();
     }
     // the files themselves load
-    for (const char * name : {"lfm2moe", "falcon-h1"}) {
+    for (const char * name : {"lfm2moe", "falcon-h1", "nemotron_h_moe"}) {
         const std::string path = data_path("models/synthetic/" + std::string(name) + "-micro-f16.gguf");
         model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
         EXPECT_NE(m, nullptr) << name << ": " << llama_last_error();
@@ -474,6 +478,27 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
 
 // qwen35: rope sections that would leave a rotated pair unrotated for text, and NextN blocks that leave
 // nothing to run, are refused with the reason; NextN blocks after the ones that run are skipped.
+// nemotron_h_moe: the last nextn_predict_layers blocks (here Mamba-2 and experts of M E M * M E) are
+// NextN blocks, in the file and not run; the per-layer arrays still cover them.
+TEST(HybridLoad, NemotronHMoeNextNBlocksAreNotRun) {
+    llama_log_set(quiet_log, nullptr);
+    llama_model_kv_override kvo[2] = {};
+    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "nemotron_h_moe.nextn_predict_layers");
+    kvo[0].val_i64        = 2;
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/nemotron_h_moe-micro-f16.gguf").c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(m.get()), 4);
+    EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 2);
+    ctx_ptr c(llama_init_from_model(m.get(), llama_context_default_params()));
+    ASSERT_NE(c, nullptr) << llama_last_error();
+    std::vector<llama_token> toks = {1, 9038, 2501, 263};
+    EXPECT_EQ(llama_decode(c.get(), llama_batch_get_one(toks.data(), (int32_t) toks.size())), 0);
+    llama_log_set(nullptr, nullptr);
+}
+
 TEST(HybridLoad, Qwen35SectionsAndNextN) {
     llama_log_set(quiet_log, nullptr);
     const std::string src = data_path("models/synthetic/qwen35-micro-f16.gguf");
