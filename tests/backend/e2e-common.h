@@ -30,6 +30,8 @@ struct gpu_backend {
     bool (*on_gpu)(const ggml_tensor *);  // tensor lives in one of the backend's buffers
     // optional: extra figures read from the context after a run (e.g. CUDA graph replays)
     uint64_t (*graph_launches)(llama_context *) = nullptr;
+    // the backend runs SSM_CONV and SSM_SCAN (Vulkan): fully offloaded, those nodes must be on the device
+    bool runs_ssm = false;
 };
 
 inline void quiet_log(ggml_log_level, const char *, void *) {}
@@ -79,6 +81,8 @@ struct run_result {
     bool                            observed_ok    = true;
     double                          tok_per_s      = 0;
     uint64_t                        graph_launches = 0;
+    int                             n_ssm          = 0;  // SSM_CONV / SSM_SCAN nodes seen
+    int                             n_ssm_gpu      = 0;  // ... of them in device buffers
 };
 
 struct cb_state {
@@ -91,7 +95,12 @@ inline bool eval_cb(ggml_tensor * t, bool ask, void * ud) {
     auto *     st   = (cb_state *) ud;
     const bool want = std::string(t->name) == "result_output";
     if (ask) {
-        st->r->n_gpu_nodes += st->be->on_gpu(t) ? 1 : 0;
+        const bool gpu = st->be->on_gpu(t);
+        st->r->n_gpu_nodes += gpu ? 1 : 0;
+        if (t->op == GGML_OP_SSM_CONV || t->op == GGML_OP_SSM_SCAN) {
+            st->r->n_ssm++;
+            st->r->n_ssm_gpu += gpu ? 1 : 0;
+        }
         return want;
     }
     if (want) {
@@ -224,8 +233,10 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
     auto block_out = [](const llama_layer & l) {
         return l.wo ? l.wo : l.ssm_out ? l.ssm_out : l.shortconv_out_proj ? l.shortconv_out_proj : l.ffn_down;
     };
-    // the state-space ops (ssm_conv, ssm_scan) run on the CPU on every GPU backend (docs/ggml-backend.md):
-    // a recurrent or hybrid model's graph splits around them, so the split bound below is for the others
+    // a recurrent or hybrid model's graph splits more: its states stay in host memory (the get_rows /
+    // set_rows of the state rows run on the CPU), and so do the recurrent ops a backend refuses (ssm_conv /
+    // ssm_scan on CUDA, gated_delta_net everywhere; docs/vulkan.md, docs/cuda.md). The split bound below
+    // is for the others.
     const bool recurrent = llama_model_is_recurrent(m_cpu.get()) || llama_model_is_hybrid(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << path;
     EXPECT_TRUE(on_cpu(block_out(m_cpu->layers[n_layer - 1]))) << path;
@@ -263,6 +274,9 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
             for (const ggml_tensor * w : layer_matrices(m.get())) {
                 EXPECT_TRUE(be.on_gpu(w))
                     << path << ": " << w->name << " (" << ggml_type_name(w->type) << ") is not on " << be.name;
+            }
+            if (be.runs_ssm) {
+                EXPECT_EQ(r.n_ssm_gpu, r.n_ssm) << path << ": ssm_conv / ssm_scan ran on the CPU";
             }
             if (!recurrent) {
                 EXPECT_LE(r.n_splits, max_splits_full) << path << ": ops fell back to the CPU";
