@@ -30,8 +30,9 @@ struct gpu_backend {
     bool (*on_gpu)(const ggml_tensor *);  // tensor lives in one of the backend's buffers
     // optional: extra figures read from the context after a run (e.g. CUDA graph replays)
     uint64_t (*graph_launches)(llama_context *) = nullptr;
-    // the backend runs SSM_CONV and SSM_SCAN (Vulkan): fully offloaded, those nodes must be on the device
-    bool runs_ssm = false;
+    // the backend runs SSM_CONV, SSM_SCAN and GATED_DELTA_NET (Vulkan): fully offloaded, those nodes must
+    // be on the device
+    bool runs_recurrent_ops = false;
 };
 
 inline void quiet_log(ggml_log_level, const char *, void *) {}
@@ -81,8 +82,8 @@ struct run_result {
     bool                            observed_ok    = true;
     double                          tok_per_s      = 0;
     uint64_t                        graph_launches = 0;
-    int                             n_ssm          = 0;  // SSM_CONV / SSM_SCAN nodes seen
-    int                             n_ssm_gpu      = 0;  // ... of them in device buffers
+    int                             n_rec          = 0;  // SSM_CONV / SSM_SCAN / GATED_DELTA_NET nodes seen
+    int                             n_rec_gpu      = 0;  // ... of them in device buffers
 };
 
 struct cb_state {
@@ -97,9 +98,9 @@ inline bool eval_cb(ggml_tensor * t, bool ask, void * ud) {
     if (ask) {
         const bool gpu = st->be->on_gpu(t);
         st->r->n_gpu_nodes += gpu ? 1 : 0;
-        if (t->op == GGML_OP_SSM_CONV || t->op == GGML_OP_SSM_SCAN) {
-            st->r->n_ssm++;
-            st->r->n_ssm_gpu += gpu ? 1 : 0;
+        if (t->op == GGML_OP_SSM_CONV || t->op == GGML_OP_SSM_SCAN || t->op == GGML_OP_GATED_DELTA_NET) {
+            st->r->n_rec++;
+            st->r->n_rec_gpu += gpu ? 1 : 0;
         }
         return want;
     }
@@ -234,9 +235,8 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
         return l.wo ? l.wo : l.ssm_out ? l.ssm_out : l.shortconv_out_proj ? l.shortconv_out_proj : l.ffn_down;
     };
     // a recurrent or hybrid model's graph splits more: its states stay in host memory (the get_rows /
-    // set_rows of the state rows run on the CPU), and so do the recurrent ops a backend refuses (ssm_conv /
-    // ssm_scan on CUDA, gated_delta_net everywhere; docs/vulkan.md, docs/cuda.md). The split bound below
-    // is for the others.
+    // set_rows of the state rows run on the CPU), and so do the recurrent ops a backend refuses (CUDA:
+    // ssm_conv, ssm_scan, gated_delta_net; docs/cuda.md). The split bound below is for the others.
     const bool recurrent = llama_model_is_recurrent(m_cpu.get()) || llama_model_is_hybrid(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << path;
     EXPECT_TRUE(on_cpu(block_out(m_cpu->layers[n_layer - 1]))) << path;
@@ -275,8 +275,8 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
                 EXPECT_TRUE(be.on_gpu(w))
                     << path << ": " << w->name << " (" << ggml_type_name(w->type) << ") is not on " << be.name;
             }
-            if (be.runs_ssm) {
-                EXPECT_EQ(r.n_ssm_gpu, r.n_ssm) << path << ": ssm_conv / ssm_scan ran on the CPU";
+            if (be.runs_recurrent_ops) {
+                EXPECT_EQ(r.n_rec_gpu, r.n_rec) << path << ": recurrent ops ran on the CPU";
             }
             if (!recurrent) {
                 EXPECT_LE(r.n_splits, max_splits_full) << path << ": ops fell back to the CPU";

@@ -396,7 +396,7 @@ const ggml_op k_cuda_required_ops[] = {
 };
 
 // ... and the recurrent ops Vulkan runs too (CUDA refuses them: the scheduler places them on the CPU)
-const ggml_op k_vulkan_required_ops[] = {GGML_OP_SSM_CONV, GGML_OP_SSM_SCAN};
+const ggml_op k_vulkan_required_ops[] = {GGML_OP_SSM_CONV, GGML_OP_SSM_SCAN, GGML_OP_GATED_DELTA_NET};
 
 // Writes into K-quant / IQ4_XS / MXFP4 / ternary blocks (weight quantization, never a KV cache type)
 // stay on the CPU.
@@ -514,8 +514,8 @@ TEST(BackendOps, RowsCopy) {
 TEST(BackendOps, Attention) {
     run_family("attn");
 }
-// SSM_CONV, SSM_SCAN: required on Vulkan (k_vulkan_required_ops); CUDA refuses them, and both refuse
-// GATED_DELTA_NET: the scheduler runs those on the CPU (docs/cuda.md, docs/vulkan.md)
+// SSM_CONV, SSM_SCAN, GATED_DELTA_NET: required on Vulkan (k_vulkan_required_ops); CUDA refuses them and
+// the scheduler runs those nodes on the CPU (docs/cuda.md)
 TEST(BackendOps, Recurrent) {
     run_family("ssm");
 }

@@ -808,7 +808,7 @@ bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
            addressable_elems(op);
 }
 
-#include "vk-ops-ssm.inc"  // SSM_CONV, SSM_SCAN: their support checks and encoders
+#include "vk-ops-ssm.inc"  // SSM_CONV, SSM_SCAN, GATED_DELTA_NET: their support checks and encoders
 
 // ---- encoders of the ops that share a shader (the sub-op codes: shaders/op-codes.glsl) -------------
 
@@ -882,7 +882,7 @@ constexpr vk_op_row k_rows[] = {
     {GGML_OP_L2_NORM, sup_f32_map, enc_row<VK_ROW_L2_NORM>},
     {GGML_OP_SSM_CONV, sup_ssm_conv, enc_ssm_conv},
     {GGML_OP_SSM_SCAN, sup_ssm_scan, enc_ssm_scan},
-    {GGML_OP_GATED_DELTA_NET, nullptr, nullptr},  // no shader yet: refused, run on the CPU (docs/vulkan.md)
+    {GGML_OP_GATED_DELTA_NET, sup_gated_delta_net, enc_gated_delta_net},
 };
 static_assert(ggml_op_rows_complete(k_rows), "the Vulkan op table needs one row per ggml_op, in enum order");
 
