@@ -112,10 +112,10 @@ TEST_F(VulkanE2E, SyntheticMicroModelsOffloadMatchCpu) {
 }
 
 // The recurrent micro models (mamba2: ssm_conv + ssm_scan; lfm2: the short conv; qwen3next / qwen35:
-// ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan and the logits match
+// ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan, the recurrent states
+// follow the layers (nothing splits the graph around the state get_rows / set_rows) and the logits match
 // the CPU run. SyntheticMicroModelsOffloadMatchCpu checks the same for every model that has such nodes;
-// this one also fails if a model stops having them. (The state rows themselves stay in host memory:
-// their get_rows / set_rows still split the graph.)
+// this one also fails if a model stops having them.
 TEST_F(VulkanE2E, RecurrentMicroModelsRunRecurrentOpsOnVulkan) {
     SKIP_WITHOUT_VULKAN();
     for (const char * rel : {"models/synthetic/mamba2-micro-f16.gguf", "models/synthetic/lfm2-micro-f16.gguf",
@@ -128,6 +128,7 @@ TEST_F(VulkanE2E, RecurrentMicroModelsRunRecurrentOpsOnVulkan) {
         EXPECT_EQ(cpu.n_rec_gpu, 0) << rel;
         EXPECT_GT(vk.n_rec, 0) << rel << ": no ssm_conv / ssm_scan / gated_delta_net node";
         EXPECT_EQ(vk.n_rec_gpu, vk.n_rec) << rel << ": recurrent nodes left to the CPU";
+        EXPECT_LE(vk.n_splits, k_max_splits) << rel;
         e2e::expect_same_run(cpu, vk, std::string(rel) + " all on Vulkan");
     }
 }
