@@ -145,7 +145,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     }
     if (hp.is_recurrent() || hp.is_hybrid()) {
         // one state slot per sequence; n_ctx does not bound a state's history
-        rs.reset(new llama_memory_recurrent(model, cp.n_seq_max));
+        rs.reset(new llama_memory_recurrent(model, cp.n_seq_max, cp.offload_kqv));
     }
     if (!hp.is_recurrent()) {
         kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,

@@ -1,30 +1,74 @@
 #include "llama-memory-recurrent.h"
 
 #include <limits>
+#include <map>
 
 #include "ggml-cpu.h"
 #include "llama-log.h"
 #include "llama-model.h"
 #include "llama-state-io.h"
 
-llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max) : slots(n_seq_max) {
+namespace {
+
+// Whether dev runs the recurrent ops (SSM_CONV, the one every recurrent layer has): only then do the
+// states live there. A device that refuses it (CUDA) would have the scheduler copy each state to the CPU
+// and back; in host memory they are read and written once per ubatch.
+bool dev_runs_recurrent_ops(ggml_backend_dev_t dev) {
+    ggml_init_params ip  = {4 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
+    ggml_context *   ctx = ggml_init(ip);
+    if (!ctx) {
+        return false;
+    }
+    ggml_tensor * conv = ggml_ssm_conv(ctx, ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 4, 8, 1),
+                                       ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 4, 8));
+    const bool    ok   = conv && ggml_backend_dev_supports_op(dev, conv);
+    ggml_free(ctx);
+    return ok;
+}
+
+}  // namespace
+
+llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max, bool offload)
+    : slots(n_seq_max) {
     const llama_hparams & hp      = model.hparams;
     const int             n_layer = (int) hp.n_layer;
     // lfm2's short-convolution layers have a conv state only (n_embd_s 0)
     if (n_seq_max == 0 || hp.n_embd_r() == 0) {
         throw llama_error("a recurrent memory needs n_seq_max > 0 and a state-space shape");
     }
-    ggml_init_params ip = {(size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true};
-    ctx                 = ggml_init(ip);
-    if (!ctx) {
-        throw llama_error("cannot create the recurrent state context");
-    }
+    std::vector<ggml_backend_buffer_type_t> bufts;  // parallel to ctxs
+    std::map<ggml_backend_dev_t, bool>      dev_ok;
+    auto                                    ctx_for = [&](int il) {
+        ggml_backend_buffer_type_t buft = ggml_backend_cpu_buffer_type();
+        ggml_backend_dev_t         dev  = model.layer_dev(il);
+        if (offload && dev && dev != model.dev_cpu) {
+            auto it = dev_ok.find(dev);
+            if (it == dev_ok.end()) {
+                it = dev_ok.emplace(dev, dev_runs_recurrent_ops(dev)).first;
+            }
+            buft = it->second ? ggml_backend_dev_buffer_type(dev) : buft;
+        }
+        for (size_t i = 0; i < bufts.size(); i++) {
+            if (bufts[i] == buft) {
+                return ctxs[i];
+            }
+        }
+        ggml_init_params ip = {(size_t) (2 * n_layer + 1) * ggml_tensor_overhead(), nullptr, true};
+        ggml_context *   c = ggml_init(ip);
+        if (!c) {
+            throw llama_error("cannot create the recurrent state context");
+        }
+        ctxs.push_back(c);
+        bufts.push_back(buft);
+        return c;
+    };
     r_l.resize(n_layer);
     s_l.resize(n_layer);
     for (int il = 0; il < n_layer; il++) {
         if (!hp.is_recurrent_layer(il)) {
             continue;  // an attention layer of a hybrid model: its K/V are in the KV cache
         }
+        ggml_context * ctx = ctx_for(il);
         layers.push_back(il);
         r_l[il] = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, hp.n_embd_r(), n_seq_max);
         ggml_format_name(r_l[il], "cache_r_l%d", il);
@@ -35,26 +79,39 @@ llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32
     }
     r_row = (size_t) hp.n_embd_r() * sizeof(float);
     s_row = (size_t) hp.n_embd_s() * sizeof(float);
-    // the states stay in host memory: they are small (a few MiB per sequence for the large models) and
-    // read and written once per ubatch
-    buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
-    if (!buf) {
-        ggml_free(ctx);
-        ctx = nullptr;
-        throw llama_error("cannot allocate the recurrent state buffer");
+    for (size_t i = 0; i < ctxs.size(); i++) {
+        ggml_backend_buffer_t b = ggml_backend_alloc_ctx_tensors_from_buft(ctxs[i], bufts[i]);
+        if (!b) {
+            for (ggml_backend_buffer_t done : bufs) {
+                ggml_backend_buffer_free(done);
+            }
+            for (ggml_context * c : ctxs) {
+                ggml_free(c);
+            }
+            throw llama_error("cannot allocate the recurrent state buffer");
+        }
+        ggml_backend_buffer_clear(b, 0);
+        bufs.push_back(b);
     }
-    ggml_backend_buffer_clear(buf, 0);
     LLAMA_LOG_INFO("%s: %u sequence slots, %.2f MiB of recurrent state\n", __func__, n_seq_max,
                    total_size() / 1024.0 / 1024.0);
 }
 
 llama_memory_recurrent::~llama_memory_recurrent() {
-    ggml_backend_buffer_free(buf);
-    ggml_free(ctx);
+    for (ggml_backend_buffer_t b : bufs) {
+        ggml_backend_buffer_free(b);
+    }
+    for (ggml_context * c : ctxs) {
+        ggml_free(c);
+    }
 }
 
 size_t llama_memory_recurrent::total_size() const {
-    return buf ? ggml_backend_buffer_get_size(buf) : 0;
+    size_t n = 0;
+    for (ggml_backend_buffer_t b : bufs) {
+        n += ggml_backend_buffer_get_size(b);
+    }
+    return n;
 }
 
 void llama_memory_recurrent::slot_clear(uint32_t s) {
@@ -88,7 +145,9 @@ void llama_memory_recurrent::clear(bool data) {
         s = slot();
     }
     (void) data;  // a new sequence must start from a zero state, so the data is always cleared
-    ggml_backend_buffer_clear(buf, 0);
+    for (ggml_backend_buffer_t b : bufs) {
+        ggml_backend_buffer_clear(b, 0);
+    }
 }
 
 bool llama_memory_recurrent::seq_rm(llama_seq_id seq_id, llama_pos p0, llama_pos p1) {

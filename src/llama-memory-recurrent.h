@@ -20,8 +20,9 @@ struct image;
 
 class llama_memory_recurrent : public llama_memory_i {
 public:
-    // Throws llama_error when the state buffer cannot be allocated.
-    llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max);
+    // Throws llama_error when the state buffer cannot be allocated. offload: a layer's states go to the
+    // layer's device when that device runs the recurrent ops (else host memory).
+    llama_memory_recurrent(const llama_model & model, uint32_t n_seq_max, bool offload = false);
     ~llama_memory_recurrent() override;
     llama_memory_recurrent(const llama_memory_recurrent &)             = delete;
     llama_memory_recurrent & operator=(const llama_memory_recurrent &) = delete;
@@ -85,15 +86,15 @@ private:
         uint64_t  lineage = 0;   // equal in two slots: the same state (one was copied from the other)
     };
 
-    std::vector<slot>          slots;
-    uint64_t                   next_lineage = 1;
-    ggml_context *             ctx          = nullptr;
-    ggml_backend_buffer_t      buf          = nullptr;
-    std::vector<ggml_tensor *> r_l;
-    std::vector<ggml_tensor *> s_l;  // nullptr where the model has no SSM state (lfm2)
-    std::vector<int>           layers;
-    size_t                     r_row = 0;  // bytes of one slot's conv / SSM state
-    size_t                     s_row = 0;
+    std::vector<slot>                  slots;
+    uint64_t                           next_lineage = 1;
+    std::vector<ggml_context *>        ctxs;  // one per buffer type, parallel to bufs
+    std::vector<ggml_backend_buffer_t> bufs;
+    std::vector<ggml_tensor *>         r_l;
+    std::vector<ggml_tensor *>         s_l;  // nullptr where the model has no SSM state (lfm2)
+    std::vector<int>                   layers;
+    size_t                             r_row = 0;  // bytes of one slot's conv / SSM state
+    size_t                             s_row = 0;
 
     void slot_clear(uint32_t s);  // empty and zeroed
     void slot_copy(uint32_t src, uint32_t dst);

@@ -30,6 +30,9 @@ struct gpu_backend {
     bool (*on_gpu)(const ggml_tensor *);  // tensor lives in one of the backend's buffers
     // optional: extra figures read from the context after a run (e.g. CUDA graph replays)
     uint64_t (*graph_launches)(llama_context *) = nullptr;
+    // the backend runs SSM_CONV, SSM_SCAN and GATED_DELTA_NET (Vulkan): fully offloaded, those nodes must
+    // be on the device
+    bool runs_recurrent_ops = false;
 };
 
 inline void quiet_log(ggml_log_level, const char *, void *) {}
@@ -79,6 +82,8 @@ struct run_result {
     bool                            observed_ok    = true;
     double                          tok_per_s      = 0;
     uint64_t                        graph_launches = 0;
+    int                             n_rec          = 0;  // SSM_CONV / SSM_SCAN / GATED_DELTA_NET nodes seen
+    int                             n_rec_gpu      = 0;  // ... of them in device buffers
 };
 
 struct cb_state {
@@ -91,7 +96,12 @@ inline bool eval_cb(ggml_tensor * t, bool ask, void * ud) {
     auto *     st   = (cb_state *) ud;
     const bool want = std::string(t->name) == "result_output";
     if (ask) {
-        st->r->n_gpu_nodes += st->be->on_gpu(t) ? 1 : 0;
+        const bool gpu = st->be->on_gpu(t);
+        st->r->n_gpu_nodes += gpu ? 1 : 0;
+        if (t->op == GGML_OP_SSM_CONV || t->op == GGML_OP_SSM_SCAN || t->op == GGML_OP_GATED_DELTA_NET) {
+            st->r->n_rec++;
+            st->r->n_rec_gpu += gpu ? 1 : 0;
+        }
         return want;
     }
     if (want) {
@@ -228,8 +238,9 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
                : l.ffn_down           ? l.ffn_down
                                       : l.ffn_down_exps;
     };
-    // the state-space ops (ssm_conv, ssm_scan) run on the CPU on every GPU backend (docs/ggml-backend.md):
-    // a recurrent or hybrid model's graph splits around them, so the split bound below is for the others
+    // on a backend that refuses the recurrent ops (CUDA: ssm_conv, ssm_scan, gated_delta_net; docs/cuda.md)
+    // a recurrent or hybrid model's graph splits around them and its states stay in host memory, so the
+    // split bound below is for the others; where they run (Vulkan) the states follow the layers
     const bool recurrent = llama_model_is_recurrent(m_cpu.get()) || llama_model_is_hybrid(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << path;
     EXPECT_TRUE(on_cpu(block_out(m_cpu->layers[n_layer - 1]))) << path;
@@ -268,7 +279,10 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
                 EXPECT_TRUE(be.on_gpu(w))
                     << path << ": " << w->name << " (" << ggml_type_name(w->type) << ") is not on " << be.name;
             }
-            if (!recurrent) {
+            if (be.runs_recurrent_ops) {
+                EXPECT_EQ(r.n_rec_gpu, r.n_rec) << path << ": recurrent ops ran on the CPU";
+            }
+            if (!recurrent || be.runs_recurrent_ops) {
                 EXPECT_LE(r.n_splits, max_splits_full) << path << ": ops fell back to the CPU";
             }
         }

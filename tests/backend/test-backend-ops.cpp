@@ -395,6 +395,9 @@ const ggml_op k_cuda_required_ops[] = {
     GGML_OP_ARGSORT,    GGML_OP_L2_NORM,
 };
 
+// ... and the recurrent ops Vulkan runs too (CUDA refuses them: the scheduler places them on the CPU)
+const ggml_op k_vulkan_required_ops[] = {GGML_OP_SSM_CONV, GGML_OP_SSM_SCAN, GGML_OP_GATED_DELTA_NET};
+
 // Writes into K-quant / IQ4_XS / MXFP4 / ternary blocks (weight quantization, never a KV cache type)
 // stay on the CPU.
 bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
@@ -451,6 +454,9 @@ bool must_support(ggml_backend_dev_t dev, const result & r) {
         return false;
     if (is_kv_cache_write_exempt(op, type) || is_fa_pair_exempt(reg, r))
         return false;
+    if (reg == "Vulkan" && std::find(std::begin(k_vulkan_required_ops), std::end(k_vulkan_required_ops), op) !=
+                               std::end(k_vulkan_required_ops))
+        return true;
     return std::find(std::begin(k_cuda_required_ops), std::end(k_cuda_required_ops), op) !=
            std::end(k_cuda_required_ops);
 }
@@ -508,8 +514,8 @@ TEST(BackendOps, RowsCopy) {
 TEST(BackendOps, Attention) {
     run_family("attn");
 }
-// SSM_CONV, SSM_SCAN, GATED_DELTA_NET: not in k_cuda_required_ops (CUDA and Vulkan refuse them and the
-// scheduler runs them on the CPU; docs/cuda.md, docs/vulkan.md)
+// SSM_CONV, SSM_SCAN, GATED_DELTA_NET: required on Vulkan (k_vulkan_required_ops); CUDA refuses them and
+// the scheduler runs those nodes on the CPU (docs/cuda.md)
 TEST(BackendOps, Recurrent) {
     run_family("ssm");
 }

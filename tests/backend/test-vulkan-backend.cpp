@@ -339,3 +339,64 @@ TEST(Vulkan, OutOfRangeIndicesAreErrorsNotCrashes) {
     EXPECT_EQ(ggml_backend_reg_dev_get(reg, 1000), nullptr);
     EXPECT_EQ(ggml_backend_dev_by_name("Vulkan999"), nullptr);
 }
+
+// SSM_SCAN's state ids are data the host does not see before the shader runs: one out of range must not
+// read or write past the buffers. The CPU fails the compute; the shader writes zeros for that sequence
+// (docs/vulkan.md) and the other sequences keep their results.
+TEST(Vulkan, SsmScanBadIdWritesZeros) {
+    SKIP_WITHOUT_VULKAN();
+    const int64_t ds = 16, hd = 4, nh = 2, nt = 3, ns = 2, n_rs = 2;
+    auto          run = [&](ggml_backend_t be, const int32_t id[2]) {
+        ctx_holder    h(16);
+        ggml_tensor * in[6] = {ggml_new_tensor_4d(h.ctx, GGML_TYPE_F32, ds, hd, nh, n_rs),
+                               ggml_new_tensor_4d(h.ctx, GGML_TYPE_F32, hd, nh, nt, ns),
+                               ggml_new_tensor_3d(h.ctx, GGML_TYPE_F32, nh, nt, ns),
+                               ggml_new_tensor_2d(h.ctx, GGML_TYPE_F32, 1, nh),
+                               ggml_new_tensor_4d(h.ctx, GGML_TYPE_F32, ds, 1, nt, ns),
+                               ggml_new_tensor_4d(h.ctx, GGML_TYPE_F32, ds, 1, nt, ns)};
+        ggml_tensor * ids   = ggml_new_tensor_1d(h.ctx, GGML_TYPE_I32, ns);
+        ggml_tensor * r     = ggml_ssm_scan(h.ctx, in[0], in[1], in[2], in[3], in[4], in[5], ids, 1);
+        EXPECT_NE(r, nullptr);
+        if (!r)
+            return std::vector<float>();
+        ggml_cgraph * gf = ggml_new_graph(h.ctx);
+        ggml_build_forward_expand(gf, r);
+        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, be);
+        EXPECT_NE(buf, nullptr);
+        for (int i = 0; i < 6; i++) {
+            const auto v = random_floats(ggml_nelements(in[i]), 40 + i);
+            ggml_backend_tensor_set(in[i], v.data(), 0, ggml_nbytes(in[i]));
+        }
+        ggml_backend_tensor_set(ids, id, 0, ns * sizeof(int32_t));
+        std::vector<float> out((size_t) ggml_nelements(r));
+        if (ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS)
+            ggml_backend_tensor_get(r, out.data(), 0, ggml_nbytes(r));
+        else
+            out.clear();
+        ggml_backend_buffer_free(buf);
+        return out;
+    };
+    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(vk, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    const int32_t good[2] = {1, 0};
+    const auto    ref     = run(cpu, good);
+    ASSERT_FALSE(ref.empty());
+    const int64_t n_y = hd * nh * nt * ns, y_seq = hd * nh * nt, st_seq = ds * hd * nh;
+    for (int32_t bad : {(int32_t) n_rs, -1, 1 << 30}) {
+        const int32_t id[2] = {1, bad};
+        const auto    got   = run(vk, id);
+        ASSERT_EQ(got.size(), ref.size()) << bad;
+        for (int64_t i = 0; i < y_seq; i++)  // sequence 0: as the CPU's
+            EXPECT_NEAR(got[i], ref[i], 1e-4 * (1 + std::fabs(ref[i]))) << bad << " y " << i;
+        for (int64_t i = 0; i < st_seq; i++)
+            EXPECT_NEAR(got[n_y + i], ref[n_y + i], 1e-4 * (1 + std::fabs(ref[n_y + i]))) << bad << " state " << i;
+        for (int64_t i = y_seq; i < n_y; i++)  // sequence 1: zeros
+            EXPECT_EQ(got[i], 0.0f) << bad << " y " << i;
+        for (int64_t i = st_seq; i < 2 * st_seq; i++)
+            EXPECT_EQ(got[n_y + i], 0.0f) << bad << " state " << i;
+    }
+    ggml_backend_free(vk);
+    ggml_backend_free(cpu);
+}

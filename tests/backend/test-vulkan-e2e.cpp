@@ -47,7 +47,7 @@ bool on_vulkan(const ggml_tensor * t) {
     return e2e::buft_name_starts_with(t, "Vulkan");
 }
 
-const e2e::gpu_backend k_vulkan = {"Vulkan", vk_dev0, on_vulkan};
+const e2e::gpu_backend k_vulkan = {"Vulkan", vk_dev0, on_vulkan, nullptr, /*runs_recurrent_ops=*/true};
 
 #define SKIP_WITHOUT_VULKAN()                                                   \
     if (!vk_dev0()) {                                                           \
@@ -109,6 +109,28 @@ TEST_F(VulkanE2E, SyntheticMicroModelsOffloadMatchCpu) {
     }
     std::printf("%d of %zu synthetic models run\n", n_run, files.size());
     EXPECT_EQ(n_run, (int) files.size()) << "every synthetic architecture is implemented and must run";
+}
+
+// The recurrent micro models (mamba2: ssm_conv + ssm_scan; lfm2: the short conv; qwen3next / qwen35:
+// ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan, the recurrent states
+// follow the layers (nothing splits the graph around the state get_rows / set_rows) and the logits match
+// the CPU run. SyntheticMicroModelsOffloadMatchCpu checks the same for every model that has such nodes;
+// this one also fails if a model stops having them.
+TEST_F(VulkanE2E, RecurrentMicroModelsRunRecurrentOpsOnVulkan) {
+    SKIP_WITHOUT_VULKAN();
+    for (const char * rel : {"models/synthetic/mamba2-micro-f16.gguf", "models/synthetic/lfm2-micro-f16.gguf",
+                             "models/synthetic/qwen3next-micro-f16.gguf", "models/synthetic/qwen35-micro-f16.gguf"}) {
+        model_ptr m_cpu = e2e::load(rel, 0, vk_dev0());
+        model_ptr m_vk  = e2e::load(rel, 999, vk_dev0());
+        ASSERT_TRUE(m_cpu && m_vk) << rel << ": " << llama_last_error();
+        const e2e::run_result cpu = e2e::run_greedy(k_vulkan, m_cpu.get(), "Once upon a time", k_steps_micro);
+        const e2e::run_result vk  = e2e::run_greedy(k_vulkan, m_vk.get(), "Once upon a time", k_steps_micro);
+        EXPECT_EQ(cpu.n_rec_gpu, 0) << rel;
+        EXPECT_GT(vk.n_rec, 0) << rel << ": no ssm_conv / ssm_scan / gated_delta_net node";
+        EXPECT_EQ(vk.n_rec_gpu, vk.n_rec) << rel << ": recurrent nodes left to the CPU";
+        EXPECT_LE(vk.n_splits, k_max_splits) << rel;
+        e2e::expect_same_run(cpu, vk, std::string(rel) + " all on Vulkan");
+    }
 }
 
 TEST_F(VulkanE2E, KvCacheFollowsLayersUnlessOffloadKqvIsOff) {

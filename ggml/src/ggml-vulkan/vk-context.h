@@ -31,8 +31,9 @@ T vk_init(VkStructureType s) {
 
 // Push constants are capped at 128 bytes (the Vulkan minimum), 32 words.
 constexpr uint32_t VK_PUSH_WORDS = 32;
-// Descriptor bindings every pipeline has: 0..2 sources 0..2, 3 destination, 4 source 3.
-constexpr uint32_t VK_N_BINDINGS = 5;
+// Descriptor bindings every pipeline has: 0..2 sources 0..2, 3 destination, 4..7 sources 3..6 (SSM_SCAN
+// has seven inputs).
+constexpr uint32_t VK_N_BINDINGS = 8;
 
 struct vk_pipeline {
     VkPipeline pipeline = VK_NULL_HANDLE;

@@ -153,10 +153,11 @@ struct pc_words {
     pc_words & ne(const ggml_tensor * t) { return u(t->ne[0]).u(t->ne[1]).u(t->ne[2]).u(t->ne[3]); }
 };
 
-// Binds sources 0..2 to bindings 0..2, dst to 3, source 3 to 4 (NULL sources -> dst), pushes constants and dispatches
-// gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
-bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const srcs[4],
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
+// Binds sources 0..2 to bindings 0..2, dst to 3, sources 3..n_srcs-1 to 4.. (NULL or absent sources -> dst), pushes
+// constants and dispatches gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const * srcs,
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
+              uint32_t n_srcs = 4) {
     if (pc.n > VK_PUSH_WORDS) {
         GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", ggml_op_name(dst->op), pc.n,
                        VK_PUSH_WORDS);
@@ -164,7 +165,7 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_
     }
     bound b[VK_N_BINDINGS];
     for (uint32_t i = 0; i < VK_N_BINDINGS; i++) {
-        const ggml_tensor * src = i < 3 ? srcs[i] : (i == 4 ? srcs[3] : nullptr);
+        const ggml_tensor * src = i < 3 ? srcs[i] : (i > 3 && i - 1 < n_srcs ? srcs[i - 1] : nullptr);
         const ggml_tensor * t   = src ? src : dst;
         if (!bind(dev, t, &b[i])) {
             return false;
@@ -193,10 +194,11 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_
 }
 
 // The same with the shader variant by name (no specialization constants).
-bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz) {
+bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const * srcs,
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
+              uint32_t n_srcs = 4) {
     VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
-    return pipe && dispatch(dev, cmd, pipe, srcs, dst, pc, gx, gy, gz);
+    return pipe && dispatch(dev, cmd, pipe, srcs, dst, pc, gx, gy, gz, n_srcs);
 }
 
 // The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
@@ -806,6 +808,8 @@ bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
            addressable_elems(op);
 }
 
+#include "vk-ops-ssm.inc"  // SSM_CONV, SSM_SCAN, GATED_DELTA_NET: their support checks and encoders
+
 // ---- encoders of the ops that share a shader (the sub-op codes: shaders/op-codes.glsl) -------------
 
 bool enc_unary_op(const enc & e) {
@@ -876,9 +880,9 @@ constexpr vk_op_row k_rows[] = {
     {GGML_OP_UNARY, sup_unary, enc_unary_op},
     {GGML_OP_GLU, sup_glu, enc_glu},
     {GGML_OP_L2_NORM, sup_f32_map, enc_row<VK_ROW_L2_NORM>},
-    {GGML_OP_SSM_CONV, nullptr, nullptr},  // no shaders yet: refused, run on the CPU (docs/vulkan.md)
-    {GGML_OP_SSM_SCAN, nullptr, nullptr},
-    {GGML_OP_GATED_DELTA_NET, nullptr, nullptr},
+    {GGML_OP_SSM_CONV, sup_ssm_conv, enc_ssm_conv},
+    {GGML_OP_SSM_SCAN, sup_ssm_scan, enc_ssm_scan},
+    {GGML_OP_GATED_DELTA_NET, sup_gated_delta_net, enc_gated_delta_net},
 };
 static_assert(ggml_op_rows_complete(k_rows), "the Vulkan op table needs one row per ggml_op, in enum order");
 
