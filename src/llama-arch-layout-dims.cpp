@@ -1,5 +1,5 @@
 // The layout tables' symbolic dimensions and row conditions evaluated for one model (the tables
-// themselves are in llama-arch-layout.cpp).
+// themselves are in llama-arch-layout-*.h).
 #include "llama-arch-layout.h"
 
 int64_t llm_layout_dims::value(llm_dim d) const {

@@ -5,7 +5,7 @@
 #include <string>
 
 // Model architectures. Adding one: a value here, a row in LLM_ARCH_TABLE (llama-arch.cpp), its tensor
-// layout (llama-arch-layout.cpp) and its implementation file in src/models/.
+// layout (llama-arch-layout-*.h) and its implementation file in src/models/.
 enum llm_arch {
     LLM_ARCH_LLAMA,
     LLM_ARCH_QWEN2,

@@ -1,6 +1,6 @@
 // The model: hyperparameters, vocab and weights, plus the architecture registry that supplies
 // each architecture's hparams loader and graph builder (src/models/<arch>.cpp); its weights come
-// from its tensor layout (llama-arch-layout.cpp).
+// from its tensor layout (llama-arch-layout-*.h).
 #pragma once
 
 #include "llama-arch.h"
@@ -136,7 +136,7 @@ struct llama_tensor_creator {
                          const char * suffix = "weight");
 };
 
-// What an architecture provides besides its tensor layout (llama-arch-layout.cpp). One instance per
+// What an architecture provides besides its tensor layout (llama-arch-layout-*.h). One instance per
 // architecture, registered in llama-model.cpp.
 struct llm_arch_ops {
     llm_arch arch;

@@ -133,7 +133,7 @@ struct params {
 };
 
 // The architectures the generator writes: every one libllama registers, with the facts the writer
-// needs from its tensor layout (src/llama-arch-layout.cpp). tests/model/test-arch-registry.cpp checks
+// needs from its tensor layout (src/llama-arch-layout-*.h). tests/model/test-arch-registry.cpp checks
 // that every decoder has a shared micro model and a reference run.
 struct arch_info {
     const char *            name;  // general.architecture

@@ -1,7 +1,7 @@
 // The shared decoder block, driven by a per-architecture description. An architecture that is a
 // pre-norm transformer (llama-like) states how it differs -- activation, embedding scale, experts --
 // and gets its graph from here. Which weights it has (biases, q/k norms, post-norms, a separate
-// head) is its tensor layout (llama-arch-layout.cpp): the block uses the ones the model has.
+// head) is its tensor layout (llama-arch-layout-*.h): the block uses the ones the model has.
 // Layer-wise choices come from hparams (sliding-window layers and their rope base, the KQ scale, the
 // attention soft-cap, the number of experts).
 #pragma once

@@ -3,7 +3,7 @@
 // (attention.sliding_window, period sliding_window_pattern = 2) and a mixture-of-experts feed-forward:
 // router with bias, top-k of the raw logits with a softmax over the selected, experts with biases and
 // the clamped SwiGLU (swiglu_oai). The pre-FFN norm is stored as post_attention_norm. Built by the
-// shared decoder (decoder.h); its tensors are in llama-arch-layout.cpp.
+// shared decoder (decoder.h); its tensors are in llama-arch-layout-moe.h.
 #include "decoder.h"
 #include "llama-log.h"
 #include "llama-model-loader.h"

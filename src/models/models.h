@@ -1,6 +1,6 @@
 // The architectures implemented in src/models/, one file each. Registering a new one: declare its
 // ops here and add a row to the registry in llama-model.cpp (plus its llm_arch value and name, and
-// its tensor layout in llama-arch-layout.cpp).
+// its tensor layout in llama-arch-layout-*.h).
 #pragma once
 
 #include "llama-model.h"

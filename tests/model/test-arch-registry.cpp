@@ -2,7 +2,7 @@
 // architecture must be written by the synthetic generator (examples/gguf-synth), and every decoder
 // must have its shared micro model and a reference run in tests/data, which test-archs-e2e and
 // test-tools then iterate. A new architecture without them fails here, by name. The generator writes
-// the tensors of libllama's layout tables (src/llama-arch-layout.cpp): each variant it can write
+// the tensors of libllama's layout tables (src/llama-arch-layout-*.h): each variant it can write
 // loads with every one of its weights used.
 #include <gtest/gtest.h>
 
