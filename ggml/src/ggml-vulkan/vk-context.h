@@ -2,7 +2,8 @@
 //   vk-device.cpp   instance, physical devices, logical device, pipelines, registry/device vtables
 //   vk-buffer.cpp   buffer type and buffers (host-visible memory mapped directly, else staging copies)
 //   vk-backend.cpp  the backend (compute stream): one command buffer and one fence per graph
-//   vk-ops.cpp      supports_op and the per-op dispatch encoders (push constants, bindings)
+//   vk-ops.cpp      supports_op and the per-op dispatch encoders (push constants, bindings); the
+//                   recurrent ops in vk-ops-ssm.cpp, shared helpers in vk-ops-util.{h,cpp}
 #pragma once
 
 #include "ggml-backend-impl.h"

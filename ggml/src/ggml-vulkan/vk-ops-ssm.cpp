@@ -1,8 +1,12 @@
-// vk-ops-ssm.inc — the recurrent-layer ops SSM_CONV, SSM_SCAN, GATED_DELTA_NET (shaders/ssm_conv.comp,
-// ssm_scan.comp, gated_delta_net.comp): support checks and encoders. Included by vk-ops.cpp inside its
-// anonymous namespace (it uses that file's helpers). Every shape the CPU accepts runs here: F32 data, any
+// vk-ops-ssm.cpp — the recurrent-layer ops SSM_CONV, SSM_SCAN, GATED_DELTA_NET (shaders/ssm_conv.comp,
+// ssm_scan.comp, gated_delta_net.comp): support checks and encoders. Every shape the CPU accepts runs here: F32 data, any
 // d_state / head_dim / n_group, several sequences with per-sequence state rows (ids), Mamba-1's
 // per-state A, both gate forms of the delta rule and the K snapshot slots.
+#include "vk-ops-util.h"
+
+#include <cmath>
+
+namespace vk_ops {
 
 // dims 0 and 1 one contiguous block (x, B, C of SSM_SCAN): the shader folds them into one index
 bool ssm_rows2_contiguous(const ggml_tensor * t) {
@@ -96,3 +100,5 @@ bool enc_gated_delta_net(const enc & e) {
     grid((uint64_t) ns * H * S, &gx, &gy);
     return dispatch(e.dev, e.cmd, "gated_delta_net_f32", src, d, pc, gx, gy, 1, 6);
 }
+
+}  // namespace vk_ops
