@@ -188,4 +188,57 @@ void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_step
     }
 }
 
+model_ptr load_with_override(const std::string & path, const std::string & key, llama_model_kv_override_type tag,
+                             double value) {
+    llama_model_kv_override kvo[2] = {};  // the second, zeroed, ends the list
+    kvo[0].tag                     = tag;
+    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", key.c_str());
+    if (tag == LLAMA_KV_OVERRIDE_TYPE_FLOAT) {
+        kvo[0].val_f64 = value;
+    } else if (tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
+        kvo[0].val_i64 = (int64_t) value;
+    } else if (tag == LLAMA_KV_OVERRIDE_TYPE_BOOL) {
+        kvo[0].val_bool = value != 0;
+    } else {
+        ADD_FAILURE() << "load_with_override: string overrides are not supported here";
+        return nullptr;
+    }
+    llama_model_params mp = llama_model_default_params();
+    mp.kv_overrides       = kvo;
+    return model_ptr(llama_model_load_from_file(path.c_str(), mp));
+}
+
+model_ptr load_with_override(const std::string & path, const std::string & key, int64_t value) {
+    return load_with_override(path, key, LLAMA_KV_OVERRIDE_TYPE_INT, (double) value);
+}
+
+void expect_refused(const model_ptr & m, const std::string & why) {
+    EXPECT_EQ(m, nullptr) << "expected a refusal naming: " << why;
+    EXPECT_NE(std::string(llama_last_error()).find(why), std::string::npos) << llama_last_error();
+}
+
+std::string write_edited_copy(const std::string & src, const std::string & stem,
+                              const std::function<void(gguf_context *)> & edit) {
+    gguf_context * g = gguf_init_from_file(src.c_str(), gguf_init_params{false});
+    if (!g) {
+        ADD_FAILURE() << "cannot read " << src;
+        return {};
+    }
+    edit(g);
+    const std::string path = testing_util::write_temp_file(stem, {});
+    EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false)) << path;
+    gguf_free(g);
+    return path;
+}
+
+model_ptr load_edited_copy(const std::string & src, const std::function<void(gguf_context *)> & edit) {
+    const std::string path = write_edited_copy(src, "edited.gguf", edit);
+    if (path.empty()) {
+        return nullptr;
+    }
+    model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    remove(path.c_str());
+    return m;
+}
+
 }  // namespace llama_test_util

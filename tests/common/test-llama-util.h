@@ -2,10 +2,13 @@
 // RAII handles, tokenization and the probe-style greedy run.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "gguf.h"
 #include "llama.h"
 
 namespace llama_test_util {
@@ -75,5 +78,22 @@ void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_step
 // "decode: " followed by llama_last_error()).
 std::vector<float> sequence_logits(const std::string & path, const std::vector<llama_token> & seq, int & n_vocab,
                                    std::string & err, int n_ctx_min = 64);
+
+// Loads path with one metadata key overridden: INT takes value as an integer, FLOAT as a double, BOOL as
+// value != 0. Returns nullptr if the load fails (llama_last_error() says why).
+model_ptr load_with_override(const std::string & path, const std::string & key, int64_t value);
+model_ptr load_with_override(const std::string & path, const std::string & key, llama_model_kv_override_type tag,
+                             double value);
+
+// Records a failure unless m is null and llama_last_error() contains why (a load refused for that reason).
+void expect_refused(const model_ptr & m, const std::string & why);
+
+// Writes a temporary copy of the GGUF file src (metadata and tensors) after edit has changed its metadata;
+// returns the copy's path (the caller removes it). Records a failure if src cannot be read or the copy written.
+std::string write_edited_copy(const std::string & src, const std::string & stem,
+                              const std::function<void(gguf_context *)> & edit);
+
+// Loads that edited copy with default parameters and removes the file.
+model_ptr load_edited_copy(const std::string & src, const std::function<void(gguf_context *)> & edit);
 
 }  // namespace llama_test_util

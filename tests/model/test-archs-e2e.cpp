@@ -395,14 +395,9 @@ bool capture_probs_cb(ggml_tensor * t, bool ask, void * ud) {
 
 TEST(ArchE2ESwa, Gemma2LocalLayersMaskPastTheWindow) {
     llama_log_set(quiet_log, nullptr);
-    const int               n_swa  = 4;
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "gemma2.attention.sliding_window");
-    kvo[0].val_i64        = n_swa;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/gemma2-micro-f16.gguf").c_str(), mp));
+    const int n_swa = 4;
+    model_ptr m     = load_with_override(data_path("models/synthetic/gemma2-micro-f16.gguf"),
+                                         "gemma2.attention.sliding_window", n_swa);
     ASSERT_NE(m, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_swa(m.get()), n_swa);
 
@@ -446,14 +441,9 @@ TEST(ArchE2ESwa, ReferencesSeeTheWindow) {
     llama_log_set(quiet_log, nullptr);
     for (const char * arch : {"gemma3", "gpt-oss"}) {
         SCOPED_TRACE(arch);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s.attention.sliding_window", arch);
-        kvo[0].val_i64         = 4096;
-        llama_model_params mp  = llama_model_default_params();
-        mp.kv_overrides        = kvo;
         const std::string name = std::string(arch) + "-micro-f16";
-        model_ptr         m(llama_model_load_from_file(data_path("models/synthetic/" + name + ".gguf").c_str(), mp));
+        model_ptr         m    = load_with_override(data_path("models/synthetic/" + name + ".gguf"),
+                                                    std::string(arch) + ".attention.sliding_window", 4096);
         ASSERT_NE(m, nullptr) << llama_last_error();
         const arch_reference r  = load_arch_reference(name);
         const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
@@ -511,20 +501,8 @@ TEST(ArchE2EKeys, ReferencesSeeTheArchitectureKeys) {
     };
     for (const key_case & c : cases) {
         SCOPED_TRACE(c.key);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = c.tag;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
-        if (c.tag == LLAMA_KV_OVERRIDE_TYPE_FLOAT) {
-            kvo[0].val_f64 = c.value;
-        } else if (c.tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
-            kvo[0].val_i64 = (int64_t) c.value;
-        } else {
-            kvo[0].val_bool = c.value != 0;
-        }
-        llama_model_params mp  = llama_model_default_params();
-        mp.kv_overrides        = kvo;
         const std::string name = std::string(c.model) + "-micro-f16";
-        model_ptr         m(llama_model_load_from_file(data_path("models/synthetic/" + name + ".gguf").c_str(), mp));
+        model_ptr m = load_with_override(data_path("models/synthetic/" + name + ".gguf"), c.key, c.tag, c.value);
         ASSERT_NE(m, nullptr) << llama_last_error();
         const arch_reference r  = load_arch_reference(name);
         const int            nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
@@ -566,21 +544,11 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = c.tag;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
-        kvo[0].val_f64 = 0.0;
-        if (c.tag == LLAMA_KV_OVERRIDE_TYPE_INT) {
-            // 3: a gating function other than softmax (1) and sigmoid (2; 0 means it for glm4moe)
-            const std::string msg = c.message;
-            kvo[0].val_i64        = msg == "NextN" ? 1 : msg == "expert_gating_func" ? 3 : 0;
-        }
-        llama_model_params mp  = llama_model_default_params();
-        mp.kv_overrides        = kvo;
-        const std::string path = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
-        model_ptr         m(llama_model_load_from_file(path.c_str(), mp));
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.message), std::string::npos) << llama_last_error();
+        // 3: a gating function other than softmax (1) and sigmoid (2; 0 means it for glm4moe)
+        const std::string msg   = c.message;
+        const double      value = msg == "NextN" ? 1 : msg == "expert_gating_func" ? 3 : 0;
+        const std::string path  = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
+        expect_refused(load_with_override(path, c.key, c.tag, value), c.message);
     }
 }
 
@@ -593,15 +561,7 @@ TEST(ArchE2EKeys, Glm4moeNextNBlocksAreNotRun) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer(m.get()), 3);
     EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 1);
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "glm4moe.nextn_predict_layers");
-    kvo[0].val_i64        = 4;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr bad(llama_model_load_from_file(path.c_str(), mp));
-    EXPECT_EQ(bad, nullptr);
-    EXPECT_NE(std::string(llama_last_error()).find("nextn_predict_layers"), std::string::npos) << llama_last_error();
+    expect_refused(load_with_override(path, "glm4moe.nextn_predict_layers", 4), "nextn_predict_layers");
 }
 
 // Bytes a sequence's saved state grows by per token (the cache rows plus the cell's own record).

@@ -302,18 +302,13 @@ INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
                              return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
                          });
 
-// A copy of the micro model with lfm2.attention.head_count_kv replaced by n values of `type`.
-std::string with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
-    gguf_context * g =
-        gguf_init_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), gguf_init_params{false});
-    EXPECT_NE(g, nullptr);
-    std::vector<float> f(v.begin(), v.end());
-    gguf_set_arr_data(g, "lfm2.attention.head_count_kv", type,
-                      type == GGUF_TYPE_FLOAT32 ? (const void *) f.data() : (const void *) v.data(), v.size());
-    const std::string path = testing_util::write_temp_file("lfm2-kv-heads.gguf", {});
-    EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
-    gguf_free(g);
-    return path;
+// The micro model loaded with lfm2.attention.head_count_kv replaced by n values of `type`.
+model_ptr load_with_kv_heads(gguf_type type, const std::vector<int32_t> & v) {
+    return load_edited_copy(data_path("models/synthetic/lfm2-micro-f16.gguf"), [&](gguf_context * g) {
+        std::vector<float> f(v.begin(), v.end());
+        gguf_set_arr_data(g, "lfm2.attention.head_count_kv", type,
+                          type == GGUF_TYPE_FLOAT32 ? (const void *) f.data() : (const void *) v.data(), v.size());
+    });
 }
 
 // Per-layer KV head counts the model cannot use are refused at load with the reason.
@@ -333,28 +328,14 @@ TEST(HybridLoad, BadPerLayerKvHeadsAreRefused) {
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.why);
-        const std::string path = with_kv_heads(c.type, c.v);
-        model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-        remove(path.c_str());
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+        expect_refused(load_with_kv_heads(c.type, c.v), c.why);
     }
     // the same values as the file load (the helper itself changes nothing else)
-    const std::string path = with_kv_heads(GGUF_TYPE_INT32, {0, 0, 2, 0, 2});
-    model_ptr         m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-    remove(path.c_str());
-    EXPECT_NE(m, nullptr) << llama_last_error();
+    EXPECT_NE(load_with_kv_heads(GGUF_TYPE_INT32, {0, 0, 2, 0, 2}), nullptr) << llama_last_error();
 
     // a kernel width without a carried input
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "lfm2.shortconv.l_cache");
-    kvo[0].val_i64        = 1;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr bad(llama_model_load_from_file(data_path("models/synthetic/lfm2-micro-f16.gguf").c_str(), mp));
-    EXPECT_EQ(bad, nullptr);
-    EXPECT_NE(std::string(llama_last_error()).find("shortconv.l_cache"), std::string::npos) << llama_last_error();
+    expect_refused(load_with_override(data_path("models/synthetic/lfm2-micro-f16.gguf"), "lfm2.shortconv.l_cache", 1),
+                   "shortconv.l_cache");
     llama_log_set(nullptr, nullptr);
 }
 
@@ -377,24 +358,21 @@ TEST(HybridLoad, NemotronHBadKeysAreRefused) {
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.why);
-        gguf_context * g = gguf_init_from_file(src.c_str(), gguf_init_params{false});
-        ASSERT_NE(g, nullptr);
-        if (!c.ff.empty()) {
-            gguf_set_arr_data(g, "nemotron_h.feed_forward_length", GGUF_TYPE_INT32, c.ff.data(), c.ff.size());
-        }
-        if (c.key) {
-            gguf_set_val_u32(g, c.key, 2);
-            if (std::string(c.key) == "nemotron_h.expert_count") {
-                gguf_set_val_u32(g, "nemotron_h.expert_used_count", 1);  // a valid expert shape otherwise
-            }
-        }
-        const std::string path = testing_util::write_temp_file("nemotron-h-bad.gguf", {});
-        EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
-        gguf_free(g);
-        model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-        remove(path.c_str());
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+        expect_refused(load_edited_copy(src,
+                                        [&](gguf_context * g) {
+                                            if (!c.ff.empty()) {
+                                                gguf_set_arr_data(g, "nemotron_h.feed_forward_length", GGUF_TYPE_INT32,
+                                                                  c.ff.data(), c.ff.size());
+                                            }
+                                            if (c.key) {
+                                                gguf_set_val_u32(g, c.key, 2);
+                                                if (std::string(c.key) == "nemotron_h.expert_count") {
+                                                    // a valid expert shape otherwise
+                                                    gguf_set_val_u32(g, "nemotron_h.expert_used_count", 1);
+                                                }
+                                            }
+                                        }),
+                       c.why);
     }
     llama_log_set(nullptr, nullptr);
 }
@@ -421,16 +399,8 @@ TEST(HybridLoad, BadRoutingAndHeadsAreRefused) {
     };
     for (const bad_key & c : cases) {
         SCOPED_TRACE(c.key);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
-        kvo[0].val_i64         = c.value;
-        llama_model_params mp  = llama_model_default_params();
-        mp.kv_overrides        = kvo;
         const std::string path = data_path("models/synthetic/" + std::string(c.model) + "-micro-f16.gguf");
-        model_ptr         bad(llama_model_load_from_file(path.c_str(), mp));
-        EXPECT_EQ(bad, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.reason), std::string::npos) << llama_last_error();
+        expect_refused(load_with_override(path, c.key, c.value), c.reason);
     }
     // the files themselves load
     for (const char * name : {"lfm2moe", "falcon-h1", "nemotron_h_moe"}) {
@@ -461,15 +431,7 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
     const std::string path = data_path("models/synthetic/qwen3next-micro-f16.gguf");
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
-        kvo[0].val_i64        = c.value;
-        llama_model_params mp = llama_model_default_params();
-        mp.kv_overrides       = kvo;
-        model_ptr m(llama_model_load_from_file(path.c_str(), mp));
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+        expect_refused(load_with_override(path, c.key, c.value), c.why);
     }
     model_ptr ok(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
     EXPECT_NE(ok, nullptr) << llama_last_error();
@@ -482,13 +444,8 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
 // NextN blocks, in the file and not run; the per-layer arrays still cover them.
 TEST(HybridLoad, NemotronHMoeNextNBlocksAreNotRun) {
     llama_log_set(quiet_log, nullptr);
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "nemotron_h_moe.nextn_predict_layers");
-    kvo[0].val_i64        = 2;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr m(llama_model_load_from_file(data_path("models/synthetic/nemotron_h_moe-micro-f16.gguf").c_str(), mp));
+    model_ptr m = load_with_override(data_path("models/synthetic/nemotron_h_moe-micro-f16.gguf"),
+                                     "nemotron_h_moe.nextn_predict_layers", 2);
     ASSERT_NE(m, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer(m.get()), 4);
     EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 2);
@@ -515,31 +472,21 @@ TEST(HybridLoad, Qwen35SectionsAndNextN) {
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.why);
-        gguf_context * g = gguf_init_from_file(src.c_str(), gguf_init_params{false});
-        ASSERT_NE(g, nullptr);
-        if (!c.sec.empty()) {
-            gguf_set_arr_data(g, "qwen35.rope.dimension_sections", GGUF_TYPE_INT32, c.sec.data(), c.sec.size());
-        }
-        if (c.nextn > 0) {
-            gguf_set_val_u32(g, "qwen35.nextn_predict_layers", c.nextn);
-        }
-        const std::string path = testing_util::write_temp_file("qwen35-bad.gguf", {});
-        EXPECT_TRUE(gguf_write_to_file(g, path.c_str(), false));
-        gguf_free(g);
-        model_ptr m(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
-        remove(path.c_str());
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find(c.why), std::string::npos) << llama_last_error();
+        expect_refused(load_edited_copy(src,
+                                        [&](gguf_context * g) {
+                                            if (!c.sec.empty()) {
+                                                gguf_set_arr_data(g, "qwen35.rope.dimension_sections", GGUF_TYPE_INT32,
+                                                                  c.sec.data(), c.sec.size());
+                                            }
+                                            if (c.nextn > 0) {
+                                                gguf_set_val_u32(g, "qwen35.nextn_predict_layers", c.nextn);
+                                            }
+                                        }),
+                       c.why);
     }
 
     // the last 3 of the 6 blocks as NextN blocks: delta-net, delta-net, attention run, the others not
-    llama_model_kv_override kvo[2] = {};
-    kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-    snprintf(kvo[0].key, sizeof kvo[0].key, "%s", "qwen35.nextn_predict_layers");
-    kvo[0].val_i64        = 3;
-    llama_model_params mp = llama_model_default_params();
-    mp.kv_overrides       = kvo;
-    model_ptr m(llama_model_load_from_file(src.c_str(), mp));
+    model_ptr m = load_with_override(src, "qwen35.nextn_predict_layers", 3);
     ASSERT_NE(m, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer(m.get()), 3);
     EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 3);

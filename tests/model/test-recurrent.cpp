@@ -339,17 +339,7 @@ TEST(RecurrentLoad, UnusableSsmShapesAreRefused) {
     };
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
-        llama_model_kv_override kvo[2] = {};
-        kvo[0].tag                     = LLAMA_KV_OVERRIDE_TYPE_INT;
-        snprintf(kvo[0].key, sizeof kvo[0].key, "%s", c.key);
-        kvo[0].val_i64         = c.value;
-        llama_model_params mp  = llama_model_default_params();
-        mp.kv_overrides        = kvo;
-        const std::string path = data_path(k_model);
-        model_ptr         m(llama_model_load_from_file(path.c_str(), mp));
-        EXPECT_EQ(m, nullptr);
-        EXPECT_NE(std::string(llama_last_error()).find("invalid ssm hyperparameters"), std::string::npos)
-            << llama_last_error();
+        expect_refused(load_with_override(data_path(k_model), c.key, c.value), "invalid ssm hyperparameters");
     }
     llama_log_set(nullptr, nullptr);
 }

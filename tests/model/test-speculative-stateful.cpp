@@ -58,35 +58,22 @@ TEST_P(SpeculativeStateful, RejectedDraftsLeaveNoTrace) {
     model_ptr  dft = load(fd.path);
     ASSERT_NE(tgt, nullptr);
     ASSERT_NE(dft, nullptr);
-    ctx_ptr           ct = make_ctx(tgt.get());
-    ctx_ptr           cd = make_ctx(dft.get());
-    llama_spec_params sp = llama_spec_default_params();
-    sp.n_draft_max       = 6;
-    sp.p_min             = 0.0f;
-    sp.adaptive          = false;
-    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ctx_ptr  ct = make_ctx(tgt.get());
+    ctx_ptr  cd = make_ctx(dft.get());
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), fixed_draft_params(6)));
     ASSERT_NE(spec, nullptr) << llama_last_error();
 
-    const std::vector<llama_token> prompt = synthetic_prompt(10);
-    ASSERT_TRUE(decode(ct.get(), prompt, 0));
-    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
-    std::vector<llama_token> hist = prompt;
-    llama_token              last = argmax_row(ct.get(), -1);
-    std::vector<llama_token> buf(7);
-    int                      n_rejections = 0;
-    for (int step = 0; step < 8; step++) {
-        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
-        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
-        n_rejections += s.n_out - 1 < s.n_drafted;
-        // the emitted tokens were chosen from the reported rows (after a restore: the second decode's)
-        for (int32_t j = 0; j < s.n_out; j++) {
-            EXPECT_EQ(argmax_row(ct.get(), s.i_logits + j), buf[(size_t) j]) << "step " << step << " row " << j;
-        }
-        hist.push_back(last);
-        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
-        last = buf[(size_t) s.n_out - 1];
-        EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
-    }
+    std::vector<llama_token> hist;
+    llama_token              last         = 0;
+    const int                n_rejections = spec_run_steps(
+                       spec.get(), ct.get(), synthetic_prompt(10), 8, hist, last,
+                       [&](int step, const llama_spec_seq & s, const std::vector<llama_token> & emitted) {
+            // the emitted tokens were chosen from the reported rows (after a restore: the second decode's)
+            for (int32_t j = 0; j < s.n_out; j++) {
+                EXPECT_EQ(argmax_row(ct.get(), s.i_logits + j), emitted[(size_t) j]) << "step " << step << " row " << j;
+            }
+            EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
+        });
     ASSERT_GT(n_rejections, 0) << "every draft was accepted: no state was restored";
 
     expect_continues_like_fresh(ct.get(), tgt.get(), hist, last);
@@ -110,13 +97,9 @@ TEST_P(SpeculativeStateful, SeveralSequencesEqualEachAlone) {
         ctx_ptr ref = make_ctx(tgt.get());
         want.push_back(plain_greedy(ref.get(), p, n_gen));
     }
-    ctx_ptr           ct = make_ctx(tgt.get(), 3);
-    ctx_ptr           cd = make_ctx(dft.get(), 3);
-    llama_spec_params sp = llama_spec_default_params();
-    sp.n_draft_max       = 4;
-    sp.p_min             = 0.0f;
-    sp.adaptive          = false;
-    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ctx_ptr  ct = make_ctx(tgt.get(), 3);
+    ctx_ptr  cd = make_ctx(dft.get(), 3);
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), fixed_draft_params(4)));
     ASSERT_NE(spec, nullptr) << llama_last_error();
     std::vector<std::vector<llama_token>> got(prompts.size());
     std::vector<llama_token>              last(prompts.size());
@@ -194,13 +177,9 @@ TEST_P(SpeculativeStateful, StatefulDraftModel) {
 
     // the target's own weights as the draft: every drafted token is the target's choice
     {
-        ctx_ptr           ct = make_ctx(tgt.get());
-        ctx_ptr           cd = make_ctx(same.get());
-        llama_spec_params sp = llama_spec_default_params();
-        sp.n_draft_max       = 5;
-        sp.p_min             = 0.0f;
-        sp.adaptive          = false;
-        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+        ctx_ptr  ct = make_ctx(tgt.get());
+        ctx_ptr  cd = make_ctx(same.get());
+        spec_ptr spec(llama_spec_init(ct.get(), cd.get(), fixed_draft_params(5)));
         ASSERT_NE(spec, nullptr) << llama_last_error();
         spec_greedy(spec.get(), ct.get(), prompt, 40);
         llama_spec_stats st;
@@ -210,29 +189,14 @@ TEST_P(SpeculativeStateful, StatefulDraftModel) {
     }
 
     // rejections, then the draft context against a fresh one
-    ctx_ptr           ct = make_ctx(tgt.get());
-    ctx_ptr           cd = make_ctx(other.get());
-    llama_spec_params sp = llama_spec_default_params();
-    sp.n_draft_max       = 6;
-    sp.p_min             = 0.0f;
-    sp.adaptive          = false;
-    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
+    ctx_ptr  ct = make_ctx(tgt.get());
+    ctx_ptr  cd = make_ctx(other.get());
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), fixed_draft_params(6)));
     ASSERT_NE(spec, nullptr) << llama_last_error();
-    ASSERT_TRUE(decode(ct.get(), prompt, 0));
-    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
-    std::vector<llama_token> hist = prompt;
-    llama_token              last = argmax_row(ct.get(), -1);
-    std::vector<llama_token> buf(7);
-    int                      n_rejections = 0;
-    for (int step = 0; step < 8; step++) {
-        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
-        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
-        n_rejections += s.n_out - 1 < s.n_drafted;
-        hist.push_back(last);
-        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
-        last = buf[(size_t) s.n_out - 1];
-    }
-    ASSERT_GT(n_rejections, 0) << "every draft was accepted: no draft state was restored";
+    std::vector<llama_token> hist;
+    llama_token              last = 0;
+    ASSERT_GT(spec_run_steps(spec.get(), ct.get(), prompt, 8, hist, last), 0)
+        << "every draft was accepted: no draft state was restored";
     const llama_pos held = llama_memory_seq_pos_max(llama_get_memory(cd.get()), 0) + 1;
     ASSERT_GT(held, 0);
     ASSERT_LE((size_t) held, hist.size());

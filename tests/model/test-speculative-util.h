@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,6 +113,55 @@ inline std::vector<llama_token> spec_greedy(llama_spec * spec, llama_context * t
     return out;
 }
 
+// Parameters that draft n tokens every step: no probability cut and no adaptive length, so that a
+// drafter whose tokens get rejected keeps proposing and every step exercises the rollback.
+inline llama_spec_params fixed_draft_params(int n, llama_spec_type type = LLAMA_SPEC_TYPE_DRAFT) {
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = type;
+    sp.n_draft_max       = n;
+    sp.p_min             = 0.0f;
+    sp.adaptive          = false;
+    return sp;
+}
+
+// Prefills prompt into sequence 0 of tgt, begins the sequence in spec and returns the first greedy token
+// in last; then runs n_steps greedy steps of sequence 0, appending each step's input token and kept
+// drafts to hist (which starts as the prompt) and moving last to the step's last emitted token. After
+// each step calls check(step, s, emitted) if given. Returns the number of steps that rejected a draft
+// (-1 after a failure, recorded).
+inline int spec_run_steps(
+    llama_spec * spec, llama_context * tgt, const std::vector<llama_token> & prompt, int n_steps,
+    std::vector<llama_token> & hist, llama_token & last,
+    const std::function<void(int, const llama_spec_seq &, const std::vector<llama_token> &)> & check = {}) {
+    hist = prompt;
+    if (!decode(tgt, prompt, 0)) {
+        ADD_FAILURE() << "prefill: " << llama_last_error();
+        return -1;
+    }
+    if (llama_spec_seq_begin(spec, 0, prompt.data(), (int32_t) prompt.size()) != 0) {
+        ADD_FAILURE() << "seq_begin: " << llama_last_error();
+        return -1;
+    }
+    last = argmax_row(tgt, -1);
+    std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
+    int                      n_rejections = 0;
+    for (int step = 0; step < n_steps; step++) {
+        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+        if (llama_spec_step(spec, &s, 1) != 0 || s.n_out < 1) {
+            ADD_FAILURE() << "step " << step << ": " << llama_last_error();
+            return -1;
+        }
+        n_rejections += s.n_out - 1 < s.n_drafted;
+        hist.push_back(last);
+        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
+        last = buf[(size_t) s.n_out - 1];
+        if (check) {
+            check(step, s, std::vector<llama_token>(buf.begin(), buf.begin() + s.n_out));
+        }
+    }
+    return n_rejections;
+}
+
 constexpr int k_n_gen = 48;  // tokens each greedy comparison generates
 
 // Runs plain greedy once, then speculative greedy for each draft length, and compares.
@@ -123,11 +173,7 @@ inline void check_lengths(llama_model * tgt, llama_model * dft, llama_spec_type 
     for (int n_draft = 1; n_draft <= 16; n_draft++) {
         ctx_ptr           ct = make_ctx(tgt);
         ctx_ptr           cd = dft ? make_ctx(dft) : nullptr;
-        llama_spec_params sp = llama_spec_default_params();
-        sp.type              = type;
-        sp.n_draft_max       = n_draft;
-        sp.p_min             = 0.0f;  // draft every token: the identity must hold whatever is drafted
-        sp.adaptive          = false;
+        llama_spec_params sp = fixed_draft_params(n_draft, type);  // the identity must hold whatever is drafted
         sp.ngram_min         = 1;
         spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
         ASSERT_NE(spec, nullptr) << llama_last_error();

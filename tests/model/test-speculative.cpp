@@ -144,25 +144,16 @@ TEST(Speculative, RollbackLeavesCacheAsIfNeverDecoded) {
     spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
     ASSERT_NE(spec, nullptr) << llama_last_error();
 
-    const std::vector<llama_token> prompt = tokenize(tgt.get(), "Once upon a time");
-    ASSERT_TRUE(decode(ct.get(), prompt, 0));
-    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0);
-    std::vector<llama_token> hist = prompt;
-    llama_token              last = argmax_row(ct.get(), -1);
-    std::vector<llama_token> buf(9);
-    bool                     saw_rejection = false;
-    for (int step = 0; step < 6; step++) {
-        llama_spec_seq s = {0, last, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
-        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
-        saw_rejection |= s.n_out - 1 < s.n_drafted;
-        hist.push_back(last);
-        hist.insert(hist.end(), buf.begin(), buf.begin() + s.n_out - 1);
-        last = buf[(size_t) s.n_out - 1];
-        // the cache holds exactly the kept tokens, in both contexts
-        EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
-        EXPECT_LE(llama_memory_seq_pos_max(llama_get_memory(cd.get()), 0), (llama_pos) hist.size() - 1);
-    }
-    ASSERT_TRUE(saw_rejection) << "the other model's drafts were all accepted: no rollback was tested";
+    std::vector<llama_token> hist;
+    llama_token              last         = 0;
+    const int                n_rejections = spec_run_steps(
+                       spec.get(), ct.get(), tokenize(tgt.get(), "Once upon a time"), 6, hist, last,
+                       [&](int, const llama_spec_seq &, const std::vector<llama_token> &) {
+            // the cache holds exactly the kept tokens, in both contexts
+            EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
+            EXPECT_LE(llama_memory_seq_pos_max(llama_get_memory(cd.get()), 0), (llama_pos) hist.size() - 1);
+        });
+    ASSERT_GT(n_rejections, 0) << "the other model's drafts were all accepted: no rollback was tested";
 
     // next decode vs a context that never saw the rejected tokens
     expect_continues_like_fresh(ct.get(), tgt.get(), hist, last);
