@@ -14,6 +14,8 @@
 #   THREADS [2]  N_PROMPT [512]  N_GEN [128]  REPS [3]  ROUNDS [2]  DEPTH [0]
 #   QUANT [0]               1: also time llama-quantize F16 -> Q4_0 and -> Q4_K_M for both engines
 #   BW_MIB [512]            buffer of the read-bandwidth probe (llama-bench-ab --bw, run before every engine run)
+#   AB_THREADPOOL [unset]   1: both engines compute with a thread pool the client makes and attaches
+#                           (ggml_threadpool_new + llama_attach_threadpool, as upstream's own tools do)
 #
 # Bandwidth: the probe runs right before each engine run (same threads); "tg % of BW" is the weight
 # bytes a token reads (every tensor but the token embedding, of which a token reads one row) times
@@ -36,7 +38,7 @@ OURS=$BUILD/bin/llama-bench-ab
 UPLIB=$(dirname "$(find "$UP/build" -name 'libllama.so' -print -quit)")
 [ -n "$UPLIB" ] && [ -f "$UPLIB/libllama.so" ] || { echo "no libllama.so under $UP/build (build upstream first)" >&2; exit 1; }
 THEIRS=$BUILD/bin/llama-bench-ab-upstream
-cc -std=c99 -O2 "$ROOT/bench/ab-client/ab-client.c" -I "$UP/include" -I "$UP/ggml/include" -L "$UPLIB" -lllama \
+cc -std=c99 -O2 "$ROOT/bench/ab-client/ab-client.c" -I "$UP/include" -I "$UP/ggml/include" -L "$UPLIB" -lllama -lggml-cpu -lggml-base \
     -Wl,-rpath,"$UPLIB" -pthread -o "$THEIRS"
 UPQ=$(find "$UP/build" -name llama-quantize -type f -print -quit || true)
 

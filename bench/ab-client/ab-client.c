@@ -20,6 +20,9 @@
  * measures the machine's read bandwidth instead (bench/common/read-bandwidth.h, best of 6 reads) and
  * prints `bw_gbs=<GB/s>`; scripts/bench-vs-upstream.sh runs it before every engine run, in its own
  * process so the peak RSS of the benchmark runs stays clean.
+ * AB_THREADPOOL=1 in the environment attaches a thread pool of THREADS threads made by the caller
+ * (ggml_threadpool_new + llama_attach_threadpool, as upstream's llama-bench and llama-cli do); unset, each
+ * engine computes with its own threads.
  * Exit status: 0 success, 1 usage (or a failed probe), 2 load or decode failure.
  */
 /* clock_gettime under -std=c99 (scripts/bench-vs-upstream.sh compiles this file with plain cc -std=c99) */
@@ -132,6 +135,20 @@ int main(int argc, char ** argv) {
         return 2;
     }
 
+    struct ggml_threadpool * pool   = NULL;
+    const char *             tp_env = getenv("AB_THREADPOOL");
+    if (tp_env && strcmp(tp_env, "1") == 0) {
+        struct ggml_threadpool_params tpp = ggml_threadpool_params_default(n_threads);
+        pool                              = ggml_threadpool_new(&tpp);
+        if (!pool) {
+            fprintf(stderr, "llama-bench-ab: cannot create a thread pool\n");
+            llama_free(ctx);
+            llama_model_free(model);
+            return 2;
+        }
+        llama_attach_threadpool(ctx, pool, NULL);
+    }
+
     const int     n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
     const int     n_tok   = depth + n_prompt + n_gen + 1;
     llama_token * toks    = (llama_token *) malloc(sizeof(llama_token) * (size_t) n_tok);
@@ -189,6 +206,9 @@ int main(int argc, char ** argv) {
     free(pp_cpu);
     free(tg_cpu);
     llama_free(ctx);
+    if (pool) {
+        ggml_threadpool_free(pool);
+    }
     llama_model_free(model);
     llama_backend_free();
     return rc ? 2 : 0;
