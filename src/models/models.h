@@ -37,6 +37,7 @@ extern const llm_arch_ops llm_ops_qwen3next;
 extern const llm_arch_ops llm_ops_qwen35;
 extern const llm_arch_ops llm_ops_qwen35moe;
 extern const llm_arch_ops llm_ops_nemotron_h_moe;
+extern const llm_arch_ops llm_ops_gemma3n;
 
 // The Mamba-2 pieces the hybrids share (mamba2.cpp; used by granitehybrid, nemotron_h, falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and the RMS norm eps,
