@@ -26,14 +26,14 @@
 
 namespace {
 
-constexpr uint32_t GEMMA3N_N_ALTUP           = 4;    // altup_num_inputs of every released model
-constexpr uint32_t GEMMA3N_I_ALTUP_ACT       = 0;    // altup_active_idx
-constexpr uint32_t GEMMA3N_N_EMBD_ALTUP      = 256;  // hidden_size_per_layer_input
-constexpr uint32_t GEMMA3N_LAUREL_RANK       = 64;
-constexpr int32_t  GEMMA3N_N_LAYER_KV        = 20;  // layers with their own K/V
-constexpr int      GEMMA3N_N_LAYER_SPARSITY  = 10;  // layers with activation sparsity
-constexpr float    GEMMA3N_SPARSITY_STD_MUL  = 1.6448533535003662f;  // the normal's quantile at 0.95
-constexpr float    GEMMA3N_FINAL_LOGIT_CAP   = 30.0f;
+constexpr uint32_t GEMMA3N_N_ALTUP          = 4;    // altup_num_inputs of every released model
+constexpr uint32_t GEMMA3N_I_ALTUP_ACT      = 0;    // altup_active_idx
+constexpr uint32_t GEMMA3N_N_EMBD_ALTUP     = 256;  // hidden_size_per_layer_input
+constexpr uint32_t GEMMA3N_LAUREL_RANK      = 64;
+constexpr int32_t  GEMMA3N_N_LAYER_KV       = 20;                   // layers with their own K/V
+constexpr int      GEMMA3N_N_LAYER_SPARSITY = 10;                   // layers with activation sparsity
+constexpr float    GEMMA3N_SPARSITY_STD_MUL = 1.6448533535003662f;  // the normal's quantile at 0.95
+constexpr float    GEMMA3N_FINAL_LOGIT_CAP  = 30.0f;
 
 void gemma3n_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
@@ -73,16 +73,16 @@ struct gemma3n_graph {
     const int64_t       n_embd, n_tokens, n_altup, n_embd_altup, n_layer;
     const int           i_act;
 
-    explicit gemma3n_graph(llm_graph_context & graph) :
-        g(graph),
-        ctx0(graph.ctx0),
-        model(graph.model),
-        n_embd(graph.hparams.n_embd),
-        n_tokens(graph.n_tokens),
-        n_altup(graph.hparams.n_altup),
-        n_embd_altup(graph.hparams.n_embd_altup),
-        n_layer(graph.hparams.n_layer),
-        i_act((int) graph.hparams.i_altup_act) {}
+    explicit gemma3n_graph(llm_graph_context & graph)
+        : g(graph),
+          ctx0(graph.ctx0),
+          model(graph.model),
+          n_embd(graph.hparams.n_embd),
+          n_tokens(graph.n_tokens),
+          n_altup(graph.hparams.n_altup),
+          n_embd_altup(graph.hparams.n_embd_altup),
+          n_layer(graph.hparams.n_layer),
+          i_act((int) graph.hparams.i_altup_act) {}
 
     // copy i of x [ne0, ne1, n] as [ne0, ne1]
     ggml_tensor * slice(ggml_tensor * x, int64_t i) const {
@@ -103,8 +103,8 @@ struct gemma3n_graph {
     // (* sqrt(n_embd_altup)) plus the normed projection of the embeddings, both / sqrt(2).
     ggml_tensor * per_layer_inputs(ggml_tensor * embd, ggml_tensor * tokens) const {
         ggml_tensor * tok = ggml_get_rows(ctx0, model.per_layer_tok_embd, tokens);
-        tok               = ggml_scale(ctx0, ggml_reshape_3d(ctx0, tok, n_embd_altup, n_layer, n_tokens),
-                                       sqrtf((float) n_embd_altup));
+        tok =
+            ggml_scale(ctx0, ggml_reshape_3d(ctx0, tok, n_embd_altup, n_layer, n_tokens), sqrtf((float) n_embd_altup));
         g.cb(tok, "inp_per_layer_selected", -1);
         ggml_tensor * proj = ggml_mul_mat(ctx0, model.per_layer_model_proj, embd);
         proj               = ggml_scale(ctx0, proj, 1.0f / sqrtf((float) n_embd));
@@ -129,10 +129,11 @@ struct gemma3n_graph {
         ggml_tensor * mod   = router_modalities(slice(stack, i_act), il);
         ggml_tensor * coefs = g.build_lora_mm(model.layers[il].altup_predict_coef, mod);  // [n_altup^2, n_tokens]
         coefs               = ggml_reshape_3d(ctx0, coefs, n_altup, n_altup, n_tokens);
-        ggml_tensor * per_token = ggml_cont(ctx0, ggml_permute(ctx0, stack, 1, 2, 0, 3));  // [n_altup, n_embd, n_tokens]
-        ggml_tensor * pred      = ggml_mul_mat(ctx0, per_token, coefs);                    // [n_embd, n_altup, n_tokens]
-        pred                    = ggml_cont(ctx0, ggml_permute(ctx0, pred, 0, 2, 1, 3));
-        pred                    = ggml_add(ctx0, pred, stack);
+        ggml_tensor * per_token =
+            ggml_cont(ctx0, ggml_permute(ctx0, stack, 1, 2, 0, 3));  // [n_altup, n_embd, n_tokens]
+        ggml_tensor * pred = ggml_mul_mat(ctx0, per_token, coefs);   // [n_embd, n_altup, n_tokens]
+        pred               = ggml_cont(ctx0, ggml_permute(ctx0, pred, 0, 2, 1, 3));
+        pred               = ggml_add(ctx0, pred, stack);
         g.cb(pred, "predictions", il);
         return pred;
     }
@@ -143,8 +144,8 @@ struct gemma3n_graph {
         ggml_tensor * mod   = router_modalities(activated, il);
         ggml_tensor * innov = ggml_sub(ctx0, activated, slice(pred, i_act));  // [n_embd, n_tokens]
         ggml_tensor * coefs = g.build_lora_mm(model.layers[il].altup_correct_coef, mod);
-        coefs               = ggml_scale_bias(ctx0, coefs, 1.0f, 1.0f);       // [n_altup, n_tokens]
-        coefs = ggml_cont(ctx0, ggml_transpose(ctx0, coefs));                 // [n_tokens, n_altup]
+        coefs               = ggml_scale_bias(ctx0, coefs, 1.0f, 1.0f);      // [n_altup, n_tokens]
+        coefs               = ggml_cont(ctx0, ggml_transpose(ctx0, coefs));  // [n_tokens, n_altup]
         // innovation x coefficient of each copy, stacked as [n_embd, n_tokens, n_altup]
         ggml_tensor * moved = nullptr;
         for (int64_t a = 0; a < n_altup; a++) {
@@ -203,8 +204,8 @@ struct gemma3n_graph {
         } else {
             cur = g.build_attn(l.wo, nullptr, query(l, cur, inp_pos, il), nullptr, nullptr, hp.f_attention_scale, il);
         }
-        cur = g.build_norm(cur, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);
-        cur = ggml_add(ctx0, cur, act);
+        cur                       = g.build_norm(cur, l.attn_post_norm, nullptr, LLM_NORM_RMS, il);
+        cur                       = ggml_add(ctx0, cur, act);
         ggml_tensor * attn_laurel = ggml_scale(ctx0, ggml_add(ctx0, cur, laurel), 1.0f / sqrtf(2.0f));
         g.cb(attn_laurel, "attn_laurel", il);
 
@@ -251,7 +252,7 @@ struct gemma3n_graph {
             ggml_tensor * p = ggml_mul_mat(ctx0, slice(model.altup_proj, i), embd);
             extra           = extra ? ggml_concat(ctx0, extra, p, 2) : p;
         }
-        extra = match_magnitude(extra, embd);
+        extra               = match_magnitude(extra, embd);
         ggml_tensor * stack = ggml_concat(ctx0, embd, extra, 2);
         g.cb(stack, "inp_stacked", -1);
 

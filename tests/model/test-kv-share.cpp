@@ -2,9 +2,11 @@
 // earlier layer of their kind and have no cells of their own. On the gemma3n micro model (25 layers,
 // every 5th global): layers 20-23 read layer 18's cells, layer 24 layer 19's; the KV cache (full or
 // with a window cache) allocates 20 layers, the state image holds 20, a saved sequence restores to the
-// same logits; a file whose sharing layers would read a layer of the other kind is refused.
+// same logits; a file whose sharing layers would read a layer of the other kind is refused, and so is
+// a batch of embeddings (the per-layer inputs need token ids).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -100,8 +102,8 @@ TEST_F(KvShare, CacheHoldsOnlyTheOwnLayers) {
 TEST_F(KvShare, SequenceStateRestoresTheSameLogits) {
     model_ptr m = load();
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const int                nv = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
-    std::vector<llama_token> p  = prompt(40);  // past the 8-token window
+    const int                nv   = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    std::vector<llama_token> p    = prompt(40);  // past the 8-token window
     llama_token              next = 77;
 
     ctx_ptr a = make_ctx(m.get(), true);
@@ -137,4 +139,25 @@ TEST_F(KvShare, OtherKindSourceIsRefused) {
     llama_model_free(m);
     EXPECT_NE(std::string(llama_last_error()).find("shares the KV cache of layer"), std::string::npos)
         << llama_last_error();
+}
+
+TEST_F(KvShare, EmbeddingsInputIsRefused) {
+    model_ptr m = load();
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    ctx_ptr ctx = make_ctx(m.get(), true);
+    ASSERT_NE(ctx, nullptr);
+    // gemma3n's per-layer inputs are looked up by token id: a batch of embeddings is an error, not a crash
+    llama_batch b = llama_batch_init(1, llama_model_n_embd(m.get()), 1);
+    std::fill(b.embd, b.embd + llama_model_n_embd(m.get()), 0.5f);
+    b.n_tokens     = 1;
+    b.pos[0]       = 0;
+    b.n_seq_id[0]  = 1;
+    b.seq_id[0][0] = 0;
+    b.logits[0]    = 1;
+    EXPECT_LT(llama_decode(ctx.get(), b), 0);
+    EXPECT_NE(std::string(llama_last_error()).find("embeddings input"), std::string::npos) << llama_last_error();
+    llama_batch_free(b);
+    // the context still decodes tokens
+    llama_token t = 5;
+    EXPECT_EQ(llama_decode(ctx.get(), llama_batch_get_one(&t, 1)), 0) << llama_last_error();
 }
