@@ -38,14 +38,8 @@ constexpr float    GEMMA3N_FINAL_LOGIT_CAP  = 30.0f;
 void gemma3n_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa);
-    // one flag per layer (true = sliding window) as the converter writes it, or a period (default 5:
-    // layers 4, 9, ... global)
-    if (!ml.get_arr_flags(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hp.swa_layers, hp.n_layer)) {
-        uint32_t period = 5;
-        ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
-        hp.set_swa_pattern(period);
-    }
-    ml.get_key(LLM_KV_ROPE_FREQ_BASE_SWA, hp.rope_freq_base_train_swa, false);  // default: the global base
+    // one flag per layer as the converter writes them, or a period (default 5: layers 4, 9, ... global)
+    llm_gemma3_load_swa_hparams(ml, hp, 5);
     hp.n_altup               = GEMMA3N_N_ALTUP;
     hp.i_altup_act           = GEMMA3N_I_ALTUP_ACT;
     hp.n_embd_altup          = GEMMA3N_N_EMBD_ALTUP;
