@@ -164,6 +164,44 @@ constexpr llm_tensor_layout GEMMA3[] = {
     {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
 };
 
+// gemma3n: gemma3's block plus per-layer token embeddings projected from the hidden state, the AltUp
+// stack (router, prediction / correction coefficients: tiny matrices kept in F32) and LAuReL's low-rank
+// pair; every block has its q/k/v, also those that read an earlier layer's KV cache.
+constexpr llm_tensor_layout GEMMA3N[] = {
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_ALTUP_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}},
+    {LLM_TENSOR_ALTUP_UNEMBD_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}},
+    {LLM_TENSOR_PER_LAYER_TOKEN_EMBD, MAT, {LLM_DIM_ALTUP_ALL, VOC}},
+    {LLM_TENSOR_PER_LAYER_MODEL_PROJ, MAT, {E, LLM_DIM_ALTUP_ALL}},
+    {LLM_TENSOR_PER_LAYER_PROJ_NORM, NORM, {LLM_DIM_ALTUP}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_PER_LAYER_INP_GATE, MAT, {E, LLM_DIM_ALTUP}},
+    {LLM_TENSOR_PER_LAYER_PROJ, MAT, {LLM_DIM_ALTUP, E}},
+    {LLM_TENSOR_PER_LAYER_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_ALTUP_CORRECT_COEF, ROUTER, {LLM_DIM_N_ALTUP, LLM_DIM_N_ALTUP}},
+    {LLM_TENSOR_ALTUP_CORRECT_SCALE, PARAM, {E}},
+    {LLM_TENSOR_ALTUP_PREDICT_COEF, ROUTER, {LLM_DIM_N_ALTUP, LLM_DIM_N_ALTUP_SQ}},
+    {LLM_TENSOR_ALTUP_ROUTER, ROUTER, {E, LLM_DIM_N_ALTUP}},
+    {LLM_TENSOR_ALTUP_ROUTER_NORM, NORM, {E}},
+    {LLM_TENSOR_LAUREL_L, MAT, {E, LLM_DIM_LAUREL}},
+    {LLM_TENSOR_LAUREL_R, MAT, {LLM_DIM_LAUREL, E}},
+    {LLM_TENSOR_LAUREL_POST_NORM, NORM, {E}},
+};
+
 // granite: the llama tensors; some conversions carry the output and feed-forward biases.
 constexpr llm_tensor_layout GRANITE[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},

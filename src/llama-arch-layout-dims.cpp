@@ -92,6 +92,18 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_moe_latent > 0 ? n_moe_latent : n_embd;
         case LLM_DIM_MOE_LATENT:
             return n_moe_latent;
+        case LLM_DIM_ALTUP:
+            return n_embd_altup;
+        case LLM_DIM_ALTUP_ALL:
+            return n_embd_altup * n_layer;
+        case LLM_DIM_N_ALTUP:
+            return n_altup;
+        case LLM_DIM_N_ALTUP_M1:
+            return n_altup - 1;
+        case LLM_DIM_N_ALTUP_SQ:
+            return n_altup * n_altup;
+        case LLM_DIM_LAUREL:
+            return laurel_rank;
     }
     return 0;
 }

@@ -1,7 +1,6 @@
-// Tensor layout tables: Decoder transformers whose feed-forward is (mostly) experts: qwen3moe, gpt-oss, granitemoe, and the
-// latent-attention deepseek2 and glm4moe.
-// One table per architecture, in the order of its files' tensors; one row per line (clang-format
-// would pack them), so that a table reads as the list of a model's weights. Included only by
+// Tensor layout tables: Decoder transformers whose feed-forward is (mostly) experts: qwen3moe, gpt-oss, granitemoe, and
+// the latent-attention deepseek2 and glm4moe. One table per architecture, in the order of its files' tensors; one row
+// per line (clang-format would pack them), so that a table reads as the list of a model's weights. Included only by
 // llama-arch-layout.cpp, which lists every table in enum order.
 #pragma once
 

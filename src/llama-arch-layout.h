@@ -67,6 +67,14 @@ enum llm_dim : uint8_t {
     // latent width itself
     LLM_DIM_MOE_EMBD,
     LLM_DIM_MOE_LATENT,
+    // gemma3n: the per-layer input width (n_embd_altup) and all layers' together (x n_layer); the AltUp
+    // copies (n_altup), the extra ones (n_altup - 1), n_altup^2 prediction coefficients; LAuReL's rank
+    LLM_DIM_ALTUP,
+    LLM_DIM_ALTUP_ALL,
+    LLM_DIM_N_ALTUP,
+    LLM_DIM_N_ALTUP_M1,
+    LLM_DIM_N_ALTUP_SQ,
+    LLM_DIM_LAUREL,
 };
 
 // The values of the dimensions for one model.
@@ -100,6 +108,10 @@ struct llm_layout_dims {
     int64_t n_ff_up            = 0;  // 0: n_ff
     int64_t shortconv_l        = 0;
     int64_t n_moe_latent       = 0;  // moe_latent_size (0: the experts read n_embd wide)
+    int64_t n_layer            = 0;  // blocks (gemma3n's per-layer embeddings span all of them)
+    int64_t n_embd_altup       = 0;  // gemma3n
+    int64_t n_altup            = 0;
+    int64_t laurel_rank        = 0;
     // the blocks the decoder runs; the file's blocks from this one on are NextN blocks (0: none are)
     int64_t n_layer_main = 0;
 

@@ -45,6 +45,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_QWEN35, "qwen35"},
     {LLM_ARCH_QWEN35MOE, "qwen35moe"},
     {LLM_ARCH_NEMOTRON_H_MOE, "nemotron_h_moe"},
+    {LLM_ARCH_GEMMA3N, "gemma3n"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -267,6 +268,22 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_SSM_ALPHA, "blk.%d.ssm_alpha"},
     {LLM_TENSOR_FFN_LATENT_DOWN, "blk.%d.ffn_latent_down"},
     {LLM_TENSOR_FFN_LATENT_UP, "blk.%d.ffn_latent_up"},
+    {LLM_TENSOR_PER_LAYER_TOKEN_EMBD, "per_layer_token_embd"},
+    {LLM_TENSOR_PER_LAYER_MODEL_PROJ, "per_layer_model_proj"},
+    {LLM_TENSOR_PER_LAYER_PROJ_NORM, "per_layer_proj_norm"},
+    {LLM_TENSOR_ALTUP_PROJ, "altup_proj"},
+    {LLM_TENSOR_ALTUP_UNEMBD_PROJ, "altup_unembd_proj"},
+    {LLM_TENSOR_PER_LAYER_INP_GATE, "blk.%d.inp_gate"},
+    {LLM_TENSOR_PER_LAYER_PROJ, "blk.%d.proj"},
+    {LLM_TENSOR_PER_LAYER_POST_NORM, "blk.%d.post_norm"},
+    {LLM_TENSOR_ALTUP_CORRECT_COEF, "blk.%d.altup_correct_coef"},
+    {LLM_TENSOR_ALTUP_CORRECT_SCALE, "blk.%d.altup_correct_scale"},
+    {LLM_TENSOR_ALTUP_PREDICT_COEF, "blk.%d.altup_predict_coef"},
+    {LLM_TENSOR_ALTUP_ROUTER, "blk.%d.altup_router"},
+    {LLM_TENSOR_ALTUP_ROUTER_NORM, "blk.%d.altup_router_norm"},
+    {LLM_TENSOR_LAUREL_L, "blk.%d.laurel_l"},
+    {LLM_TENSOR_LAUREL_R, "blk.%d.laurel_r"},
+    {LLM_TENSOR_LAUREL_POST_NORM, "blk.%d.laurel_post_norm"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

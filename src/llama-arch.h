@@ -39,6 +39,7 @@ enum llm_arch {
     LLM_ARCH_QWEN35,
     LLM_ARCH_QWEN35MOE,
     LLM_ARCH_NEMOTRON_H_MOE,
+    LLM_ARCH_GEMMA3N,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -279,6 +280,27 @@ enum llm_tensor {
     // ffn_latent_down [embd, latent] and left through ffn_latent_up [latent, embd]
     LLM_TENSOR_FFN_LATENT_DOWN,
     LLM_TENSOR_FFN_LATENT_UP,
+    // gemma3n: per-layer token embeddings ([n_embd_altup x n_layer, vocab]) and their projection from
+    // the hidden state (per_layer_model_proj, per_layer_proj_norm); the AltUp stack's projections into
+    // and out of the n_altup - 1 extra copies ([embd, embd, n_altup - 1]); per block the per-layer input
+    // gate / projection / post norm, the AltUp router (+ norm), prediction and correction coefficients
+    // and correction scale, and LAuReL's low-rank pair and post norm
+    LLM_TENSOR_PER_LAYER_TOKEN_EMBD,
+    LLM_TENSOR_PER_LAYER_MODEL_PROJ,
+    LLM_TENSOR_PER_LAYER_PROJ_NORM,
+    LLM_TENSOR_ALTUP_PROJ,
+    LLM_TENSOR_ALTUP_UNEMBD_PROJ,
+    LLM_TENSOR_PER_LAYER_INP_GATE,
+    LLM_TENSOR_PER_LAYER_PROJ,
+    LLM_TENSOR_PER_LAYER_POST_NORM,
+    LLM_TENSOR_ALTUP_CORRECT_COEF,
+    LLM_TENSOR_ALTUP_CORRECT_SCALE,
+    LLM_TENSOR_ALTUP_PREDICT_COEF,
+    LLM_TENSOR_ALTUP_ROUTER,
+    LLM_TENSOR_ALTUP_ROUTER_NORM,
+    LLM_TENSOR_LAUREL_L,
+    LLM_TENSOR_LAUREL_R,
+    LLM_TENSOR_LAUREL_POST_NORM,
     LLM_TENSOR_COUNT,
 };
 

@@ -448,14 +448,19 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     // K (roped) then Q first, next to each other: on the CPU two independent light nodes share a
     // barrier, and so do the K and V stores after them (one barrier less per layer at decode than
     // rope K, store K, store V, rope Q, where Q's rope could land on V's freed input)
-    ggml_build_forward_expand(gf, k_cur);
-    ggml_build_forward_expand(gf, q_cur);
-    // store this ubatch's K and V: the attention below reads them back from the cache
     const bool     win    = in_window_cache(il);
     const uint32_t n_kv_l = n_kv_of(il);  // cells of the layer's cache
-    ggml_tensor *  k2d    = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
-    ggml_build_forward_expand(gf, kv->cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
-    ggml_build_forward_expand(gf, kv->cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
+    if (k_cur) {
+        ggml_build_forward_expand(gf, k_cur);
+    }
+    ggml_build_forward_expand(gf, q_cur);
+    // store this ubatch's K and V: the attention below reads them back from the cache. A KV-sharing
+    // layer (no k_cur / v_cur) reads the cells an earlier layer of the graph has written.
+    if (k_cur) {
+        ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
+        ggml_build_forward_expand(gf, kv->cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
+        ggml_build_forward_expand(gf, kv->cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
+    }
 
     ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                        // [d, n_tokens, n_head]
     ggml_tensor * k = ggml_permute(ctx0, kv->get_k(ctx0, il, n_kv_l), 0, 2, 1, 3);  // [d, n_kv, n_head_kv]

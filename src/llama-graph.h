@@ -174,7 +174,8 @@ struct llm_graph_context {
     ggml_tensor * build_ffn(ggml_tensor * cur, ggml_tensor * up, ggml_tensor * up_b, ggml_tensor * gate,
                             ggml_tensor * gate_b, ggml_tensor * down, ggml_tensor * down_b, llm_ffn_op op,
                             llm_ffn_gate gate_type, int il) const;
-    // Stores k_cur/v_cur in the cache and attends over it; then the output projection.
+    // Stores k_cur/v_cur in the cache and attends over it; then the output projection. k_cur = v_cur =
+    // nullptr: a KV-sharing layer (hparams.kv_layer) attends over its source layer's cells unchanged.
     //   q_cur [head_dim, n_head, n_tokens], k_cur [head_dim, n_head_kv, n_tokens], v_cur [n_embd_v_gqa, n_tokens]
     //   sinks [n_head] (gpt-oss): one extra logit per head that joins the softmax and is then dropped
     //   (attention may go "nowhere"); such layers take the plain path even with flash attention on.

@@ -82,6 +82,16 @@ struct llama_hparams {
     float    f_attn_temp_offset      = 0.0f;
     uint32_t n_attn_temp_floor_scale = 0;
 
+    // KV sharing (gemma3n): layers from n_layer_kv_from_start on keep no K/V of their own and attend
+    // over those of an earlier layer of the same kind (kv_layer); -1: every layer has its own
+    int32_t n_layer_kv_from_start = -1;
+    // gemma3n: AltUp's copies of the hidden state and the one that runs through the block, the width of
+    // the per-layer inputs, LAuReL's rank (0 elsewhere)
+    uint32_t n_altup      = 0;
+    uint32_t i_altup_act  = 0;
+    uint32_t n_embd_altup = 0;
+    uint32_t laurel_rank  = 0;
+
     // mixture of experts
     uint32_t n_ff_exp            = 0;      // expert feed-forward size (0 = n_ff)
     bool     expert_weights_norm = false;  // renormalise the selected experts' gate weights to sum 1
@@ -160,10 +170,22 @@ struct llama_hparams {
     // that also attends; never a feed-forward-only block. The one predicate the KV cache, its state
     // image and the tensor layout use (is_recurrent_layer is the recurrent memory's).
     bool has_kv(int il) const { return !is_ffn_only_layer(il) && (!is_recurrent_layer(il) || recurrent_layers_attend); }
+    // The layer whose K/V layer il attends over: il itself, or (KV sharing) the last layer before
+    // n_layer_kv_from_start of il's kind, as upstream picks it (n - 1 global, n - 2 sliding-window;
+    // the loader checks that those layers are of that kind).
+    int kv_layer(int il) const {
+        if (n_layer_kv_from_start < 0 || il < n_layer_kv_from_start) {
+            return il;
+        }
+        return n_layer_kv_from_start - (is_swa(il) ? 2 : 1);
+    }
+    // Whether layer il has cells of its own in the KV cache (an attention layer that reuses no other's):
+    // what the KV cache allocates and its state image holds.
+    bool     has_own_kv(int il) const { return has_kv(il) && kv_layer(il) == il; }
     uint32_t n_layer_kv() const {
         uint32_t n = 0;
         for (uint32_t il = 0; il < n_layer; il++) {
-            n += has_kv((int) il) ? 1 : 0;
+            n += has_own_kv((int) il) ? 1 : 0;
         }
         return n;
     }

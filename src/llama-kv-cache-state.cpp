@@ -133,7 +133,7 @@ void llama_kv_cache::state_write(llama_state_io::writer & w, llama_seq_id seq_id
     const size_t          k_row = ggml_row_size(type_k(), hp.n_embd_k_gqa());
     const size_t          v_row = ggml_row_size(type_v(), hp.n_embd_v_gqa());
     for (size_t il = 0; il < k_l.size(); il++) {
-        if (!hp.has_kv((int) il)) {
+        if (!hp.has_own_kv((int) il)) {
             continue;  // a recurrent-only or feed-forward-only layer: not in this section (docs/state.md)
         }
         const bool win = k_l[il] == nullptr;  // held by the window cache
@@ -260,7 +260,7 @@ void llama_kv_cache::state_apply(const llama_state_io::image & img, llama_seq_id
     }
     uint32_t sect = 0;  // the layer's place in the image: recurrent layers are not in it
     for (size_t il = 0; il < k_l.size(); il++) {
-        if (!model.hparams.has_kv((int) il)) {
+        if (!model.hparams.has_own_kv((int) il)) {
             continue;
         }
         const uint8_t * k_in = img.k_rows(sect);

@@ -86,9 +86,10 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
     try {
         std::map<ggml_backend_dev_t, bool> dev_ok;  // per device: can it hold this cache?
         for (int il = 0; il < n_layer; il++) {
-            if (!hp.has_kv(il)) {
+            if (!hp.has_own_kv(il)) {
                 // a recurrent layer of a hybrid model that does not attend (its state is in the
-                // recurrent memory) or a feed-forward-only block (nemotron_h)
+                // recurrent memory), a feed-forward-only block (nemotron_h) or a layer that attends
+                // over an earlier layer's K/V (gemma3n)
                 k_l.push_back(nullptr);
                 v_l.push_back(nullptr);
                 continue;
@@ -548,6 +549,7 @@ bool llama_kv_cache::prepare(const std::vector<llama_ubatch> & ubatches, std::ve
 // ---- graph helpers -----------------------------------------------------------------------------
 
 ggml_tensor * llama_kv_cache::get_k(ggml_context * c, int il, uint32_t n_kv) const {
+    il = model.hparams.kv_layer(il);  // a KV-sharing layer reads its source layer's cells
     if (swa && model.hparams.is_swa(il)) {
         return swa->get_k(c, il, n_kv);
     }
@@ -558,6 +560,7 @@ ggml_tensor * llama_kv_cache::get_k(ggml_context * c, int il, uint32_t n_kv) con
 }
 
 ggml_tensor * llama_kv_cache::get_v(ggml_context * c, int il, uint32_t n_kv) const {
+    il = model.hparams.kv_layer(il);  // a KV-sharing layer reads its source layer's cells
     if (swa && model.hparams.is_swa(il)) {
         return swa->get_v(c, il, n_kv);
     }

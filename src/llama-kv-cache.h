@@ -91,7 +91,8 @@ public:
     // ---- graph helpers (layer il's K/V, wherever it lives: here or in the window cache) ----
     ggml_tensor * k_layer(int il) const { return holder(il).k_l[il]; }
     ggml_tensor * v_layer(int il) const { return holder(il).v_l[il]; }
-    // K of the first n_kv cells as [head_dim, n_head_kv, n_kv].
+    // K of the first n_kv cells as [head_dim, n_head_kv, n_kv] (of layer hparams.kv_layer(il): a
+    // KV-sharing layer reads its source layer's; so does get_v).
     ggml_tensor * get_k(ggml_context * ctx, int il, uint32_t n_kv) const;
     // V as [n_kv, head_dim, n_head_kv] (transposed storage) or [head_dim, n_head_kv, n_kv].
     ggml_tensor * get_v(ggml_context * ctx, int il, uint32_t n_kv) const;

@@ -254,8 +254,13 @@ ggml_context * llama_model::weight_ctx(const llama_tensor_weight * w, llm_tensor
     ggml_backend_dev_t dev = dev_cpu;
     if (layer >= 0) {
         dev = layer_dev(layer);
-    } else if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM || t == LLM_TENSOR_OUTPUT_NORM_LFM2) {
-        dev = dev_output;
+    } else if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM || t == LLM_TENSOR_OUTPUT_NORM_LFM2 ||
+               t == LLM_TENSOR_ALTUP_UNEMBD_PROJ) {
+        dev = dev_output;  // gemma3n's altup_unembd_proj runs right before the output norm
+    } else if ((t == LLM_TENSOR_ALTUP_PROJ || t == LLM_TENSOR_PER_LAYER_MODEL_PROJ ||
+                t == LLM_TENSOR_PER_LAYER_PROJ_NORM) &&
+               hparams.n_layer > 0) {
+        dev = layer_dev(0);  // gemma3n: they turn the embeddings into the first layer's inputs
     }
     if (dev != dev_cpu && w && !weight_supported(dev, *w, t, suffix, (int) hparams.rope_type)) {
         LLAMA_LOG_DEBUG("%s: %s (%s) cannot be used by %s; kept on the CPU\n", __func__, w->name.c_str(),

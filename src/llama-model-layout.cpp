@@ -31,6 +31,16 @@ ggml_tensor ** model_field(llama_model & m, llm_tensor role, bool bias) {
             return bias ? &m.cls_out_b : &m.cls_out;
         case LLM_TENSOR_CLS_NORM:
             return bias ? nullptr : &m.cls_norm;
+        case LLM_TENSOR_PER_LAYER_TOKEN_EMBD:
+            return bias ? nullptr : &m.per_layer_tok_embd;
+        case LLM_TENSOR_PER_LAYER_MODEL_PROJ:
+            return bias ? nullptr : &m.per_layer_model_proj;
+        case LLM_TENSOR_PER_LAYER_PROJ_NORM:
+            return bias ? nullptr : &m.per_layer_proj_norm;
+        case LLM_TENSOR_ALTUP_PROJ:
+            return bias ? nullptr : &m.altup_proj;
+        case LLM_TENSOR_ALTUP_UNEMBD_PROJ:
+            return bias ? nullptr : &m.altup_unembd_proj;
         default:
             return nullptr;
     }
@@ -149,6 +159,28 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ffn_latent_down;
         case LLM_TENSOR_FFN_LATENT_UP:
             return bias ? nullptr : &L::ffn_latent_up;
+        case LLM_TENSOR_PER_LAYER_INP_GATE:
+            return bias ? nullptr : &L::per_layer_inp_gate;
+        case LLM_TENSOR_PER_LAYER_PROJ:
+            return bias ? nullptr : &L::per_layer_proj;
+        case LLM_TENSOR_PER_LAYER_POST_NORM:
+            return bias ? nullptr : &L::per_layer_post_norm;
+        case LLM_TENSOR_ALTUP_CORRECT_COEF:
+            return bias ? nullptr : &L::altup_correct_coef;
+        case LLM_TENSOR_ALTUP_CORRECT_SCALE:
+            return bias ? nullptr : &L::altup_correct_scale;
+        case LLM_TENSOR_ALTUP_PREDICT_COEF:
+            return bias ? nullptr : &L::altup_predict_coef;
+        case LLM_TENSOR_ALTUP_ROUTER:
+            return bias ? nullptr : &L::altup_router;
+        case LLM_TENSOR_ALTUP_ROUTER_NORM:
+            return bias ? nullptr : &L::altup_router_norm;
+        case LLM_TENSOR_LAUREL_L:
+            return bias ? nullptr : &L::laurel_l;
+        case LLM_TENSOR_LAUREL_R:
+            return bias ? nullptr : &L::laurel_r;
+        case LLM_TENSOR_LAUREL_POST_NORM:
+            return bias ? nullptr : &L::laurel_post_norm;
         default:
             return nullptr;
     }
@@ -254,6 +286,10 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.ssm_n_group  = hp.ssm_n_group;
     d.shortconv_l  = hp.n_shortconv_l_cache;
     d.n_moe_latent = hp.n_moe_latent;
+    d.n_layer      = hp.n_layer;
+    d.n_embd_altup = hp.n_embd_altup;
+    d.n_altup      = hp.n_altup;
+    d.laurel_rank  = hp.laurel_rank;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;

@@ -74,6 +74,20 @@ struct llama_layer {
     // nemotron_h_moe (Nemotron 3 Super): into and out of the experts' latent space, [embd, latent] / [latent, embd]
     ggml_tensor * ffn_latent_down = nullptr;
     ggml_tensor * ffn_latent_up   = nullptr;
+    // gemma3n: the per-layer input's gate [embd, altup], projection [altup, embd] and post norm; AltUp's
+    // router [embd, n_altup] (+ norm), prediction [n_altup, n_altup^2] and correction [n_altup, n_altup]
+    // coefficients, correction scale [embd]; LAuReL's pair [embd, rank] / [rank, embd] and post norm
+    ggml_tensor * per_layer_inp_gate  = nullptr;
+    ggml_tensor * per_layer_proj      = nullptr;
+    ggml_tensor * per_layer_post_norm = nullptr;
+    ggml_tensor * altup_router        = nullptr;
+    ggml_tensor * altup_router_norm   = nullptr;
+    ggml_tensor * altup_predict_coef  = nullptr;
+    ggml_tensor * altup_correct_coef  = nullptr;
+    ggml_tensor * altup_correct_scale = nullptr;
+    ggml_tensor * laurel_l            = nullptr;
+    ggml_tensor * laurel_r            = nullptr;
+    ggml_tensor * laurel_post_norm    = nullptr;
 
     // multi-head latent attention (deepseek2)
     ggml_tensor * wq_a           = nullptr;  // [n_embd, q_lora_rank]
@@ -175,15 +189,23 @@ struct llama_model {
     ggml_tensor * output        = nullptr;  // == tok_embd when the embeddings are tied
     ggml_tensor * output_b      = nullptr;
     // encoders (BERT): input embeddings and the classifier head of rerankers (pooling RANK)
-    ggml_tensor *            type_embd  = nullptr;  // (n_token_types, embd); type 0 is added to every token
-    ggml_tensor *            pos_embd   = nullptr;  // (n_ctx_train, embd) absolute positions
-    ggml_tensor *            tok_norm   = nullptr;
-    ggml_tensor *            tok_norm_b = nullptr;
-    ggml_tensor *            cls        = nullptr;  // (embd, embd) dense + tanh; jina-bert-v2: (embd, 1) scores
-    ggml_tensor *            cls_b      = nullptr;
-    ggml_tensor *            cls_out    = nullptr;  // (embd, n_cls_out) scores
-    ggml_tensor *            cls_out_b  = nullptr;
-    ggml_tensor *            cls_norm   = nullptr;  // modern-bert: layer norm after the dense layer
+    ggml_tensor * type_embd  = nullptr;  // (n_token_types, embd); type 0 is added to every token
+    ggml_tensor * pos_embd   = nullptr;  // (n_ctx_train, embd) absolute positions
+    ggml_tensor * tok_norm   = nullptr;
+    ggml_tensor * tok_norm_b = nullptr;
+    ggml_tensor * cls        = nullptr;  // (embd, embd) dense + tanh; jina-bert-v2: (embd, 1) scores
+    ggml_tensor * cls_b      = nullptr;
+    ggml_tensor * cls_out    = nullptr;  // (embd, n_cls_out) scores
+    ggml_tensor * cls_out_b  = nullptr;
+    ggml_tensor * cls_norm   = nullptr;  // modern-bert: layer norm after the dense layer
+    // gemma3n: per-layer token embeddings (n_embd_altup x n_layer, vocab), their projection from the
+    // hidden state (embd, n_embd_altup x n_layer) and its norm (n_embd_altup); the AltUp projections
+    // into / out of the extra copies (embd, embd, n_altup - 1)
+    ggml_tensor *            per_layer_tok_embd   = nullptr;
+    ggml_tensor *            per_layer_model_proj = nullptr;
+    ggml_tensor *            per_layer_proj_norm  = nullptr;
+    ggml_tensor *            altup_proj           = nullptr;
+    ggml_tensor *            altup_unembd_proj    = nullptr;
     std::vector<llama_layer> layers;
     // Per-tensor scales of block matrices ("<name>.scale": FP8 / NVFP4 second-level scales, [1], or
     // [n_expert] for stacked experts): the product with the weight is multiplied by them.

@@ -33,11 +33,13 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     e.kind                    = kind;
     e.kv_size                 = kv ? kv->size() : ctx.recurrent()->n_slots();
     e.n_seq_max               = ctx.cparams.n_seq_max;
+    if (kv) {
+        e.n_layer_kv = hp.n_layer_kv();  // the layers with cells of their own (not gemma3n's KV-sharing ones)
+    }
     if (kv && ctx.recurrent()) {
         // a hybrid model: the attention layers in the KV section, then the recurrent layers' states
         // (falcon-h1's layers are in both)
         const uint32_t n_recr = hp.n_layer_recurrent();
-        e.n_layer_kv          = hp.n_layer_kv();
         e.rs_n_layer          = n_recr;
         e.rs_size             = ctx.recurrent()->n_slots();
         e.rs_k_row            = (size_t) hp.n_embd_r() * sizeof(float);

@@ -48,6 +48,9 @@ inline const arch_meta & meta_of(const std::string & arch) {
         // every 6th layer global (the default pattern), the others local with their own rope base
         {"gemma3", 1e-6f, false, true, false, 512, 0, 0, 10000.0f, false, true},
         {"qwen3moe", 1e-5f, false, false, false, 0, 0, 0, 0, true},
+        // gemma3's keys with the final soft-cap the released models carry (upstream caps at 30 whatever
+        // the file says); the layers' kinds as one flag per layer (--swa-layers; default period 5)
+        {"gemma3n", 1e-6f, false, true, false, 512, 0, 30.0f, 10000.0f, false, true},
         // even layers local (the default pattern); the released models use 128
         {"gpt-oss", 1e-5f, false, true, false, 128, 0, 0, 0, true, true, true},
         // the multipliers of granite-3.0-2b / granite-3.0-1b-a400m
@@ -236,6 +239,14 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         p.head_dim = 32, p.rope_base = 1e6f;
     } else if (arch == "gemma3") {
         p.n_layer = 12, p.n_swa = 8, p.head_dim = 16, p.rope_base = 1e6f;
+    } else if (arch == "gemma3n") {
+        // 25 layers, every 5th global (the converter's flags): layers 20-24 share the KV cache of layer 18
+        // (sliding window) or 19 (global, layer 24), layers 0-9 have activation sparsity; 8-token windows
+        p.n_layer = 25, p.n_swa = 8, p.head_dim = 16, p.n_ff = 128, p.rope_base = 1e6f;
+        p.swa_flags.clear();
+        for (int64_t il = 0; il < p.n_layer; il++) {
+            p.swa_flags.push_back(il % 5 != 4);
+        }
     } else if (arch == "qwen3moe") {
         p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 64, p.head_dim = 32, p.rope_base = 1e6f;
     } else if (arch == "granitemoe") {

@@ -38,6 +38,11 @@ struct params {
     // gemma3, gpt-oss: non-empty writes attention.sliding_window_pattern as one flag per layer
     // (true = sliding window) instead of the architecture's default period
     std::vector<bool> swa_flags;
+    // gemma3n's shape constants: the per-layer input width, AltUp's copies, LAuReL's rank (upstream
+    // fixes them rather than reading keys, so they are the released models' values)
+    int64_t n_embd_altup = 256;
+    int64_t n_altup      = 4;
+    int64_t laurel_rank  = 64;
     // mixture of experts (llama, qwen3moe): n_expert > 0 writes a router and stacked experts
     int64_t n_expert      = 0;
     int64_t n_expert_used = 0;  // 0: 2 (or n_expert if fewer)

@@ -210,6 +210,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_layer_main       = p.n_nextn > 0 ? p.n_layer - p.n_nextn : 0;
     d.exps_gate_up_fused = p.exps_gate_up_fused;
     d.n_moe_latent       = p.n_moe_latent;
+    d.n_layer            = p.n_layer;
+    d.n_embd_altup       = p.n_embd_altup;
+    d.n_altup            = p.n_altup;
+    d.laurel_rank        = p.laurel_rank;
     if (delta_net_layout(*ai->layout)) {
         d.ssm_d_inner = d.ssm_n_head * p.ssm_d_state;  // delta-net v heads are state_size wide
     }

@@ -16,17 +16,21 @@ static const llm_decoder_desc gemma3_desc = [] {
     return d;
 }();
 
+void llm_gemma3_load_swa_hparams(llama_model_loader & ml, llama_hparams & hp, uint32_t default_period) {
+    // a period, or one flag per layer (true = sliding window), as upstream reads the key
+    if (!ml.get_arr_flags(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hp.swa_layers, hp.n_layer)) {
+        uint32_t period = default_period;
+        ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
+        hp.set_swa_pattern(period);
+    }
+    hp.rope_freq_base_train_swa = 10000.0f;  // the released models' local base (upstream's default)
+    ml.get_key(LLM_KV_ROPE_FREQ_BASE_SWA, hp.rope_freq_base_train_swa, false);
+}
+
 static void gemma3_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     if (ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa, false) && hp.n_swa > 0) {
-        // a period, or one flag per layer (true = sliding window), as upstream reads the key
-        if (!ml.get_arr_flags(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, hp.swa_layers, hp.n_layer)) {
-            uint32_t period = 6;
-            ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW_PATTERN, period, false);
-            hp.set_swa_pattern(period);
-        }
-        hp.rope_freq_base_train_swa = 10000.0f;  // the released models' local base
-        ml.get_key(LLM_KV_ROPE_FREQ_BASE_SWA, hp.rope_freq_base_train_swa, false);
+        llm_gemma3_load_swa_hparams(ml, hp, 6);
     }
     hp.f_final_logit_softcapping = 0.0f;
     ml.get_key(LLM_KV_FINAL_LOGIT_SOFTCAPPING, hp.f_final_logit_softcapping, false);

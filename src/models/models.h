@@ -37,6 +37,11 @@ extern const llm_arch_ops llm_ops_qwen3next;
 extern const llm_arch_ops llm_ops_qwen35;
 extern const llm_arch_ops llm_ops_qwen35moe;
 extern const llm_arch_ops llm_ops_nemotron_h_moe;
+extern const llm_arch_ops llm_ops_gemma3n;
+
+// The local/global layers of gemma3 and gemma3n (gemma3.cpp): attention.sliding_window_pattern as one flag
+// per layer or a period (default_period when absent), and the local layers' rope base (10000 when absent).
+void llm_gemma3_load_swa_hparams(llama_model_loader & ml, llama_hparams & hp, uint32_t default_period);
 
 // The Mamba-2 pieces the hybrids share (mamba2.cpp; used by granitehybrid, nemotron_h, falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and the RMS norm eps,

@@ -161,6 +161,13 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             variants.push_back(base);
             variants.back().exps_gate_up_fused = true;
         }
+        if (ai.arch == LLM_ARCH_GEMMA3N) {
+            // the micro shape (25 layers): the KV-sharing layers 20-24 still have their q/k/v weights
+            synth::params micro;
+            ASSERT_TRUE(synth::apply_micro_model(ai.name, micro));
+            micro.n_vocab = 320, micro.n_ctx = 64, micro.n_threads = 2;
+            variants.push_back(micro);
+        }
         if (ai.layout->has(LLM_TL_SHEXP)) {
             variants.push_back(base);
             variants.back().n_expert   = 4;

@@ -1,6 +1,7 @@
 // The window-sized cache of the sliding-window layers (cparams.swa_full = false, upstream's
-// swa_full = false): on the gemma3 and gpt-oss micro models (8-token windows) a long run far past
-// the window, with ubatches smaller than the prompt, gives the same logits as the full cache (within
+// swa_full = false): on the gemma3, gpt-oss and gemma3n (KV-sharing layers) micro models (8-token
+// windows) a long run far past the window, with ubatches smaller than the prompt, gives the same
+// logits as the full cache (within
 // float tolerance: cells sit in other places, so sums run in another order) with plain and flash
 // attention, also for two interleaved sequences and after a context shift (seq_rm + seq_add); the
 // cache is smaller; and a saved state restores into a window cache and into a full one.
@@ -96,6 +97,10 @@ protected:
             data_path(std::string("models/synthetic/") + GetParam() + "-micro-f16.gguf").c_str(),
             llama_model_default_params()));
     }
+    // how far the window cache's logits may move from the full cache's (cells elsewhere, sums in another
+    // order): gemma3n's 25 random layers amplify that rounding to 3e-3..4e-3 (a wrong cell read moves
+    // them by O(1))
+    double tol() const { return std::string(GetParam()) == "gemma3n" ? 1e-2 : 1e-3; }
 };
 
 }  // namespace
@@ -121,7 +126,7 @@ TEST_P(SwaCache, LongRunMatchesFullCache) {
         feed(win.get(), {0}, 0, 100, true, b);
         feed(full.get(), {0}, 100, 500, false, a);
         feed(win.get(), {0}, 100, 500, false, b);
-        EXPECT_LT(worst_rel(a, b, nv), 1e-3);
+        EXPECT_LT(worst_rel(a, b, nv), tol());
         EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(win.get()), 0), 499);
         // the window cache only holds the recent positions; the oldest all layers keep is reported
         EXPECT_EQ(llama_memory_seq_pos_min(llama_get_memory(full.get()), 0), 0);
@@ -131,7 +136,7 @@ TEST_P(SwaCache, LongRunMatchesFullCache) {
         a.clear(), b.clear();
         feed(full.get(), {0}, 500, 600, true, a);
         feed(win.get(), {0}, 500, 600, true, b);
-        EXPECT_LT(worst_rel(a, b, nv), 1e-3);
+        EXPECT_LT(worst_rel(a, b, nv), tol());
     }
 }
 
@@ -147,7 +152,7 @@ TEST_P(SwaCache, TwoSequencesAndContextShift) {
     feed(win.get(), {0, 1}, 0, 60, true, b);
     feed(full.get(), {0, 1}, 60, 300, false, a);
     feed(win.get(), {0, 1}, 60, 300, false, b);
-    EXPECT_LT(worst_rel(a, b, nv), 1e-3);
+    EXPECT_LT(worst_rel(a, b, nv), tol());
 
     // sequence 1 runs on alone, wrapping the 256-cell window cache: sequence 0's last window must
     // survive (its cells are reused only once sequence 0 itself has moved past them)
@@ -156,7 +161,7 @@ TEST_P(SwaCache, TwoSequencesAndContextShift) {
     feed(win.get(), {1}, 300, 700, false, b);
     feed(full.get(), {0}, 300, 310, false, a);
     feed(win.get(), {0}, 300, 310, false, b);
-    EXPECT_LT(worst_rel(a, b, nv), 1e-3);
+    EXPECT_LT(worst_rel(a, b, nv), tol());
 
     // context shift of sequence 0: drop [20, 120), move the rest back by 100 (K is re-rotated)
     for (llama_context * c : {full.get(), win.get()}) {
@@ -166,7 +171,7 @@ TEST_P(SwaCache, TwoSequencesAndContextShift) {
     a.clear(), b.clear();
     feed(full.get(), {0}, 310, 340, false, a, -100);
     feed(win.get(), {0}, 310, 340, false, b, -100);
-    EXPECT_LT(worst_rel(a, b, nv), 1e-3);
+    EXPECT_LT(worst_rel(a, b, nv), tol());
 }
 
 TEST_P(SwaCache, StateRestoresIntoWindowAndFullCaches) {
@@ -205,7 +210,7 @@ TEST_P(SwaCache, StateRestoresIntoWindowAndFullCaches) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Synthetic, SwaCache, ::testing::Values("gemma3", "gpt-oss"),
+INSTANTIATE_TEST_SUITE_P(Synthetic, SwaCache, ::testing::Values("gemma3", "gpt-oss", "gemma3n"),
                          [](const ::testing::TestParamInfo<const char *> & info) {
                              return std::string(info.param) == "gpt-oss" ? std::string("gpt_oss")
                                                                          : std::string(info.param);

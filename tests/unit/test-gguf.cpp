@@ -678,6 +678,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/gemma-micro-f16.gguf", 21, 20, 725024},
     {"models/synthetic/gemma2-micro-f16.gguf", 24, 288, 741216},
     {"models/synthetic/gemma3-micro-f16.gguf", 25, 158, 733344},
+    {"models/synthetic/gemma3n-micro-f16.gguf", 26, 607, 49824},
     {"models/synthetic/glm4-micro-f16.gguf", 24, 29, 725600},
     {"models/synthetic/glm4moe-micro-f16.gguf", 33, 78, 729088},
     {"models/synthetic/gpt-oss-micro-f16.gguf", 27, 41, 726592},

@@ -1,7 +1,7 @@
 // vk-ops-ssm.cpp — the recurrent-layer ops SSM_CONV, SSM_SCAN, GATED_DELTA_NET (shaders/ssm_conv.comp,
-// ssm_scan.comp, gated_delta_net.comp): support checks and encoders. Every shape the CPU accepts runs here: F32 data, any
-// d_state / head_dim / n_group, several sequences with per-sequence state rows (ids), Mamba-1's
-// per-state A, both gate forms of the delta rule and the K snapshot slots.
+// ssm_scan.comp, gated_delta_net.comp): support checks and encoders. Every shape the CPU accepts runs here: F32 data,
+// any d_state / head_dim / n_group, several sequences with per-sequence state rows (ids), Mamba-1's per-state A, both
+// gate forms of the delta rule and the K snapshot slots.
 #include "vk-ops-util.h"
 
 #include <cmath>

@@ -98,7 +98,6 @@ bool grid_of(vk_device * dev, ggml_type t, const ggml_tensor ** g) {
 
 // ---- dispatch helpers --------------------------------------------------------------------------
 
-
 bool bind(const vk_device * dev, const ggml_tensor * t, bound * out) {
     vk_buffer * b   = nullptr;
     size_t      off = 0;
@@ -115,12 +114,10 @@ bool bind(const vk_device * dev, const ggml_tensor * t, bound * out) {
     return true;
 }
 
-
 // Binds sources 0..2 to bindings 0..2, dst to 3, sources 3..n_srcs-1 to 4.. (NULL or absent sources -> dst), pushes
 // constants and dispatches gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
 bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const * srcs,
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
-              uint32_t n_srcs) {
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t n_srcs) {
     if (pc.n > VK_PUSH_WORDS) {
         GGML_LOG_ERROR("ggml-vulkan: %s: %u push-constant words exceed %u\n", ggml_op_name(dst->op), pc.n,
                        VK_PUSH_WORDS);
@@ -158,8 +155,7 @@ bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_
 
 // The same with the shader variant by name (no specialization constants).
 bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const * srcs,
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
-              uint32_t n_srcs) {
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t n_srcs) {
     VkPipeline pipe = ggml_vk_get_pipeline(dev, shader);
     return pipe && dispatch(dev, cmd, pipe, srcs, dst, pc, gx, gy, gz, n_srcs);
 }
@@ -195,7 +191,6 @@ const char * tname(ggml_type t) {
             return "?";
     }
 }
-
 
 bool unit_ok(const bound & b, size_t unit) {
     return b.rem % unit == 0;

@@ -83,18 +83,16 @@ bool bind(const vk_device * dev, const ggml_tensor * t, bound * out);
 // Binds sources 0..2 to bindings 0..2, dst to 3, sources 3..n_srcs-1 to 4.. (NULL or absent sources -> dst), pushes
 // constants and dispatches gx*gy*gz workgroups of pipe, then a barrier so the next node sees the writes.
 bool dispatch(vk_device * dev, VkCommandBuffer cmd, VkPipeline pipe, const ggml_tensor * const * srcs,
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
-              uint32_t n_srcs = 4);
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t n_srcs = 4);
 // The same with the shader variant by name (no specialization constants).
 bool dispatch(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const * srcs,
-              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz,
-              uint32_t n_srcs = 4);
+              const ggml_tensor * dst, const pc_words & pc, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t n_srcs = 4);
 // The 2-D grid for n_groups workgroups (shaders rebuild the flat index; see common.glsl).
-void grid(uint64_t n_groups, uint32_t * gx, uint32_t * gy);
-bool dispatch_flat(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
-                   const ggml_tensor * dst, const pc_words & pc, uint64_t n_threads, uint32_t wg = 256);
+void         grid(uint64_t n_groups, uint32_t * gx, uint32_t * gy);
+bool         dispatch_flat(vk_device * dev, VkCommandBuffer cmd, const char * shader, const ggml_tensor * const srcs[4],
+                           const ggml_tensor * dst, const pc_words & pc, uint64_t n_threads, uint32_t wg = 256);
 const char * tname(ggml_type t);
-bool unit_ok(const bound & b, size_t unit);
+bool         unit_ok(const bound & b, size_t unit);
 // Offsets of every bound tensor must be whole units; checked once per node.
 bool offsets_ok(const enc & e, const ggml_tensor * t, size_t unit, bound * b);
 
