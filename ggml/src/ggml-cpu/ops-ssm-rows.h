@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 struct ggml_cpu_ssm_rows {
     // sum_i a[i] * b[i]
@@ -18,6 +19,14 @@ struct ggml_cpu_ssm_rows {
     float (*axpy_dot)(float * r, float a, const float * k, const float * q, int64_t n);
     // st[i] = st[i] * dA + b[i] * xdt, then sum_i st[i] * c[i] (Mamba-2 scan of one state row, in place)
     float (*scan)(float * st, float dA, const float * b, float xdt, const float * c, int64_t n);
+    // out[m] = r_m . x and out[4 + m] = r_m . y for the four rows r_m = r + m * rs (the chunked gated delta
+    // net's small matmuls: four rows share each load of x and y)
+    void (*dot4x2)(const float * r, int64_t rs, const float * x, const float * y, int64_t n, float * out);
+    // acc[i] += sum_{s < m} c[s] * x[s * xs + i] (a row plus a combination of m rows, kept in registers)
+    void (*axpys)(float * acc, const float * c, const float * x, int64_t xs, int64_t m, int64_t n);
+    // the same for two rows and two coefficient sets over the same m rows (each load of x feeds both)
+    void (*axpys2)(float * acc, float * acc2, const float * c, const float * c2, const float * x, int64_t xs, int64_t m,
+                   int64_t n);
 };
 
 const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_base();  // ops-ssm.cpp
@@ -68,7 +77,144 @@ float row_scan(float * __restrict st, float dA, const float * __restrict b, floa
 
 #    undef SSM_ROW_LOOP
 
-constexpr ggml_cpu_ssm_rows k_ssm_rows = {row_dot, row_scale_dot, row_decay_dot, row_axpy_dot, row_scan};
+// The chunked gated delta net's kernels keep their sums in registers across many rows, which the
+// compilers do not find from plain loops (they spill the lane arrays): with GCC and Clang they are written
+// over 8-float vectors (one YMM register in the AVX2 build, two XMM in the SSE2 baseline); other compilers
+// take the plain loops.
+#    if defined(__GNUC__) || defined(__clang__)
+#        if !defined(__clang__)
+// the helpers below pass vectors by value: inlined, file-local, so no ABI is crossed
+#            pragma GCC diagnostic ignored "-Wpsabi"
+#        endif
+typedef float ssm_v8 __attribute__((vector_size(32)));
+
+inline ssm_v8 v8_load(const float * p) {
+    ssm_v8 v;
+    std::memcpy(&v, p, sizeof(v));  // an unaligned load
+    return v;
+}
+inline void v8_store(float * p, ssm_v8 v) {
+    std::memcpy(p, &v, sizeof(v));
+}
+inline float v8_sum(ssm_v8 v) {
+    float s = 0.0f;
+    for (int l = 0; l < 8; ++l)
+        s += v[l];
+    return s;
+}
+#        define SSM_V8 1
+#    endif
+
+void row_dot4x2(const float * __restrict r, int64_t rs, const float * __restrict x, const float * __restrict y,
+                int64_t n, float * __restrict out) {
+    int64_t i     = 0;
+    float   sx[4] = {0}, sy[4] = {0};
+#    ifdef SSM_V8
+    ssm_v8 px[4] = {}, py[4] = {};
+    for (; i + 8 <= n; i += 8) {
+        const ssm_v8 xv = v8_load(x + i), yv = v8_load(y + i);
+        for (int m = 0; m < 4; ++m) {
+            const ssm_v8 a = v8_load(r + m * rs + i);
+            px[m] += a * xv;
+            py[m] += a * yv;
+        }
+    }
+    for (int m = 0; m < 4; ++m) {
+        sx[m] = v8_sum(px[m]);
+        sy[m] = v8_sum(py[m]);
+    }
+#    endif
+    for (; i < n; ++i)
+        for (int m = 0; m < 4; ++m) {
+            sx[m] += r[m * rs + i] * x[i];
+            sy[m] += r[m * rs + i] * y[i];
+        }
+    for (int m = 0; m < 4; ++m) {
+        out[m]     = sx[m];
+        out[4 + m] = sy[m];
+    }
+}
+
+void row_axpys(float * __restrict acc, const float * __restrict c, const float * __restrict x, int64_t xs, int64_t m,
+               int64_t n) {
+    int64_t i = 0;
+#    ifdef SSM_V8
+    for (; i + 32 <= n; i += 32) {  // 32 lanes of acc in four registers; one broadcast of c[s] feeds four FMAs
+        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + 8), a2 = v8_load(acc + i + 16), a3 = v8_load(acc + i + 24);
+        for (int64_t s = 0; s < m; ++s) {
+            const float * xr = x + s * xs + i;
+            const float   cs = c[s];
+            a0 += cs * v8_load(xr);
+            a1 += cs * v8_load(xr + 8);
+            a2 += cs * v8_load(xr + 16);
+            a3 += cs * v8_load(xr + 24);
+        }
+        v8_store(acc + i, a0);
+        v8_store(acc + i + 8, a1);
+        v8_store(acc + i + 16, a2);
+        v8_store(acc + i + 24, a3);
+    }
+    for (; i + 8 <= n; i += 8) {
+        ssm_v8 a0 = v8_load(acc + i);
+        for (int64_t s = 0; s < m; ++s)
+            a0 += c[s] * v8_load(x + s * xs + i);
+        v8_store(acc + i, a0);
+    }
+#    endif
+    for (; i < n; ++i) {
+        float a = acc[i];
+        for (int64_t s = 0; s < m; ++s)
+            a += c[s] * x[s * xs + i];
+        acc[i] = a;
+    }
+}
+
+void row_axpys2(float * __restrict acc, float * __restrict acc2, const float * __restrict c,
+                const float * __restrict c2, const float * __restrict x, int64_t xs, int64_t m, int64_t n) {
+    int64_t i = 0;
+#    ifdef SSM_V8
+    for (; i + 32 <= n; i += 32) {  // eight sums in registers; four loads of x feed eight FMAs
+        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + 8), a2 = v8_load(acc + i + 16), a3 = v8_load(acc + i + 24);
+        ssm_v8 b0 = v8_load(acc2 + i), b1 = v8_load(acc2 + i + 8), b2 = v8_load(acc2 + i + 16),
+               b3 = v8_load(acc2 + i + 24);
+        for (int64_t s = 0; s < m; ++s) {
+            const float * xr = x + s * xs + i;
+            const ssm_v8  x0 = v8_load(xr), x1 = v8_load(xr + 8), x2 = v8_load(xr + 16), x3 = v8_load(xr + 24);
+            const float   cs = c[s], ds = c2[s];
+            a0 += cs * x0;
+            a1 += cs * x1;
+            a2 += cs * x2;
+            a3 += cs * x3;
+            b0 += ds * x0;
+            b1 += ds * x1;
+            b2 += ds * x2;
+            b3 += ds * x3;
+        }
+        v8_store(acc + i, a0);
+        v8_store(acc + i + 8, a1);
+        v8_store(acc + i + 16, a2);
+        v8_store(acc + i + 24, a3);
+        v8_store(acc2 + i, b0);
+        v8_store(acc2 + i + 8, b1);
+        v8_store(acc2 + i + 16, b2);
+        v8_store(acc2 + i + 24, b3);
+    }
+#    endif
+    for (; i < n; ++i) {
+        float a = acc[i], b = acc2[i];
+        for (int64_t s = 0; s < m; ++s) {
+            a += c[s] * x[s * xs + i];
+            b += c2[s] * x[s * xs + i];
+        }
+        acc[i]  = a;
+        acc2[i] = b;
+    }
+}
+
+#    undef SSM_V8
+
+constexpr ggml_cpu_ssm_rows k_ssm_rows = {row_dot,  row_scale_dot, row_decay_dot, row_axpy_dot,
+                                          row_scan, row_dot4x2,    row_axpys,     row_axpys2};
 
 }  // namespace
 #endif
