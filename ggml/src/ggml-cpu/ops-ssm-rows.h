@@ -1,8 +1,9 @@
 // The inner row loops of the recurrent ops (ops-ssm.cpp), written once and compiled per instruction
 // set: ops-ssm.cpp builds them for the baseline (the scalar oracle: SSE2 on x86-64, NEON on arm64),
-// ops-ssm.avx2.cpp with AVX2 + FMA. The sums run over 16 float lanes, which the compiler maps onto
-// vector registers without -ffast-math; the AVX2 build contracts products and sums into FMAs, so its
-// results agree with the oracle to rounding, not bit for bit (test-backend-ops runs both levels).
+// ops-ssm.avx2.cpp with AVX2 + FMA, ops-ssm.avx512.cpp with AVX-512. The sums run over 16 float lanes,
+// which the compiler maps onto vector registers without -ffast-math; the SIMD builds contract products
+// and sums into FMAs, so their results agree with the oracle to rounding, not bit for bit
+// (test-backend-ops runs every level).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +30,9 @@ struct ggml_cpu_ssm_rows {
                    int64_t n);
 };
 
-const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_base();  // ops-ssm.cpp
-const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_avx2();  // ops-ssm.avx2.cpp (x86-64 builds)
+const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_base();    // ops-ssm.cpp
+const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_avx2();    // ops-ssm.avx2.cpp (x86-64 builds)
+const ggml_cpu_ssm_rows * ggml_cpu_ssm_rows_avx512();  // ops-ssm.avx512.cpp (x86-64 builds)
 
 // The definitions, for the two files above only.
 #ifdef GGML_CPU_SSM_ROWS_DEFINE
@@ -79,14 +81,14 @@ float row_scan(float * __restrict st, float dA, const float * __restrict b, floa
 
 // The chunked gated delta net's kernels keep their sums in registers across many rows, which the
 // compilers do not find from plain loops (they spill the lane arrays): with GCC and Clang they are written
-// over 8-float vectors (one YMM register in the AVX2 build, two XMM in the SSE2 baseline); other compilers
-// take the plain loops.
+// over vectors of SSM_VEC floats, one register of the build's instruction set (4 unless the including
+// file says otherwise: SSE2 / NEON; 8 in the AVX2 build, 16 in the AVX-512 one); other compilers take the
+// plain loops.
+#    ifndef SSM_VEC
+#        define SSM_VEC 4
+#    endif
 #    if defined(__GNUC__) || defined(__clang__)
-#        if !defined(__clang__)
-// the helpers below pass vectors by value: inlined, file-local, so no ABI is crossed
-#            pragma GCC diagnostic ignored "-Wpsabi"
-#        endif
-typedef float ssm_v8 __attribute__((vector_size(32)));
+typedef float ssm_v8 __attribute__((vector_size(SSM_VEC * 4)));
 
 inline ssm_v8 v8_load(const float * p) {
     ssm_v8 v;
@@ -98,7 +100,7 @@ inline void v8_store(float * p, ssm_v8 v) {
 }
 inline float v8_sum(ssm_v8 v) {
     float s = 0.0f;
-    for (int l = 0; l < 8; ++l)
+    for (int l = 0; l < SSM_VEC; ++l)
         s += v[l];
     return s;
 }
@@ -111,7 +113,7 @@ void row_dot4x2(const float * __restrict r, int64_t rs, const float * __restrict
     float   sx[4] = {0}, sy[4] = {0};
 #    ifdef SSM_V8
     ssm_v8 px[4] = {}, py[4] = {};
-    for (; i + 8 <= n; i += 8) {
+    for (; i + SSM_VEC <= n; i += SSM_VEC) {
         const ssm_v8 xv = v8_load(x + i), yv = v8_load(y + i);
         for (int m = 0; m < 4; ++m) {
             const ssm_v8 a = v8_load(r + m * rs + i);
@@ -139,22 +141,24 @@ void row_axpys(float * __restrict acc, const float * __restrict c, const float *
                int64_t n) {
     int64_t i = 0;
 #    ifdef SSM_V8
-    for (; i + 32 <= n; i += 32) {  // 32 lanes of acc in four registers; one broadcast of c[s] feeds four FMAs
-        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + 8), a2 = v8_load(acc + i + 16), a3 = v8_load(acc + i + 24);
+    constexpr int W = SSM_VEC;
+    for (; i + 4 * W <= n; i += 4 * W) {  // four registers of acc; one broadcast of c[s] feeds four FMAs
+        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + W), a2 = v8_load(acc + i + 2 * W),
+               a3 = v8_load(acc + i + 3 * W);
         for (int64_t s = 0; s < m; ++s) {
             const float * xr = x + s * xs + i;
             const float   cs = c[s];
             a0 += cs * v8_load(xr);
-            a1 += cs * v8_load(xr + 8);
-            a2 += cs * v8_load(xr + 16);
-            a3 += cs * v8_load(xr + 24);
+            a1 += cs * v8_load(xr + W);
+            a2 += cs * v8_load(xr + 2 * W);
+            a3 += cs * v8_load(xr + 3 * W);
         }
         v8_store(acc + i, a0);
-        v8_store(acc + i + 8, a1);
-        v8_store(acc + i + 16, a2);
-        v8_store(acc + i + 24, a3);
+        v8_store(acc + i + W, a1);
+        v8_store(acc + i + 2 * W, a2);
+        v8_store(acc + i + 3 * W, a3);
     }
-    for (; i + 8 <= n; i += 8) {
+    for (; i + W <= n; i += W) {
         ssm_v8 a0 = v8_load(acc + i);
         for (int64_t s = 0; s < m; ++s)
             a0 += c[s] * v8_load(x + s * xs + i);
@@ -173,13 +177,15 @@ void row_axpys2(float * __restrict acc, float * __restrict acc2, const float * _
                 const float * __restrict c2, const float * __restrict x, int64_t xs, int64_t m, int64_t n) {
     int64_t i = 0;
 #    ifdef SSM_V8
-    for (; i + 32 <= n; i += 32) {  // eight sums in registers; four loads of x feed eight FMAs
-        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + 8), a2 = v8_load(acc + i + 16), a3 = v8_load(acc + i + 24);
-        ssm_v8 b0 = v8_load(acc2 + i), b1 = v8_load(acc2 + i + 8), b2 = v8_load(acc2 + i + 16),
-               b3 = v8_load(acc2 + i + 24);
+    constexpr int W = SSM_VEC;
+    for (; i + 4 * W <= n; i += 4 * W) {  // eight sums in registers; four loads of x feed eight FMAs
+        ssm_v8 a0 = v8_load(acc + i), a1 = v8_load(acc + i + W), a2 = v8_load(acc + i + 2 * W),
+               a3 = v8_load(acc + i + 3 * W);
+        ssm_v8 b0 = v8_load(acc2 + i), b1 = v8_load(acc2 + i + W), b2 = v8_load(acc2 + i + 2 * W),
+               b3 = v8_load(acc2 + i + 3 * W);
         for (int64_t s = 0; s < m; ++s) {
             const float * xr = x + s * xs + i;
-            const ssm_v8  x0 = v8_load(xr), x1 = v8_load(xr + 8), x2 = v8_load(xr + 16), x3 = v8_load(xr + 24);
+            const ssm_v8  x0 = v8_load(xr), x1 = v8_load(xr + W), x2 = v8_load(xr + 2 * W), x3 = v8_load(xr + 3 * W);
             const float   cs = c[s], ds = c2[s];
             a0 += cs * x0;
             a1 += cs * x1;
@@ -191,13 +197,13 @@ void row_axpys2(float * __restrict acc, float * __restrict acc2, const float * _
             b3 += ds * x3;
         }
         v8_store(acc + i, a0);
-        v8_store(acc + i + 8, a1);
-        v8_store(acc + i + 16, a2);
-        v8_store(acc + i + 24, a3);
+        v8_store(acc + i + W, a1);
+        v8_store(acc + i + 2 * W, a2);
+        v8_store(acc + i + 3 * W, a3);
         v8_store(acc2 + i, b0);
-        v8_store(acc2 + i + 8, b1);
-        v8_store(acc2 + i + 16, b2);
-        v8_store(acc2 + i + 24, b3);
+        v8_store(acc2 + i + W, b1);
+        v8_store(acc2 + i + 2 * W, b2);
+        v8_store(acc2 + i + 3 * W, b3);
     }
 #    endif
     for (; i < n; ++i) {

@@ -23,8 +23,14 @@ namespace {
 // select the baseline build, the oracle).
 const ggml_cpu_ssm_rows * active_rows() {
 #if defined(GGML_CPU_ARCH_X86_64)
-    if (ggml_cpu_isa_rank(ggml_cpu_mm_isa_active()) >= 1)
-        return ggml_cpu_ssm_rows_avx2();
+    switch (ggml_cpu_mm_isa_active()) {
+        case GGML_CPU_ISA_AVX512:
+            return ggml_cpu_ssm_rows_avx512();
+        case GGML_CPU_ISA_AVX2:
+            return ggml_cpu_ssm_rows_avx2();
+        default:
+            break;
+    }
 #endif
     return ggml_cpu_ssm_rows_base();
 }
