@@ -227,7 +227,7 @@ void BM_Recurrent(benchmark::State & st) {
 }
 BENCHMARK(BM_Recurrent)
     ->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})
-    ->ArgsProduct({{2}, {16, 512}, {1, 2}})  // the gated delta net's chunked form: its threshold and a long prefill
+    ->ArgsProduct({{2}, {16, 512}, {1, 2}})  // the gated delta net chunked: one chunk, a long prefill
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

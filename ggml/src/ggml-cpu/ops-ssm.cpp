@@ -130,8 +130,9 @@ void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
 
 namespace {
 
-// Prefill takes the chunked form (gdn_chunk) from this many tokens on; fewer run the token loop.
-constexpr int64_t k_gdn_chunk_min = 16;
+// Prefill takes the chunked form (gdn_chunk) from this many tokens on; fewer run the token loop (at
+// S = 128 the two break even near 5 tokens with AVX2 and AVX-512).
+constexpr int64_t k_gdn_chunk_min = 6;
 // Tokens per chunk: the state products cost the same per token at any size, the C x C parts grow with
 // it; 16 measured fastest at S = 128 (docs/benchmarks.md), 24 to 128 slower.
 constexpr int64_t k_gdn_chunk = 16;
