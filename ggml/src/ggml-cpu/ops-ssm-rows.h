@@ -12,10 +12,11 @@
 struct ggml_cpu_ssm_rows {
     // sum_i a[i] * b[i]
     float (*dot)(const float * a, const float * b, int64_t n);
-    // r[i] *= e, then sum_i r[i] * k[i] (gated delta net: scalar decay and M[j] . k)
-    float (*scale_dot)(float * r, float e, const float * k, int64_t n);
-    // r[i] *= e[i], then sum_i r[i] * k[i] (per-channel decay)
-    float (*decay_dot)(float * r, const float * e, const float * k, int64_t n);
+    // r[i] = src[i] * e, then sum_i r[i] * k[i] (gated delta net: scalar decay and M[j] . k; src is r, or
+    // the state before the first token, which saves copying it first)
+    float (*scale_dot)(float * r, const float * src, float e, const float * k, int64_t n);
+    // r[i] = src[i] * e[i], then sum_i r[i] * k[i] (per-channel decay)
+    float (*decay_dot)(float * r, const float * src, const float * e, const float * k, int64_t n);
     // r[i] += a * k[i], then sum_i r[i] * q[i] (the delta update and the output)
     float (*axpy_dot)(float * r, float a, const float * k, const float * q, int64_t n);
     // st[i] = st[i] * dA + b[i] * xdt, then sum_i st[i] * c[i] (Mamba-2 scan of one state row, in place)
@@ -63,11 +64,12 @@ constexpr int k_lanes = 16;
 float row_dot(const float * __restrict a, const float * __restrict b, int64_t n) {
     SSM_ROW_LOOP(a[j] * b[j]);
 }
-float row_scale_dot(float * __restrict r, float e, const float * __restrict k, int64_t n) {
-    SSM_ROW_LOOP((r[j] *= e) * k[j]);
+// r and src are the same row or do not overlap
+float row_scale_dot(float * r, const float * src, float e, const float * __restrict k, int64_t n) {
+    SSM_ROW_LOOP((r[j] = src[j] * e) * k[j]);
 }
-float row_decay_dot(float * __restrict r, const float * __restrict e, const float * __restrict k, int64_t n) {
-    SSM_ROW_LOOP((r[j] *= e[j]) * k[j]);
+float row_decay_dot(float * r, const float * src, const float * __restrict e, const float * __restrict k, int64_t n) {
+    SSM_ROW_LOOP((r[j] = src[j] * e[j]) * k[j]);
 }
 float row_axpy_dot(float * __restrict r, float a, const float * __restrict k, const float * __restrict q, int64_t n) {
     SSM_ROW_LOOP((r[j] += a * k[j]) * q[j]);

@@ -285,15 +285,17 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t is = r / H, h = r % H;
         const int64_t hq = h % q->ne[1], hk = h % k->ne[1];  // q/k heads repeat tiled over v's
-        float *       M = states + (is * H + h) * mat;
-        // as upstream: without tokens only K == 1 writes slot 0 (the state unchanged)
-        if (nt > 0 || K == 1)
-            std::memcpy(M, cpu_ptr(s_in, 0, 0, h, is), (size_t) mat * sizeof(float));
+        float *       M  = states + (is * H + h) * mat;
+        const float * M0 = (const float *) cpu_ptr(s_in, 0, 0, h, is);
+        // as upstream: without tokens only K == 1 writes slot 0 (the state unchanged); with tokens the
+        // first one (chunked or not) reads the state from s_in
+        if (nt == 0 && K == 1)
+            std::memcpy(M, M0, (size_t) mat * sizeof(float));
         // Chunks up to the first token whose state is a snapshot (K > 1), the token loop from there.
         const int64_t n_chunked = chunked && nt - (K - 1) >= k_gdn_chunk_min ? nt - (K - 1) : 0;
         float * const MT        = eg + S;
         if (n_chunked > 0)
-            gdn_transpose(MT, M, S, S);
+            gdn_transpose(MT, M0, S, S);
         for (int64_t t0 = 0; t0 < n_chunked; t0 += k_gdn_chunk) {
             const int64_t  C = std::min(k_gdn_chunk, n_chunked - t0);
             gdn_chunk_args a;
@@ -326,11 +328,13 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
             if (per_ch)
                 for (int64_t i = 0; i < S; ++i)
                     eg[i] = std::exp(gt[i]);
-            float * o = out + ((is * nt + t) * H + h) * S;
+            float *       o    = out + ((is * nt + t) * H + h) * S;
+            const float * prev = t == 0 ? M0 : M;
             for (int64_t j = 0; j < S; ++j) {
                 float * row = M + j * S;
                 // decay, M[j][i] *= exp(g) (or exp(g[i])), and M[j] . k
-                const float kd = per_ch ? rows->decay_dot(row, eg, kt, S) : rows->scale_dot(row, e, kt, S);
+                const float kd = per_ch ? rows->decay_dot(row, prev + j * S, eg, kt, S)
+                                        : rows->scale_dot(row, prev + j * S, e, kt, S);
                 // delta rule: M[j] += (v[j] - M[j] . k) * beta * k; out[j] = M[j] . q / sqrt(S)
                 o[j] = rows->axpy_dot(row, (vt[j] - kd) * bt, kt, qt, S) * scale;
             }
