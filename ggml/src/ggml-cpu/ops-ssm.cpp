@@ -199,7 +199,9 @@ void gdn_chunk(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C,
     double      acc   = 0.0;
     for (int64_t t = 0; t < C; ++t) {
         std::memcpy(Kc + t * S, a.k[t], (size_t) S * sizeof(float));
-        G[t]  = acc += a.g[t];
+        // exp(-1000) is 0 in double as exp(-inf) or exp(-1e30) is: the clamp keeps G finite and its later
+        // differences exact, where -inf - -inf or -1e30 + g would lose them
+        G[t]  = acc += std::max((double) a.g[t], -1000.0);
         eG[t] = (float) std::exp(G[t]);
     }
     gdn_transpose(KcT, Kc, C, S);
