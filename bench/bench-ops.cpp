@@ -225,7 +225,11 @@ void BM_Recurrent(benchmark::State & st) {
     const char * names[] = {"ssm_conv", "ssm_scan", "gated_delta_net"};
     st.SetLabel(std::string(names[op]) + " n_t=" + std::to_string(T) + " threads=" + std::to_string(st.range(2)));
 }
-BENCHMARK(BM_Recurrent)->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_Recurrent)
+    ->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})
+    ->ArgsProduct({{2}, {16, 512}, {1, 2}})  // the gated delta net chunked: one chunk, a long prefill
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 // ~500 tiny nodes like one decode step of a small model: per layer rms_norm, mul, mul_mat, add.
 // arg 0: threads requested; arg 1: 1 = let the CPU drop threads on tiny graphs (default), 0 = force them

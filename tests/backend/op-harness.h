@@ -107,6 +107,8 @@ inline host_tensor read_host(const ggml_tensor * t, const uint8_t * base) {
 //   "pos"     positions in [0, 5000)      "mask"    ~25% -inf, else [-1, 1]
 //   "pos+"    values in [0.1, 2]          "nz"      |x| in [0.5, 1.5] (safe divisors)
 //   "few"     values from {-1, 0, 0.5, 1} (ties for argsort/argmax)   default [-1, 1]
+//   "unit"    rows (dim 0) of L2 norm 1   "sig"     values in (0, 1) (gates)
+//   "neg<X>"  values in [-X, 0] (log decays; X a number; "neg<X>_inf": every third one -inf)
 inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng) {
     const std::string                     name = ggml_get_name(t);
     const int64_t                         n    = ggml_nelements(t);
@@ -151,6 +153,25 @@ inline std::vector<uint8_t> fill_leaf(const ggml_tensor * t, std::mt19937 & rng)
         } else if (name.rfind("nz", 0) == 0) {
             for (auto & x : f)
                 x = (x < 0 ? -1.0f : 1.0f) * (0.5f + std::fabs(x));
+        } else if (name.rfind("unit", 0) == 0) {
+            for (int64_t r = 0; r < n / t->ne[0]; ++r) {
+                float * row = f.data() + r * t->ne[0];
+                double  ss  = 0;
+                for (int64_t i = 0; i < t->ne[0]; ++i)
+                    ss += (double) row[i] * row[i];
+                for (int64_t i = 0; i < t->ne[0]; ++i)
+                    row[i] = (float) (row[i] / std::sqrt(ss + 1e-30));
+            }
+        } else if (name.rfind("sig", 0) == 0) {
+            for (auto & x : f)
+                x = 0.5f + 0.49f * x;
+        } else if (name.rfind("neg", 0) == 0) {
+            const float s = std::stof(name.substr(3));
+            for (auto & x : f)
+                x = -s * 0.5f * (x + 1.0f);
+            if (name.find("_inf") != std::string::npos)  // every third value -inf (a decay to exactly 0)
+                for (size_t i = 0; i < f.size(); i += 3)
+                    f[i] = -INFINITY;
         } else if (name.rfind("few", 0) == 0) {
             const float                        vals[4] = {-1.0f, 0.0f, 0.5f, 1.0f};
             std::uniform_int_distribution<int> ui(0, 3);

@@ -526,6 +526,12 @@ TEST(BackendOps, RecurrentScalarLevel) {
     run_family("ssm");
     ggml_cpu_set_mm_isa(-1);
 }
+// ... and the level below the best where there is one (x86-64 with AVX-512: the AVX2 build)
+TEST(BackendOps, RecurrentAvx2Level) {
+    ggml_cpu_set_mm_isa(1);
+    run_family("ssm");
+    ggml_cpu_set_mm_isa(-1);
+}
 
 // scripts/gpu-check.sh sets LLAMA_TEST_REQUIRE_CUDA=1: there the families above must have run on CUDA.
 TEST(BackendOps, CudaDeviceRunsWhenRequired) {

@@ -215,13 +215,16 @@ TEST_F(GgmlOpsSsm, SsmScanBadIdFailsTheCompute) {
     ggml_backend_free(be);
 }
 
-// Every row loop of the AVX2 build against the baseline build, on lengths around the 16 lanes: the
-// results and the updated rows agree to float rounding (the AVX2 build contracts into FMAs).
-TEST(GgmlOpsSsmRows, Avx2MatchesBaseline) {
+// Every row loop of the AVX2 and AVX-512 builds against the baseline build, on lengths around their
+// lanes: the results and the updated rows agree to float rounding (the SIMD builds contract into FMAs).
+TEST(GgmlOpsSsmRows, SimdMatchesBaseline) {
 #if defined(__x86_64__) || defined(_M_X64)
     if (!ggml_cpu_isa_available(GGML_CPU_ISA_AVX2))
         GTEST_SKIP() << "no AVX2 on this CPU";
-    const ggml_cpu_ssm_rows *             base = ggml_cpu_ssm_rows_base(), *simd = ggml_cpu_ssm_rows_avx2();
+    const ggml_cpu_ssm_rows *              base   = ggml_cpu_ssm_rows_base();
+    std::vector<const ggml_cpu_ssm_rows *> levels = {ggml_cpu_ssm_rows_avx2()};
+    if (ggml_cpu_isa_available(GGML_CPU_ISA_AVX512))
+        levels.push_back(ggml_cpu_ssm_rows_avx512());
     std::mt19937                          rng(7);
     std::uniform_real_distribution<float> u(-1.0f, 1.0f);
     auto                                  rnd = [&](int64_t n) {
@@ -231,20 +234,52 @@ TEST(GgmlOpsSsmRows, Avx2MatchesBaseline) {
         return v;
     };
     auto near = [](float a, float b) { return std::fabs(a - b) <= 1e-5f * (1.0f + std::fabs(b)); };
-    for (int64_t n : {1, 7, 15, 16, 17, 31, 64, 100, 128, 257}) {
-        const std::vector<float> a = rnd(n), k = rnd(n), q = rnd(n), e = rnd(n);
-        std::vector<float>       r0 = rnd(n), r1 = r0;
-        EXPECT_TRUE(near(simd->dot(a.data(), k.data(), n), base->dot(a.data(), k.data(), n))) << n;
-        EXPECT_TRUE(near(simd->scale_dot(r1.data(), 0.9f, k.data(), n), base->scale_dot(r0.data(), 0.9f, k.data(), n)));
-        EXPECT_TRUE(
-            near(simd->decay_dot(r1.data(), e.data(), k.data(), n), base->decay_dot(r0.data(), e.data(), k.data(), n)));
-        EXPECT_TRUE(near(simd->axpy_dot(r1.data(), -0.3f, k.data(), q.data(), n),
-                         base->axpy_dot(r0.data(), -0.3f, k.data(), q.data(), n)));
-        EXPECT_TRUE(near(simd->scan(r1.data(), 0.8f, k.data(), 0.25f, q.data(), n),
-                         base->scan(r0.data(), 0.8f, k.data(), 0.25f, q.data(), n)));
-        for (int64_t i = 0; i < n; ++i)
-            ASSERT_TRUE(near(r1[(size_t) i], r0[(size_t) i])) << "n " << n << " element " << i;
-    }
+    auto same = [&](const std::vector<float> & x, const std::vector<float> & y, int64_t n) {
+        for (size_t i = 0; i < x.size(); ++i)
+            ASSERT_TRUE(near(x[i], y[i])) << "n " << n << " element " << i;
+    };
+    for (const ggml_cpu_ssm_rows * simd : levels)
+        for (int64_t n : {1, 7, 15, 16, 17, 31, 64, 100, 128, 257}) {
+            const std::vector<float> a = rnd(n), k = rnd(n), q = rnd(n), e = rnd(n), src = rnd(n);
+            std::vector<float>       r0 = rnd(n), r1 = r0;
+            EXPECT_TRUE(near(simd->dot(a.data(), k.data(), n), base->dot(a.data(), k.data(), n))) << n;
+            EXPECT_TRUE(near(simd->scale_dot(r1.data(), r1.data(), 0.9f, k.data(), n),
+                             base->scale_dot(r0.data(), r0.data(), 0.9f, k.data(), n)));
+            EXPECT_TRUE(near(simd->decay_dot(r1.data(), r1.data(), e.data(), k.data(), n),
+                             base->decay_dot(r0.data(), r0.data(), e.data(), k.data(), n)));
+            EXPECT_TRUE(near(simd->axpy_dot(r1.data(), -0.3f, k.data(), q.data(), n),
+                             base->axpy_dot(r0.data(), -0.3f, k.data(), q.data(), n)));
+            EXPECT_TRUE(near(simd->scan(r1.data(), 0.8f, k.data(), 0.25f, q.data(), n),
+                             base->scan(r0.data(), 0.8f, k.data(), 0.25f, q.data(), n)));
+            same(r1, r0, n);
+            // the decays reading another row (the state before the first token)
+            EXPECT_TRUE(near(simd->scale_dot(r1.data(), src.data(), 0.9f, k.data(), n),
+                             base->scale_dot(r0.data(), src.data(), 0.9f, k.data(), n)));
+            same(r1, r0, n);
+            EXPECT_TRUE(near(simd->decay_dot(r1.data(), src.data(), e.data(), k.data(), n),
+                             base->decay_dot(r0.data(), src.data(), e.data(), k.data(), n)));
+            same(r1, r0, n);
+            // the chunked gated delta net's kernels: 4 rows . 2 vectors, and sums of m rows
+            const int64_t      m     = 5;
+            std::vector<float> rows4 = rnd(4 * n), xs = rnd(m * n), c = rnd(m), c2 = rnd(m), o0(8), o1(8);
+            simd->dot4x2(rows4.data(), n, k.data(), q.data(), n, o1.data());
+            base->dot4x2(rows4.data(), n, k.data(), q.data(), n, o0.data());
+            same(o1, o0, n);
+            for (int l = 0; l < 4; ++l)
+                EXPECT_TRUE(near(o0[(size_t) l], base->dot(rows4.data() + l * n, k.data(), n))) << n;
+            std::vector<float> s0 = r0, s1 = r0, t0 = a, t1 = a;
+            simd->axpys(s1.data(), c.data(), xs.data(), n, m, n);
+            base->axpys(s0.data(), c.data(), xs.data(), n, m, n);
+            same(s1, s0, n);
+            simd->axpys2(s1.data(), t1.data(), c.data(), c2.data(), xs.data(), n, m, n);
+            base->axpys2(s0.data(), t0.data(), c.data(), c2.data(), xs.data(), n, m, n);
+            same(s1, s0, n);
+            same(t1, t0, n);
+            float want = r0[0];  // one element by hand: r0[0] + 2 * sum_s c[s] xs[s][0] after the two calls
+            for (int64_t s = 0; s < m; ++s)
+                want += 2 * c[(size_t) s] * xs[(size_t) (s * n)];
+            EXPECT_TRUE(near(s0[0], want)) << n;
+        }
 #else
     GTEST_SKIP() << "x86-64 only (the arm64 build has one level of these loops)";
 #endif

@@ -1,4 +1,5 @@
-// The recurrent ops' row loops (ops-ssm-rows.h) compiled with AVX2 + FMA.
+// The recurrent ops' row loops (ops-ssm-rows.h) compiled with AVX2 + FMA (vector kernels over 8 floats).
+#define SSM_VEC 8
 #define GGML_CPU_SSM_ROWS_DEFINE
 #include "ops-ssm-rows.h"
 

@@ -5,8 +5,10 @@
 // thread count. The inner row loops live in ops-ssm-rows.h, compiled once per instruction set.
 #include "ggml-cpu-impl.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <cstring>
 
 #define GGML_CPU_SSM_ROWS_DEFINE
 #include "ops-ssm-rows.h"  // after the define: the baseline build of the row loops
@@ -21,8 +23,14 @@ namespace {
 // select the baseline build, the oracle).
 const ggml_cpu_ssm_rows * active_rows() {
 #if defined(GGML_CPU_ARCH_X86_64)
-    if (ggml_cpu_isa_rank(ggml_cpu_mm_isa_active()) >= 1)
-        return ggml_cpu_ssm_rows_avx2();
+    switch (ggml_cpu_mm_isa_active()) {
+        case GGML_CPU_ISA_AVX512:
+            return ggml_cpu_ssm_rows_avx512();
+        case GGML_CPU_ISA_AVX2:
+            return ggml_cpu_ssm_rows_avx2();
+        default:
+            break;
+    }
 #endif
     return ggml_cpu_ssm_rows_base();
 }
@@ -120,9 +128,137 @@ void ggml_cpu_op_ssm_scan(const ggml_cpu_params * p, ggml_tensor * dst) {
     }
 }
 
-size_t ggml_cpu_gated_delta_net_work_size(const ggml_tensor * dst, int nth) {
-    return (size_t) nth * ((size_t) dst->src[2]->ne[0] * sizeof(float) + 64);  // one exp(g) row per thread
+namespace {
+
+// Prefill takes the chunked form (gdn_chunk) from this many tokens on; fewer run the token loop (at
+// S = 128 the two break even near 5 tokens with AVX2 and AVX-512).
+constexpr int64_t k_gdn_chunk_min = 6;
+// Tokens per chunk: the state products cost the same per token at any size, the C x C parts grow with
+// it; 16 measured fastest at S = 128 (docs/benchmarks.md), 24 to 128 slower.
+constexpr int64_t k_gdn_chunk = 16;
+
+// Per-thread scratch in floats: exp(g) row; and for the chunked form the transposed state, the chunk's K
+// (as rows and transposed) and D rows, the two C x C coefficient tables, e^{G_t} and the cumulative log
+// decays G_t (doubles).
+int64_t gdn_scratch_floats(int64_t S, int64_t nt) {
+    const int64_t C = std::min(nt, k_gdn_chunk);
+    return S + (C > 0 ? S * S : 0) + 3 * C * S + 2 * C * C + 3 * C + 16;
 }
+
+bool gdn_chunked(const ggml_tensor * dst) {
+    return dst->src[3]->ne[0] == 1 && dst->src[2]->ne[2] >= k_gdn_chunk_min;
+}
+
+}  // namespace
+
+size_t ggml_cpu_gated_delta_net_work_size(const ggml_tensor * dst, int nth) {
+    const int64_t S = dst->src[2]->ne[0], nt = dst->src[2]->ne[2];
+    return (size_t) nth * ((size_t) gdn_scratch_floats(S, nt) * sizeof(float) + 64);
+}
+
+namespace {
+
+struct gdn_chunk_args {
+    const float * k[k_gdn_chunk];  // the chunk's rows of k, q, v, the beta and the gate
+    const float * q[k_gdn_chunk];
+    const float * v[k_gdn_chunk];
+    float *       o[k_gdn_chunk];  // its output rows
+    float         beta[k_gdn_chunk];
+    float         g[k_gdn_chunk];
+};
+
+// dst[j][i] = src[i][j] for an r x c src, in 16 x 16 tiles: a plain column walk with a power-of-two
+// row stride keeps hitting the same few cache sets
+void gdn_transpose(float * dst, const float * src, int64_t r, int64_t c) {
+    constexpr int64_t b = 16;
+    for (int64_t i0 = 0; i0 < r; i0 += b)
+        for (int64_t j0 = 0; j0 < c; j0 += b)
+            for (int64_t i = i0; i < std::min(r, i0 + b); ++i)
+                for (int64_t j = j0; j < std::min(c, j0 + b); ++j)
+                    dst[j * r + i] = src[i * c + j];
+}
+
+// The gated delta rule over one chunk of C tokens with a scalar gate, in the WY form (Yang et al., "Gated
+// Delta Networks", 2024). With G_t the cumulative log decay inside the chunk and M0 the state before it,
+//   d_t = beta_t (v_t - e^{G_t} M0 k_t - sum_{s<t} e^{G_t - G_s} (k_t . k_s) d_s)   (forward substitution)
+//   o_t = (e^{G_t} M0 q_t + sum_{s<=t} e^{G_t - G_s} (q_t . k_s) d_s) / sqrt(S)
+//   M   = e^{G_C} M0 + sum_s e^{G_C - G_s} d_s k_s^T
+// so the state is read twice and written once per chunk instead of twice per token. MT is the state
+// transposed (MT[i][j] = M[j][i]): M0 k_t is then a sum of MT's rows and the update adds to them, both
+// in the row kernels' axpy form. Decay ratios are formed as exp(G_t - G_s) with t >= s from double sums:
+// a strong decay underflows to 0, never overflows.
+void gdn_chunk(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C, const gdn_chunk_args & a, float * w) {
+    float *     Kc    = w;            // [C][S]
+    float *     KcT   = Kc + C * S;   // [S][C]
+    float *     D     = KcT + C * S;  // [C][S]: M0 k_t, then d_t
+    float *     cA    = D + C * S;    // [C][C]: -e^{G_t - G_s} (k_t . k_s), s < t
+    float *     cQ    = cA + C * C;   // [C][C]: e^{G_t - G_s} (q_t . k_s) / sqrt(S), s <= t
+    float *     eG    = cQ + C * C;   // [C]: e^{G_t}
+    double *    G     = (double *) (((uintptr_t) (eG + C) + 7) & ~(uintptr_t) 7);
+    const float scale = 1.0f / std::sqrt((float) S);
+    double      acc   = 0.0;
+    for (int64_t t = 0; t < C; ++t) {
+        std::memcpy(Kc + t * S, a.k[t], (size_t) S * sizeof(float));
+        // exp(-1000) is 0 in double as exp(-inf) or exp(-1e30) is: the clamp keeps G finite and its later
+        // differences exact, where -inf - -inf or -1e30 + g would lose them
+        G[t]  = acc += std::max((double) a.g[t], -1000.0);
+        eG[t] = (float) std::exp(G[t]);
+    }
+    gdn_transpose(KcT, Kc, C, S);
+    // u_t = v_t - e^{G_t} M0 k_t and the state's share of o_t
+    for (int64_t t = 0; t < C; ++t) {
+        float * dt = D + t * S;
+        float * ot = a.o[t];
+        std::memset(dt, 0, (size_t) S * sizeof(float));
+        std::memset(ot, 0, (size_t) S * sizeof(float));
+        rows->axpys2(dt, ot, a.k[t], a.q[t], MT, S, S, S);
+        for (int64_t j = 0; j < S; ++j) {
+            dt[j] = a.v[t][j] - eG[t] * dt[j];
+            ot[j] *= eG[t] * scale;
+        }
+    }
+    // the decayed k_s . k_t and k_s . q_t tables
+    float r8[8];
+    for (int64_t t = 0; t < C; ++t) {
+        int64_t s = 0;
+        for (; s + 4 <= t + 1; s += 4) {
+            rows->dot4x2(Kc + s * S, S, a.k[t], a.q[t], S, r8);
+            for (int m = 0; m < 4; ++m) {
+                const float e     = std::exp((float) (G[t] - G[s + m]));
+                cA[t * C + s + m] = -e * r8[m];
+                cQ[t * C + s + m] = e * r8[4 + m] * scale;
+            }
+        }
+        for (; s <= t; ++s) {
+            const float e = std::exp((float) (G[t] - G[s]));
+            cA[t * C + s] = -e * rows->dot(Kc + s * S, a.k[t], S);
+            cQ[t * C + s] = e * rows->dot(Kc + s * S, a.q[t], S) * scale;
+        }
+    }
+    // forward substitution for the d_t (the unit lower-triangular system), then the outputs
+    for (int64_t t = 0; t < C; ++t) {
+        float * dt = D + t * S;
+        rows->axpys(dt, cA + t * C, D, S, t, S);
+        for (int64_t i = 0; i < S; ++i)
+            dt[i] *= a.beta[t];
+    }
+    for (int64_t t = 0; t < C; ++t)
+        rows->axpys(a.o[t], cQ + t * C, D, S, t + 1, S);
+    // the state after the chunk: MT[i] = e^{G_C} MT[i] + sum_s k_s[i] e^{G_C - G_s} d_s
+    for (int64_t t = 0; t < C; ++t) {
+        const float e = std::exp((float) (G[C - 1] - G[t]));
+        for (int64_t j = 0; j < S; ++j)
+            D[t * S + j] *= e;
+    }
+    for (int64_t i = 0; i < S; ++i) {
+        float * row = MT + i * S;
+        for (int64_t j = 0; j < S; ++j)
+            row[j] *= eG[C - 1];
+        rows->axpys(row, KcT + i * C, D, S, C, S);
+    }
+}
+
+}  // namespace
 
 void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
     const ggml_tensor *       q    = dst->src[0];  // [S, H_k, n_t, n_seqs_k]
@@ -141,7 +277,9 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
     float * const             out      = (float *) dst->data;
     float * const             states   = out + S * H * nt * ns;
     const int64_t             per_snap = mat * H * ns;
-    float *                   eg = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) S * sizeof(float) + 64));
+    float *                   eg =
+        (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) gdn_scratch_floats(S, nt) * sizeof(float) + 64));
+    const bool chunked = gdn_chunked(dst);
 
     // items: (sequence, head); M lives in slot 0 of the result while the tokens run
     int64_t r0, r1;
@@ -149,11 +287,38 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
     for (int64_t r = r0; r < r1; ++r) {
         const int64_t is = r / H, h = r % H;
         const int64_t hq = h % q->ne[1], hk = h % k->ne[1];  // q/k heads repeat tiled over v's
-        float *       M = states + (is * H + h) * mat;
-        // as upstream: without tokens only K == 1 writes slot 0 (the state unchanged)
-        if (nt > 0 || K == 1)
-            std::memcpy(M, cpu_ptr(s_in, 0, 0, h, is), (size_t) mat * sizeof(float));
-        for (int64_t t = 0; t < nt; ++t) {
+        float *       M  = states + (is * H + h) * mat;
+        const float * M0 = (const float *) cpu_ptr(s_in, 0, 0, h, is);
+        // as upstream: without tokens only K == 1 writes slot 0 (the state unchanged); with tokens the
+        // first one (chunked or not) reads the state from s_in
+        if (nt == 0 && K == 1)
+            std::memcpy(M, M0, (size_t) mat * sizeof(float));
+        // Chunks up to the first token whose state is a snapshot (K > 1), the token loop from there.
+        const int64_t n_chunked = chunked && nt - (K - 1) >= k_gdn_chunk_min ? nt - (K - 1) : 0;
+        float * const MT        = eg + S;
+        if (n_chunked > 0)
+            gdn_transpose(MT, M0, S, S);
+        for (int64_t t0 = 0; t0 < n_chunked; t0 += k_gdn_chunk) {
+            const int64_t  C = std::min(k_gdn_chunk, n_chunked - t0);
+            gdn_chunk_args a;
+            for (int64_t c = 0; c < C; ++c) {
+                const int64_t t = t0 + c;
+                a.q[c]          = (const float *) cpu_ptr(q, 0, hq, t, is / rq3);
+                a.k[c]          = (const float *) cpu_ptr(k, 0, hk, t, is / rk3);
+                a.v[c]          = (const float *) cpu_ptr(v, 0, h, t, is);
+                a.o[c]          = out + ((is * nt + t) * H + h) * S;
+                a.g[c]          = *(const float *) cpu_ptr(g, 0, h, t, is);
+                a.beta[c]       = *(const float *) cpu_ptr(beta, 0, h, t, is);
+            }
+            gdn_chunk(rows, MT, S, C, a, MT + mat);
+        }
+        if (n_chunked > 0) {
+            gdn_transpose(M, MT, S, S);
+            const int64_t slot = nt - n_chunked;
+            if (slot > 0 && slot < K)
+                std::memcpy(states + slot * per_snap + (is * H + h) * mat, M, (size_t) mat * sizeof(float));
+        }
+        for (int64_t t = n_chunked; t < nt; ++t) {
             const float * qt = (const float *) cpu_ptr(q, 0, hq, t, is / rq3);
             const float * kt = (const float *) cpu_ptr(k, 0, hk, t, is / rk3);
             const float * vt = (const float *) cpu_ptr(v, 0, h, t, is);
@@ -165,11 +330,13 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
             if (per_ch)
                 for (int64_t i = 0; i < S; ++i)
                     eg[i] = std::exp(gt[i]);
-            float * o = out + ((is * nt + t) * H + h) * S;
+            float *       o    = out + ((is * nt + t) * H + h) * S;
+            const float * prev = t == 0 ? M0 : M;
             for (int64_t j = 0; j < S; ++j) {
                 float * row = M + j * S;
                 // decay, M[j][i] *= exp(g) (or exp(g[i])), and M[j] . k
-                const float kd = per_ch ? rows->decay_dot(row, eg, kt, S) : rows->scale_dot(row, e, kt, S);
+                const float kd = per_ch ? rows->decay_dot(row, prev + j * S, eg, kt, S)
+                                        : rows->scale_dot(row, prev + j * S, e, kt, S);
                 // delta rule: M[j] += (v[j] - M[j] . k) * beta * k; out[j] = M[j] . q / sqrt(S)
                 o[j] = rows->axpy_dot(row, (vt[j] - kd) * bt, kt, qt, S) * scale;
             }
