@@ -93,13 +93,20 @@ struct gemma3n_graph {
         return ggml_div(ctx0, ggml_mul(ctx0, y, magnitude(like)), magnitude(y));
     }
 
-    // Each layer's input [n_embd_altup, n_tokens, n_layer]: its slice of per_layer_token_embd
-    // (* sqrt(n_embd_altup)) plus the normed projection of the embeddings, both / sqrt(2).
-    ggml_tensor * per_layer_inputs(ggml_tensor * embd, ggml_tensor * tokens) const {
+    // The tokens' rows of per_layer_token_embd * sqrt(n_embd_altup): [n_embd_altup, n_layer, n_tokens].
+    // Looked up right after the token embeddings, before any node of the layers: both tables stay in host
+    // memory, and the scheduler then keeps the two lookups in one split ahead of the offloaded graph.
+    ggml_tensor * per_layer_selected(ggml_tensor * tokens) const {
         ggml_tensor * tok = ggml_get_rows(ctx0, model.per_layer_tok_embd, tokens);
         tok =
             ggml_scale(ctx0, ggml_reshape_3d(ctx0, tok, n_embd_altup, n_layer, n_tokens), sqrtf((float) n_embd_altup));
         g.cb(tok, "inp_per_layer_selected", -1);
+        return tok;
+    }
+
+    // Each layer's input [n_embd_altup, n_tokens, n_layer]: its slice of the selected per-layer embeddings
+    // plus the normed projection of the embeddings, both / sqrt(2).
+    ggml_tensor * per_layer_inputs(ggml_tensor * embd, ggml_tensor * tok) const {
         ggml_tensor * proj = ggml_mul_mat(ctx0, model.per_layer_model_proj, embd);
         proj               = ggml_scale(ctx0, proj, 1.0f / sqrtf((float) n_embd));
         proj               = ggml_reshape_3d(ctx0, proj, n_embd_altup, n_layer, n_tokens);
@@ -233,12 +240,14 @@ struct gemma3n_graph {
             // upstream feeds such inputs the padding token's per-layer embeddings; not done here
             throw llama_error("gemma3n: embeddings input is not supported (per-layer inputs need tokens)");
         }
-        ggml_tensor * embd = g.build_inp_embd(model.tok_embd);
-        embd               = ggml_scale(ctx0, embd, sqrtf((float) n_embd));
+        ggml_tensor * embd     = g.build_inp_embd(model.tok_embd);
+        ggml_tensor * selected = per_layer_selected(g.res.inp.tokens);
+        ggml_build_forward_expand(g.gf, selected);  // into the graph now: next to the embeddings' lookup
+        embd = ggml_scale(ctx0, embd, sqrtf((float) n_embd));
         g.cb(embd, "inp_scaled", -1);
         ggml_tensor * inp_pos = g.build_inp_pos();
         g.build_attn_inp();
-        ggml_tensor * inp_per_layer = per_layer_inputs(embd, g.res.inp.tokens);
+        ggml_tensor * inp_per_layer = per_layer_inputs(embd, selected);
 
         // the stack: the embeddings, then n_altup - 1 projections of them at their magnitude
         ggml_tensor * extra = nullptr;
