@@ -90,7 +90,7 @@ TEST_F(CudaE2E, EverySyntheticModelOffloadMatchesCpu) {
     int n_run = 0;
     for (const std::string & path : files) {
         std::string skip;
-        if (e2e::check_model(k_cuda, path, "Once upon a time", k_steps_micro, skip)) {
+        if (e2e::check_model(k_cuda, path, "Once upon a time", k_steps_micro, skip, 0, e2e::micro_logit_tol(path))) {
             n_run++;
         } else {
             std::printf("[ skip ] %s (architecture not implemented)\n", skip.c_str());
