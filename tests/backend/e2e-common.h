@@ -186,13 +186,6 @@ inline double err_rel_rms(const std::vector<float> & ref, const std::vector<floa
     return rms > 0 ? mx / rms : mx;
 }
 
-// The logit bound of a synthetic micro model against the CPU run: 1% of row RMS, but 3% for gemma3n,
-// whose 25 random layers amplify rounding (its CPU runs of the F16 file and of an F32 copy differ by
-// ~2e-2; on lavapipe it measures ~6e-3 and moves with the device's summation order).
-inline double micro_logit_tol(const std::string & path) {
-    return path.find("gemma3n") != std::string::npos ? 0.03 : 0.01;
-}
-
 // tol: the largest max |err| / rms allowed on any step's logits
 inline void expect_same_run(const run_result & cpu, const run_result & gpu, const std::string & what,
                             double tol = 0.01) {

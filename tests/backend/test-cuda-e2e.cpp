@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "e2e-common.h"
+#include "micro-model-bounds.h"
 
 using testing_util::data_path;
 
@@ -90,7 +91,8 @@ TEST_F(CudaE2E, EverySyntheticModelOffloadMatchesCpu) {
     int n_run = 0;
     for (const std::string & path : files) {
         std::string skip;
-        if (e2e::check_model(k_cuda, path, "Once upon a time", k_steps_micro, skip, 0, e2e::micro_logit_tol(path))) {
+        if (e2e::check_model(k_cuda, path, "Once upon a time", k_steps_micro, skip, 0,
+                             micro_bounds::of_file(path).device)) {
             n_run++;
         } else {
             std::printf("[ skip ] %s (architecture not implemented)\n", skip.c_str());
