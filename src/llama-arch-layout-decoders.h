@@ -166,15 +166,17 @@ constexpr llm_tensor_layout GEMMA3[] = {
 
 // gemma3n: gemma3's block plus per-layer token embeddings projected from the hidden state, the AltUp
 // stack (router, prediction / correction coefficients: tiny matrices kept in F32) and LAuReL's low-rank
-// pair; every block has its q/k/v, also those that read an earlier layer's KV cache.
+// pair; every block has its q/k/v, also those that read an earlier layer's KV cache. altup_proj and the
+// per-layer input projection turn the embeddings into the first block's inputs, so they go with it;
+// altup_unembd_proj runs right before the output norm, so it goes with the output layer.
 constexpr llm_tensor_layout GEMMA3N[] = {
     {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
-    {LLM_TENSOR_ALTUP_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}},
-    {LLM_TENSOR_ALTUP_UNEMBD_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}},
+    input_side({LLM_TENSOR_ALTUP_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}}),
+    output_side({LLM_TENSOR_ALTUP_UNEMBD_PROJ, MAT, {E, E, LLM_DIM_N_ALTUP_M1}}),
     {LLM_TENSOR_PER_LAYER_TOKEN_EMBD, MAT, {LLM_DIM_ALTUP_ALL, VOC}},
-    {LLM_TENSOR_PER_LAYER_MODEL_PROJ, MAT, {E, LLM_DIM_ALTUP_ALL}},
-    {LLM_TENSOR_PER_LAYER_PROJ_NORM, NORM, {LLM_DIM_ALTUP}},
+    input_side({LLM_TENSOR_PER_LAYER_MODEL_PROJ, MAT, {E, LLM_DIM_ALTUP_ALL}}),
+    input_side({LLM_TENSOR_PER_LAYER_PROJ_NORM, NORM, {LLM_DIM_ALTUP}}),
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},

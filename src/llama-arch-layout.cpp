@@ -67,6 +67,17 @@ static_assert(layout_in_order(), "tensor layout rows must follow enum order");
 
 }  // namespace
 
+llm_tl_place llm_tensor_layout::placement() const {
+    if (place != LLM_TL_PLACE_DEFAULT) {
+        return place;
+    }
+    if (llm_tensor_is_per_layer(t)) {
+        return LLM_TL_PLACE_LAYER;
+    }
+    const llm_tensor as = serves_as();
+    return as == LLM_TENSOR_OUTPUT || as == LLM_TENSOR_OUTPUT_NORM ? LLM_TL_PLACE_OUTPUT : LLM_TL_PLACE_HOST;
+}
+
 const llm_arch_layout & llm_arch_get_layout(llm_arch arch) {
     return LLM_LAYOUT_TABLE[arch];
 }

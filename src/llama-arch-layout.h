@@ -1,8 +1,8 @@
 // The tensor layout of every architecture: which weights a model file holds, their shapes as
-// functions of the hyperparameters, which are optional and why, one table per architecture in
-// file order. The one statement of it: libllama creates its weights from these tables
-// (llama-model-layout.cpp) and the synthetic model writer (examples/gguf-synth) writes them, so a new
-// architecture is a table here and nothing in the writer.
+// functions of the hyperparameters, which are optional and why, which device they go to when layers
+// are offloaded, one table per architecture in file order. The one statement of it: libllama creates
+// its weights from these tables (llama-model-layout.cpp) and the synthetic model writer
+// (examples/gguf-synth) writes them, so a new architecture is a table here and nothing in the writer.
 // Self-contained on llama-arch (enum and tensor names): compiled into libllama and, on its own, into
 // the llama-arch-layout archive that llama-gguf-synth links.
 #pragma once
@@ -179,6 +179,18 @@ enum llm_tl_when : uint8_t {
     LLM_TL_FFN_LATENT,
 };
 
+// Where a weight lives when layers are offloaded (llama_model::weight_ctx places it on that device).
+enum llm_tl_place : uint8_t {
+    // by the row: a per-layer row with its block; a global row serving as the output head (output,
+    // output_norm) with the output layer; any other global row in host memory (token embeddings and
+    // other lookup tables, classifier heads)
+    LLM_TL_PLACE_DEFAULT,
+    LLM_TL_PLACE_LAYER,   // with its block (the device of the row's layer)
+    LLM_TL_PLACE_HOST,    // in host memory whatever the offload
+    LLM_TL_PLACE_INPUT,   // with the first block: it turns the embeddings into that block's input
+    LLM_TL_PLACE_OUTPUT,  // with the output layer: it runs right before or as the LM head
+};
+
 // Whether rows of condition w are only on the feed-forward-only blocks (which the caller knows).
 inline bool llm_tl_ffn_layer_only(llm_tl_when w) {
     return w == LLM_TL_FFN_LAYER || w == LLM_TL_FFN_MOE || w == LLM_TL_FFN_DENSE || w == LLM_TL_FFN_LATENT;
@@ -195,7 +207,8 @@ struct llm_tensor_layout {
     llm_dim         ne[3];
     llm_tl_presence presence = LLM_TL_REQUIRED;
     llm_tl_when     when     = LLM_TL_ALWAYS;
-    llm_tensor      role     = LLM_TENSOR_COUNT;  // the weight it serves as, if not t (gpt-oss's ffn_norm)
+    llm_tensor      role     = LLM_TENSOR_COUNT;      // the weight it serves as, if not t (gpt-oss's ffn_norm)
+    llm_tl_place    place    = LLM_TL_PLACE_DEFAULT;  // see placement()
 
     const char * suffix() const {
         return kind == LLM_TL_BIAS                                                       ? "bias"
@@ -204,7 +217,19 @@ struct llm_tensor_layout {
     }
     int        n_dims() const { return ne[2] != LLM_DIM_NONE ? 3 : ne[1] != LLM_DIM_NONE ? 2 : 1; }
     llm_tensor serves_as() const { return role == LLM_TENSOR_COUNT ? t : role; }
+    // The row's placement, DEFAULT resolved (never DEFAULT): LAYER for a per-layer row, else as above.
+    llm_tl_place placement() const;
 };
+
+// A row placed on purpose, for rows written as brace lists: `input_side({LLM_TENSOR_..., MAT, {E, E}})`.
+constexpr llm_tensor_layout input_side(llm_tensor_layout r) {
+    r.place = LLM_TL_PLACE_INPUT;
+    return r;
+}
+constexpr llm_tensor_layout output_side(llm_tensor_layout r) {
+    r.place = LLM_TL_PLACE_OUTPUT;
+    return r;
+}
 
 struct llm_arch_layout {
     llm_arch                  arch;

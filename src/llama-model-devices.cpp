@@ -250,17 +250,22 @@ ggml_context * llama_model::ctx_for_buft(ggml_backend_buffer_type_t buft) {
     return ctx;
 }
 
-ggml_context * llama_model::weight_ctx(const llama_tensor_weight * w, llm_tensor t, int layer, const char * suffix) {
+ggml_context * llama_model::weight_ctx(const llama_tensor_weight * w, llm_tensor t, llm_tl_place place, int layer,
+                                       const char * suffix) {
     ggml_backend_dev_t dev = dev_cpu;
-    if (layer >= 0) {
-        dev = layer_dev(layer);
-    } else if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM || t == LLM_TENSOR_OUTPUT_NORM_LFM2 ||
-               t == LLM_TENSOR_ALTUP_UNEMBD_PROJ) {
-        dev = dev_output;  // gemma3n's altup_unembd_proj runs right before the output norm
-    } else if ((t == LLM_TENSOR_ALTUP_PROJ || t == LLM_TENSOR_PER_LAYER_MODEL_PROJ ||
-                t == LLM_TENSOR_PER_LAYER_PROJ_NORM) &&
-               hparams.n_layer > 0) {
-        dev = layer_dev(0);  // gemma3n: they turn the embeddings into the first layer's inputs
+    switch (place) {
+        case LLM_TL_PLACE_LAYER:
+            dev = layer >= 0 ? layer_dev(layer) : dev_cpu;
+            break;
+        case LLM_TL_PLACE_INPUT:
+            dev = hparams.n_layer > 0 ? layer_dev(0) : dev_cpu;
+            break;
+        case LLM_TL_PLACE_OUTPUT:
+            dev = dev_output;
+            break;
+        case LLM_TL_PLACE_DEFAULT:  // resolved by llm_tensor_layout::placement(); never passed
+        case LLM_TL_PLACE_HOST:
+            break;
     }
     if (dev != dev_cpu && w && !weight_supported(dev, *w, t, suffix, (int) hparams.rope_type)) {
         LLAMA_LOG_DEBUG("%s: %s (%s) cannot be used by %s; kept on the CPU\n", __func__, w->name.c_str(),
@@ -282,8 +287,8 @@ void llama_model::duplicate_shared_weights(llama_model_loader & ml) {
     // tied embeddings: the LM head reads token_embd, which stays on the CPU for get_rows; an
     // offloaded output layer gets its own copy
     if (output && output == tok_embd && dev_output != dev_cpu) {
-        const llama_tensor_weight * w   = ml.get_weight(ggml_get_name(tok_embd));
-        ggml_context *              ctx = w ? weight_ctx(w, LLM_TENSOR_OUTPUT, -1, "weight") : ctx_cpu;
+        const llama_tensor_weight * w = ml.get_weight(ggml_get_name(tok_embd));
+        ggml_context * ctx = w ? weight_ctx(w, LLM_TENSOR_OUTPUT, LLM_TL_PLACE_OUTPUT, -1, "weight") : ctx_cpu;
         if (ctx != ctx_cpu) {
             output = ml.create_tensor(ctx, w->name, std::vector<int64_t>(w->ne, w->ne + std::max(1u, w->n_dims)),
                                       LLAMA_TENSOR_DUPLICATED);
@@ -308,9 +313,9 @@ void llama_model::duplicate_shared_weights(llama_model_loader & ml) {
             }
             auto it = rf_copy.find(dev_layer[il]);
             if (it == rf_copy.end()) {
-                const llama_tensor_weight * w   = ml.get_weight(rf_name);
-                ggml_context *              ctx = w ? weight_ctx(w, sr.t, (int) il, "weight") : ctx_cpu;
-                ggml_tensor *               cp  = rf;
+                const llama_tensor_weight * w = ml.get_weight(rf_name);
+                ggml_context * ctx = w ? weight_ctx(w, sr.t, LLM_TL_PLACE_LAYER, (int) il, "weight") : ctx_cpu;
+                ggml_tensor *  cp  = rf;
                 if (ctx != ctx_cpu) {
                     cp = ml.create_tensor(ctx, w->name, std::vector<int64_t>(w->ne, w->ne + std::max(1u, w->n_dims)),
                                           LLAMA_TENSOR_DUPLICATED);
@@ -338,8 +343,8 @@ size_t llama_model::weights_size(ggml_backend_buffer_type_t buft) const {
 // ---- llama_tensor_creator ------------------------------------------------------------------------
 
 ggml_tensor * llama_tensor_creator::create(llm_tensor t, const std::vector<int64_t> & ne, int flags, int layer,
-                                           const char * suffix) {
+                                           const char * suffix, llm_tl_place place) {
     const std::string           name = llm_tensor_name(t, suffix, layer);
     const llama_tensor_weight * w    = ml.get_weight(name);
-    return ml.create_tensor(model.weight_ctx(w, t, layer, suffix), name, ne, flags);
+    return ml.create_tensor(model.weight_ctx(w, t, place, layer, suffix), name, ne, flags);
 }

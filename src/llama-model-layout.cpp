@@ -231,7 +231,7 @@ void load_weight_scales(llama_model & model, llama_tensor_creator & tc) {
                 continue;
             }
             const int64_t n        = r.per_expert ? (int64_t) model.hparams.n_expert : 1;
-            model.weight_scales[w] = tc.create(r.t, {n}, 0, il, "scale");
+            model.weight_scales[w] = tc.create(r.t, {n}, 0, il, "scale", LLM_TL_PLACE_LAYER);
         }
     }
 }
@@ -312,7 +312,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         }
         const bool    opt   = r.presence != LLM_TL_REQUIRED || (r.when == LLM_TL_NOT_FIRST && il == 0);
         const int     flags = opt ? LLAMA_TENSOR_NOT_REQUIRED : 0;
-        ggml_tensor * t     = tc.create(r.t, ne, flags, il, r.suffix());
+        ggml_tensor * t     = tc.create(r.t, ne, flags, il, r.suffix(), r.placement());
         const bool    bias  = r.kind == LLM_TL_BIAS;
         if (ggml_tensor ** f = il < 0 ? model_field(model, r.serves_as(), bias) : nullptr) {
             *f = t;

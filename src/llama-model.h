@@ -3,6 +3,7 @@
 // from its tensor layout (llama-arch-layout-*.h).
 #pragma once
 
+#include "llama-arch-layout.h"
 #include "llama-arch.h"
 #include "llama-hparams.h"
 #include "llama-vocab.h"
@@ -145,9 +146,9 @@ struct llama_tensor_creator {
     llama_model &        model;
 
     // name template + layer -> the tensor, its shape checked; flags LLAMA_TENSOR_*. layer < 0: a
-    // tensor outside the blocks (output/output_norm go with the output layer, the rest to the CPU).
-    ggml_tensor * create(llm_tensor t, const std::vector<int64_t> & ne, int flags = 0, int layer = -1,
-                         const char * suffix = "weight");
+    // tensor outside the blocks. place: the device it goes to (llm_tensor_layout::placement()).
+    ggml_tensor * create(llm_tensor t, const std::vector<int64_t> & ne, int flags, int layer, const char * suffix,
+                         llm_tl_place place);
 };
 
 // What an architecture provides besides its tensor layout (llama-arch-layout-*.h). One instance per
@@ -241,9 +242,11 @@ struct llama_model {
     }
     // Bytes of weights held in buffers of buft (llama_model_size counts them all).
     size_t weights_size(ggml_backend_buffer_type_t buft) const;
-    // The weights context for a weight of kind t (of shape/type w) in `layer`: the device's buffer
-    // type when that device can run an op on it, else the CPU's.
-    ggml_context * weight_ctx(const struct llama_tensor_weight * w, llm_tensor t, int layer, const char * suffix);
+    // The weights context for a weight of kind t (of shape/type w) placed by `place` (its layout row's
+    // placement(); `layer` for LLM_TL_PLACE_LAYER): the device's buffer type when that device can run an
+    // op on it, else the CPU's.
+    ggml_context * weight_ctx(const struct llama_tensor_weight * w, llm_tensor t, llm_tl_place place, int layer,
+                              const char * suffix);
 
     llama_model() = default;
     ~llama_model();

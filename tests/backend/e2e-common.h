@@ -277,6 +277,12 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
             // post-norms (olmo2, exaone4)
             EXPECT_TRUE(be.on_gpu(l.attn_norm ? l.attn_norm : l.attn_post_norm)) << path << " layer " << il;
         }
+        // globals placed with a neighbour by their layout rows (gemma3n: altup_proj and the per-layer input
+        // projection with layer 0, altup_unembd_proj with the output layer) follow them onto the device
+        for (const ggml_tensor * g :
+             {m->altup_proj, m->per_layer_model_proj, m->per_layer_proj_norm, m->altup_unembd_proj}) {
+            EXPECT_TRUE(!g || be.on_gpu(g)) << path << ": " << g->name << " is not on " << be.name;
+        }
         // most weights on the device; the token embeddings (and gemma3n's per-layer token embeddings, a
         // lookup table as well) stay in host memory whatever their size
         size_t host_lookup = ggml_nbytes(m->tok_embd);
@@ -322,6 +328,11 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
             EXPECT_EQ(on_cpu(block_out(m->layers[il])), !want_gpu) << path << " layer " << il;
         }
         EXPECT_TRUE(on_cpu(m->output)) << path;
+        // layer 0 and the output layer on the CPU: so are the globals placed with them
+        for (const ggml_tensor * g :
+             {m->altup_proj, m->per_layer_model_proj, m->per_layer_proj_norm, m->altup_unembd_proj}) {
+            EXPECT_TRUE(!g || on_cpu(g)) << path << ": " << g->name << " is not on the CPU";
+        }
         const run_result r = run_greedy(be, m.get(), prompt, n_steps);
         EXPECT_GT(r.n_splits, 1) << "the scheduler did not split the graph between CPU and " << be.name;
         EXPECT_GT(r.n_gpu_nodes, 0);
