@@ -33,7 +33,9 @@ if (TARGET llama AND NOT LLAMA_SANITIZE_FLAGS)
                      -DREADELF=${LLAMA_READELF}
                      -DPKG_CONFIG=${LLAMA_PKG_CONFIG}
                      -P ${CMAKE_CURRENT_LIST_DIR}/run-install-test.cmake)
-        set_tests_properties(test-install-${mode} PROPERTIES LABELS slow TIMEOUT 600
+        # COST: started first, so the second build (minutes) overlaps the other tests instead of
+        # running alone at the end of the suite (a fresh build directory has no timing history)
+        set_tests_properties(test-install-${mode} PROPERTIES LABELS slow TIMEOUT 600 COST 1000
             SKIP_REGULAR_EXPRESSION "pkg-config consumers skipped")
     endforeach()
 endif()
