@@ -75,14 +75,20 @@ struct params {
     float   yarn_log_mul = 0.0f;  // rope.scaling.yarn_log_multiplier, written when != 0
     // latent attention as older conversions wrote it: one attn_kv_b, head_count_kv n_head, no
     // key_length_mla / value_length_mla
-    bool        mla_kv_fused = false;
-    bool        tied         = true;           // no output.weight: the LM head is token_embd (where the layout allows)
-    ggml_type   type         = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
-    uint64_t    seed         = 42;
-    float       std          = 0.02f;
-    bool        ternary      = false;  // weight matrices ternary x one scale per tensor (see the top)
-    int         n_threads    = 0;      // 0: hardware concurrency
-    std::string vocab_path;            // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
+    bool      mla_kv_fused = false;
+    bool      tied         = true;           // no output.weight: the LM head is token_embd (where the layout allows)
+    ggml_type type         = GGML_TYPE_F16;  // type of the weight matrices (1-D tensors are F32)
+    uint64_t  seed         = 42;
+    float     std          = 0.02f;
+    bool      ternary      = false;  // weight matrices ternary x one scale per tensor (see the top)
+    // blocks from quiet_from on (0: none) write their residual projections quiet_scale times as large,
+    // and every block's are scaled for a quiet_from-block model: the file's first quiet_from blocks,
+    // embeddings and head are then those of the same seed's quiet_from-block model, which predicts
+    // nearly what this one does (an agreeing draft / target pair of random weights)
+    int         quiet_from  = 0;
+    float       quiet_scale = 0.01f;
+    int         n_threads   = 0;  // 0: hardware concurrency
+    std::string vocab_path;       // GGUF whose tokenizer.* keys are copied; empty: built-in byte vocab
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head

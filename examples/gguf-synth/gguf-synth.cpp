@@ -71,6 +71,11 @@ static void print_usage(FILE * out) {
             "  --std X          weight stddev, 0 to 100 (default 0.02)\n"
             "  --ternary        weight matrices in {-1, 0, +1} x one scale per tensor (BitNet b1.58 style,\n"
             "                   std x sqrt(3/2), F16-exact; for TQ1_0 / TQ2_0); norms and biases as usual\n"
+            "  --quiet-from N   decoders: blocks N and later write their residual projections (attention\n"
+            "                   output, FFN down) --quiet-scale X (0 to 1, default 0.01) times as large, and\n"
+            "                   every block's are scaled for N blocks: the first N blocks, embeddings and head\n"
+            "                   are those of the same seed's --n-layer N model, which then predicts nearly\n"
+            "                   what this one does (a draft / target pair for speculative decoding)\n"
             "  --vocab FILE     copy the tokenizer.* keys of this GGUF (default: built-in byte vocab)\n"
             "  --name NAME      general.name\n"
             "  --threads N      0 (all cores) to 512\n"
@@ -259,6 +264,10 @@ int main(int argc, char ** argv) {
             std_given      = true;
         } else if (args.is("--ternary")) {
             p.ternary = true;
+        } else if (args.is("--quiet-from")) {
+            p.quiet_from = args.int_value(1, 4096);
+        } else if (args.is("--quiet-scale")) {
+            p.quiet_scale = (float) args.float_value(0, 1);
         } else if (args.is("--lora-of")) {
             lp.model_path = args.value();
         } else if (args.is("--rank")) {

@@ -155,7 +155,11 @@ inline tensor_desc describe(const params & p, const arch_info & ai, const llm_te
         case LLM_TL_MATRIX:
             if (!ai.encoder && (r.t == LLM_TENSOR_ATTN_OUT || r.t == LLM_TENSOR_FFN_DOWN ||
                                 r.t == LLM_TENSOR_FFN_DOWN_EXPS || r.t == LLM_TENSOR_SSM_OUT)) {
-                t.stddev = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(p.n_layer, 1));
+                const int64_t n_scaled = p.quiet_from > 0 ? p.quiet_from : p.n_layer;
+                t.stddev               = p.std / std::sqrt(2.0f * (float) std::max<int64_t>(n_scaled, 1));
+                if (p.quiet_from > 0 && il >= p.quiet_from) {
+                    t.stddev *= p.quiet_scale;
+                }
             }
             break;
         case LLM_TL_DECAY:  // negative decay rates, -(1 + |N(0, 1)|): a state that fades
@@ -373,6 +377,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     }
     // what an architecture can have comes from its layout
     const llm_arch_layout & lay = *ai->layout;
+    if (p.quiet_from > 0 && (ai->encoder || p.quiet_from > p.n_layer)) {
+        err = "--quiet-from: a decoder's block count, 1 to --n-layer (" + std::to_string(p.n_layer) + ")";
+        return false;
+    }
     if (p.n_expert < 0 || p.n_expert > 256 || (p.n_expert > 0 && !ai->moe) || (ai->needs_experts && p.n_expert == 0) ||
         p.n_expert_used < 0 || p.n_expert_used > p.n_expert || p.n_ff_exp < 0) {
         err = "experts: --n-expert 1 to 256 for " + arch_names([](const arch_info & i) { return i.moe; }) +

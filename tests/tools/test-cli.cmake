@@ -137,6 +137,8 @@ elseif (CASE STREQUAL "args-synth")
     expect_usage("invalid value '0.5junk' for --rms-eps" llama-gguf-synth -o ${WORK}/s.gguf --rms-eps 0.5junk)
     expect_usage("unknown argument: --bogus" llama-gguf-synth -o ${WORK}/s.gguf --bogus)
     expect_usage("unknown preset 'huge'" llama-gguf-synth -o ${WORK}/s.gguf --preset huge)
+    expect_failure("--quiet-from: a decoder's block count, 1 to --n-layer (2)" llama-gguf-synth -o ${WORK}/s.gguf
+                   --preset micro --quiet-from 3)
     expect_failure("cannot create ${WORK}/no-such-dir/s.gguf: ${enoent}" llama-gguf-synth
                    -o ${WORK}/no-such-dir/s.gguf)
     # adapters: a LoRA, a control vector and the merged model for a small F32 model; then misuse
