@@ -91,7 +91,9 @@ for t in "${targets[@]}"; do
         # model tests that do run), test-kv-types (12 minutes emulated; its kernels, flash attention and
         # set_rows of every KV type, are in test-backend-ops at every level) and test-speculative /
         # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated) and
-        # test-speculative-stateful (the same algorithm on recurrent targets, ~2 minutes); and
+        # test-speculative-stateful (the same algorithm on recurrent targets, ~2 minutes), test-hybrid (the
+        # hybrid memory's bookkeeping over 9 architectures, ~2 minutes emulated; test-archs-e2e runs those
+        # models' graphs and test-recurrent the recurrent memory here); and
         # test-archs-e2e's quantized copies (GTEST_FILTER below; ~3 minutes emulated: each of 32 micro
         # models quantized to Q8_0 and Q4_0 by the scalar quantizers and run through the quantized matmul
         # kernels that test-quants, test-backend-ops and test-repack-e2e check at every level). The
@@ -113,7 +115,7 @@ for t in "${targets[@]}"; do
             filter=""
             if [ "$model" = max ]; then
                 filter="-*/ArchE2E.QuantizedStaysNearReference/*"  # only test-archs-e2e has such tests
-                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling|test-speculative-stateful")
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling|test-speculative-stateful|test-hybrid")
             fi
             echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
             env ${filter:+GTEST_FILTER=$filter} QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \
