@@ -202,7 +202,7 @@ TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     memcpy(&k_gqa, now.data() + fp_v - 4, 4);
     memcpy(&v_gqa, now.data() + fp_v, 4);
     ASSERT_EQ(k_gqa, rank + rope);
-    ASSERT_EQ(v_gqa, 0u);  // no V rows
+    ASSERT_EQ(v_gqa, 0u);              // no V rows
     const size_t kv_at   = fp_v + 12;  // past n_embd_v_gqa, type_k, type_v: cache size, head, cell count
     uint32_t     n_cells = 0;
     memcpy(&n_cells, now.data() + kv_at + 8, 4);
