@@ -163,8 +163,8 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
                            layers == layer_set::swa       ? " (sliding-window layers)"
                            : layers == layer_set::non_swa ? " (full-attention layers)"
                                                           : "",
-                           ggml_type_name(type_k), ggml_type_name(type_v), v_trans ? " (transposed)" : "",
-                           ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);
+                           ggml_type_name(type_k), v_in_k_ ? "inside K" : ggml_type_name(type_v),
+                           v_trans ? " (transposed)" : "", ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);
         }
     } catch (...) {
         free_storage();
