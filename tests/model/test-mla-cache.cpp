@@ -4,7 +4,8 @@
 // saved apart) is refused with a reason and the context left unchanged; a quantized latent cache
 // (every block KV type, on a latent whose width the blocks divide) stays within its type's bound of
 // the F16 cache's logits on both attention paths, and the paths agree; a latent the type's blocks
-// do not divide is refused at creation. LLAMA_TEST_KV_PRINT=1 prints the measured errors.
+// do not divide is refused at creation; shifting a quantized latent cache is refused at the next
+// decode with the reason. LLAMA_TEST_KV_PRINT=1 prints the measured errors.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -306,4 +307,20 @@ TEST_F(MlaCache, BlocksThatDoNotDivideTheLatentAreRefused) {
     ctx_ptr c = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED, GGML_TYPE_Q8_0, GGML_TYPE_Q8_0);
     EXPECT_EQ(c, nullptr);
     EXPECT_NE(std::string(llama_last_error()).find("block size"), std::string::npos) << llama_last_error();
+}
+
+// Shifting a quantized latent cache is not supported (its rope part sits inside quantized blocks):
+// the next decode fails with the reason, no crash.
+TEST_F(MlaCache, QuantizedLatentShiftIsRefused) {
+    model_ptr m = load_path(wide_latent_model());
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    ctx_ptr c = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED, GGML_TYPE_Q8_0, GGML_TYPE_Q8_0);
+    ASSERT_NE(c, nullptr) << llama_last_error();
+    decode(c.get(), k_prompt, 0, 0);
+    llama_memory_seq_add(llama_get_memory(c.get()), 0, 0, -1, 10);
+    owned_batch b(1);
+    b.add(5, (llama_pos) k_prompt.size() + 10, {0}, true);
+    EXPECT_NE(llama_decode(c.get(), b.b), 0);
+    EXPECT_NE(std::string(llama_last_error()).find("quantized latent-attention"), std::string::npos)
+        << llama_last_error();
 }
