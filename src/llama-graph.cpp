@@ -244,18 +244,23 @@ void llm_graph_context::build_attn_inp() {
     ggml_set_input(res.inp.k_idxs);
     cb(res.inp.k_idxs, "k_idxs", -1);
 
+    // no V store (and no input a graph would leave unallocated) where V is held inside K
     const int64_t nv = kv->v_trans() ? n_tokens * (int64_t) hparams.n_embd_v_gqa() : n_tokens;
-    res.inp.v_idxs   = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
-    ggml_set_input(res.inp.v_idxs);
-    cb(res.inp.v_idxs, "v_idxs", -1);
+    if (!kv->v_in_k()) {
+        res.inp.v_idxs = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
+        ggml_set_input(res.inp.v_idxs);
+        cb(res.inp.v_idxs, "v_idxs", -1);
+    }
 
     if (kv->swa_cache()) {
         res.inp.k_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, n_tokens);
         ggml_set_input(res.inp.k_idxs_swa);
         cb(res.inp.k_idxs_swa, "k_idxs_swa", -1);
-        res.inp.v_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
-        ggml_set_input(res.inp.v_idxs_swa);
-        cb(res.inp.v_idxs_swa, "v_idxs_swa", -1);
+        if (!kv->v_in_k()) {
+            res.inp.v_idxs_swa = ggml_new_tensor_1d(ctx0, GGML_TYPE_I64, nv);
+            ggml_set_input(res.inp.v_idxs_swa);
+            cb(res.inp.v_idxs_swa, "v_idxs_swa", -1);
+        }
     }
 }
 
@@ -459,7 +464,9 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     if (k_cur) {
         ggml_tensor * k2d = ggml_reshape_2d(ctx0, k_cur, hparams.n_embd_k_gqa(), n_tokens);
         ggml_build_forward_expand(gf, kv->cpy_k(ctx0, k2d, win ? res.inp.k_idxs_swa : res.inp.k_idxs, il));
-        ggml_build_forward_expand(gf, kv->cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il));
+        if (ggml_tensor * v_store = kv->cpy_v(ctx0, v_cur, win ? res.inp.v_idxs_swa : res.inp.v_idxs, il)) {
+            ggml_build_forward_expand(gf, v_store);  // none when V is held inside K
+        }
     }
 
     ggml_tensor * q = ggml_permute(ctx0, q_cur, 0, 2, 1, 3);                        // [d, n_tokens, n_head]
@@ -510,7 +517,14 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
             // row-major V on the plain path (a flash-attention cache on sink layers, or a quantized V):
             // transpose here; a quantized V is first widened to F32 by a row gather (its blocks cannot
             // be permuted, and every backend gathers quantized rows on the device that holds them)
-            if (ggml_is_quantized(v->type)) {
+            if (ggml_is_quantized(v->type) && kv->v_in_k()) {
+                // V inside K: whole K rows gathered, then their V prefix (contiguous rows of F32)
+                const int64_t dv = v->ne[0], hv = v->ne[1];
+                ggml_tensor * kc = kv->get_k(ctx0, il, n_kv_l);
+                ggml_tensor * rows =
+                    ggml_get_rows(ctx0, ggml_reshape_2d(ctx0, kc, kc->ne[0] * kc->ne[1], n_kv_l), v_rows(n_kv_l));
+                v = ggml_view_3d(ctx0, rows, dv, hv, n_kv_l, ggml_row_size(rows->type, dv), rows->nb[1], 0);
+            } else if (ggml_is_quantized(v->type)) {
                 const int64_t dv = v->ne[0], hv = v->ne[1];
                 ggml_tensor * rows = ggml_get_rows(ctx0, ggml_reshape_2d(ctx0, v, dv * hv, n_kv_l), v_rows(n_kv_l));
                 v                  = ggml_reshape_3d(ctx0, rows, dv, hv, n_kv_l);

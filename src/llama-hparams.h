@@ -119,6 +119,9 @@ struct llama_hparams {
     // with n_lora_kv > 0: an older file's fused attn_kv_b, decompressed per head into plain
     // multi-head attention (the cache holds n_head full keys and values)
     bool mla_absorbed = false;
+    // the cached V of a layer is the first n_embd_v_gqa values of its cached K row (absorbed MLA: the
+    // value is the latent the key starts with). The cache then holds no V: reads view K, writes skip.
+    bool v_in_k = false;
     // deepseek2's YaRN: mscale also taken from yarn_log_multiplier (upstream's rule for this
     // architecture), so the rope's factor cancels and the KQ scale carries mscale^2
     bool yarn_mscale_all_dim = false;

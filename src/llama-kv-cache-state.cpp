@@ -1,6 +1,7 @@
 // KV cache state: writing a sequence's (or every) cell with its K/V rows, and restoring them.
 // The serialized rows are the cache type's own bytes (F16, Q8_0, ...), one row per cell, V always
-// untransposed, so a state is independent of the flash-attention layout it was saved with.
+// untransposed, so a state is independent of the flash-attention layout it was saved with. A cache
+// holding V inside K (absorbed MLA) saves no V rows (its fingerprint's n_embd_v_gqa is 0).
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -20,7 +21,7 @@ void llama_kv_cache::layer_rows_get(int il, const std::vector<uint32_t> & idxs, 
                                     uint8_t * v_out) const {
     const llama_hparams & hp    = model.hparams;
     const size_t          k_row = ggml_row_size(type_k_, hp.n_embd_k_gqa());
-    const size_t          v_row = ggml_row_size(type_v_, hp.n_embd_v_gqa());
+    const size_t          v_row = v_in_k_ ? 0 : ggml_row_size(type_v_, hp.n_embd_v_gqa());
     auto                  runs  = [&](const ggml_tensor * t, size_t row, uint8_t * out) {
         size_t j = 0;
         while (j < idxs.size()) {
@@ -40,8 +41,8 @@ void llama_kv_cache::layer_rows_get(int il, const std::vector<uint32_t> & idxs, 
     if (k_out) {
         runs(k_l[il], k_row, k_out);
     }
-    if (!v_out) {
-        return;
+    if (!v_out || v_in_k_) {
+        return;  // V inside K: saved with K
     }
     if (!v_trans_) {
         runs(v_l[il], v_row, v_out);
@@ -73,12 +74,12 @@ void llama_kv_cache::layer_rows_set(int il, const std::vector<std::pair<size_t, 
             r++;
         }
         ggml_backend_tensor_set(k_l[il], k_in + to[a].first * k_row, (size_t) to[a].second * k_row, r * k_row);
-        if (!v_trans_) {
+        if (!v_trans_ && !v_in_k_) {
             ggml_backend_tensor_set(v_l[il], v_in + to[a].first * v_row, (size_t) to[a].second * v_row, r * v_row);
         }
         a += r;
     }
-    if (!v_trans_ || to.empty()) {
+    if (!v_trans_ || v_in_k_ || to.empty()) {
         return;
     }
     const size_t         es   = ggml_element_size(v_l[il]);
@@ -131,7 +132,7 @@ void llama_kv_cache::state_write(llama_state_io::writer & w, llama_seq_id seq_id
 
     const llama_hparams & hp    = model.hparams;
     const size_t          k_row = ggml_row_size(type_k(), hp.n_embd_k_gqa());
-    const size_t          v_row = ggml_row_size(type_v(), hp.n_embd_v_gqa());
+    const size_t          v_row = v_in_k_ ? 0 : ggml_row_size(type_v(), hp.n_embd_v_gqa());  // V inside K: none
     for (size_t il = 0; il < k_l.size(); il++) {
         if (!hp.has_own_kv((int) il)) {
             continue;  // a recurrent-only or feed-forward-only layer: not in this section (docs/state.md)
@@ -139,7 +140,7 @@ void llama_kv_cache::state_write(llama_state_io::writer & w, llama_seq_id seq_id
         const bool win = k_l[il] == nullptr;  // held by the window cache
         // one reservation for K then V (a growing buffer may move between two)
         uint8_t * kd = w.reserve(idxs.size() * (k_row + v_row));
-        uint8_t * vd = kd ? kd + idxs.size() * k_row : nullptr;
+        uint8_t * vd = kd && !v_in_k_ ? kd + idxs.size() * k_row : nullptr;
         if (win) {
             swa->layer_rows_get((int) il, widx, kd, vd);
         } else {

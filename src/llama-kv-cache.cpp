@@ -48,11 +48,14 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
                                bool v_trans, uint32_t n_seq_max, bool offload, layer_set layers)
     : model(model),
       type_k_(type_k),
-      type_v_(type_v),
+      // V held inside K has K's type (the requested V type is only validated)
+      type_v_(model.hparams.v_in_k ? type_k : type_v),
       cells(kv_size),
       // a quantized row cannot be split into one-value rows: a quantized V stays row-major, and the
-      // plain attention path dequantizes and transposes it in the graph (llm_graph_context::build_attn)
-      v_trans_(v_trans && !ggml_is_quantized(type_v)),
+      // plain attention path dequantizes and transposes it in the graph (llm_graph_context::build_attn);
+      // so does a V inside K (row-major by being K's rows)
+      v_trans_(v_trans && !ggml_is_quantized(type_v) && !model.hparams.v_in_k),
+      v_in_k_(model.hparams.v_in_k),
       n_seq_max(n_seq_max),
       seq_pos(LLAMA_MAX_SEQ) {
     const llama_hparams & hp = model.hparams;
@@ -67,12 +70,17 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
                              ggml_type_name(t)));
         }
     }
-    // attention views the cache per head: a quantized block must not straddle two heads
-    if (hp.n_embd_head_k % ggml_blck_size(type_k) != 0 || hp.n_embd_head_v % ggml_blck_size(type_v) != 0) {
+    // attention views the cache per head: a quantized block must not straddle two heads (nor, with
+    // V inside K, the end of the V prefix of a K row)
+    if (hp.n_embd_head_k % ggml_blck_size(type_k) != 0 || hp.n_embd_head_v % ggml_blck_size(type_v_) != 0) {
         throw llama_error(
             llama_format("a %s/%s KV cache needs head sizes (K %u, V %u) that are multiples of its "
                          "block size",
-                         ggml_type_name(type_k), ggml_type_name(type_v), hp.n_embd_head_k, hp.n_embd_head_v));
+                         ggml_type_name(type_k), ggml_type_name(type_v_), hp.n_embd_head_k, hp.n_embd_head_v));
+    }
+    if (v_in_k_ && hp.n_embd_v_gqa() > hp.n_embd_k_gqa()) {
+        throw llama_error(
+            llama_format("V (%u values) cannot be held inside K (%u values)", hp.n_embd_v_gqa(), hp.n_embd_k_gqa()));
     }
     alloc(kv_size, offload, layers);
 }
@@ -105,7 +113,7 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
                 auto it = dev_ok.find(dev);
                 if (it == dev_ok.end()) {
                     const bool ok = kv_type_supported(dev, type_k, hp.n_embd_k_gqa(), kv_size) &&
-                                    kv_type_supported(dev, type_v, hp.n_embd_v_gqa(), kv_size);
+                                    (v_in_k_ || kv_type_supported(dev, type_v, hp.n_embd_v_gqa(), kv_size));
                     if (!ok) {
                         LLAMA_LOG_WARN("%s: %s cannot write a %s/%s cache; the KV cache stays on the CPU\n", __func__,
                                        ggml_backend_dev_name(dev), ggml_type_name(type_k), ggml_type_name(type_v));
@@ -129,13 +137,16 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
                 ctxs.emplace_back(ctx, buft);
             }
             ggml_tensor * k = ggml_new_tensor_2d(ctx, type_k, hp.n_embd_k_gqa(), kv_size);
-            ggml_tensor * v = v_trans ? ggml_new_tensor_2d(ctx, type_v, kv_size, hp.n_embd_v_gqa())
-                                      : ggml_new_tensor_2d(ctx, type_v, hp.n_embd_v_gqa(), kv_size);
-            if (!k || !v) {
+            ggml_tensor * v = v_in_k_   ? nullptr
+                              : v_trans ? ggml_new_tensor_2d(ctx, type_v, kv_size, hp.n_embd_v_gqa())
+                                        : ggml_new_tensor_2d(ctx, type_v, hp.n_embd_v_gqa(), kv_size);
+            if (!k || (!v && !v_in_k_)) {
                 throw llama_error("cannot create the KV cache tensors");
             }
             ggml_format_name(k, "cache_k_l%d", il);
-            ggml_format_name(v, "cache_v_l%d", il);
+            if (v) {
+                ggml_format_name(v, "cache_v_l%d", il);
+            }
             k_l.push_back(k);
             v_l.push_back(v);
         }
@@ -152,8 +163,8 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
                            layers == layer_set::swa       ? " (sliding-window layers)"
                            : layers == layer_set::non_swa ? " (full-attention layers)"
                                                           : "",
-                           ggml_type_name(type_k), ggml_type_name(type_v), v_trans ? " (transposed)" : "",
-                           ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);
+                           ggml_type_name(type_k), v_in_k_ ? "inside K" : ggml_type_name(type_v),
+                           v_trans ? " (transposed)" : "", ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);
         }
     } catch (...) {
         free_storage();
@@ -565,7 +576,14 @@ ggml_tensor * llama_kv_cache::get_v(ggml_context * c, int il, uint32_t n_kv) con
         return swa->get_v(c, il, n_kv);
     }
     const llama_hparams & hp = model.hparams;
-    ggml_tensor *         v  = v_l[il];
+    if (v_in_k_) {
+        // the first n_embd_v_gqa values of each K row (block-aligned for a quantized K: checked at
+        // construction)
+        ggml_tensor * k = k_l[il];
+        return ggml_view_3d(c, k, hp.n_embd_head_v, hp.n_head_kv, n_kv, ggml_row_size(k->type, hp.n_embd_head_v),
+                            k->nb[1], 0);
+    }
+    ggml_tensor * v = v_l[il];
     if (v_trans_) {
         const size_t es = ggml_element_size(v);
         return ggml_view_3d(c, v, n_kv, hp.n_embd_head_v, hp.n_head_kv, es * cells.size(),
@@ -585,6 +603,9 @@ ggml_tensor * llama_kv_cache::cpy_k(ggml_context * c, ggml_tensor * k_cur, ggml_
 ggml_tensor * llama_kv_cache::cpy_v(ggml_context * c, ggml_tensor * v_cur, ggml_tensor * v_idxs, int il) const {
     if (swa && model.hparams.is_swa(il)) {
         return swa->cpy_v(c, v_cur, v_idxs, il);
+    }
+    if (v_in_k_) {
+        return nullptr;  // the K store wrote it
     }
     ggml_tensor * v = v_l[il];
     if (!v_trans_) {

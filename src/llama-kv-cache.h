@@ -61,9 +61,12 @@ public:
     // Undoes apply() for a ubatch whose compute did not complete (the slot's cells were empty).
     void release(const llama_kv_slot & slot);
 
-    uint32_t  size() const { return (uint32_t) cells.size(); }
-    uint32_t  n_used() const { return used; }
-    bool      v_trans() const { return v_trans_; }
+    uint32_t size() const { return (uint32_t) cells.size(); }
+    uint32_t n_used() const { return used; }
+    bool     v_trans() const { return v_trans_; }
+    // V is held inside K (hparams.v_in_k): no V tensors, get_v views K, cpy_v stores nothing, and V
+    // has K's type (type_v() == type_k())
+    bool      v_in_k() const { return v_in_k_; }
     ggml_type type_k() const { return type_k_; }
     ggml_type type_v() const { return type_v_; }
     // The window cache of the sliding-window layers, or nullptr (they are in this cache).
@@ -94,9 +97,11 @@ public:
     // K of the first n_kv cells as [head_dim, n_head_kv, n_kv] (of layer hparams.kv_layer(il): a
     // KV-sharing layer reads its source layer's; so does get_v).
     ggml_tensor * get_k(ggml_context * ctx, int il, uint32_t n_kv) const;
-    // V as [n_kv, head_dim, n_head_kv] (transposed storage) or [head_dim, n_head_kv, n_kv].
+    // V as [n_kv, head_dim, n_head_kv] (transposed storage) or [head_dim, n_head_kv, n_kv]; with V
+    // inside K the latter, a view of K's rows (row stride K's, so not contiguous).
     ggml_tensor * get_v(ggml_context * ctx, int il, uint32_t n_kv) const;
-    // Writes k_cur [n_embd_k_gqa, n_tokens] / v_cur [n_embd_v_gqa, n_tokens] into the slot's cells.
+    // Writes k_cur [n_embd_k_gqa, n_tokens] / v_cur [n_embd_v_gqa, n_tokens] into the slot's cells;
+    // cpy_v returns nullptr when V is held inside K (the K store already wrote it).
     ggml_tensor * cpy_k(ggml_context * ctx, ggml_tensor * k_cur, ggml_tensor * k_idxs, int il) const;
     ggml_tensor * cpy_v(ggml_context * ctx, ggml_tensor * v_cur, ggml_tensor * v_idxs, int il) const;
 
@@ -124,6 +129,7 @@ private:
     uint32_t            head = 0;  // where the next slot search starts
     uint32_t            used = 0;  // non-empty cells
     bool                v_trans_;
+    bool                v_in_k_;
     bool                shift_pending = false;
     uint32_t            n_seq_max;
 

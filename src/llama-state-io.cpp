@@ -112,6 +112,12 @@ void check_fingerprint(const fingerprint & got, const fingerprint & want) {
         {"n_embd_k_gqa", got.n_embd_k_gqa, want.n_embd_k_gqa},
         {"n_embd_v_gqa", got.n_embd_v_gqa, want.n_embd_v_gqa},
     };
+    if (want.n_embd_v_gqa == 0 && got.n_embd_v_gqa != 0 && got.n_embd_k_gqa == want.n_embd_k_gqa) {
+        throw fail(
+            "the state stores V rows (%u values) apart from K; this context holds V inside K (latent "
+            "attention): save the state again with this library",
+            got.n_embd_v_gqa);
+    }
     for (const auto & f : fields) {
         if (f.got != f.want) {
             throw fail("saved from a different model (%s %u, this model has %u)", f.name, f.got, f.want);

@@ -27,12 +27,14 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     // the conv and SSM states (F32) the K and V rows
     const llama_kv_cache * kv = ctx.kv_cache();
     e.fp.n_embd_k_gqa         = kv ? hp.n_embd_k_gqa() : hp.n_embd_r();
-    e.fp.n_embd_v_gqa         = kv ? hp.n_embd_v_gqa() : hp.n_embd_s();
-    e.fp.type_k               = kv ? (uint32_t) kv->type_k() : (uint32_t) GGML_TYPE_F32;
-    e.fp.type_v               = kv ? (uint32_t) kv->type_v() : (uint32_t) GGML_TYPE_F32;
-    e.kind                    = kind;
-    e.kv_size                 = kv ? kv->size() : ctx.recurrent()->n_slots();
-    e.n_seq_max               = ctx.cparams.n_seq_max;
+    // V held inside K (absorbed MLA) has no rows of its own: 0, which also refuses a state saved with a
+    // separate V (the layout before V was kept in K)
+    e.fp.n_embd_v_gqa = kv ? (kv->v_in_k() ? 0 : hp.n_embd_v_gqa()) : hp.n_embd_s();
+    e.fp.type_k       = kv ? (uint32_t) kv->type_k() : (uint32_t) GGML_TYPE_F32;
+    e.fp.type_v       = kv ? (uint32_t) kv->type_v() : (uint32_t) GGML_TYPE_F32;
+    e.kind            = kind;
+    e.kv_size         = kv ? kv->size() : ctx.recurrent()->n_slots();
+    e.n_seq_max       = ctx.cparams.n_seq_max;
     if (kv) {
         e.n_layer_kv = hp.n_layer_kv();  // the layers with cells of their own (not gemma3n's KV-sharing ones)
     }

@@ -7,7 +7,8 @@
 // rotated part k_pe. Since head h's key nope part is W_k_b[h] c, q_nope . k_nope = (W_k_b[h]^T q_nope) . c:
 // the query is absorbed through W_k_b and attends over the cached [c | k_pe] as one KV head (key length
 // kv_lora_rank + n_rot); the value is c itself and the head's output is expanded by W_v_b[h] afterwards.
-// The cache stores c in both K (with k_pe) and V: (2 kv_lora_rank + n_rot) values per token and layer.
+// The cache stores [c | k_pe] once and reads V as a view of each K row's first kv_lora_rank values
+// (hparams.v_in_k): (kv_lora_rank + n_rot) values per token and layer.
 // Older files with a fused attn_kv_b (no attention.key_length_mla) run as upstream runs them: keys and
 // values decompressed per head, plain multi-head attention over a full cache.
 #include <cmath>
@@ -44,6 +45,8 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
             hp.n_lora_kv, hp.n_head_kv, hp.n_embd_head_k, hp.n_embd_head_v, hp.n_rot, hp.n_embd_head_k_mla,
             hp.n_embd_head_v_mla));
     }
+    // absorbed: the value c is the first n_lora_kv values of the cached key [c | k_pe]
+    hp.v_in_k = hp.mla_absorbed;
 
     uint32_t n_shared = 0;
     ml.get_key(LLM_KV_EXPERT_FEED_FORWARD_LENGTH, hp.n_ff_exp);

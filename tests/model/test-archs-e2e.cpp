@@ -586,9 +586,9 @@ size_t meta_u32(llama_model * m, const char * k) {
 }
 
 // deepseek2's latent attention caches per token and layer the normed latent and the rope part in K
-// (kv_lora_rank + rope) and the latent again in V (kv_lora_rank), F16: a sequence's saved state grows
-// by that plus the cell's record (measured on llama-micro, whose K/V rows are known), far less than
-// the n_head (key_length_mla + value_length_mla) of plain attention.
+// (kv_lora_rank + rope), F16, and nothing else (V is read as the latent prefix of K): a sequence's
+// saved state grows by that plus the cell's record (measured on llama-micro, whose K/V rows are
+// known), far less than the n_head (key_length_mla + value_length_mla) of plain attention.
 TEST(ArchE2EMla, CacheHoldsTheLatentPerToken) {
     llama_log_set(quiet_log, nullptr);
     model_ptr llama = load_micro_f16("llama");
@@ -609,7 +609,7 @@ TEST(ArchE2EMla, CacheHoldsTheLatentPerToken) {
     const size_t kv      = state_bytes_per_token(m.get()) - cell;
     printf("deepseek2-micro: %zu bytes of K/V per token (%zu of cell record); plain attention: %zu\n", kv, cell,
            n_layer * n_head * (k_mla + v_mla) * 2);
-    EXPECT_EQ(kv, n_layer * ((rank + rope) + rank) * 2);
+    EXPECT_EQ(kv, n_layer * (rank + rope) * 2);
     EXPECT_LT(kv, n_layer * n_head * (k_mla + v_mla) * 2 / 4);
 
     // the same model as an older file (fused attn_kv_b) decompresses per head: the full cache

@@ -2,6 +2,8 @@
 // combination, same-type copies of any type, F32 -> quantized through the type traits) and CONCAT.
 #include "ggml-cpu-impl.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace {
@@ -36,6 +38,35 @@ struct elem_walker {
 
 bool same_shape(const ggml_tensor * a, const ggml_tensor * b) {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+// dst rows [r0, r1) of a same-type copy whose source has unit stride along dim 1, by T x T tiles:
+// the T source lines of a tile stay in cache while T destination lines are written from them (an
+// element-by-element walk reads one element per source cache line).
+template <typename E>
+void copy_transposed(const ggml_tensor * src, ggml_tensor * dst, int64_t r0, int64_t r1) {
+    constexpr int64_t T   = 32;
+    const int64_t     ne0 = dst->ne[0];
+    for (int64_t r = r0; r < r1;) {
+        int64_t i1, i2, i3;
+        cpu_row_index(dst, r, i1, i2, i3);
+        const int64_t n1 = std::min<int64_t>(std::min<int64_t>(T, dst->ne[1] - i1), r1 - r);
+        const char *  sb = cpu_ptr(src, 0, i1, i2, i3);
+        char *        db = cpu_ptr(dst, 0, i1, i2, i3);
+        for (int64_t i0 = 0; i0 < ne0; i0 += T) {
+            const int64_t n0 = std::min<int64_t>(T, ne0 - i0);
+            // one destination line at a time: T rows of a power-of-two stride written together
+            // would share a cache set
+            for (int64_t b = 0; b < n1; ++b) {
+                E *          d = (E *) (db + b * dst->nb[1]);
+                const char * x = sb + b * sizeof(E);
+                for (int64_t a = i0; a < i0 + n0; ++a) {
+                    d[a] = *(const E *) (x + a * src->nb[0]);
+                }
+            }
+        }
+        r += n1;
+    }
 }
 
 }  // namespace
@@ -104,6 +135,18 @@ void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
                     cpu_store_f(dst->type, d + i * dst->nb[0], cpu_load_f(src->type, x + i * src->nb[0]));
                 }
             }
+        }
+        return;
+    }
+
+    if (!ggml_cpu_use_scalar() && same && (esize == 2 || esize == 4) && same_shape(src, dst) && src->nb[1] == esize &&
+        src->nb[0] != esize && dst->nb[0] == esize) {
+        // a transpose (dim 1 of the source has unit stride: the plain attention path's row-major V
+        // made [n_kv, dv]): in tiles, reading along the source's unit stride
+        if (esize == 2) {
+            copy_transposed<uint16_t>(src, dst, r0, r1);
+        } else {
+            copy_transposed<uint32_t>(src, dst, r0, r1);
         }
         return;
     }
