@@ -241,4 +241,29 @@ model_ptr load_edited_copy(const std::string & src, const std::function<void(ggu
     return m;
 }
 
+void decode_into(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos pos0, llama_seq_id seq) {
+    owned_batch b((int) toks.size());
+    for (size_t i = 0; i < toks.size(); i++) {
+        b.add(toks[i], pos0 + (llama_pos) i, {seq}, i + 1 == toks.size());
+    }
+    ASSERT_EQ(llama_decode(ctx, b.b), 0) << llama_last_error();
+}
+
+std::vector<float> continue_greedy(llama_context * ctx, llama_seq_id seq, llama_pos pos, int n_steps) {
+    const int          nv = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+    std::vector<float> rows;
+    for (int s = 0;; s++) {
+        const float * lg = llama_get_logits_ith(ctx, -1);
+        EXPECT_NE(lg, nullptr) << llama_last_error();
+        if (!lg) {
+            return rows;
+        }
+        rows.insert(rows.end(), lg, lg + nv);
+        if (s == n_steps) {
+            return rows;
+        }
+        decode_into(ctx, {(llama_token) argmax(lg, nv)}, pos++, seq);
+    }
+}
+
 }  // namespace llama_test_util

@@ -72,6 +72,13 @@ std::vector<llama_token> tokenize(const llama_model * m, const std::string & tex
 void run_greedy(llama_context * ctx, std::vector<llama_token> prompt, int n_steps, std::vector<llama_token> & out,
                 std::vector<float> & rows);
 
+// Decodes toks into seq at positions pos0.. (logits for the last one only); records a failure on error.
+void decode_into(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos pos0, llama_seq_id seq);
+
+// Greedy continuation of seq from position pos, starting from the context's current last logits row:
+// every row seen, the current one first (n_steps + 1 rows of n_vocab floats).
+std::vector<float> continue_greedy(llama_context * ctx, llama_seq_id seq, llama_pos pos, int n_steps);
+
 // Loads path (default model parameters), decodes seq as one batch in sequence 0 with logits for every
 // position (n_ctx = n_batch = n_ubatch = max(n_ctx_min, seq.size()), 2 threads) and returns the rows back
 // to back: seq.size() x n_vocab floats. On failure returns {} and sets err ("load: ", "context: " or

@@ -55,36 +55,6 @@ ctx_ptr make_ctx(llama_model * m, llama_flash_attn_type fa, ggml_type type_k = G
     return ctx_ptr(llama_init_from_model(m, cp));
 }
 
-int n_vocab_of(llama_context * ctx) {
-    return llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
-}
-
-void decode(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos pos0, llama_seq_id seq) {
-    owned_batch b((int) toks.size());
-    for (size_t i = 0; i < toks.size(); i++) {
-        b.add(toks[i], pos0 + (llama_pos) i, {seq}, i + 1 == toks.size());
-    }
-    ASSERT_EQ(llama_decode(ctx, b.b), 0) << llama_last_error();
-}
-
-// Greedy continuation of seq from pos: every logits row seen, the current one first (n_steps + 1).
-std::vector<float> continue_greedy(llama_context * ctx, llama_seq_id seq, llama_pos pos, int n_steps) {
-    const int          nv = n_vocab_of(ctx);
-    std::vector<float> rows;
-    for (int s = 0;; s++) {
-        const float * lg = llama_get_logits_ith(ctx, -1);
-        EXPECT_NE(lg, nullptr) << llama_last_error();
-        if (!lg) {
-            return rows;
-        }
-        rows.insert(rows.end(), lg, lg + nv);
-        if (s == n_steps) {
-            return rows;
-        }
-        decode(ctx, {(llama_token) argmax(lg, nv)}, pos++, seq);
-    }
-}
-
 const std::vector<llama_token> k_prompt = {1, 38, 250, 263, 31, 201, 263, 38, 17, 42, 5, 77};
 
 bytes seq_state(llama_context * ctx, llama_seq_id seq) {
@@ -144,13 +114,13 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
                          " into fa " + (fa_dst == LLAMA_FLASH_ATTN_TYPE_ENABLED ? "on" : "off"));
             ctx_ptr a = make_ctx(m.get(), fa_src);
             ASSERT_NE(a, nullptr) << llama_last_error();
-            decode(a.get(), k_prompt, 0, 0);
+            decode_into(a.get(), k_prompt, 0, 0);
             const bytes whole = full_state(a.get());
             const bytes seq   = seq_state(a.get(), 0);
             // one token more per cell than the records: the K rows only (20-byte cell records)
             const bytes one = [&] {
                 ctx_ptr c = make_ctx(m.get(), fa_src);
-                decode(c.get(), {k_prompt[0]}, 0, 0);
+                decode_into(c.get(), {k_prompt[0]}, 0, 0);
                 return seq_state(c.get(), 0);
             }();
             EXPECT_EQ(seq.size() - one.size(), (k_prompt.size() - 1) * (20 + n_layer * (rank + rope) * 2));
@@ -169,12 +139,12 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
             ctx_ptr s3 = make_ctx(m.get(), fa_dst, GGML_TYPE_F16, GGML_TYPE_F16, 4);
             ASSERT_EQ(llama_state_seq_set_data(s3.get(), seq.data(), seq.size(), 3), seq.size()) << llama_last_error();
             const std::vector<float> got3 = [&] {
-                decode(s3.get(), {k_prompt.back()}, (llama_pos) k_prompt.size(), 3);
+                decode_into(s3.get(), {k_prompt.back()}, (llama_pos) k_prompt.size(), 3);
                 return continue_greedy(s3.get(), 3, (llama_pos) k_prompt.size() + 1, 3);
             }();
             ctx_ptr r = make_ctx(m.get(), fa_dst);
             ASSERT_EQ(llama_state_set_data(r.get(), whole.data(), whole.size()), whole.size());
-            decode(r.get(), {k_prompt.back()}, (llama_pos) k_prompt.size(), 0);
+            decode_into(r.get(), {k_prompt.back()}, (llama_pos) k_prompt.size(), 0);
             const std::vector<float> want3 = continue_greedy(r.get(), 0, (llama_pos) k_prompt.size() + 1, 3);
             ASSERT_EQ(got3.size(), want3.size());
             EXPECT_LT(max_err_rel_rms(got3.data(), want3.data(), (int) got3.size()), 1e-5) << "sequence state";
@@ -192,7 +162,7 @@ TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     const uint32_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
     ctx_ptr        a       = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
     ASSERT_NE(a, nullptr) << llama_last_error();
-    decode(a.get(), k_prompt, 0, 0);
+    decode_into(a.get(), k_prompt, 0, 0);
     const bytes now = seq_state(a.get(), 0);
 
     // header (24), fingerprint: name length, name, n_layer, n_vocab, n_embd, n_embd_k_gqa, n_embd_v_gqa
@@ -227,7 +197,7 @@ TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     memcpy(old.data() + old.size() - 8, &sum, 8);
 
     ctx_ptr b = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
-    decode(b.get(), {5, 6, 7}, 0, 0);
+    decode_into(b.get(), {5, 6, 7}, 0, 0);
     const bytes before = full_state(b.get());
     EXPECT_EQ(llama_state_seq_set_data(b.get(), old.data(), old.size(), 0), 0u);
     EXPECT_NE(std::string(llama_last_error()).find("V rows"), std::string::npos) << llama_last_error();
@@ -270,7 +240,7 @@ TEST_F(MlaCache, QuantizedLatentWithinItsBoundOnBothPaths) {
         if (!c) {
             return std::vector<float>();
         }
-        decode(c.get(), k_prompt, 0, 0);
+        decode_into(c.get(), k_prompt, 0, 0);
         return continue_greedy(c.get(), 0, (llama_pos) k_prompt.size(), 4);
     };
     const std::vector<float> ref = run(GGML_TYPE_F16, LLAMA_FLASH_ATTN_TYPE_DISABLED);
@@ -316,7 +286,7 @@ TEST_F(MlaCache, QuantizedLatentShiftIsRefused) {
     ASSERT_NE(m, nullptr) << llama_last_error();
     ctx_ptr c = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED, GGML_TYPE_Q8_0, GGML_TYPE_Q8_0);
     ASSERT_NE(c, nullptr) << llama_last_error();
-    decode(c.get(), k_prompt, 0, 0);
+    decode_into(c.get(), k_prompt, 0, 0);
     llama_memory_seq_add(llama_get_memory(c.get()), 0, 0, -1, 10);
     owned_batch b(1);
     b.add(5, (llama_pos) k_prompt.size() + 10, {0}, true);

@@ -99,34 +99,6 @@ std::vector<llama_token> prompt_tokens(llama_context * ctx, int n, unsigned seed
     return t;
 }
 
-// Decodes tokens into seq at positions pos0.. (logits for the last one only).
-void decode(llama_context * ctx, const std::vector<llama_token> & toks, llama_pos pos0, llama_seq_id seq) {
-    owned_batch b((int) toks.size());
-    for (size_t i = 0; i < toks.size(); i++) {
-        b.add(toks[i], pos0 + (llama_pos) i, {seq}, i + 1 == toks.size());
-    }
-    ASSERT_EQ(llama_decode(ctx, b.b), 0) << llama_last_error();
-}
-
-// Greedy continuation of seq from position pos, starting from the current last logits row:
-// returns every row seen (the current one first), n_steps + 1 rows.
-std::vector<float> continue_greedy(llama_context * ctx, llama_seq_id seq, llama_pos pos, int n_steps) {
-    const int          nv = n_vocab_of(ctx);
-    std::vector<float> rows;
-    for (int s = 0;; s++) {
-        const float * lg = llama_get_logits_ith(ctx, -1);
-        EXPECT_NE(lg, nullptr) << llama_last_error();
-        if (!lg) {
-            return rows;
-        }
-        rows.insert(rows.end(), lg, lg + nv);
-        if (s == n_steps) {
-            return rows;
-        }
-        decode(ctx, {(llama_token) argmax(lg, nv)}, pos++, seq);
-    }
-}
-
 bytes get_state(llama_context * ctx) {
     bytes b(llama_state_get_size(ctx));
     EXPECT_GT(b.size(), 0u) << llama_last_error();
@@ -193,8 +165,8 @@ TEST_P(StateWhole, SaveFreeLoadContinueIsBitIdentical) {
     ASSERT_NE(a, nullptr) << llama_last_error();
     const std::vector<llama_token> prompt = prompt_tokens(a.get(), 40, 1);
     // two batches, so the cache holds the cells of more than one decode
-    decode(a.get(), std::vector<llama_token>(prompt.begin(), prompt.begin() + 25), 0, 0);
-    decode(a.get(), std::vector<llama_token>(prompt.begin() + 25, prompt.end()), 25, 0);
+    decode_into(a.get(), std::vector<llama_token>(prompt.begin(), prompt.begin() + 25), 0, 0);
+    decode_into(a.get(), std::vector<llama_token>(prompt.begin() + 25, prompt.end()), 25, 0);
 
     const std::string path  = tmp_path("whole.session");
     bytes             saved = get_state(a.get());
@@ -262,7 +234,7 @@ TEST_F(State, LoadsAcrossFlashAttentionLayouts) {
     ctx_opts fa, nofa;
     nofa.fa   = LLAMA_FLASH_ATTN_TYPE_DISABLED;
     ctx_ptr a = make_ctx(m.get(), fa);
-    decode(a.get(), prompt_tokens(a.get(), 20, 2), 0, 0);
+    decode_into(a.get(), prompt_tokens(a.get(), 20, 2), 0, 0);
     const bytes s = get_state(a.get());
     ctx_ptr     b = make_ctx(m.get(), nofa);
     ASSERT_EQ(llama_state_set_data(b.get(), s.data(), s.size()), s.size()) << llama_last_error();
@@ -283,9 +255,9 @@ TEST_F(State, SequenceFromOneContextIntoSeq3OfAnother) {
         const auto p0 = prompt_tokens(a.get(), 12, 10);
         const auto p1 = prompt_tokens(a.get(), 17, 11);
         const auto p2 = prompt_tokens(a.get(), 9, 12);
-        decode(a.get(), p0, 0, 0);
-        decode(a.get(), p2, 0, 2);
-        decode(a.get(), p1, 0, 1);  // last, so its continuation follows its own cells
+        decode_into(a.get(), p0, 0, 0);
+        decode_into(a.get(), p2, 0, 2);
+        decode_into(a.get(), p1, 0, 1);  // last, so its continuation follows its own cells
 
         const std::string path = tmp_path("seq.state");
         const bytes       s    = get_seq_state(a.get(), 1);
@@ -297,7 +269,7 @@ TEST_F(State, SequenceFromOneContextIntoSeq3OfAnother) {
         a.reset();
 
         ctx_ptr b = make_ctx(m.get(), o);
-        decode(b.get(), p0, 0, 0);  // another sequence already there
+        decode_into(b.get(), p0, 0, 0);  // another sequence already there
         if (via_file) {
             std::vector<llama_token> toks(64);
             size_t                   n = 0;
@@ -319,7 +291,7 @@ TEST_F(State, SequenceFromOneContextIntoSeq3OfAnother) {
         EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), 11);  // untouched
         EXPECT_EQ(llama_memory_seq_pos_max(mem, 1), -1);
         // the last decode of b was seq 0's prompt; continue seq 3 from the restored sequence
-        decode(b.get(), {(llama_token) argmax(want.data(), n_vocab_of(b.get()))}, 17, 3);
+        decode_into(b.get(), {(llama_token) argmax(want.data(), n_vocab_of(b.get()))}, 17, 3);
         const int                nv  = n_vocab_of(b.get());
         const std::vector<float> got = continue_greedy(b.get(), 3, 18, 4);
         const std::vector<float> want_tail(want.begin() + nv, want.end());
@@ -353,12 +325,12 @@ TEST_F(State, CorruptTruncatedOrMismatchedStatesAreRejected) {
     ctx_opts o;
     o.n_seq_max = 2;
     ctx_ptr c   = make_ctx(m.get(), o);
-    decode(c.get(), prompt_tokens(c.get(), 3, 20), 0, 0);
+    decode_into(c.get(), prompt_tokens(c.get(), 3, 20), 0, 0);
     const bytes s = get_state(c.get());
 
     // the context under test holds a different state, which every failed load must keep
     ctx_ptr victim = make_ctx(m.get(), o);
-    decode(victim.get(), prompt_tokens(c.get(), 5, 21), 0, 1);
+    decode_into(victim.get(), prompt_tokens(c.get(), 5, 21), 0, 1);
     const bytes              before = get_state(victim.get());
     const std::vector<float> want   = [&] {
         ctx_ptr r = make_ctx(m.get(), o);
@@ -392,7 +364,7 @@ TEST_F(State, CorruptTruncatedOrMismatchedStatesAreRejected) {
         ctx_opts o4  = o;
         o4.n_seq_max = 4;
         ctx_ptr w    = make_ctx(m.get(), o4);
-        decode(w.get(), prompt_tokens(c.get(), 3, 22), 0, 3);
+        decode_into(w.get(), prompt_tokens(c.get(), 3, 22), 0, 3);
         const bytes s3 = get_state(w.get());
         EXPECT_REJECTED(llama_state_set_data(victim.get(), s3.data(), s3.size()), victim.get(), before);
         EXPECT_NE(std::string(llama_last_error()).find("n_seq_max"), std::string::npos) << llama_last_error();
@@ -417,7 +389,7 @@ TEST_F(State, CorruptTruncatedOrMismatchedStatesAreRejected) {
         oq.type_k             = GGML_TYPE_F16;
         ctx_ptr qv            = make_ctx(sm.get(), oq);
         ASSERT_TRUE(q && f && qv) << llama_last_error();
-        decode(q.get(), prompt_tokens(q.get(), 4, 25), 0, 0);
+        decode_into(q.get(), prompt_tokens(q.get(), 4, 25), 0, 0);
         const bytes qs = get_state(q.get()), fs = get_state(f.get());
         EXPECT_EQ(llama_state_set_data(f.get(), qs.data(), qs.size()), 0u);
         EXPECT_NE(std::string(llama_last_error()).find("KV cache"), std::string::npos) << llama_last_error();
@@ -438,8 +410,8 @@ TEST_F(State, CorruptTruncatedOrMismatchedStatesAreRejected) {
         ctx_opts big = o;
         big.n_ctx    = 768;
         ctx_ptr l    = make_ctx(m.get(), big);
-        decode(l.get(), prompt_tokens(l.get(), 300, 23), 0, 0);
-        decode(l.get(), prompt_tokens(l.get(), 254, 24), 0, 1);
+        decode_into(l.get(), prompt_tokens(l.get(), 300, 23), 0, 0);
+        decode_into(l.get(), prompt_tokens(l.get(), 254, 24), 0, 1);
         const bytes ls = get_state(l.get());
         EXPECT_REJECTED(llama_state_set_data(victim.get(), ls.data(), ls.size()), victim.get(), before);
         EXPECT_NE(std::string(llama_last_error()).find("n_ctx too small"), std::string::npos) << llama_last_error();
@@ -504,7 +476,7 @@ TEST_F(State, MutatedStatesThroughTheApi) {
     ctx_opts o;
     o.n_seq_max = 4;
     ctx_ptr src = make_ctx(m.get(), o);
-    decode(src.get(), prompt_tokens(src.get(), 3, 50), 0, 0);
+    decode_into(src.get(), prompt_tokens(src.get(), 3, 50), 0, 0);
     llama_memory_seq_cp(llama_get_memory(src.get()), 0, 2, -1, -1);
     const bytes full = get_state(src.get()), seq = get_seq_state(src.get(), 0);
 
@@ -565,7 +537,7 @@ TEST_F(State, WriteFuzzSeeds) {
         fclose(f);
     };
     put("empty-full", get_state(c.get()));
-    decode(c.get(), prompt_tokens(c.get(), 2, 30), 0, 0);
+    decode_into(c.get(), prompt_tokens(c.get(), 2, 30), 0, 0);
     llama_memory_seq_cp(llama_get_memory(c.get()), 0, 1, -1, -1);
     put("two-cells-full", get_state(c.get()));
     put("two-cells-seq", get_seq_state(c.get(), 1));
@@ -594,7 +566,7 @@ TEST_F(State, KvOnVulkanRoundTripsAndCrossesDevices) {
     ctx_opts o;
     ctx_ptr  a = make_ctx(gpu.get(), o);
     ASSERT_NE(a, nullptr) << llama_last_error();
-    decode(a.get(), prompt_tokens(a.get(), 30, 40), 0, 0);
+    decode_into(a.get(), prompt_tokens(a.get(), 30, 40), 0, 0);
     const bytes              s    = get_state(a.get());
     const std::vector<float> want = continue_greedy(a.get(), 0, 30, 4);
     a.reset();
@@ -607,7 +579,7 @@ TEST_F(State, KvOnVulkanRoundTripsAndCrossesDevices) {
     // saved on the CPU, restored into Vulkan-resident layers and read back: the same bytes; and
     // the reverse
     ctx_ptr cc = make_ctx(cpu.get(), o);
-    decode(cc.get(), prompt_tokens(cc.get(), 30, 41), 0, 0);
+    decode_into(cc.get(), prompt_tokens(cc.get(), 30, 41), 0, 0);
     const bytes cs = get_state(cc.get());
     ctx_ptr     g  = make_ctx(gpu.get(), o);
     ASSERT_EQ(llama_state_set_data(g.get(), cs.data(), cs.size()), cs.size()) << llama_last_error();
