@@ -630,7 +630,7 @@ LLAMA_API int32_t llama_model_n_head(const struct llama_model * model);      /* 
 LLAMA_API int32_t llama_model_n_head_kv(const struct llama_model * model);   /* K/V heads (GQA) */
 LLAMA_API int32_t llama_model_n_swa(const struct llama_model * model);       /* sliding window, 0 = none */
 LLAMA_API int32_t llama_model_n_embd_inp(const struct llama_model * model);  /* input embedding size (= n_embd) */
-LLAMA_API int32_t llama_model_n_embd_out(const struct llama_model * model);  /* output embedding size (= n_embd) */
+LLAMA_API int32_t llama_model_n_embd_out(const struct llama_model * model);  /* width of an embedding row: n_embd, or a dense output projection's width (LFM2-ColBERT) */
 LLAMA_API int32_t llama_model_n_layer_nextn(const struct llama_model * model); /* NextN blocks, not run (glm4moe); else 0 */
 
 /* Deprecated llama.cpp names: llama_model_n_ctx_train, _n_embd, _n_layer, _n_head and

@@ -166,7 +166,7 @@ int32_t llama_model_n_embd_inp(const struct llama_model * model) {
     return llama_model_n_embd(model);
 }
 int32_t llama_model_n_embd_out(const struct llama_model * model) {
-    return llama_model_n_embd(model);
+    return model ? (int32_t) model->hparams.n_embd_out() : 0;
 }
 int32_t llama_model_n_layer_nextn(const struct llama_model * model) {
     return model ? (int32_t) model->hparams.n_layer_nextn : 0;

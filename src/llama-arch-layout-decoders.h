@@ -164,6 +164,29 @@ constexpr llm_tensor_layout GEMMA3[] = {
     {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
 };
 
+// gemma-embedding (EmbeddingGemma): gemma3's block as a bidirectional encoder without an LM head,
+// and the sentence-transformers dense modules (dense_2 widens the pooled vector, dense_3 brings it
+// back to n_embd) in the files converted with them.
+constexpr llm_tensor_layout GEMMA_EMBEDDING[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    output_side({LLM_TENSOR_DENSE_2_OUT, MAT, {E, DOUT}, DENSE_PROJ}),
+    output_side({LLM_TENSOR_DENSE_3_OUT, MAT, {DOUT, E}, DENSE_PROJ}),
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, Q}},
+    {LLM_TENSOR_ATTN_K, MAT, {E, K}},
+    {LLM_TENSOR_ATTN_V, MAT, {E, V}},
+    {LLM_TENSOR_ATTN_Q_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_K_NORM, NORM, {HK}},
+    {LLM_TENSOR_ATTN_OUT, MAT, {Q, E}},
+    {LLM_TENSOR_ATTN_POST_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
+    {LLM_TENSOR_FFN_POST_NORM, NORM, {E}},
+};
+
 // gemma3n: gemma3's block plus per-layer token embeddings projected from the hidden state, the AltUp
 // stack (router, prediction / correction coefficients: tiny matrices kept in F32) and LAuReL's low-rank
 // pair; every block has its q/k/v, also those that read an earlier layer's KV cache. altup_proj and the

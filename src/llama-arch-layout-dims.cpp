@@ -38,6 +38,8 @@ int64_t llm_layout_dims::value(llm_dim d) const {
             return n_token_types;
         case LLM_DIM_CLS_OUT:
             return n_cls_out;
+        case LLM_DIM_DENSE_OUT:
+            return n_dense_out;
         case LLM_DIM_FF_SHEXP:
             return n_ff_shexp;
         case LLM_DIM_ONE:

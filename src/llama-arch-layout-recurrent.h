@@ -31,11 +31,13 @@ constexpr llm_tensor_layout MAMBA2[] = {
 
 // lfm2: per layer either GQA attention with head-wide q/k norms or a short convolution (only the
 // layers the file marks with 0 KV heads); the SwiGLU feed-forward on every layer; the final norm is
-// stored as token_embd_norm.
+// stored as token_embd_norm. LFM2-ColBERT adds a dense output projection (dense_2, its bias optional).
 constexpr llm_tensor_layout LFM2[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM_LFM2, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_OUTPUT_NORM},
     {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    output_side({LLM_TENSOR_DENSE_2_OUT, MAT, {E, DOUT}, DENSE_PROJ}),
+    output_side({LLM_TENSOR_DENSE_2_OUT, BIAS, {DOUT}, EXTRA}),
     {LLM_TENSOR_ATTN_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},
@@ -165,6 +167,8 @@ constexpr llm_tensor_layout LFM2MOE[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM_LFM2, NORM, {E}, REQ, ALWAYS, LLM_TENSOR_OUTPUT_NORM},
     {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    output_side({LLM_TENSOR_DENSE_2_OUT, MAT, {E, DOUT}, DENSE_PROJ}),
+    output_side({LLM_TENSOR_DENSE_2_OUT, BIAS, {DOUT}, EXTRA}),
     {LLM_TENSOR_ATTN_NORM, NORM, {E}},
     {LLM_TENSOR_ATTN_Q, MAT, {E, Q}, REQ, ATTN_L},
     {LLM_TENSOR_ATTN_K, MAT, {E, K}, REQ, ATTN_L},

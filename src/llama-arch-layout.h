@@ -75,6 +75,9 @@ enum llm_dim : uint8_t {
     LLM_DIM_N_ALTUP_M1,
     LLM_DIM_N_ALTUP_SQ,
     LLM_DIM_LAUREL,
+    // an embedding model's dense output projection (dense_2): its out features, the file decides
+    // (LFM2-ColBERT: embedding_length_out; EmbeddingGemma: dense_2_feat_out, which dense_3 takes back)
+    LLM_DIM_DENSE_OUT,
 };
 
 // The values of the dimensions for one model.
@@ -92,6 +95,7 @@ struct llm_layout_dims {
     int64_t n_ctx_train        = 0;
     int64_t n_token_types      = 1;
     int64_t n_cls_out          = 1;
+    int64_t n_dense_out        = 0;  // dense_2's rows (0: the model has no dense projection)
     int64_t n_ff_shexp         = 0;
     int64_t n_lora_q           = 0;
     int64_t n_lora_kv          = 0;
@@ -141,6 +145,7 @@ enum llm_tl_presence : uint8_t {
     LLM_TL_UNTIED,        // output.weight where the head may be the token embeddings (absent: tied)
     LLM_TL_ROPE_FACTORS,  // LongRoPE models (phi3 128k)
     LLM_TL_CLS_HEAD,      // rerankers: the classifier head
+    LLM_TL_DENSE_PROJ,    // embedding models converted with their sentence-transformers dense modules
 };
 
 // Which models of the architecture have the row at all.

@@ -46,6 +46,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_QWEN35MOE, "qwen35moe"},
     {LLM_ARCH_NEMOTRON_H_MOE, "nemotron_h_moe"},
     {LLM_ARCH_GEMMA3N, "gemma3n"},
+    {LLM_ARCH_GEMMA_EMBEDDING, "gemma-embedding"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -78,6 +79,11 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_VOCAB_SIZE, "%s.vocab_size"},
     {LLM_KV_CONTEXT_LENGTH, "%s.context_length"},
     {LLM_KV_EMBEDDING_LENGTH, "%s.embedding_length"},
+    {LLM_KV_EMBEDDING_LENGTH_OUT, "%s.embedding_length_out"},
+    {LLM_KV_DENSE_2_FEAT_IN, "%s.dense_2_feat_in"},
+    {LLM_KV_DENSE_2_FEAT_OUT, "%s.dense_2_feat_out"},
+    {LLM_KV_DENSE_3_FEAT_IN, "%s.dense_3_feat_in"},
+    {LLM_KV_DENSE_3_FEAT_OUT, "%s.dense_3_feat_out"},
     {LLM_KV_BLOCK_COUNT, "%s.block_count"},
     {LLM_KV_FEED_FORWARD_LENGTH, "%s.feed_forward_length"},
     {LLM_KV_USE_PARALLEL_RESIDUAL, "%s.use_parallel_residual"},
@@ -284,6 +290,8 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_LAUREL_L, "blk.%d.laurel_l"},
     {LLM_TENSOR_LAUREL_R, "blk.%d.laurel_r"},
     {LLM_TENSOR_LAUREL_POST_NORM, "blk.%d.laurel_post_norm"},
+    {LLM_TENSOR_DENSE_2_OUT, "dense_2"},
+    {LLM_TENSOR_DENSE_3_OUT, "dense_3"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -40,6 +40,7 @@ enum llm_arch {
     LLM_ARCH_QWEN35MOE,
     LLM_ARCH_NEMOTRON_H_MOE,
     LLM_ARCH_GEMMA3N,
+    LLM_ARCH_GEMMA_EMBEDDING,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -74,6 +75,13 @@ enum llm_kv {
     LLM_KV_VOCAB_SIZE,
     LLM_KV_CONTEXT_LENGTH,
     LLM_KV_EMBEDDING_LENGTH,
+    // sentence-transformers dense modules after the pooling (embedding models): the width of the
+    // embeddings they give, and (gemma-embedding) each projection's in / out features
+    LLM_KV_EMBEDDING_LENGTH_OUT,
+    LLM_KV_DENSE_2_FEAT_IN,
+    LLM_KV_DENSE_2_FEAT_OUT,
+    LLM_KV_DENSE_3_FEAT_IN,
+    LLM_KV_DENSE_3_FEAT_OUT,
     LLM_KV_BLOCK_COUNT,
     LLM_KV_FEED_FORWARD_LENGTH,
     LLM_KV_USE_PARALLEL_RESIDUAL,
@@ -301,6 +309,10 @@ enum llm_tensor {
     LLM_TENSOR_LAUREL_L,
     LLM_TENSOR_LAUREL_R,
     LLM_TENSOR_LAUREL_POST_NORM,
+    // embedding models converted with their sentence-transformers dense modules: projections of the
+    // final hidden state (dense_2, with an optional bias; gemma-embedding: dense_3 after it)
+    LLM_TENSOR_DENSE_2_OUT,
+    LLM_TENSOR_DENSE_3_OUT,
     LLM_TENSOR_COUNT,
 };
 

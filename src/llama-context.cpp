@@ -199,6 +199,7 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             p.n_seqs     = rs ? 1 : 0;  // one sequence of n_tok tokens
             p.causal     = cp.causal_attn;
             p.flash_attn = cp.flash_attn;
+            p.embd_proj  = model.dense_2 != nullptr;  // the larger graph
             build_graph(p);
             if (!ggml_backend_sched_reserve(sched, gres->gf)) {
                 throw llama_error(llama_format("cannot reserve compute buffers for %u tokens", n_tok));
@@ -251,6 +252,7 @@ llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llam
     p.causal     = cparams.causal_attn;
     p.flash_attn = cparams.flash_attn;
     p.n_seqs     = rs ? ub.n_seqs : 0;
+    p.embd_proj  = model.dense_2 != nullptr && (cparams.embeddings || model.is_encoder());
     return p;
 }
 
@@ -261,6 +263,9 @@ void llama_context::build_graph(const llm_graph_params & p) {
     g.loras = &loras;
     g.cvec  = cvec.get();
     model.ops->build_graph(g);
+    if (p.embd_proj) {
+        g.build_embd_proj();
+    }
     if (!ggml_graph_is_ok(gres->gf) || (!gres->t_logits && !gres->t_embd)) {
         throw llama_error("failed to build the graph (see the log)");
     }
@@ -360,7 +365,8 @@ int32_t llama_context::decode(const llama_batch & batch, std::string & err) {
 int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     const int64_t t0      = cparams.no_perf ? 0 : llama_time_us();
     const int32_t n_vocab = (int32_t) model.hparams.n_vocab;
-    const int32_t n_embd  = (int32_t) model.hparams.n_embd;
+    const int32_t n_embd  = (int32_t) model.hparams.n_embd;        // of an input embedding row
+    const int32_t n_out_w = (int32_t) model.hparams.n_embd_out();  // of an output embedding row
 
     if (batch.n_tokens <= 0) {
         err = llama_format("n_tokens = %d: a batch needs at least one token", batch.n_tokens);
@@ -408,7 +414,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     output_ids = balloc.output_ids();
     logits.resize(has_head ? (size_t) n_outputs * n_vocab : 0);
     if (want_embd) {
-        embd.resize((size_t) n_outputs * n_embd);
+        embd.resize((size_t) n_outputs * n_out_w);
     } else {
         embd.clear();
     }
@@ -469,15 +475,15 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
                                         (size_t) ub.n_outputs * n_vocab * sizeof(float));
             }
             if (want_embd && gres->t_embd) {
-                ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_embd, 0,
-                                        (size_t) ub.n_outputs * n_embd * sizeof(float));
+                ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_out_w, 0,
+                                        (size_t) ub.n_outputs * n_out_w * sizeof(float));
             }
         }
         n_out_done += (int32_t) ub.n_outputs;
     }
     if (want_embd && cparams.pooling_type != LLAMA_POOLING_TYPE_NONE) {
         try {
-            pooling.pool(model, cparams.pooling_type, ubatches, embd.data(), n_embd);
+            pooling.pool(model, cparams.pooling_type, ubatches, embd.data(), n_out_w);
         } catch (const std::exception & e) {
             err = e.what();
             return -3;
@@ -565,7 +571,7 @@ float * llama_context::embd_ith(int32_t i, std::string & err) {
         return nullptr;
     }
     const int32_t j = output_row(i, n_outputs, output_ids, err);
-    return j < 0 ? nullptr : embd.data() + (size_t) j * model.hparams.n_embd;
+    return j < 0 ? nullptr : embd.data() + (size_t) j * model.hparams.n_embd_out();
 }
 
 void llama_context::set_n_threads(int32_t n_threads, int32_t n_threads_batch) {

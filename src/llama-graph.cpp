@@ -552,6 +552,10 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
 void llm_graph_context::build_output(ggml_tensor * inpL) {
     ggml_tensor * cur = build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
     cb(cur, "result_norm", -1);
+    if (!model.output) {
+        set_result(cur, nullptr);  // an encoder (gemma-embedding): no LM head
+        return;
+    }
     ggml_tensor * logits = build_lora_mm(model.output, cur, model.output_b);
     if (hparams.f_logit_scale != 0.0f) {
         logits = ggml_scale(ctx0, logits, 1.0f / hparams.f_logit_scale);
@@ -562,6 +566,18 @@ void llm_graph_context::build_output(ggml_tensor * inpL) {
     }
     cb(logits, "result_output", -1);
     set_result(cur, logits);
+}
+
+void llm_graph_context::build_embd_proj() {
+    if (!model.dense_2 || !res.t_embd) {
+        return;
+    }
+    ggml_tensor * cur = build_lora_mm(model.dense_2, res.t_embd, model.dense_2_b);
+    if (model.dense_3) {
+        cur = build_lora_mm(model.dense_3, cur);
+    }
+    cb(cur, "result_embd_proj", -1);
+    set_result(cur, res.t_logits);
 }
 
 void llm_graph_context::set_result(ggml_tensor * embd, ggml_tensor * logits) {

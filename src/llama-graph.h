@@ -31,11 +31,13 @@ struct llm_graph_params {
     bool     embd_input = false;  // the batch carries embeddings instead of tokens
     bool     causal     = true;
     bool     flash_attn = false;
-    uint32_t n_seqs     = 0;  // recurrent models: sequences in the ubatch (n_tokens / n_seqs tokens each)
+    uint32_t n_seqs     = 0;      // recurrent models: sequences in the ubatch (n_tokens / n_seqs tokens each)
+    bool     embd_proj  = false;  // the embeddings go through the model's dense output projections
 
     bool operator==(const llm_graph_params & o) const {
         return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
-               embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs;
+               embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs &&
+               embd_proj == o.embd_proj;
     }
 };
 
@@ -202,4 +204,9 @@ struct llm_graph_context {
 
     // Final results: marks them as outputs.
     void set_result(ggml_tensor * embd, ggml_tensor * logits);
+    // The embedding rows through the model's dense output projections (dense_2 (+ bias), then
+    // dense_3): t_embd becomes their result. Applied per row, which equals upstream's projection of
+    // the pooled vector for every pooling the library does on the host (mean, CLS, last: averaging
+    // and selecting rows commute with an affine map).
+    void build_embd_proj();
 };

@@ -7,8 +7,11 @@
 #include <vector>
 
 struct llama_hparams {
-    uint32_t n_ctx_train   = 0;  // training context length
-    uint32_t n_embd        = 0;  // hidden size
+    uint32_t n_ctx_train = 0;  // training context length
+    uint32_t n_embd      = 0;  // hidden size
+    // the width of the embeddings the model gives when its dense output projections run (set from
+    // their shapes when the weights load; 0 = none: n_embd). See n_embd_out().
+    uint32_t n_embd_proj   = 0;
     uint32_t n_layer       = 0;
     uint32_t n_head        = 0;
     uint32_t n_head_kv     = 0;  // < n_head: grouped-query attention
@@ -241,4 +244,7 @@ struct llama_hparams {
     // Whether layer il runs its experts (not one of the leading dense layers).
     bool     is_moe_layer(int il) const { return n_expert > 0 && (uint32_t) il >= n_layer_dense_lead; }
     uint32_t n_gqa() const { return n_head_kv ? n_head / n_head_kv : 0; }
+
+    // The width of an embedding row (llama_get_embeddings*): n_embd, or the dense projections' output.
+    uint32_t n_embd_out() const { return n_embd_proj > 0 ? n_embd_proj : n_embd; }
 };

@@ -31,6 +31,10 @@ ggml_tensor ** model_field(llama_model & m, llm_tensor role, bool bias) {
             return bias ? &m.cls_out_b : &m.cls_out;
         case LLM_TENSOR_CLS_NORM:
             return bias ? nullptr : &m.cls_norm;
+        case LLM_TENSOR_DENSE_2_OUT:
+            return bias ? &m.dense_2_b : &m.dense_2;
+        case LLM_TENSOR_DENSE_3_OUT:
+            return bias ? nullptr : &m.dense_3;
         case LLM_TENSOR_PER_LAYER_TOKEN_EMBD:
             return bias ? nullptr : &m.per_layer_tok_embd;
         case LLM_TENSOR_PER_LAYER_MODEL_PROJ:
@@ -273,8 +277,9 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
                                                                 (int) hp.n_layer_dense_lead)) != nullptr;
     }
     // the scores: cls.output's rows, or cls's where the head is cls alone (jina-bert-v2 rerankers)
-    d.n_cls_out = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
-                                                                                      : rows_of(LLM_TENSOR_CLS);
+    d.n_cls_out   = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_CLS_OUT, "weight", -1)) ? rows_of(LLM_TENSOR_CLS_OUT)
+                                                                                        : rows_of(LLM_TENSOR_CLS);
+    d.n_dense_out = rows_of(LLM_TENSOR_DENSE_2_OUT);
     // ffn_up with the gate fused in is twice as wide (read from the first block; every block must agree)
     if (const llama_tensor_weight * up = tc.ml.get_weight(llm_tensor_name(LLM_TENSOR_FFN_UP, "weight", 0))) {
         d.n_ff_up = up->n_dims >= 2 && up->ne[1] == 2 * (int64_t) hp.n_ff ? 2 * (int64_t) hp.n_ff : 0;

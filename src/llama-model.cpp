@@ -17,13 +17,13 @@
 // ---- the architecture registry -------------------------------------------------------------------
 
 static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
-    &llm_ops_llama,       &llm_ops_qwen2,          &llm_ops_phi3,       &llm_ops_gemma,         &llm_ops_gemma2,
-    &llm_ops_bert,        &llm_ops_nomic_bert,     &llm_ops_qwen3,      &llm_ops_qwen3moe,      &llm_ops_gemma3,
-    &llm_ops_gpt_oss,     &llm_ops_granite,        &llm_ops_granitemoe, &llm_ops_olmo2,         &llm_ops_smollm3,
-    &llm_ops_exaone4,     &llm_ops_mistral3,       &llm_ops_glm4,       &llm_ops_mamba2,        &llm_ops_jina_bert_v2,
-    &llm_ops_modern_bert, &llm_ops_lfm2,           &llm_ops_deepseek2,  &llm_ops_granitehybrid, &llm_ops_nemotron_h,
-    &llm_ops_glm4moe,     &llm_ops_falcon_h1,      &llm_ops_lfm2moe,    &llm_ops_qwen3next,     &llm_ops_qwen35,
-    &llm_ops_qwen35moe,   &llm_ops_nemotron_h_moe, &llm_ops_gemma3n,
+    &llm_ops_llama,       &llm_ops_qwen2,          &llm_ops_phi3,       &llm_ops_gemma,           &llm_ops_gemma2,
+    &llm_ops_bert,        &llm_ops_nomic_bert,     &llm_ops_qwen3,      &llm_ops_qwen3moe,        &llm_ops_gemma3,
+    &llm_ops_gpt_oss,     &llm_ops_granite,        &llm_ops_granitemoe, &llm_ops_olmo2,           &llm_ops_smollm3,
+    &llm_ops_exaone4,     &llm_ops_mistral3,       &llm_ops_glm4,       &llm_ops_mamba2,          &llm_ops_jina_bert_v2,
+    &llm_ops_modern_bert, &llm_ops_lfm2,           &llm_ops_deepseek2,  &llm_ops_granitehybrid,   &llm_ops_nemotron_h,
+    &llm_ops_glm4moe,     &llm_ops_falcon_h1,      &llm_ops_lfm2moe,    &llm_ops_qwen3next,       &llm_ops_qwen35,
+    &llm_ops_qwen35moe,   &llm_ops_nemotron_h_moe, &llm_ops_gemma3n,    &llm_ops_gemma_embedding,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {
@@ -324,6 +324,36 @@ void llama_model::load_vocab(llama_model_loader & ml) {
     }
 }
 
+void llama_model::set_embd_proj_width(llama_model_loader & ml) {
+    hparams.n_embd_proj = 0;
+    if (!dense_2) {
+        if (dense_3) {
+            throw llama_error("the model has dense_3 without dense_2: not supported");
+        }
+        return;  // an embedding_length_out key without the projection it describes is ignored
+    }
+    const uint32_t mid  = (uint32_t) dense_2->ne[1];  // the layout table fixed the other dimensions
+    hparams.n_embd_proj = dense_3 ? (uint32_t) dense_3->ne[1] : mid;
+    // the keys upstream reads the shapes from must agree with the weights (0: unset)
+    const struct {
+        llm_kv   kv;
+        uint32_t want;
+    } keys[] = {
+        {LLM_KV_EMBEDDING_LENGTH_OUT, hparams.n_embd_proj},
+        {LLM_KV_DENSE_2_FEAT_IN, hparams.n_embd},
+        {LLM_KV_DENSE_2_FEAT_OUT, mid},
+        {LLM_KV_DENSE_3_FEAT_IN, dense_3 ? mid : 0},
+        {LLM_KV_DENSE_3_FEAT_OUT, dense_3 ? hparams.n_embd : 0},
+    };
+    for (const auto & k : keys) {
+        uint32_t v = 0;
+        if (ml.get_key(k.kv, v, false) && v != 0 && k.want != 0 && v != k.want) {
+            throw llama_error(llama_format("%s is %u, but the dense projection weights give %u",
+                                           llm_kv_name(k.kv, arch).c_str(), v, k.want));
+        }
+    }
+}
+
 void llama_model::load_tensors(llama_model_loader & ml) {
     if (params.vocab_only) {
         return;
@@ -335,6 +365,7 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     ctx_for_buft(ggml_backend_cpu_buffer_type());  // the CPU context first: it holds the inputs
     llama_tensor_creator tc{ml, *this};
     llm_layout_load_tensors(*this, tc);
+    set_embd_proj_width(ml);
     // the NextN blocks after the decoder's (glm4moe) are in the file but not run: expected, not created
     int n_nextn = 0;
     for (uint32_t il = hparams.n_layer; il < hparams.n_layer + hparams.n_layer_nextn; il++) {

@@ -199,6 +199,12 @@ struct llama_model {
     ggml_tensor * cls_out    = nullptr;  // (embd, n_cls_out) scores
     ggml_tensor * cls_out_b  = nullptr;
     ggml_tensor * cls_norm   = nullptr;  // modern-bert: layer norm after the dense layer
+    // embedding models' dense output projections, applied to every embedding row when embeddings are
+    // requested (llm_graph_context::build_embd_proj): dense_2 (embd, n_dense_out) (+ bias), then
+    // (gemma-embedding) dense_3 (n_dense_out, embd); hparams.n_embd_out is the resulting width
+    ggml_tensor * dense_2   = nullptr;
+    ggml_tensor * dense_2_b = nullptr;
+    ggml_tensor * dense_3   = nullptr;
     // gemma3n: per-layer token embeddings (n_embd_altup x n_layer, vocab), their projection from the
     // hidden state (embd, n_embd_altup x n_layer) and its norm (n_embd_altup); the AltUp projections
     // into / out of the extra copies (embd, embd, n_altup - 1)
@@ -259,6 +265,9 @@ struct llama_model {
     // keeps the typed metadata (for saving), the classifier labels and the suppress tokens
     void load_extra_meta(llama_model_loader & ml);
     void load_tensors(llama_model_loader & ml);
+    // hparams.n_embd_proj from the dense output projections' shapes, checked against the width keys
+    // the file may carry (throws llama_error on a disagreement)
+    void set_embd_proj_width(llama_model_loader & ml);
 
     // Keeps the loader's mappings/locks alive as long as the model uses them.
     void keep_storage(llama_model_loader & ml);

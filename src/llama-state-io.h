@@ -25,7 +25,7 @@ struct fingerprint {
     std::string arch;
     uint32_t    n_layer      = 0;
     uint32_t    n_vocab      = 0;
-    uint32_t    n_embd       = 0;
+    uint32_t    n_embd       = 0;  // an embedding row's width (n_embd_out(): after dense projections)
     uint32_t    n_embd_k_gqa = 0;
     uint32_t    n_embd_v_gqa = 0;
     uint32_t    type_k       = 0;  // ggml_type of the cache

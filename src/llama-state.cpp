@@ -22,7 +22,7 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
     e.fp.arch    = llm_arch_name(ctx.model.arch);
     e.fp.n_layer = hp.n_layer;
     e.fp.n_vocab = hp.n_vocab;
-    e.fp.n_embd  = hp.n_embd;
+    e.fp.n_embd  = hp.n_embd_out();  // the width of the saved embedding rows
     // a recurrent model's state takes the KV cache's layout (docs/state.md): its slots are the cells,
     // the conv and SSM states (F32) the K and V rows
     const llama_kv_cache * kv = ctx.kv_cache();
@@ -67,7 +67,7 @@ void llama_context::state_write(llama_state_io::writer & w, llama_seq_id seq_id,
         w.put(logits.data(), (size_t) n_outputs * model.hparams.n_vocab * sizeof(float));
         const uint32_t n_embd_rows = embd.empty() ? 0 : (uint32_t) n_outputs;
         w.put_u32(n_embd_rows);
-        w.put(embd.data(), (size_t) n_embd_rows * model.hparams.n_embd * sizeof(float));
+        w.put(embd.data(), (size_t) n_embd_rows * model.hparams.n_embd_out() * sizeof(float));
     }
     if (kv) {
         kv->state_write(w, seq_id);
@@ -97,7 +97,7 @@ size_t llama_context::state_read(const uint8_t * src, size_t size, llama_seq_id 
     if (full) {
         new_logits.resize((size_t) img.n_outputs * model.hparams.n_vocab);
         memcpy(new_logits.data(), img.logits, new_logits.size() * sizeof(float));
-        new_embd.resize((size_t) img.n_embd_rows * model.hparams.n_embd);
+        new_embd.resize((size_t) img.n_embd_rows * model.hparams.n_embd_out());
         memcpy(new_embd.data(), img.embd, new_embd.size() * sizeof(float));
         new_ids = img.output_ids;
     }

@@ -36,7 +36,8 @@ struct arch_meta {
     f32_key extra[4] = {};
     // attention.sliding_window_pattern as one u32 period (modern-bert's global_attn_every_n_layers; 0:
     // not written)
-    uint32_t swa_period = 0;
+    uint32_t swa_period  = 0;
+    bool     rms_encoder = false;  // an encoder with RMS norms: attention.layer_norm_rms_epsilon (gemma-embedding)
 };
 
 inline const arch_meta & meta_of(const std::string & arch) {
@@ -115,6 +116,8 @@ inline const arch_meta & meta_of(const std::string & arch) {
         // ModernBERT-base: a 128-token local window with its own rope base, a global layer every 3rd
         {"modern-bert", 1e-5f, false, false, false, 128, 0, 0, 10000.0f, false, false, false, {}, 3},
         {"lfm2", 1e-5f},
+        // EmbeddingGemma: gemma3's keys (a global layer every 6th), its window centred on the token
+        {"gemma-embedding", 1e-6f, false, true, false, 512, 0, 0, 10000.0f, false, true, false, {}, 0, true},
         // key and value lengths always written (the converter's head_dim); upstream requires the layer
         // norm epsilon too (its NextN head's), though the blocks use the RMS one
         {"nemotron_h",

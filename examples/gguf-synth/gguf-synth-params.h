@@ -92,6 +92,10 @@ struct params {
     // encoders (bert, nomic-bert)
     int64_t n_cls_out = 0;   // bert: > 0 writes a reranker head (cls, cls.output) with this many scores
     int     pooling   = -1;  // <name>.pooling_type; -1: CLS (2), or RANK (4) with a classifier head
+    // embedding models (the layouts with dense output projections: lfm2, lfm2moe, gemma-embedding):
+    // > 0 writes dense_2 with this many outputs (and dense_3 back to n_embd where the layout has it)
+    int64_t n_dense_out = 0;
+    int     causal      = -1;  // <arch>.attention.causal: -1 not written (encoders: false), 0, 1
     // write the other spelling of weights the layout allows two of (bert: fused qkv, nomic-bert:
     // separate q/k/v) instead of the architecture's usual one
     bool alt_spelling = false;

@@ -55,10 +55,13 @@ static void print_usage(FILE * out) {
             "  --n-ctx N        1 to 16777216      --n-swa N      0 (architecture default) to 16777216\n"
             "  --rms-eps X      0 (architecture default) to 1 (the layer norm epsilon for encoders)\n"
             "  --cls-out N      %s: write a reranker head (cls, cls.output) with N scores, 0 to 65536\n"
-            "  --pooling N      encoders: <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank\n"
+            "  --pooling N      <arch>.pooling_type, 0 none, 1 mean, 2 cls, 3 last, 4 rank (encoders: default 2,\n"
+            "                   or 4 with --cls-out; decoders: not written unless given)\n"
+            "  --dense-out N    %s: write the dense output projection\n"
+            "                   (dense_2 with N outputs; dense_3 back to n_embd where the layout has it)\n"
+            "  --causal 0|1     write <arch>.attention.causal (encoders: 0 unless given)\n"
             "  --extras         also write the optional weights only some models have (biases, rope_freqs,\n"
-            "                   jina-bert-v2's q/k norms, attn_norm_2 and a separate ffn_gate)\n"
-            "                   (default: 2, or 4 with --cls-out)\n"
+            "                   jina-bert-v2's q/k norms, attn_norm_2 and a separate ffn_gate, dense_2's bias)\n"
             "  --rope-base X    1 to 1e12\n"
             "  --rope-scaling T    <arch>.rope.scaling.type: none, linear, yarn, longrope (default: not written)\n"
             "  --rope-scale X   rope.scaling.factor, 1 to 1e6;  --rope-orig-ctx N  its original_context_length\n"
@@ -92,6 +95,7 @@ static void print_usage(FILE * out) {
             // the architectures whose tensor layout has experts / a classifier head / LongRoPE factors
             synth::arch_names([](const synth::arch_info & i) { return i.moe; }).c_str(),
             synth::arch_names([](const synth::arch_info & i) { return i.layout->has(LLM_TL_CLS_HEAD); }).c_str(),
+            synth::arch_names([](const synth::arch_info & i) { return i.layout->has(LLM_TL_DENSE_PROJ); }).c_str(),
             synth::arch_names([](const synth::arch_info & i) { return i.layout->has(LLM_TL_ROPE_FACTORS); }).c_str());
 }
 
@@ -210,6 +214,10 @@ int main(int argc, char ** argv) {
             p.rms_eps = (float) args.float_value(0, 1);
         } else if (args.is("--cls-out")) {
             p.n_cls_out = args.int_value(0, 65536);
+        } else if (args.is("--dense-out")) {
+            p.n_dense_out = args.int_value(0, 1 << 20);
+        } else if (args.is("--causal")) {
+            p.causal = (int) args.int_value(0, 1);
         } else if (args.is("--extras")) {
             p.extras = true;
         } else if (args.is("--pooling")) {

@@ -107,6 +107,9 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_
     if (r.when == LLM_TL_NOT_FIRST && il == 0) {
         return false;  // left out of the first block, as converted files do
     }
+    if (p.n_dense_out == 0 && (r.ne[0] == LLM_DIM_DENSE_OUT || r.ne[1] == LLM_DIM_DENSE_OUT)) {
+        return false;  // a part of the dense projection (its bias) without the projection
+    }
     if (p.no_qk_norm && r.presence != LLM_TL_REQUIRED &&
         (r.t == LLM_TENSOR_ATTN_Q_NORM || r.t == LLM_TENSOR_ATTN_K_NORM)) {
         return false;
@@ -123,6 +126,8 @@ inline bool writes_row(const params & p, const llm_tensor_layout & r, const llm_
             return p.rope_factors;
         case LLM_TL_CLS_HEAD:
             return p.n_cls_out > 0;
+        case LLM_TL_DENSE_PROJ:
+            return p.n_dense_out > 0;
     }
     return false;
 }
@@ -196,6 +201,7 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     d.n_ctx_train        = p.n_ctx;
     d.n_token_types      = 2;  // BERT's sentence A and B
     d.n_cls_out          = p.n_cls_out;
+    d.n_dense_out        = p.n_dense_out;
     d.n_ff_shexp         = p.n_ff_shexp > 0 ? p.n_ff_shexp : (p.n_ff_exp > 0 ? p.n_ff_exp : p.n_ff) * p.n_expert_shared;
     d.n_lora_q           = p.n_lora_q;
     d.n_lora_kv          = p.n_lora_kv;
@@ -445,6 +451,11 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             "the encoders (" + arch_names([](const arch_info & i) { return i.encoder; }) + ") need n_head_kv == n_head";
         return false;
     }
+    if (p.n_dense_out < 0 || (p.n_dense_out > 0 && !lay.has(LLM_TL_DENSE_PROJ))) {
+        err = "dense output projections are written for " +
+              arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_DENSE_PROJ); }) + " only";
+        return false;
+    }
     if (p.n_cls_out < 0 || (p.n_cls_out > 0 && !lay.has(LLM_TL_CLS_HEAD)) || p.pooling < -1 || p.pooling > 4) {
         err = "a classifier head is written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_CLS_HEAD); }) +
@@ -564,15 +575,43 @@ inline bool write_model(const params & p, const std::string & path, std::string 
     const arch_meta & am  = meta_of(p.arch);
     const float       eps = p.rms_eps > 0 ? p.rms_eps : am.eps;
     if (encoder) {
-        // layer norm (with bias), bidirectional attention, the pooling the model was trained for
-        gguf_set_val_f32(g.get(), (A + "attention.layer_norm_epsilon").c_str(), eps);
-        gguf_set_val_bool(g.get(), (A + "attention.causal").c_str(), false);
+        // layer norm (with bias; gemma-embedding: RMS), bidirectional attention, the pooling the model
+        // was trained for
+        gguf_set_val_f32(
+            g.get(),
+            (A + (am.rms_encoder ? "attention.layer_norm_rms_epsilon" : "attention.layer_norm_epsilon")).c_str(), eps);
+        gguf_set_val_bool(g.get(), (A + "attention.causal").c_str(), p.causal == 1);
         gguf_set_val_u32(g.get(), (A + "pooling_type").c_str(),
                          (uint32_t) (p.pooling >= 0    ? p.pooling
                                      : p.n_cls_out > 0 ? 4
                                                        : 2));
     } else {
         gguf_set_val_f32(g.get(), (A + "attention.layer_norm_rms_epsilon").c_str(), eps);
+        if (p.causal >= 0) {
+            gguf_set_val_bool(g.get(), (A + "attention.causal").c_str(), p.causal == 1);
+        }
+        if (p.pooling >= 0) {
+            gguf_set_val_u32(g.get(), (A + "pooling_type").c_str(), (uint32_t) p.pooling);
+        }
+    }
+    if (p.n_dense_out > 0) {
+        // the widths of the dense modules, as the converters write them (upstream shapes the weights
+        // from these keys)
+        const bool back = [&] {
+            for (size_t i = 0; i < lay.n_rows; i++) {
+                if (lay.rows[i].t == LLM_TENSOR_DENSE_3_OUT) {
+                    return true;
+                }
+            }
+            return false;
+        }();
+        gguf_set_val_u32(g.get(), (A + "embedding_length_out").c_str(), (uint32_t) (back ? p.n_embd : p.n_dense_out));
+        if (back) {
+            gguf_set_val_u32(g.get(), (A + "dense_2_feat_in").c_str(), (uint32_t) p.n_embd);
+            gguf_set_val_u32(g.get(), (A + "dense_2_feat_out").c_str(), (uint32_t) p.n_dense_out);
+            gguf_set_val_u32(g.get(), (A + "dense_3_feat_in").c_str(), (uint32_t) p.n_dense_out);
+            gguf_set_val_u32(g.get(), (A + "dense_3_feat_out").c_str(), (uint32_t) p.n_embd);
+        }
     }
     if (!am.no_rope) {
         gguf_set_val_f32(g.get(), (A + "rope.freq_base").c_str(), p.rope_base);

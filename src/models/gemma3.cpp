@@ -3,6 +3,9 @@
 // per-head q/k RMS norms. Local/global layers: with attention.sliding_window set, every
 // sliding_window_pattern-th layer (default 6: layers 5, 11, ...) attends globally with rope.freq_base,
 // the others over the last n_swa positions with rope.freq_base_swa. Built by the shared decoder.
+// gemma-embedding (EmbeddingGemma) is the same block run as a bidirectional encoder: attention sees
+// the whole input, the local layers a window centred on the token (|i - j| <= n_swa / 2), and there
+// is no LM head; its dense output projections run after the blocks (build_embd_proj).
 #include <cmath>
 
 #include "decoder.h"
@@ -48,5 +51,22 @@ static void gemma3_build_graph(llm_graph_context & g) {
 const llm_arch_ops llm_ops_gemma3 = {
     LLM_ARCH_GEMMA3,
     gemma3_load_hparams,
+    gemma3_build_graph,
+};
+
+static void gemma_embedding_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
+    ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
+    ml.get_key(LLM_KV_ATTENTION_SLIDING_WINDOW, hp.n_swa);  // required, as upstream reads it
+    llm_gemma3_load_swa_hparams(ml, hp, 6);
+    hp.swa_symmetric     = true;
+    hp.causal_attn       = false;  // whatever the file says, as upstream
+    hp.f_attention_scale = 1.0f / sqrtf((float) hp.n_embd_head_k);
+    hp.rope_type         = LLAMA_ROPE_TYPE_NEOX;
+    hp.n_expert          = 0;
+}
+
+const llm_arch_ops llm_ops_gemma_embedding = {
+    LLM_ARCH_GEMMA_EMBEDDING,
+    gemma_embedding_load_hparams,
     gemma3_build_graph,
 };

@@ -4,7 +4,10 @@
 // x; B x goes through a depthwise causal convolution whose last l_cache - 1 inputs are carried per
 // sequence in the recurrent memory; C gates its output, out_proj projects it back. Attention K/V
 // are in the KV cache, the conv states in the recurrent memory (llama-memory-hybrid.h). The final
-// norm is stored as token_embd_norm. lfm2moe (LFM2-8B-A1B) is the same decoder whose feed-forward,
+// norm is stored as token_embd_norm. With attention.causal false (LFM2-ColBERT's bidirectional
+// encoder) attention sees the whole ubatch and the convolution a window centred on the token.
+// Embedding models may add a dense output projection (dense_2: llm_graph_context::build_embd_proj).
+// lfm2moe (LFM2-8B-A1B) is the same decoder whose feed-forward,
 // past the first leading_dense_block_count layers, is a mixture of experts: sigmoid router scores,
 // a selection bias (exp_probs_b) that only picks the experts, the selected weights renormalised to
 // sum 1 (decoder.cpp's llm_build_moe_ffn).
@@ -22,6 +25,11 @@ static void lfm2_load_common(llama_model_loader & ml, llama_hparams & hp) {
     // bounds that keep the conv state and its views in range (a hostile file must not reach them)
     if (hp.n_shortconv_l_cache < 2 || hp.n_shortconv_l_cache > 64) {
         throw llama_error(llama_format("invalid shortconv.l_cache %u (2..64)", hp.n_shortconv_l_cache));
+    }
+    if (!hp.causal_attn && hp.n_shortconv_l_cache % 2 == 0) {
+        // a centred window needs an odd width (upstream's padding leaves one output short otherwise)
+        throw llama_error(
+            llama_format("attention.causal false needs an odd shortconv.l_cache, not %u", hp.n_shortconv_l_cache));
     }
     if (!hp.is_hybrid()) {
         // a file with a scalar head_count_kv has no convolution layers: upstream runs it as attention
@@ -82,9 +90,23 @@ static ggml_tensor * lfm2_shortconv(llm_graph_context & g, ggml_tensor * cur, in
     // the carried inputs, then this ubatch's B x; the last d_conv columns are the new state
     ggml_tensor * r_all = g.rs->r_layer(il);  // [n_embd_r, n_slots]
     ggml_tensor * conv  = ggml_reshape_3d(ctx0, g.build_rs_read(r_all), d_conv, n_embd, n_seqs);
-    ggml_tensor * bx    = ggml_concat(ctx0, conv, ggml_transpose(ctx0, ggml_mul(ctx0, b, x)), 0);
-    ggml_tensor * last =
-        ggml_view_3d(ctx0, bx, d_conv, n_embd, n_seqs, bx->nb[1], bx->nb[2], n_st * ggml_element_size(bx));
+    ggml_tensor * bx_t  = ggml_transpose(ctx0, ggml_mul(ctx0, b, x));
+    ggml_tensor * bx    = nullptr;
+    if (hp.causal_attn) {
+        bx = ggml_concat(ctx0, conv, bx_t, 0);
+    } else {
+        // bidirectional (Lfm2BidirectionalModel): a window centred on the token, as upstream: the
+        // state's last `pad` inputs before the ubatch, `pad` zeros after it. The zeros are a carried
+        // column times 0 (the state is finite), as the core has no padding op.
+        const int64_t pad  = d_conv / 2;
+        const size_t  es_c = ggml_element_size(conv);
+        ggml_tensor * left = ggml_cont(
+            ctx0, ggml_view_3d(ctx0, conv, pad, n_embd, n_seqs, conv->nb[1], conv->nb[2], (d_conv - pad) * es_c));
+        ggml_tensor * zeros = ggml_scale(ctx0, left, 0.0f);
+        bx                  = ggml_concat(ctx0, ggml_concat(ctx0, left, bx_t, 0), zeros, 0);
+    }
+    ggml_tensor * last = ggml_view_3d(ctx0, bx, d_conv, n_embd, n_seqs, bx->nb[1], bx->nb[2],
+                                      (bx->ne[0] - d_conv) * ggml_element_size(bx));
     g.build_rs_write(r_all, ggml_reshape_2d(ctx0, ggml_cont(ctx0, last), hp.n_embd_r(), n_seqs));
 
     ggml_tensor * y = ggml_ssm_conv(ctx0, bx, l.shortconv_conv);  // [n_embd, n_st, n_seqs]

@@ -15,6 +15,7 @@ extern const llm_arch_ops llm_ops_nomic_bert;
 extern const llm_arch_ops llm_ops_qwen3;
 extern const llm_arch_ops llm_ops_qwen3moe;
 extern const llm_arch_ops llm_ops_gemma3;
+extern const llm_arch_ops llm_ops_gemma_embedding;
 extern const llm_arch_ops llm_ops_gpt_oss;
 extern const llm_arch_ops llm_ops_granite;
 extern const llm_arch_ops llm_ops_granitemoe;

@@ -51,6 +51,32 @@ synth::params jina_params(int64_t n_cls_out = 0) {
     return p;
 }
 
+// Embedding models with dense output projections (the README's commands): EmbeddingGemma's shape
+// (6 layers: five local with a centred window, one global; dense_2 to 48, dense_3 back to 32) and
+// LFM2-ColBERT's (lfm2 with dense_2 to 16, its bias; bidirectional: attention.causal false).
+synth::params gemma_embedding_params() {
+    synth::params p = jina_params();
+    p.arch          = "gemma-embedding";
+    p.n_layer       = 6;
+    p.n_swa         = 4;  // |i - j| <= 2 on the local layers
+    p.n_dense_out   = 48;
+    p.pooling       = 1;
+    return p;
+}
+
+synth::params lfm2_colbert_params(bool bidirectional) {
+    synth::params p = jina_params();
+    p.arch          = "lfm2";
+    p.n_layer       = 3;
+    p.n_head_kv     = 2;
+    p.conv_flags    = {true, false, true};  // conv, attention, conv
+    p.n_dense_out   = 16;
+    p.extras        = !bidirectional;  // dense_2's bias on one of the two
+    p.causal        = bidirectional ? 0 : -1;
+    p.pooling       = 0;
+    return p;
+}
+
 synth::params modern_bert_params(int64_t n_cls_out = 0) {
     synth::params p = jina_params(n_cls_out);
     p.arch          = "modern-bert";
@@ -102,8 +128,9 @@ std::vector<float> run(llama_model * m, enum llama_pooling_type pooling, std::ve
     for (size_t i = 0; i < toks.size(); i++) {
         b.add(toks[i], (llama_pos) i, {0}, true);
     }
-    EXPECT_EQ(llama_encode(ctx.get(), b.b), 0) << llama_last_error();
-    const int n_embd = llama_model_n_embd(m);
+    // llama_decode: an encoder's decode is its encode, and the embedding decoders (lfm2) need it
+    EXPECT_EQ(llama_decode(ctx.get(), b.b), 0) << llama_last_error();
+    const int n_embd = llama_model_n_embd_out(m);
     if (pooling == LLAMA_POOLING_TYPE_NONE) {
         std::vector<float> rows;
         for (size_t i = 0; i < toks.size(); i++) {
@@ -150,7 +177,7 @@ void check_against_upstream(const synth::params & p, const synth::params * p_ran
     temp_model tm(p, stem + ".gguf");
     model_ptr  m = load(tm.path);
     ASSERT_TRUE(m) << llama_last_error();
-    const size_t n_embd = (size_t) llama_model_n_embd(m.get());
+    const size_t n_embd = (size_t) llama_model_n_embd_out(m.get());
 
     const std::vector<float> rows_ref = read_f32("reference/" + stem + ".tok.f32");
     ASSERT_EQ(rows_ref.size(), k_tokens.size() * n_embd) << "missing or short reference";
@@ -285,6 +312,112 @@ TEST_F(Encoders, BadFilesAreErrors) {
     const std::string ff = with_key(jb.path, "jina-ff.gguf", "jina-bert-v2.feed_forward_length", nullptr, 48);
     EXPECT_FALSE(load(ff));
     remove(ff.c_str());
+}
+
+// ---- embedding models with dense output projections ------------------------------------------
+
+// Rows and MEAN equal upstream's: the projections run (the rows are their width) on the encoder
+// (gemma-embedding) and on a decoder asked for embeddings (lfm2), causal and bidirectional.
+TEST_F(Encoders, DenseProjectionsMatchUpstream) {
+    check_against_upstream(gemma_embedding_params(), nullptr, "gemma-embedding-synth");
+    check_against_upstream(lfm2_colbert_params(false), nullptr, "lfm2-colbert-synth");
+    check_against_upstream(lfm2_colbert_params(true), nullptr, "lfm2-bidir-synth");
+}
+
+// llama_model_n_embd_out is the projections' width; the same model without them gives n_embd, and
+// CLS / LAST pooling pick the projected rows (the projection commutes with picking a row).
+TEST_F(Encoders, DenseProjectionWidth) {
+    temp_model tc(lfm2_colbert_params(false), "lfm2-colbert-w.gguf");
+    model_ptr  m = load(tc.path);
+    ASSERT_TRUE(m) << llama_last_error();
+    EXPECT_EQ(llama_model_n_embd(m.get()), 32);
+    EXPECT_EQ(llama_model_n_embd_out(m.get()), 16);
+    const std::vector<float> rows = run(m.get(), LLAMA_POOLING_TYPE_NONE, k_tokens);
+    ASSERT_EQ(rows.size(), k_tokens.size() * 16);
+    const std::vector<float> last = run(m.get(), LLAMA_POOLING_TYPE_LAST, k_tokens);
+    ASSERT_EQ(last.size(), 16u);
+    EXPECT_LT(max_rel_diff(last, std::vector<float>(rows.end() - 16, rows.end()), 16), 1e-5);
+    const std::vector<float> cls = run(m.get(), LLAMA_POOLING_TYPE_CLS, k_tokens);
+    ASSERT_EQ(cls.size(), 16u);
+    EXPECT_LT(max_rel_diff(cls, std::vector<float>(rows.begin(), rows.begin() + 16), 16), 1e-5);
+
+    synth::params plain = lfm2_colbert_params(false);
+    plain.n_dense_out   = 0;
+    temp_model tp(plain, "lfm2-plain-w.gguf");
+    model_ptr  mp = load(tp.path);
+    ASSERT_TRUE(mp) << llama_last_error();
+    EXPECT_EQ(llama_model_n_embd_out(mp.get()), 32);
+    EXPECT_EQ(run(mp.get(), LLAMA_POOLING_TYPE_NONE, k_tokens).size(), k_tokens.size() * 32);
+
+    temp_model ge(gemma_embedding_params(), "gemma-embedding-w.gguf");
+    model_ptr  mg = load(ge.path);
+    ASSERT_TRUE(mg) << llama_last_error();
+    EXPECT_EQ(llama_model_n_embd_out(mg.get()), 32);  // dense_3 brings it back to n_embd
+}
+
+// The bidirectional reference tells the two conv / attention directions apart: the same file read as
+// causal is far from it, so the comparison above depends on the centred window and the mask.
+TEST_F(Encoders, Lfm2BidirectionalMatters) {
+    temp_model        tb(lfm2_colbert_params(true), "lfm2-bidir-m.gguf");
+    const std::string causal = testing_util::write_temp_file("lfm2-bidir-causal.gguf", {});
+    gguf_init_params  ip     = {false};  // read the data too
+    gguf_context *    g      = gguf_init_from_file(tb.path.c_str(), ip);
+    ASSERT_NE(g, nullptr);
+    gguf_set_val_bool(g, "lfm2.attention.causal", true);
+    ASSERT_TRUE(gguf_write_to_file(g, causal.c_str(), false));
+    gguf_free(g);
+    model_ptr m = load(causal);
+    ASSERT_TRUE(m) << llama_last_error();
+    const std::vector<float> rows_ref = read_f32("reference/lfm2-bidir-synth.tok.f32");
+    ASSERT_EQ(rows_ref.size(), k_tokens.size() * 16);
+    EXPECT_GT(max_rel_diff(run(m.get(), LLAMA_POOLING_TYPE_NONE, k_tokens), rows_ref, 16), 1e-2);
+    remove(causal.c_str());
+}
+
+// Width keys that disagree with the weights are load errors; a bidirectional lfm2 needs an odd
+// convolution width.
+TEST_F(Encoders, DenseProjectionBadFilesAreErrors) {
+    temp_model        tc(lfm2_colbert_params(false), "lfm2-colbert-bad.gguf");
+    const std::string w = with_key(tc.path, "lfm2-colbert-w17.gguf", "lfm2.embedding_length_out", nullptr, 17);
+    EXPECT_FALSE(load(w));
+    EXPECT_NE(std::string(llama_last_error()).find("embedding_length_out"), std::string::npos) << llama_last_error();
+    remove(w.c_str());
+
+    temp_model        ge(gemma_embedding_params(), "gemma-embedding-bad.gguf");
+    const std::string f = with_key(ge.path, "gemma-embedding-f.gguf", "gemma-embedding.dense_3_feat_in", nullptr, 40);
+    EXPECT_FALSE(load(f));
+    EXPECT_NE(std::string(llama_last_error()).find("dense_3_feat_in"), std::string::npos) << llama_last_error();
+    remove(f.c_str());
+
+    synth::params even = lfm2_colbert_params(true);
+    even.shortconv_l   = 4;
+    temp_model te(even, "lfm2-bidir-even.gguf");
+    EXPECT_FALSE(load(te.path));
+    EXPECT_NE(std::string(llama_last_error()).find("odd"), std::string::npos) << llama_last_error();
+}
+
+// A state saved with projected embedding rows loads back into a fresh context with the same rows.
+TEST_F(Encoders, DenseProjectionStateRoundTrip) {
+    temp_model tc(lfm2_colbert_params(false), "lfm2-colbert-st.gguf");
+    model_ptr  m = load(tc.path);
+    ASSERT_TRUE(m) << llama_last_error();
+    ctx_ptr a = make_ctx(m.get(), LLAMA_POOLING_TYPE_NONE);
+    ASSERT_TRUE(a);
+    owned_batch b((int) k_tokens.size(), 1);
+    for (size_t i = 0; i < k_tokens.size(); i++) {
+        b.add(k_tokens[i], (llama_pos) i, {0}, true);
+    }
+    ASSERT_EQ(llama_decode(a.get(), b.b), 0) << llama_last_error();
+    std::vector<uint8_t> img(llama_state_get_size(a.get()));
+    ASSERT_EQ(llama_state_get_data(a.get(), img.data(), img.size()), img.size());
+    ctx_ptr c = make_ctx(m.get(), LLAMA_POOLING_TYPE_NONE);
+    ASSERT_TRUE(c);
+    ASSERT_EQ(llama_state_set_data(c.get(), img.data(), img.size()), img.size()) << llama_last_error();
+    const float * ra = llama_get_embeddings_ith(a.get(), 5);
+    const float * rc = llama_get_embeddings_ith(c.get(), 5);
+    ASSERT_NE(ra, nullptr);
+    ASSERT_NE(rc, nullptr);
+    EXPECT_EQ(memcmp(ra, rc, 16 * sizeof(float)), 0);
 }
 
 }  // namespace

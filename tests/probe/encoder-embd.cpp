@@ -57,7 +57,7 @@ int main(int argc, char ** argv) {
         return 4;
     }
     FILE *    f      = fopen(argv[2], "wb");
-    const int n_embd = llama_model_n_embd(model);
+    const int n_embd = llama_model_n_embd_out(model);  // after dense output projections, if any
     if (pooling == 0) {
         for (int i = 0; i < n; i++)
             fwrite(llama_get_embeddings_ith(ctx, i), sizeof(float), n_embd, f);

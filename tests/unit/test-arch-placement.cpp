@@ -30,13 +30,14 @@ const char * place_name(llm_tl_place p) {
 // weight_ctx's rule before the placement column, kept here as the regression oracle: a block tensor
 // with its layer; output, output_norm (also lfm2's token_embd_norm, which serves as it) and gemma3n's
 // altup_unembd_proj with the output layer; gemma3n's altup_proj, per_layer_model_proj and
-// per_layer_proj_norm with layer 0; everything else in host memory.
+// per_layer_proj_norm with layer 0; everything else in host memory. The embedding models' dense output
+// projections (rows added with the column) run on the final hidden state: with the output layer.
 llm_tl_place placement_by_name(llm_tensor t) {
     if (llm_tensor_is_per_layer(t)) {
         return LLM_TL_PLACE_LAYER;
     }
     if (t == LLM_TENSOR_OUTPUT || t == LLM_TENSOR_OUTPUT_NORM || t == LLM_TENSOR_OUTPUT_NORM_LFM2 ||
-        t == LLM_TENSOR_ALTUP_UNEMBD_PROJ) {
+        t == LLM_TENSOR_ALTUP_UNEMBD_PROJ || t == LLM_TENSOR_DENSE_2_OUT || t == LLM_TENSOR_DENSE_3_OUT) {
         return LLM_TL_PLACE_OUTPUT;
     }
     if (t == LLM_TENSOR_ALTUP_PROJ || t == LLM_TENSOR_PER_LAYER_MODEL_PROJ || t == LLM_TENSOR_PER_LAYER_PROJ_NORM) {
