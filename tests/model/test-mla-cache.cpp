@@ -20,14 +20,13 @@
 #include "llama-state-io.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
 using testing_util::data_path;
 
 namespace {
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 using bytes = std::vector<uint8_t>;
 
@@ -39,6 +38,17 @@ uint32_t meta_u32(const llama_model * m, const char * key) {
     char buf[64] = {0};
     EXPECT_GT(llama_model_meta_val_str(m, key, buf, sizeof buf), 0) << key;
     return (uint32_t) strtoul(buf, nullptr, 10);
+}
+
+// The widths of a deepseek2 latent cache row and the layer count, from the model's metadata.
+struct latent_dims {
+    uint32_t rank;  // kv_lora_rank: the latent (V) part of a K row
+    uint32_t rope;  // the rope part after it
+    uint32_t n_layer;
+};
+latent_dims latent_dims_of(const llama_model * m) {
+    return {meta_u32(m, "deepseek2.attention.kv_lora_rank"), meta_u32(m, "deepseek2.rope.dimension_count"),
+            meta_u32(m, "deepseek2.block_count")};
 }
 
 ctx_ptr make_ctx(llama_model * m, llama_flash_attn_type fa, ggml_type type_k = GGML_TYPE_F16,
@@ -85,14 +95,8 @@ std::string wide_latent_model() {
     return path;
 }
 
-class MlaCache : public ::testing::Test {
+class MlaCache : public quiet_llama_suite<> {
 protected:
-    static void SetUpTestSuite() {
-        if (!getenv("LLAMA_TEST_LOG")) {
-            llama_log_set(quiet_log, nullptr);
-        }
-        llama_backend_init();
-    }
     static void TearDownTestSuite() {
         std::remove((testing::TempDir() + "test-mla-cache-" + std::to_string(getpid()) + ".gguf").c_str());
     }
@@ -105,9 +109,7 @@ protected:
 TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
     model_ptr m = load_path(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const size_t rank    = meta_u32(m.get(), "deepseek2.attention.kv_lora_rank");
-    const size_t rope    = meta_u32(m.get(), "deepseek2.rope.dimension_count");
-    const size_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
+    const latent_dims d = latent_dims_of(m.get());
     for (llama_flash_attn_type fa_src : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
         for (llama_flash_attn_type fa_dst : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
             SCOPED_TRACE(std::string("from fa ") + (fa_src == LLAMA_FLASH_ATTN_TYPE_ENABLED ? "on" : "off") +
@@ -123,7 +125,8 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
                 decode_into(c.get(), {k_prompt[0]}, 0, 0);
                 return seq_state(c.get(), 0);
             }();
-            EXPECT_EQ(seq.size() - one.size(), (k_prompt.size() - 1) * (20 + n_layer * (rank + rope) * 2));
+            EXPECT_EQ(seq.size() - one.size(),
+                      (k_prompt.size() - 1) * (20 + (size_t) d.n_layer * (d.rank + d.rope) * 2));
             const std::vector<float> want = continue_greedy(a.get(), 0, (llama_pos) k_prompt.size(), 4);
 
             ctx_ptr b = make_ctx(m.get(), fa_dst);
@@ -157,10 +160,8 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
 TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     model_ptr m = load_path(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const uint32_t rank    = meta_u32(m.get(), "deepseek2.attention.kv_lora_rank");
-    const uint32_t rope    = meta_u32(m.get(), "deepseek2.rope.dimension_count");
-    const uint32_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
-    ctx_ptr        a       = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
+    const latent_dims d = latent_dims_of(m.get());
+    ctx_ptr           a = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
     ASSERT_NE(a, nullptr) << llama_last_error();
     decode_into(a.get(), k_prompt, 0, 0);
     const bytes now = seq_state(a.get(), 0);
@@ -172,18 +173,18 @@ TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     uint32_t     v_gqa, k_gqa;
     memcpy(&k_gqa, now.data() + fp_v - 4, 4);
     memcpy(&v_gqa, now.data() + fp_v, 4);
-    ASSERT_EQ(k_gqa, rank + rope);
+    ASSERT_EQ(k_gqa, d.rank + d.rope);
     ASSERT_EQ(v_gqa, 0u);              // no V rows
     const size_t kv_at   = fp_v + 12;  // past n_embd_v_gqa, type_k, type_v: cache size, head, cell count
     uint32_t     n_cells = 0;
     memcpy(&n_cells, now.data() + kv_at + 8, 4);
     ASSERT_EQ(n_cells, k_prompt.size());
-    const size_t rows_at = kv_at + 12 + (size_t) n_cells * 20, k_row = (rank + rope) * 2, v_row = rank * 2;
-    ASSERT_EQ(rows_at + n_layer * n_cells * k_row + 8, now.size());
+    const size_t rows_at = kv_at + 12 + (size_t) n_cells * 20, k_row = (d.rank + d.rope) * 2, v_row = d.rank * 2;
+    ASSERT_EQ(rows_at + d.n_layer * n_cells * k_row + 8, now.size());
 
     bytes old(now.begin(), now.begin() + rows_at);
-    memcpy(old.data() + fp_v, &rank, 4);
-    for (uint32_t il = 0; il < n_layer; il++) {
+    memcpy(old.data() + fp_v, &d.rank, 4);
+    for (uint32_t il = 0; il < d.n_layer; il++) {
         const uint8_t * k = now.data() + rows_at + (size_t) il * n_cells * k_row;
         old.insert(old.end(), k, k + (size_t) n_cells * k_row);
         for (uint32_t c = 0; c < n_cells; c++) {
