@@ -309,9 +309,12 @@ bool llama_context::apply_k_shift(std::string & err) {
         ggml_tensor * shift = shifts[c];
         ggml_tensor * k     = kv->get_k(ctx0, (int) il, caches[c]->size());  // [d, n_head_kv, size]
         if (hp.n_lora_kv > 0) {
-            // latent attention: only the rope part at the end of each cached key is rotated
-            if (ggml_is_quantized(k->type)) {
-                err = "shifting a quantized latent-attention K cache is not supported";
+            // latent attention: only the rope part at the end of each cached key is rotated. In a
+            // quantized cache that part is whole blocks, so the strided view is dequantized and
+            // requantized alone and the latent part keeps its bits
+            if (hp.n_rot % ggml_blck_size(k->type) != 0) {
+                err = llama_format("cannot shift a %s latent K cache: its rope part (%u values) is not whole blocks",
+                                   ggml_type_name(k->type), hp.n_rot);
                 return false;
             }
             k = ggml_view_3d(ctx0, k, hp.n_rot, k->ne[1], k->ne[2], k->nb[1], k->nb[2],

@@ -445,7 +445,11 @@ GGML_API struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct gg
                                             struct ggml_tensor * src, struct ggml_tensor * ids);
 
 /* CPY: copies a into b (same number of elements; F32/F16/BF16 in any combination, F32 -> quantized
- * where the type supports quantization). Returns a view of b; b may itself be a view. */
+ * where the type supports quantization, quantized -> F32). A quantized side must be rows of whole
+ * blocks (nb[0] the block size, ne[0] a multiple of the block length; rows may be a strided view, as
+ * the rope part of a latent K cache row); anything else returns NULL and logs why. Returns a view of
+ * b; b may itself be a view. The Vulkan and CUDA backends decline quantized -> F32 (their
+ * supports_op says so and the scheduler runs it on the CPU). */
 GGML_API struct ggml_tensor * ggml_cpy(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
 
 /* CONT: contiguous copy of a (any view). */

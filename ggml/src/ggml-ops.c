@@ -301,10 +301,18 @@ struct ggml_tensor * ggml_cpy(struct ggml_context * ctx, struct ggml_tensor * a,
         return op_fail("cpy", "element counts differ: a " GGML_SHAPE_FMT ", b " GGML_SHAPE_FMT, GGML_SHAPE_ARG(a),
                        GGML_SHAPE_ARG(b));
     }
-    const bool ok =
-        (is_float_type(a->type) && is_float_type(b->type)) || (a->type == GGML_TYPE_F32 && ggml_is_quantized(b->type));
+    const bool ok = (is_float_type(a->type) && is_float_type(b->type)) ||
+                    (a->type == GGML_TYPE_F32 && ggml_is_quantized(b->type)) ||
+                    (ggml_is_quantized(a->type) && b->type == GGML_TYPE_F32);
     if (!ok) {
         return op_fail("cpy", "unsupported conversion %s -> %s", ggml_type_name(a->type), ggml_type_name(b->type));
+    }
+    // a quantized side is read or written by whole blocks of a row (a strided view of such rows is fine:
+    // the rope part of a latent K cache row), never across a block
+    const struct ggml_tensor * q = ggml_is_quantized(a->type) ? a : ggml_is_quantized(b->type) ? b : NULL;
+    if (q && (q->nb[0] != ggml_type_size(q->type) || q->ne[0] % ggml_blck_size(q->type) != 0)) {
+        return op_fail("cpy", "the %s side " GGML_SHAPE_FMT " (nb[0] = %zu) is not made of rows of whole blocks",
+                       ggml_type_name(q->type), GGML_SHAPE_ARG(q), q->nb[0]);
     }
     struct ggml_tensor * r = ggml_make_view(ctx, b, b->ne, b->nb, 0, GGML_OP_CPY, "cpy");
     if (r) {

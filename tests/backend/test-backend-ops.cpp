@@ -407,6 +407,13 @@ bool is_kv_cache_write_exempt(ggml_op op, ggml_type t) {
                      t == GGML_TYPE_TQ2_0);
 }
 
+// Copies out of quantized blocks into F32 (the K shift of a quantized cache, run once per shift): the
+// GPU backends may decline them and the scheduler runs them on the CPU.
+bool is_dequant_copy_exempt(ggml_op op, ggml_type t, ggml_type src) {
+    const bool copy = op == GGML_OP_CPY || op == GGML_OP_DUP || op == GGML_OP_CONT;
+    return copy && t == GGML_TYPE_F32 && src != GGML_TYPE_COUNT && ggml_is_quantized(src);
+}
+
 // The types of issue 18 (MXFP4, ternary, grid i-quants): the CPU and Vulkan run them, CUDA not yet.
 bool is_not_on_cuda_type(ggml_type t) {
     switch (t) {
@@ -452,7 +459,8 @@ bool must_support(ggml_backend_dev_t dev, const result & r) {
     if (reg == "CUDA" &&
         (is_not_on_cuda_type(type) || is_not_on_cuda_type(r.src0_type) || is_not_on_cuda_type(r.src1_type)))
         return false;
-    if (is_kv_cache_write_exempt(op, type) || is_fa_pair_exempt(reg, r))
+    if (is_kv_cache_write_exempt(op, type) || is_fa_pair_exempt(reg, r) ||
+        is_dequant_copy_exempt(op, type, r.src0_type))
         return false;
     if (reg == "Vulkan" && std::find(std::begin(k_vulkan_required_ops), std::end(k_vulkan_required_ops), op) !=
                                std::end(k_vulkan_required_ops))

@@ -17,6 +17,7 @@
 #include "llama-model.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 #include "test-synth-model.h"
 
@@ -25,14 +26,8 @@ using testing_util::data_path;
 
 namespace {
 
-void quiet_log(ggml_log_level, const char *, void *) {}
-
-class KvShare : public ::testing::Test {
+class KvShare : public quiet_llama_suite<> {
 protected:
-    static void SetUpTestSuite() {
-        llama_log_set(quiet_log, nullptr);
-        llama_backend_init();
-    }
     static model_ptr load() {
         const std::string path = data_path("models/synthetic/gemma3n-micro-f16.gguf");
         return model_ptr(llama_model_load_from_file(path.c_str(), llama_model_default_params()));

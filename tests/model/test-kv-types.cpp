@@ -275,6 +275,47 @@ TEST_F(KvTypes, FlashAndPlainAttentionAgreeOnEachType) {
     }
 }
 
+// A quantized K cache shifts (llama_memory_seq_add): its rows are dequantized, rotated and requantized.
+// The next logits stay within twice the type's K bound of a cache of the type that decoded the prompt
+// at the shifted positions (the rotated rows are quantized twice).
+TEST_F(KvTypes, AQuantizedKCacheShifts) {
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers       = 0;
+    model_ptr m(llama_model_load_from_file(synth_model(256).c_str(), mp));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const int                      nv    = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    const int                      n     = 40;
+    const llama_pos                delta = 10;
+    const std::vector<llama_token> toks  = prompt_of(n + 1);
+    auto                           next  = [&](const run_opts & o, llama_pos pos0, bool shift) {
+        ctx_ptr c = make_ctx(m.get(), o);
+        EXPECT_NE(c, nullptr) << llama_last_error();
+        if (!c)
+            return std::vector<float>();
+        owned_batch b(n);
+        for (int i = 0; i < n; i++)
+            b.add(toks[(size_t) i], pos0 + i, {0}, false);
+        EXPECT_EQ(llama_decode(c.get(), b.b), 0) << llama_last_error();
+        if (shift)
+            llama_memory_seq_add(llama_get_memory(c.get()), 0, 0, -1, delta);
+        owned_batch one(1);
+        one.add(toks[(size_t) n], n + delta, {0});
+        EXPECT_EQ(llama_decode(c.get(), one.b), 0) << llama_last_error();
+        const float * lg = llama_get_logits_ith(c.get(), -1);
+        return lg ? std::vector<float>(lg, lg + nv) : std::vector<float>();
+    };
+    for (bool fa : {true, false})
+        for (ggml_type t : {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0}) {
+            run_opts o;
+            o.fa              = fa;
+            o.type_k          = t;
+            const err_stats s = compare(next(o, 0, true), next(o, delta, false), nv);
+            if (getenv("LLAMA_TEST_KV_PRINT"))
+                printf("shifted %s: %.3e of RMS\n", pair_name(t, o.type_v, fa).c_str(), s.max_rel);
+            EXPECT_LE(s.max_rel, 2 * bound_of(t, false)) << pair_name(t, o.type_v, fa);
+        }
+}
+
 // stories260K has 8-wide heads: the float types work on it, a block type is refused at creation
 // with the reason (never a crash or a cache that straddles heads).
 TEST_F(KvTypes, BlockTypesNeedHeadsTheirBlockDivides) {

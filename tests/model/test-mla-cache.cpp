@@ -4,8 +4,8 @@
 // saved apart) is refused with a reason and the context left unchanged; a quantized latent cache
 // (every block KV type, on a latent whose width the blocks divide) stays within its type's bound of
 // the F16 cache's logits on both attention paths, and the paths agree; a latent the type's blocks
-// do not divide is refused at creation; shifting a quantized latent cache is refused at the next
-// decode with the reason. LLAMA_TEST_KV_PRINT=1 prints the measured errors.
+// do not divide is refused at creation; a shifted quantized latent cache stays within that bound of
+// the F16 cache and of decoding at the shifted positions. LLAMA_TEST_KV_PRINT=1 prints the errors.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -20,14 +20,13 @@
 #include "llama-state-io.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
 using testing_util::data_path;
 
 namespace {
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 using bytes = std::vector<uint8_t>;
 
@@ -39,6 +38,17 @@ uint32_t meta_u32(const llama_model * m, const char * key) {
     char buf[64] = {0};
     EXPECT_GT(llama_model_meta_val_str(m, key, buf, sizeof buf), 0) << key;
     return (uint32_t) strtoul(buf, nullptr, 10);
+}
+
+// The widths of a deepseek2 latent cache row and the layer count, from the model's metadata.
+struct latent_dims {
+    uint32_t rank;  // kv_lora_rank: the latent (V) part of a K row
+    uint32_t rope;  // the rope part after it
+    uint32_t n_layer;
+};
+latent_dims latent_dims_of(const llama_model * m) {
+    return {meta_u32(m, "deepseek2.attention.kv_lora_rank"), meta_u32(m, "deepseek2.rope.dimension_count"),
+            meta_u32(m, "deepseek2.block_count")};
 }
 
 ctx_ptr make_ctx(llama_model * m, llama_flash_attn_type fa, ggml_type type_k = GGML_TYPE_F16,
@@ -85,14 +95,8 @@ std::string wide_latent_model() {
     return path;
 }
 
-class MlaCache : public ::testing::Test {
+class MlaCache : public quiet_llama_suite<> {
 protected:
-    static void SetUpTestSuite() {
-        if (!getenv("LLAMA_TEST_LOG")) {
-            llama_log_set(quiet_log, nullptr);
-        }
-        llama_backend_init();
-    }
     static void TearDownTestSuite() {
         std::remove((testing::TempDir() + "test-mla-cache-" + std::to_string(getpid()) + ".gguf").c_str());
     }
@@ -105,9 +109,7 @@ protected:
 TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
     model_ptr m = load_path(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const size_t rank    = meta_u32(m.get(), "deepseek2.attention.kv_lora_rank");
-    const size_t rope    = meta_u32(m.get(), "deepseek2.rope.dimension_count");
-    const size_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
+    const latent_dims d = latent_dims_of(m.get());
     for (llama_flash_attn_type fa_src : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
         for (llama_flash_attn_type fa_dst : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
             SCOPED_TRACE(std::string("from fa ") + (fa_src == LLAMA_FLASH_ATTN_TYPE_ENABLED ? "on" : "off") +
@@ -123,7 +125,8 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
                 decode_into(c.get(), {k_prompt[0]}, 0, 0);
                 return seq_state(c.get(), 0);
             }();
-            EXPECT_EQ(seq.size() - one.size(), (k_prompt.size() - 1) * (20 + n_layer * (rank + rope) * 2));
+            EXPECT_EQ(seq.size() - one.size(),
+                      (k_prompt.size() - 1) * (20 + (size_t) d.n_layer * (d.rank + d.rope) * 2));
             const std::vector<float> want = continue_greedy(a.get(), 0, (llama_pos) k_prompt.size(), 4);
 
             ctx_ptr b = make_ctx(m.get(), fa_dst);
@@ -157,10 +160,8 @@ TEST_F(MlaCache, StateRoundTripsWithoutVRows) {
 TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     model_ptr m = load_path(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const uint32_t rank    = meta_u32(m.get(), "deepseek2.attention.kv_lora_rank");
-    const uint32_t rope    = meta_u32(m.get(), "deepseek2.rope.dimension_count");
-    const uint32_t n_layer = meta_u32(m.get(), "deepseek2.block_count");
-    ctx_ptr        a       = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
+    const latent_dims d = latent_dims_of(m.get());
+    ctx_ptr           a = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED);
     ASSERT_NE(a, nullptr) << llama_last_error();
     decode_into(a.get(), k_prompt, 0, 0);
     const bytes now = seq_state(a.get(), 0);
@@ -172,18 +173,18 @@ TEST_F(MlaCache, StateWithSeparateVRowsIsRefused) {
     uint32_t     v_gqa, k_gqa;
     memcpy(&k_gqa, now.data() + fp_v - 4, 4);
     memcpy(&v_gqa, now.data() + fp_v, 4);
-    ASSERT_EQ(k_gqa, rank + rope);
+    ASSERT_EQ(k_gqa, d.rank + d.rope);
     ASSERT_EQ(v_gqa, 0u);              // no V rows
     const size_t kv_at   = fp_v + 12;  // past n_embd_v_gqa, type_k, type_v: cache size, head, cell count
     uint32_t     n_cells = 0;
     memcpy(&n_cells, now.data() + kv_at + 8, 4);
     ASSERT_EQ(n_cells, k_prompt.size());
-    const size_t rows_at = kv_at + 12 + (size_t) n_cells * 20, k_row = (rank + rope) * 2, v_row = rank * 2;
-    ASSERT_EQ(rows_at + n_layer * n_cells * k_row + 8, now.size());
+    const size_t rows_at = kv_at + 12 + (size_t) n_cells * 20, k_row = (d.rank + d.rope) * 2, v_row = d.rank * 2;
+    ASSERT_EQ(rows_at + d.n_layer * n_cells * k_row + 8, now.size());
 
     bytes old(now.begin(), now.begin() + rows_at);
-    memcpy(old.data() + fp_v, &rank, 4);
-    for (uint32_t il = 0; il < n_layer; il++) {
+    memcpy(old.data() + fp_v, &d.rank, 4);
+    for (uint32_t il = 0; il < d.n_layer; il++) {
         const uint8_t * k = now.data() + rows_at + (size_t) il * n_cells * k_row;
         old.insert(old.end(), k, k + (size_t) n_cells * k_row);
         for (uint32_t c = 0; c < n_cells; c++) {
@@ -279,18 +280,50 @@ TEST_F(MlaCache, BlocksThatDoNotDivideTheLatentAreRefused) {
     EXPECT_NE(std::string(llama_last_error()).find("block size"), std::string::npos) << llama_last_error();
 }
 
-// Shifting a quantized latent cache is not supported (its rope part sits inside quantized blocks):
-// the next decode fails with the reason, no crash.
-TEST_F(MlaCache, QuantizedLatentShiftIsRefused) {
+// Shifting a quantized latent cache rotates the rope part of each K row (whole blocks, dequantized,
+// rotated, requantized) and leaves the latent part's blocks as they are. The next logits after
+// llama_memory_seq_add(+10) stay within the type's bound of an F16 cache shifted the same way and of
+// a cache of the type that decoded the prompt at the shifted positions (a rotation left out or by the
+// wrong angle puts the new token at the wrong distance from every cached key: far outside the bound).
+TEST_F(MlaCache, QuantizedLatentShiftWorks) {
     model_ptr m = load_path(wide_latent_model());
     ASSERT_NE(m, nullptr) << llama_last_error();
-    ctx_ptr c = make_ctx(m.get(), LLAMA_FLASH_ATTN_TYPE_ENABLED, GGML_TYPE_Q8_0, GGML_TYPE_Q8_0);
-    ASSERT_NE(c, nullptr) << llama_last_error();
-    decode_into(c.get(), k_prompt, 0, 0);
-    llama_memory_seq_add(llama_get_memory(c.get()), 0, 0, -1, 10);
-    owned_batch b(1);
-    b.add(5, (llama_pos) k_prompt.size() + 10, {0}, true);
-    EXPECT_NE(llama_decode(c.get(), b.b), 0);
-    EXPECT_NE(std::string(llama_last_error()).find("quantized latent-attention"), std::string::npos)
-        << llama_last_error();
+    const bool      print = getenv("LLAMA_TEST_KV_PRINT") != nullptr;
+    const int       nv    = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    const llama_pos n = (llama_pos) k_prompt.size(), delta = 10;
+    // the logits of token 5 at position n + delta after the prompt decoded at pos0 (and moved by
+    // delta when shift)
+    auto next_row = [&](ggml_type t, llama_flash_attn_type fa, llama_pos pos0, bool shift) {
+        ctx_ptr c = make_ctx(m.get(), fa, t, GGML_TYPE_F32);
+        EXPECT_NE(c, nullptr) << ggml_type_name(t) << ": " << llama_last_error();
+        if (!c) {
+            return std::vector<float>();
+        }
+        decode_into(c.get(), k_prompt, pos0, 0);
+        if (shift) {
+            llama_memory_seq_add(llama_get_memory(c.get()), 0, 0, -1, delta);
+        }
+        decode_into(c.get(), {5}, n + delta, 0);
+        return continue_greedy(c.get(), 0, n + delta + 1, 0);
+    };
+    for (llama_flash_attn_type fa : {LLAMA_FLASH_ATTN_TYPE_ENABLED, LLAMA_FLASH_ATTN_TYPE_DISABLED}) {
+        SCOPED_TRACE(fa == LLAMA_FLASH_ATTN_TYPE_ENABLED ? "fa on" : "fa off");
+        const std::vector<float> f16 = next_row(GGML_TYPE_F16, fa, 0, true);
+        ASSERT_EQ(f16.size(), (size_t) nv);
+        for (ggml_type t : {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0}) {
+            SCOPED_TRACE(ggml_type_name(t));
+            const std::vector<float> shifted = next_row(t, fa, 0, true);
+            const std::vector<float> direct  = next_row(t, fa, delta, false);
+            ASSERT_EQ(shifted.size(), (size_t) nv);
+            ASSERT_EQ(direct.size(), (size_t) nv);
+            const double e_f16    = max_err_rel_rms(shifted.data(), f16.data(), nv);
+            const double e_direct = max_err_rel_rms(shifted.data(), direct.data(), nv);
+            if (print) {
+                printf("shift %s fa=%d: vs f16 %.3e, vs direct %.3e of RMS\n", ggml_type_name(t),
+                       fa == LLAMA_FLASH_ATTN_TYPE_ENABLED, e_f16, e_direct);
+            }
+            EXPECT_LT(e_f16, latent_bound(t));
+            EXPECT_LT(e_direct, latent_bound(t));
+        }
+    }
 }

@@ -18,14 +18,13 @@
 #include "ggml-impl.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 #include "test-synth-model.h"
 
 using namespace llama_test_util;
 
 namespace {
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 // The parameters of a rope node (ggml_rope_ext's op_params) and the name of its factor tensor.
 struct rope_node {
@@ -78,12 +77,8 @@ run_result run(const std::string & path, llama_context_params cp) {
     return r;
 }
 
-class RopeScaling : public testing::Test {
+class RopeScaling : public quiet_llama_suite<> {
 protected:
-    static void SetUpTestSuite() {
-        llama_log_set(quiet_log, nullptr);
-        llama_backend_init();
-    }
     static synth::params micro(const char * arch) {
         synth::params p;
         synth::apply_preset("micro", p);

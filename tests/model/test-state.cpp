@@ -19,6 +19,7 @@
 #include "llama-state-io.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
@@ -31,8 +32,6 @@ const bool k_allow_cpu_devices = [] {
     setenv("GGML_VK_ALLOW_CPU_DEVICES", "1", 0);
     return true;
 }();
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 using bytes = std::vector<uint8_t>;
 
@@ -121,14 +120,8 @@ bool same_bits(const std::vector<float> & a, const std::vector<float> & b) {
     return a.size() == b.size() && memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-class State : public ::testing::Test {
+class State : public quiet_llama_suite<> {
 protected:
-    static void SetUpTestSuite() {
-        if (!getenv("LLAMA_TEST_LOG")) {
-            llama_log_set(quiet_log, nullptr);
-        }
-        llama_backend_init();
-    }
     // the synthetic models synth_path wrote (written again if a later suite needs them)
     static void TearDownTestSuite() {
         for (const char * arch : {"llama", "qwen2", "phi3", "gemma", "gemma2"}) {

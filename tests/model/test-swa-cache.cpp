@@ -16,14 +16,13 @@
 #include "llama.h"
 #include "micro-model-bounds.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 
 using namespace llama_test_util;
 using testing_util::data_path;
 
 namespace {
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 constexpr int k_n_ctx    = 1024;
 constexpr int k_n_ubatch = 32;
@@ -87,12 +86,8 @@ double worst_rel(const std::vector<float> & a, const std::vector<float> & b, int
     return w;
 }
 
-class SwaCache : public ::testing::TestWithParam<const char *> {
+class SwaCache : public quiet_llama_suite<::testing::TestWithParam<const char *>> {
 protected:
-    static void SetUpTestSuite() {
-        llama_log_set(quiet_log, nullptr);
-        llama_backend_init();
-    }
     model_ptr load() const {
         return model_ptr(llama_model_load_from_file(
             data_path(std::string("models/synthetic/") + GetParam() + "-micro-f16.gguf").c_str(),

@@ -13,14 +13,13 @@
 #include "llama-model.h"
 #include "llama.h"
 #include "test-common.h"
+#include "test-llama-suite.h"
 #include "test-llama-util.h"
 #include "test-synth-model.h"
 
 using namespace llama_test_util;
 
 namespace {
-
-void quiet_log(ggml_log_level, const char *, void *) {}
 
 synth::params gemma3(int n_swa) {
     synth::params p;
@@ -55,13 +54,7 @@ std::vector<float> run(const std::string & path, std::vector<bool> * swa_layers 
     return rows;
 }
 
-class SwaPattern : public testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        llama_log_set(quiet_log, nullptr);
-        llama_backend_init();
-    }
-};
+class SwaPattern : public quiet_llama_suite<> {};
 
 }  // namespace
 

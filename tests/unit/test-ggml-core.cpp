@@ -582,7 +582,15 @@ TEST_F(GgmlCore, DupContCpy) {
     expect_ok(ggml_cpy(ctx, typed(GGML_TYPE_BF16, 128), f32(128)));
     expect_ok(ggml_cpy(ctx, f32(64, 2), typed(GGML_TYPE_Q8_0, 128)));
     expect_fail(ggml_cpy(ctx, f32(5), f32(6)), "cpy");
-    expect_fail(ggml_cpy(ctx, typed(GGML_TYPE_Q8_0, 32), f32(32)), "cpy");
+    expect_ok(ggml_cpy(ctx, typed(GGML_TYPE_Q8_0, 32), f32(32)));
+    // a quantized side is rows of whole blocks: the rope part of a latent K row (a strided view) is,
+    // a transposed quantized tensor is not
+    ggml_tensor * lat = typed(GGML_TYPE_Q4_0, 96, 5);
+    expect_ok(ggml_cpy(ctx, ggml_view_2d(ctx, lat, 32, 5, lat->nb[1], ggml_row_size(GGML_TYPE_Q4_0, 64)), f32(32, 5)));
+    expect_ok(ggml_cpy(ctx, f32(32, 5), ggml_view_2d(ctx, lat, 32, 5, lat->nb[1], ggml_row_size(GGML_TYPE_Q4_0, 64))));
+    expect_fail(ggml_cpy(ctx, ggml_transpose(ctx, typed(GGML_TYPE_Q8_0, 64, 64)), f32(64, 64)), "cpy");
+    expect_fail(ggml_cpy(ctx, f32(64, 64), ggml_transpose(ctx, typed(GGML_TYPE_Q8_0, 64, 64))), "cpy");
+    expect_fail(ggml_cpy(ctx, typed(GGML_TYPE_Q8_0, 32), typed(GGML_TYPE_F16, 32)), "cpy");
     expect_fail(ggml_cpy(ctx, typed(GGML_TYPE_I32, 32), f32(32)), "cpy");
     expect_fail(ggml_cpy(ctx, typed(GGML_TYPE_F16, 32), typed(GGML_TYPE_Q4_0, 32)), "cpy");
 }

@@ -33,6 +33,10 @@ bool supports_copy(const ggml_tensor * op) {
         // any plain type copies elementwise; quantized blocks only as one contiguous memcpy
         return !ggml_is_quantized(op->type) || (ggml_is_contiguous(src) && ggml_is_contiguous(op));
     }
+    if (ggml_is_quantized(src->type)) {
+        // dequantized by whole rows (a strided view of block-aligned rows included)
+        return op->type == GGML_TYPE_F32 && ggml_cpu_can_to_float(src->type) && quant_rows_ok(src);
+    }
     if (!is_f(src))
         return false;
     if (is_f(op))

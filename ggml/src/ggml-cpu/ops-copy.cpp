@@ -1,5 +1,6 @@
 // DUP / CONT / CPY (element order preserved between any two layouts; F32/F16/BF16 converted in any
-// combination, same-type copies of any type, F32 -> quantized through the type traits) and CONCAT.
+// combination, same-type copies of any type, F32 -> quantized and quantized -> F32 through the type
+// traits, by rows of whole blocks that may be a strided view) and CONCAT.
 #include "ggml-cpu-impl.h"
 
 #include <algorithm>
@@ -69,13 +70,54 @@ void copy_transposed(const ggml_tensor * src, ggml_tensor * dst, int64_t r0, int
     }
 }
 
+// Quantized source (rows of whole blocks, any row strides: supports_copy) into F32. Fast path: the
+// destination walks the source row by row with unit stride, so each source row is dequantized straight
+// into its destination row. Reference (GGML_CPU_SCALAR, or another destination shape or layout):
+// each source row dequantized into scratch, then scattered element by element in logical order.
+void copy_from_quantized(const ggml_cpu_params * p, const ggml_tensor * src, ggml_tensor * dst) {
+    if (!ggml_cpu_use_scalar() && same_shape(src, dst) && dst->nb[0] == sizeof(float)) {
+        int64_t r0, r1;
+        cpu_split(cpu_nrows(dst), p->ith, p->nth, r0, r1);
+        for (int64_t r = r0; r < r1; ++r) {
+            int64_t i1, i2, i3;
+            cpu_row_index(dst, r, i1, i2, i3);
+            ggml_cpu_to_float_row(src->type, cpu_ptr(src, 0, i1, i2, i3), (float *) cpu_ptr(dst, 0, i1, i2, i3),
+                                  dst->ne[0]);
+        }
+        return;
+    }
+    const int64_t ne0 = src->ne[0];
+    int64_t       r0, r1;
+    cpu_split(cpu_nrows(src), p->ith, p->nth, r0, r1);
+    if (r0 >= r1)
+        return;
+    float *     buf = (float *) ((char *) p->wdata + (size_t) p->ith * ((size_t) ne0 * sizeof(float) + 64));
+    elem_walker w(dst, r0 * ne0);
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t i1, i2, i3;
+        cpu_row_index(src, r, i1, i2, i3);
+        ggml_cpu_to_float_row(src->type, cpu_ptr(src, 0, i1, i2, i3), buf, ne0);
+        for (int64_t i = 0; i < ne0; ++i, w.next())
+            cpu_store_f(dst->type, const_cast<char *>(w.ptr()), buf[i]);
+    }
+}
+
 }  // namespace
 
 size_t ggml_cpu_copy_work_size(const ggml_tensor * dst, int nth) {
-    if (!ggml_is_quantized(dst->type) || dst->src[0]->type == dst->type) {
+    const ggml_tensor * src = dst->src[0];
+    if (src->type == dst->type) {
         return 0;
     }
-    return (size_t) nth * ((size_t) dst->ne[0] * sizeof(float) + 64);
+    // one row of floats per thread: a destination row gathered before quantizing, or a source row
+    // dequantized before it is scattered
+    if (ggml_is_quantized(dst->type)) {
+        return (size_t) nth * ((size_t) dst->ne[0] * sizeof(float) + 64);
+    }
+    if (ggml_is_quantized(src->type)) {
+        return (size_t) nth * ((size_t) src->ne[0] * sizeof(float) + 64);
+    }
+    return 0;
 }
 
 void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
@@ -89,6 +131,10 @@ void ggml_cpu_op_dup(const ggml_cpu_params * p, ggml_tensor * dst) {
         cpu_split((int64_t) total, p->ith, p->nth, b0, b1);
         if (b1 > b0)
             std::memcpy((char *) dst->data + b0, (const char *) src->data + b0, (size_t) (b1 - b0));
+        return;
+    }
+    if (ggml_is_quantized(src->type)) {  // into F32 (supports_copy); split over the source's rows
+        copy_from_quantized(p, src, dst);
         return;
     }
 
