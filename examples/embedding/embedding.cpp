@@ -168,7 +168,7 @@ int main(int argc, char ** argv) {
         return tool::EXIT_RUNTIME;
     }
     const enum llama_pooling_type pt      = llama_pooling_type(ctx);
-    const int                     n_embd  = llama_model_n_embd(model);
+    const int                     n_embd  = llama_model_n_embd_out(model);  // after dense projections
     const int                     n_out   = pt == LLAMA_POOLING_TYPE_RANK ? (int) llama_model_n_cls_out(model) : n_embd;
     const uint32_t                n_batch = llama_n_batch(ctx);
     const uint32_t                n_seq   = llama_n_seq_max(ctx);

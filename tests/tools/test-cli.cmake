@@ -273,6 +273,15 @@ elseif (CASE STREQUAL "embedding")
     count_of("${out}" "score " n_score)
     check("rc EQUAL 0 AND n_score EQUAL 3" "expected three reranker scores")
     check("out MATCHES \"score 0: [^ \n]+\n\"" "expected one number per score line")
+    # a dense output projection (LFM2-ColBERT's shape): each token's vector has its 16 values
+    set(colbert ${WORK}/embd-cli-colbert.gguf)
+    run(llama-gguf-synth -o ${colbert} --arch lfm2 --n-embd 32 --n-layer 2 --n-ff 64 --n-head 4 --n-head-kv 2
+        --conv-layers 10 --n-ctx 128 --type f32 --vocab ${VOCAB} --dense-out 16 --pooling 0)
+    check("rc EQUAL 0" "expected the synthetic ColBERT model to be written")
+    run(llama-embedding -m ${colbert} -p "hello world" --normalize -1)
+    string(REPEAT " [^ \n]+" 16 sixteen)
+    check("rc EQUAL 0 AND out MATCHES \"embedding 0:${sixteen}\n\"" "expected 16 values per token vector")
+    file(REMOVE ${colbert})
     # errors
     expect_usage("invalid value 'median' for --pooling" llama-embedding -m ${bert} -p x --pooling median)
     expect_usage("invalid value '65' for --normalize" llama-embedding -m ${bert} -p x --normalize 65)
