@@ -458,6 +458,7 @@ TEST(HybridLoad, BadKimiLinearShapesAreRefused) {
         {"kimi-linear.attention.key_length_mla", 16, "latent attention shape"},   // no unrotated part
         {"kimi-linear.expert_gating_func", 3, "not softmax (1) or sigmoid (2)"},  // unknown scores
         {"kimi-linear.leading_dense_block_count", 5, "invalid experts"},          // more than the blocks
+        {"kimi-linear.expert_group_count", 3, "invalid expert groups"},           // 8 experts in 3 groups
     };
     const std::string path = data_path("models/synthetic/kimi-linear-micro-f16.gguf");
     for (const bad_case & c : cases) {
