@@ -199,7 +199,8 @@ BENCHMARK(BM_AttnPlain)
     ->UseRealTime();
 
 // One recurrent-layer node per call. args: op (0 ssm_conv d_conv=4 d_inner=5376, 1 ssm_scan Mamba-2 2.7B:
-// d_state=128 head_dim=64 n_head=80, 2 gated_delta_net Qwen3-Next: S=128 H=32 H_k=16), n_t, threads
+// d_state=128 head_dim=64 n_head=80, 2 gated_delta_net Qwen3-Next: S=128 H=32 H_k=16, 3 gated_delta_net
+// with Kimi Linear's per-channel gate: S=128 H=H_k=32), n_t, threads
 void BM_Recurrent(benchmark::State & st) {
     const int64_t op = st.range(0), T = st.range(1);
     auto          t = [](ggml_context * c, int64_t a, int64_t b, int64_t d = 1, int64_t e = 1) {
@@ -214,6 +215,9 @@ void BM_Recurrent(benchmark::State & st) {
                 return ggml_ssm_scan(c, t(c, 128, 64, 80), t(c, 64, 80, T), t(c, 80, T), t(c, 1, 80), t(c, 128, 1, T),
                                      t(c, 128, 1, T), ids, 1);
             }
+            if (op == 3)
+                return ggml_gated_delta_net(c, t(c, 128, 32, T), t(c, 128, 32, T), t(c, 128, 32, T), t(c, 128, 32, T),
+                                            t(c, 1, 32, T), t(c, 128, 128, 32), 1);
             return ggml_gated_delta_net(c, t(c, 128, 16, T), t(c, 128, 16, T), t(c, 128, 32, T), t(c, 1, 32, T),
                                         t(c, 1, 32, T), t(c, 128, 128, 32), 1);
         },
@@ -222,12 +226,13 @@ void BM_Recurrent(benchmark::State & st) {
         if (!g.run())
             st.SkipWithError("compute failed");
     }
-    const char * names[] = {"ssm_conv", "ssm_scan", "gated_delta_net"};
+    const char * names[] = {"ssm_conv", "ssm_scan", "gated_delta_net", "gated_delta_net kda"};
     st.SetLabel(std::string(names[op]) + " n_t=" + std::to_string(T) + " threads=" + std::to_string(st.range(2)));
 }
 BENCHMARK(BM_Recurrent)
     ->ArgsProduct({{0, 1, 2}, {1, 64}, {1, 2}})
     ->ArgsProduct({{2}, {16, 512}, {1, 2}})  // the gated delta net chunked: one chunk, a long prefill
+    ->ArgsProduct({{3}, {1, 16, 64, 512}, {1}})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

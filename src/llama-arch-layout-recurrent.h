@@ -1,5 +1,5 @@
 // Tensor layout tables: Recurrent and hybrid models: state-space (mamba2, granite-hybrid, nemotron-h, falcon-h1), short
-// convolution (lfm2) and gated delta-net (qwen3next, qwen35) layers, alone or beside attention.
+// convolution (lfm2) and gated delta-net (qwen3next, qwen35, kimi-linear) layers, alone or beside attention.
 // One table per architecture, in the order of its files' tensors; one row per line (clang-format
 // would pack them), so that a table reads as the list of a model's weights. Included only by
 // llama-arch-layout.cpp, which lists every table in enum order.
@@ -319,6 +319,52 @@ constexpr llm_tensor_layout QWEN35MOE[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+};
+
+// kimi-linear (Kimi Linear): per layer either a KDA layer (the layers the file marks with 0 KV heads:
+// q, k, v projections each through its own short conv, a per-channel decay and an output gate from
+// low-rank pairs, beta per head, a per-head RMS norm before attn_output) or latent attention without
+// rope (deepseek2's absorbed form, one attn_q); a leading dense feed-forward, then sigmoid-routed
+// experts with a selection bias and shared experts. The convs are [d_conv, 1, inner] (upstream also
+// loads them with a trailing 1), ssm_a [1, heads] holds -exp(A_log).
+constexpr llm_tensor_layout KIMI_LINEAR[] = {
+    {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
+    {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
+    {LLM_TENSOR_OUTPUT, MAT, {E, VOC}, UNTIED},
+    {LLM_TENSOR_ATTN_NORM, NORM, {E}},
+    {LLM_TENSOR_SSM_CONV1D_Q, CONV, {SCV, ONE, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D_K, CONV, {SCV, ONE, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_CONV1D_V, CONV, {SCV, ONE, SI}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, SI}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_K, MAT, {E, SI}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_V, MAT, {E, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_F_A, MAT, {E, SST}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_F_B, MAT, {SST, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_BETA, MAT, {E, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_A, DECAY, {ONE, SH}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_DT, BIAS, {SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_G_A, MAT, {E, SST}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_G_B, MAT, {SST, SI}, REQ, RECR_L},
+    {LLM_TENSOR_SSM_NORM, NORM, {SST}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {SI, E}, REQ, RECR_L},
+    {LLM_TENSOR_ATTN_KV_A_NORM, NORM, {KVL}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_Q, MAT, {E, QM}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_KV_A_MQA, MAT, {E, KVA}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_K_B, MAT, {NOPE, KVL, NH}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_V_B, MAT, {KVL, VM, NH}, REQ, ATTN_L},
+    {LLM_TENSOR_ATTN_OUT, MAT, {OM, E}, REQ, ATTN_L},
+    {LLM_TENSOR_FFN_NORM, NORM, {E}},
+    {LLM_TENSOR_FFN_GATE, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}, REQ, DENSE},
+    {LLM_TENSOR_FFN_UP, MAT, {E, FF}, REQ, DENSE},
+    {LLM_TENSOR_FFN_GATE_INP, ROUTER, {E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_DOWN_EXPS, MAT, {FX, E, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_UP_EXPS, MAT, {E, FX, NX}, REQ, MOE},
+    {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    {LLM_TENSOR_FFN_EXP_PROBS_B, BIAS, {NX}, REQ, MOE},
 };
 
 // clang-format on

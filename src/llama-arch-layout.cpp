@@ -52,6 +52,7 @@ constexpr llm_arch_layout LLM_LAYOUT_TABLE[] = {
     row(LLM_ARCH_NEMOTRON_H_MOE, false, NEMOTRON_H_MOE),
     row(LLM_ARCH_GEMMA3N, false, GEMMA3N),
     row(LLM_ARCH_GEMMA_EMBEDDING, true, GEMMA_EMBEDDING),
+    row(LLM_ARCH_KIMI_LINEAR, false, KIMI_LINEAR),
 };
 static_assert(sizeof(LLM_LAYOUT_TABLE) / sizeof(LLM_LAYOUT_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a tensor layout");

@@ -47,6 +47,7 @@ constexpr arch_row LLM_ARCH_TABLE[] = {
     {LLM_ARCH_NEMOTRON_H_MOE, "nemotron_h_moe"},
     {LLM_ARCH_GEMMA3N, "gemma3n"},
     {LLM_ARCH_GEMMA_EMBEDDING, "gemma-embedding"},
+    {LLM_ARCH_KIMI_LINEAR, "kimi-linear"},
 };
 static_assert(sizeof(LLM_ARCH_TABLE) / sizeof(LLM_ARCH_TABLE[0]) == LLM_ARCH_COUNT,
               "every llm_arch needs a row in LLM_ARCH_TABLE");
@@ -150,6 +151,7 @@ constexpr kv_row LLM_KV_TABLE[] = {
     {LLM_KV_SHORTCONV_L_CACHE, "%s.shortconv.l_cache"},
     {LLM_KV_FULL_ATTENTION_INTERVAL, "%s.full_attention_interval"},
     {LLM_KV_ATTENTION_RECURRENT_LAYERS, "%s.attention.recurrent_layers"},
+    {LLM_KV_KDA_HEAD_DIM, "%s.kda.head_dim"},
 
     {LLM_KV_SPLIT_NO, "split.no"},
     {LLM_KV_SPLIT_COUNT, "split.count"},
@@ -292,6 +294,13 @@ constexpr tensor_row LLM_TENSOR_TABLE[] = {
     {LLM_TENSOR_LAUREL_POST_NORM, "blk.%d.laurel_post_norm"},
     {LLM_TENSOR_DENSE_2_OUT, "dense_2"},
     {LLM_TENSOR_DENSE_3_OUT, "dense_3"},
+    {LLM_TENSOR_SSM_CONV1D_Q, "blk.%d.ssm_conv1d_q"},
+    {LLM_TENSOR_SSM_CONV1D_K, "blk.%d.ssm_conv1d_k"},
+    {LLM_TENSOR_SSM_CONV1D_V, "blk.%d.ssm_conv1d_v"},
+    {LLM_TENSOR_SSM_F_A, "blk.%d.ssm_f_a"},
+    {LLM_TENSOR_SSM_F_B, "blk.%d.ssm_f_b"},
+    {LLM_TENSOR_SSM_G_A, "blk.%d.ssm_g_a"},
+    {LLM_TENSOR_SSM_G_B, "blk.%d.ssm_g_b"},
 };
 static_assert(sizeof(LLM_TENSOR_TABLE) / sizeof(LLM_TENSOR_TABLE[0]) == LLM_TENSOR_COUNT,
               "every llm_tensor needs a row");

@@ -41,6 +41,7 @@ enum llm_arch {
     LLM_ARCH_NEMOTRON_H_MOE,
     LLM_ARCH_GEMMA3N,
     LLM_ARCH_GEMMA_EMBEDDING,
+    LLM_ARCH_KIMI_LINEAR,
     LLM_ARCH_COUNT,
     LLM_ARCH_UNKNOWN = LLM_ARCH_COUNT,
 };
@@ -147,6 +148,7 @@ enum llm_kv {
     LLM_KV_SHORTCONV_L_CACHE,           // lfm2's short-convolution kernel width
     LLM_KV_FULL_ATTENTION_INTERVAL,     // qwen3next: every n-th layer attends, the others are delta-net layers
     LLM_KV_ATTENTION_RECURRENT_LAYERS,  // qwen3next: per-layer recurrent flags instead (upstream's saver)
+    LLM_KV_KDA_HEAD_DIM,                // kimi-linear: the width of a KDA (delta-net) head
 
     LLM_KV_SPLIT_NO,
     LLM_KV_SPLIT_COUNT,
@@ -313,6 +315,16 @@ enum llm_tensor {
     // final hidden state (dense_2, with an optional bias; gemma-embedding: dense_3 after it)
     LLM_TENSOR_DENSE_2_OUT,
     LLM_TENSOR_DENSE_3_OUT,
+    // kimi-linear's KDA layers: a short conv each over q, k and v ([d_conv, 1, inner]); the per-channel
+    // decay's low-rank pair (ssm_f_a [embd, head], ssm_f_b [head, inner]) and the output gate's (ssm_g_a,
+    // ssm_g_b)
+    LLM_TENSOR_SSM_CONV1D_Q,
+    LLM_TENSOR_SSM_CONV1D_K,
+    LLM_TENSOR_SSM_CONV1D_V,
+    LLM_TENSOR_SSM_F_A,
+    LLM_TENSOR_SSM_F_B,
+    LLM_TENSOR_SSM_G_A,
+    LLM_TENSOR_SSM_G_B,
     LLM_TENSOR_COUNT,
 };
 

@@ -302,8 +302,10 @@ bool llama_context::apply_k_shift(std::string & err) {
         ggml_set_input(shifts[c]);
     }
     for (uint32_t il = 0; il < hp.n_layer; il++) {
-        if (!hp.has_own_kv((int) il)) {
-            continue;  // no cells of its own (a recurrent layer, or one reading an earlier layer's K/V)
+        if (!hp.has_own_kv((int) il) || hp.rope_type == LLAMA_ROPE_TYPE_NONE) {
+            // no cells of its own (a recurrent layer, or one reading an earlier layer's K/V), or keys
+            // without positions (kimi-linear's latent attention): nothing to rotate
+            continue;
         }
         const int     c     = caches[1] && hp.is_swa((int) il) ? 1 : 0;
         ggml_tensor * shift = shifts[c];

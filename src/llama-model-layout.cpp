@@ -185,6 +185,20 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::laurel_r;
         case LLM_TENSOR_LAUREL_POST_NORM:
             return bias ? nullptr : &L::laurel_post_norm;
+        case LLM_TENSOR_SSM_CONV1D_Q:
+            return bias ? nullptr : &L::ssm_conv1d_q;
+        case LLM_TENSOR_SSM_CONV1D_K:
+            return bias ? nullptr : &L::ssm_conv1d_k;
+        case LLM_TENSOR_SSM_CONV1D_V:
+            return bias ? nullptr : &L::ssm_conv1d_v;
+        case LLM_TENSOR_SSM_F_A:
+            return bias ? nullptr : &L::ssm_f_a;
+        case LLM_TENSOR_SSM_F_B:
+            return bias ? nullptr : &L::ssm_f_b;
+        case LLM_TENSOR_SSM_G_A:
+            return bias ? nullptr : &L::ssm_g_a;
+        case LLM_TENSOR_SSM_G_B:
+            return bias ? nullptr : &L::ssm_g_b;
         default:
             return nullptr;
     }

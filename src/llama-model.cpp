@@ -23,7 +23,7 @@ static const llm_arch_ops * const LLM_ARCH_REGISTRY[] = {
     &llm_ops_exaone4,     &llm_ops_mistral3,       &llm_ops_glm4,       &llm_ops_mamba2,          &llm_ops_jina_bert_v2,
     &llm_ops_modern_bert, &llm_ops_lfm2,           &llm_ops_deepseek2,  &llm_ops_granitehybrid,   &llm_ops_nemotron_h,
     &llm_ops_glm4moe,     &llm_ops_falcon_h1,      &llm_ops_lfm2moe,    &llm_ops_qwen3next,       &llm_ops_qwen35,
-    &llm_ops_qwen35moe,   &llm_ops_nemotron_h_moe, &llm_ops_gemma3n,    &llm_ops_gemma_embedding,
+    &llm_ops_qwen35moe,   &llm_ops_nemotron_h_moe, &llm_ops_gemma3n,    &llm_ops_gemma_embedding, &llm_ops_kimi_linear,
 };
 
 const llm_arch_ops * llm_arch_get_ops(llm_arch arch) {

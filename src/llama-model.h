@@ -132,6 +132,15 @@ struct llama_layer {
     // qwen35 / qwen35moe: the same beta and alpha as two projections [embd, heads] each
     ggml_tensor * ssm_beta  = nullptr;
     ggml_tensor * ssm_alpha = nullptr;
+    // kimi-linear KDA: wq / wk / wv (above) [embd, inner] each feed their own short conv [d_conv, 1, inner];
+    // the per-channel decay from ssm_f_b ssm_f_a x, the output gate from ssm_g_b ssm_g_a x
+    ggml_tensor * ssm_conv1d_q = nullptr;
+    ggml_tensor * ssm_conv1d_k = nullptr;
+    ggml_tensor * ssm_conv1d_v = nullptr;
+    ggml_tensor * ssm_f_a      = nullptr;
+    ggml_tensor * ssm_f_b      = nullptr;
+    ggml_tensor * ssm_g_a      = nullptr;
+    ggml_tensor * ssm_g_b      = nullptr;
 
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise

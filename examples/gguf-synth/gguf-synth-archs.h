@@ -169,6 +169,9 @@ inline const arch_meta & meta_of(const std::string & arch) {
         {"qwen3next", 1e-6f, true, false, false, 0, 0, 0, 0, true},
         {"qwen35", 1e-6f, true},
         {"qwen35moe", 1e-6f, true, false, false, 0, 0, 0, 0, true},
+        // the latent attention's shared part width (rope.dimension_count, though nothing rotates: no
+        // positions, no rope.freq_base) and its expert sizes
+        {"kimi-linear", 1e-5f, true, false, true, 0, 0, 0, 0, true},
     };
     static const arch_meta plain{"", 1e-5f};
     for (const arch_meta & m : rows) {
@@ -354,6 +357,20 @@ inline bool apply_micro_model(const std::string & file, params & p) {
         // (seeds 1-16: Q8_0 2-51% of RMS, teacher-forced); at seed 12 none flips, and the greedy
         // token leads the runner-up by 5% of RMS or more at every step
         p.seed = 12;
+    } else if (arch == "kimi-linear") {
+        // KDA, KDA, latent attention, KDA (the released model: three KDA layers to one attention layer);
+        // KDA heads of 16 (kda.head_dim) as the 4 query heads, a 4-wide conv; latent attention of rank 32
+        // with heads of 48 (16 of them the unrotated shared part) and one attn_q; layer 0 dense, then
+        // 8 sigmoid-scored experts of 32 with a selection bias, 2 per token, weights renormalised and
+        // scaled (Kimi's routed_scaling_factor is 2.446), a shared expert
+        p.n_layer = 4, p.conv_flags = {true, true, false, true}, p.ssm_d_conv = 4, p.ssm_d_state = 16;
+        p.n_lora_kv = 32, p.head_dim = 48, p.n_rot = 16, p.n_head_kv = 1;
+        p.n_layer_dense_lead = 1, p.n_ff = 128, p.n_expert = 8, p.n_expert_used = 2, p.n_ff_exp = 32;
+        p.n_expert_shared = 1, p.expert_gating = 2, p.expert_weights_scale = 2.446f, p.std = 0.08f;
+        p.tied = false;  // upstream requires output.weight
+        // upstream's own Q8_0 copy at seeds 42, 1-6: 31%, 5.6%, flip, flip, 24%, 30%, 22% of RMS on its worst
+        // step (expert near-ties)
+        p.seed = 1;
     } else if (arch == "gpt-oss") {
         p.n_expert = 8, p.n_expert_used = 4, p.n_ff_exp = 64, p.n_swa = 8, p.rope_base = 150000.0f;
     }

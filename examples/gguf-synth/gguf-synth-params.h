@@ -206,9 +206,15 @@ inline bool layout_has(const llm_arch_layout & l, llm_tensor t) {
     return false;
 }
 
+// kimi-linear's KDA layers: the per-layer head_count_kv marks them (as lfm2's), their heads are the
+// query heads, kda.head_dim (--ssm-state) wide.
+inline bool kda_layout(const llm_arch_layout & l) {
+    return layout_has(l, LLM_TENSOR_SSM_F_A);
+}
+
 // The gated delta-net hybrids: qwen3next (ssm_ba), qwen35 and qwen35moe (ssm_beta, ssm_alpha).
 inline bool delta_net_layout(const llm_arch_layout & l) {
-    return layout_has(l, LLM_TENSOR_SSM_BETA_ALPHA) || layout_has(l, LLM_TENSOR_SSM_BETA);
+    return !kda_layout(l) && (layout_has(l, LLM_TENSOR_SSM_BETA_ALPHA) || layout_has(l, LLM_TENSOR_SSM_BETA));
 }
 
 // Whether layer il of a hybrid model is a recurrent one: the delta-net hybrids' follow

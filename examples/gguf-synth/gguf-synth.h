@@ -227,6 +227,10 @@ inline std::vector<tensor_desc> layout(const params & p, int64_t n_vocab) {
     if (delta_net_layout(*ai->layout)) {
         d.ssm_d_inner = d.ssm_n_head * p.ssm_d_state;  // delta-net v heads are state_size wide
     }
+    if (kda_layout(*ai->layout)) {
+        d.ssm_n_head  = p.n_head;  // KDA: a head per query head, kda.head_dim wide
+        d.ssm_d_inner = p.n_head * p.ssm_d_state;
+    }
 
     const llm_arch_layout &  lay = *ai->layout;
     std::vector<tensor_desc> t;
@@ -414,13 +418,19 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         return false;
     }
     // latent attention: the architectures with its rows need a latent rank, the others take none
-    const bool has_mla = lay.has(LLM_TL_KV_SPLIT);
+    const bool has_mla = lay.has(LLM_TL_KV_SPLIT) || kda_layout(lay);
     if ((has_mla && p.n_lora_kv <= 0) || (!has_mla && (p.n_lora_kv > 0 || p.n_lora_q > 0 || p.mla_kv_fused)) ||
         p.n_lora_q < 0 || p.n_layer_dense_lead < 0 || p.n_layer_dense_lead > p.n_layer ||
         (has_mla && (p.n_expert == 0 || (p.n_rot > 0 ? p.n_rot : head_dim_of(p)) >= head_dim_of(p)))) {
         err = "latent attention (--n-lora-kv, --n-lora-q, --mla-kv-fused) is written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_KV_SPLIT); }) +
               " only, which needs it, experts, and --n-rot below the head size; --n-dense-lead up to n_layer";
+        return false;
+    }
+    if (kda_layout(lay) && (p.n_lora_q > 0 || p.mla_kv_fused)) {
+        err =
+            "kimi-linear's latent attention has one attn_q and split attn_k_b / attn_v_b (no --n-lora-q, "
+            "--mla-kv-fused)";
         return false;
     }
     if (p.exps_gate_up_fused && (!lay.has(LLM_TL_MOE_FUSED) || p.n_expert == 0)) {
@@ -543,7 +553,7 @@ inline bool write_model(const params & p, const std::string & path, std::string 
             gguf_set_arr_data(g.get(), (A + "rope.dimension_sections").c_str(), GGUF_TYPE_INT32, sec, 4);
         }
     } else if (hybrid) {
-        // lfm2, lfm2moe, granitehybrid, nemotron_h: KV heads per layer, 0 on the recurrent and
+        // lfm2, lfm2moe, granitehybrid, nemotron_h, kimi-linear: KV heads per layer, 0 on the recurrent and
         // feed-forward-only layers (an INT32 array, as upstream's converters write it)
         std::vector<int32_t> kvh((size_t) p.n_layer);
         for (int il = 0; il < (int) p.n_layer; il++) {
@@ -560,6 +570,14 @@ inline bool write_model(const params & p, const std::string & path, std::string 
                 // lfm2moe: its converter always writes the (sigmoid) gating, and upstream requires it
                 gguf_set_val_u32(g.get(), (A + "expert_gating_func").c_str(), 2u);
             }
+        }
+        if (kda_layout(lay)) {
+            if (p.ssm_d_conv < 2 || p.ssm_d_state <= 0) {
+                err = "bad KDA shape: conv kernel >= 2, head width (--ssm-state) > 0";
+                return false;
+            }
+            gguf_set_val_u32(g.get(), (A + "ssm.conv_kernel").c_str(), (uint32_t) p.ssm_d_conv);
+            gguf_set_val_u32(g.get(), (A + "kda.head_dim").c_str(), (uint32_t) p.ssm_d_state);
         }
         if (ssm && pattern.empty()) {
             // Granite 4.0 H: the converter turns rotary positions off for the hybrids

@@ -104,8 +104,8 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
 }
 
 // Latent attention of layer il on cur [n_embd, n_tokens] (after attn_norm), output projection included.
-static ggml_tensor * build_mla(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos,
-                               ggml_tensor * inp_attn_scale, float kq_scale, int il) {
+ggml_tensor * llm_build_mla(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos,
+                            ggml_tensor * inp_attn_scale, float kq_scale, int il) {
     const llama_hparams & hp       = g.hparams;
     ggml_context *        ctx0     = g.ctx0;
     const int64_t         n_tokens = cur->ne[1];
@@ -136,10 +136,15 @@ static ggml_tensor * build_mla(llm_graph_context & g, const llama_layer & l, ggm
     ggml_tensor * k_pe =
         ggml_view_3d(ctx0, kv_pe, d_rope, 1, n_tokens, ekv * (r_kv + d_rope), ekv * (r_kv + d_rope), ekv * r_kv);
 
-    q_pe = g.build_rope(q_pe, inp_pos, nullptr, il);
-    g.cb(q_pe, "q_pe", il);
-    k_pe = g.build_rope(k_pe, inp_pos, nullptr, il);
-    g.cb(k_pe, "k_pe", il);
+    if (inp_pos) {  // kimi-linear's latent attention has no positions at all
+        q_pe = g.build_rope(q_pe, inp_pos, nullptr, il);
+        g.cb(q_pe, "q_pe", il);
+        k_pe = g.build_rope(k_pe, inp_pos, nullptr, il);
+        g.cb(k_pe, "k_pe", il);
+    } else {
+        q_pe = ggml_cont(ctx0, q_pe);
+        k_pe = ggml_cont(ctx0, k_pe);
+    }
     c_kv = g.build_norm(c_kv, l.attn_kv_a_norm, nullptr, LLM_NORM_RMS, il);
     g.cb(c_kv, "kv_cmpr", il);
 
@@ -209,7 +214,7 @@ static void deepseek2_build_graph(llm_graph_context & g) {
         ggml_tensor *       res = inpL;
         ggml_tensor *       cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
-        cur = build_mla(g, l, cur, pos, attn_scale, kq_scale, il);
+        cur = llm_build_mla(g, l, cur, pos, attn_scale, kq_scale, il);
         if (il == (int) hp.n_layer - 1 && out_ids) {
             cur = ggml_get_rows(ctx0, cur, out_ids);
             res = ggml_get_rows(ctx0, res, out_ids);

@@ -39,6 +39,7 @@ extern const llm_arch_ops llm_ops_qwen35;
 extern const llm_arch_ops llm_ops_qwen35moe;
 extern const llm_arch_ops llm_ops_nemotron_h_moe;
 extern const llm_arch_ops llm_ops_gemma3n;
+extern const llm_arch_ops llm_ops_kimi_linear;
 
 // The local/global layers of gemma3 and gemma3n (gemma3.cpp): attention.sliding_window_pattern as one flag
 // per layer or a period (default_period when absent), and the local layers' rope base (10000 when absent).
@@ -64,3 +65,8 @@ ggml_tensor * llm_build_delta_net_moe_ffn(llm_graph_context & g, ggml_tensor * c
 // norm, ffn, residual. k_heads_tiled: v head h reads k head h mod n_k (qwen35) instead of h / (n_v / n_k).
 void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
                                 ggml_tensor * (*ffn)(llm_graph_context & g, ggml_tensor * cur, int il));
+
+// deepseek2's latent attention of layer il over cur [n_embd, n_tokens] (after the attention norm), output
+// projection included (deepseek2.cpp); inp_pos nullptr: q_pe / k_pe are not rotated (kimi-linear).
+ggml_tensor * llm_build_mla(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos,
+                            ggml_tensor * inp_attn_scale, float kq_scale, int il);

@@ -115,8 +115,8 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
             base.n_head_kv = base.n_head;
         }
         if (ai.layout->has(LLM_TL_Q_LORA) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout) ||
-            synth::ffn_blocks_are_experts(*ai.layout)) {
-            // latent attention (deepseek2), NextN blocks (glm4moe), the delta-net hybrids (qwen3next,
+            synth::ffn_blocks_are_experts(*ai.layout) || synth::kda_layout(*ai.layout)) {
+            // latent attention (deepseek2, kimi-linear), NextN blocks (glm4moe), the delta-net hybrids (qwen3next,
             // qwen35, qwen35moe), nemotron_h_moe: the micro model's shape, which has experts where the
             // layout needs them (qwen3next, qwen35moe and nemotron_h_moe also a shared expert); also
             // deepseek2 with q without the low-rank pair (V2-Lite), glm4moe without NextN, nemotron_h_moe

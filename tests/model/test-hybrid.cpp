@@ -4,7 +4,9 @@
 // runs a mamba2 mixer, so each is in both parts), lfm2moe (lfm2 with experts) and qwen3next (gated
 // delta-net, attention, delta-net, attention: a conv state and a delta-net state matrix per sequence
 // and layer), qwen35 and qwen35moe (qwen3next's mixer with split beta / alpha, two delta-net layers per
-// attention layer), nemotron_h_moe (nemotron_h with experts in the feed-forward-only blocks): the KV cache of the
+// attention layer), nemotron_h_moe (nemotron_h with experts in the feed-forward-only blocks), kimi-linear (KDA,
+// KDA, latent attention, KDA: three short-conv states and a per-channel-decay delta-net state per KDA layer, the
+// latent cache with V inside K on the attention layer): the KV cache of the
 // attention layers and the recurrent states stay consistent. A sequence's logits do not depend on how its tokens were
 // batched (one batch, chunks, token by token, two sequences in one batch); seq_cp copies both parts; seq_rm from the
 // middle is refused by the recurrent part and leaves both usable; state save/restore (whole context and one sequence)
@@ -297,9 +299,11 @@ TEST_P(HybridTest, AbortedDecodeLeavesAConsistentMemory) {
 
 INSTANTIATE_TEST_SUITE_P(Hybrids, HybridTest,
                          ::testing::Values("lfm2", "granitehybrid", "nemotron_h", "falcon-h1", "lfm2moe", "qwen3next",
-                                           "qwen35", "qwen35moe", "nemotron_h_moe"),
+                                           "qwen35", "qwen35moe", "nemotron_h_moe", "kimi-linear"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
-                             return i.param == "falcon-h1" ? std::string("falcon_h1") : i.param;
+                             return i.param == "falcon-h1"     ? std::string("falcon_h1")
+                                    : i.param == "kimi-linear" ? std::string("kimi_linear")
+                                                               : i.param;
                          });
 
 // The micro model loaded with lfm2.attention.head_count_kv replaced by n values of `type`.
@@ -429,6 +433,34 @@ TEST(HybridLoad, BadDeltaNetShapesAreRefused) {
         {"qwen3next.ssm.time_step_rank", 0, "invalid qwen3next delta-net shape"},  // no heads
     };
     const std::string path = data_path("models/synthetic/qwen3next-micro-f16.gguf");
+    for (const bad_case & c : cases) {
+        SCOPED_TRACE(c.key);
+        expect_refused(load_with_override(path, c.key, c.value), c.why);
+    }
+    model_ptr ok(llama_model_load_from_file(path.c_str(), llama_model_default_params()));
+    EXPECT_NE(ok, nullptr) << llama_last_error();
+    llama_log_set(nullptr, nullptr);
+}
+
+// kimi-linear's KDA and latent attention shapes and routing the model cannot run are refused at load with
+// the reason.
+TEST(HybridLoad, BadKimiLinearShapesAreRefused) {
+    llama_log_set(quiet_log, nullptr);
+    struct bad_case {
+        const char * key;
+        int64_t      value;
+        const char * why;
+    };
+    const bad_case cases[] = {
+        {"kimi-linear.kda.head_dim", 0, "invalid KDA shape"},
+        {"kimi-linear.ssm.conv_kernel", 1, "invalid KDA shape"},                  // nothing carried
+        {"kimi-linear.attention.q_lora_rank", 16, "compressed query"},            // attn_q_a / attn_q_b
+        {"kimi-linear.attention.key_length_mla", 16, "latent attention shape"},   // no unrotated part
+        {"kimi-linear.expert_gating_func", 3, "not softmax (1) or sigmoid (2)"},  // unknown scores
+        {"kimi-linear.leading_dense_block_count", 5, "invalid experts"},          // more than the blocks
+        {"kimi-linear.expert_group_count", 3, "invalid expert groups"},           // 8 experts in 3 groups
+    };
+    const std::string path = data_path("models/synthetic/kimi-linear-micro-f16.gguf");
     for (const bad_case & c : cases) {
         SCOPED_TRACE(c.key);
         expect_refused(load_with_override(path, c.key, c.value), c.why);

@@ -285,11 +285,11 @@ TEST_F(ToolsTest, GeneratedDecodersLoadAndRun) {
         if (ai.needs_experts) {
             p.n_expert = 4;
         }
-        // latent attention (deepseek2), experts after leading dense layers and NextN blocks (glm4moe), the
-        // delta-net hybrids (qwen3next, qwen35, qwen35moe: both layer kinds, the experts a shared one),
-        // nemotron_h_moe (a shared expert): the micro shape
+        // latent attention (deepseek2, kimi-linear), experts after leading dense layers and NextN blocks
+        // (glm4moe), the delta-net hybrids (qwen3next, qwen35, qwen35moe: both layer kinds, the experts a
+        // shared one), nemotron_h_moe (a shared expert): the micro shape
         if (ai.layout->has(LLM_TL_KV_SPLIT) || ai.layout->has(LLM_TL_NEXTN) || synth::delta_net_layout(*ai.layout) ||
-            synth::ffn_blocks_are_experts(*ai.layout)) {
+            synth::ffn_blocks_are_experts(*ai.layout) || synth::kda_layout(*ai.layout)) {
             ASSERT_TRUE(synth::apply_micro_model(ai.name, p));
             p.n_vocab = 512;
         }

@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(Files, UpstreamSaver,
                                            "exaone4-dense", "smollm3-dense", "mamba2-dense", "lfm2-dense",
                                            "granitehybrid-dense", "nemotron_h-dense", "glm4moe-moe", "deepseek2-moe",
                                            "falcon-h1-dense", "lfm2moe-moe", "qwen3next-moe", "qwen35-dense",
-                                           "qwen35moe-moe", "nemotron_h_moe-dense"),
+                                           "qwen35moe-moe", "nemotron_h_moe-dense", "kimi-linear-moe"),
                          [](const ::testing::TestParamInfo<std::string> & i) {
                              std::string n = i.param;
                              for (char & c : n) {

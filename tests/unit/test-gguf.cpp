@@ -703,6 +703,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/qwen3-micro-f16.gguf", 20, 24, 1768416},
     {"models/synthetic/qwen3moe-micro-f16.gguf", 23, 26, 1768768},
     {"models/synthetic/smollm3-micro-f16.gguf", 22, 38, 726144},
+    {"models/synthetic/kimi-linear-micro-f16.gguf", 35, 89, 730144},
     {"vocab/ggml-vocab-baichuan.gguf", 18, 0, 1341024},
     {"vocab/ggml-vocab-bert-bge.gguf", 20, 0, 627552},
     {"vocab/ggml-vocab-deepseek-coder.gguf", 25, 0, 1156096},

@@ -137,16 +137,22 @@ constexpr int64_t k_gdn_chunk_min = 6;
 // it; 16 measured fastest at S = 128 (docs/benchmarks.md), 24 to 128 slower.
 constexpr int64_t k_gdn_chunk = 16;
 
+// The per-channel gate's chunked form scales k and q by e^{G_t} and k by e^{-G_t} (G_t the cumulative log
+// decay of a channel inside the chunk); a chunk whose decay reaches e^{-60} in some channel (or, for a gate
+// above 0, whose growth reaches e^{60}) runs token by token instead, so that neither factor leaves the
+// float range.
+constexpr double k_gdn_ch_max_decay = 60.0;
+
 // Per-thread scratch in floats: exp(g) row; and for the chunked form the transposed state, the chunk's K
 // (as rows and transposed) and D rows, the two C x C coefficient tables, e^{G_t} and the cumulative log
-// decays G_t (doubles).
+// decays G_t (doubles); the per-channel gate's decayed q/k rows (3 C x S) and per-channel G_t (C x S doubles).
 int64_t gdn_scratch_floats(int64_t S, int64_t nt) {
     const int64_t C = std::min(nt, k_gdn_chunk);
-    return S + (C > 0 ? S * S : 0) + 3 * C * S + 2 * C * C + 3 * C + 16;
+    return S + (C > 0 ? S * S : 0) + 3 * C * S + 2 * C * C + 3 * C + 16 + 5 * C * S;
 }
 
 bool gdn_chunked(const ggml_tensor * dst) {
-    return dst->src[3]->ne[0] == 1 && dst->src[2]->ne[2] >= k_gdn_chunk_min;
+    return dst->src[2]->ne[2] >= k_gdn_chunk_min;
 }
 
 }  // namespace
@@ -165,6 +171,7 @@ struct gdn_chunk_args {
     float *       o[k_gdn_chunk];  // its output rows
     float         beta[k_gdn_chunk];
     float         g[k_gdn_chunk];
+    const float * gv[k_gdn_chunk];  // the per-channel gate's rows (KDA)
 };
 
 // dst[j][i] = src[i][j] for an r x c src, in 16 x 16 tiles: a plain column walk with a power-of-two
@@ -258,6 +265,114 @@ void gdn_chunk(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C,
     }
 }
 
+// The gated delta rule over one chunk of C tokens with a per-channel gate (KDA), the WY form of gdn_chunk
+// with the decay per key channel i: with G_t[i] the cumulative log decay,
+//   d_t = beta_t (v_t - M0 (e^{G_t} k_t) - sum_{s<t} ((e^{G_t} k_t) . (e^{-G_s} k_s)) d_s)
+//   o_t = (M0 (e^{G_t} q_t) + sum_{s<=t} ((e^{G_t} q_t) . (e^{-G_s} k_s)) d_s) / sqrt(S)
+//   M   = M0 diag(e^{G_C}) + sum_s d_s (e^{G_C - G_s} k_s)^T
+// (products taken elementwise). False, with nothing changed, when some channel's |G_t| passes
+// k_gdn_ch_max_decay inside the chunk: the caller then runs its tokens one by one.
+bool gdn_chunk_ch(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C, const gdn_chunk_args & a,
+                  float * w) {
+    float *     Kp    = w;            // [C][S]: e^{G_t} k_t
+    float *     Qp    = Kp + C * S;   // [C][S]: e^{G_t} q_t
+    float *     Kn    = Qp + C * S;   // [C][S]: e^{-G_t} k_t
+    float *     KcT   = Kn + C * S;   // [S][C]: e^{G_C - G_t} k_t, transposed
+    float *     D     = KcT + C * S;  // [C][S]: M0 (e^{G_t} k_t), then d_t
+    float *     cA    = D + C * S;    // [C][C]
+    float *     cQ    = cA + C * C;   // [C][C]
+    double *    G     = (double *) (((uintptr_t) (cQ + C * C) + 7) & ~(uintptr_t) 7);  // [C][S]
+    const float scale = 1.0f / std::sqrt((float) S);
+    // a gate is a log decay (<= 0 in KDA); one above 0 grows the state, which the same bound covers
+    double worst = 0.0;
+    for (int64_t t = 0; t < C; ++t)
+        for (int64_t i = 0; i < S; ++i) {
+            G[t * S + i] = (t > 0 ? G[(t - 1) * S + i] : 0.0) + std::max((double) a.gv[t][i], -1000.0);
+            worst        = std::max(worst, std::fabs(G[t * S + i]));
+        }
+    if (!(worst <= k_gdn_ch_max_decay))  // NaN gates too: the token loop gives what it gives
+        return false;
+    for (int64_t t = 0; t < C; ++t)
+        for (int64_t i = 0; i < S; ++i) {
+            const float e  = (float) std::exp(G[t * S + i]);
+            Kp[t * S + i]  = a.k[t][i] * e;
+            Qp[t * S + i]  = a.q[t][i] * e;
+            Kn[t * S + i]  = a.k[t][i] / e;
+            KcT[i * C + t] = a.k[t][i] * (float) std::exp(G[(C - 1) * S + i] - G[t * S + i]);
+        }
+    for (int64_t t = 0; t < C; ++t) {
+        float * dt = D + t * S;
+        float * ot = a.o[t];
+        std::memset(dt, 0, (size_t) S * sizeof(float));
+        std::memset(ot, 0, (size_t) S * sizeof(float));
+        rows->axpys2(dt, ot, Kp + t * S, Qp + t * S, MT, S, S, S);
+        for (int64_t j = 0; j < S; ++j) {
+            dt[j] = a.v[t][j] - dt[j];
+            ot[j] *= scale;
+        }
+    }
+    float r8[8];
+    for (int64_t t = 0; t < C; ++t) {
+        int64_t s = 0;
+        for (; s + 4 <= t + 1; s += 4) {
+            rows->dot4x2(Kn + s * S, S, Kp + t * S, Qp + t * S, S, r8);
+            for (int m = 0; m < 4; ++m) {
+                cA[t * C + s + m] = -r8[m];
+                cQ[t * C + s + m] = r8[4 + m] * scale;
+            }
+        }
+        for (; s <= t; ++s) {
+            cA[t * C + s] = -rows->dot(Kn + s * S, Kp + t * S, S);
+            cQ[t * C + s] = rows->dot(Kn + s * S, Qp + t * S, S) * scale;
+        }
+    }
+    for (int64_t t = 0; t < C; ++t) {
+        float * dt = D + t * S;
+        rows->axpys(dt, cA + t * C, D, S, t, S);
+        for (int64_t i = 0; i < S; ++i)
+            dt[i] *= a.beta[t];
+    }
+    for (int64_t t = 0; t < C; ++t)
+        rows->axpys(a.o[t], cQ + t * C, D, S, t + 1, S);
+    for (int64_t i = 0; i < S; ++i) {
+        float *     row = MT + i * S;
+        const float e   = (float) std::exp(G[(C - 1) * S + i]);
+        for (int64_t j = 0; j < S; ++j)
+            row[j] *= e;
+        rows->axpys(row, KcT + i * C, D, S, C, S);
+    }
+    return true;
+}
+
+// The chunk's tokens one by one on the transposed state (a per-channel chunk with too strong a decay).
+void gdn_tokens_ch(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C, const gdn_chunk_args & a,
+                   float * w) {
+    const float scale = 1.0f / std::sqrt((float) S);
+    float *     d     = w;  // [S]
+    for (int64_t t = 0; t < C; ++t) {
+        for (int64_t i = 0; i < S; ++i) {
+            const float e   = std::exp(a.gv[t][i]);
+            float *     row = MT + i * S;
+            for (int64_t j = 0; j < S; ++j)
+                row[j] *= e;
+        }
+        std::memset(d, 0, (size_t) S * sizeof(float));
+        rows->axpys(d, a.k[t], MT, S, S, S);  // M k
+        for (int64_t j = 0; j < S; ++j)
+            d[j] = (a.v[t][j] - d[j]) * a.beta[t];
+        for (int64_t i = 0; i < S; ++i) {
+            float *     row = MT + i * S;
+            const float ki  = a.k[t][i];
+            for (int64_t j = 0; j < S; ++j)
+                row[j] += ki * d[j];
+        }
+        std::memset(a.o[t], 0, (size_t) S * sizeof(float));
+        rows->axpys(a.o[t], a.q[t], MT, S, S, S);
+        for (int64_t j = 0; j < S; ++j)
+            a.o[t][j] *= scale;
+    }
+}
+
 }  // namespace
 
 void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
@@ -308,9 +423,13 @@ void ggml_cpu_op_gated_delta_net(const ggml_cpu_params * p, ggml_tensor * dst) {
                 a.v[c]          = (const float *) cpu_ptr(v, 0, h, t, is);
                 a.o[c]          = out + ((is * nt + t) * H + h) * S;
                 a.g[c]          = *(const float *) cpu_ptr(g, 0, h, t, is);
+                a.gv[c]         = (const float *) cpu_ptr(g, 0, h, t, is);
                 a.beta[c]       = *(const float *) cpu_ptr(beta, 0, h, t, is);
             }
-            gdn_chunk(rows, MT, S, C, a, MT + mat);
+            if (!per_ch)
+                gdn_chunk(rows, MT, S, C, a, MT + mat);
+            else if (!gdn_chunk_ch(rows, MT, S, C, a, MT + mat))
+                gdn_tokens_ch(rows, MT, S, C, a, MT + mat);
         }
         if (n_chunked > 0) {
             gdn_transpose(M, MT, S, S);
