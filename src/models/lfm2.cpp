@@ -83,6 +83,7 @@ static ggml_tensor * lfm2_shortconv(llm_graph_context & g, ggml_tensor * cur, in
     ggml_tensor * r_all = g.rs->r_layer(il);  // [n_embd_r, n_slots]
     ggml_tensor * conv  = ggml_reshape_3d(ctx0, g.build_rs_read(r_all), d_conv, n_embd, n_seqs);
     ggml_tensor * bx    = ggml_concat(ctx0, conv, ggml_transpose(ctx0, ggml_mul(ctx0, b, x)), 0);
+    g.build_rs_rows(bx);
     ggml_tensor * last =
         ggml_view_3d(ctx0, bx, d_conv, n_embd, n_seqs, bx->nb[1], bx->nb[2], n_st * ggml_element_size(bx));
     g.build_rs_write(r_all, ggml_reshape_2d(ctx0, ggml_cont(ctx0, last), hp.n_embd_r(), n_seqs));
