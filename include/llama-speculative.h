@@ -83,6 +83,9 @@ struct llama_spec_stats {
     int64_t n_drafted;  /* tokens proposed and verified */
     int64_t n_accepted; /* of those, accepted */
     int64_t n_emitted;  /* tokens emitted (accepted drafts + one of the target's per step) */
+    /* tokens a recurrent or hybrid target decoded a second time after a rejection, because its state
+     * after the kept tokens could not be taken from the verification (models with an SSM state) */
+    int64_t n_redecoded;
 };
 
 /* One sequence of a step. */

@@ -253,6 +253,7 @@ llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llam
     p.flash_attn = cparams.flash_attn;
     p.n_seqs     = rs ? ub.n_seqs : 0;
     p.embd_proj  = model.dense_2 != nullptr && (cparams.embeddings || model.is_encoder());
+    p.rs_rows    = rs_rows;
     return p;
 }
 
@@ -425,6 +426,9 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     }
 
     set_threads_for(batch.n_tokens == 1 ? 1 : 2);
+    if (rs_rows) {
+        rs->rows_clear();  // only this decode's rows are a sequence's recent past
+    }
     int32_t n_out_done = 0;
     for (size_t u = 0; u < ubatches.size(); u++) {
         const llama_ubatch & ub = ubatches[u];
@@ -473,6 +477,9 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             gres->valid = false;
             err         = llama_format("graph compute failed: %s", ggml_status_to_string(st));
             return -3;
+        }
+        if (p.rs_rows) {
+            rs->rows_collect(ub, gres->t_rs_rows);
         }
         if (ub.n_outputs > 0) {
             if (has_head && gres->t_logits) {

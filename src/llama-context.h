@@ -78,6 +78,9 @@ struct llama_context {
     }
     llama_kv_cache *         kv_cache() const { return kv.get(); }
     llama_memory_recurrent * recurrent() const { return rs.get(); }
+    // While on, decodes record each sequence's state after every token of its last ubatch
+    // (llama_memory_recurrent::rows_collect; only where rows_supported()), for speculative verification.
+    void set_rs_rows(bool on) { rs_rows = on && rs && rs->rows_supported(); }
 
     // The scheduler and its backends ([GPU devices holding weights..., CPU]); for tests and tools.
     ggml_backend_sched_t                get_sched() const { return sched; }
@@ -122,6 +125,7 @@ private:
     void sync_adapters();
 
     ggml_abort_callback abort_cb      = nullptr;
+    bool                rs_rows       = false;  // set_rs_rows
     void *              abort_cb_data = nullptr;
     int32_t             n_threads_cur = 0;
 

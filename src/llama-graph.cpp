@@ -32,8 +32,9 @@ void llm_graph_result::reset() {
     if (!gf) {
         throw llama_error("cannot create the graph");
     }
-    inp           = llm_graph_inputs();
-    t_logits      = nullptr;
+    inp      = llm_graph_inputs();
+    t_logits = nullptr;
+    t_rs_rows.clear();
     t_embd        = nullptr;
     valid         = false;
     mask_pad_done = false;
@@ -226,6 +227,13 @@ ggml_tensor * llm_graph_context::build_rs_read(ggml_tensor * states) const {
 void llm_graph_context::build_rs_write(ggml_tensor * states, ggml_tensor * rows) const {
     // rows are computed from the slots' old contents, which the graph reads before this write
     ggml_build_forward_expand(gf, ggml_set_rows(ctx0, states, rows, res.inp.rs_ids));
+}
+
+void llm_graph_context::build_rs_rows(ggml_tensor * conv_in) const {
+    if (params.rs_rows) {
+        ggml_set_output(conv_in);  // not overwritten by later nodes: read after the compute
+        res.t_rs_rows.push_back(conv_in);
+    }
 }
 
 void llm_graph_context::build_attn_inp() {

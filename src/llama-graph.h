@@ -33,11 +33,14 @@ struct llm_graph_params {
     bool     flash_attn = false;
     uint32_t n_seqs     = 0;      // recurrent models: sequences in the ubatch (n_tokens / n_seqs tokens each)
     bool     embd_proj  = false;  // the embeddings go through the model's dense output projections
+    // recurrent models: keep each conv layer's input as an output (build_rs_rows), so that the state
+    // after any token of the ubatch can be taken from it (speculative verification)
+    bool rs_rows = false;
 
     bool operator==(const llm_graph_params & o) const {
         return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
                embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs &&
-               embd_proj == o.embd_proj;
+               embd_proj == o.embd_proj && rs_rows == o.rs_rows;
     }
 };
 
@@ -99,7 +102,10 @@ struct llm_graph_result {
     llm_graph_params params;
     ggml_tensor *    t_logits = nullptr;  // [n_vocab, n_outputs]
     ggml_tensor *    t_embd   = nullptr;  // [n_embd, n_outputs] (final norm output)
-    bool             valid    = false;
+    // with params.rs_rows: per recurrent layer, in layer order, its conv input [d_conv + n_seq_tokens,
+    // channels, n_seqs] (llama_memory_recurrent::rows_collect)
+    std::vector<ggml_tensor *> t_rs_rows;
+    bool                       valid = false;
 
     // Copies the ubatch's values into the input tensors.
     // kv: nullptr for a recurrent model (no attention inputs); hp: the mask rules (sliding window, ALiBi)
@@ -160,6 +166,9 @@ struct llm_graph_context {
     // (rs->r_layer / s_layer) at the slots, and the write of new ones back into those slots.
     ggml_tensor * build_rs_read(ggml_tensor * states) const;
     void          build_rs_write(ggml_tensor * states, ggml_tensor * rows) const;
+    // With params.rs_rows: keeps conv_in (a layer's carried conv inputs followed by the ubatch's, the
+    // tensor whose last d_conv columns are its new state) as an output for rows_collect.
+    void build_rs_rows(ggml_tensor * conv_in) const;
 
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;

@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "ggml-cpu.h"
 #include "llama-log.h"
@@ -77,8 +78,9 @@ llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32
             ggml_format_name(s_l[il], "cache_s_l%d", il);
         }
     }
-    r_row = (size_t) hp.n_embd_r() * sizeof(float);
-    s_row = (size_t) hp.n_embd_s() * sizeof(float);
+    r_row  = (size_t) hp.n_embd_r() * sizeof(float);
+    s_row  = (size_t) hp.n_embd_s() * sizeof(float);
+    d_conv = hp.n_shortconv_l_cache > 0 ? hp.n_shortconv_l_cache - 1 : (hp.ssm_d_conv > 0 ? hp.ssm_d_conv - 1 : 0);
     for (size_t i = 0; i < ctxs.size(); i++) {
         ggml_backend_buffer_t b = ggml_backend_alloc_ctx_tensors_from_buft(ctxs[i], bufts[i]);
         if (!b) {
@@ -217,6 +219,79 @@ void llama_memory_recurrent::seq_restore(llama_seq_id seq_id, const checkpoint &
             }
         }
     }
+}
+
+bool llama_memory_recurrent::rows_supported() const {
+    return s_row == 0 && d_conv > 0 && !layers.empty();
+}
+
+void llama_memory_recurrent::rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv) {
+    if (!rows_supported() || conv.size() != layers.size() || ub.n_seqs == 0) {
+        return;
+    }
+    const uint32_t n_rows = ub.n_seq_tokens;
+    const size_t   n_ch   = r_row / sizeof(float) / d_conv;
+    const size_t   per_l  = (size_t) (d_conv + n_rows) * n_ch;  // floats of one sequence in one layer
+    for (ggml_tensor * t : conv) {
+        if (t == nullptr || t->type != GGML_TYPE_F32 || (size_t) ggml_nelements(t) != per_l * ub.n_seqs ||
+            !ggml_is_contiguous(t)) {
+            return;  // not the layout this reads: record nothing (the caller decodes again instead)
+        }
+    }
+    rows.resize(slots.size());
+    for (uint32_t q = 0; q < ub.n_seqs; q++) {
+        const uint32_t     i0  = q * n_rows;  // sequence-major: this sequence's first token
+        const llama_seq_id sid = ub.seq_id[i0][0];
+        if (sid < 0 || (size_t) sid >= slots.size()) {
+            continue;
+        }
+        row_record & r = rows[(size_t) sid];
+        r.pos0         = ub.pos[i0];
+        r.n_rows       = n_rows;
+        r.lineage      = slots[(size_t) sid].lineage;
+        r.conv.resize(per_l * layers.size());
+        for (size_t k = 0; k < conv.size(); k++) {
+            ggml_backend_tensor_get(conv[k], r.conv.data() + k * per_l, q * per_l * sizeof(float),
+                                    per_l * sizeof(float));
+        }
+    }
+}
+
+bool llama_memory_recurrent::seq_can_rewind(llama_seq_id seq_id, llama_pos pos) const {
+    if (seq_id < 0 || (size_t) seq_id >= rows.size()) {
+        return false;
+    }
+    const row_record & r = rows[(size_t) seq_id];
+    const slot &       s = slots[(size_t) seq_id];
+    return r.n_rows > 0 && s.lineage == r.lineage && s.pos == r.pos0 + (llama_pos) r.n_rows - 1 && pos >= r.pos0 &&
+           pos <= s.pos;
+}
+
+void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos) {
+    if (!seq_can_rewind(seq_id, pos)) {
+        throw std::logic_error("seq_rewind without a recorded state for that position");
+    }
+    row_record &   r     = rows[(size_t) seq_id];
+    const uint32_t row   = (uint32_t) (pos - r.pos0);  // the state after this row of the ubatch
+    const size_t   n_ch  = r_row / sizeof(float) / d_conv;
+    const size_t   width = d_conv + r.n_rows;
+    const size_t   per_l = width * n_ch;
+    // the state after row j is columns j+1 .. j+d_conv of the ubatch's conv input, per channel
+    std::vector<float> state(r_row / sizeof(float));
+    for (size_t k = 0; k < layers.size(); k++) {
+        const float * src = r.conv.data() + k * per_l;
+        for (size_t c = 0; c < n_ch; c++) {
+            for (uint32_t j = 0; j < d_conv; j++) {
+                state[c * d_conv + j] = src[c * width + row + 1 + j];
+            }
+        }
+        ggml_tensor * t = r_l[layers[k]];
+        ggml_backend_tensor_set(t, state.data(), (size_t) seq_id * t->nb[1], r_row);
+    }
+    slot & s  = slots[(size_t) seq_id];
+    s.pos     = pos;
+    s.lineage = next_lineage++;  // a state no other slot holds
+    r         = row_record();    // its rows are no longer the slot's past
 }
 
 void llama_memory_recurrent::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {

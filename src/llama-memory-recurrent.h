@@ -69,6 +69,26 @@ public:
     // Puts a checkpoint of seq_id back: the state is again the one saved, whatever was decoded since.
     void seq_restore(llama_seq_id seq_id, const checkpoint & cp);
 
+    // ---- per-row states: a rejected draft undone without decoding the kept tokens again ----
+    // A state that is the conv inputs alone (no SSM state: lfm2's short convolutions) after any token of
+    // a ubatch is a window of the ubatch's conv input [d_conv + n_seq_tokens, channels], which the graph
+    // computes anyway. When the context decodes with row recording on, the graph marks those inputs as
+    // outputs (llm_graph_context::build_rs_rows) and rows_collect copies them per sequence; seq_rewind
+    // then sets a sequence's state to the one after any token of its last recorded ubatch.
+    // False for memories with an SSM state (the scan writes its final state only).
+    bool rows_supported() const;
+    // Forgets the recorded rows (the context calls it before each decode that records).
+    void rows_clear() { rows.clear(); }
+    // Copies ub's per-row conv inputs (conv[k] for state layer layers()[k], [d_conv + n_seq_tokens,
+    // n_embd, n_seqs] F32) per sequence; a count other than the state layers' records nothing.
+    void rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv);
+    // Whether seq_id's state can be set to the one after its token at pos: pos lies in the sequence's
+    // last recorded ubatch and the slot still holds that ubatch's final state.
+    bool seq_can_rewind(llama_seq_id seq_id, llama_pos pos) const;
+    // Sets seq_id's state to the one after its token at pos (seq_can_rewind must hold); the later
+    // positions are gone from the state, as if never decoded.
+    void seq_rewind(llama_seq_id seq_id, llama_pos pos);
+
     // ---- state (llama-memory-recurrent.cpp, format in docs/state.md) ----
     // Writes the slots of seq_id (< 0: every non-empty slot) with their states.
     void state_write(llama_state_io::writer & w, llama_seq_id seq_id) const;
@@ -93,8 +113,18 @@ private:
     std::vector<ggml_tensor *>         r_l;
     std::vector<ggml_tensor *>         s_l;  // nullptr where the model has no SSM state (lfm2)
     std::vector<int>                   layers;
-    size_t                             r_row = 0;  // bytes of one slot's conv / SSM state
-    size_t                             s_row = 0;
+    size_t                             r_row  = 0;  // bytes of one slot's conv / SSM state
+    size_t                             s_row  = 0;
+    uint32_t                           d_conv = 0;  // carried conv inputs (columns of a conv state)
+
+    // the conv inputs of a sequence's last recorded ubatch (rows_collect)
+    struct row_record {
+        llama_pos          pos0    = -1;  // position of the ubatch's first token of the sequence
+        uint32_t           n_rows  = 0;   // its tokens
+        uint64_t           lineage = 0;   // the slot's lineage after that ubatch (unchanged since: usable)
+        std::vector<float> conv;          // per state layer [d_conv + n_rows, n_embd_r / d_conv]
+    };
+    std::vector<row_record> rows;  // per slot; empty when nothing is recorded
 
     void slot_clear(uint32_t s);  // empty and zeroed
     void slot_copy(uint32_t src, uint32_t dst);

@@ -243,7 +243,11 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[i]);
         }
     }
+    // a stateful target whose state after each verified token can be recorded (conv states only)
+    // keeps the one after the accepted prefix: a rejection then costs no second decode
+    s.ctx_tgt->set_rs_rows(saved && any_draft);
     const int32_t rc = decode_rows(s, jobs, nullptr);
+    s.ctx_tgt->set_rs_rows(false);
     if (rc != 0) {
         const std::string why = llama_last_error();
         // the target's history is unchanged; the draft cache keeps only what matches it
@@ -272,8 +276,25 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         n_acc[i] = llama_spec_verify(s, jobs[i]);
         rejected = rejected || (size_t) n_acc[i] < jobs[i].draft.size();
     }
-    if (rejected && s.recr_tgt) {
-        // the states now include the rejected drafts: back to the saved ones, and the kept tokens
+    // the states now include the rejected drafts. Where the verification recorded each sequence's
+    // state after its last kept token, that state is set and the rejected positions leave the
+    // attention layers; the logits rows stay the verification's.
+    bool rewound = rejected && s.recr_tgt;
+    for (size_t i = 0; rewound && i < jobs.size(); i++) {
+        const llama_pos last = (llama_pos) (jobs[i].st->hist.size() + (size_t) n_acc[i]);
+        rewound = (size_t) n_acc[i] == jobs[i].draft.size() || s.recr_tgt->seq_can_rewind(jobs[i].io->seq_id, last);
+    }
+    if (rewound) {
+        for (size_t i = 0; i < jobs.size(); i++) {
+            const llama_spec_job & job  = jobs[i];
+            const llama_pos        last = (llama_pos) (job.st->hist.size() + (size_t) n_acc[i]);
+            if ((size_t) n_acc[i] < job.draft.size()) {
+                s.recr_tgt->seq_rewind(job.io->seq_id, last);
+                llama_spec_rollback(s.ctx_tgt, job.io->seq_id, last + 1);
+            }
+        }
+    } else if (rejected && s.recr_tgt) {
+        // otherwise back to the saved states, and the kept tokens
         // (id_last and the accepted drafts) decoded again, every sequence in one batch so that the
         // logits rows the step reports all come from that decode
         for (size_t i = 0; i < jobs.size(); i++) {
@@ -292,6 +313,9 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             llama_set_last_error(
                 llama_format("llama_spec_step: target decode of the kept tokens returned %d: %s", rc2, why.c_str()));
             return rc2;
+        }
+        for (size_t i = 0; i < jobs.size(); i++) {
+            s.stats.n_redecoded += 1 + n_acc[i];
         }
     }
 

@@ -94,6 +94,7 @@ static ggml_tensor * lfm2_shortconv(llm_graph_context & g, ggml_tensor * cur, in
     ggml_tensor * bx    = nullptr;
     if (hp.causal_attn) {
         bx = ggml_concat(ctx0, conv, bx_t, 0);
+        g.build_rs_rows(bx);  // the state after each token is a window of bx (speculative rewinds)
     } else {
         // bidirectional (Lfm2BidirectionalModel): a window centred on the token, as upstream: the
         // state's last `pad` inputs before the ubatch, `pad` zeros after it. The zeros are a carried

@@ -1,9 +1,16 @@
 // Speculative decoding with a recurrent (mamba2) or hybrid (lfm2) target: the step saves each
-// sequence's state, and after a rejected draft puts it back and decodes the kept tokens again. Greedy
-// output equals plain decoding for every draft length, with a draft model (a plain llama model with
-// the same vocabulary, whose drafts are mostly rejected) and with n-gram drafting; after rejections the
-// state continues as if the rejected tokens had never been decoded; several sequences in one step
-// equal each alone, and the logits rows a step reports are the ones its tokens were chosen from.
+// sequence's state; after a rejected draft lfm2 takes the state after the kept tokens from the
+// verification (recorded conv inputs), mamba2 puts the saved state back and decodes the kept tokens
+// again. Greedy output equals plain decoding for every draft length, with a draft model (a plain
+// llama model with the same vocabulary, whose drafts are mostly rejected) and with n-gram drafting;
+// after rejections the state continues as if the rejected tokens had never been decoded; several
+// sequences in one step equal each alone, and the logits rows a step reports are the ones its tokens
+// were chosen from.
+#include <cmath>
+#include <cstring>
+
+#include "llama-context.h"
+#include "llama-memory-recurrent.h"
 #include "test-speculative-util.h"
 
 using namespace spec_test;
@@ -19,6 +26,28 @@ synth::params micro_file(const std::string & file, ggml_type t, float std, uint6
     p.std       = std;
     p.n_threads = 2;
     return p;
+}
+
+// The recurrent state of sequence seq as floats (conv rows, then SSM rows per layer).
+std::vector<float> recurrent_state(llama_context * ctx, llama_seq_id seq) {
+    llama_memory_recurrent::checkpoint cp;
+    ctx->recurrent()->seq_save(seq, cp);
+    std::vector<float> v(cp.data.size() / sizeof(float));
+    std::memcpy(v.data(), cp.data.data(), v.size() * sizeof(float));
+    return v;
+}
+
+// Largest difference between two states relative to the largest magnitude of b.
+double state_err(const std::vector<float> & a, const std::vector<float> & b) {
+    if (a.size() != b.size() || b.empty()) {
+        return INFINITY;
+    }
+    double d = 0.0, m = 1e-6;
+    for (size_t i = 0; i < a.size(); i++) {
+        d = std::max(d, (double) std::fabs(a[i] - b[i]));
+        m = std::max(m, (double) std::fabs(b[i]));
+    }
+    return d / m;
 }
 
 class SpeculativeStateful : public testing::TestWithParam<std::string> {
@@ -212,6 +241,82 @@ TEST_P(SpeculativeStateful, StatefulDraftModel) {
     const float * b  = llama_get_logits_ith(fresh.get(), -1);
     ASSERT_TRUE(a && b);
     EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
+}
+
+// The mechanism that spares a rejection its second decode: a decode with row recording keeps the
+// state after each of its tokens, and seq_rewind sets a sequence to one of them. lfm2 (conv states
+// only) records: rewinding a 6-token decode to its third token gives the state of a context that
+// decoded 3 tokens, and a later decode makes the record unusable. mamba2's scan writes only its
+// final state: nothing is recorded.
+TEST_P(SpeculativeStateful, RewindToARecordedRow) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rw-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    ASSERT_NE(tgt, nullptr);
+    ctx_ptr                        ct   = make_ctx(tgt.get(), 2);
+    ctx_ptr                        ref  = make_ctx(tgt.get());
+    llama_memory_recurrent *       rs   = ct->recurrent();
+    const std::vector<llama_token> toks = synthetic_prompt(9);
+    ASSERT_NE(rs, nullptr);
+    const bool conv_only = GetParam() == "lfm2";
+    EXPECT_EQ(rs->rows_supported(), conv_only);
+
+    ASSERT_TRUE(decode(ct.get(), {toks.begin(), toks.begin() + 3}, 0));
+    ct->set_rs_rows(true);
+    ASSERT_TRUE(decode(ct.get(), {toks.begin() + 3, toks.end()}, 3));  // positions 3 .. 8
+    ct->set_rs_rows(false);
+    if (!conv_only) {
+        EXPECT_FALSE(rs->seq_can_rewind(0, 5));
+        return;
+    }
+    EXPECT_FALSE(rs->seq_can_rewind(0, 2)) << "position 2 was decoded by an earlier, unrecorded batch";
+    EXPECT_FALSE(rs->seq_can_rewind(1, 5)) << "sequence 1 decoded nothing";
+    ASSERT_TRUE(rs->seq_can_rewind(0, 5));
+    rs->seq_rewind(0, 5);
+    EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), 5);
+    ASSERT_TRUE(decode(ref.get(), {toks.begin(), toks.begin() + 6}, 0));
+    EXPECT_LT(state_err(recurrent_state(ct.get(), 0), recurrent_state(ref.get(), 0)), 1e-4);
+    EXPECT_FALSE(rs->seq_can_rewind(0, 4)) << "a rewound state is not that decode's past any more";
+
+    ct->set_rs_rows(true);
+    ASSERT_TRUE(decode(ct.get(), {toks[0], toks[1]}, 0, 1));
+    ct->set_rs_rows(false);
+    ASSERT_TRUE(decode(ct.get(), {toks[2]}, 2, 1));  // unrecorded: the slot moved on
+    EXPECT_FALSE(rs->seq_can_rewind(1, 0));
+}
+
+// A step whose drafts are rejected: on lfm2 the state after the kept tokens comes from the
+// verification (no token decoded twice); on mamba2 the kept tokens are decoded again. Either way the
+// recurrent state after each step equals that of a context that decoded only the kept tokens.
+TEST_P(SpeculativeStateful, RejectionRecountsNothingOnConvStates) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rc-" + GetParam() + ".gguf");
+    temp_model fd(micro("llama", GGML_TYPE_F16, 7), "spec-st-rc-dft-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    model_ptr  dft = load(fd.path);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(dft, nullptr);
+    ctx_ptr  ct = make_ctx(tgt.get());
+    ctx_ptr  cd = make_ctx(dft.get());
+    spec_ptr spec(llama_spec_init(ct.get(), cd.get(), fixed_draft_params(6)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+
+    std::vector<llama_token> hist;
+    llama_token              last = 0;
+    const int                n_rejections =
+        spec_run_steps(spec.get(), ct.get(), synthetic_prompt(10), 8, hist, last,
+                       [&](int step, const llama_spec_seq &, const std::vector<llama_token> &) {
+                           ctx_ptr fresh = make_ctx(tgt.get());
+                           ASSERT_TRUE(decode(fresh.get(), hist, 0));
+                           EXPECT_LT(state_err(recurrent_state(ct.get(), 0), recurrent_state(fresh.get(), 0)), 1e-3)
+                               << "step " << step;
+                       });
+    ASSERT_GT(n_rejections, 0);
+    llama_spec_stats st;
+    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+    if (GetParam() == "lfm2") {
+        EXPECT_EQ(st.n_redecoded, 0) << "a rejection decoded the kept tokens again";
+    } else {
+        EXPECT_GE(st.n_redecoded, n_rejections);  // at least id_last per rejecting step
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful, testing::Values("mamba2", "lfm2"));

@@ -1,5 +1,6 @@
 // llama-server's speculative decoding on a hybrid target (the lfm2 micro model: conv states that
-// cannot be cut back, so every step that rejects a draft restores them; docs/speculative.md). Three
+// cannot be cut back, so every step that rejects a draft sets them to the state after the kept tokens,
+// recorded by the verification; docs/speculative.md). Three
 // servers: plain (PORT_PLAIN), a plain llama model with the same vocabulary as draft (PORT_DRAFT: most
 // drafts rejected), the n-gram drafter (PORT_NGRAM). Greedy output, one request at a time and four at
 // once, equals the plain server's, and the same prompt again (prompt reuse) still does.
