@@ -441,6 +441,9 @@ bool is_fa_pair_exempt(const std::string & reg, const result & r) {
         return false;
     const ggml_type k = r.src1_type, v = r.src2_type;
     const bool k_float = k == GGML_TYPE_F32 || k == GGML_TYPE_F16, v_float = v == GGML_TYPE_F32 || v == GGML_TYPE_F16;
+    // CUDA's kernel holds head dims up to 256 (DeepSeek's 576 / 512 run on the CPU there)
+    if (reg == "CUDA" && (r.src1_ne0 > 256 || r.src2_ne0 > 256))
+        return true;
     if (k == v)
         return false;
     if (reg == "Vulkan" && (k == GGML_TYPE_BF16 || v == GGML_TYPE_BF16))

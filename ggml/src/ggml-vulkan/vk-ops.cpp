@@ -548,10 +548,12 @@ bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
     return k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16 && (is_f32_or_f16(k) || is_f32_or_f16(v));
 }
 
+// Dv <= 512: flash_attn.comp's 64 invocations hold 8 output dims each (DeepSeek's absorbed MLA: V 512
+// wide, a view of K's rows, K 576); Dk has no limit but the tiled kernel's shared memory (it falls back).
 bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
     const ggml_tensor *a = op->src[0], *k = op->src[1], *v = op->src[2], *m = op->src[3];
     return is_f32(a) && fa_pair_ok(k, v) && rows_contiguous(a) && rows_contiguous(k) && rows_contiguous(v) &&
-           rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
+           rows_contiguous(op) && v->ne[0] <= 512 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
            a->ne[3] <= 65535 && (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
            addressable_elems(a) && addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) &&
            addressable_elems(op);
