@@ -1,8 +1,8 @@
 // Vulkan flash attention (FLASH_ATTN_EXT) against a double-precision reference written here, at the
 // sizes that reach each kernel (vk-flash-attn.cpp): head dims 64/80/96/128/256 (and K != V dims, up to
-// DeepSeek's K 576 / V 512 with V a view of K), KV
-// lengths that are not multiples of any tile, masks (F16/F32, padded rows, 25% -inf), GQA, softcap,
-// ALiBi, ne3 > 1, and the quantized K/V types the op takes (Q8_0, Q4_0). By default the shapes pick the path
+// DeepSeek's K 576 / V 512 with V a view of K), KV lengths that are not multiples of any tile, masks
+// (F16/F32, padded rows, 25% -inf), GQA, softcap, ALiBi, ne3 > 1, the quantized K/V types, and K and
+// V of two types (two quantized ones too). By default the shapes pick the path
 // (tiled for >= 8 queries, split-K for few queries over >= 512 positions, else one workgroup per row);
 // ctest runs this file again with GGML_VK_FA=tiled, =split and =row so every case goes through each
 // kernel, and with GGML_VK_DISABLE_SUBGROUPS=1 (the tiled shader's shared-memory row reductions).
@@ -172,6 +172,11 @@ std::vector<fa_shape> shapes() {
         v.push_back({128, 128, qk[0], qk[1], 4, 4, 1, GGML_TYPE_F16, 1, 0.0f, 0.0f, GGML_TYPE_IQ4_NL});
         v.push_back({64, 64, qk[0], qk[1], 4, 1, 1, GGML_TYPE_Q4_1, 2, 20.0f, 0.0f, GGML_TYPE_F32});
         v.push_back({80, 80, qk[0], qk[1], 4, 2, 1, GGML_TYPE_F32, 1, 0.0f, 0.0f, GGML_TYPE_F16});
+        // two quantized types (one dequantizer per side): -ctk q8_0 -ctv q4_0 and the like
+        v.push_back({64, 64, qk[0], qk[1], 4, 2, 1, GGML_TYPE_Q8_0, 1, 0.0f, 0.0f, GGML_TYPE_Q4_0});
+        v.push_back({128, 128, qk[0], qk[1], 4, 4, 1, GGML_TYPE_Q4_0, 2, 20.0f, 0.0f, GGML_TYPE_IQ4_NL});
+        v.push_back({96, 96, qk[0], qk[1], 4, 1, 1, GGML_TYPE_Q5_1, 1, 0.0f, 8.0f, GGML_TYPE_Q4_1});
+        v.push_back({64, 64, qk[0], qk[1], 4, 4, 1, GGML_TYPE_IQ4_NL, 1, 0.0f, 0.0f, GGML_TYPE_Q5_0});
     }
     // DeepSeek's absorbed MLA: one KV head, K 576 wide (512 latent + 64 rope), V a view of its first 512
     // (the tiled kernel, forced onto a long KV, drifts on lavapipe past about 2^18 K values per head:
@@ -230,8 +235,8 @@ TEST(VulkanFlashAttn, SplitPartialsReservedByAllocSize) {
     }
 }
 
-// Which K/V type pairs the device takes: one type, or F32/F16 on one side with any type but BF16;
-// two quantized types and BF16 with another type are declined (the scheduler runs them on the CPU).
+// Which K/V type pairs the device takes: any two of F32, F16 and the quantized types, BF16 only with
+// BF16 (BF16 with another type is declined: the scheduler runs it on the CPU).
 TEST(VulkanFlashAttn, TypePairs) {
     SKIP_WITHOUT_VULKAN();
     backend_test::ctx_holder h(16);
@@ -244,7 +249,11 @@ TEST(VulkanFlashAttn, TypePairs) {
     EXPECT_TRUE(takes(GGML_TYPE_F16, GGML_TYPE_Q5_1));
     EXPECT_TRUE(takes(GGML_TYPE_F32, GGML_TYPE_F16));
     EXPECT_TRUE(takes(GGML_TYPE_IQ4_NL, GGML_TYPE_F32));
-    EXPECT_FALSE(takes(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0));
+    EXPECT_TRUE(takes(GGML_TYPE_Q4_0, GGML_TYPE_Q8_0));
+    EXPECT_TRUE(takes(GGML_TYPE_Q8_0, GGML_TYPE_Q4_0));
+    EXPECT_TRUE(takes(GGML_TYPE_Q4_0, GGML_TYPE_IQ4_NL));
+    EXPECT_TRUE(takes(GGML_TYPE_Q5_1, GGML_TYPE_Q4_1));
+    EXPECT_FALSE(takes(GGML_TYPE_BF16, GGML_TYPE_Q8_0));
     EXPECT_FALSE(takes(GGML_TYPE_BF16, GGML_TYPE_F16));
     EXPECT_FALSE(takes(GGML_TYPE_F16, GGML_TYPE_BF16));
     // absorbed MLA: K 576 wide, V the strided view of its first 512 values

@@ -532,9 +532,9 @@ bool sup_soft_max(const vk_device *, const ggml_tensor * op) {
            (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
            addressable_elems(op);
 }
-// The K/V pairs with a compiled variant (CMakeLists.txt): one type on both sides, or F32/F16 on one
-// side and anything but BF16 on the other; quantized rows whole blocks. Two different quantized
-// types (the shader holds one dequantizer) and BF16 with another type run on the CPU.
+// The K/V pairs with a compiled variant (CMakeLists.txt): any two of F32, F16 and the 32-element
+// quantized types (two quantized types: one dequantizer per side), BF16 only with BF16; quantized
+// rows whole blocks. BF16 with another type runs on the CPU.
 bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
     auto side_ok = [](const ggml_tensor * t) {
         return is_f32_or_f16(t) || t->type == GGML_TYPE_BF16 || (is_fa_quant(t->type) && t->ne[0] % 32 == 0);
@@ -542,10 +542,7 @@ bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
     if (!side_ok(k) || !side_ok(v)) {
         return false;
     }
-    if (k->type == v->type) {
-        return true;
-    }
-    return k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16 && (is_f32_or_f16(k) || is_f32_or_f16(v));
+    return k->type == v->type || (k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16);
 }
 
 // Dv <= 512: flash_attn.comp's 64 invocations hold 8 output dims each (DeepSeek's absorbed MLA: V 512
