@@ -232,6 +232,8 @@ struct result {
     ggml_type   src0_type = GGML_TYPE_COUNT;  // its first two sources' types (COUNT: none)
     ggml_type   src1_type = GGML_TYPE_COUNT;
     ggml_type   src2_type = GGML_TYPE_COUNT;  // the third source's (flash attention's V)
+    int64_t     src1_ne0  = 0;                // ne[0] of the second and third sources (attention's
+    int64_t     src2_ne0  = 0;                // K and V head dims)
     bool        supported = true;
     bool        ok        = false;
     double      nmse      = 0.0;
@@ -272,6 +274,8 @@ inline result run_case(ggml_backend_t be, const test_case & tc, uint32_t seed) {
         res.src0_type = o->src[0] ? o->src[0]->type : GGML_TYPE_COUNT;
         res.src1_type = o->src[1] ? o->src[1]->type : GGML_TYPE_COUNT;
         res.src2_type = o->src[2] ? o->src[2]->type : GGML_TYPE_COUNT;
+        res.src1_ne0  = o->src[1] ? o->src[1]->ne[0] : 0;
+        res.src2_ne0  = o->src[2] ? o->src[2]->ne[0] : 0;
     }
     for (int i = 0; i < ggml_graph_n_nodes(gf); ++i) {
         if (!ggml_backend_supports_op(be, ggml_graph_node(gf, i))) {

@@ -113,6 +113,24 @@ TEST_F(VulkanE2E, SyntheticMicroModelsOffloadMatchCpu) {
     EXPECT_EQ(n_run, (int) files.size()) << "every synthetic architecture is implemented and must run";
 }
 
+// DeepSeek's own attention widths: the absorbed latent cache's K is 576 wide (512 latent + 64 rope)
+// and V the strided view of its first 512 values. Flash attention (on by default) must run on Vulkan:
+// with it on the CPU the graph splits around every layer's attention (6 splits instead of 2).
+TEST_F(VulkanE2E, DeepSeekWidthLatentAttentionOnVulkan) {
+    SKIP_WITHOUT_VULKAN();
+    const std::string path = testing_util::write_temp_file("vk-ds512-f16", {});
+    synth::params     p;
+    ASSERT_TRUE(synth::apply_micro_model("deepseek2", p));
+    p.n_lora_kv = 512, p.n_rot = 64, p.head_dim = 192, p.n_lora_q = 256;
+    p.n_embd = 512, p.n_head = 8, p.n_layer = 2, p.n_ctx = 1024, p.n_threads = 2;
+    p.vocab_path = data_path("models/stories260K.gguf");  // 512 tokens
+    std::string err;
+    ASSERT_TRUE(synth::write_model(p, path, err)) << err;
+    std::string skip;
+    EXPECT_TRUE(e2e::check_model(k_vulkan, path, "Once upon a time", k_steps_micro, skip, k_max_splits)) << skip;
+    remove(path.c_str());
+}
+
 // The recurrent micro models (mamba2: ssm_conv + ssm_scan; lfm2: the short conv; qwen3next / qwen35:
 // ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan, the recurrent states
 // follow the layers (nothing splits the graph around the state get_rows / set_rows) and the logits match

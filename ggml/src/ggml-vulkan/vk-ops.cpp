@@ -532,9 +532,9 @@ bool sup_soft_max(const vk_device *, const ggml_tensor * op) {
            (!b || (is_f32_or_f16(b) && rows_contiguous(b) && addressable_elems(b))) && addressable_elems(a) &&
            addressable_elems(op);
 }
-// The K/V pairs with a compiled variant (CMakeLists.txt): one type on both sides, or F32/F16 on one
-// side and anything but BF16 on the other; quantized rows whole blocks. Two different quantized
-// types (the shader holds one dequantizer) and BF16 with another type run on the CPU.
+// The K/V pairs with a compiled variant (CMakeLists.txt): any two of F32, F16 and the 32-element
+// quantized types (two quantized types: one dequantizer per side), BF16 only with BF16; quantized
+// rows whole blocks. BF16 with another type runs on the CPU.
 bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
     auto side_ok = [](const ggml_tensor * t) {
         return is_f32_or_f16(t) || t->type == GGML_TYPE_BF16 || (is_fa_quant(t->type) && t->ne[0] % 32 == 0);
@@ -542,16 +542,15 @@ bool fa_pair_ok(const ggml_tensor * k, const ggml_tensor * v) {
     if (!side_ok(k) || !side_ok(v)) {
         return false;
     }
-    if (k->type == v->type) {
-        return true;
-    }
-    return k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16 && (is_f32_or_f16(k) || is_f32_or_f16(v));
+    return k->type == v->type || (k->type != GGML_TYPE_BF16 && v->type != GGML_TYPE_BF16);
 }
 
+// Dv <= 512: flash_attn.comp's 64 invocations hold 8 output dims each (DeepSeek's absorbed MLA: V 512
+// wide, a view of K's rows, K 576); Dk has no limit but the tiled kernel's shared memory (it falls back).
 bool sup_flash_attn(const vk_device *, const ggml_tensor * op) {
     const ggml_tensor *a = op->src[0], *k = op->src[1], *v = op->src[2], *m = op->src[3];
     return is_f32(a) && fa_pair_ok(k, v) && rows_contiguous(a) && rows_contiguous(k) && rows_contiguous(v) &&
-           rows_contiguous(op) && v->ne[0] <= 256 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
+           rows_contiguous(op) && v->ne[0] <= 512 && a->ne[3] == k->ne[3] && a->ne[1] <= 65535 && a->ne[2] <= 65535 &&
            a->ne[3] <= 65535 && (!m || (is_f32_or_f16(m) && rows_contiguous(m) && addressable_elems(m))) &&
            addressable_elems(a) && addressable(k, addr_unit(k)) && addressable(v, addr_unit(v)) &&
            addressable_elems(op);

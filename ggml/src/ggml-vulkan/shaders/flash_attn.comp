@@ -2,6 +2,7 @@
 // Flash attention for one query row of one head per workgroup: out = softmax(scale * q.K^T (softcap)
 // + slope * mask) . V, streaming K/V in chunks of WG positions with an online softmax (running max
 // and sum, the accumulator rescaled whenever the max grows). Each thread owns Dv/WG output dims.
+// V rows step by v_s1, so V may be a view of K (absorbed MLA: the first Dv values of each K row).
 // q F32; K and V each F32, F16, BF16 or a 32-element quantized type (flash_attn_kv.glsl);
 // mask F32 or F16 at binding 4.
 // Split-K (N_SPLIT > 1, long KV and few queries): workgroup x = query * N_SPLIT + split takes one
@@ -10,7 +11,7 @@
 #include "common.glsl"
 #include "activations.glsl"
 #define WG 64u
-#define MAX_DV_PER_THREAD 4u
+#define MAX_DV_PER_THREAD 8u  // Dv <= 512 (DeepSeek's absorbed MLA: V 512 wide, K 576)
 layout(local_size_x = 64) in;
 layout(constant_id = 0) const uint N_SPLIT = 1u;
 layout(binding = 0) readonly buffer Q { float q[]; };

@@ -5,6 +5,10 @@
 // i as a uint (flash attention reads K and V from two buffers).
 // MXFP4 blocks are 17 bytes, so for it `bw` is a byte index instead (Q_BYTE_UNITS; the host passes
 // its offsets and strides in bytes).
+// The helpers once per shader; the per-type part below may be included again with another A_<type>
+// and DEQUANT naming its function (flash attention with K and V of two quantized types).
+#ifndef QUANTS_HELPERS
+#define QUANTS_HELPERS
 #ifndef QREAD
 #define QREAD(i) uint(aq[i])
 #endif
@@ -63,19 +67,23 @@ layout(binding = 4) readonly buffer IQGrid { uint iq_grid[]; };
 #endif
 
 const int kvalues_iq4nl[16] = int[16](-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+#endif  // QUANTS_HELPERS
 
+#ifndef DEQUANT
+#define DEQUANT dequant
+#endif
 #if defined(A_Q4_0)
 // {f16 d; u8 qs[16]}: x = (nibble - 8) * d
 #define QK 32u
 #define BLOCK_WORDS 9u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     return q_half(bw) * float(int(q_nibble32(bw, 2u, j)) - 8);
 }
 #elif defined(A_Q4_1)
 // {f16 d; f16 m; u8 qs[16]}: x = d * nibble + m
 #define QK 32u
 #define BLOCK_WORDS 10u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     precise float r = q_half(bw) * float(q_nibble32(bw, 4u, j)) + q_half(bw + 1u);
     return r;
 }
@@ -83,7 +91,7 @@ float dequant(uint bw, uint j) {
 // {f16 d; u8 qh[4]; u8 qs[16]}: x = d * (q5 - 16), bit 4 of element j is bit j of qh
 #define QK 32u
 #define BLOCK_WORDS 11u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint q = q_nibble32(bw, 6u, j) | (q_bit(bw, 2u, j) << 4);
     return q_half(bw) * float(int(q) - 16);
 }
@@ -91,7 +99,7 @@ float dequant(uint bw, uint j) {
 // {f16 d; f16 m; u8 qh[4]; u8 qs[16]}: x = d * q5 + m
 #define QK 32u
 #define BLOCK_WORDS 12u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint q = q_nibble32(bw, 8u, j) | (q_bit(bw, 4u, j) << 4);
     precise float r = q_half(bw) * float(q) + q_half(bw + 1u);
     return r;
@@ -100,7 +108,7 @@ float dequant(uint bw, uint j) {
 // {f16 d; i8 qs[32]}: x = q * d
 #define QK 32u
 #define BLOCK_WORDS 17u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const int q = int(q_byte(bw, 2u + j) << 24) >> 24;
     return q_half(bw) * float(q);
 }
@@ -108,7 +116,7 @@ float dequant(uint bw, uint j) {
 // {f16 d; u8 qs[16]}: x = d * kvalues_iq4nl[nibble]
 #define QK 32u
 #define BLOCK_WORDS 9u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     return q_half(bw) * float(kvalues_iq4nl[q_nibble32(bw, 2u, j)]);
 }
 #elif defined(A_Q2_K)
@@ -116,7 +124,7 @@ float dequant(uint bw, uint j) {
 // x = d * (sc & 15) * q2 - dmin * (sc >> 4); element 128h + 32s + l has its 2 bits in qs[32h + l] at 2s
 #define QK 256u
 #define BLOCK_WORDS 42u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  sc = q_byte(bw, j >> 4);
     const uint  q  = (q_byte(bw, 16u + 32u * (j >> 7) + (j & 31u)) >> (2u * ((j >> 5) & 3u))) & 3u;
     const float dl = q_half(bw + 40u) * float(sc & 0xFu), ml = q_half(bw + 41u) * float(sc >> 4);
@@ -128,7 +136,7 @@ float dequant(uint bw, uint j) {
 // element 128h + 32s + l: low 2 bits in qs[32h + l] at 2s, q3 = low - (hmask[l] bit 4h + s ? 0 : 4)
 #define QK 256u
 #define BLOCK_WORDS 55u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint i  = j >> 4;
     const uint lo = i < 8u ? (q_byte(bw, 96u + i) & 0xFu) : (q_byte(bw, 96u + i - 8u) >> 4);
     const uint hi = (q_byte(bw, 104u + (i & 3u)) >> (2u * (i >> 2))) & 3u;
@@ -142,7 +150,7 @@ float dequant(uint bw, uint j) {
 // {f16 d; f16 dmin; u8 scales[12]; u8 qs[128]}: 8 sub-blocks of 32 with 6-bit scale and min
 #define QK 256u
 #define BLOCK_WORDS 72u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint sb = j >> 5;  // sub-block 0..7
     uint       sc, mn;
     q_scale_min_k4(bw, sb, sc, mn);
@@ -157,7 +165,7 @@ float dequant(uint bw, uint j) {
 // element 64c + 32hi + l has its low 4 bits in qs[32c + l] at 4hi, bit 4 in qh[l] at 2c + hi
 #define QK 256u
 #define BLOCK_WORDS 88u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint sb = j >> 5;
     uint       sc, mn;
     q_scale_min_k4(bw, sb, sc, mn);
@@ -173,7 +181,7 @@ float dequant(uint bw, uint j) {
 // element 128h + 32k + l: low 4 bits in ql[64h + 32(k & 1) + l] at 4(k >> 1), high 2 in qh[32h + l] at 2k
 #define QK 256u
 #define BLOCK_WORDS 105u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint h = j >> 7, k = (j >> 5) & 3u, l = j & 31u;
     const uint lo = (q_byte(bw, 64u * h + 32u * (k & 1u) + l) >> (4u * (k >> 1))) & 0xFu;
     const uint hb = (q_byte(bw, 128u + 32u * h + l) >> (2u * k)) & 3u;
@@ -185,7 +193,7 @@ float dequant(uint bw, uint j) {
 // 6-bit ls: 4 bits in scales_l, 2 in scales_h; sub-block s uses qs[16s .. 16s + 15] like an iq4_nl block
 #define QK 256u
 #define BLOCK_WORDS 68u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  s  = j >> 5;
     const uint  ls = ((q_byte(bw, 4u + (s >> 1)) >> (4u * (s & 1u))) & 0xFu) | (((QREAD(bw + 1u) >> (2u * s)) & 3u) << 4);
     const float dl = q_half(bw) * float(int(ls) - 32);
@@ -197,7 +205,7 @@ float dequant(uint bw, uint j) {
 #define QK 32u
 #define BLOCK_WORDS 17u
 const int kvalues_mxfp4[16] = int[16](0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint e = q_byte(bw, 0u);
     const float d = uintBitsToFloat(e < 2u ? (0x00200000u << e) : ((e - 1u) << 23));
     return d * float(kvalues_mxfp4[q_nibble32(bw, 1u, j)]);
@@ -208,7 +216,7 @@ float dequant(uint bw, uint j) {
 #define QK 256u
 #define BLOCK_WORDS 27u
 const uint pow3[5] = uint[5](1u, 3u, 9u, 27u, 81u);
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     uint byte, k;
     if (j < 160u) {
         byte = j & 31u;
@@ -227,7 +235,7 @@ float dequant(uint bw, uint j) {
 // {u8 qs[64]; f16 d}: element 128h + 32l + m in qs[32h + m] at bits 2l; x = d * (t - 1)
 #define QK 256u
 #define BLOCK_WORDS 33u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint t = (q_byte(bw, 32u * (j >> 7) + (j & 31u)) >> (2u * ((j >> 5) & 3u))) & 3u;
     return float(int(t) - 1) * q_half(bw + 32u);
 }
@@ -236,7 +244,7 @@ float dequant(uint bw, uint j) {
 // fields and s in bits 28..31; x = (d / 8) * (2s + 1) * grid * sign
 #define QK 256u
 #define BLOCK_WORDS 33u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  idx = q_byte(bw, 2u + 8u * ib + l);
     const uint  aux = q_u32(bw + 3u + 4u * ib);
@@ -249,7 +257,7 @@ float dequant(uint bw, uint j) {
 // 0..15 (low nibble) and 16..31 (high) of each sub-block; x = (d / 8) * (2s + 1) * grid * sign
 #define QK 256u
 #define BLOCK_WORDS 37u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  v  = QREAD(bw + 1u + 4u * ib + l);
     const int   g  = grid_val(iq_grid[2u * (v & 511u) + (jj >> 2)], jj & 3u);
@@ -262,7 +270,7 @@ float dequant(uint bw, uint j) {
 // signs qs[32 + 4ib + l], scales as iq2_xs
 #define QK 256u
 #define BLOCK_WORDS 41u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  idx = q_byte(bw, 2u + 4u * ib + l) | (((q_byte(bw, 66u + ib) >> (2u * l)) & 3u) << 8);
     const int   g   = grid_val(iq_grid[2u * idx + (jj >> 2)], jj & 3u);
@@ -275,7 +283,7 @@ float dequant(uint bw, uint j) {
 // qs[64 + 4ib] a u32 of four 7-bit sign fields and s in bits 28..31; x = (d / 4) * (2s + 1) * grid * sign
 #define QK 256u
 #define BLOCK_WORDS 49u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  idx = q_byte(bw, 2u + 8u * ib + 2u * l + (jj >> 2));
     const uint  aux = q_u32(bw + 33u + 2u * ib);
@@ -288,7 +296,7 @@ float dequant(uint bw, uint j) {
 // 2l + h, sign byte signs[4ib + l], s = nibble ib % 2 of scales[ib / 2]; x = d * (2s + 1) * grid * sign
 #define QK 256u
 #define BLOCK_WORDS 55u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u, h = jj >> 2;
     const uint  idx = q_byte(bw, 2u + 8u * ib + 2u * l + h) | (((q_byte(bw, 66u + ib) >> (2u * l + h)) & 1u) << 8);
     const int   g   = grid_val(iq_grid[idx], jj & 3u);
@@ -301,7 +309,7 @@ float dequant(uint bw, uint j) {
 // bit 15: delta sign; x = d * (2s + 1) * (8 * grid +- 1) / 8
 #define QK 256u
 #define BLOCK_WORDS 25u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  qh  = QREAD(bw + 17u + ib);
     const uint  idx = q_byte(bw, 2u + 4u * ib + l) | (((qh >> (3u * l)) & 7u) << 8);
@@ -315,7 +323,7 @@ float dequant(uint bw, uint j) {
 // half); the fp16 d is the top nibbles of sc[0..3]; x = d * (2s + 1) * (8 * grid +- 1) / 8
 #define QK 256u
 #define BLOCK_WORDS 28u
-float dequant(uint bw, uint j) {
+float DEQUANT(uint bw, uint j) {
     const uint  ib = j >> 5, l = (j >> 3) & 3u, jj = j & 7u;
     const uint  d16 = (QREAD(bw + 24u) >> 12) | ((QREAD(bw + 25u) >> 8) & 0xF0u) | ((QREAD(bw + 26u) >> 4) & 0xF00u) |
                      (QREAD(bw + 27u) & 0xF000u);
