@@ -353,6 +353,16 @@ TEST_F(Encoders, DenseProjectionWidth) {
     model_ptr  mg = load(ge.path);
     ASSERT_TRUE(mg) << llama_last_error();
     EXPECT_EQ(llama_model_n_embd_out(mg.get()), 32);  // dense_3 brings it back to n_embd
+
+    // lfm2moe takes the same projection (its layout has the rows): 16-wide rows, finite
+    synth::params moe = lfm2_colbert_params(false);
+    moe.arch          = "lfm2moe";
+    moe.n_expert = 4, moe.n_expert_used = 2, moe.n_ff_exp = 32, moe.expert_gating = 2, moe.n_layer_dense_lead = 1;
+    temp_model tm(moe, "lfm2moe-colbert-w.gguf");
+    model_ptr  mm = load(tm.path);
+    ASSERT_TRUE(mm) << llama_last_error();
+    EXPECT_EQ(llama_model_n_embd_out(mm.get()), 16);
+    EXPECT_EQ(run(mm.get(), LLAMA_POOLING_TYPE_NONE, k_tokens).size(), k_tokens.size() * 16);
 }
 
 // The bidirectional reference tells the two conv / attention directions apart: the same file read as
