@@ -245,3 +245,19 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g) 
 
     g.build_output(inpL);
 }
+
+ggml_tensor * llm_build_ffn_moe_shexp(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
+                                      const llm_decoder_desc & d, int il) {
+    if (!g.hparams.is_moe_layer(il)) {
+        return g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU, LLM_FFN_PAR,
+                           il);
+    }
+    ggml_tensor * routed = llm_build_moe_ffn(g, l, cur, d, il);
+    if (!l.ffn_up_shexp) {  // expert_shared_count 0: none
+        return routed;
+    }
+    ggml_tensor * shared = g.build_ffn(cur, l.ffn_up_shexp, nullptr, l.ffn_gate_shexp, nullptr, l.ffn_down_shexp,
+                                       nullptr, LLM_FFN_SILU, LLM_FFN_PAR, il);
+    g.cb(shared, "ffn_shexp", il);
+    return ggml_add(g.ctx0, routed, shared);
+}

@@ -45,3 +45,8 @@ void llm_decoder_build_graph(const llm_decoder_desc & d, llm_graph_context & g);
 // reads when it is not cur (nemotron_h_moe's experts read a latent projection of the router's input).
 ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
                                 const llm_decoder_desc & d, int il, ggml_tensor * router_in = nullptr);
+
+// The feed-forward of DeepSeek-style blocks (deepseek2, kimi-linear): a SwiGLU on the leading dense
+// layers, else the routed experts plus the always-on shared SwiGLU expert where the layer has one.
+ggml_tensor * llm_build_ffn_moe_shexp(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
+                                      const llm_decoder_desc & d, int il);

@@ -210,19 +210,7 @@ static void kimi_linear_build_graph(llm_graph_context & g) {
         g.cb(ffn_inp, "ffn_inp", il);
         cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "ffn_norm", il);
-        if (hp.is_moe_layer(il)) {
-            ggml_tensor * routed = llm_build_moe_ffn(g, l, cur, moe, il);
-            if (l.ffn_up_shexp) {  // expert_shared_count 0: none
-                ggml_tensor * shared = g.build_ffn(cur, l.ffn_up_shexp, nullptr, l.ffn_gate_shexp, nullptr,
-                                                   l.ffn_down_shexp, nullptr, LLM_FFN_SILU, LLM_FFN_PAR, il);
-                g.cb(shared, "ffn_shexp", il);
-                routed = ggml_add(ctx0, routed, shared);
-            }
-            cur = routed;
-        } else {
-            cur = g.build_ffn(cur, l.ffn_up, nullptr, l.ffn_gate, nullptr, l.ffn_down, nullptr, LLM_FFN_SILU,
-                              LLM_FFN_PAR, il);
-        }
+        cur = llm_build_ffn_moe_shexp(g, l, cur, moe, il);
         g.cb(cur, "ffn_out", il);
         cur = ggml_add(ctx0, cur, ffn_inp);
         cur = g.build_cvec(cur, il);
