@@ -185,6 +185,21 @@ void gdn_transpose(float * dst, const float * src, int64_t r, int64_t c) {
                     dst[j * r + i] = src[i * c + j];
 }
 
+// The chunk's unit lower-triangular system by forward substitution (D holds the right-hand sides on entry,
+// the d_t, scaled by beta_t, on return; cA its strictly lower part), then the outputs o_t += cQ[t, <= t] D.
+// Shared by the scalar-gate and the per-channel-gate (KDA) chunk forms.
+void gdn_solve_chunk(const ggml_cpu_ssm_rows * rows, const float * cA, const float * cQ, float * D, int64_t S,
+                     int64_t C, const gdn_chunk_args & a) {
+    for (int64_t t = 0; t < C; ++t) {
+        float * dt = D + t * S;
+        rows->axpys(dt, cA + t * C, D, S, t, S);
+        for (int64_t i = 0; i < S; ++i)
+            dt[i] *= a.beta[t];
+    }
+    for (int64_t t = 0; t < C; ++t)
+        rows->axpys(a.o[t], cQ + t * C, D, S, t + 1, S);
+}
+
 // The gated delta rule over one chunk of C tokens with a scalar gate, in the WY form (Yang et al., "Gated
 // Delta Networks", 2024). With G_t the cumulative log decay inside the chunk and M0 the state before it,
 //   d_t = beta_t (v_t - e^{G_t} M0 k_t - sum_{s<t} e^{G_t - G_s} (k_t . k_s) d_s)   (forward substitution)
@@ -243,14 +258,7 @@ void gdn_chunk(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t C,
         }
     }
     // forward substitution for the d_t (the unit lower-triangular system), then the outputs
-    for (int64_t t = 0; t < C; ++t) {
-        float * dt = D + t * S;
-        rows->axpys(dt, cA + t * C, D, S, t, S);
-        for (int64_t i = 0; i < S; ++i)
-            dt[i] *= a.beta[t];
-    }
-    for (int64_t t = 0; t < C; ++t)
-        rows->axpys(a.o[t], cQ + t * C, D, S, t + 1, S);
+    gdn_solve_chunk(rows, cA, cQ, D, S, C, a);
     // the state after the chunk: MT[i] = e^{G_C} MT[i] + sum_s k_s[i] e^{G_C - G_s} d_s
     for (int64_t t = 0; t < C; ++t) {
         const float e = std::exp((float) (G[C - 1] - G[t]));
@@ -326,14 +334,7 @@ bool gdn_chunk_ch(const ggml_cpu_ssm_rows * rows, float * MT, int64_t S, int64_t
             cQ[t * C + s] = rows->dot(Kn + s * S, Qp + t * S, S) * scale;
         }
     }
-    for (int64_t t = 0; t < C; ++t) {
-        float * dt = D + t * S;
-        rows->axpys(dt, cA + t * C, D, S, t, S);
-        for (int64_t i = 0; i < S; ++i)
-            dt[i] *= a.beta[t];
-    }
-    for (int64_t t = 0; t < C; ++t)
-        rows->axpys(a.o[t], cQ + t * C, D, S, t + 1, S);
+    gdn_solve_chunk(rows, cA, cQ, D, S, C, a);
     for (int64_t i = 0; i < S; ++i) {
         float *     row = MT + i * S;
         const float e   = (float) std::exp(G[(C - 1) * S + i]);
