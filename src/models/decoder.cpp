@@ -261,3 +261,22 @@ ggml_tensor * llm_build_ffn_moe_shexp(llm_graph_context & g, const llama_layer &
     g.cb(shared, "ffn_shexp", il);
     return ggml_add(g.ctx0, routed, shared);
 }
+
+ggml_tensor * llm_build_shexp_block_tail(llm_graph_context & g, const llama_layer & l, ggml_tensor * mixer_out,
+                                         ggml_tensor * res, ggml_tensor * out_ids, const llm_decoder_desc & d, int il) {
+    ggml_tensor * cur = mixer_out;
+    if (il == (int) g.hparams.n_layer - 1 && out_ids) {
+        cur = ggml_get_rows(g.ctx0, cur, out_ids);  // only the rows asked for
+        res = ggml_get_rows(g.ctx0, res, out_ids);
+    }
+    ggml_tensor * ffn_inp = ggml_add(g.ctx0, cur, res);
+    g.cb(ffn_inp, "ffn_inp", il);
+    cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
+    g.cb(cur, "ffn_norm", il);
+    cur = llm_build_ffn_moe_shexp(g, l, cur, d, il);
+    g.cb(cur, "ffn_out", il);
+    cur = ggml_add(g.ctx0, cur, ffn_inp);
+    cur = g.build_cvec(cur, il);
+    g.cb(cur, "l_out", il);
+    return cur;
+}

@@ -50,3 +50,9 @@ ggml_tensor * llm_build_moe_ffn(llm_graph_context & g, const llama_layer & l, gg
 // layers, else the routed experts plus the always-on shared SwiGLU expert where the layer has one.
 ggml_tensor * llm_build_ffn_moe_shexp(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur,
                                       const llm_decoder_desc & d, int il);
+
+// The rest of a DeepSeek-style block after its mixer: on the last layer only the rows out_ids asks
+// for (of mixer_out and the residual res), the residual add, the RMS-normed llm_build_ffn_moe_shexp,
+// the second residual and the control vector. Returns the block's output (l_out).
+ggml_tensor * llm_build_shexp_block_tail(llm_graph_context & g, const llama_layer & l, ggml_tensor * mixer_out,
+                                         ggml_tensor * res, ggml_tensor * out_ids, const llm_decoder_desc & d, int il);

@@ -184,7 +184,6 @@ static ggml_tensor * kda_mixer(llm_graph_context & g, ggml_tensor * cur, int il)
 static void kimi_linear_build_graph(llm_graph_context & g) {
     const llama_model &   model = g.model;
     const llama_hparams & hp    = g.hparams;
-    ggml_context *        ctx0  = g.ctx0;
 
     llm_decoder_desc moe;
     moe.moe_norm_w       = true;
@@ -200,21 +199,9 @@ static void kimi_linear_build_graph(llm_graph_context & g) {
         ggml_tensor *       res = inpL;
         ggml_tensor *       cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
-        cur = hp.is_recurrent_layer(il) ? kda_mixer(g, cur, il)
-                                        : llm_build_mla(g, l, cur, nullptr, nullptr, kq_scale, il);
-        if (il == (int) hp.n_layer - 1 && out_ids) {
-            cur = ggml_get_rows(ctx0, cur, out_ids);  // only the rows asked for
-            res = ggml_get_rows(ctx0, res, out_ids);
-        }
-        ggml_tensor * ffn_inp = ggml_add(ctx0, cur, res);
-        g.cb(ffn_inp, "ffn_inp", il);
-        cur = g.build_norm(ffn_inp, l.ffn_norm, nullptr, LLM_NORM_RMS, il);
-        g.cb(cur, "ffn_norm", il);
-        cur = llm_build_ffn_moe_shexp(g, l, cur, moe, il);
-        g.cb(cur, "ffn_out", il);
-        cur = ggml_add(ctx0, cur, ffn_inp);
-        cur = g.build_cvec(cur, il);
-        g.cb(cur, "l_out", il);
+        cur  = hp.is_recurrent_layer(il) ? kda_mixer(g, cur, il)
+                                         : llm_build_mla(g, l, cur, nullptr, nullptr, kq_scale, il);
+        cur  = llm_build_shexp_block_tail(g, l, cur, res, out_ids, moe, il);
         inpL = cur;
     }
     g.build_output(inpL);
