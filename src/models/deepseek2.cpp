@@ -18,6 +18,23 @@
 #include "llama-model-loader.h"
 #include "models.h"
 
+void llm_load_expert_routing(llama_model_loader & ml, llama_hparams & hp, uint32_t gating, const char * arch) {
+    if (gating != 1 && gating != 2) {
+        throw llama_error(llama_format("%s: expert_gating_func %u is not softmax (1) or sigmoid (2)", arch, gating));
+    }
+    hp.expert_gating_sigmoid = gating == 2;
+    // upstream reads the groups for every architecture (kimi-linear's converter writes none: its config
+    // calls them num_expert_group)
+    ml.get_key(LLM_KV_EXPERT_GROUP_COUNT, hp.n_expert_groups, false);
+    ml.get_key(LLM_KV_EXPERT_GROUP_USED_COUNT, hp.n_group_used, false);
+    if (hp.n_expert_groups > 1 && (hp.n_expert % hp.n_expert_groups != 0 || hp.n_expert / hp.n_expert_groups < 2 ||
+                                   hp.n_group_used == 0 || hp.n_group_used >= hp.n_expert_groups ||
+                                   hp.n_expert_used > hp.n_group_used * (hp.n_expert / hp.n_expert_groups))) {
+        throw llama_error(llama_format("%s: invalid expert groups (%u experts, %u groups, %u used, %u per token)", arch,
+                                       hp.n_expert, hp.n_expert_groups, hp.n_group_used, hp.n_expert_used));
+    }
+}
+
 static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) {
     ml.get_key(LLM_KV_ATTENTION_LAYERNORM_RMS_EPS, hp.f_norm_rms_eps);
     ml.get_key(LLM_KV_LEADING_DENSE_BLOCK_COUNT, hp.n_layer_dense_lead, false);
@@ -65,19 +82,7 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
         const bool glm47_lite = (hp.n_layer == 47 || hp.n_layer == 48) && hp.n_vocab == 154880;
         gating                = glm47_lite ? 2 : 1;
     }
-    if (gating != 1 && gating != 2) {
-        throw llama_error(llama_format("deepseek2: expert_gating_func %u is not softmax (1) or sigmoid (2)", gating));
-    }
-    hp.expert_gating_sigmoid = gating == 2;
-    ml.get_key(LLM_KV_EXPERT_GROUP_COUNT, hp.n_expert_groups, false);
-    ml.get_key(LLM_KV_EXPERT_GROUP_USED_COUNT, hp.n_group_used, false);
-    if (hp.n_expert_groups > 1 && (hp.n_expert % hp.n_expert_groups != 0 || hp.n_expert / hp.n_expert_groups < 2 ||
-                                   hp.n_group_used == 0 || hp.n_group_used >= hp.n_expert_groups ||
-                                   hp.n_expert_used > hp.n_group_used * (hp.n_expert / hp.n_expert_groups))) {
-        throw llama_error(
-            llama_format("deepseek2: invalid expert groups (%u experts, %u groups, %u used, %u per token)", hp.n_expert,
-                         hp.n_expert_groups, hp.n_group_used, hp.n_expert_used));
-    }
+    llm_load_expert_routing(ml, hp, gating, "deepseek2");
     if (hp.n_layer_dense_lead > hp.n_layer) {
         throw llama_error("deepseek2: leading_dense_block_count exceeds the block count");
     }

@@ -78,21 +78,7 @@ static void kimi_linear_load_hparams(llama_model_loader & ml, llama_hparams & hp
                          "expert_shared_count %u, leading_dense_block_count %u)",
                          hp.n_expert, hp.n_ff_exp, n_shared, hp.n_layer_dense_lead));
     }
-    if (gating != 1 && gating != 2) {
-        throw llama_error(llama_format("kimi-linear: expert_gating_func %u is not softmax (1) or sigmoid (2)", gating));
-    }
-    hp.expert_gating_sigmoid = gating == 2;
-    // expert groups, as upstream reads them for every architecture (the converter writes none for the
-    // released model: its config calls them num_expert_group)
-    ml.get_key(LLM_KV_EXPERT_GROUP_COUNT, hp.n_expert_groups, false);
-    ml.get_key(LLM_KV_EXPERT_GROUP_USED_COUNT, hp.n_group_used, false);
-    if (hp.n_expert_groups > 1 && (hp.n_expert % hp.n_expert_groups != 0 || hp.n_expert / hp.n_expert_groups < 2 ||
-                                   hp.n_group_used == 0 || hp.n_group_used >= hp.n_expert_groups ||
-                                   hp.n_expert_used > hp.n_group_used * (hp.n_expert / hp.n_expert_groups))) {
-        throw llama_error(
-            llama_format("kimi-linear: invalid expert groups (%u experts, %u groups, %u used, %u per token)",
-                         hp.n_expert, hp.n_expert_groups, hp.n_group_used, hp.n_expert_used));
-    }
+    llm_load_expert_routing(ml, hp, gating, "kimi-linear");
     hp.expert_weights_norm = true;  // upstream renormalises the chosen experts' weights always
     hp.n_ff_shexp          = hp.n_ff_exp * n_shared;
     hp.rope_type           = LLAMA_ROPE_TYPE_NONE;

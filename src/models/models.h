@@ -45,6 +45,11 @@ extern const llm_arch_ops llm_ops_kimi_linear;
 // per layer or a period (default_period when absent), and the local layers' rope base (10000 when absent).
 void llm_gemma3_load_swa_hparams(llama_model_loader & ml, llama_hparams & hp, uint32_t default_period);
 
+// DeepSeek-style routing (deepseek2.cpp; used by deepseek2 and kimi-linear). gating: the
+// expert_gating_func value (1 softmax, 2 sigmoid; anything else is refused). Then the optional expert
+// groups, refused where the groups cannot hold the experts a token uses.
+void llm_load_expert_routing(llama_model_loader & ml, llama_hparams & hp, uint32_t gating, const char * arch);
+
 // The Mamba-2 pieces the hybrids share (mamba2.cpp; used by granitehybrid, nemotron_h, falcon-h1).
 // Reads the ssm.* shape (conv kernel, inner size, state size, heads, groups) and the RMS norm eps,
 // bounded so that no state size or view can go out of range.
