@@ -193,6 +193,39 @@ TEST(ArchRegistry, GeneratedVariantsLoadWithEveryWeightUsed) {
     }
 }
 
+// The micro models the generator wrote are what it writes today, byte for byte, so a change to the
+// generator or to the layout tables that would change them (and stale their upstream references) shows
+// here. The ten files of the original architectures came with the project's test data from another
+// generator (real vocabularies, other widths); their references stand for them and they are not
+// regenerated. gemma3n's file has the built-in vocabulary (its per-layer embeddings grow with n_layer x
+// vocab); the others copy llama-micro's tokenizer.
+TEST(ArchRegistry, GeneratorReproducesItsMicroModels) {
+    const std::set<std::string> provided      = {"llama", "llama-moe", "qwen2",  "qwen3",  "qwen3moe",
+                                                 "phi3",  "gemma",     "gemma2", "gemma3", "gpt-oss"};
+    const std::set<std::string> builtin_vocab = {"gemma3n"};
+    int                         checked       = 0;
+    for (const std::string & file : synth::micro_model_files()) {
+        if (provided.count(file)) {
+            continue;
+        }
+        SCOPED_TRACE(file);
+        synth::params p;
+        ASSERT_TRUE(synth::apply_micro_model(file, p));
+        if (!builtin_vocab.count(file)) {
+            p.vocab_path = testing_util::data_path("models/synthetic/llama-micro-f16.gguf");
+        }
+        llama_test_util::temp_model f(p, "micro.gguf");
+        const std::vector<uint8_t>  want =
+            testing_util::read_file(testing_util::data_path("models/synthetic/" + file + "-micro-f16.gguf"));
+        const std::vector<uint8_t> got = testing_util::read_file(f.path);
+        ASSERT_FALSE(want.empty());
+        EXPECT_EQ(got.size(), want.size());
+        EXPECT_TRUE(got == want) << "llama-gguf-synth --micro " << file << " no longer writes tests/data's file";
+        checked++;
+    }
+    EXPECT_GE(checked, 23);
+}
+
 // The key table is the one place a GGUF key string is written: no two rows may name the same key,
 // and every key without an architecture part is reachable as a plain string.
 TEST(ArchRegistry, EveryKeyIsWrittenOnce) {
