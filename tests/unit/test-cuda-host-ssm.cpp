@@ -1,10 +1,10 @@
 // The CUDA recurrent ops' work items (ggml/src/ggml-cuda/ops-ssm-math.cuh: SSM_CONV, SSM_SCAN,
-// GATED_DELTA_NET) compiled for the host and run over every item of a node, against the CPU op (the
-// oracle) on random inputs: several shapes, several sequences with their own state ids, strided sources,
-// Mamba-1 and Mamba-2's A, both gate forms of the delta rule, snapshot slots. The parameter blocks come
-// from the same ssm_*_params_of the kernels' launchers use. On the host one lane owns a whole state row
-// (ssm_lane_sum is then the identity); the 32-lane split runs on a GPU only (tests/backend/test-backend-ops,
-// tests/cuda). Needs no GPU and no nvcc, so it runs in every build.
+// GATED_DELTA_NET) compiled for the host and run over every item of a node in the kernels' item order,
+// against the CPU op (the oracle) on random inputs: several shapes, several sequences with their own
+// state ids, strided sources, Mamba-1 and Mamba-2's A, both gate forms of the delta rule, snapshot slots.
+// The parameter blocks come from the same ssm_*_params_of the kernels' launchers use. On the host one
+// lane owns a whole state row (ssm_lane_sum is then the identity); the 32-lane split runs on a GPU only
+// (tests/backend/test-backend-ops, tests/cuda). Needs no GPU and no nvcc, so it runs in every build.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -127,10 +127,8 @@ TEST(CudaHostSsm, ScanReproducesTheCpuOp) {
         g.run_cpu(cpu, dev);
         ASSERT_TRUE(ggml_ssm_scan_node_ok(dev));
         const cm::ssm_scan_params p = cm::ssm_scan_params_of(dev);
-        for (int64_t is = 0; is < sh.ns; ++is)
-            for (int64_t h = 0; h < sh.nh; ++h)
-                for (int64_t i = 0; i < sh.hd; ++i)
-                    cm::ssm_scan_row(p, is, h, i, 0, 1);
+        for (int64_t r = 0; r < sh.ns * sh.nh * sh.hd; ++r)
+            cm::ssm_scan_item(p, r, 0, 1);
         expect_close(dev, cpu, 2e-6f,
                      std::string(sh.mamba1 ? "mamba1" : "mamba2") + " ssm_scan ds=" + std::to_string(sh.ds) + " hd=" +
                          std::to_string(sh.hd) + " nh=" + std::to_string(sh.nh) + " nt=" + std::to_string(sh.nt) +
@@ -178,10 +176,8 @@ TEST(CudaHostSsm, GatedDeltaNetReproducesTheCpuOp) {
         g.run_cpu(cpu, dev);
         ASSERT_TRUE(ggml_gated_delta_net_node_ok(dev));
         const cm::gdn_params p = cm::gdn_params_of(dev);
-        for (int64_t is = 0; is < sh.ns; ++is)
-            for (int64_t h = 0; h < sh.H; ++h)
-                for (int64_t j = 0; j < sh.S; ++j)
-                    cm::gdn_row(p, is, h, j, 0, 1);
+        for (int64_t r = 0; r < sh.ns * sh.H * sh.S; ++r)
+            cm::gdn_item(p, r, 0, 1);
         expect_close(dev, cpu, 2e-5f,
                      std::string(sh.per_channel ? "kda" : "scalar-gate") + " gated_delta_net S=" +
                          std::to_string(sh.S) + " H=" + std::to_string(sh.H) + " nt=" + std::to_string(sh.nt) +

@@ -111,6 +111,11 @@ GGML_CUDA_HD void ssm_scan_row(const ssm_scan_params & p, int64_t is, int64_t h,
     }
 }
 
+// Row r of the flat (sequence, head, row) order the kernel walks, row fastest.
+GGML_CUDA_HD void ssm_scan_item(const ssm_scan_params & p, int64_t r, int lane, int n_lanes) {
+    ssm_scan_row(p, r / (p.hd * p.nh), (r / p.hd) % p.nh, r % p.hd, lane, n_lanes);
+}
+
 // ---- GATED_DELTA_NET: per token, M[j][i] *= exp(g) (exp(g[i])); d[j] = (v[j] - M[j] . k) * beta;
 // M[j][i] += d[j] * k[i]; out[j] = M[j] . q / sqrt(S) ------------------------------------------------------
 struct gdn_params {
@@ -174,6 +179,11 @@ GGML_CUDA_HD void gdn_row(const gdn_params & p, int64_t is, int64_t h, int64_t j
             p.dst[((is * p.nt + t) * p.H + h) * p.S + j] = o * p.scale;
         }
     }
+}
+
+// Row r of the flat (sequence, head, row j) order the kernel walks, j fastest.
+GGML_CUDA_HD void gdn_item(const gdn_params & p, int64_t r, int lane, int n_lanes) {
+    gdn_row(p, r / (p.S * p.H), (r / p.S) % p.H, r % p.S, lane, n_lanes);
 }
 
 // ---- the parameter blocks of a node (host code: the kernels' launchers and the host test) ------------

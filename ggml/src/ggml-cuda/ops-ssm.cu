@@ -26,14 +26,14 @@ __global__ void k_ssm_conv(cm::ssm_conv_params p, int64_t n) {
 __global__ void k_ssm_scan(cm::ssm_scan_params p, int64_t n_rows) {
     for (int64_t r = (int64_t) blockIdx.x * k_rows_per_block + threadIdx.y; r < n_rows;
          r += (int64_t) gridDim.x * k_rows_per_block) {
-        cm::ssm_scan_row(p, r / (p.hd * p.nh), (r / p.hd) % p.nh, r % p.hd, threadIdx.x, cm::SSM_WARP_LANES);
+        cm::ssm_scan_item(p, r, threadIdx.x, cm::SSM_WARP_LANES);
     }
 }
 
 __global__ void k_gated_delta_net(cm::gdn_params p, int64_t n_rows) {
     for (int64_t r = (int64_t) blockIdx.x * k_rows_per_block + threadIdx.y; r < n_rows;
          r += (int64_t) gridDim.x * k_rows_per_block) {
-        cm::gdn_row(p, r / (p.S * p.H), (r / p.S) % p.H, r % p.S, threadIdx.x, cm::SSM_WARP_LANES);
+        cm::gdn_item(p, r, threadIdx.x, cm::SSM_WARP_LANES);
     }
 }
 
