@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,8 +31,8 @@ struct gpu_backend {
     bool (*on_gpu)(const ggml_tensor *);  // tensor lives in one of the backend's buffers
     // optional: extra figures read from the context after a run (e.g. CUDA graph replays)
     uint64_t (*graph_launches)(llama_context *) = nullptr;
-    // the backend runs SSM_CONV, SSM_SCAN and GATED_DELTA_NET (Vulkan): fully offloaded, those nodes must
-    // be on the device
+    // the backend runs SSM_CONV, SSM_SCAN and GATED_DELTA_NET (Vulkan, CUDA): fully offloaded, those nodes
+    // must be on the device
     bool runs_recurrent_ops = false;
 };
 
@@ -243,9 +244,9 @@ inline bool check_model(const gpu_backend & be, const std::string & path, const 
                : l.ffn_down           ? l.ffn_down
                                       : l.ffn_down_exps;
     };
-    // on a backend that refuses the recurrent ops (CUDA: ssm_conv, ssm_scan, gated_delta_net; docs/cuda.md)
-    // a recurrent or hybrid model's graph splits around them and its states stay in host memory, so the
-    // split bound below is for the others; where they run (Vulkan) the states follow the layers
+    // on a backend that refuses the recurrent ops (ssm_conv, ssm_scan, gated_delta_net) a recurrent or hybrid
+    // model's graph splits around them and its states stay in host memory, so the split bound below is for
+    // the others; where they run (Vulkan, CUDA) the states follow the layers
     const bool recurrent = llama_model_is_recurrent(m_cpu.get()) || llama_model_is_hybrid(m_cpu.get());
     EXPECT_TRUE(m_cpu->devices.empty()) << path;
     EXPECT_TRUE(on_cpu(block_out(m_cpu->layers[n_layer - 1]))) << path;
@@ -355,6 +356,26 @@ inline std::string quantize_to_temp(const std::string & rel, llama_ftype ftype, 
         return "";
     }
     return out;
+}
+
+// The recurrent micro models `rels` fully offloaded to a backend that runs SSM_CONV, SSM_SCAN and
+// GATED_DELTA_NET: every such node runs on the device, the recurrent states follow the layers (at most
+// max_splits splits: nothing splits the graph around the state get_rows / set_rows) and the greedy run
+// matches the CPU's. Also fails if a model stops having such nodes.
+inline void check_recurrent_offload(const gpu_backend & be, std::initializer_list<const char *> rels, int n_steps,
+                                    int max_splits) {
+    for (const char * rel : rels) {
+        model_ptr m_cpu = load(rel, 0, be.dev0());
+        model_ptr m_gpu = load(rel, 999, be.dev0());
+        ASSERT_TRUE(m_cpu && m_gpu) << rel << ": " << llama_last_error();
+        const run_result cpu = run_greedy(be, m_cpu.get(), "Once upon a time", n_steps);
+        const run_result gpu = run_greedy(be, m_gpu.get(), "Once upon a time", n_steps);
+        EXPECT_EQ(cpu.n_rec_gpu, 0) << rel;
+        EXPECT_GT(gpu.n_rec, 0) << rel << ": no ssm_conv / ssm_scan / gated_delta_net node";
+        EXPECT_EQ(gpu.n_rec_gpu, gpu.n_rec) << rel << ": recurrent nodes left to the CPU";
+        EXPECT_LE(gpu.n_splits, max_splits) << rel;
+        expect_same_run(cpu, gpu, std::string(rel) + " all on " + be.name);
+    }
 }
 
 // The KV cache of offloaded layers lives on the device unless offload_kqv is off.

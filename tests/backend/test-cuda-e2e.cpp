@@ -46,7 +46,7 @@ uint64_t cuda_graph_launches(llama_context * ctx) {
     return launches;
 }
 
-const e2e::gpu_backend k_cuda = {"CUDA", cuda_dev0, on_cuda, cuda_graph_launches};
+const e2e::gpu_backend k_cuda = {"CUDA", cuda_dev0, on_cuda, cuda_graph_launches, /*runs_recurrent_ops=*/true};
 
 #define SKIP_WITHOUT_CUDA()                                                               \
     if (!cuda_dev0()) {                                                                   \
@@ -100,6 +100,22 @@ TEST_F(CudaE2E, EverySyntheticModelOffloadMatchesCpu) {
     }
     std::printf("%d of %zu synthetic models run\n", n_run, files.size());
     EXPECT_GE(n_run, 5) << "llama, qwen2, phi3, gemma and gemma2 at least are implemented and must run";
+}
+
+// The recurrent and hybrid micro models fully offloaded (mamba2: ssm_conv + ssm_scan; lfm2: the short conv;
+// qwen3next / qwen35: ssm_conv + gated_delta_net; kimi-linear: the per-channel gate; granitehybrid, nemotron_h,
+// falcon-h1: Mamba-2 layers beside attention): their recurrent nodes run on CUDA (ops-ssm.cu), the states
+// follow the layers (at most two splits: the token embeddings on the CPU, the rest on the device) and the
+// greedy run matches the CPU's (e2e::check_recurrent_offload).
+TEST_F(CudaE2E, RecurrentMicroModelsRunRecurrentOpsOnCuda) {
+    SKIP_WITHOUT_CUDA();
+    e2e::check_recurrent_offload(
+        k_cuda,
+        {"models/synthetic/mamba2-micro-f16.gguf", "models/synthetic/lfm2-micro-f16.gguf",
+         "models/synthetic/qwen3next-micro-f16.gguf", "models/synthetic/qwen35-micro-f16.gguf",
+         "models/synthetic/kimi-linear-micro-f16.gguf", "models/synthetic/granitehybrid-micro-f16.gguf",
+         "models/synthetic/nemotron_h-micro-f16.gguf", "models/synthetic/falcon-h1-micro-f16.gguf"},
+        k_steps_micro, 2);
 }
 
 // Quantized weights (the types a user downloads): the same comparison, CPU vs CUDA on the same file.

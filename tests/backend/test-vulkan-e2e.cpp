@@ -132,25 +132,16 @@ TEST_F(VulkanE2E, DeepSeekWidthLatentAttentionOnVulkan) {
 }
 
 // The recurrent micro models (mamba2: ssm_conv + ssm_scan; lfm2: the short conv; qwen3next / qwen35:
-// ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan, the recurrent states
-// follow the layers (nothing splits the graph around the state get_rows / set_rows) and the logits match
-// the CPU run. SyntheticMicroModelsOffloadMatchCpu checks the same for every model that has such nodes;
-// this one also fails if a model stops having them.
+// ssm_conv + gated_delta_net) fully offloaded: their recurrent nodes run on Vulkan (e2e::check_recurrent_offload).
+// SyntheticMicroModelsOffloadMatchCpu checks the same for every model that has such nodes; this one also fails if a
+// model stops having them.
 TEST_F(VulkanE2E, RecurrentMicroModelsRunRecurrentOpsOnVulkan) {
     SKIP_WITHOUT_VULKAN();
-    for (const char * rel : {"models/synthetic/mamba2-micro-f16.gguf", "models/synthetic/lfm2-micro-f16.gguf",
-                             "models/synthetic/qwen3next-micro-f16.gguf", "models/synthetic/qwen35-micro-f16.gguf"}) {
-        model_ptr m_cpu = e2e::load(rel, 0, vk_dev0());
-        model_ptr m_vk  = e2e::load(rel, 999, vk_dev0());
-        ASSERT_TRUE(m_cpu && m_vk) << rel << ": " << llama_last_error();
-        const e2e::run_result cpu = e2e::run_greedy(k_vulkan, m_cpu.get(), "Once upon a time", k_steps_micro);
-        const e2e::run_result vk  = e2e::run_greedy(k_vulkan, m_vk.get(), "Once upon a time", k_steps_micro);
-        EXPECT_EQ(cpu.n_rec_gpu, 0) << rel;
-        EXPECT_GT(vk.n_rec, 0) << rel << ": no ssm_conv / ssm_scan / gated_delta_net node";
-        EXPECT_EQ(vk.n_rec_gpu, vk.n_rec) << rel << ": recurrent nodes left to the CPU";
-        EXPECT_LE(vk.n_splits, k_max_splits) << rel;
-        e2e::expect_same_run(cpu, vk, std::string(rel) + " all on Vulkan");
-    }
+    e2e::check_recurrent_offload(
+        k_vulkan,
+        {"models/synthetic/mamba2-micro-f16.gguf", "models/synthetic/lfm2-micro-f16.gguf",
+         "models/synthetic/qwen3next-micro-f16.gguf", "models/synthetic/qwen35-micro-f16.gguf"},
+        k_steps_micro, k_max_splits);
 }
 
 TEST_F(VulkanE2E, KvCacheFollowsLayersUnlessOffloadKqvIsOff) {

@@ -287,6 +287,49 @@ std::vector<op_case> cases() {
                           return ggml_argsort(c, a, (ggml_sort_order) o);
                       }});
     }
+    // the recurrent ops (ops-ssm.cu): conv windows of LFM2 (3) and Mamba (4) over several sequences; the scan
+    // with Mamba-2's scalar A (groups shared by heads, snapshot slots, states read through permuted ids) and
+    // Mamba-1's per-state A; the delta rule with the scalar and the per-channel gate, q/k heads and
+    // sequences shared, a row width that is not a warp multiple, a decode step and prefills
+    for (int64_t d_conv : {3, 4}) {
+        cs.push_back({"ssm_conv" + std::to_string(d_conv), [d_conv](ggml_context * c) {
+                          return ggml_ssm_conv(c, rnd(c, GGML_TYPE_F32, d_conv - 1 + 9, 96, 3),
+                                               rnd(c, GGML_TYPE_F32, d_conv, 96));
+                      }});
+    }
+    for (int mamba1 = 0; mamba1 < 2; ++mamba1) {
+        cs.push_back({std::string("ssm_scan_mamba") + (mamba1 ? "1" : "2"),
+                      [mamba1](ggml_context * c) {
+                          const int64_t ds = mamba1 ? 16 : 64, hd = mamba1 ? 1 : 16, nh = mamba1 ? 48 : 6;
+                          const int64_t ng = mamba1 ? 1 : 2, nt = 7, ns = 3, K = mamba1 ? 1 : 3;
+                          return ggml_ssm_scan(c, rnd(c, GGML_TYPE_F32, ds, hd, nh, 4),
+                                               rnd(c, GGML_TYPE_F32, hd, nh, nt, ns),
+                                               rnd(c, GGML_TYPE_F32, nh, nt, ns, 1, -3.0f, 1.0f),
+                                               rnd(c, GGML_TYPE_F32, mamba1 ? ds : 1, nh, 1, 1, -2.0f, -0.1f),
+                                               rnd(c, GGML_TYPE_F32, ds, ng, nt, ns),
+                                               rnd(c, GGML_TYPE_F32, ds, ng, nt, ns), ids_i32(c, {2, 0, 3}), K);
+                      },
+                      1e-10});
+    }
+    struct gdn_shape {
+        int64_t S, H, H_k, nt, ns, ns_k, K;
+        bool    per_ch;
+    };
+    for (const gdn_shape & g : {gdn_shape{128, 4, 2, 1, 3, 3, 1, false}, gdn_shape{128, 4, 2, 1, 2, 2, 3, true},
+                                gdn_shape{128, 2, 1, 24, 2, 1, 1, false}, gdn_shape{48, 3, 1, 17, 2, 2, 2, true},
+                                gdn_shape{20, 2, 2, 5, 1, 1, 4, false}}) {
+        cs.push_back(
+            {"gated_delta_net_S" + std::to_string(g.S) + "_nt" + std::to_string(g.nt) + (g.per_ch ? "_kda" : ""),
+             [g](ggml_context * c) {
+                 return ggml_gated_delta_net(c, rnd(c, GGML_TYPE_F32, g.S, g.H_k, g.nt, g.ns_k, -0.1f, 0.1f),
+                                             rnd(c, GGML_TYPE_F32, g.S, g.H_k, g.nt, g.ns_k, -0.1f, 0.1f),
+                                             rnd(c, GGML_TYPE_F32, g.S, g.H, g.nt, g.ns),
+                                             rnd(c, GGML_TYPE_F32, g.per_ch ? g.S : 1, g.H, g.nt, g.ns, -1.0f, 0.0f),
+                                             rnd(c, GGML_TYPE_F32, 1, g.H, g.nt, g.ns, 0.05f, 0.95f),
+                                             rnd(c, GGML_TYPE_F32, g.S, g.S, g.H, g.ns, -0.5f, 0.5f), g.K);
+             },
+             1e-9});  // the CPU takes its chunked form from 6 tokens on: another rounding
+    }
     // concat along each dim, copies and conversions
     for (int d = 0; d < 4; ++d) {
         cs.push_back({"concat" + std::to_string(d), [d](ggml_context * c) {

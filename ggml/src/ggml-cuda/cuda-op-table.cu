@@ -3,6 +3,7 @@
 // where a kernel needs more) and the kernel entry point of the op family files (ops-*.cu, mm-*.cu,
 // fa-ext.cu) that runs them.
 #include "ggml-op-rows.h"
+#include "ggml-ssm-nodes.h"
 #include "mm-common.cuh"
 #include "ops-basic.cuh"
 #include "quantize.cuh"
@@ -130,6 +131,17 @@ bool sup_argsort(const info_t & info, const ggml_tensor * op) {
     return is_f(a) && op->type == GGML_TYPE_I32 && op->nb[0] == 4 && a->ne[0] > 0 &&
            a->ne[0] <= ggml_cuda_argsort_max_cols(info);
 }
+// The recurrent ops: exactly the nodes the CPU takes (ggml-ssm-nodes.h, one rule for both); their kernels
+// index with element strides, which the table's alignment check (elementwise rows) keeps exact.
+bool sup_ssm_conv(const info_t &, const ggml_tensor * op) {
+    return ggml_ssm_conv_node_ok(op);
+}
+bool sup_ssm_scan(const info_t &, const ggml_tensor * op) {
+    return ggml_ssm_scan_node_ok(op);
+}
+bool sup_gated_delta_net(const info_t &, const ggml_tensor * op) {
+    return ggml_gated_delta_net_node_ok(op);
+}
 
 // ---- the table --------------------------------------------------------------------------------------
 
@@ -179,10 +191,9 @@ constexpr cuda_op_row k_rows[] = {
     {GGML_OP_UNARY, sup_unary, ggml_cuda_op_unary, true},
     {GGML_OP_GLU, sup_glu, ggml_cuda_op_glu, true},
     {GGML_OP_L2_NORM, sup_rows, ggml_cuda_op_norm, true},
-    // no CUDA kernels yet: refused, so the scheduler runs them on the CPU (docs/cuda.md)
-    {GGML_OP_SSM_CONV, nullptr, nullptr, false},
-    {GGML_OP_SSM_SCAN, nullptr, nullptr, false},
-    {GGML_OP_GATED_DELTA_NET, nullptr, nullptr, false},
+    {GGML_OP_SSM_CONV, sup_ssm_conv, ggml_cuda_op_ssm_conv, true},
+    {GGML_OP_SSM_SCAN, sup_ssm_scan, ggml_cuda_op_ssm_scan, true},
+    {GGML_OP_GATED_DELTA_NET, sup_gated_delta_net, ggml_cuda_op_gated_delta_net, true},
 };
 #undef VIEW_ROW
 static_assert(ggml_op_rows_complete(k_rows), "the CUDA op table needs one row per ggml_op, in enum order");

@@ -149,6 +149,9 @@ bool ggml_cuda_op_argsort(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);   // ARGSO
 bool ggml_cuda_op_dup(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);       // DUP CONT CPY         ops-copy.cu
 bool ggml_cuda_op_concat(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);    // CONCAT               ops-copy.cu
 bool ggml_cuda_op_set_rows(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);  // SET_ROWS             ops-set-rows.cu
+bool ggml_cuda_op_ssm_conv(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);  // SSM_CONV             ops-ssm.cu
+bool ggml_cuda_op_ssm_scan(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);  // SSM_SCAN             ops-ssm.cu
+bool ggml_cuda_op_gated_delta_net(ggml_cuda_op_ctx & ctx, ggml_tensor * dst);  // GATED_DELTA_NET ops-ssm.cu
 
 // Largest row ARGSORT sorts on this device (a power of two: the row's indices live in shared memory).
 int64_t ggml_cuda_argsort_max_cols(const ggml_cuda_device_info & info);
