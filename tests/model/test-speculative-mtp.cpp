@@ -1,6 +1,7 @@
 // Multi-token prediction (MTP): the qwen35 NextN block loaded with load_mtp and run in an MTP context
 // gives upstream's logits (tests/data/reference, tests/probe/mtp-logits.cpp); the MTP drafter
-// (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4, leaves
+// (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4 (qwen35 and
+// qwen35moe; the latter written by the test as the reference's command writes it), leaves
 // no rejected position in the target's cache or the head's own; misuse is refused with its reason.
 #include <cmath>
 #include <cstring>
@@ -41,6 +42,89 @@ bool error_mentions(const char * what) {
     return std::string(llama_last_error()).find(what) != std::string::npos;
 }
 
+// The target's final-norm rows of k_tokens, then the MTP context's logits for the pairs (token p, row
+// p - 1), against upstream's (the probe's run): within 1% of each row's RMS.
+void expect_upstream_logits(llama_model * m, const std::string & ref_path) {
+    ctx_ptr tgt = probe_ctx(m, LLAMA_CONTEXT_TYPE_DEFAULT, true);
+    ctx_ptr mtp = probe_ctx(m, LLAMA_CONTEXT_TYPE_MTP, false);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(mtp, nullptr);
+    const int   n = (int) k_tokens.size();
+    owned_batch b(n);
+    for (int i = 0; i < n; i++) {
+        b.add(k_tokens[i], i, {0}, true);
+    }
+    ASSERT_EQ(llama_decode(tgt.get(), b.b), 0) << llama_last_error();
+
+    const int                   n_embd = llama_model_n_embd(m);
+    std::vector<llama_token>    tok(k_tokens);
+    std::vector<float>          embd((size_t) n * n_embd, 0.0f);
+    std::vector<llama_pos>      pos(n);
+    std::vector<int32_t>        n_seq(n, 1);
+    llama_seq_id                seq0 = 0;
+    std::vector<llama_seq_id *> seqs(n, &seq0);
+    std::vector<int8_t>         out(n, 1);
+    for (int i = 0; i < n; i++) {
+        pos[i] = i;
+        if (i > 0) {
+            const float * h = llama_get_embeddings_ith(tgt.get(), i - 1);
+            ASSERT_NE(h, nullptr);
+            std::memcpy(embd.data() + (size_t) i * n_embd, h, sizeof(float) * n_embd);
+        }
+    }
+    llama_batch mb = {n, tok.data(), embd.data(), pos.data(), n_seq.data(), seqs.data(), out.data()};
+    ASSERT_EQ(llama_decode(mtp.get(), mb), 0) << llama_last_error();
+
+    const std::vector<float> ref = testing_util::read_f32(data_path(ref_path));
+    const int                nv  = llama_vocab_n_tokens(llama_model_get_vocab(m));
+    ASSERT_EQ(ref.size(), (size_t) n * nv);
+    for (int i = 0; i < n; i++) {
+        const float * got  = llama_get_logits_ith(mtp.get(), i);
+        const float * want = ref.data() + (size_t) i * nv;
+        double        ss = 0.0, worst = 0.0;
+        for (int k = 0; k < nv; k++) {
+            ss += (double) want[k] * want[k];
+            worst = std::max(worst, (double) std::fabs(got[k] - want[k]));
+        }
+        EXPECT_LE(worst, 0.01 * std::sqrt(ss / nv)) << "row " << i;
+    }
+
+    // a batch of tokens alone is not an MTP batch
+    owned_batch only(1);
+    only.add(k_tokens[0], n, {0}, true);
+    EXPECT_EQ(llama_decode(mtp.get(), only.b), -1);
+    EXPECT_TRUE(error_mentions("both tokens and embeddings")) << llama_last_error();
+}
+
+// The micro qwen35moe shape with a NextN block (its experts and shared expert), as the reference's
+// command writes it (tests/data/reference/README.md, "MTP head").
+model_ptr write_moe_mtp(std::unique_ptr<temp_model> & file) {
+    synth::params p;
+    EXPECT_TRUE(synth::apply_micro_model("qwen35moe", p));
+    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
+    p.n_layer    = 7;
+    p.n_nextn    = 1;
+    file.reset(new temp_model(p, "qwen35moe-mtp.gguf"));
+    return load_mtp(file->path);
+}
+
+// Greedy speculative decoding with MTP drafts equals plain decoding for draft lengths 1-4 (every step
+// drafts: no probability cut, no adaptive length), and the head's drafts are used.
+void expect_greedy_identity(llama_model * m) {
+    const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
+    ctx_ptr                        ref  = make_ctx(m);
+    const std::vector<llama_token> want = plain_greedy(ref.get(), prompt, 32);
+    for (int n_draft = 1; n_draft <= 4; n_draft++) {
+        ctx_ptr  ct = make_ctx(m);
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(n_draft, LLAMA_SPEC_TYPE_MTP)));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        EXPECT_EQ(spec_greedy(spec.get(), ct.get(), prompt, 32), want) << "n_draft_max " << n_draft;
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        EXPECT_GT(st.n_drafted, 0) << "n_draft_max " << n_draft;
+    }
+}
+
 }  // namespace
 
 TEST(Mtp, LoadsWithLoadMtpOnly) {
@@ -69,81 +153,30 @@ TEST(Mtp, LoadsWithLoadMtpOnly) {
     EXPECT_TRUE(error_mentions("load_mtp: glm4moe")) << llama_last_error();
 }
 
-// The target's final-norm rows of k_tokens, then the MTP context's logits for the pairs (token p, row
-// p - 1), against upstream's (the probe's run): within 1% of each row's RMS.
 TEST(Mtp, LogitsMatchUpstream) {
     llama_log_set(quiet_log, nullptr);
     model_ptr m = load_mtp(data_path(k_mtp_model));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    ctx_ptr tgt = probe_ctx(m.get(), LLAMA_CONTEXT_TYPE_DEFAULT, true);
-    ctx_ptr mtp = probe_ctx(m.get(), LLAMA_CONTEXT_TYPE_MTP, false);
-    ASSERT_NE(tgt, nullptr);
-    ASSERT_NE(mtp, nullptr);
-    const int   n = (int) k_tokens.size();
-    owned_batch b(n);
-    for (int i = 0; i < n; i++) {
-        b.add(k_tokens[i], i, {0}, true);
-    }
-    ASSERT_EQ(llama_decode(tgt.get(), b.b), 0) << llama_last_error();
-
-    const int                   n_embd = llama_model_n_embd(m.get());
-    std::vector<llama_token>    tok(k_tokens);
-    std::vector<float>          embd((size_t) n * n_embd, 0.0f);
-    std::vector<llama_pos>      pos(n);
-    std::vector<int32_t>        n_seq(n, 1);
-    llama_seq_id                seq0 = 0;
-    std::vector<llama_seq_id *> seqs(n, &seq0);
-    std::vector<int8_t>         out(n, 1);
-    for (int i = 0; i < n; i++) {
-        pos[i] = i;
-        if (i > 0) {
-            const float * h = llama_get_embeddings_ith(tgt.get(), i - 1);
-            ASSERT_NE(h, nullptr);
-            std::memcpy(embd.data() + (size_t) i * n_embd, h, sizeof(float) * n_embd);
-        }
-    }
-    llama_batch mb = {n, tok.data(), embd.data(), pos.data(), n_seq.data(), seqs.data(), out.data()};
-    ASSERT_EQ(llama_decode(mtp.get(), mb), 0) << llama_last_error();
-
-    const std::vector<float> ref = testing_util::read_f32(data_path("reference/qwen35-mtp-micro-f16.mtp.logits.f32"));
-    const int                nv  = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
-    ASSERT_EQ(ref.size(), (size_t) n * nv);
-    for (int i = 0; i < n; i++) {
-        const float * got  = llama_get_logits_ith(mtp.get(), i);
-        const float * want = ref.data() + (size_t) i * nv;
-        double        ss = 0.0, worst = 0.0;
-        for (int k = 0; k < nv; k++) {
-            ss += (double) want[k] * want[k];
-            worst = std::max(worst, (double) std::fabs(got[k] - want[k]));
-        }
-        EXPECT_LE(worst, 0.01 * std::sqrt(ss / nv)) << "row " << i;
-    }
-
-    // a batch of tokens alone (or of rows alone) is not an MTP batch
-    owned_batch only(1);
-    only.add(k_tokens[0], n, {0}, true);
-    EXPECT_EQ(llama_decode(mtp.get(), only.b), -1);
-    EXPECT_TRUE(error_mentions("both tokens and embeddings")) << llama_last_error();
+    expect_upstream_logits(m.get(), "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
 }
 
-// Greedy speculative decoding with MTP drafts equals plain decoding for draft lengths 1-4 (every step
-// drafts: no probability cut, no adaptive length), and the head's drafts are used.
+TEST(Mtp, MoeLogitsMatchUpstream) {
+    llama_log_set(quiet_log, nullptr);
+    std::unique_ptr<temp_model> file;
+    model_ptr                   m = write_moe_mtp(file);
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), "reference/qwen35moe-mtp-synth.mtp.logits.f32");
+}
+
 TEST(Mtp, GreedyEqualsPlainDecoding) {
     llama_log_set(quiet_log, nullptr);
     model_ptr m = load_mtp(data_path(k_mtp_model));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
-    ctx_ptr                        ref  = make_ctx(m.get());
-    const std::vector<llama_token> want = plain_greedy(ref.get(), prompt, 32);
-    for (int n_draft = 1; n_draft <= 4; n_draft++) {
-        ctx_ptr  ct = make_ctx(m.get());
-        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(n_draft, LLAMA_SPEC_TYPE_MTP)));
-        ASSERT_NE(spec, nullptr) << llama_last_error();
-        EXPECT_EQ(spec_greedy(spec.get(), ct.get(), prompt, 32), want) << "n_draft_max " << n_draft;
-        llama_spec_stats st;
-        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
-        EXPECT_GT(st.n_drafted, 0) << "n_draft_max " << n_draft;
-    }
+    expect_greedy_identity(m.get());
+    std::unique_ptr<temp_model> file;
+    model_ptr                   moe = write_moe_mtp(file);
+    ASSERT_NE(moe, nullptr) << llama_last_error();
+    expect_greedy_identity(moe.get());
 }
 
 // After each step (rejections included) the target's cache ends at the kept history and the head's
