@@ -179,6 +179,53 @@ TEST(Mtp, GreedyEqualsPlainDecoding) {
     expect_greedy_identity(moe.get());
 }
 
+// Three sequences stepped together (one MTP batch per drafting round, one verification batch) give
+// each sequence's plain greedy text.
+TEST(Mtp, SeveralSequencesEqualEachAlone) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const std::vector<std::vector<llama_token>> prompts = {
+        {1, 17, 42, 99, 3}, {1, 64, 127, 8, 200, 31, 45}, {1, 7, 150}};
+    const size_t                          n_gen = 24;
+    std::vector<std::vector<llama_token>> want;
+    for (const auto & p : prompts) {
+        ctx_ptr ref = make_ctx(m.get());
+        want.push_back(plain_greedy(ref.get(), p, (int) n_gen));
+    }
+    ctx_ptr  ct = make_ctx(m.get(), 3);
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    std::vector<std::vector<llama_token>> got(prompts.size());
+    std::vector<llama_token>              last(prompts.size());
+    for (size_t s = 0; s < prompts.size(); s++) {
+        ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
+        last[s] = argmax_row(ct.get(), -1);
+        got[s].push_back(last[s]);
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()),
+                  0);
+    }
+    std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(4));
+    while (got[0].size() < n_gen || got[1].size() < n_gen || got[2].size() < n_gen) {
+        std::vector<llama_spec_seq> seqs;
+        for (size_t s = 0; s < prompts.size(); s++) {
+            seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
+        }
+        ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
+        for (size_t s = 0; s < prompts.size(); s++) {
+            got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+            last[s] = got[s].back();
+        }
+    }
+    for (size_t s = 0; s < prompts.size(); s++) {
+        got[s].resize(n_gen);
+        EXPECT_EQ(got[s], want[s]) << "sequence " << s;
+    }
+    llama_spec_stats st;
+    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+    EXPECT_GT(st.n_drafted, 0);
+}
+
 // After each step (rejections included) the target's cache ends at the kept history and the head's
 // cache holds no drafted position: only pairs below the sequence's mtp_from, none past the history.
 TEST(Mtp, RejectedDraftsLeaveNoTrace) {
