@@ -32,10 +32,11 @@ extern "C" {
  *                          chained drafts feed its own hidden row back. The decoder makes and owns the
  *                          MTP context (LLAMA_CONTEXT_TYPE_MTP, the target's n_ctx, n_batch, n_seq_max
  *                          and threads; ctx_dft is ignored) and has the target keep the hidden rows of
- *                          its outputs. The head's KV cache holds the positions decoded through steps
- *                          (the prompt is not in it: its hidden rows are not kept), so a sequence's
- *                          first step after llama_spec_seq_begin drafts nothing. Drafts end below p_min
- *                          as a draft model's do; under a sampling chain, speculative sampling.
+ *                          its outputs from init on. The head's KV cache holds the kept tokens' pairs
+ *                          from the prompt's last output row on (every prompt token's when the prompt
+ *                          was decoded with an output for each); with no prompt row kept, a sequence's
+ *                          first step drafts nothing. Drafts end below p_min as a draft model's do;
+ *                          under a sampling chain, speculative sampling.
  *
  * Acceptance (the sampler chain given per sequence, or greedy when NULL)
  *   The chain is applied to the target's logits at each verified position, in order, exactly once
@@ -148,7 +149,8 @@ LLAMA_API void llama_spec_free(struct llama_spec * spec);
  * 0 .. n_tokens - 1 (the caller decoded them). The decoder keeps what it can of that sequence in the
  * draft context (the prefix shared with the tokens it had), drops the rest and decodes the missing
  * tokens into the draft context now (a failure there only delays drafting). MTP: the sequence is
- * emptied from the MTP context; its first step drafts nothing (it takes the target's hidden row). tokens may be NULL
+ * emptied from the MTP context and takes the target's rows of the last decode's outputs at the end of
+ * the history (decode the prompt after llama_spec_init, with an output for its last token at least). tokens may be NULL
  * when n_tokens is 0. Returns 0, or -1 (nothing changed; reason in llama_last_error()) for spec
  * NULL, tokens NULL with n_tokens > 0, n_tokens < 0 or past the target's n_ctx, seq_id outside
  * [0, n_seq_max) of either context. */

@@ -445,6 +445,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     }
     const bool want_hidden = keep_hidden || cparams.mtp;
     hidden.resize(want_hidden ? (size_t) n_outputs * model.hparams.n_embd : 0);
+    hidden_pos.assign(want_hidden ? (size_t) n_outputs : 0, {-1, -1});
 
     set_threads_for(batch.n_tokens == 1 ? 1 : 2);
     if (rs_rows) {
@@ -517,6 +518,11 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
                 const size_t  w     = model.hparams.n_embd;
                 ggml_backend_tensor_get(t_hid, hidden.data() + (size_t) n_out_done * w, 0,
                                         (size_t) ub.n_outputs * w * sizeof(float));
+                for (uint32_t i = 0, k = 0; i < ub.n_tokens; i++) {
+                    if (ub.output[i]) {
+                        hidden_pos[(size_t) n_out_done + k++] = {ub.seq_id[i][0], ub.pos[i]};
+                    }
+                }
             }
         }
         n_out_done += (int32_t) ub.n_outputs;
@@ -621,6 +627,15 @@ float * llama_context::hidden_ith(int32_t i, std::string & err) {
     }
     const int32_t j = output_row(i, n_outputs, output_ids, err);
     return j < 0 ? nullptr : hidden.data() + (size_t) j * model.hparams.n_embd;
+}
+
+const float * llama_context::hidden_at(llama_seq_id seq_id, llama_pos pos) const {
+    for (size_t j = 0; j < hidden_pos.size(); j++) {
+        if (hidden_pos[j].first == seq_id && hidden_pos[j].second == pos) {
+            return hidden.data() + j * model.hparams.n_embd;
+        }
+    }
+    return nullptr;
 }
 
 void llama_context::set_n_threads(int32_t n_threads, int32_t n_threads_batch) {

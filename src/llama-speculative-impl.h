@@ -111,6 +111,11 @@ void llama_spec_draft_mtp(llama_spec & spec, std::vector<llama_spec_job> & jobs)
 // MTP, after a successful step whose job kept n_acc drafts (the target's rows job.row0 .. + n_acc are
 // the last decode's): records those hidden rows as the sequence's pending pairs.
 void llama_spec_mtp_keep(llama_spec & spec, llama_spec_job & job, int n_acc);
+// MTP, a new history st.hist (the sequence emptied from the MTP cache): the pending pairs are those
+// whose target rows the target's last decode kept, the longest run of positions ending the history
+// (the prompt's last token at least, when the caller decoded it with an output); none: the first step
+// drafts nothing and gives the first row.
+void llama_spec_mtp_begin(llama_spec & spec, llama_spec_seq_state & st, llama_seq_id seq_id);
 // MTP, after a failed step (or a new history): the MTP cache back to what the sequence's state says.
 void llama_spec_mtp_trim(llama_spec & spec, const llama_spec_seq_state & st, llama_seq_id seq_id);
 

@@ -196,6 +196,25 @@ void llama_spec_mtp_keep(llama_spec & spec, llama_spec_job & job, int n_acc) {
     }
 }
 
+void llama_spec_mtp_begin(llama_spec & spec, llama_spec_seq_state & st, llama_seq_id seq_id) {
+    const size_t n      = st.hist.size();
+    const size_t n_embd = spec.ctx_tgt->model.hparams.n_embd;
+    const size_t cap    = std::max<size_t>(1, llama_n_batch(spec.ctx_mtp) / 2);
+    size_t       first  = n;  // the run of kept rows is first .. n - 1
+    while (first > 0 && n - first < cap && spec.ctx_tgt->hidden_at(seq_id, (llama_pos) first - 1)) {
+        first--;
+    }
+    st.h.clear();
+    st.mtp_from = first + 1;  // the first pair is that of the position after the run's first row
+    for (size_t p = first; p < n; p++) {
+        const float * h = spec.ctx_tgt->hidden_at(seq_id, (llama_pos) p);
+        st.h.insert(st.h.end(), h, h + n_embd);
+    }
+    if (st.h.empty()) {
+        st.mtp_from = n + 1;
+    }
+}
+
 void llama_spec_mtp_trim(llama_spec & spec, const llama_spec_seq_state & st, llama_seq_id seq_id) {
     llama_memory_seq_rm(llama_get_memory(spec.ctx_mtp), seq_id, (llama_pos) st.mtp_from, -1);
 }

@@ -458,10 +458,8 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
             llama_spec_draft_prefill(*spec, seq_id, st);
         }
         if (spec->ctx_mtp) {
-            // the prompt's hidden rows are not kept: the head starts from the first step's
-            st.mtp_from = (size_t) n_tokens + 1;
-            st.h.clear();
             llama_memory_seq_rm(llama_get_memory(spec->ctx_mtp), seq_id, -1, -1);
+            llama_spec_mtp_begin(*spec, st, seq_id);
         }
         spec->seqs[seq_id] = std::move(st);
         return 0;

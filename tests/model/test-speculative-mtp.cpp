@@ -252,6 +252,36 @@ TEST(Mtp, RejectedDraftsLeaveNoTrace) {
     expect_continues_like_fresh(ct.get(), m.get(), hist, last);
 }
 
+// The rows the target kept for the prompt (from llama_spec_init on) start the head: with an output
+// for the prompt's last token only, the first step drafts; with an output for every prompt token, the
+// head's cache also holds the prompt's pairs (positions 1 .. n - 1) after that step.
+TEST(Mtp, PromptRowsStartTheHead) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
+    const llama_pos                n = (llama_pos) prompt.size();
+    for (bool all : {false, true}) {
+        ctx_ptr  ct = make_ctx(m.get());
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        owned_batch b((int) n);
+        for (llama_pos i = 0; i < n; i++) {
+            b.add(prompt[(size_t) i], i, {0}, all || i + 1 == n);
+        }
+        ASSERT_EQ(llama_decode(ct.get(), b.b), 0);
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), n), 0) << llama_last_error();
+        EXPECT_EQ(spec->seqs.at(0).mtp_from, all ? 1u : (size_t) n) << all;
+        std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
+        llama_spec_seq           s = {0, argmax_row(ct.get(), -1), nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        EXPECT_GT(s.n_drafted, 0) << all;
+        llama_memory_t mem = llama_get_memory(spec->ctx_mtp);
+        EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), all ? 1 : n) << all;
+        EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), n) << all;  // id_last's pair; the drafts' are gone
+    }
+}
+
 TEST(Mtp, MisuseIsRefused) {
     llama_log_set(quiet_log, nullptr);
     llama_spec_params sp = llama_spec_default_params();
