@@ -134,7 +134,8 @@ LLAMA_API struct llama_spec_params llama_spec_default_params(void);
  * has ctx_tgt keep the hidden rows of its outputs until llama_spec_free. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
- * naming the difference); the target's n_batch below n_draft_max + 1; for MTP, a model without NextN
+ * naming the difference); the target's n_batch below n_draft_max + 1; ctx_tgt or ctx_dft an MTP context
+ * (LLAMA_CONTEXT_TYPE_MTP); for MTP, a model without NextN
  * blocks or an architecture without an MTP graph ("MTP drafting: the model has no NextN ..."), NextN
  * blocks not loaded ("MTP drafting: ... load_mtp"), or an MTP context that cannot be created (its
  * reason). Free with llama_spec_free. */

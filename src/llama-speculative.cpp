@@ -391,6 +391,10 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
         if (ctx_dft == ctx_tgt) {
             throw llama_error("ctx_dft is the target context");
         }
+        if (ctx_tgt->is_mtp() || (ctx_dft && ctx_dft->is_mtp())) {
+            // its batches carry hidden rows: only the MTP drafter feeds it, from a context it makes itself
+            throw llama_error("an MTP context (LLAMA_CONTEXT_TYPE_MTP) is neither a target nor a draft context");
+        }
         const llama_model * mt = llama_get_model(ctx_tgt);
         // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails): the target's
         // states are saved each step and put back (see step), a draft model's around its drafting

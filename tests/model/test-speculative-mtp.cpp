@@ -279,6 +279,16 @@ TEST(Mtp, MisuseIsRefused) {
         EXPECT_EQ(llama_spec_init(c2.get(), nullptr, sp), nullptr) << f;
         EXPECT_TRUE(error_mentions("no NextN")) << f << ": " << llama_last_error();
     }
+    // an MTP context is neither a target nor a draft context
+    model_ptr mm = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(mm, nullptr);
+    ctx_ptr head = probe_ctx(mm.get(), LLAMA_CONTEXT_TYPE_MTP, false);
+    ctx_ptr tgt  = make_ctx(mm.get());
+    ASSERT_NE(head, nullptr);
+    EXPECT_EQ(llama_spec_init(head.get(), nullptr, sp), nullptr);
+    EXPECT_TRUE(error_mentions("MTP context")) << llama_last_error();
+    EXPECT_EQ(llama_spec_init(tgt.get(), head.get(), llama_spec_default_params()), nullptr);
+    EXPECT_TRUE(error_mentions("MTP context")) << llama_last_error();
     // the name, and a step before the sequence was begun
     llama_spec_type t = LLAMA_SPEC_TYPE_DRAFT;
     EXPECT_EQ(llama_spec_type_from_name("mtp", &t), 0);
