@@ -26,6 +26,17 @@ extern "C" {
  *   LLAMA_SPEC_TYPE_NGRAM  prompt lookup: the longest n-gram (ngram_max down to ngram_min tokens)
  *                          ending the sequence's history that also occurs earlier in it proposes the
  *                          tokens that followed its latest earlier occurrence. No draft context.
+ *   LLAMA_SPEC_TYPE_MTP    the target's NextN block (qwen35, qwen35moe; the model loaded with
+ *                          llama_model_params.load_mtp): from the target's hidden row of the last
+ *                          kept token and the embedding of the next one it predicts the token after;
+ *                          chained drafts feed its own hidden row back. The decoder makes and owns the
+ *                          MTP context (LLAMA_CONTEXT_TYPE_MTP, the target's n_ctx, n_batch, n_seq_max
+ *                          and threads; ctx_dft is ignored) and has the target keep the hidden rows of
+ *                          its outputs from init on. The head's KV cache holds the kept tokens' pairs
+ *                          from the prompt's last output row on (every prompt token's when the prompt
+ *                          was decoded with an output for each); with no prompt row kept, a sequence's
+ *                          first step drafts nothing. Drafts end below p_min as a draft model's do;
+ *                          under a sampling chain, speculative sampling.
  *
  * Acceptance (the sampler chain given per sequence, or greedy when NULL)
  *   The chain is applied to the target's logits at each verified position, in order, exactly once
@@ -60,6 +71,7 @@ extern "C" {
 enum llama_spec_type {
     LLAMA_SPEC_TYPE_DRAFT = 0, /* a draft model context (ctx_dft) */
     LLAMA_SPEC_TYPE_NGRAM = 1, /* n-gram lookup in the sequence's own history */
+    LLAMA_SPEC_TYPE_MTP   = 2, /* the target model's own multi-token-prediction (NextN) head */
 };
 
 /* The largest n_draft_max accepted. */
@@ -116,30 +128,38 @@ struct llama_spec; /* a speculative decoder */
 LLAMA_API struct llama_spec_params llama_spec_default_params(void);
 
 /* Creates a decoder over ctx_tgt and, for LLAMA_SPEC_TYPE_DRAFT, the draft context ctx_dft (NULL
- * or ignored for LLAMA_SPEC_TYPE_NGRAM). Both contexts stay owned by the caller and must outlive the decoder;
- * the decoder owns the cache contents of the sequences it is given in ctx_dft. Returns NULL with the
+ * or ignored for LLAMA_SPEC_TYPE_NGRAM and LLAMA_SPEC_TYPE_MTP). Both contexts stay owned by the caller and
+ * must outlive the decoder; the decoder owns the cache contents of the sequences it is given in ctx_dft.
+ * For LLAMA_SPEC_TYPE_MTP it creates (and frees with itself) an MTP context on the target's model, and
+ * has ctx_tgt keep the hidden rows of its outputs until llama_spec_free. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
- * naming the difference); the target's n_batch below
- * n_draft_max + 1. Free with llama_spec_free. */
+ * naming the difference); the target's n_batch below n_draft_max + 1; ctx_tgt or ctx_dft an MTP context
+ * (LLAMA_CONTEXT_TYPE_MTP); for MTP, a model without NextN
+ * blocks or an architecture without an MTP graph ("MTP drafting: the model has no NextN ..."), NextN
+ * blocks not loaded ("MTP drafting: ... load_mtp"), or an MTP context that cannot be created (its
+ * reason). Free with llama_spec_free. */
 LLAMA_API struct llama_spec * llama_spec_init(struct llama_context * ctx_tgt, struct llama_context * ctx_dft,
                                               struct llama_spec_params params);
 
-/* Frees the decoder (NULL is a no-op); the contexts are left as they are. */
+/* Frees the decoder (NULL is a no-op); the caller's contexts are left as they are (an MTP decoder
+ * frees its own MTP context and stops the target keeping hidden rows). */
 LLAMA_API void llama_spec_free(struct llama_spec * spec);
 
 /* Declares that the target's cache holds tokens[0 .. n_tokens) of sequence seq_id at positions
  * 0 .. n_tokens - 1 (the caller decoded them). The decoder keeps what it can of that sequence in the
  * draft context (the prefix shared with the tokens it had), drops the rest and decodes the missing
- * tokens into the draft context now (a failure there only delays drafting). tokens may be NULL
+ * tokens into the draft context now (a failure there only delays drafting). MTP: the sequence is
+ * emptied from the MTP context and takes the target's rows of the last decode's outputs at the end of
+ * the history (decode the prompt after llama_spec_init, with an output for its last token at least). tokens may be NULL
  * when n_tokens is 0. Returns 0, or -1 (nothing changed; reason in llama_last_error()) for spec
  * NULL, tokens NULL with n_tokens > 0, n_tokens < 0 or past the target's n_ctx, seq_id outside
  * [0, n_seq_max) of either context. */
 LLAMA_API int32_t llama_spec_seq_begin(struct llama_spec * spec, llama_seq_id seq_id, const llama_token * tokens,
                                        int32_t n_tokens);
 
-/* Forgets sequence seq_id and removes it from the draft context's cache (the target's cache is the
- * caller's). Returns 0, or -1 for spec NULL or seq_id out of range (reason in llama_last_error()). */
+/* Forgets sequence seq_id and removes it from the draft (or MTP) context's cache (the target's cache
+ * is the caller's). Returns 0, or -1 for spec NULL or seq_id out of range (reason in llama_last_error()). */
 LLAMA_API int32_t llama_spec_seq_end(struct llama_spec * spec, llama_seq_id seq_id);
 
 /* One speculative step for seqs[0 .. n_seqs), verified in one target batch. If the sequences'
@@ -161,7 +181,7 @@ LLAMA_API int32_t llama_spec_stats_get(const struct llama_spec * spec, struct ll
 /* Zeroes the counters (NULL is a no-op). */
 LLAMA_API void    llama_spec_stats_reset(struct llama_spec * spec);
 
-/* The type named name ("draft" or "ngram"), written to *type. Returns 0, or -1 for an unknown or
+/* The type named name ("draft", "ngram" or "mtp"), written to *type. Returns 0, or -1 for an unknown or
  * NULL name (reason in llama_last_error(), naming it). */
 LLAMA_API int32_t llama_spec_type_from_name(const char * name, enum llama_spec_type * type);
 

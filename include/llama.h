@@ -296,8 +296,12 @@ enum llama_load_mode {
 LLAMA_API const char *         llama_load_mode_name(enum llama_load_mode load_mode);
 LLAMA_API enum llama_load_mode llama_load_mode_from_str(const char * str);
 
-/* The kind of context (llama_context_params.ctx_type). Only DEFAULT is supported: a context with
- * MTP (multi-token prediction) fails to be created. */
+/* The kind of context (llama_context_params.ctx_type). MTP (multi-token prediction): a context that
+ * runs the model's NextN block as a draft head (qwen35, qwen35moe loaded with load_mtp; else creation
+ * fails). Its KV cache holds that block only, and every batch carries both token[i] (the token at
+ * pos[i]) and embd[i * n_embd ..] (the target's hidden row of position pos[i] - 1: its final norm's
+ * output, llama_get_embeddings_ith of a target with embeddings on); a batch without both returns -1.
+ * Its logits predict the token at pos[i] + 2. The llama-speculative.h MTP drafter makes and drives one. */
 enum llama_context_type {
     LLAMA_CONTEXT_TYPE_DEFAULT = 0,
     LLAMA_CONTEXT_TYPE_MTP     = 1,
@@ -428,7 +432,9 @@ struct llama_model_params {
                            * from the file instead of mapped (same memory, not a second copy) */
     bool no_host;         /* accepted and ignored (host buffers are used only where required) */
     bool no_alloc;        /* must be false: metadata-only loads are not supported (the load fails) */
-    bool load_mtp;        /* must be false: no multi-token-prediction layers are loaded (fails) */
+    bool load_mtp;        /* also load the NextN (multi-token-prediction) blocks, for an MTP context
+                           * (qwen35, qwen35moe; other architectures refuse it; without NextN blocks
+                           * in the file it loads nothing more) */
 };
 
 /* Attaches a sampler chain to sequence seq_id of a new context (llama_context_params.samplers). */
@@ -448,7 +454,7 @@ struct llama_context_params {
     int32_t  n_threads;       /* threads for single-token decodes (generation) */
     int32_t  n_threads_batch; /* threads for multi-token decodes (prompt processing) */
 
-    enum llama_context_type      ctx_type;          /* must be LLAMA_CONTEXT_TYPE_DEFAULT */
+    enum llama_context_type      ctx_type;          /* DEFAULT, or MTP (see llama_context_type) */
     enum llama_rope_scaling_type rope_scaling_type; /* UNSPECIFIED = the model's */
     enum llama_pooling_type      pooling_type;      /* embeddings pooling; UNSPECIFIED = the model's;
                                                      * RANK without a classifier head fails */
@@ -631,7 +637,7 @@ LLAMA_API int32_t llama_model_n_head_kv(const struct llama_model * model);   /* 
 LLAMA_API int32_t llama_model_n_swa(const struct llama_model * model);       /* sliding window, 0 = none */
 LLAMA_API int32_t llama_model_n_embd_inp(const struct llama_model * model);  /* input embedding size (= n_embd) */
 LLAMA_API int32_t llama_model_n_embd_out(const struct llama_model * model);  /* width of an embedding row: n_embd, or a dense output projection's width (LFM2-ColBERT) */
-LLAMA_API int32_t llama_model_n_layer_nextn(const struct llama_model * model); /* NextN blocks, not run (glm4moe); else 0 */
+LLAMA_API int32_t llama_model_n_layer_nextn(const struct llama_model * model); /* NextN (MTP) blocks in the file (run only by an MTP context); else 0 */
 
 /* Deprecated llama.cpp names: llama_model_n_ctx_train, _n_embd, _n_layer, _n_head and
  * llama_vocab_n_tokens. */

@@ -262,7 +262,8 @@ constexpr llm_tensor_layout QWEN3NEXT[] = {
 
 // qwen35 (Qwen 3.5): qwen3next's blocks with beta and alpha as two projections (ssm_beta, ssm_alpha)
 // and a dense SwiGLU feed-forward; qwen35moe: the same with qwen3next's experts and gated shared
-// expert (gate and up split or fused). The NextN blocks after the decoder's are in the file, not run.
+// expert (gate and up split or fused). The NextN blocks after the decoder's: a full-attention block of
+// the same kind plus the NEXTN rows; loaded with load_mtp only (the MTP draft head, qwen35.cpp).
 constexpr llm_tensor_layout QWEN35[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
@@ -287,6 +288,12 @@ constexpr llm_tensor_layout QWEN35[] = {
     {LLM_TENSOR_FFN_GATE, MAT, {E, FF}},
     {LLM_TENSOR_FFN_DOWN, MAT, {FF, E}},
     {LLM_TENSOR_FFN_UP, MAT, {E, FF}},
+    {LLM_TENSOR_NEXTN_EH_PROJ, MAT, {E2, E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_ENORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_HNORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_EMBED_TOKENS, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, NORM, {E}, USUAL, NEXTN},
 };
 
 constexpr llm_tensor_layout QWEN35MOE[] = {
@@ -319,6 +326,12 @@ constexpr llm_tensor_layout QWEN35MOE[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
+    {LLM_TENSOR_NEXTN_EH_PROJ, MAT, {E2, E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_ENORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_HNORM, NORM, {E}, REQ, NEXTN},
+    {LLM_TENSOR_NEXTN_EMBED_TOKENS, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, MAT, {E, VOC}, EXTRA, NEXTN},
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, NORM, {E}, USUAL, NEXTN},
 };
 
 // kimi-linear (Kimi Linear): per layer either a KDA layer (the layers the file marks with 0 KV heads:

@@ -10,7 +10,7 @@
 #include "llama-memory.h"
 
 bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_t n_embd, uint32_t n_seq_max,
-                              const llama_memory_i * mem, bool output_all, std::string & err) {
+                              const llama_memory_i * mem, bool output_all, std::string & err, bool tokens_and_embd) {
     n_tokens_ = batch.n_tokens;
     token_    = batch.token;
     embd_     = batch.embd;
@@ -18,7 +18,12 @@ bool llama_batch_allocr::init(const llama_batch & batch, int32_t n_vocab, int32_
         err = llama_format("n_tokens = %d: a batch needs at least one token", n_tokens_);
         return false;
     }
-    if (!batch.token == !batch.embd) {
+    if (tokens_and_embd) {
+        if (!batch.token || !batch.embd) {
+            err = "the batch needs both tokens and embeddings (hidden rows)";
+            return false;
+        }
+    } else if (!batch.token == !batch.embd) {
         err = batch.token ? "the batch has both tokens and embeddings" : "the batch has neither tokens nor embeddings";
         return false;
     }

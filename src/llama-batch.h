@@ -36,9 +36,10 @@ class llama_batch_allocr {
 public:
     // Returns false with the reason in `err` if the batch is invalid. n_vocab bounds token ids,
     // n_embd sizes embeddings, mem gives the positions to continue from (may be nullptr),
-    // output_all: every token outputs (embeddings without pooling).
+    // output_all: every token outputs (embeddings without pooling). tokens_and_embd: the batch carries
+    // both (an MTP context: each token with the hidden row it follows), else exactly one of them.
     bool init(const llama_batch & batch, int32_t n_vocab, int32_t n_embd, uint32_t n_seq_max,
-              const llama_memory_i * mem, bool output_all, std::string & err);
+              const llama_memory_i * mem, bool output_all, std::string & err, bool tokens_and_embd = false);
 
     // Splits the batch into consecutive ubatches of at most n_ubatch tokens.
     std::vector<llama_ubatch> split(uint32_t n_ubatch) const;

@@ -92,9 +92,17 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
     cp.no_perf     = params.no_perf;
     cp.warmup      = false;
     cp.swa_full    = params.swa_full;
-    if (params.ctx_type != LLAMA_CONTEXT_TYPE_DEFAULT) {
+    if (params.ctx_type != LLAMA_CONTEXT_TYPE_DEFAULT && params.ctx_type != LLAMA_CONTEXT_TYPE_MTP) {
+        throw llama_error(llama_format("ctx_type %d is unknown", (int) params.ctx_type));
+    }
+    cp.mtp = params.ctx_type == LLAMA_CONTEXT_TYPE_MTP;
+    if (cp.mtp && !model.has_mtp()) {
         throw llama_error(
-            llama_format("ctx_type %d is not supported (only LLAMA_CONTEXT_TYPE_DEFAULT)", (int) params.ctx_type));
+            hp.n_layer_nextn == 0 || !model.ops->build_mtp_graph
+                ? llama_format("ctx_type MTP: the model (%s) has no NextN (multi-token-prediction) block to run",
+                               model.arch_name.c_str())
+                : std::string("ctx_type MTP: the model's NextN blocks were not loaded (set "
+                              "llama_model_params.load_mtp)"));
     }
     if (params.n_rs_seq != 0) {
         throw llama_error("n_rs_seq must be 0: there is no recurrent state to snapshot");
@@ -143,11 +151,15 @@ llama_context::llama_context(const llama_model & model, const llama_context_para
             pad_up((uint32_t) std::min<uint64_t>((uint64_t) hp.n_swa * cp.n_seq_max + cp.n_ubatch, 1u << 24), 256);
         swa_size = want < cp.n_ctx ? (uint32_t) want : 0;
     }
-    if (hp.is_recurrent() || hp.is_hybrid()) {
+    if (cp.mtp) {
+        // the NextN block is one attention layer: a KV cache of that layer only
+        kv.reset(llama_kv_cache::new_nextn(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
+                                           cp.offload_kqv));
+    } else if (hp.is_recurrent() || hp.is_hybrid()) {
         // one state slot per sequence; n_ctx does not bound a state's history
         rs.reset(new llama_memory_recurrent(model, cp.n_seq_max, cp.offload_kqv));
     }
-    if (!hp.is_recurrent()) {
+    if (!cp.mtp && !hp.is_recurrent()) {
         kv.reset(new llama_kv_cache(model, cp.n_ctx, params.type_k, params.type_v, !cp.flash_attn, cp.n_seq_max,
                                     cp.offload_kqv, swa_size));
     }
@@ -263,7 +275,11 @@ void llama_context::build_graph(const llm_graph_params & p) {
     llm_graph_context g(model, cparams, kv.get(), p, *gres, rs.get());
     g.loras = &loras;
     g.cvec  = cvec.get();
-    model.ops->build_graph(g);
+    if (cparams.mtp) {
+        model.ops->build_mtp_graph(g);
+    } else {
+        model.ops->build_graph(g);
+    }
     if (p.embd_proj) {
         g.build_embd_proj();
     }
@@ -302,7 +318,10 @@ bool llama_context::apply_k_shift(std::string & err) {
         shifts[c] = ggml_new_tensor_1d(ctx0, GGML_TYPE_I32, caches[c]->size());
         ggml_set_input(shifts[c]);
     }
-    for (uint32_t il = 0; il < hp.n_layer; il++) {
+    // an MTP context's cache holds the NextN blocks only
+    const uint32_t il0 = cparams.mtp ? hp.n_layer : 0;
+    const uint32_t il1 = cparams.mtp ? (uint32_t) model.layers.size() : hp.n_layer;
+    for (uint32_t il = il0; il < il1; il++) {
         if (!hp.has_own_kv((int) il) || hp.rope_type == LLAMA_ROPE_TYPE_NONE) {
             // no cells of its own (a recurrent layer, or one reading an earlier layer's K/V), or keys
             // without positions (kimi-linear's latent attention): nothing to rotate
@@ -387,7 +406,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     const bool want_embd = cparams.embeddings || model.is_encoder();
     const bool has_head  = model.output != nullptr;
     pooling.clear();
-    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, memory(), want_embd, err)) {
+    if (!balloc.init(batch, n_vocab, n_embd, cparams.n_seq_max, memory(), want_embd, err, cparams.mtp)) {
         return -1;
     }
     if (rs) {
@@ -424,6 +443,9 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
     } else {
         embd.clear();
     }
+    const bool want_hidden = keep_hidden || cparams.mtp;
+    hidden.resize(want_hidden ? (size_t) n_outputs * model.hparams.n_embd : 0);
+    hidden_pos.assign(want_hidden ? (size_t) n_outputs : 0, {-1, -1});
 
     set_threads_for(batch.n_tokens == 1 ? 1 : 2);
     if (rs_rows) {
@@ -489,6 +511,18 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             if (want_embd && gres->t_embd) {
                 ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_out_w, 0,
                                         (size_t) ub.n_outputs * n_out_w * sizeof(float));
+            }
+            // the final norm's rows (t_embd; an MTP head's input), unless a dense projection replaced them
+            if (want_hidden && gres->t_embd && gres->t_embd->ne[0] == (int64_t) model.hparams.n_embd) {
+                ggml_tensor * t_hid = gres->t_embd;
+                const size_t  w     = model.hparams.n_embd;
+                ggml_backend_tensor_get(t_hid, hidden.data() + (size_t) n_out_done * w, 0,
+                                        (size_t) ub.n_outputs * w * sizeof(float));
+                for (uint32_t i = 0, k = 0; i < ub.n_tokens; i++) {
+                    if (ub.output[i]) {
+                        hidden_pos[(size_t) n_out_done + k++] = {ub.seq_id[i][0], ub.pos[i]};
+                    }
+                }
             }
         }
         n_out_done += (int32_t) ub.n_outputs;
@@ -584,6 +618,24 @@ float * llama_context::embd_ith(int32_t i, std::string & err) {
     }
     const int32_t j = output_row(i, n_outputs, output_ids, err);
     return j < 0 ? nullptr : embd.data() + (size_t) j * model.hparams.n_embd_out();
+}
+
+float * llama_context::hidden_ith(int32_t i, std::string & err) {
+    if (hidden.empty()) {
+        err = "no hidden rows kept (set_keep_hidden, or an MTP context)";
+        return nullptr;
+    }
+    const int32_t j = output_row(i, n_outputs, output_ids, err);
+    return j < 0 ? nullptr : hidden.data() + (size_t) j * model.hparams.n_embd;
+}
+
+const float * llama_context::hidden_at(llama_seq_id seq_id, llama_pos pos) const {
+    for (size_t j = 0; j < hidden_pos.size(); j++) {
+        if (hidden_pos[j].first == seq_id && hidden_pos[j].second == pos) {
+            return hidden.data() + j * model.hparams.n_embd;
+        }
+    }
+    return nullptr;
 }
 
 void llama_context::set_n_threads(int32_t n_threads, int32_t n_threads_batch) {

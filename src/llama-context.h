@@ -49,6 +49,14 @@ struct llama_context {
     // The pooled vector of a sequence of the last decode (pooling other than NONE), or nullptr.
     float * embd_seq(llama_seq_id seq_id) { return pooling.seq(seq_id); }
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
+    // While on, every decode keeps the final norm's row (n_embd wide, before the LM head) of each output:
+    // what a multi-token-prediction head reads. An MTP context always keeps its own (a chained draft's
+    // input). hidden_ith: the row of batch index i (negative: from the end), or nullptr with err.
+    void    set_keep_hidden(bool on) { keep_hidden = on; }
+    float * hidden_ith(int32_t i, std::string & err);
+    // The kept row of the last decode's output at position pos of sequence seq_id, or nullptr.
+    const float * hidden_at(llama_seq_id seq_id, llama_pos pos) const;
+    bool          is_mtp() const { return cparams.mtp; }
 
     void set_n_threads(int32_t n_threads, int32_t n_threads_batch);
     // Computes with the caller's CPU thread pools (NULL tp: the context's own, as before).
@@ -130,11 +138,14 @@ private:
     int32_t             n_threads_cur = 0;
 
     // outputs of the last decode
-    std::vector<float>   logits;      // [n_outputs][n_vocab]
-    std::vector<float>   embd;        // [n_outputs][n_embd] when embeddings are on
-    std::vector<int32_t> output_ids;  // batch index -> row, -1 when none
-    int32_t              n_outputs = 0;
-    llama_pooling        pooling;  // per-sequence vectors (llama-pooling.cpp)
+    std::vector<float> logits;  // [n_outputs][n_vocab]
+    std::vector<float> embd;    // [n_outputs][n_embd] when embeddings are on
+    std::vector<float> hidden;  // [n_outputs][n_embd] with keep_hidden or in an MTP context
+    std::vector<std::pair<llama_seq_id, llama_pos>> hidden_pos;  // each hidden row's sequence and position
+    bool                                            keep_hidden = false;
+    std::vector<int32_t>                            output_ids;  // batch index -> row, -1 when none
+    int32_t                                         n_outputs = 0;
+    llama_pooling                                   pooling;  // per-sequence vectors (llama-pooling.cpp)
 
     // the batch loop of decode/encode
     int32_t run(const llama_batch & batch, std::string & err);

@@ -32,6 +32,9 @@ struct llama_cparams {
     bool warmup;
     // false (upstream's swa_full = false): sliding-window layers get a window-sized cache of their own
     bool swa_full = true;
+    // a multi-token-prediction context (LLAMA_CONTEXT_TYPE_MTP): the model's NextN block over a KV cache
+    // of its own; each batch carries tokens and the target's hidden rows (embd) together
+    bool mtp = false;
 
     enum llama_pooling_type pooling_type;
 

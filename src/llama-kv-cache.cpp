@@ -85,9 +85,14 @@ llama_kv_cache::llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml
     alloc(kv_size, offload, layers);
 }
 
+llama_kv_cache * llama_kv_cache::new_nextn(const llama_model & model, uint32_t kv_size, ggml_type type_k,
+                                           ggml_type type_v, bool v_trans, uint32_t n_seq_max, bool offload) {
+    return new llama_kv_cache(model, kv_size, type_k, type_v, v_trans, n_seq_max, offload, layer_set::nextn);
+}
+
 void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
     const llama_hparams & hp      = model.hparams;
-    const int             n_layer = (int) hp.n_layer;
+    const int             n_layer = layers == layer_set::nextn ? (int) model.layers.size() : (int) hp.n_layer;
     const ggml_type       type_k  = type_k_;
     const ggml_type       type_v  = type_v_;
     const bool            v_trans = v_trans_;
@@ -102,7 +107,8 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
                 v_l.push_back(nullptr);
                 continue;
             }
-            if ((layers == layer_set::swa && !hp.is_swa(il)) || (layers == layer_set::non_swa && hp.is_swa(il))) {
+            if ((layers == layer_set::swa && !hp.is_swa(il)) || (layers == layer_set::non_swa && hp.is_swa(il)) ||
+                (layers == layer_set::nextn && il < (int) hp.n_layer)) {
                 k_l.push_back(nullptr);  // held by the other cache
                 v_l.push_back(nullptr);
                 continue;
@@ -162,6 +168,7 @@ void llama_kv_cache::alloc(uint32_t kv_size, bool offload, layer_set layers) {
             LLAMA_LOG_INFO("%s: %u cells%s, K %s, V %s%s, %10s %.2f MiB\n", __func__, kv_size,
                            layers == layer_set::swa       ? " (sliding-window layers)"
                            : layers == layer_set::non_swa ? " (full-attention layers)"
+                           : layers == layer_set::nextn   ? " (NextN blocks)"
                                                           : "",
                            ggml_type_name(type_k), v_in_k_ ? "inside K" : ggml_type_name(type_v),
                            v_trans ? " (transposed)" : "", ggml_backend_buft_name(c.second), size / 1024.0 / 1024.0);

@@ -39,6 +39,10 @@ public:
     llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
                    uint32_t n_seq_max, bool offload = false, uint32_t swa_size = 0);
     ~llama_kv_cache() override;
+    // The cache of a multi-token-prediction context: K/V for the NextN blocks only (model.layers past
+    // hparams.n_layer, loaded with load_mtp); the decoder's layers have none.
+    static llama_kv_cache * new_nextn(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v,
+                                      bool v_trans, uint32_t n_seq_max, bool offload);
 
     // ---- llama_memory_i ----
     void      clear(bool data) override;
@@ -148,7 +152,7 @@ private:
     // last one is never seen again and may be reused); 0 otherwise
     uint32_t window = 0;
 
-    enum class layer_set { all, non_swa, swa };
+    enum class layer_set { all, non_swa, swa, nextn };
     llama_kv_cache(const llama_model & model, uint32_t kv_size, ggml_type type_k, ggml_type type_v, bool v_trans,
                    uint32_t n_seq_max, bool offload, layer_set layers);
     void                   alloc(uint32_t kv_size, bool offload, layer_set layers);

@@ -308,10 +308,10 @@ void llama_model::duplicate_shared_weights(llama_model_loader & ml) {
         std::map<ggml_backend_dev_t, ggml_tensor *> rf_copy;
         for (size_t il = 0; il < layers.size(); il++) {
             ggml_tensor *& rf = layers[il].*sr.member;
-            if (!rf || rf_name != ggml_get_name(rf) || dev_layer[il] == dev_cpu) {
+            if (!rf || rf_name != ggml_get_name(rf) || layer_dev((int) il) == dev_cpu) {
                 continue;
             }
-            auto it = rf_copy.find(dev_layer[il]);
+            auto it = rf_copy.find(layer_dev((int) il));
             if (it == rf_copy.end()) {
                 const llama_tensor_weight * w = ml.get_weight(rf_name);
                 ggml_context * ctx = w ? weight_ctx(w, sr.t, LLM_TL_PLACE_LAYER, (int) il, "weight") : ctx_cpu;
@@ -320,7 +320,7 @@ void llama_model::duplicate_shared_weights(llama_model_loader & ml) {
                     cp = ml.create_tensor(ctx, w->name, std::vector<int64_t>(w->ne, w->ne + std::max(1u, w->n_dims)),
                                           LLAMA_TENSOR_DUPLICATED);
                 }
-                it = rf_copy.emplace(dev_layer[il], cp).first;
+                it = rf_copy.emplace(layer_dev((int) il), cp).first;
             }
             rf = it->second;
         }

@@ -199,6 +199,18 @@ ggml_tensor * llama_layer::*layer_field(llm_tensor role, bool bias) {
             return bias ? nullptr : &L::ssm_g_a;
         case LLM_TENSOR_SSM_G_B:
             return bias ? nullptr : &L::ssm_g_b;
+        case LLM_TENSOR_NEXTN_EH_PROJ:
+            return bias ? nullptr : &L::nextn_eh_proj;
+        case LLM_TENSOR_NEXTN_ENORM:
+            return bias ? nullptr : &L::nextn_enorm;
+        case LLM_TENSOR_NEXTN_HNORM:
+            return bias ? nullptr : &L::nextn_hnorm;
+        case LLM_TENSOR_NEXTN_EMBED_TOKENS:
+            return bias ? nullptr : &L::nextn_embed_tokens;
+        case LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD:
+            return bias ? nullptr : &L::nextn_shared_head_head;
+        case LLM_TENSOR_NEXTN_SHARED_HEAD_NORM:
+            return bias ? nullptr : &L::nextn_shared_head_norm;
         default:
             return nullptr;
     }
@@ -309,6 +321,11 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
     d.n_embd_altup = hp.n_embd_altup;
     d.n_altup      = hp.n_altup;
     d.laurel_rank  = hp.laurel_rank;
+    // with load_mtp (an architecture with an MTP graph), the NextN blocks after the decoder's too
+    const llm_arch_ops * ops      = llm_arch_get_ops(model.arch);
+    const bool           nextn    = model.params.load_mtp && ops && ops->build_mtp_graph && hp.n_layer_nextn > 0;
+    const int            n_blocks = (int) (hp.n_layer + (nextn ? hp.n_layer_nextn : 0));
+    d.n_layer_main                = nextn ? hp.n_layer : 0;
 
     // the first row of the usual spelling decides, per layer, which spelling the file uses
     const llm_tensor_layout * alt_a = nullptr;
@@ -316,7 +333,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         alt_a = lay.rows[i].when == LLM_TL_ALT_A ? &lay.rows[i] : nullptr;
     }
 
-    model.layers.resize(hp.n_layer);
+    model.layers.resize(n_blocks);
     auto create = [&](const llm_tensor_layout & r, int il) {
         const bool use_a = alt_a && tc.ml.get_weight(llm_tensor_name(alt_a->t, alt_a->suffix(), il)) != nullptr;
         if (!llm_tl_applies(r.when, d, il) || (r.when == LLM_TL_ALT_A && !use_a) || (r.when == LLM_TL_ALT_B && use_a) ||
@@ -358,7 +375,7 @@ void llm_layout_load_tensors(llama_model & model, llama_tensor_creator & tc) {
         while (end < lay.n_rows && llm_tensor_is_per_layer(lay.rows[end].t)) {
             end++;
         }
-        for (int il = 0; il < (int) hp.n_layer; il++) {
+        for (int il = 0; il < n_blocks; il++) {
             for (size_t k = i; k < end; k++) {
                 create(lay.rows[k], il);
             }

@@ -366,9 +366,11 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     llama_tensor_creator tc{ml, *this};
     llm_layout_load_tensors(*this, tc);
     set_embd_proj_width(ml);
-    // the NextN blocks after the decoder's (glm4moe) are in the file but not run: expected, not created
-    int n_nextn = 0;
-    for (uint32_t il = hparams.n_layer; il < hparams.n_layer + hparams.n_layer_nextn; il++) {
+    // the NextN blocks after the decoder's (glm4moe; qwen35 without load_mtp) are in the file but not
+    // run: expected, not created
+    int            n_nextn = 0;
+    const uint32_t il_skip = (uint32_t) layers.size();  // with load_mtp, the NextN blocks were created
+    for (uint32_t il = il_skip; il < hparams.n_layer + hparams.n_layer_nextn; il++) {
         const std::string prefix = "blk." + std::to_string(il) + ".";
         for (const auto & w : ml.weights_map) {
             n_nextn += w.first.compare(0, prefix.size(), prefix) == 0;
@@ -497,9 +499,6 @@ llama_model * llama_model_load_impl(const std::vector<std::string> & paths, cons
     if (params.no_alloc) {
         throw llama_error("no_alloc (a metadata-only load) is not supported");
     }
-    if (params.load_mtp) {
-        throw llama_error("load_mtp is not supported: no architecture here has multi-token-prediction layers");
-    }
     const int64_t                t_start = llama_time_us();
     std::unique_ptr<llama_model> model(new llama_model());
     model->params     = params;
@@ -507,6 +506,13 @@ llama_model * llama_model_load_impl(const std::vector<std::string> & paths, cons
 
     llama_model_loader ml(paths, params);
     model->load_hparams(ml);
+    if (params.load_mtp && !params.vocab_only && !model->ops->build_mtp_graph) {
+        // glm4moe, deepseek2 (and others) have NextN blocks in their files but no MTP graph here
+        throw llama_error(
+            llama_format("load_mtp: %s has no multi-token-prediction (MTP) graph here "
+                         "(supported: qwen35, qwen35moe)",
+                         model->arch_name.c_str()));
+    }
     model->load_vocab(ml);
     model->load_extra_meta(ml);
     model->load_tensors(ml);

@@ -142,6 +142,16 @@ struct llama_layer {
     ggml_tensor * ssm_g_a      = nullptr;
     ggml_tensor * ssm_g_b      = nullptr;
 
+    // a multi-token-prediction (NextN) block (qwen35, loaded with load_mtp): eh_proj [2 embd, embd] maps
+    // [enorm(embedding of the next token); hnorm(the target's hidden state)] into the block; its own
+    // token embeddings, head and head norm when the file has them (else the model's)
+    ggml_tensor * nextn_eh_proj          = nullptr;
+    ggml_tensor * nextn_enorm            = nullptr;
+    ggml_tensor * nextn_hnorm            = nullptr;
+    ggml_tensor * nextn_embed_tokens     = nullptr;
+    ggml_tensor * nextn_shared_head_head = nullptr;
+    ggml_tensor * nextn_shared_head_norm = nullptr;
+
     ggml_tensor * rope_freqs = nullptr;  // per-pair frequency divisors (llama 3.1), may be shared
     // phi3 LongRoPE divisors, shared: long for contexts beyond n_ctx_orig_yarn, short otherwise
     ggml_tensor * rope_long  = nullptr;
@@ -171,6 +181,10 @@ struct llm_arch_ops {
     // Whether the graph applies per-tensor scales (`<weight>.scale`, ModelOpt/NVFP4-style exports) to
     // the feed-forward weights too; every architecture applies those of the attention projections.
     bool ffn_weight_scales = false;
+    // Builds the multi-token-prediction graph over the NextN block (model.layers[hparams.n_layer]):
+    // inputs the next tokens and the target's hidden rows, outputs the draft logits and the block's
+    // hidden rows (a context of type LLAMA_CONTEXT_TYPE_MTP). nullptr: load_mtp is refused.
+    void (*build_mtp_graph)(llm_graph_context & gctx) = nullptr;
 };
 
 // The registry: the ops of an architecture, or nullptr if none is implemented.
@@ -217,12 +231,15 @@ struct llama_model {
     // gemma3n: per-layer token embeddings (n_embd_altup x n_layer, vocab), their projection from the
     // hidden state (embd, n_embd_altup x n_layer) and its norm (n_embd_altup); the AltUp projections
     // into / out of the extra copies (embd, embd, n_altup - 1)
-    ggml_tensor *            per_layer_tok_embd   = nullptr;
-    ggml_tensor *            per_layer_model_proj = nullptr;
-    ggml_tensor *            per_layer_proj_norm  = nullptr;
-    ggml_tensor *            altup_proj           = nullptr;
-    ggml_tensor *            altup_unembd_proj    = nullptr;
+    ggml_tensor * per_layer_tok_embd   = nullptr;
+    ggml_tensor * per_layer_model_proj = nullptr;
+    ggml_tensor * per_layer_proj_norm  = nullptr;
+    ggml_tensor * altup_proj           = nullptr;
+    ggml_tensor * altup_unembd_proj    = nullptr;
+    // the decoder's blocks (hparams.n_layer), then the NextN blocks when loaded with load_mtp
     std::vector<llama_layer> layers;
+    // Whether the NextN (multi-token-prediction) blocks were loaded and can run.
+    bool has_mtp() const { return layers.size() > hparams.n_layer && ops && ops->build_mtp_graph; }
     // Per-tensor scales of block matrices ("<name>.scale": FP8 / NVFP4 second-level scales, [1], or
     // [n_expert] for stacked experts): the product with the weight is multiplied by them.
     std::unordered_map<const ggml_tensor *, ggml_tensor *> weight_scales;

@@ -37,10 +37,6 @@ void llama_spec_draft_ngram(const std::vector<llama_token> & seq, int ngram_min,
 
 namespace {
 
-struct sampler_deleter {
-    void operator()(llama_sampler * s) const { llama_sampler_free(s); }
-};
-
 // One token of the draft batch with the job it belongs to (-1: catch-up, no logits needed).
 struct pending {
     llama_token  tok;
@@ -63,6 +59,24 @@ float softmax_prob(const float * logits, int n_vocab, llama_token t) {
 }
 
 }  // namespace
+
+llama_token llama_spec_draft_take(llama_spec & spec, llama_spec_job & job, llama_sampler * chain, const float * row,
+                                  int n_vocab) {
+    const llama_spec_dist q  = llama_spec_apply_chain(chain, row, n_vocab, spec.scratch);
+    const llama_token     x  = q.tok;
+    const float           px = q.p.empty() ? softmax_prob(row, n_vocab, x) : q.prob(x);
+    // a token the target cannot take, or one the drafter itself doubts: the draft ends here
+    if (x < 0 || x >= spec.n_vocab_tgt || px < job.p_min) {
+        job.n_max = (int) job.draft.size();
+        return LLAMA_TOKEN_NULL;
+    }
+    job.draft.push_back(x);
+    job.q.push_back(q);
+    if (chain) {
+        llama_sampler_accept(chain, x);
+    }
+    return x;
+}
 
 void llama_spec_draft_prefill(llama_spec & spec, llama_seq_id seq_id, llama_spec_seq_state & st) {
     llama_context * ctx     = spec.ctx_dft;
@@ -98,8 +112,8 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
 
     // per job: a clone of its chain, so the draft distribution q is the chain's and the drafted
     // tokens move only the clone's state (NULL: greedy, or a chain that cannot be cloned)
-    std::vector<std::unique_ptr<llama_sampler, sampler_deleter>> chains(jobs.size());
-    std::vector<pending>                                         todo;
+    std::vector<llama_spec_chain_ptr> chains(jobs.size());
+    std::vector<pending>              todo;
     for (size_t j = 0; j < jobs.size(); j++) {
         llama_spec_job & job  = jobs[j];
         const size_t     past = job.st->hist.size();
@@ -171,21 +185,9 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
                     job.n_max = (int) job.draft.size();
                     continue;
                 }
-                llama_sampler *       chain = chains[(size_t) todo[i].job].get();
-                const llama_spec_dist q     = llama_spec_apply_chain(chain, row, spec.n_vocab_dft, spec.scratch);
-                const llama_token     x     = q.tok;
-                const float           px    = q.p.empty() ? softmax_prob(row, spec.n_vocab_dft, x) : q.prob(x);
-                // a token the target cannot take, or one the draft itself doubts: the draft ends here
-                if (x < 0 || x >= spec.n_vocab_tgt || px < job.p_min) {
-                    job.n_max = (int) job.draft.size();
-                    continue;
-                }
-                job.draft.push_back(x);
-                job.q.push_back(q);
-                if (chain) {
-                    llama_sampler_accept(chain, x);
-                }
-                if ((int) job.draft.size() < job.n_max) {
+                const llama_token x =
+                    llama_spec_draft_take(spec, job, chains[(size_t) todo[i].job].get(), row, spec.n_vocab_dft);
+                if (x != LLAMA_TOKEN_NULL && (int) job.draft.size() < job.n_max) {
                     next.push_back({x, todo[i].pos + 1, todo[i].seq, todo[i].job});
                 }
             }

@@ -1,6 +1,7 @@
 // Speculative decoding (include/llama-speculative.h): the decoder object and the pieces its step is
 // made of. llama-speculative.cpp holds the API boundary, init checks, the step and the rollback;
-// llama-speculative-draft.cpp the two drafters; llama-speculative-verify.cpp the acceptance rule.
+// llama-speculative-draft.cpp the draft-model and n-gram drafters; llama-speculative-mtp.cpp the MTP
+// drafter; llama-speculative-verify.cpp the acceptance rule.
 #pragma once
 
 #include "llama-memory-recurrent.h"
@@ -8,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -27,6 +29,13 @@ struct llama_spec_dist {
 llama_spec_dist llama_spec_apply_chain(llama_sampler * chain, const float * logits, int n_vocab,
                                        std::vector<llama_token_data> & scratch);
 
+// A clone of a sampler chain a drafter advances over its drafts (the caller's chain moves only on
+// emitted tokens).
+struct llama_spec_sampler_free {
+    void operator()(llama_sampler * s) const { llama_sampler_free(s); }
+};
+using llama_spec_chain_ptr = std::unique_ptr<llama_sampler, llama_spec_sampler_free>;
+
 // The decoder's view of one sequence.
 struct llama_spec_seq_state {
     std::vector<llama_token> hist;     // tokens in the target's cache, at positions 0 .. size-1
@@ -34,6 +43,11 @@ struct llama_spec_seq_state {
     int                      skip;     // adaptive: steps left without drafting
     int                      backoff;  // adaptive: the next skip after a step whose drafts all failed
     int                      n_cur;    // adaptive: the draft length allowed now (0: n_draft_max)
+    // MTP: the MTP cache holds this sequence's pairs below position mtp_from (those it was given);
+    // h holds the target's hidden rows of positions mtp_from - 1 .. hist.size() - 1 (what the next
+    // drafting round decodes; empty: none known yet, the sequence cannot draft)
+    size_t             mtp_from = 0;
+    std::vector<float> h;
 };
 
 // One sequence during a step.
@@ -51,7 +65,8 @@ struct llama_spec_job {
     // a recurrent or hybrid draft model: its state saved once id_last was decoded (dcp_n tokens: the
     // history and id_last), before the drafts moved it on; 0: nothing saved
     llama_memory_recurrent::checkpoint dcp;
-    size_t                             dcp_n = 0;
+    size_t                             dcp_n   = 0;
+    bool                               mtp_ran = false;  // MTP: the head took the pending pairs this step
 };
 
 struct llama_spec {
@@ -71,7 +86,38 @@ struct llama_spec {
     // The same for a recurrent or hybrid draft model: each drafting round saves the state it had
     // before its drafts (llama_spec_job::dcp), and llama_spec_draft_trim goes back to it.
     llama_memory_recurrent * recr_dft = nullptr;
+    // MTP drafting: the MTP context the decoder made on the target's model (owned)
+    llama_context * ctx_mtp = nullptr;
+
+    llama_spec() = default;
+    ~llama_spec();
+    llama_spec(const llama_spec &)             = delete;
+    llama_spec & operator=(const llama_spec &) = delete;
 };
+
+// A drafter's next token from its logits row (n_vocab wide) under chain (a clone of the job's, NULL:
+// greedy): appended to job.draft and job.q and accepted into chain, or LLAMA_TOKEN_NULL when the draft
+// ends there (a token the target cannot take, or below job.p_min; job.n_max is cut to the draft).
+llama_token llama_spec_draft_take(llama_spec & spec, llama_spec_job & job, llama_sampler * chain, const float * row,
+                                  int n_vocab);
+
+// MTP: checks the target's model and makes spec.ctx_mtp (throws llama_error naming the reason).
+void llama_spec_mtp_init(llama_spec & spec);
+// MTP drafter: fills the drafts (and, under a sampling chain, q) of every job whose sequence has the
+// target's hidden rows, decoding its pending pairs and then one drafted token per job and round in the
+// MTP context; the drafted positions leave the MTP cache again before the step verifies. A failing
+// MTP decode only ends drafting.
+void llama_spec_draft_mtp(llama_spec & spec, std::vector<llama_spec_job> & jobs);
+// MTP, after a successful step whose job kept n_acc drafts (the target's rows job.row0 .. + n_acc are
+// the last decode's): records those hidden rows as the sequence's pending pairs.
+void llama_spec_mtp_keep(llama_spec & spec, llama_spec_job & job, int n_acc);
+// MTP, a new history st.hist (the sequence emptied from the MTP cache): the pending pairs are those
+// whose target rows the target's last decode kept, the longest run of positions ending the history
+// (the prompt's last token at least, when the caller decoded it with an output); none: the first step
+// drafts nothing and gives the first row.
+void llama_spec_mtp_begin(llama_spec & spec, llama_spec_seq_state & st, llama_seq_id seq_id);
+// MTP, after a failed step (or a new history): the MTP cache back to what the sequence's state says.
+void llama_spec_mtp_trim(llama_spec & spec, const llama_spec_seq_state & st, llama_seq_id seq_id);
 
 // Cuts sequence seq_id of the draft context back to its first n tokens and returns how many it now
 // holds (the caller's new n_dft): n for an attention cache; for a recurrent or hybrid draft model, n

@@ -22,7 +22,7 @@ constexpr int k_backoff_max          = 16;  // steps a failing sequence waits be
 constexpr int k_model_give_up        = 8;   // a draft model failing after this back-off rests
 
 void check_params(const llama_spec_params & p) {
-    if (p.type != LLAMA_SPEC_TYPE_DRAFT && p.type != LLAMA_SPEC_TYPE_NGRAM) {
+    if (p.type != LLAMA_SPEC_TYPE_DRAFT && p.type != LLAMA_SPEC_TYPE_NGRAM && p.type != LLAMA_SPEC_TYPE_MTP) {
         throw llama_error(llama_format("unknown speculative type %d", (int) p.type));
     }
     if (p.n_draft_max < 1 || p.n_draft_max > LLAMA_SPEC_DRAFT_MAX) {
@@ -132,6 +132,8 @@ void draft(llama_spec & s, std::vector<llama_spec_job> & jobs) {
     }
     if (s.params.type == LLAMA_SPEC_TYPE_DRAFT) {
         llama_spec_draft_model(s, jobs);
+    } else if (s.params.type == LLAMA_SPEC_TYPE_MTP) {
+        llama_spec_draft_mtp(s, jobs);
     } else {
         std::vector<llama_token> seq;
         for (auto & job : jobs) {
@@ -258,6 +260,9 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             if (s.ctx_dft) {
                 job.st->n_dft = llama_spec_draft_trim(s, job.io->seq_id, job.st->n_dft, &job);
             }
+            if (s.ctx_mtp) {
+                llama_spec_mtp_trim(s, *job.st, job.io->seq_id);
+            }
             if (saved) {
                 // an aborted or failed ubatch empties its recurrent states: the saved ones go back
                 restore_target(s, i, job);
@@ -309,6 +314,9 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
                 if (s.ctx_dft) {
                     jobs[i].st->n_dft = llama_spec_draft_trim(s, jobs[i].io->seq_id, jobs[i].st->n_dft, &jobs[i]);
                 }
+                if (s.ctx_mtp) {
+                    llama_spec_mtp_trim(s, *jobs[i].st, jobs[i].io->seq_id);
+                }
             }
             llama_set_last_error(
                 llama_format("llama_spec_step: target decode of the kept tokens returned %d: %s", rc2, why.c_str()));
@@ -327,6 +335,9 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         if ((size_t) n_acc[i] < job.draft.size() && !s.recr_tgt) {
             llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) n_keep);
         }
+        if (s.ctx_mtp) {
+            llama_spec_mtp_keep(s, job, n_acc[i]);  // before the history grows: rows from its end on
+        }
         job.st->hist.push_back(job.io->id_last);
         job.st->hist.insert(job.st->hist.end(), job.draft.begin(), job.draft.begin() + n_acc[i]);
         job.st->n_dft = std::min(job.n_dft_cached, n_keep);
@@ -335,7 +346,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         }
         job.io->n_drafted = (int32_t) job.draft.size();
         job.io->i_logits  = job.row0;
-        adapt(*job.st, s.params.n_draft_max, job.model_ran, job.draft.size(), n_acc[i]);
+        adapt(*job.st, s.params.n_draft_max, job.model_ran || job.mtp_ran, job.draft.size(), n_acc[i]);
         s.stats.n_steps++;
         s.stats.n_drafted += (int64_t) job.draft.size();
         s.stats.n_accepted += n_acc[i];
@@ -374,11 +385,15 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
         if (params.type == LLAMA_SPEC_TYPE_DRAFT && ctx_dft == nullptr) {
             throw llama_error("the draft type needs a draft context (ctx_dft NULL)");
         }
-        if (params.type == LLAMA_SPEC_TYPE_NGRAM) {
-            ctx_dft = nullptr;  // n-gram drafting never touches a draft context
+        if (params.type != LLAMA_SPEC_TYPE_DRAFT) {
+            ctx_dft = nullptr;  // n-gram and MTP drafting never touch a caller's draft context
         }
         if (ctx_dft == ctx_tgt) {
             throw llama_error("ctx_dft is the target context");
+        }
+        if (ctx_tgt->is_mtp() || (ctx_dft && ctx_dft->is_mtp())) {
+            // its batches carry hidden rows: only the MTP drafter feeds it, from a context it makes itself
+            throw llama_error("an MTP context (LLAMA_CONTEXT_TYPE_MTP) is neither a target nor a draft context");
         }
         const llama_model * mt = llama_get_model(ctx_tgt);
         // a recurrent state cannot be cut back to a position (llama_memory_seq_rm fails): the target's
@@ -399,6 +414,10 @@ llama_spec * llama_spec_init(llama_context * ctx_tgt, llama_context * ctx_dft, l
             const llama_model * md = llama_get_model(ctx_dft);
             check_vocab(llama_model_get_vocab(mt), llama_model_get_vocab(md));
             s->n_vocab_dft = llama_vocab_n_tokens(llama_model_get_vocab(md));
+        }
+        if (params.type == LLAMA_SPEC_TYPE_MTP) {
+            llama_spec_mtp_init(*s);  // the head shares the target's model and vocabulary
+            s->n_vocab_dft = s->n_vocab_tgt;
         }
         s->rng.seed(params.seed == LLAMA_DEFAULT_SEED ? std::random_device{}() : params.seed);
         return s.release();
@@ -423,7 +442,7 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
                 throw llama_error(llama_format("tokens[%d] = %d outside the vocabulary", i, tokens[i]));
             }
         }
-        llama_spec_seq_state fresh{{}, 0, 0, 0, 0};
+        llama_spec_seq_state fresh{{}, 0, 0, 0, 0, 0, {}};
         const auto           it = spec->seqs.find(seq_id);
         llama_spec_seq_state st = it == spec->seqs.end() ? fresh : it->second;
         // the draft cache keeps the prefix it shares with the new history
@@ -442,6 +461,10 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
         if (spec->ctx_dft) {
             llama_spec_draft_prefill(*spec, seq_id, st);
         }
+        if (spec->ctx_mtp) {
+            llama_memory_seq_rm(llama_get_memory(spec->ctx_mtp), seq_id, -1, -1);
+            llama_spec_mtp_begin(*spec, st, seq_id);
+        }
         spec->seqs[seq_id] = std::move(st);
         return 0;
     });
@@ -455,6 +478,9 @@ int32_t llama_spec_seq_end(llama_spec * spec, llama_seq_id seq_id) {
         check_seq_id(*spec, seq_id);
         if (spec->ctx_dft) {
             llama_spec_rollback(spec->ctx_dft, seq_id, 0);
+        }
+        if (spec->ctx_mtp) {
+            llama_spec_rollback(spec->ctx_mtp, seq_id, 0);
         }
         spec->seqs.erase(seq_id);
         return 0;
@@ -498,7 +524,11 @@ int32_t llama_spec_type_from_name(const char * name, llama_spec_type * type) {
         *type = LLAMA_SPEC_TYPE_NGRAM;
         return 0;
     }
+    if (std::strcmp(name, "mtp") == 0) {
+        *type = LLAMA_SPEC_TYPE_MTP;
+        return 0;
+    }
     llama_report_error("llama_spec_type_from_name",
-                       llama_format("unknown speculative type '%s' (known: draft, ngram)", name).c_str());
+                       llama_format("unknown speculative type '%s' (known: draft, ngram, mtp)", name).c_str());
     return -1;
 }

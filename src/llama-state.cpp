@@ -52,6 +52,9 @@ static llama_state_io::expect state_expect(const llama_context & ctx, uint32_t k
 
 void llama_context::state_write(llama_state_io::writer & w, llama_seq_id seq_id, uint32_t flags) const {
     const bool full = seq_id < 0;
+    if (cparams.mtp) {
+        throw llama_error("an MTP context (LLAMA_CONTEXT_TYPE_MTP) has no saveable state");
+    }
     if (!full && seq_id >= (llama_seq_id) cparams.n_seq_max) {
         throw llama_error(llama_format("seq_id %d is out of range [0, %u)", seq_id, cparams.n_seq_max));
     }
@@ -80,6 +83,9 @@ void llama_context::state_write(llama_state_io::writer & w, llama_seq_id seq_id,
 
 size_t llama_context::state_read(const uint8_t * src, size_t size, llama_seq_id dest, uint32_t flags, bool exact) {
     const bool full = dest < 0;
+    if (cparams.mtp) {
+        throw llama_error("an MTP context (LLAMA_CONTEXT_TYPE_MTP) has no saveable state");
+    }
     if (flags & ~KNOWN_SEQ_FLAGS) {
         throw llama_error(llama_format("unknown state flags 0x%x", flags));
     }

@@ -14,6 +14,8 @@ bool model_params(const params & p, llama_model_params & mp, model_storage & sto
     mp.main_gpu     = p.main_gpu;
     mp.load_mode    = p.use_mmap ? (p.use_mlock ? LLAMA_LOAD_MODE_MMAP_MLOCK : LLAMA_LOAD_MODE_AUTO)
                                  : (p.use_mlock ? LLAMA_LOAD_MODE_MLOCK : LLAMA_LOAD_MODE_NONE);
+    // MTP drafting runs the model's own NextN block, which is loaded only on request
+    mp.load_mtp = p.spec.type == "mtp";
     if (!p.tensor_split.empty()) {
         // llama.h reads llama_max_devices() entries
         store.tensor_split.assign(std::max(llama_max_devices(), p.tensor_split.size()), 0.0f);

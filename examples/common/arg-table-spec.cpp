@@ -19,10 +19,10 @@ option spec_row(names_t names, const char * vn, const char * env, value_kind kin
 }
 
 // upstream's --spec-type names (common/speculative.cpp) that this build does not implement
-const char * const k_unsupported_types[] = {"draft-eagle3", "draft-mtp",     "draft-dflash", "draft-dspark",
-                                            "ngram-map-k",  "ngram-map-k4v", "ngram-mod",    "ngram-cache"};
+const char * const k_unsupported_types[] = {"draft-eagle3",  "draft-dflash", "draft-dspark", "ngram-map-k",
+                                            "ngram-map-k4v", "ngram-mod",    "ngram-cache"};
 
-// One --spec-type name to ours ("none", "draft", "ngram"); upstream accepts a comma-separated list,
+// One --spec-type name to ours ("none", "draft", "ngram", "mtp"); upstream accepts a comma-separated list,
 // of which this build takes one drafter.
 std::string spec_type(const std::string & v) {
     if (v.find(',') != std::string::npos) {
@@ -37,14 +37,17 @@ std::string spec_type(const std::string & v) {
     if (v == "ngram" || v == "ngram-simple") {
         return "ngram";
     }
+    if (v == "mtp" || v == "draft-mtp") {
+        return "mtp";
+    }
     for (const char * u : k_unsupported_types) {
         if (v == u) {
             throw std::invalid_argument("'" + v +
                                         "' is a llama.cpp type this build does not support "
-                                        "(supported: none, draft-simple, ngram)");
+                                        "(supported: none, draft-simple, ngram, mtp)");
         }
     }
-    throw std::invalid_argument("unknown type '" + v + "' (supported: none, draft-simple, ngram)");
+    throw std::invalid_argument("unknown type '" + v + "' (supported: none, draft-simple, ngram, mtp)");
 }
 
 }  // namespace
@@ -55,9 +58,11 @@ std::vector<option> build_spec_rows() {
                          value_kind::text, 0, 0,
                          "draft model for speculative decoding, sharing the model's vocabulary (default: unused)",
                          [](params & p, const arg_value & v) { p.spec.model = v.text; }));
-    t.push_back(spec_row({"--spec-type"}, "{none,draft-simple,ngram}", "LLAMA_ARG_SPEC_TYPE", value_kind::text, 0, 0,
+    t.push_back(spec_row({"--spec-type"}, "{none,draft-simple,ngram,mtp}", "LLAMA_ARG_SPEC_TYPE", value_kind::text, 0,
+                         0,
                          "drafter: draft-simple (the -md model; the default with -md), ngram (lookup in the "
-                         "text so far; also ngram-simple) or none",
+                         "text so far; also ngram-simple), mtp (the model's own NextN head, qwen35; also "
+                         "draft-mtp; loads it) or none",
                          [](params & p, const arg_value & v) { p.spec.type = spec_type(v.text); }));
     t.push_back(spec_row({"--draft-max", "--draft", "--draft-n", "--spec-draft-n-max"}, "N", "LLAMA_ARG_DRAFT_MAX",
                          value_kind::integer, 1, LLAMA_SPEC_DRAFT_MAX, "most tokens drafted per step (default 16)",

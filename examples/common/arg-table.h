@@ -55,10 +55,10 @@ struct sampling_params {
 
 // Speculative decoding (llama-speculative.h; docs/speculative.md): a draft model or n-gram drafting.
 struct spec_params {
-    std::string model;                 // -md: the draft model
-    std::string type;                  // --spec-type: "none", "draft" or "ngram"; empty: draft with -md, else none
-    int32_t     n_max        = 16;     // --draft-max
-    int32_t     n_min        = 0;      // --draft-min
+    std::string model;              // -md: the draft model
+    std::string type;               // --spec-type: "none", "draft", "ngram" or "mtp"; empty: draft with -md, else none
+    int32_t     n_max        = 16;  // --draft-max
+    int32_t     n_min        = 0;   // --draft-min
     float       p_min        = 0.75f;  // --draft-p-min
     int32_t     n_gpu_layers = -1;     // -ngld: -1 every layer that fits a GPU
     int32_t     n_ctx        = 0;      // -cd: 0 = the target's context size

@@ -60,8 +60,9 @@ struct params {
     int     expert_gating        = 0;
     float   expert_weights_scale = 0.0f;
     bool    expert_weights_norm  = false;
-    // glm4moe: the last n_nextn of the n_layer blocks are NextN blocks (nextn_predict_layers, written
-    // when > 0): a whole block plus the NextN projection and norms
+    // glm4moe, qwen35, qwen35moe: the last n_nextn of the n_layer blocks are NextN blocks
+    // (nextn_predict_layers, written when > 0): a whole block (an attention block in the delta-net
+    // hybrids) plus the NextN projection and norms
     int64_t n_nextn = 0;
     // deepseek2: the experts' gate and up as one ffn_gate_up_exps stack (rows: gate, up)
     bool exps_gate_up_fused = false;
@@ -220,6 +221,9 @@ inline bool delta_net_layout(const llm_arch_layout & l) {
 // Whether layer il of a hybrid model is a recurrent one: the delta-net hybrids' follow
 // full_attn_interval, the others the per-layer flags (lfm2).
 inline bool recurrent_layer(const params & p, const llm_arch_layout & l, int il) {
+    if (p.n_nextn > 0 && il >= p.n_layer - p.n_nextn) {
+        return false;  // a NextN block attends (qwen35's MTP head)
+    }
     if (delta_net_layout(l)) {
         return p.full_attn_interval > 0 && (il + 1) % p.full_attn_interval != 0;
     }

@@ -438,11 +438,13 @@ inline bool write_model(const params & p, const std::string & path, std::string 
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_MOE_FUSED); }) + " with experts only";
         return false;
     }
-    if (p.n_nextn < 0 || (p.n_nextn > 0 && (!lay.has(LLM_TL_NEXTN) || p.n_nextn >= p.n_layer || p.n_expert == 0 ||
-                                            p.n_layer_dense_lead > p.n_layer - p.n_nextn))) {
+    // glm4moe's NextN blocks follow its dense lead with experts; the delta-net hybrids' are of either kind
+    if (p.n_nextn < 0 || (p.n_nextn > 0 && (!lay.has(LLM_TL_NEXTN) || p.n_nextn >= p.n_layer ||
+                                            (!delta_net_layout(lay) &&
+                                             (p.n_expert == 0 || p.n_layer_dense_lead > p.n_layer - p.n_nextn))))) {
         err = "NextN blocks (--n-nextn) are written for " +
               arch_names([](const arch_info & i) { return i.layout->has(LLM_TL_NEXTN); }) +
-              " with experts, fewer than --n-layer, after the leading dense blocks";
+              ", fewer than --n-layer (glm4moe: with experts, after the leading dense blocks)";
         return false;
     }
     if (p.rope_factors && !lay.has(LLM_TL_ROPE_FACTORS)) {
@@ -738,6 +740,10 @@ inline bool write_model(const params & p, const std::string & path, std::string 
         if (p.n_moe_latent > 0) {
             gguf_set_val_u32(g.get(), (A + "moe_latent_size").c_str(), (uint32_t) p.n_moe_latent);
         }
+    }
+    if (p.n_nextn > 0 && p.n_expert == 0) {
+        // a dense model's NextN blocks (qwen35); a model with experts has the key among theirs above
+        gguf_set_val_u32(g.get(), (A + "nextn_predict_layers").c_str(), (uint32_t) p.n_nextn);
     }
     if (p.yarn_log_mul != 0.0f) {
         gguf_set_val_f32(g.get(), (A + "rope.scaling.yarn_log_multiplier").c_str(), p.yarn_log_mul);

@@ -70,6 +70,13 @@ ggml_tensor * llm_build_delta_net_moe_ffn(llm_graph_context & g, ggml_tensor * c
 // norm, ffn, residual. k_heads_tiled: v head h reads k head h mod n_k (qwen35) instead of h / (n_v / n_k).
 void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
                                 ggml_tensor * (*ffn)(llm_graph_context & g, ggml_tensor * cur, int il));
+// The multi-token-prediction head over the NextN block model.layers[n_layer] (qwen35, qwen35moe): for each
+// position, x = eh_proj [enorm(embed(token)); hnorm(h)] with h the hidden row (after the output norm) of
+// the position before; a gated full-attention block over the context's one-layer KV cache, then ffn; the
+// head norm (shared_head_norm, else output_norm) gives t_embd, the head (shared_head_head, else output)
+// the logits. Inputs: inp.tokens and inp.embd (the h rows) together.
+void llm_build_delta_net_mtp(llm_graph_context & g,
+                             ggml_tensor * (*ffn)(llm_graph_context & g, ggml_tensor * cur, int il));
 
 // deepseek2's latent attention of layer il over cur [n_embd, n_tokens] (after the attention norm), output
 // projection included (deepseek2.cpp); inp_pos nullptr: q_pe / k_pe are not rotated (kimi-linear).

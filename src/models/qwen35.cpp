@@ -9,9 +9,10 @@
 //     released models' sections cover every rotated pair, and a file whose sections would leave a
 //     pair on the extra position (unrotated) is refused.
 // qwen35's feed-forward is a dense SwiGLU, qwen35moe's qwen3next's experts plus the gated shared
-// expert. The file's last nextn_predict_layers blocks are multi-token-prediction (NextN) blocks;
-// upstream loads and does not run them in the decoder pass, and we skip them (n_layer counts the
-// blocks that run; llama_model_n_layer_nextn reports them).
+// expert. The file's last nextn_predict_layers blocks are multi-token-prediction (NextN) blocks: skipped
+// unless the model is loaded with load_mtp, then model.layers[n_layer] is the draft head a context of
+// type LLAMA_CONTEXT_TYPE_MTP runs (llm_build_delta_net_mtp; the MTP drafter of llama-speculative.h).
+// n_layer counts the decoder's blocks; llama_model_n_layer_nextn reports the NextN blocks.
 #include <vector>
 
 #include "llama-graph.h"
@@ -77,5 +78,15 @@ static void qwen35moe_build_graph(llm_graph_context & g) {
     llm_build_delta_net_hybrid(g, true, llm_build_delta_net_moe_ffn);
 }
 
-const llm_arch_ops llm_ops_qwen35    = {LLM_ARCH_QWEN35, qwen35_load_hparams, qwen35_build_graph, true};
-const llm_arch_ops llm_ops_qwen35moe = {LLM_ARCH_QWEN35MOE, qwen35moe_load_hparams, qwen35moe_build_graph, true};
+static void qwen35_build_mtp_graph(llm_graph_context & g) {
+    llm_build_delta_net_mtp(g, qwen35_dense_ffn);
+}
+
+static void qwen35moe_build_mtp_graph(llm_graph_context & g) {
+    llm_build_delta_net_mtp(g, llm_build_delta_net_moe_ffn);
+}
+
+const llm_arch_ops llm_ops_qwen35    = {LLM_ARCH_QWEN35, qwen35_load_hparams, qwen35_build_graph, true,
+                                        qwen35_build_mtp_graph};
+const llm_arch_ops llm_ops_qwen35moe = {LLM_ARCH_QWEN35MOE, qwen35moe_load_hparams, qwen35moe_build_graph, true,
+                                        qwen35moe_build_mtp_graph};

@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -23,6 +24,15 @@ std::vector<uint8_t> read_file(const std::string & path) {
         return {};
     }
     return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::vector<float> read_f32(const std::string & path) {
+    const std::vector<uint8_t> raw = read_file(path);
+    std::vector<float>         v(raw.size() / sizeof(float));
+    if (!v.empty()) {
+        memcpy(v.data(), raw.data(), v.size() * sizeof(float));
+    }
+    return v;
 }
 
 std::string write_temp_file(const std::string & stem, const std::vector<uint8_t> & bytes) {

@@ -16,6 +16,8 @@ std::string source_path(const std::string & rel);
 
 // Whole file as bytes; empty on failure.
 std::vector<uint8_t> read_file(const std::string & path);
+// A file of raw native floats (a reference's rows); empty on failure.
+std::vector<float> read_f32(const std::string & path);
 
 // Writes bytes to a unique file in the temp folder and returns its path.
 std::string write_temp_file(const std::string & stem, const std::vector<uint8_t> & bytes);

@@ -108,12 +108,7 @@ ctx_ptr make_ctx(llama_model * m, enum llama_pooling_type pooling, bool flash = 
 }
 
 std::vector<float> read_f32(const std::string & rel) {
-    const std::vector<uint8_t> raw = testing_util::read_file(data_path(rel));
-    std::vector<float>         v(raw.size() / sizeof(float));
-    if (!v.empty()) {
-        memcpy(v.data(), raw.data(), v.size() * sizeof(float));
-    }
-    return v;
+    return testing_util::read_f32(data_path(rel));
 }
 
 // One sequence through a context of this pooling: the rows (NONE) or the pooled vector.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -111,6 +112,47 @@ inline std::vector<llama_token> spec_greedy(llama_spec * spec, llama_context * t
     }
     out.resize((size_t) std::min((int) out.size(), n));
     return out;
+}
+
+// Prefills prompts[s] into sequence s of tgt and begins it in spec, then steps all sequences together
+// (one llama_spec_step each time, greedy) until each has n tokens; returns each sequence's first n
+// (the first greedy token included). Failures are recorded.
+inline std::vector<std::vector<llama_token>> spec_greedy_seqs(llama_spec * spec, llama_context * tgt,
+                                                              const std::vector<std::vector<llama_token>> & prompts,
+                                                              size_t                                        n) {
+    std::vector<std::vector<llama_token>> got(prompts.size());
+    std::vector<llama_token>              last(prompts.size());
+    for (size_t s = 0; s < prompts.size(); s++) {
+        if (!decode(tgt, prompts[s], 0, (llama_seq_id) s) ||
+            llama_spec_seq_begin(spec, (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()) != 0) {
+            ADD_FAILURE() << "sequence " << s << ": " << llama_last_error();
+            return got;
+        }
+        last[s] = argmax_row(tgt, -1);
+        got[s].push_back(last[s]);
+    }
+    std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(LLAMA_SPEC_DRAFT_MAX + 1));
+    auto                                  short_of = [&]() {
+        return std::any_of(got.begin(), got.end(), [&](const std::vector<llama_token> & g) { return g.size() < n; });
+    };
+    while (short_of()) {
+        std::vector<llama_spec_seq> seqs;
+        for (size_t s = 0; s < prompts.size(); s++) {
+            seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
+        }
+        if (llama_spec_step(spec, seqs.data(), (int32_t) seqs.size()) != 0) {
+            ADD_FAILURE() << llama_last_error();
+            return got;
+        }
+        for (size_t s = 0; s < prompts.size(); s++) {
+            got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
+            last[s] = got[s].back();
+        }
+    }
+    for (auto & g : got) {
+        g.resize(n);
+    }
+    return got;
 }
 
 // Parameters that draft n tokens every step: no probability cut and no adaptive length, so that a

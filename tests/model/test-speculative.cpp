@@ -163,30 +163,9 @@ TEST(Speculative, SeveralSequencesEqualEachAlone) {
         sp.ngram_min         = 1;
         spec_ptr spec(llama_spec_init(ct.get(), cd.get(), sp));
         ASSERT_NE(spec, nullptr) << llama_last_error();
-        std::vector<std::vector<llama_token>> got(prompts.size());
-        std::vector<llama_token>              last(prompts.size());
+        const std::vector<std::vector<llama_token>> got =
+            spec_greedy_seqs(spec.get(), ct.get(), prompts, (size_t) k_n_gen);
         for (size_t s = 0; s < prompts.size(); s++) {
-            ASSERT_TRUE(decode(ct.get(), prompts[s], 0, (llama_seq_id) s));
-            last[s] = argmax_row(ct.get(), -1);
-            got[s].push_back(last[s]);
-            ASSERT_EQ(
-                llama_spec_seq_begin(spec.get(), (llama_seq_id) s, prompts[s].data(), (int32_t) prompts[s].size()), 0);
-        }
-        std::vector<std::vector<llama_token>> bufs(prompts.size(), std::vector<llama_token>(6));
-        while (got[0].size() < (size_t) k_n_gen || got[1].size() < (size_t) k_n_gen ||
-               got[2].size() < (size_t) k_n_gen) {
-            std::vector<llama_spec_seq> seqs;
-            for (size_t s = 0; s < prompts.size(); s++) {
-                seqs.push_back({(llama_seq_id) s, last[s], nullptr, bufs[s].data(), 0, 0, 0, 0, 0.0f, 0});
-            }
-            ASSERT_EQ(llama_spec_step(spec.get(), seqs.data(), (int32_t) seqs.size()), 0) << llama_last_error();
-            for (size_t s = 0; s < prompts.size(); s++) {
-                got[s].insert(got[s].end(), bufs[s].begin(), bufs[s].begin() + seqs[s].n_out);
-                last[s] = got[s].back();
-            }
-        }
-        for (size_t s = 0; s < prompts.size(); s++) {
-            got[s].resize(k_n_gen);
             EXPECT_EQ(got[s], want[s]) << "sequence " << s << ", type " << (int) type;
         }
     }

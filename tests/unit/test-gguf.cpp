@@ -694,6 +694,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/lfm2moe-micro-f16.gguf", 27, 54, 727520},
     {"models/synthetic/qwen3next-micro-f16.gguf", 34, 70, 728864},
     {"models/synthetic/qwen35-micro-f16.gguf", 31, 80, 728960},
+    {"models/synthetic/qwen35-mtp-micro-f16.gguf", 32, 95, 729920},
     {"models/synthetic/qwen35moe-micro-f16.gguf", 35, 110, 731424},
     {"models/synthetic/nemotron_h_moe-micro-f16.gguf", 37, 52, 727872},
     {"models/synthetic/mistral3-micro-f16.gguf", 27, 20, 725376},

@@ -74,6 +74,20 @@ case "$case" in
         "$cli" -m "$model" --raw -p "$rep" -n 48 --temp 0 --spec-type ngram 2>err.log >/dev/null
         grep -qE "^speculative: [0-9]+ drafted, [1-9][0-9]* accepted" err.log ||
             fail "n-gram drafts on a repetitive prompt were never accepted: $(cat err.log)"
+        # MTP drafting with the model's own NextN head (--spec-type mtp loads it): the plain text too
+        mtp="$(dirname "$0")/../../../tests/data/models/synthetic/qwen35-mtp-micro-f16.gguf"
+        want=$("$cli" -m "$mtp" --raw -p "Once upon a time" -n 32 --temp 0) || fail "plain (MTP model) exited with $?"
+        for flags in "--spec-type draft-mtp" "--spec-type mtp --draft-max 3 --draft-p-min 0"; do
+            # shellcheck disable=SC2086
+            got=$("$cli" -m "$mtp" --raw -p "Once upon a time" -n 32 --temp 0 $flags 2>err.log) || fail "$flags: exit $?"
+            [ "$got" = "$want" ] || fail "$flags: got [$got] want [$want]"
+            grep -q "^speculative: [0-9]* drafted" err.log || fail "$flags: no acceptance line: $(cat err.log)"
+        done
+        # the last run (no probability cut) drafted: the head ran
+        grep -qE "^speculative: [1-9][0-9]* drafted" err.log || fail "the MTP head drafted nothing: $(cat err.log)"
+        out=$("$cli" -m "$model" -p x --spec-type mtp 2>&1)
+        [ $? != 0 ] || fail "--spec-type mtp on a model without an MTP head must fail"
+        [[ "$out" == *"load_mtp"* ]] || fail "the refusal must name load_mtp: $out"
         out=$("$cli" -m "$model" -p x --spec-type draft-eagle3 2>&1)
         [ $? = 1 ] || fail "--spec-type draft-eagle3 must exit 1"
         [[ "$out" == *"draft-eagle3"* ]] || fail "the refusal must name the type: $out"

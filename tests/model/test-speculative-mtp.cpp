@@ -1,0 +1,305 @@
+// Multi-token prediction (MTP): the qwen35 NextN block loaded with load_mtp and run in an MTP context
+// gives upstream's logits (tests/data/reference, tests/probe/mtp-logits.cpp); the MTP drafter
+// (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4 (qwen35 and
+// qwen35moe; the latter written by the test as the reference's command writes it), leaves
+// no rejected position in the target's cache or the head's own; misuse is refused with its reason.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "llama-speculative-impl.h"
+#include "test-speculative-util.h"
+
+using namespace spec_test;
+using testing_util::data_path;
+
+namespace {
+
+const char * k_mtp_model = "models/synthetic/qwen35-mtp-micro-f16.gguf";
+
+// The probe's tokens (tests/data/reference/README.md, "MTP head").
+const std::vector<llama_token> k_tokens = {1, 17, 42, 99, 3, 64, 127, 8, 200, 31, 45, 7, 150, 90, 201, 33};
+
+model_ptr load_mtp(const std::string & path, bool mtp = true) {
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers       = 0;
+    mp.load_mtp           = mtp;
+    return model_ptr(llama_model_load_from_file(path.c_str(), mp));
+}
+
+// The probe's contexts: 64 cells, one thread, no flash attention.
+ctx_ptr probe_ctx(llama_model * m, llama_context_type type, bool embeddings) {
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = cp.n_batch = cp.n_ubatch = 64;
+    cp.n_threads = cp.n_threads_batch = 1;
+    cp.flash_attn_type                = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cp.ctx_type                       = type;
+    cp.embeddings                     = embeddings;
+    return ctx_ptr(llama_init_from_model(m, cp));
+}
+
+bool error_mentions(const char * what) {
+    return std::string(llama_last_error()).find(what) != std::string::npos;
+}
+
+// The target's final-norm rows of k_tokens, then the MTP context's logits for the pairs (token p, row
+// p - 1), against upstream's (the probe's run): within 1% of each row's RMS.
+void expect_upstream_logits(llama_model * m, const std::string & ref_path) {
+    ctx_ptr tgt = probe_ctx(m, LLAMA_CONTEXT_TYPE_DEFAULT, true);
+    ctx_ptr mtp = probe_ctx(m, LLAMA_CONTEXT_TYPE_MTP, false);
+    ASSERT_NE(tgt, nullptr);
+    ASSERT_NE(mtp, nullptr);
+    const int   n = (int) k_tokens.size();
+    owned_batch b(n);
+    for (int i = 0; i < n; i++) {
+        b.add(k_tokens[i], i, {0}, true);
+    }
+    ASSERT_EQ(llama_decode(tgt.get(), b.b), 0) << llama_last_error();
+
+    const int                   n_embd = llama_model_n_embd(m);
+    std::vector<llama_token>    tok(k_tokens);
+    std::vector<float>          embd((size_t) n * n_embd, 0.0f);
+    std::vector<llama_pos>      pos(n);
+    std::vector<int32_t>        n_seq(n, 1);
+    llama_seq_id                seq0 = 0;
+    std::vector<llama_seq_id *> seqs(n, &seq0);
+    std::vector<int8_t>         out(n, 1);
+    for (int i = 0; i < n; i++) {
+        pos[i] = i;
+        if (i > 0) {
+            const float * h = llama_get_embeddings_ith(tgt.get(), i - 1);
+            ASSERT_NE(h, nullptr);
+            std::memcpy(embd.data() + (size_t) i * n_embd, h, sizeof(float) * n_embd);
+        }
+    }
+    llama_batch mb = {n, tok.data(), embd.data(), pos.data(), n_seq.data(), seqs.data(), out.data()};
+    ASSERT_EQ(llama_decode(mtp.get(), mb), 0) << llama_last_error();
+
+    const std::vector<float> ref = testing_util::read_f32(data_path(ref_path));
+    const int                nv  = llama_vocab_n_tokens(llama_model_get_vocab(m));
+    ASSERT_EQ(ref.size(), (size_t) n * nv);
+    for (int i = 0; i < n; i++) {
+        const float * got  = llama_get_logits_ith(mtp.get(), i);
+        const float * want = ref.data() + (size_t) i * nv;
+        double        ss = 0.0, worst = 0.0;
+        for (int k = 0; k < nv; k++) {
+            ss += (double) want[k] * want[k];
+            worst = std::max(worst, (double) std::fabs(got[k] - want[k]));
+        }
+        EXPECT_LE(worst, 0.01 * std::sqrt(ss / nv)) << "row " << i;
+    }
+
+    // a batch of tokens alone is not an MTP batch
+    owned_batch only(1);
+    only.add(k_tokens[0], n, {0}, true);
+    EXPECT_EQ(llama_decode(mtp.get(), only.b), -1);
+    EXPECT_TRUE(error_mentions("both tokens and embeddings")) << llama_last_error();
+}
+
+// The micro qwen35moe shape with a NextN block (its experts and shared expert), as the reference's
+// command writes it (tests/data/reference/README.md, "MTP head").
+model_ptr write_moe_mtp(std::unique_ptr<temp_model> & file) {
+    synth::params p;
+    EXPECT_TRUE(synth::apply_micro_model("qwen35moe", p));
+    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
+    p.n_layer    = 7;
+    p.n_nextn    = 1;
+    file.reset(new temp_model(p, "qwen35moe-mtp.gguf"));
+    return load_mtp(file->path);
+}
+
+// Greedy speculative decoding with MTP drafts equals plain decoding for draft lengths 1-4 (every step
+// drafts: no probability cut, no adaptive length), and the head's drafts are used.
+void expect_greedy_identity(llama_model * m) {
+    const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
+    ctx_ptr                        ref  = make_ctx(m);
+    const std::vector<llama_token> want = plain_greedy(ref.get(), prompt, 32);
+    for (int n_draft = 1; n_draft <= 4; n_draft++) {
+        ctx_ptr  ct = make_ctx(m);
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(n_draft, LLAMA_SPEC_TYPE_MTP)));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        EXPECT_EQ(spec_greedy(spec.get(), ct.get(), prompt, 32), want) << "n_draft_max " << n_draft;
+        llama_spec_stats st;
+        ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+        EXPECT_GT(st.n_drafted, 0) << "n_draft_max " << n_draft;
+    }
+}
+
+}  // namespace
+
+TEST(Mtp, LoadsWithLoadMtpOnly) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr with = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(with, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(with.get()), 1);
+    EXPECT_NE(probe_ctx(with.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr) << llama_last_error();
+
+    // without load_mtp the block is skipped: the decoder runs, an MTP context is refused
+    model_ptr without = load_mtp(data_path(k_mtp_model), false);
+    ASSERT_NE(without, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(without.get()), 1);
+    EXPECT_NE(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_DEFAULT, false), nullptr);
+    EXPECT_EQ(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
+
+    // a model without NextN blocks loads with load_mtp; it has nothing for an MTP context
+    model_ptr plain = load_mtp(data_path("models/synthetic/qwen35-micro-f16.gguf"));
+    ASSERT_NE(plain, nullptr) << llama_last_error();
+    EXPECT_EQ(probe_ctx(plain.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+
+    // glm4moe has NextN blocks but no MTP graph here: load_mtp is refused by name
+    EXPECT_EQ(load_mtp(data_path("models/synthetic/glm4moe-micro-f16.gguf")), nullptr);
+    EXPECT_TRUE(error_mentions("load_mtp: glm4moe")) << llama_last_error();
+}
+
+TEST(Mtp, LogitsMatchUpstream) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
+}
+
+TEST(Mtp, MoeLogitsMatchUpstream) {
+    llama_log_set(quiet_log, nullptr);
+    std::unique_ptr<temp_model> file;
+    model_ptr                   m = write_moe_mtp(file);
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), "reference/qwen35moe-mtp-synth.mtp.logits.f32");
+}
+
+TEST(Mtp, GreedyEqualsPlainDecoding) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_greedy_identity(m.get());
+    std::unique_ptr<temp_model> file;
+    model_ptr                   moe = write_moe_mtp(file);
+    ASSERT_NE(moe, nullptr) << llama_last_error();
+    expect_greedy_identity(moe.get());
+}
+
+// Three sequences stepped together (one MTP batch per drafting round, one verification batch) give
+// each sequence's plain greedy text.
+TEST(Mtp, SeveralSequencesEqualEachAlone) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const std::vector<std::vector<llama_token>> prompts = {
+        {1, 17, 42, 99, 3}, {1, 64, 127, 8, 200, 31, 45}, {1, 7, 150}};
+    const size_t                          n_gen = 24;
+    std::vector<std::vector<llama_token>> want;
+    for (const auto & p : prompts) {
+        ctx_ptr ref = make_ctx(m.get());
+        want.push_back(plain_greedy(ref.get(), p, (int) n_gen));
+    }
+    ctx_ptr  ct = make_ctx(m.get(), 3);
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    const std::vector<std::vector<llama_token>> got = spec_greedy_seqs(spec.get(), ct.get(), prompts, n_gen);
+    for (size_t s = 0; s < prompts.size(); s++) {
+        EXPECT_EQ(got[s], want[s]) << "sequence " << s;
+    }
+    llama_spec_stats st;
+    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+    EXPECT_GT(st.n_drafted, 0);
+}
+
+// After each step (rejections included) the target's cache ends at the kept history and the head's
+// cache holds no drafted position: only pairs below the sequence's mtp_from, none past the history.
+TEST(Mtp, RejectedDraftsLeaveNoTrace) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    ctx_ptr  ct = make_ctx(m.get());
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(4, LLAMA_SPEC_TYPE_MTP)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    std::vector<llama_token> hist;
+    llama_token              last = 0;
+    const int                rej  = spec_run_steps(
+                        spec.get(), ct.get(), k_tokens, 12, hist, last,
+                        [&](int step, const llama_spec_seq &, const std::vector<llama_token> &) {
+            EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1) << step;
+            const llama_spec_seq_state & st = spec->seqs.at(0);
+            const llama_pos              mtp_max = llama_memory_seq_pos_max(llama_get_memory(spec->ctx_mtp), 0);
+            EXPECT_LT(mtp_max, (llama_pos) st.mtp_from) << step;
+            EXPECT_LT(mtp_max, (llama_pos) hist.size()) << step;
+            EXPECT_EQ(st.h.size(), (hist.size() + 1 - st.mtp_from) * (size_t) llama_model_n_embd(m.get())) << step;
+        });
+    EXPECT_GT(rej, 0) << "no draft was rejected: the rollback went untested";
+    // and the target continues as a context that never saw the rejected drafts
+    expect_continues_like_fresh(ct.get(), m.get(), hist, last);
+}
+
+// The rows the target kept for the prompt (from llama_spec_init on) start the head: with an output
+// for the prompt's last token only, the first step drafts; with an output for every prompt token, the
+// head's cache also holds the prompt's pairs (positions 1 .. n - 1) after that step.
+TEST(Mtp, PromptRowsStartTheHead) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
+    const llama_pos                n = (llama_pos) prompt.size();
+    for (bool all : {false, true}) {
+        ctx_ptr  ct = make_ctx(m.get());
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+        ASSERT_NE(spec, nullptr) << llama_last_error();
+        owned_batch b((int) n);
+        for (llama_pos i = 0; i < n; i++) {
+            b.add(prompt[(size_t) i], i, {0}, all || i + 1 == n);
+        }
+        ASSERT_EQ(llama_decode(ct.get(), b.b), 0);
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), n), 0) << llama_last_error();
+        EXPECT_EQ(spec->seqs.at(0).mtp_from, all ? 1u : (size_t) n) << all;
+        std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
+        llama_spec_seq           s = {0, argmax_row(ct.get(), -1), nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+        ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
+        EXPECT_GT(s.n_drafted, 0) << all;
+        llama_memory_t mem = llama_get_memory(spec->ctx_mtp);
+        EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), all ? 1 : n) << all;
+        EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), n) << all;  // id_last's pair; the drafts' are gone
+    }
+}
+
+TEST(Mtp, MisuseIsRefused) {
+    llama_log_set(quiet_log, nullptr);
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = LLAMA_SPEC_TYPE_MTP;
+    // NextN blocks in the file, not loaded
+    model_ptr skipped = load_mtp(data_path(k_mtp_model), false);
+    ASSERT_NE(skipped, nullptr);
+    ctx_ptr c1 = make_ctx(skipped.get());
+    EXPECT_EQ(llama_spec_init(c1.get(), nullptr, sp), nullptr);
+    EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
+    // no NextN blocks at all (qwen35 without them; llama: no MTP graph)
+    for (const char * f : {"models/synthetic/qwen35-micro-f16.gguf", "models/synthetic/llama-micro-f16.gguf"}) {
+        model_ptr plain = load_mtp(data_path(f), false);
+        ASSERT_NE(plain, nullptr) << f;
+        ctx_ptr c2 = make_ctx(plain.get());
+        EXPECT_EQ(llama_spec_init(c2.get(), nullptr, sp), nullptr) << f;
+        EXPECT_TRUE(error_mentions("no NextN")) << f << ": " << llama_last_error();
+    }
+    // an MTP context is neither a target nor a draft context
+    model_ptr mm = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(mm, nullptr);
+    ctx_ptr head = probe_ctx(mm.get(), LLAMA_CONTEXT_TYPE_MTP, false);
+    ctx_ptr tgt  = make_ctx(mm.get());
+    ASSERT_NE(head, nullptr);
+    EXPECT_EQ(llama_spec_init(head.get(), nullptr, sp), nullptr);
+    EXPECT_TRUE(error_mentions("MTP context")) << llama_last_error();
+    EXPECT_EQ(llama_spec_init(tgt.get(), head.get(), llama_spec_default_params()), nullptr);
+    EXPECT_TRUE(error_mentions("MTP context")) << llama_last_error();
+    // the name, and a step before the sequence was begun
+    llama_spec_type t = LLAMA_SPEC_TYPE_DRAFT;
+    EXPECT_EQ(llama_spec_type_from_name("mtp", &t), 0);
+    EXPECT_EQ(t, LLAMA_SPEC_TYPE_MTP);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr);
+    ctx_ptr  ct = make_ctx(m.get());
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, sp));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
+    llama_spec_seq           s = {0, 1, nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
+    EXPECT_EQ(llama_spec_step(spec.get(), &s, 1), -1);
+    EXPECT_TRUE(error_mentions("not begun")) << llama_last_error();
+}
