@@ -104,7 +104,7 @@ bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_j
     std::vector<ggml_tensor *>              states, ids;
     bool                                    ok = true;
     for (size_t j = 0; ok && j < jobs.size(); j++) {
-        const llama_rs_replay_layer & lay             = *jobs[j].lay;
+        const llama_rs_replay_layer & lay               = *jobs[j].lay;
         ggml_tensor *                 src[GGML_MAX_SRC] = {};
         for (const llama_rs_replay_layer::input & in : lay.in) {
             int64_t ne[4] = {in.ne[0], in.ne[1], in.ne[2], in.ne[3]};
@@ -140,7 +140,7 @@ bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_j
         const llama_rs_replay_job & job = jobs[j];
         for (size_t k = 0; k < job.lay->in.size(); k++) {
             const llama_rs_replay_layer::input & in = job.lay->in[k];
-            const size_t n = in.tok_dim >= 0 ? in.n_tok * n_kept : in.n_tok;
+            const size_t                         n  = in.tok_dim >= 0 ? in.n_tok * n_kept : in.n_tok;
             ggml_backend_tensor_set(ins[j][k], job.in[k], 0, n * sizeof(float));
         }
         ggml_backend_tensor_set(states[j], job.state, 0, job.lay->n_state() * sizeof(float));

@@ -20,7 +20,7 @@ int llama_rs_replay_token_dim(ggml_op op, int src);
 // What a recording graph keeps of a recurrence node (llm_graph_context::build_rs_replay): its op and,
 // per source, a tensor holding its values after the compute (contiguous; nullptr for the -2 roles).
 struct llama_rs_replay_rec {
-    ggml_op       op = GGML_OP_NONE;
+    ggml_op       op               = GGML_OP_NONE;
     ggml_tensor * in[GGML_MAX_SRC] = {};
 };
 
@@ -30,7 +30,7 @@ struct llama_rs_replay_layer {
         int     src     = 0;
         int     tok_dim = -1;  // as llama_rs_replay_token_dim
         int64_t ne[4]   = {1, 1, 1, 1};
-        size_t  n_tok   = 0;   // floats per token (tok_dim >= 0), or all of them (tok_dim -1)
+        size_t  n_tok   = 0;  // floats per token (tok_dim >= 0), or all of them (tok_dim -1)
     };
     ggml_op            op = GGML_OP_NONE;
     std::vector<input> in;
