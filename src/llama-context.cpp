@@ -501,7 +501,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             return -3;
         }
         if (p.rs_rows) {
-            rs->rows_collect(ub, gres->t_rs_rows);
+            rs->rows_collect(ub, gres->t_rs_rows, gres->t_rs_replay);
         }
         if (ub.n_outputs > 0) {
             if (has_head && gres->t_logits) {

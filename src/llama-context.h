@@ -86,7 +86,7 @@ struct llama_context {
     }
     llama_kv_cache *         kv_cache() const { return kv.get(); }
     llama_memory_recurrent * recurrent() const { return rs.get(); }
-    // While on, decodes record each sequence's state after every token of its last ubatch
+    // While on, decodes record what gives each sequence's state after every token of its last ubatch
     // (llama_memory_recurrent::rows_collect; only where rows_supported()), for speculative verification.
     void set_rs_rows(bool on) { rs_rows = on && rs && rs->rows_supported(); }
 

@@ -35,6 +35,7 @@ void llm_graph_result::reset() {
     inp      = llm_graph_inputs();
     t_logits = nullptr;
     t_rs_rows.clear();
+    t_rs_replay.clear();
     t_embd        = nullptr;
     valid         = false;
     mask_pad_done = false;
@@ -234,6 +235,32 @@ void llm_graph_context::build_rs_rows(ggml_tensor * conv_in) const {
         ggml_set_output(conv_in);  // not overwritten by later nodes: read after the compute
         res.t_rs_rows.push_back(conv_in);
     }
+}
+
+void llm_graph_context::build_rs_replay(ggml_tensor * node) const {
+    if (!params.rs_rows) {
+        return;
+    }
+    llama_rs_replay_rec rec;
+    rec.op = node->op;
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        ggml_tensor * t  = node->src[i];
+        const int     td = llama_rs_replay_token_dim(node->op, i);
+        if (t == nullptr || td == -2) {
+            continue;
+        }
+        if (td >= 0) {
+            // a view (x, B, C of the conv output) is copied out: the copy, not the tensor it views, is
+            // what the compute keeps
+            if (t->view_src || !ggml_is_contiguous(t)) {
+                t = ggml_cont(ctx0, t);
+            }
+            ggml_set_output(t);
+            ggml_build_forward_expand(gf, t);
+        }
+        rec.in[i] = t;  // td -1: a weight, readable as it is
+    }
+    res.t_rs_replay.push_back(rec);
 }
 
 void llm_graph_context::build_attn_inp() {

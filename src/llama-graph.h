@@ -33,8 +33,9 @@ struct llm_graph_params {
     bool     flash_attn = false;
     uint32_t n_seqs     = 0;      // recurrent models: sequences in the ubatch (n_tokens / n_seqs tokens each)
     bool     embd_proj  = false;  // the embeddings go through the model's dense output projections
-    // recurrent models: keep each conv layer's input as an output (build_rs_rows), so that the state
-    // after any token of the ubatch can be taken from it (speculative verification)
+    // recurrent models: keep each conv layer's input (build_rs_rows) and each recurrence's inputs
+    // (build_rs_replay) as outputs, so that the state after any token of the ubatch can be had from
+    // them (speculative verification)
     bool rs_rows = false;
 
     bool operator==(const llm_graph_params & o) const {
@@ -105,7 +106,9 @@ struct llm_graph_result {
     // with params.rs_rows: per recurrent layer, in layer order, its conv input [d_conv + n_seq_tokens,
     // channels, n_seqs] (llama_memory_recurrent::rows_collect)
     std::vector<ggml_tensor *> t_rs_rows;
-    bool                       valid = false;
+    // with params.rs_rows: per SSM / delta-net layer, in layer order, its recurrence's inputs
+    std::vector<llama_rs_replay_rec> t_rs_replay;
+    bool                             valid = false;
 
     // Copies the ubatch's values into the input tensors.
     // kv: nullptr for a recurrent model (no attention inputs); hp: the mask rules (sliding window, ALiBi)
@@ -169,6 +172,10 @@ struct llm_graph_context {
     // With params.rs_rows: keeps conv_in (a layer's carried conv inputs followed by the ubatch's, the
     // tensor whose last d_conv columns are its new state) as an output for rows_collect.
     void build_rs_rows(ggml_tensor * conv_in) const;
+    // With params.rs_rows: keeps the inputs of a layer's recurrence node (ggml_ssm_scan or
+    // ggml_gated_delta_net; all but the state and the slot ids) readable after the compute, so that
+    // rows_collect can record them and seq_rewind replay the recurrence over a prefix of the ubatch.
+    void build_rs_replay(ggml_tensor * node) const;
 
     // ---- blocks ----
     ggml_tensor * build_norm(ggml_tensor * cur, ggml_tensor * w, ggml_tensor * b, llm_norm_type type, int il) const;

@@ -1,5 +1,6 @@
 #include "llama-memory-recurrent.h"
 
+#include <cstring>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -100,6 +101,9 @@ llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32
 }
 
 llama_memory_recurrent::~llama_memory_recurrent() {
+    if (replay_cpu) {
+        ggml_backend_free(replay_cpu);
+    }
     for (ggml_backend_buffer_t b : bufs) {
         ggml_backend_buffer_free(b);
     }
@@ -222,10 +226,11 @@ void llama_memory_recurrent::seq_restore(llama_seq_id seq_id, const checkpoint &
 }
 
 bool llama_memory_recurrent::rows_supported() const {
-    return s_row == 0 && d_conv > 0 && !layers.empty();
+    return d_conv > 0 && !layers.empty();
 }
 
-void llama_memory_recurrent::rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv) {
+void llama_memory_recurrent::rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv,
+                                          const std::vector<llama_rs_replay_rec> & scan) {
     if (!rows_supported() || conv.size() != layers.size() || ub.n_seqs == 0) {
         return;
     }
@@ -236,6 +241,20 @@ void llama_memory_recurrent::rows_collect(const llama_ubatch & ub, const std::ve
         if (t == nullptr || t->type != GGML_TYPE_F32 || (size_t) ggml_nelements(t) != per_l * ub.n_seqs ||
             !ggml_is_contiguous(t)) {
             return;  // not the layout this reads: record nothing (the caller decodes again instead)
+        }
+    }
+    const bool ssm = s_row > 0;
+    if (ssm) {
+        // every state layer's recurrence, carrying exactly the slot's SSM state
+        bool fits = scan.size() == layers.size();
+        replay.resize(layers.size());
+        for (size_t k = 0; fits && k < layers.size(); k++) {
+            fits = llama_rs_replay_describe(scan[k], n_rows, ub.n_seqs, replay[k]) &&
+                   replay[k].n_state() * sizeof(float) == s_row;
+        }
+        if (!fits) {
+            replay.clear();
+            return;
         }
     }
     rows.resize(slots.size());
@@ -249,34 +268,76 @@ void llama_memory_recurrent::rows_collect(const llama_ubatch & ub, const std::ve
         r.pos0         = ub.pos[i0];
         r.n_rows       = n_rows;
         r.lineage      = slots[(size_t) sid].lineage;
+        r.lineage0     = (size_t) sid < lineage0.size() ? lineage0[(size_t) sid] : 0;
         r.conv.resize(per_l * layers.size());
         for (size_t k = 0; k < conv.size(); k++) {
             ggml_backend_tensor_get(conv[k], r.conv.data() + k * per_l, q * per_l * sizeof(float),
                                     per_l * sizeof(float));
         }
+        r.scan.clear();
+        for (size_t k = 0; ssm && k < layers.size(); k++) {
+            for (const llama_rs_replay_layer::input & in : replay[k].in) {
+                // a per-token input: this sequence's n_rows tokens; a weight (A): all of it
+                const size_t n   = in.tok_dim >= 0 ? in.n_tok * n_rows : in.n_tok;
+                const size_t off = in.tok_dim >= 0 ? q * n : 0;
+                r.scan.resize(r.scan.size() + n);
+                ggml_backend_tensor_get(scan[k].in[in.src], r.scan.data() + r.scan.size() - n, off * sizeof(float),
+                                        n * sizeof(float));
+            }
+        }
     }
 }
 
-bool llama_memory_recurrent::seq_can_rewind(llama_seq_id seq_id, llama_pos pos) const {
+bool llama_memory_recurrent::seq_can_rewind(llama_seq_id seq_id, llama_pos pos, const checkpoint * before) const {
     if (seq_id < 0 || (size_t) seq_id >= rows.size()) {
         return false;
     }
     const row_record & r = rows[(size_t) seq_id];
     const slot &       s = slots[(size_t) seq_id];
-    return r.n_rows > 0 && s.lineage == r.lineage && s.pos == r.pos0 + (llama_pos) r.n_rows - 1 && pos >= r.pos0 &&
-           pos <= s.pos;
+    if (!(r.n_rows > 0 && s.lineage == r.lineage && s.pos == r.pos0 + (llama_pos) r.n_rows - 1 && pos >= r.pos0 &&
+          pos <= s.pos)) {
+        return false;
+    }
+    // an SSM state is replayed from the one before the recorded ubatch
+    return s_row == 0 || (before && replay.size() == layers.size() && !r.scan.empty() && before->pos == r.pos0 - 1 &&
+                          before->lineage == r.lineage0 && before->data.size() == layers.size() * (r_row + s_row));
 }
 
-void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos) {
-    if (!seq_can_rewind(seq_id, pos)) {
+void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos, const checkpoint * before) {
+    if (!seq_can_rewind(seq_id, pos, before)) {
         throw std::logic_error("seq_rewind without a recorded state for that position");
     }
-    row_record &   r     = rows[(size_t) seq_id];
-    const uint32_t row   = (uint32_t) (pos - r.pos0);  // the state after this row of the ubatch
-    const size_t   n_ch  = r_row / sizeof(float) / d_conv;
-    const size_t   width = d_conv + r.n_rows;
-    const size_t   per_l = width * n_ch;
-    // the state after row j is columns j+1 .. j+d_conv of the ubatch's conv input, per channel
+    row_record &   r   = rows[(size_t) seq_id];
+    const uint32_t row = (uint32_t) (pos - r.pos0);  // the state after this row of the ubatch
+    // the SSM states first: the replay is what can fail, and then nothing has changed
+    const size_t       n_s = s_row / sizeof(float);
+    std::vector<float> ssm(layers.size() * n_s);
+    if (s_row > 0) {
+        std::vector<llama_rs_replay_job> jobs(layers.size());
+        const float *                    rec = r.scan.data();
+        for (size_t k = 0; k < layers.size(); k++) {
+            std::memcpy(ssm.data() + k * n_s, before->data.data() + k * (r_row + s_row) + r_row, s_row);
+            jobs[k].lay   = &replay[k];
+            jobs[k].state = ssm.data() + k * n_s;
+            for (const llama_rs_replay_layer::input & in : replay[k].in) {
+                jobs[k].in.push_back(rec);
+                rec += in.tok_dim >= 0 ? in.n_tok * r.n_rows : in.n_tok;
+            }
+        }
+        if (!replay_cpu) {
+            replay_cpu = ggml_backend_cpu_init();
+            if (replay_cpu) {
+                ggml_backend_cpu_set_n_threads(replay_cpu, 1);  // a few tokens of a few small nodes
+            }
+        }
+        if (!replay_cpu || !llama_rs_replay_run(replay_cpu, jobs, row + 1)) {
+            throw llama_error("cannot replay the recurrent layers over the kept tokens");
+        }
+    }
+    const size_t n_ch  = r_row / sizeof(float) / d_conv;
+    const size_t width = d_conv + r.n_rows;
+    const size_t per_l = width * n_ch;
+    // the conv state after row j is columns j+1 .. j+d_conv of the ubatch's conv input, per channel
     std::vector<float> state(r_row / sizeof(float));
     for (size_t k = 0; k < layers.size(); k++) {
         const float * src = r.conv.data() + k * per_l;
@@ -287,6 +348,10 @@ void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos) {
         }
         ggml_tensor * t = r_l[layers[k]];
         ggml_backend_tensor_set(t, state.data(), (size_t) seq_id * t->nb[1], r_row);
+        if (s_row > 0) {
+            ggml_tensor * ts = s_l[layers[k]];
+            ggml_backend_tensor_set(ts, ssm.data() + k * n_s, (size_t) seq_id * ts->nb[1], s_row);
+        }
     }
     slot & s  = slots[(size_t) seq_id];
     s.pos     = pos;
@@ -374,6 +439,10 @@ bool llama_memory_recurrent::seq_same_cells(llama_seq_id a, llama_seq_id b) cons
 }
 
 void llama_memory_recurrent::apply(const llama_ubatch & ub) {
+    lineage0.resize(slots.size());
+    for (size_t s = 0; s < slots.size(); s++) {
+        lineage0[s] = slots[s].lineage;  // a recording of this ubatch replays from these states
+    }
     for (uint32_t i = 0; i < ub.n_tokens; i++) {
         const uint64_t lineage = next_lineage++;  // shared only by the sequences this token extends
         for (int32_t k = 0; k < ub.n_seq_id[i]; k++) {

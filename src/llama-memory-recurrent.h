@@ -11,6 +11,7 @@
 #include "ggml-backend.h"
 #include "llama-batch.h"
 #include "llama-memory.h"
+#include "llama-rs-replay.h"
 
 struct llama_model;
 namespace llama_state_io {
@@ -70,24 +71,31 @@ public:
     void seq_restore(llama_seq_id seq_id, const checkpoint & cp);
 
     // ---- per-row states: a rejected draft undone without decoding the kept tokens again ----
-    // A state that is the conv inputs alone (no SSM state: lfm2's short convolutions) after any token of
-    // a ubatch is a window of the ubatch's conv input [d_conv + n_seq_tokens, channels], which the graph
-    // computes anyway. When the context decodes with row recording on, the graph marks those inputs as
-    // outputs (llm_graph_context::build_rs_rows) and rows_collect copies them per sequence; seq_rewind
-    // then sets a sequence's state to the one after any token of its last recorded ubatch.
-    // False for memories with an SSM state (the scan writes its final state only).
+    // The conv state after any token of a ubatch is a window of the ubatch's conv input [d_conv +
+    // n_seq_tokens, channels], which the graph computes anyway. An SSM or delta-net state after it is
+    // the layer's recurrence run from the state before the ubatch over the ubatch's first tokens, whose
+    // inputs (x, dt, B, C of the scan; q, k, v, gate, beta of the delta net) are a few KB per token.
+    // When the context decodes with row recording on, the graph marks both as outputs
+    // (llm_graph_context::build_rs_rows / build_rs_replay) and rows_collect copies them per sequence;
+    // seq_rewind then sets a sequence's state to the one after any token of its last recorded ubatch,
+    // replaying the recurrences (llama-rs-replay.h) from the state saved before that ubatch.
+    // False for memories without a conv state.
     bool rows_supported() const;
     // Forgets the recorded rows (the context calls it before each decode that records).
     void rows_clear() { rows.clear(); }
     // Copies ub's per-row conv inputs (conv[k] for state layer layers()[k], [d_conv + n_seq_tokens,
-    // n_embd, n_seqs] F32) per sequence; a count other than the state layers' records nothing.
-    void rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv);
+    // n_embd, n_seqs] F32) and, for a memory with an SSM state, its recurrences' inputs (scan[k])
+    // per sequence; counts or shapes other than the state layers' record nothing.
+    void rows_collect(const llama_ubatch & ub, const std::vector<ggml_tensor *> & conv,
+                      const std::vector<llama_rs_replay_rec> & scan);
     // Whether seq_id's state can be set to the one after its token at pos: pos lies in the sequence's
-    // last recorded ubatch and the slot still holds that ubatch's final state.
-    bool seq_can_rewind(llama_seq_id seq_id, llama_pos pos) const;
-    // Sets seq_id's state to the one after its token at pos (seq_can_rewind must hold); the later
-    // positions are gone from the state, as if never decoded.
-    void seq_rewind(llama_seq_id seq_id, llama_pos pos);
+    // last recorded ubatch and the slot still holds that ubatch's final state; with an SSM state also
+    // `before` is the sequence's checkpoint (seq_save) taken just before that ubatch.
+    bool seq_can_rewind(llama_seq_id seq_id, llama_pos pos, const checkpoint * before = nullptr) const;
+    // Sets seq_id's state to the one after its token at pos (seq_can_rewind must hold for the same
+    // arguments); the later positions are gone from the state, as if never decoded. Throws llama_error,
+    // the state unchanged, when the replay's memory cannot be had.
+    void seq_rewind(llama_seq_id seq_id, llama_pos pos, const checkpoint * before = nullptr);
 
     // ---- state (llama-memory-recurrent.cpp, format in docs/state.md) ----
     // Writes the slots of seq_id (< 0: every non-empty slot) with their states.
@@ -117,14 +125,19 @@ private:
     size_t                             s_row  = 0;
     uint32_t                           d_conv = 0;  // carried conv inputs (columns of a conv state)
 
-    // the conv inputs of a sequence's last recorded ubatch (rows_collect)
+    // the conv and recurrence inputs of a sequence's last recorded ubatch (rows_collect)
     struct row_record {
-        llama_pos          pos0    = -1;  // position of the ubatch's first token of the sequence
-        uint32_t           n_rows  = 0;   // its tokens
-        uint64_t           lineage = 0;   // the slot's lineage after that ubatch (unchanged since: usable)
-        std::vector<float> conv;          // per state layer [d_conv + n_rows, n_embd_r / d_conv]
+        llama_pos          pos0     = -1;  // position of the ubatch's first token of the sequence
+        uint32_t           n_rows   = 0;   // its tokens
+        uint64_t           lineage  = 0;   // the slot's lineage after that ubatch (unchanged since: usable)
+        uint64_t           lineage0 = 0;   // and before it (the checkpoint a replay starts from)
+        std::vector<float> conv;           // per state layer [d_conv + n_rows, n_embd_r / d_conv]
+        std::vector<float> scan;           // per state layer, per input of replay[k]: its floats
     };
-    std::vector<row_record> rows;  // per slot; empty when nothing is recorded
+    std::vector<row_record>            rows;                  // per slot; empty when nothing is recorded
+    std::vector<llama_rs_replay_layer> replay;                // per state layer: the layout of rows[].scan
+    std::vector<uint64_t>              lineage0;              // per slot: its lineage before the last apply
+    ggml_backend_t                     replay_cpu = nullptr;  // the replay's backend (made on first use)
 
     void slot_clear(uint32_t s);  // empty and zeroed
     void slot_copy(uint32_t src, uint32_t dst);

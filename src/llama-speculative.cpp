@@ -245,8 +245,8 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[i]);
         }
     }
-    // a stateful target whose state after each verified token can be recorded (conv states only)
-    // keeps the one after the accepted prefix: a rejection then costs no second decode
+    // a stateful target records its conv and recurrence inputs per verified token, from which the
+    // state after the accepted prefix is had: a rejection then costs no second decode
     s.ctx_tgt->set_rs_rows(saved && any_draft);
     const int32_t rc = decode_rows(s, jobs, nullptr);
     s.ctx_tgt->set_rs_rows(false);
@@ -282,19 +282,21 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         rejected = rejected || (size_t) n_acc[i] < jobs[i].draft.size();
     }
     // the states now include the rejected drafts. Where the verification recorded each sequence's
-    // state after its last kept token, that state is set and the rejected positions leave the
-    // attention layers; the logits rows stay the verification's.
+    // inputs, the state after its last kept token is set (conv windows; SSM / delta-net states replayed
+    // from the saved ones) and the rejected positions leave the attention layers; the logits rows stay
+    // the verification's.
     bool rewound = rejected && s.recr_tgt;
     for (size_t i = 0; rewound && i < jobs.size(); i++) {
         const llama_pos last = (llama_pos) (jobs[i].st->hist.size() + (size_t) n_acc[i]);
-        rewound = (size_t) n_acc[i] == jobs[i].draft.size() || s.recr_tgt->seq_can_rewind(jobs[i].io->seq_id, last);
+        rewound              = (size_t) n_acc[i] == jobs[i].draft.size() ||
+                  s.recr_tgt->seq_can_rewind(jobs[i].io->seq_id, last, &s.cps[i]);
     }
     if (rewound) {
         for (size_t i = 0; i < jobs.size(); i++) {
             const llama_spec_job & job  = jobs[i];
             const llama_pos        last = (llama_pos) (job.st->hist.size() + (size_t) n_acc[i]);
             if ((size_t) n_acc[i] < job.draft.size()) {
-                s.recr_tgt->seq_rewind(job.io->seq_id, last);
+                s.recr_tgt->seq_rewind(job.io->seq_id, last, &s.cps[i]);
                 llama_spec_rollback(s.ctx_tgt, job.io->seq_id, last + 1);
             }
         }

@@ -122,6 +122,7 @@ static ggml_tensor * kda_mixer(llm_graph_context & g, ggml_tensor * cur, int il)
     ggml_tensor * last   = ggml_view_3d(ctx0, conv_x, d_conv - 1, 3 * d_inner, n_seqs, conv_x->nb[1], conv_x->nb[2],
                                         n_st * ggml_element_size(conv_x));
     g.build_rs_write(r_all, ggml_reshape_2d(ctx0, ggml_cont(ctx0, last), hp.n_embd_r(), n_seqs));
+    g.build_rs_rows(conv_x);  // with build_rs_replay: the state after each token (speculative rewinds)
     ggml_tensor * y = ggml_ssm_conv(ctx0, conv_x, kernel);  // [3 inner, n_st, n_seqs]
     if (!y) {                                               // the op logged why
         throw llama_error(llama_format("layer %d: the KDA convs must be F32 [d_conv, 1, inner]", il));
@@ -153,6 +154,7 @@ static ggml_tensor * kda_mixer(llm_graph_context & g, ggml_tensor * cur, int il)
         throw llama_error(llama_format("layer %d: the KDA inputs are misshapen", il));
     }
     g.cb(out, "kda", il);
+    g.build_rs_replay(out);
     const size_t  oe     = ggml_element_size(out);
     const int64_t n_o    = d_inner * n_st * n_seqs;
     ggml_tensor * states = ggml_view_2d(ctx0, out, hp.n_embd_s(), n_seqs, hp.n_embd_s() * oe, n_o * oe);

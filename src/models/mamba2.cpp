@@ -73,6 +73,7 @@ ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, i
         ggml_tensor * last   = ggml_view_3d(ctx0, conv_x, d_conv - 1, n_ch, n_seqs, conv_x->nb[1], conv_x->nb[2],
                                             n_st * ggml_element_size(conv_x));
         g.build_rs_write(r_all, ggml_reshape_2d(ctx0, ggml_cont(ctx0, last), hp.n_embd_r(), n_seqs));
+        g.build_rs_rows(conv_x);  // with build_rs_replay: the state after each token (speculative rewinds)
         xBC = ggml_ssm_conv(ctx0, conv_x, l.ssm_conv1d);  // [ch, n_st, n_seqs]
         if (!xBC) {  // the op logged why: a file whose kernel is not F32 (or misshapen)
             throw llama_error(llama_format("layer %d: ssm_conv1d must be F32 [d_conv, channels]", il));
@@ -99,6 +100,7 @@ ggml_tensor * llm_build_mamba2_mixer(llm_graph_context & g, ggml_tensor * cur, i
         throw llama_error(llama_format("layer %d: ssm_a must be F32 [1, heads]", il));
     }
     g.cb(ys, "ssm_scan", il);
+    g.build_rs_replay(ys);
     const int64_t n_y    = head_dim * n_head * n_st * n_seqs;
     ggml_tensor * states = ggml_view_2d(ctx0, ys, hp.n_embd_s(), n_seqs, hp.n_embd_s() * ggml_element_size(ys),
                                         n_y * ggml_element_size(ys));

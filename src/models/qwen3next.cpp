@@ -217,6 +217,7 @@ static ggml_tensor * delta_net_mixer(llm_graph_context & g, ggml_tensor * cur, i
     ggml_tensor * last   = ggml_view_3d(ctx0, conv_x, d_conv - 1, n_ch, n_seqs, conv_x->nb[1], conv_x->nb[2],
                                         n_st * ggml_element_size(conv_x));
     g.build_rs_write(r_all, ggml_reshape_2d(ctx0, ggml_cont(ctx0, last), hp.n_embd_r(), n_seqs));
+    g.build_rs_rows(conv_x);  // with build_rs_replay: the state after each token (speculative rewinds)
     ggml_tensor * y = ggml_ssm_conv(ctx0, conv_x, l.ssm_conv1d);  // [n_ch, n_st, n_seqs]
     if (!y) {                                                     // the op logged why
         throw llama_error(llama_format("layer %d: ssm_conv1d must be F32 [d_conv, channels]", il));
@@ -243,6 +244,7 @@ static ggml_tensor * delta_net_mixer(llm_graph_context & g, ggml_tensor * cur, i
         throw llama_error(llama_format("layer %d: the delta-net inputs are misshapen", il));
     }
     g.cb(out, "delta_net", il);
+    g.build_rs_replay(out);
     const size_t  oe     = ggml_element_size(out);
     const int64_t n_o    = S * n_v * n_st * n_seqs;
     ggml_tensor * states = ggml_view_2d(ctx0, out, hp.n_embd_s(), n_seqs, hp.n_embd_s() * oe, n_o * oe);

@@ -1,10 +1,10 @@
-// Speculative decoding with a recurrent (mamba2) or hybrid (lfm2) target: the step saves each
-// sequence's state; after a rejected draft lfm2 takes the state after the kept tokens from the
-// verification (recorded conv inputs), mamba2 puts the saved state back and decodes the kept tokens
-// again. Greedy output equals plain decoding for every draft length, with a draft model (a plain
-// llama model with the same vocabulary, whose drafts are mostly rejected) and with n-gram drafting;
-// after rejections the state continues as if the rejected tokens had never been decoded; several
-// sequences in one step equal each alone, and the logits rows a step reports are the ones its tokens
+// Speculative decoding with a recurrent (mamba2) or hybrid (lfm2, qwen35, granitehybrid, kimi-linear)
+// target: the step saves each sequence's state; after a rejected draft the state after the kept tokens
+// is had from the verification's recorded inputs: conv windows, and the SSM / delta-net recurrences
+// replayed from the saved state over the kept tokens (no token is decoded twice). Greedy output equals plain decoding
+// for every draft length, with a draft model (a plain llama model with the same vocabulary, whose drafts are mostly
+// rejected) and with n-gram drafting; after rejections the state continues as if the rejected tokens had never been
+// decoded; several sequences in one step equal each alone, and the logits rows a step reports are the ones its tokens
 // were chosen from.
 #include <cmath>
 #include <cstring>
@@ -104,6 +104,9 @@ TEST_P(SpeculativeStateful, RejectedDraftsLeaveNoTrace) {
             EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), (llama_pos) hist.size() - 1);
         });
     ASSERT_GT(n_rejections, 0) << "every draft was accepted: no state was restored";
+    llama_spec_stats st;
+    ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
+    EXPECT_EQ(st.n_redecoded, 0) << "a rejection decoded the kept tokens again";
 
     expect_continues_like_fresh(ct.get(), tgt.get(), hist, last);
 }
@@ -222,11 +225,12 @@ TEST_P(SpeculativeStateful, StatefulDraftModel) {
     EXPECT_LT(max_err_rel_rms(a, b, nv), 1e-3);
 }
 
-// The mechanism that spares a rejection its second decode: a decode with row recording keeps the
-// state after each of its tokens, and seq_rewind sets a sequence to one of them. lfm2 (conv states
-// only) records: rewinding a 6-token decode to its third token gives the state of a context that
-// decoded 3 tokens, and a later decode makes the record unusable. mamba2's scan writes only its
-// final state: nothing is recorded.
+// The mechanism that spares a rejection its second decode: a decode with row recording keeps what
+// gives the state after each of its tokens, and seq_rewind sets a sequence to one of them: rewinding a
+// 6-token decode to its third token gives the state of a context that decoded 6 tokens in all (one
+// token more or less is far outside the bound), and a later decode makes the record unusable. An SSM /
+// delta-net state is replayed from the checkpoint taken just before the recorded decode, and from no
+// other.
 TEST_P(SpeculativeStateful, RewindToARecordedRow) {
     temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rw-" + GetParam() + ".gguf");
     model_ptr  tgt = load(ft.path);
@@ -237,36 +241,44 @@ TEST_P(SpeculativeStateful, RewindToARecordedRow) {
     const std::vector<llama_token> toks = synthetic_prompt(9);
     ASSERT_NE(rs, nullptr);
     const bool conv_only = GetParam() == "lfm2";
-    EXPECT_EQ(rs->rows_supported(), conv_only);
+    EXPECT_TRUE(rs->rows_supported());
 
+    llama_memory_recurrent::checkpoint empty, before;
+    rs->seq_save(0, empty);
     ASSERT_TRUE(decode(ct.get(), {toks.begin(), toks.begin() + 3}, 0));
+    rs->seq_save(0, before);
     ct->set_rs_rows(true);
     ASSERT_TRUE(decode(ct.get(), {toks.begin() + 3, toks.end()}, 3));  // positions 3 .. 8
     ct->set_rs_rows(false);
-    if (!conv_only) {
-        EXPECT_FALSE(rs->seq_can_rewind(0, 5));
-        return;
-    }
-    EXPECT_FALSE(rs->seq_can_rewind(0, 2)) << "position 2 was decoded by an earlier, unrecorded batch";
-    EXPECT_FALSE(rs->seq_can_rewind(1, 5)) << "sequence 1 decoded nothing";
-    ASSERT_TRUE(rs->seq_can_rewind(0, 5));
-    rs->seq_rewind(0, 5);
+    EXPECT_FALSE(rs->seq_can_rewind(0, 2, &before)) << "position 2 was decoded by an earlier, unrecorded batch";
+    EXPECT_FALSE(rs->seq_can_rewind(1, 5, &before)) << "sequence 1 decoded nothing";
+    EXPECT_EQ(rs->seq_can_rewind(0, 5), conv_only) << "an SSM state is replayed from the state before";
+    EXPECT_EQ(rs->seq_can_rewind(0, 5, &empty), conv_only) << "a checkpoint of another position";
+    ASSERT_TRUE(rs->seq_can_rewind(0, 5, &before));
+    rs->seq_rewind(0, 5, &before);
+    ASSERT_TRUE(llama_memory_seq_rm(llama_get_memory(ct.get()), 0, 6, -1));  // a hybrid's attention positions
     EXPECT_EQ(llama_memory_seq_pos_max(llama_get_memory(ct.get()), 0), 5);
     ASSERT_TRUE(decode(ref.get(), {toks.begin(), toks.begin() + 6}, 0));
     EXPECT_LT(state_err(recurrent_state(ct.get(), 0), recurrent_state(ref.get(), 0)), 1e-4);
-    EXPECT_FALSE(rs->seq_can_rewind(0, 4)) << "a rewound state is not that decode's past any more";
+    EXPECT_FALSE(rs->seq_can_rewind(0, 4, &before)) << "a rewound state is not that decode's past any more";
+
+    // the rewound sequence goes on as the reference does
+    ASSERT_TRUE(decode(ct.get(), {toks[6]}, 6));
+    ASSERT_TRUE(decode(ref.get(), {toks[6]}, 6));
+    const int nv = llama_vocab_n_tokens(llama_model_get_vocab(tgt.get()));
+    EXPECT_LT(max_err_rel_rms(llama_get_logits_ith(ct.get(), -1), llama_get_logits_ith(ref.get(), -1), nv), 1e-3);
 
     ct->set_rs_rows(true);
     ASSERT_TRUE(decode(ct.get(), {toks[0], toks[1]}, 0, 1));
     ct->set_rs_rows(false);
     ASSERT_TRUE(decode(ct.get(), {toks[2]}, 2, 1));  // unrecorded: the slot moved on
-    EXPECT_FALSE(rs->seq_can_rewind(1, 0));
+    EXPECT_FALSE(rs->seq_can_rewind(1, 0, &empty));
 }
 
-// A step whose drafts are rejected: on lfm2 the state after the kept tokens comes from the
-// verification (no token decoded twice); on mamba2 the kept tokens are decoded again. Either way the
-// recurrent state after each step equals that of a context that decoded only the kept tokens.
-TEST_P(SpeculativeStateful, RejectionRecountsNothingOnConvStates) {
+// A step whose drafts are rejected: the state after the kept tokens comes from the verification (conv
+// windows, replayed recurrences); no token is decoded twice. The recurrent state after each step
+// equals that of a context that decoded only the kept tokens.
+TEST_P(SpeculativeStateful, RejectionDecodesNothingTwice) {
     temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rc-" + GetParam() + ".gguf");
     temp_model fd(micro("llama", GGML_TYPE_F16, 7), "spec-st-rc-dft-" + GetParam() + ".gguf");
     model_ptr  tgt = load(ft.path);
@@ -291,13 +303,10 @@ TEST_P(SpeculativeStateful, RejectionRecountsNothingOnConvStates) {
     ASSERT_GT(n_rejections, 0);
     llama_spec_stats st;
     ASSERT_EQ(llama_spec_stats_get(spec.get(), &st), 0);
-    if (GetParam() == "lfm2") {
-        EXPECT_EQ(st.n_redecoded, 0) << "a rejection decoded the kept tokens again";
-    } else {
-        EXPECT_GE(st.n_redecoded, n_rejections);  // at least id_last per rejecting step
-    }
+    EXPECT_EQ(st.n_redecoded, 0) << "a rejection decoded the kept tokens again";
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful, testing::Values("mamba2", "lfm2"));
+INSTANTIATE_TEST_SUITE_P(Archs, SpeculativeStateful,
+                         testing::Values("mamba2", "lfm2", "qwen35", "granitehybrid", "kimi-linear"));
 
 }  // namespace

@@ -1,0 +1,164 @@
+#include "llama-rs-replay.h"
+
+#include "ggml-alloc.h"
+
+int llama_rs_replay_token_dim(ggml_op op, int src) {
+    switch (op) {
+        case GGML_OP_SSM_SCAN:  // s, x, dt, A, B, C, ids (ggml.h)
+            switch (src) {
+                case 1:
+                case 4:
+                case 5:
+                    return 2;  // x, B, C [., ., n_t, n_seqs]
+                case 2:
+                    return 1;  // dt [n_head, n_t, n_seqs]
+                case 3:
+                    return -1;  // A [1, n_head]
+                default:
+                    return -2;
+            }
+        case GGML_OP_GATED_DELTA_NET:  // q, k, v, g, beta [., ., n_t, n_seqs], state
+            return src >= 0 && src < 5 ? 2 : -2;
+        default:
+            return -2;
+    }
+}
+
+namespace {
+
+const llama_rs_replay_layer::input * find_src(const llama_rs_replay_layer & lay, int src) {
+    for (const llama_rs_replay_layer::input & in : lay.in) {
+        if (in.src == src) {
+            return &in;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+size_t llama_rs_replay_layer::n_state() const {
+    if (op == GGML_OP_SSM_SCAN) {
+        const input * x = find_src(*this, 1);
+        const input * b = find_src(*this, 4);
+        return x && b ? (size_t) (b->ne[0] * x->ne[0] * x->ne[1]) : 0;  // [d_state, head_dim, n_head]
+    }
+    if (op == GGML_OP_GATED_DELTA_NET) {
+        const input * v = find_src(*this, 2);
+        return v ? (size_t) (v->ne[0] * v->ne[0] * v->ne[1]) : 0;  // [S, S, H]
+    }
+    return 0;
+}
+
+bool llama_rs_replay_describe(const llama_rs_replay_rec & rec, uint32_t n_rows, uint32_t n_seqs,
+                              llama_rs_replay_layer & lay) {
+    lay.op = rec.op;
+    lay.in.clear();
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        const int td = llama_rs_replay_token_dim(rec.op, i);
+        if (td == -2) {
+            continue;
+        }
+        const ggml_tensor * t = rec.in[i];
+        if (t == nullptr || t->type != GGML_TYPE_F32 || !ggml_is_contiguous(t)) {
+            return false;
+        }
+        llama_rs_replay_layer::input in;
+        in.src     = i;
+        in.tok_dim = td;
+        in.n_tok   = 1;
+        for (int d = 0; d < 4; d++) {
+            in.ne[d] = t->ne[d];
+        }
+        if (td >= 0) {
+            if (t->ne[td] != (int64_t) n_rows || t->ne[td + 1] != (int64_t) n_seqs || (td + 2 < 4 && t->ne[3] != 1)) {
+                return false;
+            }
+            for (int d = 0; d < td; d++) {
+                in.n_tok *= (size_t) t->ne[d];
+            }
+        } else {
+            in.n_tok = (size_t) ggml_nelements(t);
+        }
+        lay.in.push_back(in);
+    }
+    return !lay.in.empty() && lay.n_state() > 0;
+}
+
+bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept) {
+    if (jobs.empty() || n_kept == 0) {
+        return true;  // no token kept: the state before is the one wanted
+    }
+    size_t n_t = 0;
+    for (const llama_rs_replay_job & job : jobs) {
+        n_t += job.lay->in.size() + 3;  // the inputs, the state, the slot ids, the node
+    }
+    ggml_init_params ip  = {n_t * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_t, false), nullptr, true};
+    ggml_context *   ctx = ggml_init(ip);
+    if (!ctx) {
+        return false;
+    }
+    ggml_cgraph *                           gf = ggml_new_graph_custom(ctx, n_t, false);
+    std::vector<ggml_tensor *>              nodes;
+    std::vector<std::vector<ggml_tensor *>> ins(jobs.size());
+    std::vector<ggml_tensor *>              states, ids;
+    bool                                    ok = true;
+    for (size_t j = 0; ok && j < jobs.size(); j++) {
+        const llama_rs_replay_layer & lay               = *jobs[j].lay;
+        ggml_tensor *                 src[GGML_MAX_SRC] = {};
+        for (const llama_rs_replay_layer::input & in : lay.in) {
+            int64_t ne[4] = {in.ne[0], in.ne[1], in.ne[2], in.ne[3]};
+            if (in.tok_dim >= 0) {
+                ne[in.tok_dim]     = n_kept;  // the kept tokens of one sequence
+                ne[in.tok_dim + 1] = 1;
+            }
+            src[in.src] = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+            ins[j].push_back(src[in.src]);
+        }
+        ggml_tensor * st   = nullptr;
+        ggml_tensor * id   = nullptr;
+        ggml_tensor * node = nullptr;
+        if (lay.op == GGML_OP_SSM_SCAN) {
+            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[4]->ne[0], src[1]->ne[0], src[1]->ne[1], 1);
+            id   = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+            node = ggml_ssm_scan(ctx, st, src[1], src[2], src[3], src[4], src[5], id, 1);
+        } else {
+            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[2]->ne[0], src[2]->ne[0], src[2]->ne[1], 1);
+            node = ggml_gated_delta_net(ctx, src[0], src[1], src[2], src[3], src[4], st, 1);
+        }
+        ok = node != nullptr;
+        if (ok) {
+            ggml_build_forward_expand(gf, node);
+        }
+        nodes.push_back(node);
+        states.push_back(st);
+        ids.push_back(id);
+    }
+    ggml_backend_buffer_t buf = ok ? ggml_backend_alloc_ctx_tensors(ctx, cpu) : nullptr;
+    ok                        = buf != nullptr;
+    for (size_t j = 0; ok && j < jobs.size(); j++) {
+        const llama_rs_replay_job & job = jobs[j];
+        for (size_t k = 0; k < job.lay->in.size(); k++) {
+            const llama_rs_replay_layer::input & in = job.lay->in[k];
+            const size_t                         n  = in.tok_dim >= 0 ? in.n_tok * n_kept : in.n_tok;
+            ggml_backend_tensor_set(ins[j][k], job.in[k], 0, n * sizeof(float));
+        }
+        ggml_backend_tensor_set(states[j], job.state, 0, job.lay->n_state() * sizeof(float));
+        if (ids[j]) {
+            const int32_t zero = 0;
+            ggml_backend_tensor_set(ids[j], &zero, 0, sizeof(zero));
+        }
+    }
+    ok = ok && ggml_backend_graph_compute(cpu, gf) == GGML_STATUS_SUCCESS;
+    for (size_t j = 0; ok && j < jobs.size(); j++) {
+        // the node's result ends with the final state (one sequence, one snapshot)
+        const size_t n = jobs[j].lay->n_state();
+        ggml_backend_tensor_get(nodes[j], jobs[j].state, ((size_t) ggml_nelements(nodes[j]) - n) * sizeof(float),
+                                n * sizeof(float));
+    }
+    if (buf) {
+        ggml_backend_buffer_free(buf);
+    }
+    ggml_free(ctx);
+    return ok;
+}

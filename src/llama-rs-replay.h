@@ -1,0 +1,59 @@
+// Replaying the recurrence of a state-space (SSM_SCAN, Mamba-2) or delta-net (GATED_DELTA_NET,
+// Qwen3-Next / Qwen3.5 / Kimi) layer from the inputs a decode recorded. The state after any token of a
+// ubatch is then had from the state before it and a few KB per token and layer (the scan's x, dt, B, C;
+// the delta net's q, k, v, gate, beta), without the layer's projections or any other layer: a rejected
+// speculative draft costs the recurrence over the kept tokens, not a second decode
+// (llama_memory_recurrent::seq_rewind, docs/speculative.md "Rollback").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ggml-backend.h"
+#include "ggml.h"
+
+// How a recurrence node reads src i: the dimension of its tokens (the sequences' is the next one),
+// -1 when read whole whatever the tokens (Mamba-2's A, a weight), -2 when not recorded (the state
+// and the slot ids, which the replay supplies). -2 for an op that is not a recurrence.
+int llama_rs_replay_token_dim(ggml_op op, int src);
+
+// What a recording graph keeps of a recurrence node (llm_graph_context::build_rs_replay): its op and,
+// per source, a tensor holding its values after the compute (contiguous; nullptr for the -2 roles).
+struct llama_rs_replay_rec {
+    ggml_op       op               = GGML_OP_NONE;
+    ggml_tensor * in[GGML_MAX_SRC] = {};
+};
+
+// The layout of one layer's recorded inputs, from a recording (llama_memory_recurrent::rows_collect).
+struct llama_rs_replay_layer {
+    struct input {
+        int     src     = 0;
+        int     tok_dim = -1;  // as llama_rs_replay_token_dim
+        int64_t ne[4]   = {1, 1, 1, 1};
+        size_t  n_tok   = 0;  // floats per token (tok_dim >= 0), or all of them (tok_dim -1)
+    };
+    ggml_op            op = GGML_OP_NONE;
+    std::vector<input> in;
+
+    // Floats of the state the node carries (0: the inputs do not give one).
+    size_t n_state() const;
+};
+
+// Checks rec against the ubatch shape (n_rows tokens in each of n_seqs sequences: every recorded input
+// F32, contiguous, the tokens and sequences where llama_rs_replay_token_dim says) and describes it into
+// lay. False, lay unspecified, when it does not fit.
+bool llama_rs_replay_describe(const llama_rs_replay_rec & rec, uint32_t n_rows, uint32_t n_seqs,
+                              llama_rs_replay_layer & lay);
+
+// One layer of a replay: its layout, per input of lay.in the recorded floats of one sequence (n_tok *
+// n_rows for a per-token input, first token first), and its state, the one before the recorded ubatch
+// on entry and the one after its first n_kept tokens on return (lay.n_state() floats).
+struct llama_rs_replay_job {
+    const llama_rs_replay_layer * lay = nullptr;
+    std::vector<const float *>    in;
+    float *                       state = nullptr;
+};
+
+// Runs the recurrences of jobs over their first n_kept tokens on the CPU backend cpu, one small graph
+// (the recurrence nodes only). False, the states unchanged, when its memory cannot be had or it fails.
+bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept);
