@@ -13,8 +13,8 @@
 namespace {
 
 // Whether dev runs the recurrent ops (SSM_CONV, the one every recurrent layer has): only then do the
-// states live there. A device that refuses it (CUDA) would have the scheduler copy each state to the CPU
-// and back; in host memory they are read and written once per ubatch.
+// states live there. A device that refuses it would have the scheduler copy each state to the CPU and
+// back; in host memory they are read and written once per ubatch.
 bool dev_runs_recurrent_ops(ggml_backend_dev_t dev) {
     ggml_init_params ip  = {4 * ggml_tensor_overhead() + ggml_graph_overhead(), nullptr, true};
     ggml_context *   ctx = ggml_init(ip);
