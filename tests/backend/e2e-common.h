@@ -85,6 +85,16 @@ struct run_result {
     uint64_t                        graph_launches = 0;
     int                             n_rec          = 0;  // SSM_CONV / SSM_SCAN / GATED_DELTA_NET nodes seen
     int                             n_rec_gpu      = 0;  // ... of them in device buffers
+    int                             n_fa           = 0;  // FLASH_ATTN_EXT nodes seen
+    int                             n_fa_gpu       = 0;  // ... of them in device buffers
+    int                             n_prompt       = 0;  // prompt tokens (one ubatch: the prefill's n_q)
+};
+
+// Context settings of a run beyond run_greedy's fixed ones: the KV cache types and flash attention.
+struct ctx_opts {
+    ggml_type             type_k     = GGML_TYPE_F16;
+    ggml_type             type_v     = GGML_TYPE_F16;
+    llama_flash_attn_type flash_attn = LLAMA_FLASH_ATTN_TYPE_AUTO;
 };
 
 struct cb_state {
@@ -103,6 +113,10 @@ inline bool eval_cb(ggml_tensor * t, bool ask, void * ud) {
             st->r->n_rec++;
             st->r->n_rec_gpu += gpu ? 1 : 0;
         }
+        if (t->op == GGML_OP_FLASH_ATTN_EXT) {
+            st->r->n_fa++;
+            st->r->n_fa_gpu += gpu ? 1 : 0;
+        }
         return want;
     }
     if (want) {
@@ -113,8 +127,8 @@ inline bool eval_cb(ggml_tensor * t, bool ask, void * ud) {
     return true;
 }
 
-inline run_result run_greedy(const gpu_backend & be, llama_model * model, const std::string & prompt_text,
-                             int n_steps) {
+inline run_result run_greedy(const gpu_backend & be, llama_model * model, const std::string & prompt_text, int n_steps,
+                             const ctx_opts & o = ctx_opts()) {
     run_result           r;
     cb_state             st{&r, &be, {}};
     llama_context_params cp = llama_context_default_params();
@@ -124,6 +138,9 @@ inline run_result run_greedy(const gpu_backend & be, llama_model * model, const 
     cp.n_threads_batch      = 2;
     cp.cb_eval              = eval_cb;
     cp.cb_eval_user_data    = &st;
+    cp.type_k               = o.type_k;
+    cp.type_v               = o.type_v;
+    cp.flash_attn_type      = o.flash_attn;
     llama_context * ctx     = llama_init_from_model(model, cp);
     EXPECT_NE(ctx, nullptr) << llama_last_error();
     if (!ctx) {
@@ -141,6 +158,7 @@ inline run_result run_greedy(const gpu_backend & be, llama_model * model, const 
     }
     EXPECT_GT(n, 0);
     toks.resize(std::max(n, 0));
+    r.n_prompt = (int) toks.size();
 
     const auto t0 = std::chrono::steady_clock::now();
     EXPECT_EQ(llama_decode(ctx, llama_batch_get_one(toks.data(), (int) toks.size())), 0);

@@ -179,8 +179,9 @@ std::vector<fa_shape> shapes() {
         v.push_back({64, 64, qk[0], qk[1], 4, 4, 1, GGML_TYPE_IQ4_NL, 1, 0.0f, 0.0f, GGML_TYPE_Q5_0});
     }
     // DeepSeek's absorbed MLA: one KV head, K 576 wide (512 latent + 64 rope), V a view of its first 512
-    // (the tiled kernel, forced onto a long KV, drifts on lavapipe past about 2^18 K values per head:
-    // D=128 n_q=16 n_kv=2000 too, an open bug (docs/vulkan.md); so split-K's 700 positions only unforced)
+    // (the tiled kernel, forced onto a long KV, drifts on lavapipe past ~350 positions at this width, ~1800
+    // at D=128: llvmpipe's loop limiter ends its KV walk early (docs/vulkan.md); so split-K's 700
+    // positions only unforced)
     const char *  fa         = getenv("GGML_VK_FA");
     const int64_t mla[][2]   = {{1, 45}, {3, 300}, {8, 45}, {37, 300}, {1, 700}};
     const bool    forced_til = fa && !std::strcmp(fa, "tiled");
