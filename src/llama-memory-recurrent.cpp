@@ -101,9 +101,6 @@ llama_memory_recurrent::llama_memory_recurrent(const llama_model & model, uint32
 }
 
 llama_memory_recurrent::~llama_memory_recurrent() {
-    if (replay_cpu) {
-        ggml_backend_free(replay_cpu);
-    }
     for (ggml_backend_buffer_t b : bufs) {
         ggml_backend_buffer_free(b);
     }
@@ -310,27 +307,21 @@ void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos, cons
     row_record &   r   = rows[(size_t) seq_id];
     const uint32_t row = (uint32_t) (pos - r.pos0);  // the state after this row of the ubatch
     // the SSM states first: the replay is what can fail, and then nothing has changed
-    const size_t       n_s = s_row / sizeof(float);
-    std::vector<float> ssm(layers.size() * n_s);
+    const size_t n_s = s_row / sizeof(float);
     if (s_row > 0) {
         std::vector<llama_rs_replay_job> jobs(layers.size());
         const float *                    rec = r.scan.data();
+        replay_out.resize(layers.size() * n_s);  // kept between rewinds: no fresh pages to touch
         for (size_t k = 0; k < layers.size(); k++) {
-            std::memcpy(ssm.data() + k * n_s, before->data.data() + k * (r_row + s_row) + r_row, s_row);
-            jobs[k].lay   = &replay[k];
-            jobs[k].state = ssm.data() + k * n_s;
+            jobs[k].lay       = &replay[k];
+            jobs[k].state_in  = reinterpret_cast<const float *>(before->data.data() + k * (r_row + s_row) + r_row);
+            jobs[k].state_out = replay_out.data() + k * n_s;
             for (const llama_rs_replay_layer::input & in : replay[k].in) {
                 jobs[k].in.push_back(rec);
                 rec += in.tok_dim >= 0 ? in.n_tok * r.n_rows : in.n_tok;
             }
         }
-        if (!replay_cpu) {
-            replay_cpu = ggml_backend_cpu_init();
-            if (replay_cpu) {
-                ggml_backend_cpu_set_n_threads(replay_cpu, 1);  // a few tokens of a few small nodes
-            }
-        }
-        if (!replay_cpu || !llama_rs_replay_run(replay_cpu, jobs, row + 1)) {
+        if (!replayer.run(jobs, row + 1)) {
             throw llama_error("cannot replay the recurrent layers over the kept tokens");
         }
     }
@@ -350,13 +341,13 @@ void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos, cons
         ggml_backend_tensor_set(t, state.data(), (size_t) seq_id * t->nb[1], r_row);
         if (s_row > 0) {
             ggml_tensor * ts = s_l[layers[k]];
-            ggml_backend_tensor_set(ts, ssm.data() + k * n_s, (size_t) seq_id * ts->nb[1], s_row);
+            ggml_backend_tensor_set(ts, replay_out.data() + k * n_s, (size_t) seq_id * ts->nb[1], s_row);
         }
     }
     slot & s  = slots[(size_t) seq_id];
     s.pos     = pos;
     s.lineage = next_lineage++;  // a state no other slot holds
-    r         = row_record();    // its rows are no longer the slot's past
+    r.n_rows  = 0;               // its rows are no longer the slot's past (their memory stays for the next)
 }
 
 void llama_memory_recurrent::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {

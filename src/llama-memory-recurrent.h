@@ -82,7 +82,12 @@ public:
     // False for memories without a conv state.
     bool rows_supported() const;
     // Forgets the recorded rows (the context calls it before each decode that records).
-    void rows_clear() { rows.clear(); }
+    void rows_clear() {
+        for (row_record & r : rows) {
+            r.n_rows = 0;  // their vectors keep their memory: a record per verification would otherwise
+                           // touch fresh pages (several MB) every time
+        }
+    }
     // Copies ub's per-row conv inputs (conv[k] for state layer layers()[k], [d_conv + n_seq_tokens,
     // n_embd, n_seqs] F32) and, for a memory with an SSM state, its recurrences' inputs (scan[k])
     // per sequence; counts or shapes other than the state layers' record nothing.
@@ -134,10 +139,11 @@ private:
         std::vector<float> conv;           // per state layer [d_conv + n_rows, n_embd_r / d_conv]
         std::vector<float> scan;           // per state layer, per input of replay[k]: its floats
     };
-    std::vector<row_record>            rows;                  // per slot; empty when nothing is recorded
-    std::vector<llama_rs_replay_layer> replay;                // per state layer: the layout of rows[].scan
-    std::vector<uint64_t>              lineage0;              // per slot: its lineage before the last apply
-    ggml_backend_t                     replay_cpu = nullptr;  // the replay's backend (made on first use)
+    std::vector<row_record>            rows;        // per slot; empty when nothing is recorded
+    std::vector<llama_rs_replay_layer> replay;      // per state layer: the layout of rows[].scan
+    std::vector<uint64_t>              lineage0;    // per slot: its lineage before the last apply
+    llama_rs_replayer                  replayer;    // seq_rewind's SSM / delta-net replays
+    std::vector<float>                 replay_out;  // the replayed states before they are set
 
     void slot_clear(uint32_t s);  // empty and zeroed
     void slot_copy(uint32_t src, uint32_t dst);

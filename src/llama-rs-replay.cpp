@@ -1,6 +1,9 @@
 #include "llama-rs-replay.h"
 
+#include <algorithm>
+
 #include "ggml-alloc.h"
+#include "ggml-cpu.h"
 
 int llama_rs_replay_token_dim(ggml_op op, int src) {
     switch (op) {
@@ -85,15 +88,39 @@ bool llama_rs_replay_describe(const llama_rs_replay_rec & rec, uint32_t n_rows, 
     return !lay.in.empty() && lay.n_state() > 0;
 }
 
-bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept) {
-    if (jobs.empty() || n_kept == 0) {
-        return true;  // no token kept: the state before is the one wanted
+llama_rs_replayer::~llama_rs_replayer() {
+    if (buf) {
+        ggml_backend_buffer_free(buf);
+    }
+    if (cpu) {
+        ggml_backend_free(cpu);
+    }
+}
+
+bool llama_rs_replayer::run(const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept) {
+    if (n_kept == 0) {
+        // no token kept: the state before is the one wanted
+        for (const llama_rs_replay_job & job : jobs) {
+            std::copy(job.state_in, job.state_in + job.lay->n_state(), job.state_out);
+        }
+        return true;
+    }
+    if (jobs.empty()) {
+        return true;
+    }
+    if (!cpu) {
+        cpu = ggml_backend_cpu_init();
+        if (!cpu) {
+            return false;
+        }
+        ggml_backend_cpu_set_n_threads(cpu, 1);  // a few tokens of a few small nodes
     }
     size_t n_t = 0;
     for (const llama_rs_replay_job & job : jobs) {
         n_t += job.lay->in.size() + 3;  // the inputs, the state, the slot ids, the node
     }
-    ggml_init_params ip  = {n_t * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_t, false), nullptr, true};
+    meta.resize(std::max(meta.size(), n_t * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_t, false)));
+    ggml_init_params ip  = {meta.size(), meta.data(), true};
     ggml_context *   ctx = ggml_init(ip);
     if (!ctx) {
         return false;
@@ -134,8 +161,26 @@ bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_j
         states.push_back(st);
         ids.push_back(id);
     }
-    ggml_backend_buffer_t buf = ok ? ggml_backend_alloc_ctx_tensors(ctx, cpu) : nullptr;
-    ok                        = buf != nullptr;
+    // every tensor at its own offset of one buffer, kept for the next replay when it is large enough
+    ggml_backend_buffer_type_t buft  = ggml_backend_get_default_buffer_type(cpu);
+    const size_t               align = ggml_backend_buft_get_alignment(buft);
+    size_t                     need  = 0;
+    for (ggml_tensor * t = ggml_get_first_tensor(ctx); ok && t; t = ggml_get_next_tensor(ctx, t)) {
+        need += (ggml_backend_buft_get_alloc_size(buft, t) + align - 1) / align * align;
+    }
+    if (ok && (!buf || ggml_backend_buffer_get_size(buf) < need)) {
+        if (buf) {
+            ggml_backend_buffer_free(buf);
+        }
+        buf = ggml_backend_buft_alloc_buffer(buft, need);
+    }
+    ok = ok && buf != nullptr;
+    if (ok) {
+        ggml_tallocr ta = ggml_tallocr_new(buf);
+        for (ggml_tensor * t = ggml_get_first_tensor(ctx); ok && t; t = ggml_get_next_tensor(ctx, t)) {
+            ok = ggml_tallocr_alloc(&ta, t);
+        }
+    }
     for (size_t j = 0; ok && j < jobs.size(); j++) {
         const llama_rs_replay_job & job = jobs[j];
         for (size_t k = 0; k < job.lay->in.size(); k++) {
@@ -143,7 +188,7 @@ bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_j
             const size_t                         n  = in.tok_dim >= 0 ? in.n_tok * n_kept : in.n_tok;
             ggml_backend_tensor_set(ins[j][k], job.in[k], 0, n * sizeof(float));
         }
-        ggml_backend_tensor_set(states[j], job.state, 0, job.lay->n_state() * sizeof(float));
+        ggml_backend_tensor_set(states[j], job.state_in, 0, job.lay->n_state() * sizeof(float));
         if (ids[j]) {
             const int32_t zero = 0;
             ggml_backend_tensor_set(ids[j], &zero, 0, sizeof(zero));
@@ -153,11 +198,8 @@ bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_j
     for (size_t j = 0; ok && j < jobs.size(); j++) {
         // the node's result ends with the final state (one sequence, one snapshot)
         const size_t n = jobs[j].lay->n_state();
-        ggml_backend_tensor_get(nodes[j], jobs[j].state, ((size_t) ggml_nelements(nodes[j]) - n) * sizeof(float),
+        ggml_backend_tensor_get(nodes[j], jobs[j].state_out, ((size_t) ggml_nelements(nodes[j]) - n) * sizeof(float),
                                 n * sizeof(float));
-    }
-    if (buf) {
-        ggml_backend_buffer_free(buf);
     }
     ggml_free(ctx);
     return ok;

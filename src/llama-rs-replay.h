@@ -46,14 +46,32 @@ bool llama_rs_replay_describe(const llama_rs_replay_rec & rec, uint32_t n_rows, 
                               llama_rs_replay_layer & lay);
 
 // One layer of a replay: its layout, per input of lay.in the recorded floats of one sequence (n_tok *
-// n_rows for a per-token input, first token first), and its state, the one before the recorded ubatch
-// on entry and the one after its first n_kept tokens on return (lay.n_state() floats).
+// n_rows for a per-token input, first token first), the state before the recorded ubatch (state_in) and
+// where the state after its first n_kept tokens goes (state_out); lay.n_state() floats each.
 struct llama_rs_replay_job {
     const llama_rs_replay_layer * lay = nullptr;
     std::vector<const float *>    in;
-    float *                       state = nullptr;
+    const float *                 state_in  = nullptr;
+    float *                       state_out = nullptr;
 };
 
-// Runs the recurrences of jobs over their first n_kept tokens on the CPU backend cpu, one small graph
-// (the recurrence nodes only). False, the states unchanged, when its memory cannot be had or it fails.
-bool llama_rs_replay_run(ggml_backend_t cpu, const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept);
+// Runs replays on the CPU, one small graph of the recurrence nodes per call. It keeps its backend, graph
+// memory and tensor buffer from one call to the next: a rejected draft is undone every few tokens, and a
+// freshly mapped buffer costs a page fault per 4 KiB on its first touch (a 0.8B delta-net model's 18 MiB
+// of states: ~50 ms on a virtual machine, more than the decode of a token the replay replaces).
+class llama_rs_replayer {
+public:
+    llama_rs_replayer() = default;
+    ~llama_rs_replayer();
+    llama_rs_replayer(const llama_rs_replayer &)             = delete;
+    llama_rs_replayer & operator=(const llama_rs_replayer &) = delete;
+
+    // Runs the recurrences of jobs over their first n_kept tokens and writes each job's state_out. False,
+    // no state_out written, when the backend or its memory cannot be had or the compute fails.
+    bool run(const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept);
+
+private:
+    ggml_backend_t        cpu = nullptr;
+    ggml_backend_buffer_t buf = nullptr;  // grown to the largest replay so far
+    std::vector<uint8_t>  meta;           // the graph's tensor and node headers
+};
