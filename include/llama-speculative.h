@@ -31,12 +31,13 @@ extern "C" {
  *                          kept token and the embedding of the next one it predicts the token after;
  *                          chained drafts feed its own hidden row back. The decoder makes and owns the
  *                          MTP context (LLAMA_CONTEXT_TYPE_MTP, the target's n_ctx, n_batch, n_seq_max
- *                          and threads; ctx_dft is ignored) and has the target keep the hidden rows of
- *                          its outputs from init on. The head's KV cache holds the kept tokens' pairs
- *                          from the prompt's last output row on (every prompt token's when the prompt
- *                          was decoded with an output for each); with no prompt row kept, a sequence's
- *                          first step drafts nothing. Drafts end below p_min as a draft model's do;
- *                          under a sampling chain, speculative sampling.
+ *                          and threads; ctx_dft is ignored) and has the target keep the hidden row of
+ *                          every token it decodes from init on (logits are still computed for the
+ *                          requested outputs only). The head's KV cache holds the kept tokens' pairs,
+ *                          the prompt's last n_batch / 2 included, whatever outputs the prompt's decode
+ *                          asked for; with no prompt row kept (the prompt decoded before init), a
+ *                          sequence's first step drafts nothing. Drafts end below p_min as a draft
+ *                          model's do; under a sampling chain, speculative sampling.
  *
  * Acceptance (the sampler chain given per sequence, or greedy when NULL)
  *   The chain is applied to the target's logits at each verified position, in order, exactly once
@@ -131,7 +132,7 @@ LLAMA_API struct llama_spec_params llama_spec_default_params(void);
  * or ignored for LLAMA_SPEC_TYPE_NGRAM and LLAMA_SPEC_TYPE_MTP). Both contexts stay owned by the caller and
  * must outlive the decoder; the decoder owns the cache contents of the sequences it is given in ctx_dft.
  * For LLAMA_SPEC_TYPE_MTP it creates (and frees with itself) an MTP context on the target's model, and
- * has ctx_tgt keep the hidden rows of its outputs until llama_spec_free. Returns NULL with the
+ * has ctx_tgt keep the hidden rows of the tokens it decodes until llama_spec_free. Returns NULL with the
  * reason in llama_last_error() for: ctx_tgt NULL; a draft type without ctx_dft, or ctx_dft equal to
  * ctx_tgt; params out of range; an incompatible draft vocabulary ("draft vocabulary mismatch: ..."
  * naming the difference); the target's n_batch below n_draft_max + 1; ctx_tgt or ctx_dft an MTP context
@@ -150,8 +151,8 @@ LLAMA_API void llama_spec_free(struct llama_spec * spec);
  * 0 .. n_tokens - 1 (the caller decoded them). The decoder keeps what it can of that sequence in the
  * draft context (the prefix shared with the tokens it had), drops the rest and decodes the missing
  * tokens into the draft context now (a failure there only delays drafting). MTP: the sequence is
- * emptied from the MTP context and takes the target's rows of the last decode's outputs at the end of
- * the history (decode the prompt after llama_spec_init, with an output for its last token at least). tokens may be NULL
+ * emptied from the MTP context and takes the target's rows of the last decode's tokens at the end of
+ * the history (decode the prompt after llama_spec_init; earlier decodes' rows are gone). tokens may be NULL
  * when n_tokens is 0. Returns 0, or -1 (nothing changed; reason in llama_last_error()) for spec
  * NULL, tokens NULL with n_tokens > 0, n_tokens < 0 or past the target's n_ctx, seq_id outside
  * [0, n_seq_max) of either context. */

@@ -266,6 +266,7 @@ llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llam
     p.n_seqs     = rs ? ub.n_seqs : 0;
     p.embd_proj  = model.dense_2 != nullptr && (cparams.embeddings || model.is_encoder());
     p.rs_rows    = rs_rows;
+    p.hidden_all = hidden_all();
     return p;
 }
 
@@ -285,6 +286,9 @@ void llama_context::build_graph(const llm_graph_params & p) {
     }
     if (!ggml_graph_is_ok(gres->gf) || (!gres->t_logits && !gres->t_embd)) {
         throw llama_error("failed to build the graph (see the log)");
+    }
+    if (p.hidden_all && !gres->t_hidden) {
+        throw llama_error("the graph keeps no hidden row per token (hidden_all)");
     }
 }
 
@@ -444,8 +448,10 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
         embd.clear();
     }
     const bool want_hidden = keep_hidden || cparams.mtp;
-    hidden.resize(want_hidden ? (size_t) n_outputs * model.hparams.n_embd : 0);
-    hidden_pos.assign(want_hidden ? (size_t) n_outputs : 0, {-1, -1});
+    hidden.reset(!want_hidden   ? 0
+                 : hidden_all() ? (size_t) batch.n_tokens
+                                : (size_t) n_outputs,
+                 model.hparams.n_embd, (size_t) batch.n_tokens);
 
     set_threads_for(batch.n_tokens == 1 ? 1 : 2);
     if (rs_rows) {
@@ -493,6 +499,7 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
             for (int32_t & id : output_ids) {
                 id = id >= n_out_done ? -1 : id;  // rows never computed
             }
+            hidden.finish();  // the rows of the ubatches computed before
             return 2;
         }
         if (st != GGML_STATUS_SUCCESS) {
@@ -512,21 +519,13 @@ int32_t llama_context::run(const llama_batch & batch, std::string & err) {
                 ggml_backend_tensor_get(gres->t_embd, embd.data() + (size_t) n_out_done * n_out_w, 0,
                                         (size_t) ub.n_outputs * n_out_w * sizeof(float));
             }
-            // the final norm's rows (t_embd; an MTP head's input), unless a dense projection replaced them
-            if (want_hidden && gres->t_embd && gres->t_embd->ne[0] == (int64_t) model.hparams.n_embd) {
-                ggml_tensor * t_hid = gres->t_embd;
-                const size_t  w     = model.hparams.n_embd;
-                ggml_backend_tensor_get(t_hid, hidden.data() + (size_t) n_out_done * w, 0,
-                                        (size_t) ub.n_outputs * w * sizeof(float));
-                for (uint32_t i = 0, k = 0; i < ub.n_tokens; i++) {
-                    if (ub.output[i]) {
-                        hidden_pos[(size_t) n_out_done + k++] = {ub.seq_id[i][0], ub.pos[i]};
-                    }
-                }
-            }
+        }
+        if (want_hidden) {
+            keep_hidden_rows(ub, n_out_done);
         }
         n_out_done += (int32_t) ub.n_outputs;
     }
+    hidden.finish();
     if (want_embd && cparams.pooling_type != LLAMA_POOLING_TYPE_NONE) {
         try {
             pooling.pool(model, cparams.pooling_type, ubatches, embd.data(), n_out_w);
@@ -620,22 +619,43 @@ float * llama_context::embd_ith(int32_t i, std::string & err) {
     return j < 0 ? nullptr : embd.data() + (size_t) j * model.hparams.n_embd_out();
 }
 
-float * llama_context::hidden_ith(int32_t i, std::string & err) {
+bool llama_context::hidden_all() const {
+    return keep_hidden && !cparams.mtp && model.ops->build_mtp_graph != nullptr;
+}
+
+void llama_context::keep_hidden_rows(const llama_ubatch & ub, int32_t n_out_done) {
+    const size_t w = model.hparams.n_embd;
+    if (gres->t_hidden) {
+        // every token's row; ubatches are consecutive slices of the batch, so row = batch index
+        ggml_backend_tensor_get(gres->t_hidden, hidden.row(ub.i_begin), 0, (size_t) ub.n_tokens * w * sizeof(float));
+        for (uint32_t i = 0; i < ub.n_tokens; i++) {
+            hidden.set_token(ub.i_begin + i, ub, i);
+        }
+        return;
+    }
+    // the outputs' rows (t_embd), unless a dense projection replaced the final norm's
+    if (ub.n_outputs == 0 || !gres->t_embd || gres->t_embd->ne[0] != (int64_t) w) {
+        return;
+    }
+    ggml_backend_tensor_get(gres->t_embd, hidden.row((size_t) n_out_done), 0,
+                            (size_t) ub.n_outputs * w * sizeof(float));
+    for (uint32_t i = 0, k = 0; i < ub.n_tokens; i++) {
+        if (ub.output[i]) {
+            hidden.set_token((size_t) n_out_done + k++, ub, i);
+        }
+    }
+}
+
+const float * llama_context::hidden_ith(int32_t i, std::string & err) const {
     if (hidden.empty()) {
         err = "no hidden rows kept (set_keep_hidden, or an MTP context)";
         return nullptr;
     }
-    const int32_t j = output_row(i, n_outputs, output_ids, err);
-    return j < 0 ? nullptr : hidden.data() + (size_t) j * model.hparams.n_embd;
-}
-
-const float * llama_context::hidden_at(llama_seq_id seq_id, llama_pos pos) const {
-    for (size_t j = 0; j < hidden_pos.size(); j++) {
-        if (hidden_pos[j].first == seq_id && hidden_pos[j].second == pos) {
-            return hidden.data() + j * model.hparams.n_embd;
-        }
+    const float * h = hidden.at_batch_index(i);
+    if (!h) {
+        err = llama_format("batch index %d has no hidden row (%zu rows kept)", i, hidden.n_rows());
     }
-    return nullptr;
+    return h;
 }
 
 void llama_context::set_n_threads(int32_t n_threads, int32_t n_threads_batch) {

@@ -6,6 +6,7 @@
 #include "llama-batch.h"
 #include "llama-cparams.h"
 #include "llama-graph.h"
+#include "llama-hidden-rows.h"
 #include "llama-kv-cache.h"
 #include "llama-memory-hybrid.h"
 #include "llama-memory-recurrent.h"
@@ -50,12 +51,15 @@ struct llama_context {
     float * embd_seq(llama_seq_id seq_id) { return pooling.seq(seq_id); }
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
     // While on, every decode keeps the final norm's row (n_embd wide, before the LM head) of each output:
-    // what a multi-token-prediction head reads. An MTP context always keeps its own (a chained draft's
-    // input). hidden_ith: the row of batch index i (negative: from the end), or nullptr with err.
-    void    set_keep_hidden(bool on) { keep_hidden = on; }
-    float * hidden_ith(int32_t i, std::string & err);
-    // The kept row of the last decode's output at position pos of sequence seq_id, or nullptr.
-    const float * hidden_at(llama_seq_id seq_id, llama_pos pos) const;
+    // what a multi-token-prediction head reads. A model with an MTP graph (qwen35, qwen35moe) keeps the
+    // row of every token of the batch instead (its graph gathers the outputs after the final norm, so
+    // logits are still computed for the outputs only). An MTP context always keeps its own outputs' rows
+    // (a chained draft's input). hidden_ith: the row of batch index i (negative: from the end of the
+    // kept rows), or nullptr with err.
+    void          set_keep_hidden(bool on) { keep_hidden = on; }
+    const float * hidden_ith(int32_t i, std::string & err) const;
+    // The kept row of the last decode's token at position pos of sequence seq_id, or nullptr. O(log n).
+    const float * hidden_at(llama_seq_id seq_id, llama_pos pos) const { return hidden.at(seq_id, pos); }
     bool          is_mtp() const { return cparams.mtp; }
 
     void set_n_threads(int32_t n_threads, int32_t n_threads_batch);
@@ -138,14 +142,17 @@ private:
     int32_t             n_threads_cur = 0;
 
     // outputs of the last decode
-    std::vector<float> logits;  // [n_outputs][n_vocab]
-    std::vector<float> embd;    // [n_outputs][n_embd] when embeddings are on
-    std::vector<float> hidden;  // [n_outputs][n_embd] with keep_hidden or in an MTP context
-    std::vector<std::pair<llama_seq_id, llama_pos>> hidden_pos;  // each hidden row's sequence and position
-    bool                                            keep_hidden = false;
-    std::vector<int32_t>                            output_ids;  // batch index -> row, -1 when none
-    int32_t                                         n_outputs = 0;
-    llama_pooling                                   pooling;  // per-sequence vectors (llama-pooling.cpp)
+    std::vector<float>   logits;  // [n_outputs][n_vocab]
+    std::vector<float>   embd;    // [n_outputs][n_embd] when embeddings are on
+    llama_hidden_rows    hidden;  // with keep_hidden or in an MTP context (llama-hidden-rows.h)
+    bool                 keep_hidden = false;
+    std::vector<int32_t> output_ids;  // batch index -> row, -1 when none
+    int32_t              n_outputs = 0;
+    llama_pooling        pooling;  // per-sequence vectors (llama-pooling.cpp)
+    // Whether this context's graphs keep the final norm's row of every token (hidden_all).
+    bool hidden_all() const;
+    // Copies ubatch ub's hidden rows (rows of every token, or of its outputs from row n_out_done on).
+    void keep_hidden_rows(const llama_ubatch & ub, int32_t n_out_done);
 
     // the batch loop of decode/encode
     int32_t run(const llama_batch & batch, std::string & err);

@@ -37,6 +37,7 @@ void llm_graph_result::reset() {
     t_rs_rows.clear();
     t_rs_replay.clear();
     t_embd        = nullptr;
+    t_hidden      = nullptr;
     valid         = false;
     mask_pad_done = false;
 }
@@ -584,8 +585,17 @@ ggml_tensor * llm_graph_context::build_attn(ggml_tensor * wo, ggml_tensor * wo_b
     return cur;
 }
 
-void llm_graph_context::build_output(ggml_tensor * inpL) {
+void llm_graph_context::build_output(ggml_tensor * inpL, ggml_tensor * out_ids) {
     ggml_tensor * cur = build_norm(inpL, model.output_norm, nullptr, LLM_NORM_RMS, -1);
+    if (params.hidden_all) {
+        cb(cur, "result_hidden", -1);
+        res.t_hidden = cur;
+        ggml_set_output(cur);
+        ggml_build_forward_expand(gf, cur);
+        if (out_ids) {
+            cur = ggml_get_rows(ctx0, cur, out_ids);  // only the outputs go through the LM head
+        }
+    }
     cb(cur, "result_norm", -1);
     if (!model.output) {
         set_result(cur, nullptr);  // an encoder (gemma-embedding): no LM head

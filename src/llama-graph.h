@@ -37,11 +37,16 @@ struct llm_graph_params {
     // (build_rs_replay) as outputs, so that the state after any token of the ubatch can be had from
     // them (speculative verification)
     bool rs_rows = false;
+    // keep the final norm's row of every token (llm_graph_result::t_hidden; what an MTP head reads, set
+    // on the target of an MTP drafter): the last layer runs over every token and the outputs are
+    // gathered after the final norm, before the LM head. Honoured by the graphs of architectures with an
+    // MTP graph (llm_arch_ops::build_mtp_graph); build_output does the gathering.
+    bool hidden_all = false;
 
     bool operator==(const llm_graph_params & o) const {
         return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
                embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs &&
-               embd_proj == o.embd_proj && rs_rows == o.rs_rows;
+               embd_proj == o.embd_proj && rs_rows == o.rs_rows && hidden_all == o.hidden_all;
     }
 };
 
@@ -103,6 +108,7 @@ struct llm_graph_result {
     llm_graph_params params;
     ggml_tensor *    t_logits = nullptr;  // [n_vocab, n_outputs]
     ggml_tensor *    t_embd   = nullptr;  // [n_embd, n_outputs] (final norm output)
+    ggml_tensor *    t_hidden = nullptr;  // with params.hidden_all: [n_embd, n_tokens] (final norm output)
     // with params.rs_rows: per recurrent layer, in layer order, its conv input [d_conv + n_seq_tokens,
     // channels, n_seqs] (llama_memory_recurrent::rows_collect)
     std::vector<ggml_tensor *> t_rs_rows;
@@ -216,7 +222,12 @@ struct llm_graph_context {
 
     // The head shared by every architecture: RMS output_norm, the LM head (+ output_b when present) and,
     // when hparams.f_final_logit_softcapping > 0, cap * tanh(logits / cap); then set_result.
-    void build_output(ggml_tensor * inpL);
+    // With params.hidden_all, inpL holds every token's row: the norm's output becomes res.t_hidden and
+    // the rows out_ids names (nullptr: every token is an output) go on to t_embd and the LM head.
+    void build_output(ggml_tensor * inpL, ggml_tensor * out_ids = nullptr);
+    // The output ids a layer loop gathers its last layer's rows by: out_ids, or nullptr under
+    // params.hidden_all (every row goes on; build_output gathers after the final norm).
+    ggml_tensor * last_layer_out_ids(ggml_tensor * out_ids) const { return params.hidden_all ? nullptr : out_ids; }
 
     // Final results: marks them as outputs.
     void set_result(ggml_tensor * embd, ggml_tensor * logits);

@@ -112,9 +112,10 @@ void llama_spec_draft_mtp(llama_spec & spec, std::vector<llama_spec_job> & jobs)
 // the last decode's): records those hidden rows as the sequence's pending pairs.
 void llama_spec_mtp_keep(llama_spec & spec, llama_spec_job & job, int n_acc);
 // MTP, a new history st.hist (the sequence emptied from the MTP cache): the pending pairs are those
-// whose target rows the target's last decode kept, the longest run of positions ending the history
-// (the prompt's last token at least, when the caller decoded it with an output); none: the first step
-// drafts nothing and gives the first row.
+// whose target rows the target's last decode kept, the longest run of positions ending the history, at
+// most half an MTP batch (the target keeps every decoded token's row, so a prompt decoded in one call
+// gives its last n_batch / 2 rows whatever outputs it asked for); none: the first step drafts nothing
+// and gives the first row.
 void llama_spec_mtp_begin(llama_spec & spec, llama_spec_seq_state & st, llama_seq_id seq_id);
 // MTP, after a failed step (or a new history): the MTP cache back to what the sequence's state says.
 void llama_spec_mtp_trim(llama_spec & spec, const llama_spec_seq_state & st, llama_seq_id seq_id);

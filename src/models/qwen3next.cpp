@@ -282,6 +282,8 @@ void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
     g.build_attn_inp();
     g.build_inp_rs();
     ggml_tensor * inp_out_ids = g.build_inp_out_ids();
+    // an MTP drafter's target (params.hidden_all) keeps every token's row: gathered after the final norm
+    ggml_tensor * last_ids = g.last_layer_out_ids(inp_out_ids);
 
     for (int il = 0; il < (int) hp.n_layer; il++) {
         const llama_layer & l   = model.layers[il];
@@ -289,9 +291,9 @@ void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
         g.cb(cur, "attn_norm", il);
         cur = hp.is_recurrent_layer(il) ? delta_net_mixer(g, cur, il, k_heads_tiled)
                                         : delta_net_attn(g, cur, inp_pos, il);
-        if (il == (int) hp.n_layer - 1 && inp_out_ids) {
-            cur  = ggml_get_rows(ctx0, cur, inp_out_ids);  // only the rows asked for
-            inpL = ggml_get_rows(ctx0, inpL, inp_out_ids);
+        if (il == (int) hp.n_layer - 1 && last_ids) {
+            cur  = ggml_get_rows(ctx0, cur, last_ids);  // only the rows asked for
+            inpL = ggml_get_rows(ctx0, inpL, last_ids);
         }
         ggml_tensor * ffn_inp = ggml_add(ctx0, cur, inpL);
         g.cb(ffn_inp, "attn_residual", il);
@@ -302,7 +304,7 @@ void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
         g.cb(cur, "l_out", il);
         inpL = cur;
     }
-    g.build_output(inpL);
+    g.build_output(inpL, inp_out_ids);
 }
 
 void llm_build_delta_net_mtp(llm_graph_context & g,

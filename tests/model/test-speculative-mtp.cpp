@@ -2,11 +2,14 @@
 // gives upstream's logits (tests/data/reference, tests/probe/mtp-logits.cpp); the MTP drafter
 // (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4 (qwen35 and
 // qwen35moe; the latter written by the test as the reference's command writes it), leaves
-// no rejected position in the target's cache or the head's own; misuse is refused with its reason.
+// no rejected position in the target's cache or the head's own; the target keeps every token's hidden
+// row at its (sequence, position), so a prompt decoded with one output gives the head the whole
+// prompt; misuse is refused with its reason.
 #include <cmath>
 #include <cstring>
 #include <string>
 
+#include "llama-context.h"
 #include "llama-speculative-impl.h"
 #include "test-speculative-util.h"
 
@@ -27,6 +30,10 @@ model_ptr load_mtp(const std::string & path, bool mtp = true) {
     return model_ptr(llama_model_load_from_file(path.c_str(), mp));
 }
 
+// Three prompts of different lengths, one per sequence.
+const std::vector<std::vector<llama_token>> k_three_prompts = {
+    {1, 17, 42, 99, 3}, {1, 64, 127, 8, 200, 31, 45}, {1, 7, 150}};
+
 // The probe's contexts: 64 cells, one thread, no flash attention.
 ctx_ptr probe_ctx(llama_model * m, llama_context_type type, bool embeddings) {
     llama_context_params cp = llama_context_default_params();
@@ -38,8 +45,48 @@ ctx_ptr probe_ctx(llama_model * m, llama_context_type type, bool embeddings) {
     return ctx_ptr(llama_init_from_model(m, cp));
 }
 
+// A context of n_ctx cells and batch with ubatches of n_ubatch tokens, 2 threads.
+ctx_ptr split_ctx(llama_model * m, uint32_t n_ctx, uint32_t n_ubatch, uint32_t n_seq = 1) {
+    llama_context_params cp = llama_context_default_params();
+    cp.n_ctx = cp.n_batch = n_ctx;
+    cp.n_ubatch           = n_ubatch;
+    cp.n_seq_max          = n_seq;
+    cp.n_threads = cp.n_threads_batch = 2;
+    return ctx_ptr(llama_init_from_model(m, cp));
+}
+
+// A probe context holding prompt decoded alone with an output per token and embeddings on: its
+// embedding rows are the final norm's rows of the prompt's tokens (nullptr on failure, recorded).
+ctx_ptr final_norm_rows(llama_model * m, const std::vector<llama_token> & prompt) {
+    ctx_ptr     ref = probe_ctx(m, LLAMA_CONTEXT_TYPE_DEFAULT, true);
+    owned_batch b((int) prompt.size());
+    for (size_t i = 0; i < prompt.size(); i++) {
+        b.add(prompt[i], (llama_pos) i, {0}, true);
+    }
+    if (!ref || llama_decode(ref.get(), b.b) != 0) {
+        ADD_FAILURE() << llama_last_error();
+        return nullptr;
+    }
+    return ref;
+}
+
 bool error_mentions(const char * what) {
     return std::string(llama_last_error()).find(what) != std::string::npos;
+}
+
+// Rows a and b (n rows of width w) agree within tol times each row's RMS (float noise across batch shapes).
+void expect_rows_near(const float * a, const float * b, int n, int w, double tol, const char * what) {
+    ASSERT_NE(a, nullptr) << what;
+    ASSERT_NE(b, nullptr) << what;
+    for (int r = 0; r < n; r++) {
+        double ss = 0.0, worst = 0.0;
+        for (int k = 0; k < w; k++) {
+            const size_t i = (size_t) r * w + k;
+            ss += (double) b[i] * b[i];
+            worst = std::max(worst, (double) std::fabs(a[i] - b[i]));
+        }
+        EXPECT_LE(worst, tol * std::sqrt(ss / w)) << what << ", row " << r;
+    }
 }
 
 // The target's final-norm rows of k_tokens, then the MTP context's logits for the pairs (token p, row
@@ -185,10 +232,9 @@ TEST(Mtp, SeveralSequencesEqualEachAlone) {
     llama_log_set(quiet_log, nullptr);
     model_ptr m = load_mtp(data_path(k_mtp_model));
     ASSERT_NE(m, nullptr) << llama_last_error();
-    const std::vector<std::vector<llama_token>> prompts = {
-        {1, 17, 42, 99, 3}, {1, 64, 127, 8, 200, 31, 45}, {1, 7, 150}};
-    const size_t                          n_gen = 24;
-    std::vector<std::vector<llama_token>> want;
+    const std::vector<std::vector<llama_token>> & prompts = k_three_prompts;
+    const size_t                                  n_gen   = 24;
+    std::vector<std::vector<llama_token>>         want;
     for (const auto & p : prompts) {
         ctx_ptr ref = make_ctx(m.get());
         want.push_back(plain_greedy(ref.get(), p, (int) n_gen));
@@ -231,34 +277,144 @@ TEST(Mtp, RejectedDraftsLeaveNoTrace) {
     expect_continues_like_fresh(ct.get(), m.get(), hist, last);
 }
 
-// The rows the target kept for the prompt (from llama_spec_init on) start the head: with an output
-// for the prompt's last token only, the first step drafts; with an output for every prompt token, the
-// head's cache also holds the prompt's pairs (positions 1 .. n - 1) after that step.
+// A prompt decoded with one output (the usual call) gives the head the whole prompt, as one decoded
+// with an output per token does: the target keeps every token's row while it drafts with MTP. Both
+// give the same pairs, the same head cache (positions 1 .. n after the first step) and the same MTP
+// logits; the target's own logits of the prompt's last token are those of a context without MTP.
 TEST(Mtp, PromptRowsStartTheHead) {
     llama_log_set(quiet_log, nullptr);
     model_ptr m = load_mtp(data_path(k_mtp_model));
     ASSERT_NE(m, nullptr) << llama_last_error();
     const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
-    const llama_pos                n = (llama_pos) prompt.size();
+    const llama_pos                n     = (llama_pos) prompt.size();
+    const int                      nv    = llama_vocab_n_tokens(llama_model_get_vocab(m.get()));
+    ctx_ptr                        plain = make_ctx(m.get());
+    ASSERT_TRUE(decode(plain.get(), prompt, 0));
+    const std::vector<float> plain_logits(llama_get_logits_ith(plain.get(), -1),
+                                          llama_get_logits_ith(plain.get(), -1) + nv);
+
+    std::vector<float> h[2], mtp_logits[2];
     for (bool all : {false, true}) {
         ctx_ptr  ct = make_ctx(m.get());
-        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+        spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(1, LLAMA_SPEC_TYPE_MTP)));
         ASSERT_NE(spec, nullptr) << llama_last_error();
         owned_batch b((int) n);
         for (llama_pos i = 0; i < n; i++) {
             b.add(prompt[(size_t) i], i, {0}, all || i + 1 == n);
         }
         ASSERT_EQ(llama_decode(ct.get(), b.b), 0);
+        expect_rows_near(llama_get_logits_ith(ct.get(), -1), plain_logits.data(), 1, nv, 1e-4, "target logits");
         ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), n), 0) << llama_last_error();
-        EXPECT_EQ(spec->seqs.at(0).mtp_from, all ? 1u : (size_t) n) << all;
+        EXPECT_EQ(spec->seqs.at(0).mtp_from, 1u) << all;
+        h[all] = spec->seqs.at(0).h;
         std::vector<llama_token> buf(LLAMA_SPEC_DRAFT_MAX + 1);
         llama_spec_seq           s = {0, argmax_row(ct.get(), -1), nullptr, buf.data(), 0, 0, 0, 0, 0.0f, 0};
         ASSERT_EQ(llama_spec_step(spec.get(), &s, 1), 0) << llama_last_error();
         EXPECT_GT(s.n_drafted, 0) << all;
+        // one drafting round: its one output is the head's prediction after id_last's pair
+        const float * lg = llama_get_logits_ith(spec->ctx_mtp, -1);
+        ASSERT_NE(lg, nullptr);
+        mtp_logits[all].assign(lg, lg + nv);
         llama_memory_t mem = llama_get_memory(spec->ctx_mtp);
-        EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), all ? 1 : n) << all;
+        EXPECT_EQ(llama_memory_seq_pos_min(mem, 0), 1) << all;
         EXPECT_EQ(llama_memory_seq_pos_max(mem, 0), n) << all;  // id_last's pair; the drafts' are gone
     }
+    const int n_embd = llama_model_n_embd(m.get());
+    ASSERT_EQ(h[0].size(), (size_t) n * n_embd);
+    ASSERT_EQ(h[1].size(), h[0].size());
+    expect_rows_near(h[0].data(), h[1].data(), n, n_embd, 1e-4, "prompt rows");
+    // and they are the final norm's rows of the prompt's tokens in order
+    ctx_ptr ref = final_norm_rows(m.get(), prompt);
+    ASSERT_NE(ref, nullptr);
+    expect_rows_near(h[0].data(), llama_get_embeddings(ref.get()), n, n_embd, 1e-3, "prompt rows vs embeddings");
+    expect_rows_near(mtp_logits[0].data(), mtp_logits[1].data(), 1, nv, 1e-4, "MTP logits");
+}
+
+// The head takes at most half an MTP batch of the prompt's last rows, also when they were computed
+// in several ubatches, and only rows of the target's last decode.
+TEST(Mtp, PromptRowsAreCappedAtHalfABatch) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    std::vector<llama_token> prompt;
+    for (int i = 0; i < 20; i++) {
+        prompt.push_back((llama_token) (1 + (i * 37) % 250));
+    }
+    ctx_ptr  ct = split_ctx(m.get(), 32, 8);  // the prompt's rows come from three ubatches
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    ASSERT_TRUE(decode(ct.get(), prompt, 0));
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0) << llama_last_error();
+    const size_t cap = llama_n_batch(spec->ctx_mtp) / 2;
+    EXPECT_EQ(spec->seqs.at(0).mtp_from, prompt.size() - cap + 1);
+    ASSERT_EQ(spec->seqs.at(0).h.size(), cap * (size_t) llama_model_n_embd(m.get()));
+    const float * last = ct->hidden_at(0, (llama_pos) prompt.size() - 1);
+    ASSERT_NE(last, nullptr);
+    EXPECT_EQ(std::memcmp(spec->seqs.at(0).h.data() + (cap - 1) * llama_model_n_embd(m.get()), last,
+                          sizeof(float) * llama_model_n_embd(m.get())),
+              0);
+
+    // a continuation decoded with no output at all still keeps its rows; only the last decode's count
+    owned_batch more(3);
+    for (int i = 0; i < 3; i++) {
+        prompt.push_back((llama_token) (5 + i));
+        more.add(prompt.back(), (llama_pos) prompt.size() - 1, {0}, false);
+    }
+    ASSERT_EQ(llama_decode(ct.get(), more.b), 0) << llama_last_error();
+    ASSERT_EQ(llama_spec_seq_begin(spec.get(), 0, prompt.data(), (int32_t) prompt.size()), 0) << llama_last_error();
+    EXPECT_EQ(spec->seqs.at(0).mtp_from, prompt.size() - 3 + 1);
+}
+
+// A batch of three sequences (their tokens interleaved and in runs, one output each, two ubatches)
+// keeps every token's row at its (sequence, position): each equals the final norm's row of that token
+// when the sequence is decoded alone with embeddings on; each sequence's begin takes its whole prompt.
+TEST(Mtp, HiddenRowsOfSeveralSequencesLandAtTheirPositions) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    const std::vector<std::vector<llama_token>> & prompts = k_three_prompts;
+    const int                                     n_embd  = llama_model_n_embd(m.get());
+
+    // the batch: one token of each sequence in turn while all have some, then the rest in runs
+    std::vector<std::pair<llama_seq_id, llama_pos>> order;
+    for (llama_pos p = 0; p < 7; p++) {
+        for (llama_seq_id s = 0; s < 3; s++) {
+            if ((size_t) p < prompts[(size_t) s].size()) {
+                order.push_back({s, p});
+            }
+        }
+    }
+    ctx_ptr  ct = split_ctx(m.get(), 64, 8, 3);
+    spec_ptr spec(llama_spec_init(ct.get(), nullptr, fixed_draft_params(3, LLAMA_SPEC_TYPE_MTP)));
+    ASSERT_NE(spec, nullptr) << llama_last_error();
+    owned_batch b((int) order.size());
+    for (const auto & sp : order) {
+        const std::vector<llama_token> & pr = prompts[(size_t) sp.first];
+        b.add(pr[(size_t) sp.second], sp.second, {sp.first}, (size_t) sp.second + 1 == pr.size());
+    }
+    ASSERT_EQ(llama_decode(ct.get(), b.b), 0) << llama_last_error();
+
+    for (llama_seq_id s = 0; s < 3; s++) {
+        const std::vector<llama_token> & pr  = prompts[(size_t) s];
+        ctx_ptr                          ref = final_norm_rows(m.get(), pr);
+        ASSERT_NE(ref, nullptr);
+        for (size_t p = 0; p < pr.size(); p++) {
+            const float * got = ct->hidden_at(s, (llama_pos) p);
+            ASSERT_NE(got, nullptr) << "sequence " << s << " position " << p;
+            const std::string what = "sequence " + std::to_string(s) + " position " + std::to_string(p);
+            expect_rows_near(got, llama_get_embeddings_ith(ref.get(), (int32_t) p), 1, n_embd, 1e-3, what.c_str());
+        }
+        EXPECT_EQ(ct->hidden_at(s, (llama_pos) pr.size()), nullptr) << "sequence " << s;
+        ASSERT_EQ(llama_spec_seq_begin(spec.get(), s, pr.data(), (int32_t) pr.size()), 0) << llama_last_error();
+        EXPECT_EQ(spec->seqs.at(s).mtp_from, 1u) << "sequence " << s;
+    }
+    EXPECT_EQ(ct->hidden_at(3, 0), nullptr);
+    // by batch index: the same rows
+    std::string err;
+    for (size_t i = 0; i < order.size(); i++) {
+        EXPECT_EQ(ct->hidden_ith((int32_t) i, err), ct->hidden_at(order[i].first, order[i].second)) << "token " << i;
+    }
+    EXPECT_EQ(ct->hidden_ith((int32_t) order.size(), err), nullptr);
 }
 
 TEST(Mtp, MisuseIsRefused) {

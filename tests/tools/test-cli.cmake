@@ -175,7 +175,11 @@ elseif (CASE STREQUAL "args-synth")
         expect_usage("invalid value 'abc' for N_PROMPT: expected an integer in [1, 65536]" llama-bench-lite
                      ${MODEL} 2 abc)
         expect_usage("unknown argument: --bogus" llama-bench-lite ${MODEL} --bogus)
+        expect_usage("invalid value '2' for MTP: expected an integer in [0, 1]" llama-bench-lite
+                     ${MODEL} 2 4 4 1 0 2)
         expect_failure(${enoent} llama-bench-lite ${missing})
+        # MTP=1 needs an architecture with an MTP graph
+        expect_failure("no multi-token-prediction (MTP) graph" llama-bench-lite ${MODEL} 2 4 4 1 0 1)
     endif()
 elseif (CASE STREQUAL "chat")
     # 8 turns with replies of up to 24 tokens overflow a 64-token context several times over
