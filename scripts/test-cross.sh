@@ -30,7 +30,7 @@ for t in "${targets[@]}"; do
         arm64) packages+=(g++-aarch64-linux-gnu libgtest-dev glslc libvulkan-dev) ;;
         riscv64) packages+=(g++-riscv64-linux-gnu) ;;
         windows) packages+=(g++-mingw-w64-x86-64-posix wine64 libgtest-dev) ;;
-        *) echo "test-cross: unknown target '$t' (arm64, riscv64, windows)"; exit 1 ;;
+        *) echo "test-cross: [${SECONDS} s] unknown target '$t' (arm64, riscv64, windows)"; exit 1 ;;
     esac
 done
 missing=()
@@ -39,12 +39,12 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && [ "${LLAMA_NO_INSTALL:-0}" != 1 ]; then
-        echo "test-cross: installing ${missing[*]}"
+        echo "test-cross: [${SECONDS} s] installing ${missing[*]}"
         export DEBIAN_FRONTEND=noninteractive
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
-        echo "test-cross: missing packages; install them first with:"
+        echo "test-cross: [${SECONDS} s] missing packages; install them first with:"
         echo "  sudo apt-get install -y --no-install-recommends ${missing[*]}"
         exit 1
     fi
@@ -64,12 +64,12 @@ want=$("$NATIVE_BIN/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/
 # $1 = what, $2 = the generated text
 check_text() {
     if [ "$2" != "$want" ]; then
-        echo "test-cross: $1 generated other text than the native build:"
+        echo "test-cross: [${SECONDS} s] $1 generated other text than the native build:"
         echo "  native: $want"
         echo "  $1: $2"
         exit 1
     fi
-    echo "test-cross: $1 generates the native build's text"
+    echo "test-cross: [${SECONDS} s] $1 generates the native build's text"
 }
 
 common_args=(-DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_BENCH=OFF -DLLAMA_VULKAN=OFF -DLLAMA_CUDA=OFF
@@ -81,6 +81,7 @@ for t in "${targets[@]}"; do
         dir=build-arm64
         cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
             -DLLAMA_GTEST_SOURCE_DIR=/usr/src/googletest "${common_args[@]}" | grep -E "^-- libllama"
+        echo "test-cross: [${SECONDS} s] building arm64"
         cmake --build "$dir" -j "$JOBS"
         qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
         # -cpu max runs the unit, backend and model tests, except: those that start the programs from a
@@ -91,7 +92,9 @@ for t in "${targets[@]}"; do
         # model tests that do run), test-kv-types (12 minutes emulated; its kernels, flash attention and
         # set_rows of every KV type, are in test-backend-ops at every level) and test-speculative /
         # test-speculative-sampling (the decoding algorithm over 3000 seeds, ~7 minutes emulated) and
-        # test-speculative-stateful (the same algorithm on recurrent targets, ~2 minutes), test-hybrid (the
+        # test-speculative-stateful / test-speculative-mtp (the same algorithm on recurrent targets and
+        # with the MTP head, ~2 minutes each), test-tools (the generator and the scalar quantizers, whose
+        # quantized models test-archs-e2e runs; ~1.5 minutes), test-hybrid (the
         # hybrid memory's bookkeeping over 9 architectures, ~2 minutes emulated; test-archs-e2e runs those
         # models' graphs and test-recurrent the recurrent memory here); and
         # test-archs-e2e's quantized copies (GTEST_FILTER below; ~3 minutes emulated: each of 32 micro
@@ -115,9 +118,9 @@ for t in "${targets[@]}"; do
             filter=""
             if [ "$model" = max ]; then
                 filter="-*/ArchE2E.QuantizedStaysNearReference/*"  # only test-archs-e2e has such tests
-                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling|test-speculative-stateful|test-hybrid")
+                select=(-L "unit|backend|model" -E "test-llama-cli-|test-vulkan-e2e|test-quantize$|test-swa-cache|test-imatrix-e2e|test-install|test-kv-types|test-speculative$|test-speculative-sampling|test-speculative-stateful|test-speculative-mtp|test-tools|test-hybrid")
             fi
-            echo "test-cross: arm64 tests under qemu -cpu $model (level $level)"
+            echo "test-cross: [${SECONDS} s] arm64 tests under qemu -cpu $model (level $level)"
             env ${filter:+GTEST_FILTER=$filter} QEMU_CPU=$model LLAMA_TEST_EXPECT_ISA=$level ctest --test-dir "$dir" --output-on-failure \
                 --no-tests=error -j "$JOBS" "${select[@]}" ${ARM64_CTEST_ARGS:-}
             got=$(QEMU_CPU=$model "${qemu[@]}" "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
@@ -137,13 +140,15 @@ for t in "${targets[@]}"; do
         cmake -S . -B "$vkdir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
             -DLLAMA_CROSS_ROOTS="$PWD/$vkdir/root" -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
             "${common_args[@]}" -DLLAMA_VULKAN=ON | grep -E "^-- libllama"
+        echo "test-cross: [${SECONDS} s] building arm64 with Vulkan"
         cmake --build "$vkdir" -j "$JOBS" --target ggml ggml-vulkan  # libggml and the Vulkan module
-        echo "test-cross: arm64 with the Vulkan backend builds (the module libggml-vulkan.so)"
+        echo "test-cross: [${SECONDS} s] arm64 with the Vulkan backend builds (the module libggml-vulkan.so)"
         ;;
     riscv64)
         dir=build-riscv64
         cmake -S . -B "$dir" -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/riscv64-linux-gnu.cmake \
             -DLLAMA_BUILD_TESTS=OFF "${common_args[@]}" | grep -E "^-- libllama"
+        echo "test-cross: [${SECONDS} s] building riscv64"
         cmake --build "$dir" -j "$JOBS" --target llama-simple
         got=$(qemu-riscv64 -L /usr/riscv64-linux-gnu "$dir/bin/llama-simple" -m models/stories260K.gguf -n 48 "$prompt" 2>/dev/null)
         check_text "riscv64 (scalar)" "$got"
@@ -156,6 +161,7 @@ for t in "${targets[@]}"; do
             grep -E "^-- libllama"
         # only what the unit tests run (and llama-simple, one of them): the model and backend tests run on
         # Linux only, and building them for Windows took a third of this stage
+        echo "test-cross: [${SECONDS} s] building windows"
         cmake --build "$dir" -j "$JOBS" --target tests-unit
         export WINEDEBUG=-all  # Wine's own diagnostics ("fixme:") would mix with the programs' output
         wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
@@ -174,7 +180,7 @@ for t in "${targets[@]}"; do
             printf '%s\n' "$out" | tr -d '\r'  # Windows programs end lines with CR LF on stdout
             return "$rc"
         }
-        echo "test-cross: windows unit tests under Wine"
+        echo "test-cross: [${SECONDS} s] windows unit tests under Wine"
         ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS" -L unit --repeat until-pass:3 \
             ${WINDOWS_CTEST_ARGS:-}
         got=$(wine_run "$dir/bin/llama-simple.exe" -m models/stories260K.gguf -n 48 "$prompt")
@@ -194,4 +200,4 @@ for t in "${targets[@]}"; do
         ;;
     esac
 done
-echo "test-cross: passed (${targets[*]})"
+echo "test-cross: [${SECONDS} s] passed (${targets[*]})"

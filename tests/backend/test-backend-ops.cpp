@@ -436,21 +436,15 @@ bool is_not_on_cuda_type(ggml_type t) {
 }
 
 // Flash attention K/V pairs a GPU backend may decline (the scheduler runs those nodes on the CPU;
-// docs/kv-cache.md): CUDA takes one type for K and V, or F32/F16 on either side; Vulkan every pair but
-// BF16 with another type. CUDA's kernel also holds head dims up to 256 only (DeepSeek's 576 / 512 run
-// on the CPU there).
+// docs/kv-cache.md): CUDA takes every pair, Vulkan every pair but BF16 with another type. CUDA's kernel
+// holds head dims up to 256 only (DeepSeek's 576 / 512 run on the CPU there).
 bool is_fa_pair_exempt(const std::string & reg, const result & r) {
     if (r.op != GGML_OP_FLASH_ATTN_EXT)
         return false;
     const ggml_type k = r.src1_type, v = r.src2_type;
-    const bool k_float = k == GGML_TYPE_F32 || k == GGML_TYPE_F16, v_float = v == GGML_TYPE_F32 || v == GGML_TYPE_F16;
-    if (reg == "CUDA" && (r.src1_ne0 > 256 || r.src2_ne0 > 256))
-        return true;
-    if (k == v)
-        return false;
-    if (reg == "Vulkan")
-        return k == GGML_TYPE_BF16 || v == GGML_TYPE_BF16;
-    return !k_float && !v_float;
+    if (reg == "CUDA")
+        return r.src1_ne0 > 256 || r.src2_ne0 > 256;
+    return k != v && reg == "Vulkan" && (k == GGML_TYPE_BF16 || v == GGML_TYPE_BF16);
 }
 
 bool must_support(ggml_backend_dev_t dev, const result & r) {
