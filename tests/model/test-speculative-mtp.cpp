@@ -1,7 +1,8 @@
-// Multi-token prediction (MTP): the qwen35 NextN block loaded with load_mtp and run in an MTP context
-// gives upstream's logits (tests/data/reference, tests/probe/mtp-logits.cpp); the MTP drafter
-// (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4 (qwen35 and
-// qwen35moe; the latter written by the test as the reference's command writes it), leaves
+// Multi-token prediction (MTP): the qwen35 and deepseek2 (latent attention) NextN blocks loaded with
+// load_mtp and run in an MTP context give upstream's logits (tests/data/reference,
+// tests/probe/mtp-logits.cpp); the MTP drafter (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to
+// plain decoding for draft lengths 1-4 (qwen35, qwen35moe -- written by the test as the reference's
+// command writes it -- and deepseek2), leaves
 // no rejected position in the target's cache or the head's own; the target keeps every token's hidden
 // row at its (sequence, position), so a prompt decoded with one output gives the head the whole
 // prompt; misuse is refused with its reason.
@@ -19,6 +20,8 @@ using testing_util::data_path;
 namespace {
 
 const char * k_mtp_model = "models/synthetic/qwen35-mtp-micro-f16.gguf";
+// deepseek2's micro shape with a fourth block that is a NextN block (latent attention, experts)
+const char * k_ds_mtp_model = "models/synthetic/deepseek2-mtp-micro-f16.gguf";
 
 // The probe's tokens (tests/data/reference/README.md, "MTP head").
 const std::vector<llama_token> k_tokens = {1, 17, 42, 99, 3, 64, 127, 8, 200, 31, 45, 7, 150, 90, 201, 33};
@@ -215,6 +218,49 @@ TEST(Mtp, MoeLogitsMatchUpstream) {
     expect_upstream_logits(m.get(), "reference/qwen35moe-mtp-synth.mtp.logits.f32");
 }
 
+// deepseek2: the NextN block (latent attention, experts) loads with load_mtp only; without NextN tensors
+// in the file (the plain micro model) load_mtp loads the decoder and an MTP context or drafter is refused.
+TEST(Mtp, Deepseek2LoadsWithLoadMtpOnly) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr with = load_mtp(data_path(k_ds_mtp_model));
+    ASSERT_NE(with, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(with.get()), 1);
+    EXPECT_EQ(llama_model_n_layer(with.get()), 3);
+    EXPECT_NE(probe_ctx(with.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr) << llama_last_error();
+
+    model_ptr without = load_mtp(data_path(k_ds_mtp_model), false);
+    ASSERT_NE(without, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(without.get()), 3);
+    EXPECT_NE(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_DEFAULT, false), nullptr);
+    EXPECT_EQ(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
+
+    model_ptr plain = load_mtp(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
+    ASSERT_NE(plain, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(plain.get()), 0);
+    EXPECT_EQ(probe_ctx(plain.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+    ctx_ptr           ct = make_ctx(plain.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = LLAMA_SPEC_TYPE_MTP;
+    EXPECT_EQ(llama_spec_init(ct.get(), nullptr, sp), nullptr);
+    EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+}
+
+TEST(Mtp, Deepseek2LogitsMatchUpstream) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_ds_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), "reference/deepseek2-mtp-micro-f16.mtp.logits.f32");
+}
+
+TEST(Mtp, Deepseek2GreedyEqualsPlainDecoding) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_ds_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_greedy_identity(m.get());
+}
+
 TEST(Mtp, GreedyEqualsPlainDecoding) {
     llama_log_set(quiet_log, nullptr);
     model_ptr m = load_mtp(data_path(k_mtp_model));
@@ -281,9 +327,8 @@ TEST(Mtp, RejectedDraftsLeaveNoTrace) {
 // with an output per token does: the target keeps every token's row while it drafts with MTP. Both
 // give the same pairs, the same head cache (positions 1 .. n after the first step) and the same MTP
 // logits; the target's own logits of the prompt's last token are those of a context without MTP.
-TEST(Mtp, PromptRowsStartTheHead) {
-    llama_log_set(quiet_log, nullptr);
-    model_ptr m = load_mtp(data_path(k_mtp_model));
+static void expect_prompt_rows_start_the_head(const char * model_file) {
+    model_ptr m = load_mtp(data_path(model_file));
     ASSERT_NE(m, nullptr) << llama_last_error();
     const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
     const llama_pos                n     = (llama_pos) prompt.size();
@@ -328,6 +373,12 @@ TEST(Mtp, PromptRowsStartTheHead) {
     ASSERT_NE(ref, nullptr);
     expect_rows_near(h[0].data(), llama_get_embeddings(ref.get()), n, n_embd, 1e-3, "prompt rows vs embeddings");
     expect_rows_near(mtp_logits[0].data(), mtp_logits[1].data(), 1, nv, 1e-4, "MTP logits");
+}
+
+TEST(Mtp, PromptRowsStartTheHead) {
+    llama_log_set(quiet_log, nullptr);
+    expect_prompt_rows_start_the_head(k_mtp_model);
+    expect_prompt_rows_start_the_head(k_ds_mtp_model);  // the hidden rows of deepseek2's graph
 }
 
 // The head takes at most half an MTP batch of the prompt's last rows, also when they were computed
