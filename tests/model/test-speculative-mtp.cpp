@@ -146,16 +146,22 @@ void expect_upstream_logits(llama_model * m, const std::string & ref_path) {
     EXPECT_TRUE(error_mentions("both tokens and embeddings")) << llama_last_error();
 }
 
+// Micro model `micro` (synth::micro_model_files) with n_layer blocks of which the last is a NextN block,
+// written to `file` and loaded with load_mtp.
+model_ptr write_mtp(std::unique_ptr<temp_model> & file, const char * micro, int64_t n_layer) {
+    synth::params p;
+    EXPECT_TRUE(synth::apply_micro_model(micro, p));
+    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
+    p.n_layer    = n_layer;
+    p.n_nextn    = 1;
+    file.reset(new temp_model(p, std::string(micro) + "-mtp.gguf"));
+    return load_mtp(file->path);
+}
+
 // The micro qwen35moe shape with a NextN block (its experts and shared expert), as the reference's
 // command writes it (tests/data/reference/README.md, "MTP head").
 model_ptr write_moe_mtp(std::unique_ptr<temp_model> & file) {
-    synth::params p;
-    EXPECT_TRUE(synth::apply_micro_model("qwen35moe", p));
-    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
-    p.n_layer    = 7;
-    p.n_nextn    = 1;
-    file.reset(new temp_model(p, "qwen35moe-mtp.gguf"));
-    return load_mtp(file->path);
+    return write_mtp(file, "qwen35moe", 7);
 }
 
 // Greedy speculative decoding with MTP drafts equals plain decoding for draft lengths 1-4 (every step
@@ -177,37 +183,50 @@ void expect_greedy_identity(llama_model * m) {
 
 }  // namespace
 
-TEST(Mtp, LoadsWithLoadMtpOnly) {
-    llama_log_set(quiet_log, nullptr);
-    model_ptr with = load_mtp(data_path(k_mtp_model));
+// mtp_file's one NextN block (after n_layer decoder blocks) loads with load_mtp only: without it the
+// block is skipped, the decoder runs and an MTP context is refused. plain_file, the same architecture
+// without NextN blocks, loads with load_mtp and has nothing for an MTP context.
+static void expect_nextn_loaded_with_load_mtp_only(const char * mtp_file, int n_layer, const char * plain_file) {
+    model_ptr with = load_mtp(data_path(mtp_file));
     ASSERT_NE(with, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer_nextn(with.get()), 1);
+    EXPECT_EQ(llama_model_n_layer(with.get()), n_layer);
     EXPECT_NE(probe_ctx(with.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr) << llama_last_error();
 
-    // without load_mtp the block is skipped: the decoder runs, an MTP context is refused
-    model_ptr without = load_mtp(data_path(k_mtp_model), false);
+    model_ptr without = load_mtp(data_path(mtp_file), false);
     ASSERT_NE(without, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer_nextn(without.get()), 1);
+    EXPECT_EQ(llama_model_n_layer(without.get()), n_layer);
     EXPECT_NE(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_DEFAULT, false), nullptr);
     EXPECT_EQ(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
     EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
 
-    // a model without NextN blocks loads with load_mtp; it has nothing for an MTP context
-    model_ptr plain = load_mtp(data_path("models/synthetic/qwen35-micro-f16.gguf"));
+    model_ptr plain = load_mtp(data_path(plain_file));
     ASSERT_NE(plain, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(plain.get()), 0);
     EXPECT_EQ(probe_ctx(plain.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
     EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+}
+
+TEST(Mtp, LoadsWithLoadMtpOnly) {
+    llama_log_set(quiet_log, nullptr);
+    expect_nextn_loaded_with_load_mtp_only(k_mtp_model, 6, "models/synthetic/qwen35-micro-f16.gguf");
 
     // glm4moe has NextN blocks but no MTP graph here: load_mtp is refused by name
     EXPECT_EQ(load_mtp(data_path("models/synthetic/glm4moe-micro-f16.gguf")), nullptr);
     EXPECT_TRUE(error_mentions("load_mtp: glm4moe")) << llama_last_error();
 }
 
+// The stored model model_file loaded with load_mtp: its MTP logits against upstream's in ref_path.
+static void expect_upstream_logits_of(const char * model_file, const std::string & ref_path) {
+    model_ptr m = load_mtp(data_path(model_file));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), ref_path);
+}
+
 TEST(Mtp, LogitsMatchUpstream) {
     llama_log_set(quiet_log, nullptr);
-    model_ptr m = load_mtp(data_path(k_mtp_model));
-    ASSERT_NE(m, nullptr) << llama_last_error();
-    expect_upstream_logits(m.get(), "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
+    expect_upstream_logits_of(k_mtp_model, "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
 }
 
 TEST(Mtp, MoeLogitsMatchUpstream) {
@@ -222,36 +241,28 @@ TEST(Mtp, MoeLogitsMatchUpstream) {
 // in the file (the plain micro model) load_mtp loads the decoder and an MTP context or drafter is refused.
 TEST(Mtp, Deepseek2LoadsWithLoadMtpOnly) {
     llama_log_set(quiet_log, nullptr);
-    model_ptr with = load_mtp(data_path(k_ds_mtp_model));
-    ASSERT_NE(with, nullptr) << llama_last_error();
-    EXPECT_EQ(llama_model_n_layer_nextn(with.get()), 1);
-    EXPECT_EQ(llama_model_n_layer(with.get()), 3);
-    EXPECT_NE(probe_ctx(with.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr) << llama_last_error();
-
-    model_ptr without = load_mtp(data_path(k_ds_mtp_model), false);
-    ASSERT_NE(without, nullptr) << llama_last_error();
-    EXPECT_EQ(llama_model_n_layer(without.get()), 3);
-    EXPECT_NE(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_DEFAULT, false), nullptr);
-    EXPECT_EQ(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
-    EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
-
-    model_ptr plain = load_mtp(data_path("models/synthetic/deepseek2-micro-f16.gguf"));
+    const char * plain_file = "models/synthetic/deepseek2-micro-f16.gguf";
+    expect_nextn_loaded_with_load_mtp_only(k_ds_mtp_model, 3, plain_file);
+    // and the drafter on the plain file
+    model_ptr plain = load_mtp(data_path(plain_file));
     ASSERT_NE(plain, nullptr) << llama_last_error();
-    EXPECT_EQ(llama_model_n_layer_nextn(plain.get()), 0);
-    EXPECT_EQ(probe_ctx(plain.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
-    EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
     ctx_ptr           ct = make_ctx(plain.get());
     llama_spec_params sp = llama_spec_default_params();
     sp.type              = LLAMA_SPEC_TYPE_MTP;
     EXPECT_EQ(llama_spec_init(ct.get(), nullptr, sp), nullptr);
     EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+
+    // the older fused attn_kv_b form has no head here (nor upstream): its MTP context names the reason
+    std::unique_ptr<temp_model> kvb;
+    model_ptr                   fused = write_mtp(kvb, "deepseek2-kvb", 4);
+    ASSERT_NE(fused, nullptr) << llama_last_error();
+    EXPECT_EQ(probe_ctx(fused.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("split latent attention")) << llama_last_error();
 }
 
 TEST(Mtp, Deepseek2LogitsMatchUpstream) {
     llama_log_set(quiet_log, nullptr);
-    model_ptr m = load_mtp(data_path(k_ds_mtp_model));
-    ASSERT_NE(m, nullptr) << llama_last_error();
-    expect_upstream_logits(m.get(), "reference/deepseek2-mtp-micro-f16.mtp.logits.f32");
+    expect_upstream_logits_of(k_ds_mtp_model, "reference/deepseek2-mtp-micro-f16.mtp.logits.f32");
 }
 
 TEST(Mtp, Deepseek2GreedyEqualsPlainDecoding) {
