@@ -26,8 +26,8 @@ extern "C" {
  *   LLAMA_SPEC_TYPE_NGRAM  prompt lookup: the longest n-gram (ngram_max down to ngram_min tokens)
  *                          ending the sequence's history that also occurs earlier in it proposes the
  *                          tokens that followed its latest earlier occurrence. No draft context.
- *   LLAMA_SPEC_TYPE_MTP    the target's NextN block (qwen35, qwen35moe; the model loaded with
- *                          llama_model_params.load_mtp): from the target's hidden row of the last
+ *   LLAMA_SPEC_TYPE_MTP    the target's NextN block (qwen35, qwen35moe, deepseek2; the model
+ *                          loaded with llama_model_params.load_mtp): from the target's hidden row of the last
  *                          kept token and the embedding of the next one it predicts the token after;
  *                          chained drafts feed its own hidden row back. The decoder makes and owns the
  *                          MTP context (LLAMA_CONTEXT_TYPE_MTP, the target's n_ctx, n_batch, n_seq_max

@@ -297,7 +297,7 @@ LLAMA_API const char *         llama_load_mode_name(enum llama_load_mode load_mo
 LLAMA_API enum llama_load_mode llama_load_mode_from_str(const char * str);
 
 /* The kind of context (llama_context_params.ctx_type). MTP (multi-token prediction): a context that
- * runs the model's NextN block as a draft head (qwen35, qwen35moe loaded with load_mtp; else creation
+ * runs the model's NextN block as a draft head (qwen35, qwen35moe, deepseek2 loaded with load_mtp; else creation
  * fails). Its KV cache holds that block only, and every batch carries both token[i] (the token at
  * pos[i]) and embd[i * n_embd ..] (the target's hidden row of position pos[i] - 1: its final norm's
  * output, llama_get_embeddings_ith of a target with embeddings on); a batch without both returns -1.
@@ -433,7 +433,7 @@ struct llama_model_params {
     bool no_host;         /* accepted and ignored (host buffers are used only where required) */
     bool no_alloc;        /* must be false: metadata-only loads are not supported (the load fails) */
     bool load_mtp;        /* also load the NextN (multi-token-prediction) blocks, for an MTP context
-                           * (qwen35, qwen35moe; other architectures refuse it; without NextN blocks
+                           * (qwen35, qwen35moe, deepseek2; other architectures refuse it; without NextN blocks
                            * in the file it loads nothing more) */
 };
 

@@ -84,7 +84,8 @@ constexpr llm_tensor_layout GRANITE_MOE[] = {
 
 // deepseek2: multi-head latent attention in the split form the current converter writes (k_b, v_b);
 // q through a low-rank pair, or one attn_q (V2-Lite); leading dense layers, then routed experts with
-// shared experts and, in V3 files, a selection bias.
+// shared experts and, in V3 files, a selection bias. A NextN block at the end (GLM-4.7-Flash) holds a
+// whole block plus its own projection and norms; loaded with load_mtp only (the MTP head).
 constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_TOKEN_EMBD, MAT, {E, VOC}},
     {LLM_TENSOR_OUTPUT_NORM, NORM, {E}},
@@ -113,6 +114,7 @@ constexpr llm_tensor_layout DEEPSEEK2[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
+    LLM_TL_NEXTN_ROWS,
 };
 
 // glm4moe (GLM-4.5 / 4.6 / 4.7): q/k/v with biases, optional head-wide q/k norms (the 355B models),
@@ -146,12 +148,7 @@ constexpr llm_tensor_layout GLM4_MOE[] = {
     {LLM_TENSOR_FFN_GATE_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
     {LLM_TENSOR_FFN_DOWN_SHEXP, MAT, {FSH, E}, REQ, SHEXP},
     {LLM_TENSOR_FFN_UP_SHEXP, MAT, {E, FSH}, REQ, SHEXP},
-    {LLM_TENSOR_NEXTN_EH_PROJ, MAT, {E2, E}, REQ, NEXTN},
-    {LLM_TENSOR_NEXTN_ENORM, NORM, {E}, REQ, NEXTN},
-    {LLM_TENSOR_NEXTN_HNORM, NORM, {E}, REQ, NEXTN},
-    {LLM_TENSOR_NEXTN_EMBED_TOKENS, MAT, {E, VOC}, EXTRA, NEXTN},
-    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, MAT, {E, VOC}, EXTRA, NEXTN},
-    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, NORM, {E}, USUAL, NEXTN},
+    LLM_TL_NEXTN_ROWS,
 };
 
 // clang-format on

@@ -32,4 +32,17 @@ constexpr llm_tl_when ALWAYS = LLM_TL_ALWAYS, DENSE = LLM_TL_DENSE, MOE = LLM_TL
                       MOE_FUSED = LLM_TL_MOE_FUSED, FFN_MOE = LLM_TL_FFN_MOE, FFN_DENSE = LLM_TL_FFN_DENSE,
                       FFN_LAT = LLM_TL_FFN_LATENT;
 
+// clang-format off
+// A NextN (multi-token-prediction) block's own tensors, after the rows of the block it also holds
+// (glm4moe, qwen35, qwen35moe, deepseek2): its projection and norms; embed_tokens / shared_head_head
+// only where a conversion kept them. Created only with load_mtp (LLM_TL_NEXTN).
+#define LLM_TL_NEXTN_ROWS                                                   \
+    {LLM_TENSOR_NEXTN_EH_PROJ, MAT, {E2, E}, REQ, NEXTN},                   \
+    {LLM_TENSOR_NEXTN_ENORM, NORM, {E}, REQ, NEXTN},                        \
+    {LLM_TENSOR_NEXTN_HNORM, NORM, {E}, REQ, NEXTN},                        \
+    {LLM_TENSOR_NEXTN_EMBED_TOKENS, MAT, {E, VOC}, EXTRA, NEXTN},           \
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_HEAD, MAT, {E, VOC}, EXTRA, NEXTN},       \
+    {LLM_TENSOR_NEXTN_SHARED_HEAD_NORM, NORM, {E}, USUAL, NEXTN}
+// clang-format on
+
 }  // namespace llm_layouts

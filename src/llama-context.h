@@ -51,7 +51,7 @@ struct llama_context {
     float * embd_seq(llama_seq_id seq_id) { return pooling.seq(seq_id); }
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }
     // While on, every decode keeps the final norm's row (n_embd wide, before the LM head) of each output:
-    // what a multi-token-prediction head reads. A model with an MTP graph (qwen35, qwen35moe) keeps the
+    // what a multi-token-prediction head reads. A model with an MTP graph (qwen35, qwen35moe, deepseek2) keeps the
     // row of every token of the batch instead (its graph gathers the outputs after the final norm, so
     // logits are still computed for the outputs only). An MTP context always keeps its own outputs' rows
     // (a chained draft's input). hidden_ith: the row of batch index i (negative: from the end of the

@@ -366,7 +366,7 @@ void llama_model::load_tensors(llama_model_loader & ml) {
     llama_tensor_creator tc{ml, *this};
     llm_layout_load_tensors(*this, tc);
     set_embd_proj_width(ml);
-    // the NextN blocks after the decoder's (glm4moe; qwen35 without load_mtp) are in the file but not
+    // the NextN blocks after the decoder's (glm4moe; qwen35, deepseek2 without load_mtp) are in the file but not
     // run: expected, not created
     int            n_nextn = 0;
     const uint32_t il_skip = (uint32_t) layers.size();  // with load_mtp, the NextN blocks were created
@@ -507,10 +507,10 @@ llama_model * llama_model_load_impl(const std::vector<std::string> & paths, cons
     llama_model_loader ml(paths, params);
     model->load_hparams(ml);
     if (params.load_mtp && !params.vocab_only && !model->ops->build_mtp_graph) {
-        // glm4moe, deepseek2 (and others) have NextN blocks in their files but no MTP graph here
+        // glm4moe (and others) have NextN blocks in their files but no MTP graph here
         throw llama_error(
             llama_format("load_mtp: %s has no multi-token-prediction (MTP) graph here "
-                         "(supported: qwen35, qwen35moe)",
+                         "(supported: qwen35, qwen35moe, deepseek2)",
                          model->arch_name.c_str()));
     }
     model->load_vocab(ml);

@@ -24,7 +24,7 @@ static void print_usage(FILE * out) {
             "  N_GEN       1 to 65536 (default 128)\n"
             "  REPS        1 to 10000 (default 5)\n"
             "  FLASH_ATTN  0 or 1 (default 0)\n"
-            "  MTP         0 or 1 (default 0): decode as the target of an MTP decoder (qwen35, qwen35moe)\n"
+            "  MTP         0 or 1 (default 0): decode as the target of an MTP decoder (qwen35, qwen35moe, deepseek2)\n"
             "  -h, --help  print this help and exit\n\n"
             "exit status: 0 success, 1 usage error, 2 load or decode failure\n",
             k_prog);

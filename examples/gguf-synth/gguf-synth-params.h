@@ -60,7 +60,7 @@ struct params {
     int     expert_gating        = 0;
     float   expert_weights_scale = 0.0f;
     bool    expert_weights_norm  = false;
-    // glm4moe, qwen35, qwen35moe: the last n_nextn of the n_layer blocks are NextN blocks
+    // glm4moe, qwen35, qwen35moe, deepseek2: the last n_nextn of the n_layer blocks are NextN blocks
     // (nextn_predict_layers, written when > 0): a whole block (an attention block in the delta-net
     // hybrids) plus the NextN projection and norms
     int64_t n_nextn = 0;

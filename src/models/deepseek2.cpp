@@ -83,6 +83,15 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
         gating                = glm47_lite ? 2 : 1;
     }
     llm_load_expert_routing(ml, hp, gating, "deepseek2");
+    // the file's last nextn_predict_layers blocks are NextN blocks (GLM-4.7-Flash has one): skipped
+    // unless the model is loaded with load_mtp; n_layer counts the decoder's blocks (after the check
+    // above, which upstream makes on either count)
+    ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, hp.n_layer_nextn, false);
+    if (hp.n_layer_nextn >= hp.n_layer) {
+        throw llama_error(llama_format("deepseek2: nextn_predict_layers %u leaves no decoder block (block_count %u)",
+                                       hp.n_layer_nextn, hp.n_layer));
+    }
+    hp.n_layer -= hp.n_layer_nextn;
     if (hp.n_layer_dense_lead > hp.n_layer) {
         throw llama_error("deepseek2: leading_dense_block_count exceeds the block count");
     }
@@ -94,10 +103,6 @@ static void deepseek2_load_hparams(llama_model_loader & ml, llama_hparams & hp) 
     }
     hp.yarn_mscale_all_dim = true;
 
-    uint32_t nextn = 0;
-    if (ml.get_key(LLM_KV_NEXTN_PREDICT_LAYERS, nextn, false) && nextn > 0) {
-        throw llama_error("deepseek2: NextN (multi-token prediction) layers are not supported");
-    }
     // the attention temperature of Mistral-Large 3 (optional)
     ml.get_key(LLM_KV_ATTENTION_TEMPERATURE_SCALE, hp.f_attn_temp_scale, false);
     ml.get_key(LLM_KV_ATTENTION_TEMPERATURE_LENGTH, hp.n_attn_temp_floor_scale, false);
@@ -191,26 +196,36 @@ ggml_tensor * llm_build_mla(llm_graph_context & g, const llama_layer & l, ggml_t
     return g.build_attn(l.wo, nullptr, Q, K, V, kq_scale, il, nullptr, l.wv_b);
 }
 
-static void deepseek2_build_graph(llm_graph_context & g) {
-    const llama_model &   model = g.model;
-    const llama_hparams & hp    = g.hparams;
-    const llama_cparams & cp    = g.cparams;
+// YaRN: the rope op's attention factor was set so that the rotated q/k carry no magnitude correction;
+// the KQ scale takes mscale^2 instead (1 + 0.1 mscale_all_dim ln(1 / freq_scale)), on the context's
+// attention factor with the rope op's own 1 + 0.1 ln(1 / freq_scale) taken back out.
+static float deepseek2_kq_scale(const llm_graph_context & g) {
+    const llama_hparams & hp          = g.hparams;
+    const llama_cparams & cp          = g.cparams;
+    const float           ln_s        = logf(1.0f / cp.rope_freq_scale);
+    const float           attn_factor = cp.yarn_attn_factor * (1.0f + 0.1f * ln_s);
+    const float           mscale      = attn_factor * (1.0f + 0.1f * hp.rope_yarn_log_mul * ln_s);
+    return mscale * mscale / sqrtf((float) hp.n_embd_head_k_mla);
+}
 
+static llm_decoder_desc deepseek2_moe_desc() {
     llm_decoder_desc moe;
     moe.moe_norm_w = false;  // expert_weights_norm decides (hparams)
+    return moe;
+}
 
-    // YaRN: the rope op's attention factor was set so that the rotated q/k carry no magnitude
-    // correction; the KQ scale takes mscale^2 instead (1 + 0.1 mscale_all_dim ln(1 / freq_scale)), on
-    // the context's attention factor with the rope op's own 1 + 0.1 ln(1 / freq_scale) taken back out
-    const float ln_s        = logf(1.0f / cp.rope_freq_scale);
-    const float attn_factor = cp.yarn_attn_factor * (1.0f + 0.1f * ln_s);
-    const float mscale      = attn_factor * (1.0f + 0.1f * hp.rope_yarn_log_mul * ln_s);
-    const float kq_scale    = mscale * mscale / sqrtf((float) hp.n_embd_head_k_mla);
+static void deepseek2_build_graph(llm_graph_context & g) {
+    const llama_model &    model    = g.model;
+    const llama_hparams &  hp       = g.hparams;
+    const llm_decoder_desc moe      = deepseek2_moe_desc();
+    const float            kq_scale = deepseek2_kq_scale(g);
 
     ggml_tensor * inpL = g.build_inp_embd(model.tok_embd);
     ggml_tensor * pos  = g.build_inp_pos();
     g.build_attn_inp();
-    ggml_tensor * out_ids    = g.build_inp_out_ids();
+    ggml_tensor * out_ids = g.build_inp_out_ids();
+    // an MTP drafter's target (params.hidden_all) keeps every token's row: gathered after the final norm
+    ggml_tensor * last_ids   = g.last_layer_out_ids(out_ids);
     ggml_tensor * attn_scale = hp.f_attn_temp_scale != 0.0f ? g.build_inp_attn_scale() : nullptr;
 
     for (int il = 0; il < (int) hp.n_layer; il++) {
@@ -219,14 +234,41 @@ static void deepseek2_build_graph(llm_graph_context & g) {
         ggml_tensor *       cur = g.build_norm(inpL, l.attn_norm, nullptr, LLM_NORM_RMS, il);
         g.cb(cur, "attn_norm", il);
         cur  = llm_build_mla(g, l, cur, pos, attn_scale, kq_scale, il);
-        cur  = llm_build_shexp_block_tail(g, l, cur, res, out_ids, moe, il);
+        cur  = llm_build_shexp_block_tail(g, l, cur, res, last_ids, moe, il);
         inpL = cur;
     }
-    g.build_output(inpL);
+    g.build_output(inpL, out_ids);
+}
+
+// The multi-token-prediction head over the NextN block model.layers[n_layer] (upstream's graph_mtp):
+// x = eh_proj [enorm(embed(token)); hnorm(h)], the block's latent attention over the MTP context's own
+// cache of [c | k_pe] rows, its routed and shared experts, then the shared head. As upstream, only the
+// absorbed latent form and no attention temperature.
+static void deepseek2_build_mtp_graph(llm_graph_context & g) {
+    const llama_hparams & hp = g.hparams;
+    const int             il = (int) hp.n_layer;  // the (first) NextN block, after the decoder's
+    const llama_layer &   l  = g.model.layers[il];
+    if (!hp.mla_absorbed || hp.f_attn_temp_scale != 0.0f || (uint32_t) il < hp.n_layer_dense_lead) {
+        throw llama_error(
+            "deepseek2: the MTP head needs the split latent attention (attn_k_b / attn_v_b), experts in its "
+            "block and no attention temperature");
+    }
+    ggml_tensor * pos     = nullptr;
+    ggml_tensor * out_ids = nullptr;
+    ggml_tensor * x       = llm_build_nextn_input(g, l, il, pos, out_ids);
+
+    ggml_tensor * cur = g.build_norm(x, l.attn_norm, nullptr, LLM_NORM_RMS, il);
+    g.cb(cur, "attn_norm", il);
+    cur = llm_build_mla(g, l, cur, pos, nullptr, deepseek2_kq_scale(g), il);
+    if (out_ids) {
+        cur = ggml_get_rows(g.ctx0, cur, out_ids);  // only the rows asked for
+        x   = ggml_get_rows(g.ctx0, x, out_ids);
+    }
+    cur = llm_build_shexp_block_tail(g, l, cur, x, nullptr, deepseek2_moe_desc(), il);
+    g.cb(cur, "mtp_out", il);
+    llm_build_nextn_head(g, l, cur);
 }
 
 const llm_arch_ops llm_ops_deepseek2 = {
-    LLM_ARCH_DEEPSEEK2,
-    deepseek2_load_hparams,
-    deepseek2_build_graph,
+    LLM_ARCH_DEEPSEEK2, deepseek2_load_hparams, deepseek2_build_graph, false, deepseek2_build_mtp_graph,
 };

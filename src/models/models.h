@@ -78,6 +78,16 @@ void llm_build_delta_net_hybrid(llm_graph_context & g, bool k_heads_tiled,
 void llm_build_delta_net_mtp(llm_graph_context & g,
                              ggml_tensor * (*ffn)(llm_graph_context & g, ggml_tensor * cur, int il));
 
+// The NextN (multi-token-prediction) heads' shared pieces (nextn.cpp): the inputs of an MTP graph
+// (inp.tokens and inp.embd, the h rows, together; positions, the attention input, the output ids, set
+// through inp_pos / inp_out_ids) and x = eh_proj [enorm(embed(token)); hnorm(h)] of NextN block l (index
+// il), returned [n_embd, n_tokens].
+ggml_tensor * llm_build_nextn_input(llm_graph_context & g, const llama_layer & l, int il, ggml_tensor *& inp_pos,
+                                    ggml_tensor *& inp_out_ids);
+// The shared head over the block's output cur: the head norm (shared_head_norm, else output_norm) gives
+// t_embd (the row a chained draft feeds back), the head (shared_head_head, else output) the logits.
+void llm_build_nextn_head(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur);
+
 // deepseek2's latent attention of layer il over cur [n_embd, n_tokens] (after the attention norm), output
 // projection included (deepseek2.cpp); inp_pos nullptr: q_pe / k_pe are not rotated (kimi-linear).
 ggml_tensor * llm_build_mla(llm_graph_context & g, const llama_layer & l, ggml_tensor * cur, ggml_tensor * inp_pos,

@@ -536,7 +536,6 @@ TEST(ArchE2EKeys, UnusableKeyValuesAreRefused) {
         {"mistral3", "mistral3.rope.scaling.original_context_length", LLAMA_KV_OVERRIDE_TYPE_INT, "original context"},
         {"glm4", "glm4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
         {"exaone4", "exaone4.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
-        {"deepseek2", "deepseek2.nextn_predict_layers", LLAMA_KV_OVERRIDE_TYPE_INT, "NextN"},
         {"deepseek2", "deepseek2.attention.key_length_mla", LLAMA_KV_OVERRIDE_TYPE_INT, "latent attention"},
         {"deepseek2", "deepseek2.expert_group_used_count", LLAMA_KV_OVERRIDE_TYPE_INT, "expert groups"},
         {"glm4moe", "glm4moe.expert_gating_func", LLAMA_KV_OVERRIDE_TYPE_INT, "expert_gating_func"},
@@ -561,6 +560,18 @@ TEST(ArchE2EKeys, Glm4moeNextNBlocksAreNotRun) {
     EXPECT_EQ(llama_model_n_layer(m.get()), 3);
     EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 1);
     expect_refused(load_with_override(path, "glm4moe.nextn_predict_layers", 4), "nextn_predict_layers");
+}
+
+// deepseek2's NextN blocks likewise (run only as an MTP head, test-speculative-mtp): the micro model's
+// last block declared a NextN block leaves two decoder blocks; all three, none.
+TEST(ArchE2EKeys, Deepseek2NextNBlocksAreCountedApart) {
+    llama_log_set(quiet_log, nullptr);
+    const std::string path = data_path("models/synthetic/deepseek2-micro-f16.gguf");
+    model_ptr         m    = load_with_override(path, "deepseek2.nextn_predict_layers", 1);
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer(m.get()), 2);
+    EXPECT_EQ(llama_model_n_layer_nextn(m.get()), 1);
+    expect_refused(load_with_override(path, "deepseek2.nextn_predict_layers", 3), "nextn_predict_layers");
 }
 
 // Bytes a sequence's saved state grows by per token (the cache rows plus the cell's own record).

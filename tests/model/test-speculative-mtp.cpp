@@ -1,7 +1,8 @@
-// Multi-token prediction (MTP): the qwen35 NextN block loaded with load_mtp and run in an MTP context
-// gives upstream's logits (tests/data/reference, tests/probe/mtp-logits.cpp); the MTP drafter
-// (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to plain decoding for draft lengths 1-4 (qwen35 and
-// qwen35moe; the latter written by the test as the reference's command writes it), leaves
+// Multi-token prediction (MTP): the qwen35 and deepseek2 (latent attention) NextN blocks loaded with
+// load_mtp and run in an MTP context give upstream's logits (tests/data/reference,
+// tests/probe/mtp-logits.cpp); the MTP drafter (LLAMA_SPEC_TYPE_MTP) keeps greedy output identical to
+// plain decoding for draft lengths 1-4 (qwen35, qwen35moe -- written by the test as the reference's
+// command writes it -- and deepseek2), leaves
 // no rejected position in the target's cache or the head's own; the target keeps every token's hidden
 // row at its (sequence, position), so a prompt decoded with one output gives the head the whole
 // prompt; misuse is refused with its reason.
@@ -19,6 +20,8 @@ using testing_util::data_path;
 namespace {
 
 const char * k_mtp_model = "models/synthetic/qwen35-mtp-micro-f16.gguf";
+// deepseek2's micro shape with a fourth block that is a NextN block (latent attention, experts)
+const char * k_ds_mtp_model = "models/synthetic/deepseek2-mtp-micro-f16.gguf";
 
 // The probe's tokens (tests/data/reference/README.md, "MTP head").
 const std::vector<llama_token> k_tokens = {1, 17, 42, 99, 3, 64, 127, 8, 200, 31, 45, 7, 150, 90, 201, 33};
@@ -143,16 +146,22 @@ void expect_upstream_logits(llama_model * m, const std::string & ref_path) {
     EXPECT_TRUE(error_mentions("both tokens and embeddings")) << llama_last_error();
 }
 
+// Micro model `micro` (synth::micro_model_files) with n_layer blocks of which the last is a NextN block,
+// written to `file` and loaded with load_mtp.
+model_ptr write_mtp(std::unique_ptr<temp_model> & file, const char * micro, int64_t n_layer) {
+    synth::params p;
+    EXPECT_TRUE(synth::apply_micro_model(micro, p));
+    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
+    p.n_layer    = n_layer;
+    p.n_nextn    = 1;
+    file.reset(new temp_model(p, std::string(micro) + "-mtp.gguf"));
+    return load_mtp(file->path);
+}
+
 // The micro qwen35moe shape with a NextN block (its experts and shared expert), as the reference's
 // command writes it (tests/data/reference/README.md, "MTP head").
 model_ptr write_moe_mtp(std::unique_ptr<temp_model> & file) {
-    synth::params p;
-    EXPECT_TRUE(synth::apply_micro_model("qwen35moe", p));
-    p.vocab_path = data_path("models/synthetic/llama-micro-f16.gguf");
-    p.n_layer    = 7;
-    p.n_nextn    = 1;
-    file.reset(new temp_model(p, "qwen35moe-mtp.gguf"));
-    return load_mtp(file->path);
+    return write_mtp(file, "qwen35moe", 7);
 }
 
 // Greedy speculative decoding with MTP drafts equals plain decoding for draft lengths 1-4 (every step
@@ -174,37 +183,50 @@ void expect_greedy_identity(llama_model * m) {
 
 }  // namespace
 
-TEST(Mtp, LoadsWithLoadMtpOnly) {
-    llama_log_set(quiet_log, nullptr);
-    model_ptr with = load_mtp(data_path(k_mtp_model));
+// mtp_file's one NextN block (after n_layer decoder blocks) loads with load_mtp only: without it the
+// block is skipped, the decoder runs and an MTP context is refused. plain_file, the same architecture
+// without NextN blocks, loads with load_mtp and has nothing for an MTP context.
+static void expect_nextn_loaded_with_load_mtp_only(const char * mtp_file, int n_layer, const char * plain_file) {
+    model_ptr with = load_mtp(data_path(mtp_file));
     ASSERT_NE(with, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer_nextn(with.get()), 1);
+    EXPECT_EQ(llama_model_n_layer(with.get()), n_layer);
     EXPECT_NE(probe_ctx(with.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr) << llama_last_error();
 
-    // without load_mtp the block is skipped: the decoder runs, an MTP context is refused
-    model_ptr without = load_mtp(data_path(k_mtp_model), false);
+    model_ptr without = load_mtp(data_path(mtp_file), false);
     ASSERT_NE(without, nullptr) << llama_last_error();
     EXPECT_EQ(llama_model_n_layer_nextn(without.get()), 1);
+    EXPECT_EQ(llama_model_n_layer(without.get()), n_layer);
     EXPECT_NE(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_DEFAULT, false), nullptr);
     EXPECT_EQ(probe_ctx(without.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
     EXPECT_TRUE(error_mentions("load_mtp")) << llama_last_error();
 
-    // a model without NextN blocks loads with load_mtp; it has nothing for an MTP context
-    model_ptr plain = load_mtp(data_path("models/synthetic/qwen35-micro-f16.gguf"));
+    model_ptr plain = load_mtp(data_path(plain_file));
     ASSERT_NE(plain, nullptr) << llama_last_error();
+    EXPECT_EQ(llama_model_n_layer_nextn(plain.get()), 0);
     EXPECT_EQ(probe_ctx(plain.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
     EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+}
+
+TEST(Mtp, LoadsWithLoadMtpOnly) {
+    llama_log_set(quiet_log, nullptr);
+    expect_nextn_loaded_with_load_mtp_only(k_mtp_model, 6, "models/synthetic/qwen35-micro-f16.gguf");
 
     // glm4moe has NextN blocks but no MTP graph here: load_mtp is refused by name
     EXPECT_EQ(load_mtp(data_path("models/synthetic/glm4moe-micro-f16.gguf")), nullptr);
     EXPECT_TRUE(error_mentions("load_mtp: glm4moe")) << llama_last_error();
 }
 
+// The stored model model_file loaded with load_mtp: its MTP logits against upstream's in ref_path.
+static void expect_upstream_logits_of(const char * model_file, const std::string & ref_path) {
+    model_ptr m = load_mtp(data_path(model_file));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_upstream_logits(m.get(), ref_path);
+}
+
 TEST(Mtp, LogitsMatchUpstream) {
     llama_log_set(quiet_log, nullptr);
-    model_ptr m = load_mtp(data_path(k_mtp_model));
-    ASSERT_NE(m, nullptr) << llama_last_error();
-    expect_upstream_logits(m.get(), "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
+    expect_upstream_logits_of(k_mtp_model, "reference/qwen35-mtp-micro-f16.mtp.logits.f32");
 }
 
 TEST(Mtp, MoeLogitsMatchUpstream) {
@@ -213,6 +235,41 @@ TEST(Mtp, MoeLogitsMatchUpstream) {
     model_ptr                   m = write_moe_mtp(file);
     ASSERT_NE(m, nullptr) << llama_last_error();
     expect_upstream_logits(m.get(), "reference/qwen35moe-mtp-synth.mtp.logits.f32");
+}
+
+// deepseek2: the NextN block (latent attention, experts) loads with load_mtp only; without NextN tensors
+// in the file (the plain micro model) load_mtp loads the decoder and an MTP context or drafter is refused.
+TEST(Mtp, Deepseek2LoadsWithLoadMtpOnly) {
+    llama_log_set(quiet_log, nullptr);
+    const char * plain_file = "models/synthetic/deepseek2-micro-f16.gguf";
+    expect_nextn_loaded_with_load_mtp_only(k_ds_mtp_model, 3, plain_file);
+    // and the drafter on the plain file
+    model_ptr plain = load_mtp(data_path(plain_file));
+    ASSERT_NE(plain, nullptr) << llama_last_error();
+    ctx_ptr           ct = make_ctx(plain.get());
+    llama_spec_params sp = llama_spec_default_params();
+    sp.type              = LLAMA_SPEC_TYPE_MTP;
+    EXPECT_EQ(llama_spec_init(ct.get(), nullptr, sp), nullptr);
+    EXPECT_TRUE(error_mentions("no NextN")) << llama_last_error();
+
+    // the older fused attn_kv_b form has no head here (nor upstream): its MTP context names the reason
+    std::unique_ptr<temp_model> kvb;
+    model_ptr                   fused = write_mtp(kvb, "deepseek2-kvb", 4);
+    ASSERT_NE(fused, nullptr) << llama_last_error();
+    EXPECT_EQ(probe_ctx(fused.get(), LLAMA_CONTEXT_TYPE_MTP, false), nullptr);
+    EXPECT_TRUE(error_mentions("split latent attention")) << llama_last_error();
+}
+
+TEST(Mtp, Deepseek2LogitsMatchUpstream) {
+    llama_log_set(quiet_log, nullptr);
+    expect_upstream_logits_of(k_ds_mtp_model, "reference/deepseek2-mtp-micro-f16.mtp.logits.f32");
+}
+
+TEST(Mtp, Deepseek2GreedyEqualsPlainDecoding) {
+    llama_log_set(quiet_log, nullptr);
+    model_ptr m = load_mtp(data_path(k_ds_mtp_model));
+    ASSERT_NE(m, nullptr) << llama_last_error();
+    expect_greedy_identity(m.get());
 }
 
 TEST(Mtp, GreedyEqualsPlainDecoding) {
@@ -281,9 +338,8 @@ TEST(Mtp, RejectedDraftsLeaveNoTrace) {
 // with an output per token does: the target keeps every token's row while it drafts with MTP. Both
 // give the same pairs, the same head cache (positions 1 .. n after the first step) and the same MTP
 // logits; the target's own logits of the prompt's last token are those of a context without MTP.
-TEST(Mtp, PromptRowsStartTheHead) {
-    llama_log_set(quiet_log, nullptr);
-    model_ptr m = load_mtp(data_path(k_mtp_model));
+static void expect_prompt_rows_start_the_head(const char * model_file) {
+    model_ptr m = load_mtp(data_path(model_file));
     ASSERT_NE(m, nullptr) << llama_last_error();
     const std::vector<llama_token> prompt(k_tokens.begin(), k_tokens.begin() + 8);
     const llama_pos                n     = (llama_pos) prompt.size();
@@ -328,6 +384,12 @@ TEST(Mtp, PromptRowsStartTheHead) {
     ASSERT_NE(ref, nullptr);
     expect_rows_near(h[0].data(), llama_get_embeddings(ref.get()), n, n_embd, 1e-3, "prompt rows vs embeddings");
     expect_rows_near(mtp_logits[0].data(), mtp_logits[1].data(), 1, nv, 1e-4, "MTP logits");
+}
+
+TEST(Mtp, PromptRowsStartTheHead) {
+    llama_log_set(quiet_log, nullptr);
+    expect_prompt_rows_start_the_head(k_mtp_model);
+    expect_prompt_rows_start_the_head(k_ds_mtp_model);  // the hidden rows of deepseek2's graph
 }
 
 // The head takes at most half an MTP batch of the prompt's last rows, also when they were computed

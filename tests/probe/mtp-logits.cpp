@@ -1,7 +1,7 @@
-// A llama.h client for the MTP (NextN) head's reference logits: loads a qwen35 / qwen35moe GGUF with
-// load_mtp, decodes the tokens as one sequence in a target context (positions 0..n-1, every token an
-// output, the final norm's row of each kept: upstream's unmasked nextn embeddings), then decodes in an
-// MTP context (LLAMA_CONTEXT_TYPE_MTP) the pairs (token p, target row p - 1; zeros for p = 0) at
+// A llama.h client for the MTP (NextN) head's reference logits: loads a qwen35 / qwen35moe / deepseek2
+// GGUF with load_mtp, decodes the tokens as one sequence in a target context (positions 0..n-1, every
+// token an output, the final norm's row of each kept: upstream's unmasked nextn embeddings), then decodes
+// in an MTP context (LLAMA_CONTEXT_TYPE_MTP) the pairs (token p, target row p - 1; zeros for p = 0) at
 // positions 0..n-1 and writes the MTP logits as raw f32, n rows of n_vocab. n_ctx = n_batch = n_ubatch
 // 64, one thread, no flash attention. Built against upstream for tests/data/reference (see its README);
 // not part of the build.

@@ -674,6 +674,7 @@ const shared_file k_shared_files[] = {
     {"models/synthetic/deepseek2-kvb-micro-f16.gguf", 35, 48, 727552},
     {"models/synthetic/deepseek2-micro-f16.gguf", 42, 51, 728096},
     {"models/synthetic/deepseek2-gu-micro-f16.gguf", 42, 49, 727968},
+    {"models/synthetic/deepseek2-mtp-micro-f16.gguf", 43, 73, 729568},
     {"models/synthetic/exaone4-micro-f16.gguf", 22, 706, 766624},
     {"models/synthetic/gemma-micro-f16.gguf", 21, 20, 725024},
     {"models/synthetic/gemma2-micro-f16.gguf", 24, 288, 741216},
