@@ -397,6 +397,30 @@ inline void check_recurrent_offload(const gpu_backend & be, std::initializer_lis
 }
 
 // The KV cache of offloaded layers lives on the device unless offload_kqv is off.
+// qwen3-micro (heads of 32: whole blocks per head) with a Q8_0 K and a Q4_0 V cache (-ctk q8_0 -ctv q4_0)
+// and flash attention on, fully offloaded: every flash-attention node on the device, prefill (8 or more
+// prompt tokens) and decode, at most max_splits splits, and the CPU run's greedy tokens with the same
+// cache types and logits within tol of the row RMS.
+inline void check_mixed_kv_cache(const gpu_backend & be, int n_steps, int max_splits, double tol) {
+    const char * rel   = "models/synthetic/qwen3-micro-f16.gguf";
+    model_ptr    m_cpu = load(rel, 0, be.dev0());
+    model_ptr    m_gpu = load(rel, 999, be.dev0());
+    ASSERT_TRUE(m_cpu && m_gpu) << rel << ": " << llama_last_error();
+    ctx_opts o;
+    o.type_k                = GGML_TYPE_Q8_0;
+    o.type_v                = GGML_TYPE_Q4_0;
+    o.flash_attn            = LLAMA_FLASH_ATTN_TYPE_ENABLED;
+    const char *     prompt = "Once upon a time there was a little girl who lived in a village";
+    const run_result cpu    = run_greedy(be, m_cpu.get(), prompt, n_steps, o);
+    const run_result gpu    = run_greedy(be, m_gpu.get(), prompt, n_steps, o);
+    EXPECT_GE(gpu.n_prompt, 8) << "the prefill should reach the tiled kernel";
+    EXPECT_EQ(cpu.n_fa_gpu, 0);
+    EXPECT_GT(gpu.n_fa, 0) << "no flash-attention node: flash attention did not turn on";
+    EXPECT_EQ(gpu.n_fa_gpu, gpu.n_fa) << "flash attention over the q8_0/q4_0 cache ran on the CPU";
+    EXPECT_LE(gpu.n_splits, max_splits);
+    expect_same_run(cpu, gpu, std::string(rel) + " q8_0/q4_0 cache all on " + be.name, tol);
+}
+
 inline void check_kv_placement(const gpu_backend & be) {
     model_ptr m = load("models/stories260K.gguf", 3, be.dev0());
     ASSERT_NE(m, nullptr) << llama_last_error();

@@ -139,30 +139,12 @@ TEST_F(CudaE2E, QuantizedModelsOffloadMatchCpu) {
     }
 }
 
-// A Q8_0 K and a Q4_0 V cache (-ctk q8_0 -ctv q4_0) with flash attention on, fully offloaded: every
-// flash-attention node runs on CUDA (fa-ext.cu takes every pair of cache types), prefill (8 or more
-// prompt tokens) and decode, and the run gives the CPU run's greedy tokens with the same cache types. The
-// CUDA writers quantize bit for bit as the CPU's (quantize.cuh), so both caches hold the same blocks and
+// A Q8_0 K and a Q4_0 V cache on CUDA (fa-ext.cu takes every pair of cache types; e2e::check_mixed_kv_cache).
+// The CUDA writers quantize bit for bit as the CPU's (quantize.cuh), so both caches hold the same blocks and
 // the logits keep the default bound.
 TEST_F(CudaE2E, MixedQuantizedKvCacheFlashAttentionOnCuda) {
     SKIP_WITHOUT_CUDA();
-    const char *   rel   = "models/synthetic/qwen3-micro-f16.gguf";
-    e2e::model_ptr m_cpu = e2e::load(rel, 0, cuda_dev0());
-    e2e::model_ptr m_gpu = e2e::load(rel, 999, cuda_dev0());
-    ASSERT_TRUE(m_cpu && m_gpu) << rel << ": " << llama_last_error();
-    e2e::ctx_opts o;
-    o.type_k                     = GGML_TYPE_Q8_0;
-    o.type_v                     = GGML_TYPE_Q4_0;
-    o.flash_attn                 = LLAMA_FLASH_ATTN_TYPE_ENABLED;
-    const char *          prompt = "Once upon a time there was a little girl who lived in a village";
-    const e2e::run_result cpu    = e2e::run_greedy(k_cuda, m_cpu.get(), prompt, k_steps_micro, o);
-    const e2e::run_result gpu    = e2e::run_greedy(k_cuda, m_gpu.get(), prompt, k_steps_micro, o);
-    EXPECT_GE(gpu.n_prompt, 8);
-    EXPECT_EQ(cpu.n_fa_gpu, 0);
-    EXPECT_GT(gpu.n_fa, 0) << "no flash-attention node: flash attention did not turn on";
-    EXPECT_EQ(gpu.n_fa_gpu, gpu.n_fa) << "flash attention over the q8_0/q4_0 cache ran on the CPU";
-    EXPECT_LE(gpu.n_splits, 2);
-    e2e::expect_same_run(cpu, gpu, std::string(rel) + " q8_0/q4_0 cache all on CUDA");
+    e2e::check_mixed_kv_cache(k_cuda, k_steps_micro, 2, 0.01);
 }
 
 TEST_F(CudaE2E, KvCacheFollowsLayersUnlessOffloadKqvIsOff) {
