@@ -7,9 +7,11 @@
 #include "ggml-cpu.h"
 #include "ggml.h"
 #include "test-compat.h"
+#include "test-kv-quant-inputs.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -396,6 +398,122 @@ TEST(Vulkan, SsmScanBadIdWritesZeros) {
             EXPECT_EQ(got[i], 0.0f) << bad << " y " << i;
         for (int64_t i = st_seq; i < 2 * st_seq; i++)
             EXPECT_EQ(got[n_y + i], 0.0f) << bad << " state " << i;
+    }
+    ggml_backend_free(vk);
+    ggml_backend_free(cpu);
+}
+
+// ---- the KV-cache writer: Vulkan's blocks are the CPU's, byte for byte ----------------------------
+// set_rows of F32 rows into a quantized cache (and the F32 -> quantized copy, the same shader) on both
+// backends from the same bytes: every block of the destination must be equal, the rows not written
+// (kept as they were) included. The rows cycle through kv_quant_inputs' kinds of block (zeros, tiny,
+// huge, outliers, ties, ...); the ids write them to a shuffled subset of the cache rows per stream.
+namespace {
+
+const ggml_type k_kv_quant_types[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,
+                                      GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL};
+
+struct kv_write {
+    ggml_type type;
+    int64_t   n_embd, n_cache, n_rows, n_stream;  // dst [n_embd, n_cache, n_stream], src [n_embd, n_rows, n_stream]
+    ggml_type id_type;                            // I64 (the KV cache's) or I32
+    bool      padded_src;                         // src rows a view with a wider stride
+    bool      cpy;                                // ggml_cpy(src, dst) instead (n_cache == n_rows)
+};
+
+// The destination's bytes after the write on `be`; empty when the compute failed.
+std::vector<uint8_t> run_kv_write(ggml_backend_t be, const kv_write & c, const std::vector<float> & src_data,
+                                  const std::vector<int64_t> & rows, const std::vector<uint8_t> & before) {
+    ctx_holder    h(8);
+    ggml_tensor * dst = ggml_new_tensor_3d(h.ctx, c.type, c.n_embd, c.n_cache, c.n_stream);
+    ggml_tensor * base =
+        ggml_new_tensor_3d(h.ctx, GGML_TYPE_F32, c.n_embd + (c.padded_src ? 32 : 0), c.n_rows, c.n_stream);
+    ggml_tensor * src = ggml_view_3d(h.ctx, base, c.n_embd, c.n_rows, c.n_stream, base->nb[1], base->nb[2], 0);
+    ggml_tensor * ids = ggml_new_tensor_2d(h.ctx, c.id_type, c.n_rows, c.n_stream);
+    ggml_tensor * out = c.cpy ? ggml_cpy(h.ctx, src, dst) : ggml_set_rows(h.ctx, dst, src, ids);
+    ggml_cgraph * gf  = ggml_new_graph(h.ctx);
+    ggml_build_forward_expand(gf, out);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(h.ctx, be);
+    EXPECT_NE(buf, nullptr);
+    if (!buf)
+        return {};
+    EXPECT_TRUE(ggml_backend_supports_op(be, out)) << ggml_backend_name(be);
+    ggml_backend_tensor_set(dst, before.data(), 0, before.size());
+    std::vector<float> padded((size_t) ggml_nelements(base), 0.0f);
+    for (int64_t r = 0; r < c.n_rows * c.n_stream; r++)
+        std::memcpy(&padded[(size_t) (r * base->ne[0])], &src_data[(size_t) (r * c.n_embd)], c.n_embd * 4);
+    ggml_backend_tensor_set(base, padded.data(), 0, padded.size() * 4);
+    std::vector<int32_t> rows32(rows.begin(), rows.end());
+    if (c.id_type == GGML_TYPE_I64)
+        ggml_backend_tensor_set(ids, rows.data(), 0, rows.size() * 8);
+    else
+        ggml_backend_tensor_set(ids, rows32.data(), 0, rows32.size() * 4);
+    std::vector<uint8_t> got(before.size());
+    if (ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS)
+        ggml_backend_tensor_get(dst, got.data(), 0, got.size());
+    else
+        got.clear();
+    ggml_backend_buffer_free(buf);
+    return got;
+}
+
+// Runs the write on the CPU and on Vulkan; reports the first blocks that differ.
+void expect_same_kv_blocks(ggml_backend_t vk, ggml_backend_t cpu, const kv_write & c) {
+    const std::string what = std::string(c.cpy ? "cpy f32 -> " : "set_rows ") + ggml_type_name(c.type) + " " +
+                             std::to_string(c.n_embd) + "x" + std::to_string(c.n_rows) + "x" +
+                             std::to_string(c.n_stream) + (c.padded_src ? " padded" : "") + " ids " +
+                             ggml_type_name(c.id_type);
+    const int64_t            nb = c.n_embd / 32;  // blocks per row
+    const std::vector<float> x  = kv_quant_inputs::blocks((int) (nb * c.n_rows * c.n_stream), (uint32_t) c.type);
+    std::mt19937             rng(7);
+    std::vector<int64_t>     rows;  // per stream: n_rows distinct cache rows in shuffled order
+    for (int64_t s = 0; s < c.n_stream; s++) {
+        std::vector<int64_t> perm(c.n_cache);
+        for (int64_t i = 0; i < c.n_cache; i++)
+            perm[i] = i;
+        if (!c.cpy)
+            std::shuffle(perm.begin(), perm.end(), rng);
+        rows.insert(rows.end(), perm.begin(), perm.begin() + c.n_rows);
+    }
+    const size_t         row_size = ggml_row_size(c.type, c.n_embd);
+    std::vector<uint8_t> before(row_size * c.n_cache * c.n_stream);
+    for (auto & b : before)
+        b = (uint8_t) rng();
+    const std::vector<uint8_t> ref = run_kv_write(cpu, c, x, rows, before);
+    const std::vector<uint8_t> got = run_kv_write(vk, c, x, rows, before);
+    ASSERT_EQ(ref.size(), before.size()) << what << ": the CPU compute failed";
+    ASSERT_EQ(got.size(), before.size()) << what << ": the Vulkan compute failed";
+    const size_t bs  = ggml_type_size(c.type);
+    int          bad = 0;
+    for (int64_t s = 0; s < c.n_stream; s++)
+        for (int64_t i = 0; i < c.n_rows; i++)
+            for (int64_t b = 0; b < nb; b++) {
+                const size_t off = (size_t) (s * c.n_cache + rows[(size_t) (s * c.n_rows + i)]) * row_size + b * bs;
+                if (std::memcmp(ref.data() + off, got.data() + off, bs) != 0 && ++bad <= 3) {
+                    const int64_t blk = (s * c.n_rows + i) * nb + b;
+                    ADD_FAILURE() << what << ": stream " << s << " src row " << i << " block " << b << " (kind "
+                                  << blk % kv_quant_inputs::k_kinds << ") differs from the CPU's";
+                }
+            }
+    EXPECT_EQ(bad, 0) << what;
+    EXPECT_TRUE(ref == got) << what << ": the bytes around the written blocks differ";
+    EXPECT_TRUE(ref != before) << what << ": nothing was written";
+}
+
+}  // namespace
+
+TEST(Vulkan, QuantizedKvWritesAreTheCpuBytes) {
+    SKIP_WITHOUT_VULKAN();
+    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    ASSERT_NE(vk, nullptr);
+    ASSERT_NE(cpu, nullptr);
+    for (ggml_type t : k_kv_quant_types) {
+        // 64 rows of 8 blocks per stream: a prefill; one row: a decode step into a cache of 37 rows
+        expect_same_kv_blocks(vk, cpu, {t, 256, 96, 64, 2, GGML_TYPE_I64, false, false});
+        expect_same_kv_blocks(vk, cpu, {t, 128, 37, 1, 1, GGML_TYPE_I64, false, false});
+        expect_same_kv_blocks(vk, cpu, {t, 96, 40, 30, 1, GGML_TYPE_I32, true, false});
+        expect_same_kv_blocks(vk, cpu, {t, 160, 20, 20, 1, GGML_TYPE_I64, true, true});
     }
     ggml_backend_free(vk);
     ggml_backend_free(cpu);

@@ -13,6 +13,7 @@
 #include "ggml-cuda/ops-math.cuh"
 #include "ggml-cuda/quantize.cuh"
 #include "ggml.h"
+#include "test-kv-quant-inputs.h"
 
 float ggml_cpu_alibi_slope(float max_bias, int64_t n_head, int64_t h);  // ggml-cpu/ops-softmax.cpp
 
@@ -57,47 +58,6 @@ TEST(CudaHostMath, HalfAndBf16MatchTheCoreConversions) {
     }
 }
 
-// Rows of 32-element blocks in the shapes a KV cache sees, plus the degenerate ones.
-std::vector<float> quant_inputs(int nblocks) {
-    std::mt19937                          rng(42);
-    std::normal_distribution<float>       nd(0.0f, 1.0f);
-    std::uniform_real_distribution<float> ud(-1.0f, 1.0f);
-    std::vector<float>                    x((size_t) nblocks * 32);
-    for (int b = 0; b < nblocks; ++b) {
-        float *   y    = x.data() + (size_t) b * 32;
-        const int kind = b % 8;
-        for (int j = 0; j < 32; ++j) {
-            switch (kind) {
-                case 0:
-                    y[j] = nd(rng);
-                    break;
-                case 1:
-                    y[j] = ud(rng) * 100.0f;
-                    break;
-                case 2:
-                    y[j] = nd(rng) * (j == 5 ? 50.0f : 0.1f);  // one outlier
-                    break;
-                case 3:
-                    y[j] = 0.0f;
-                    break;
-                case 4:
-                    y[j] = 3.25f;  // constant
-                    break;
-                case 5:
-                    y[j] = nd(rng) * 1e-6f;  // scales in the fp16 subnormal range
-                    break;
-                case 6:
-                    y[j] = std::fabs(nd(rng)) + 2.0f;  // all positive, offset
-                    break;
-                default:
-                    y[j] = (float) ((int) (ud(rng) * 8.0f));  // exact small integers (ties)
-                    break;
-            }
-        }
-    }
-    return x;
-}
-
 class CudaHostQuant : public testing::TestWithParam<ggml_type> {};
 
 TEST_P(CudaHostQuant, BlocksAreBitExactWithTheCpuReference) {
@@ -105,7 +65,7 @@ TEST_P(CudaHostQuant, BlocksAreBitExactWithTheCpuReference) {
     const int       nblocks = 4096;
     const size_t    bs      = ggml_type_size(type);
     ASSERT_TRUE(cm::quantize_block_supported(type));
-    const std::vector<float> x = quant_inputs(nblocks);
+    const std::vector<float> x = kv_quant_inputs::blocks(nblocks);
     std::vector<uint8_t>     ref((size_t) nblocks * bs), got((size_t) nblocks * bs, 0xAB);
     // 8 rows of 512 (the reference walks rows of blocks; the CUDA kernels quantize block by block)
     ASSERT_EQ(ggml_quantize_chunk(type, x.data(), ref.data(), 0, 8, nblocks * 32 / 8, nullptr), ref.size());
@@ -115,7 +75,8 @@ TEST_P(CudaHostQuant, BlocksAreBitExactWithTheCpuReference) {
     int mismatches = 0;
     for (int b = 0; b < nblocks; ++b) {
         if (std::memcmp(ref.data() + (size_t) b * bs, got.data() + (size_t) b * bs, bs) != 0 && ++mismatches <= 3) {
-            ADD_FAILURE() << ggml_type_name(type) << " block " << b << " (kind " << b % 8 << ") differs";
+            ADD_FAILURE() << ggml_type_name(type) << " block " << b << " (kind " << b % kv_quant_inputs::k_kinds
+                          << ") differs";
         }
     }
     EXPECT_EQ(mismatches, 0);
