@@ -65,6 +65,21 @@ ggml_backend_dev_t vk_dev0() {
     return reg && ggml_backend_reg_dev_count(reg) > 0 ? ggml_backend_reg_dev_get(reg, 0) : nullptr;
 }
 
+// The Vulkan device 0 and a CPU backend for a comparison, freed with the scope.
+struct vk_and_cpu {
+    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    vk_and_cpu()       = default;
+    ~vk_and_cpu() {
+        if (vk)
+            ggml_backend_free(vk);
+        if (cpu)
+            ggml_backend_free(cpu);
+    }
+    vk_and_cpu(const vk_and_cpu &)             = delete;
+    vk_and_cpu & operator=(const vk_and_cpu &) = delete;
+};
+
 #define SKIP_WITHOUT_VULKAN()                                                   \
     if (!vk_dev0()) {                                                           \
         if (backend_test::required("LLAMA_TEST_REQUIRE_VULKAN"))                \
@@ -198,10 +213,9 @@ TEST(Vulkan, BufferRoundTripAtOddOffsets) {
 
 TEST(Vulkan, ChainedGraphMatchesCpu) {
     SKIP_WITHOUT_VULKAN();
-    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
-    ggml_backend_t cpu = ggml_backend_cpu_init();
-    ASSERT_NE(vk, nullptr);
-    ASSERT_NE(cpu, nullptr);
+    const vk_and_cpu be;
+    ASSERT_TRUE(be.vk && be.cpu);
+    ggml_backend_t           vk = be.vk, cpu = be.cpu;
     const std::vector<float> a = run_chain(vk), b = run_chain(cpu);
     ASSERT_EQ(a.size(), 5u);
     for (size_t i = 0; i < a.size(); i++)
@@ -209,8 +223,6 @@ TEST(Vulkan, ChainedGraphMatchesCpu) {
     // repeated computes reuse the command buffer and fence
     for (int r = 0; r < 3; r++)
         EXPECT_EQ(run_chain(vk), a);
-    ggml_backend_free(vk);
-    ggml_backend_free(cpu);
 }
 
 TEST(Vulkan, UnsupportedOpFailsCleanly) {
@@ -235,10 +247,9 @@ TEST(Vulkan, UnsupportedOpFailsCleanly) {
 // scheduler must split the graph, run the copy on the CPU, and give the answer of the CPU's Q4_K.
 TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     SKIP_WITHOUT_VULKAN();
-    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
-    ggml_backend_t cpu = ggml_backend_cpu_init();
-    ASSERT_NE(vk, nullptr);
-    ASSERT_NE(cpu, nullptr);
+    const vk_and_cpu be;
+    ASSERT_TRUE(be.vk && be.cpu);
+    ggml_backend_t vk = be.vk, cpu = be.cpu;
 
     constexpr int         K = 32, M = 256, N = 6;
     ctx_holder            hw(4);
@@ -293,8 +304,6 @@ TEST(Vulkan, SchedulerSplitsBetweenVulkanAndCpu) {
     }
     ggml_backend_sched_free(sched);
     ggml_backend_buffer_free(wbuf);
-    ggml_backend_free(vk);
-    ggml_backend_free(cpu);
 }
 
 // Once its pipelines exist, computing a decode-like graph again allocates nothing on the host in our
@@ -378,12 +387,11 @@ TEST(Vulkan, SsmScanBadIdWritesZeros) {
         ggml_backend_buffer_free(buf);
         return out;
     };
-    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
-    ggml_backend_t cpu = ggml_backend_cpu_init();
-    ASSERT_NE(vk, nullptr);
-    ASSERT_NE(cpu, nullptr);
-    const int32_t good[2] = {1, 0};
-    const auto    ref     = run(cpu, good);
+    const vk_and_cpu be;
+    ASSERT_TRUE(be.vk && be.cpu);
+    ggml_backend_t vk = be.vk, cpu = be.cpu;
+    const int32_t  good[2] = {1, 0};
+    const auto     ref     = run(cpu, good);
     ASSERT_FALSE(ref.empty());
     const int64_t n_y = hd * nh * nt * ns, y_seq = hd * nh * nt, st_seq = ds * hd * nh;
     for (int32_t bad : {(int32_t) n_rs, -1, 1 << 30}) {
@@ -399,8 +407,6 @@ TEST(Vulkan, SsmScanBadIdWritesZeros) {
         for (int64_t i = st_seq; i < 2 * st_seq; i++)
             EXPECT_EQ(got[n_y + i], 0.0f) << bad << " state " << i;
     }
-    ggml_backend_free(vk);
-    ggml_backend_free(cpu);
 }
 
 // ---- the KV-cache writer: Vulkan's blocks are the CPU's, byte for byte ----------------------------
@@ -504,10 +510,9 @@ void expect_same_kv_blocks(ggml_backend_t vk, ggml_backend_t cpu, const kv_write
 
 TEST(Vulkan, QuantizedKvWritesAreTheCpuBytes) {
     SKIP_WITHOUT_VULKAN();
-    ggml_backend_t vk  = ggml_backend_dev_init(vk_dev0(), nullptr);
-    ggml_backend_t cpu = ggml_backend_cpu_init();
-    ASSERT_NE(vk, nullptr);
-    ASSERT_NE(cpu, nullptr);
+    const vk_and_cpu be;
+    ASSERT_TRUE(be.vk && be.cpu);
+    ggml_backend_t vk = be.vk, cpu = be.cpu;
     for (ggml_type t : k_kv_quant_types) {
         // 64 rows of 8 blocks per stream: a prefill; one row: a decode step into a cache of 37 rows
         expect_same_kv_blocks(vk, cpu, {t, 256, 96, 64, 2, GGML_TYPE_I64, false, false});
@@ -515,6 +520,4 @@ TEST(Vulkan, QuantizedKvWritesAreTheCpuBytes) {
         expect_same_kv_blocks(vk, cpu, {t, 96, 40, 30, 1, GGML_TYPE_I32, true, false});
         expect_same_kv_blocks(vk, cpu, {t, 160, 20, 20, 1, GGML_TYPE_I64, true, true});
     }
-    ggml_backend_free(vk);
-    ggml_backend_free(cpu);
 }

@@ -144,33 +144,14 @@ TEST_F(VulkanE2E, RecurrentMicroModelsRunRecurrentOpsOnVulkan) {
         k_steps_micro, k_max_splits);
 }
 
-// A Q8_0 K cache beside a Q4_0 V cache (-ctk q8_0 -ctv q4_0: one dequantizer per side in the Vulkan
-// shaders) with flash attention on, fully offloaded: every attention node runs on Vulkan (a pair the
-// device declined would run on the CPU and split the graph around each layer's attention), the
-// prefill (8 or more prompt tokens) takes the tiled kernel and the decode steps the per-row one, and
-// the run gives the CPU run's greedy tokens with the same cache types and its logits within the default
-// bound: Vulkan's KV writer (set_rows_q.comp) writes the CPU's blocks bit for bit, so both sides attend
-// over the same dequantized values.
-
+// A Q8_0 K and a Q4_0 V cache on Vulkan (one dequantizer per side in the shaders; a pair the device
+// declined would run on the CPU and split the graph around each layer's attention;
+// e2e::check_mixed_kv_cache: prefill through the tiled kernel, decode through the per-row one). Vulkan's
+// KV writer (set_rows_q.comp) quantizes bit for bit as the CPU's, so both caches hold the same blocks
+// and the logits keep the default bound.
 TEST_F(VulkanE2E, MixedQuantizedKvCacheFlashAttentionOnVulkan) {
     SKIP_WITHOUT_VULKAN();
-    const char * rel   = "models/synthetic/qwen3-micro-f16.gguf";  // heads of 32: whole blocks per head
-    model_ptr    m_cpu = e2e::load(rel, 0, vk_dev0());
-    model_ptr    m_vk  = e2e::load(rel, 999, vk_dev0());
-    ASSERT_TRUE(m_cpu && m_vk) << rel << ": " << llama_last_error();
-    e2e::ctx_opts o;
-    o.type_k                     = GGML_TYPE_Q8_0;
-    o.type_v                     = GGML_TYPE_Q4_0;
-    o.flash_attn                 = LLAMA_FLASH_ATTN_TYPE_ENABLED;
-    const char *          prompt = "Once upon a time there was a little girl who lived in a village";
-    const e2e::run_result cpu    = e2e::run_greedy(k_vulkan, m_cpu.get(), prompt, k_steps_quant, o);
-    const e2e::run_result vk     = e2e::run_greedy(k_vulkan, m_vk.get(), prompt, k_steps_quant, o);
-    EXPECT_GE(vk.n_prompt, 8) << "the prefill should reach the tiled kernel";
-    EXPECT_EQ(cpu.n_fa_gpu, 0);
-    EXPECT_GT(vk.n_fa, 0) << "no flash-attention node: flash attention did not turn on";
-    EXPECT_EQ(vk.n_fa_gpu, vk.n_fa) << "flash attention over the q8_0/q4_0 cache ran on the CPU";
-    EXPECT_LE(vk.n_splits, k_max_splits);
-    e2e::expect_same_run(cpu, vk, std::string(rel) + " q8_0/q4_0 cache all on Vulkan");
+    e2e::check_mixed_kv_cache(k_vulkan, k_steps_quant, k_max_splits, 0.01);
 }
 
 TEST_F(VulkanE2E, KvCacheFollowsLayersUnlessOffloadKqvIsOff) {
