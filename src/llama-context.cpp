@@ -601,6 +601,16 @@ static int32_t output_row(int32_t i, int32_t n_outputs, const std::vector<int32_
     return output_ids[i];
 }
 
+void llama_context::reserve_outputs(uint32_t n) {
+    const size_t want = (size_t) n * (size_t) model.hparams.n_vocab;
+    if (model.output == nullptr || logits.capacity() >= want) {
+        return;
+    }
+    const size_t held = logits.size();
+    logits.resize(want);
+    logits.resize(held);
+}
+
 float * llama_context::logits_ith(int32_t i, std::string & err) {
     if (logits.empty() && n_outputs > 0) {
         err = "the model has no LM head (an encoder): use the embeddings";

@@ -47,6 +47,10 @@ struct llama_context {
     float * logits_ith(int32_t i, std::string & err);
     float * embd_ith(int32_t i, std::string & err);
     float * logits_all() { return n_outputs > 0 && !logits.empty() ? logits.data() : nullptr; }
+    // Takes now the logits memory of decodes with up to n outputs (its pages touched; the current rows
+    // stay), so that the first such decode does not pay for fresh pages (a speculative verification:
+    // n_draft_max + 1 rows of n_vocab floats, 1 MB each for a 248K vocabulary).
+    void reserve_outputs(uint32_t n);
     // The pooled vector of a sequence of the last decode (pooling other than NONE), or nullptr.
     float * embd_seq(llama_seq_id seq_id) { return pooling.seq(seq_id); }
     float * embd_all() { return n_outputs > 0 && !embd.empty() ? embd.data() : nullptr; }

@@ -307,15 +307,12 @@ void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos, cons
     row_record &   r   = rows[(size_t) seq_id];
     const uint32_t row = (uint32_t) (pos - r.pos0);  // the state after this row of the ubatch
     // the SSM states first: the replay is what can fail, and then nothing has changed
-    const size_t n_s = s_row / sizeof(float);
     if (s_row > 0) {
         std::vector<llama_rs_replay_job> jobs(layers.size());
         const float *                    rec = r.scan.data();
-        replay_out.resize(layers.size() * n_s);  // kept between rewinds: no fresh pages to touch
         for (size_t k = 0; k < layers.size(); k++) {
-            jobs[k].lay       = &replay[k];
-            jobs[k].state_in  = reinterpret_cast<const float *>(before->data.data() + k * (r_row + s_row) + r_row);
-            jobs[k].state_out = replay_out.data() + k * n_s;
+            jobs[k].lay      = &replay[k];
+            jobs[k].state_in = reinterpret_cast<const float *>(before->data.data() + k * (r_row + s_row) + r_row);
             for (const llama_rs_replay_layer::input & in : replay[k].in) {
                 jobs[k].in.push_back(rec);
                 rec += in.tok_dim >= 0 ? in.n_tok * r.n_rows : in.n_tok;
@@ -341,13 +338,66 @@ void llama_memory_recurrent::seq_rewind(llama_seq_id seq_id, llama_pos pos, cons
         ggml_backend_tensor_set(t, state.data(), (size_t) seq_id * t->nb[1], r_row);
         if (s_row > 0) {
             ggml_tensor * ts = s_l[layers[k]];
-            ggml_backend_tensor_set(ts, replay_out.data() + k * n_s, (size_t) seq_id * ts->nb[1], s_row);
+            ggml_backend_tensor_set(ts, replayer.state(k), (size_t) seq_id * ts->nb[1], s_row);
         }
     }
     slot & s  = slots[(size_t) seq_id];
     s.pos     = pos;
     s.lineage = next_lineage++;  // a state no other slot holds
     r.n_rows  = 0;               // its rows are no longer the slot's past (their memory stays for the next)
+}
+
+void llama_memory_recurrent::rewind_reserve(llama_seq_id seq_id, uint32_t n_rows, checkpoint & cp) {
+    if (seq_id < 0 || (size_t) seq_id >= slots.size() || !rows_supported() || n_rows == 0) {
+        return;
+    }
+    // vectors resized once (their pages touched) and emptied again: they keep the memory
+    checkpoint_reserve(cp);
+    rows.resize(slots.size());
+    row_record & r     = rows[(size_t) seq_id];
+    const size_t n_ch  = r_row / sizeof(float) / d_conv;
+    const size_t n_cv  = layers.size() * (d_conv + n_rows) * n_ch;
+    const size_t n_in  = scan_floats(n_rows);
+    const bool   known = replay.size() == layers.size();
+    if (r.conv.size() < n_cv) {
+        r.conv.resize(n_cv);
+    }
+    if (s_row > 0 && r.scan.capacity() < n_in) {
+        const size_t held = r.scan.size();  // a record there stays as it is
+        r.scan.resize(n_in);
+        r.scan.resize(held);
+    }
+    if (s_row > 0) {
+        // the replay's buffer: exact once a recording described the layers; before that their state
+        // plus a bound on n_rows tokens of inputs and outputs
+        const size_t guess = known ? 0 : layers.size() * (s_row + n_rows * (s_row / 16 + 4096));
+        if (!replayer.reserve(known ? replay : std::vector<llama_rs_replay_layer>{}, n_rows, guess)) {
+            throw llama_error("cannot reserve the recurrent replay's memory");
+        }
+    }
+}
+
+size_t llama_memory_recurrent::rewind_reserved() const {
+    size_t n = replayer.reserved();
+    for (const row_record & r : rows) {
+        n += (r.conv.capacity() + r.scan.capacity()) * sizeof(float);
+    }
+    return n;
+}
+
+size_t llama_memory_recurrent::scan_floats(uint32_t n_rows) const {
+    if (replay.size() != layers.size()) {
+        // not described yet: a bound (the inputs of a token are a small part of the state: a delta net's
+        // q, k, v, gate and beta ~1/40 of it, a Mamba-2 scan's x, dt, B, C ~1/100)
+        return layers.size() * (size_t) n_rows * (s_row / sizeof(float) / 16 + 1024);
+    }
+    size_t n = 0;
+    for (const llama_rs_replay_layer & lay : replay) {
+        for (const llama_rs_replay_layer::input & in : lay.in) {
+            n += in.tok_dim >= 0 ? in.n_tok * n_rows : in.n_tok;
+        }
+    }
+    return n;
 }
 
 void llama_memory_recurrent::seq_cp(llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1) {

@@ -97,11 +97,103 @@ llama_rs_replayer::~llama_rs_replayer() {
     }
 }
 
+bool llama_rs_replayer::grow(size_t bytes) {
+    if (buf && ggml_backend_buffer_get_size(buf) >= bytes) {
+        return true;
+    }
+    if (buf) {
+        ggml_backend_buffer_free(buf);
+    }
+    buf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), std::max<size_t>(bytes, 1));
+    if (buf) {
+        ggml_backend_buffer_clear(buf, 0);  // the first touch of its pages, now rather than in a compute
+    }
+    return buf != nullptr;
+}
+
+size_t llama_rs_replayer::build(ggml_context ** pctx, const std::vector<const llama_rs_replay_layer *> & lays,
+                                uint32_t n_kept, parts & g) {
+    size_t n_t = 0;
+    for (const llama_rs_replay_layer * lay : lays) {
+        n_t += lay->in.size() + 3;  // the inputs, the state, the slot ids, the node
+    }
+    meta.resize(std::max(meta.size(), n_t * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_t, false)));
+    ggml_init_params ip  = {meta.size(), meta.data(), true};
+    ggml_context *   ctx = ggml_init(ip);
+    *pctx                = ctx;
+    if (!ctx) {
+        return 0;
+    }
+    g.gf = ggml_new_graph_custom(ctx, n_t, false);
+    g.ins.assign(lays.size(), {});
+    for (size_t j = 0; j < lays.size(); j++) {
+        const llama_rs_replay_layer & lay               = *lays[j];
+        ggml_tensor *                 src[GGML_MAX_SRC] = {};
+        for (const llama_rs_replay_layer::input & in : lay.in) {
+            int64_t ne[4] = {in.ne[0], in.ne[1], in.ne[2], in.ne[3]};
+            if (in.tok_dim >= 0) {
+                ne[in.tok_dim]     = n_kept;  // the kept tokens of one sequence
+                ne[in.tok_dim + 1] = 1;
+            }
+            src[in.src] = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
+            g.ins[j].push_back(src[in.src]);
+        }
+        ggml_tensor * st   = nullptr;
+        ggml_tensor * id   = nullptr;
+        ggml_tensor * node = nullptr;
+        if (lay.op == GGML_OP_SSM_SCAN) {
+            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[4]->ne[0], src[1]->ne[0], src[1]->ne[1], 1);
+            id   = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+            node = ggml_ssm_scan(ctx, st, src[1], src[2], src[3], src[4], src[5], id, 1);
+        } else {
+            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[2]->ne[0], src[2]->ne[0], src[2]->ne[1], 1);
+            node = ggml_gated_delta_net(ctx, src[0], src[1], src[2], src[3], src[4], st, 1);
+        }
+        if (node == nullptr || (size_t) ggml_nelements(st) != lay.n_state()) {
+            return 0;
+        }
+        ggml_build_forward_expand(g.gf, node);
+        g.nodes.push_back(node);
+        g.states.push_back(st);
+        g.ids.push_back(id);
+    }
+    // every tensor but the states at its own offset of one buffer; a state is read where the job has it
+    // (a copy would be 18 MiB per rewind at 0.8B)
+    ggml_backend_buffer_type_t buft  = ggml_backend_cpu_buffer_type();
+    const size_t               align = ggml_backend_buft_get_alignment(buft);
+    size_t                     need  = align;  // the buffer's base may need aligning
+    for (ggml_tensor * t = ggml_get_first_tensor(ctx); t; t = ggml_get_next_tensor(ctx, t)) {
+        if (std::find(g.states.begin(), g.states.end(), t) == g.states.end()) {
+            need += (ggml_backend_buft_get_alloc_size(buft, t) + align - 1) / align * align;
+        }
+    }
+    return need;
+}
+
+bool llama_rs_replayer::reserve(const std::vector<llama_rs_replay_layer> & lays, uint32_t n_kept, size_t bytes) {
+    out.clear();
+    if (!lays.empty() && n_kept > 0) {
+        std::vector<const llama_rs_replay_layer *> ls;
+        for (const llama_rs_replay_layer & l : lays) {
+            ls.push_back(&l);
+        }
+        ggml_context * ctx = nullptr;
+        parts          g;
+        const size_t   need = build(&ctx, ls, n_kept, g);
+        if (ctx) {
+            ggml_free(ctx);
+        }
+        bytes = std::max(bytes, need);
+    }
+    return bytes == 0 || grow(bytes);
+}
+
 bool llama_rs_replayer::run(const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept) {
+    out.clear();
     if (n_kept == 0) {
         // no token kept: the state before is the one wanted
         for (const llama_rs_replay_job & job : jobs) {
-            std::copy(job.state_in, job.state_in + job.lay->n_state(), job.state_out);
+            out.push_back(job.state_in);
         }
         return true;
     }
@@ -115,70 +207,32 @@ bool llama_rs_replayer::run(const std::vector<llama_rs_replay_job> & jobs, uint3
         }
         ggml_backend_cpu_set_n_threads(cpu, 1);  // a few tokens of a few small nodes
     }
-    size_t n_t = 0;
+    std::vector<const llama_rs_replay_layer *> lays;
     for (const llama_rs_replay_job & job : jobs) {
-        n_t += job.lay->in.size() + 3;  // the inputs, the state, the slot ids, the node
+        lays.push_back(job.lay);
     }
-    meta.resize(std::max(meta.size(), n_t * ggml_tensor_overhead() + ggml_graph_overhead_custom(n_t, false)));
-    ggml_init_params ip  = {meta.size(), meta.data(), true};
-    ggml_context *   ctx = ggml_init(ip);
-    if (!ctx) {
-        return false;
-    }
-    ggml_cgraph *                           gf = ggml_new_graph_custom(ctx, n_t, false);
-    std::vector<ggml_tensor *>              nodes;
-    std::vector<std::vector<ggml_tensor *>> ins(jobs.size());
-    std::vector<ggml_tensor *>              states, ids;
-    bool                                    ok = true;
-    for (size_t j = 0; ok && j < jobs.size(); j++) {
-        const llama_rs_replay_layer & lay               = *jobs[j].lay;
-        ggml_tensor *                 src[GGML_MAX_SRC] = {};
-        for (const llama_rs_replay_layer::input & in : lay.in) {
-            int64_t ne[4] = {in.ne[0], in.ne[1], in.ne[2], in.ne[3]};
-            if (in.tok_dim >= 0) {
-                ne[in.tok_dim]     = n_kept;  // the kept tokens of one sequence
-                ne[in.tok_dim + 1] = 1;
-            }
-            src[in.src] = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
-            ins[j].push_back(src[in.src]);
-        }
-        ggml_tensor * st   = nullptr;
-        ggml_tensor * id   = nullptr;
-        ggml_tensor * node = nullptr;
-        if (lay.op == GGML_OP_SSM_SCAN) {
-            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[4]->ne[0], src[1]->ne[0], src[1]->ne[1], 1);
-            id   = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
-            node = ggml_ssm_scan(ctx, st, src[1], src[2], src[3], src[4], src[5], id, 1);
-        } else {
-            st   = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, src[2]->ne[0], src[2]->ne[0], src[2]->ne[1], 1);
-            node = ggml_gated_delta_net(ctx, src[0], src[1], src[2], src[3], src[4], st, 1);
-        }
-        ok = node != nullptr;
-        if (ok) {
-            ggml_build_forward_expand(gf, node);
-        }
-        nodes.push_back(node);
-        states.push_back(st);
-        ids.push_back(id);
-    }
-    // every tensor at its own offset of one buffer, kept for the next replay when it is large enough
-    ggml_backend_buffer_type_t buft  = ggml_backend_get_default_buffer_type(cpu);
-    const size_t               align = ggml_backend_buft_get_alignment(buft);
-    size_t                     need  = 0;
-    for (ggml_tensor * t = ggml_get_first_tensor(ctx); ok && t; t = ggml_get_next_tensor(ctx, t)) {
-        need += (ggml_backend_buft_get_alloc_size(buft, t) + align - 1) / align * align;
-    }
-    if (ok && (!buf || ggml_backend_buffer_get_size(buf) < need)) {
-        if (buf) {
-            ggml_backend_buffer_free(buf);
-        }
-        buf = ggml_backend_buft_alloc_buffer(buft, need);
-    }
-    ok = ok && buf != nullptr;
+    ggml_context *                     ctx = nullptr;
+    parts                              g;
+    const size_t                       need = build(&ctx, lays, n_kept, g);
+    bool                               ok   = need > 0 && grow(need);
+    std::vector<ggml_backend_buffer_t> ext;  // the states' memory, as buffers the CPU backend reads
     if (ok) {
         ggml_tallocr ta = ggml_tallocr_new(buf);
         for (ggml_tensor * t = ggml_get_first_tensor(ctx); ok && t; t = ggml_get_next_tensor(ctx, t)) {
-            ok = ggml_tallocr_alloc(&ta, t);
+            if (std::find(g.states.begin(), g.states.end(), t) == g.states.end()) {
+                ok = ggml_tallocr_alloc(&ta, t);
+            }
+        }
+        for (size_t j = 0; ok && j < jobs.size(); j++) {
+            const size_t bytes = jobs[j].lay->n_state() * sizeof(float);
+            // read only: the recurrence writes its result into the node, never into its state source
+            ggml_backend_buffer_t b = ggml_backend_cpu_buffer_from_ptr(const_cast<float *>(jobs[j].state_in), bytes);
+            ok                      = b != nullptr;
+            if (ok) {
+                ext.push_back(b);
+                g.states[j]->buffer = b;
+                g.states[j]->data   = const_cast<float *>(jobs[j].state_in);
+            }
         }
     }
     for (size_t j = 0; ok && j < jobs.size(); j++) {
@@ -186,21 +240,24 @@ bool llama_rs_replayer::run(const std::vector<llama_rs_replay_job> & jobs, uint3
         for (size_t k = 0; k < job.lay->in.size(); k++) {
             const llama_rs_replay_layer::input & in = job.lay->in[k];
             const size_t                         n  = in.tok_dim >= 0 ? in.n_tok * n_kept : in.n_tok;
-            ggml_backend_tensor_set(ins[j][k], job.in[k], 0, n * sizeof(float));
+            ggml_backend_tensor_set(g.ins[j][k], job.in[k], 0, n * sizeof(float));
         }
-        ggml_backend_tensor_set(states[j], job.state_in, 0, job.lay->n_state() * sizeof(float));
-        if (ids[j]) {
+        if (g.ids[j]) {
             const int32_t zero = 0;
-            ggml_backend_tensor_set(ids[j], &zero, 0, sizeof(zero));
+            ggml_backend_tensor_set(g.ids[j], &zero, 0, sizeof(zero));
         }
     }
-    ok = ok && ggml_backend_graph_compute(cpu, gf) == GGML_STATUS_SUCCESS;
+    ok = ok && ggml_backend_graph_compute(cpu, g.gf) == GGML_STATUS_SUCCESS;
     for (size_t j = 0; ok && j < jobs.size(); j++) {
         // the node's result ends with the final state (one sequence, one snapshot)
-        const size_t n = jobs[j].lay->n_state();
-        ggml_backend_tensor_get(nodes[j], jobs[j].state_out, ((size_t) ggml_nelements(nodes[j]) - n) * sizeof(float),
-                                n * sizeof(float));
+        const int64_t n = (int64_t) jobs[j].lay->n_state();
+        out.push_back(static_cast<const float *>(g.nodes[j]->data) + (ggml_nelements(g.nodes[j]) - n));
     }
-    ggml_free(ctx);
+    for (ggml_backend_buffer_t b : ext) {
+        ggml_backend_buffer_free(b);
+    }
+    if (ctx) {
+        ggml_free(ctx);
+    }
     return ok;
 }

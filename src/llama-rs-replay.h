@@ -46,13 +46,12 @@ bool llama_rs_replay_describe(const llama_rs_replay_rec & rec, uint32_t n_rows, 
                               llama_rs_replay_layer & lay);
 
 // One layer of a replay: its layout, per input of lay.in the recorded floats of one sequence (n_tok *
-// n_rows for a per-token input, first token first), the state before the recorded ubatch (state_in) and
-// where the state after its first n_kept tokens goes (state_out); lay.n_state() floats each.
+// n_rows for a per-token input, first token first) and the state before the recorded ubatch
+// (state_in, lay.n_state() floats; read in place, it must stay put until run returns).
 struct llama_rs_replay_job {
     const llama_rs_replay_layer * lay = nullptr;
     std::vector<const float *>    in;
-    const float *                 state_in  = nullptr;
-    float *                       state_out = nullptr;
+    const float *                 state_in = nullptr;
 };
 
 // Runs replays on the CPU, one small graph of the recurrence nodes per call. It keeps its backend, graph
@@ -66,12 +65,34 @@ public:
     llama_rs_replayer(const llama_rs_replayer &)             = delete;
     llama_rs_replayer & operator=(const llama_rs_replayer &) = delete;
 
-    // Runs the recurrences of jobs over their first n_kept tokens and writes each job's state_out. False,
-    // no state_out written, when the backend or its memory cannot be had or the compute fails.
+    // Runs the recurrences of jobs over their first n_kept tokens. True: state(j) is job j's state after
+    // them. False, no state to read, when the backend or its memory cannot be had or the compute fails.
     bool run(const std::vector<llama_rs_replay_job> & jobs, uint32_t n_kept);
+    // Job j's state after the last successful run (lay.n_state() floats): in this object's buffer, or
+    // the job's state_in when no token was kept; valid until the next run or reserve.
+    const float * state(size_t j) const { return j < out.size() ? out[j] : nullptr; }
+    // Maps and touches now the buffer a run of these layers (one job each) over n_kept tokens needs, so
+    // that such runs take no fresh pages (llama_memory_recurrent::rewind_reserve); with no layers, a
+    // buffer of at least bytes. False when the memory cannot be had.
+    bool reserve(const std::vector<llama_rs_replay_layer> & lays, uint32_t n_kept, size_t bytes = 0);
+    // Bytes of the buffer held now.
+    size_t reserved() const { return buf ? ggml_backend_buffer_get_size(buf) : 0; }
 
 private:
-    ggml_backend_t        cpu = nullptr;
-    ggml_backend_buffer_t buf = nullptr;  // grown to the largest replay so far
-    std::vector<uint8_t>  meta;           // the graph's tensor and node headers
+    // The graph of a run: per layer its input tensors, state source, slot ids (SSM) and node.
+    struct parts {
+        ggml_cgraph *                           gf = nullptr;
+        std::vector<std::vector<ggml_tensor *>> ins;
+        std::vector<ggml_tensor *>              states, ids, nodes;
+    };
+    // Builds the replay of lays over n_kept tokens in a context on meta (no data) and returns the
+    // bytes all its tensors but the states take in the buffer; 0 when a node cannot be made.
+    size_t build(ggml_context ** ctx, const std::vector<const llama_rs_replay_layer *> & lays, uint32_t n_kept,
+                 parts & g);
+    bool   grow(size_t bytes);  // the buffer at least that large, its pages touched
+
+    ggml_backend_t             cpu = nullptr;
+    ggml_backend_buffer_t      buf = nullptr;  // grown to the largest replay so far
+    std::vector<uint8_t>       meta;           // the graph's tensor and node headers
+    std::vector<const float *> out;            // per job of the last run, its final state
 };

@@ -202,7 +202,7 @@ void llama_spec_draft_model(llama_spec & spec, std::vector<llama_spec_job> & job
                 const bool       more =
                     std::any_of(next.begin(), next.end(), [&](const pending & p) { return p.job == (int) j; });
                 if (more && job.dcp_n == 0 && job.n_dft_cached == n_at) {
-                    spec.recr_dft->seq_save(job.io->seq_id, job.dcp);
+                    spec.recr_dft->seq_save(job.io->seq_id, *job.dcp);
                     job.dcp_n = n_at;
                 }
             }
@@ -224,7 +224,7 @@ size_t llama_spec_draft_trim(llama_spec & spec, llama_seq_id seq_id, size_t n, c
     }
     if (job && job->dcp_n > 0 && job->dcp_n <= n) {
         // the saved state, and a hybrid's attention positions past it removed
-        spec.recr_dft->seq_restore(seq_id, job->dcp);
+        spec.recr_dft->seq_restore(seq_id, *job->dcp);
         llama_spec_rollback(ctx, seq_id, (llama_pos) job->dcp_n);
         return job->dcp_n;
     }

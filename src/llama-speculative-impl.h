@@ -63,10 +63,11 @@ struct llama_spec_job {
     int                          row0         = 0;      // target batch index of id_last
     bool                         model_ran    = false;  // the draft model decoded for this job
     // a recurrent or hybrid draft model: its state saved once id_last was decoded (dcp_n tokens: the
-    // history and id_last), before the drafts moved it on; 0: nothing saved
-    llama_memory_recurrent::checkpoint dcp;
-    size_t                             dcp_n   = 0;
-    bool                               mtp_ran = false;  // MTP: the head took the pending pairs this step
+    // history and id_last), before the drafts moved it on, into the sequence's llama_spec::dcps entry;
+    // 0: nothing saved
+    llama_memory_recurrent::checkpoint * dcp     = nullptr;
+    size_t                               dcp_n   = 0;
+    bool                                 mtp_ran = false;  // MTP: the head took the pending pairs this step
 };
 
 struct llama_spec {
@@ -80,12 +81,15 @@ struct llama_spec {
     std::map<llama_seq_id, llama_spec_seq_state> seqs;
     std::vector<llama_token_data>                scratch;
     // A recurrent or hybrid target keeps no earlier states: a step saves each sequence's state
-    // before verifying (cps, one per job) to take rejected drafts back.
-    llama_memory_recurrent *                        recr_tgt = nullptr;
-    std::vector<llama_memory_recurrent::checkpoint> cps;
+    // before verifying (cps, per sequence) to take rejected drafts back. The checkpoints live as long
+    // as their sequence (llama_spec_seq_begin sizes them, llama_spec_seq_end frees them): a fresh one
+    // per step would touch tens of MB of new pages.
+    llama_memory_recurrent *                                   recr_tgt = nullptr;
+    std::map<llama_seq_id, llama_memory_recurrent::checkpoint> cps;
     // The same for a recurrent or hybrid draft model: each drafting round saves the state it had
-    // before its drafts (llama_spec_job::dcp), and llama_spec_draft_trim goes back to it.
-    llama_memory_recurrent * recr_dft = nullptr;
+    // before its drafts (llama_spec_job::dcp, an entry of dcps), and llama_spec_draft_trim goes back to it.
+    llama_memory_recurrent *                                   recr_dft = nullptr;
+    std::map<llama_seq_id, llama_memory_recurrent::checkpoint> dcps;
     // MTP drafting: the MTP context the decoder made on the target's model (owned)
     llama_context * ctx_mtp = nullptr;
 

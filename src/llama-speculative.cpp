@@ -212,11 +212,11 @@ int32_t decode_rows(llama_spec & s, std::vector<llama_spec_job> & jobs, const st
     return rc;
 }
 
-// A stateful target's sequence of job i back to where the step began: its saved recurrent state,
+// A stateful target's sequence of job back to where the step began: its saved recurrent state,
 // and its attention layers' positions from the history's end on removed (a hybrid's KV cache; the
 // recurrent part accepts that range, as it lies past the restored state's position).
-void restore_target(llama_spec & s, size_t i, const llama_spec_job & job) {
-    s.recr_tgt->seq_restore(job.io->seq_id, s.cps[i]);
+void restore_target(llama_spec & s, const llama_spec_job & job) {
+    s.recr_tgt->seq_restore(job.io->seq_id, s.cps[job.io->seq_id]);
     llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) job.st->hist.size());
 }
 
@@ -226,6 +226,9 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
     for (int32_t i = 0; i < n_seqs; i++) {
         jobs[(size_t) i].io = &seqs[i];
         jobs[(size_t) i].st = &s.seqs[seqs[i].seq_id];
+        if (s.recr_dft) {
+            jobs[(size_t) i].dcp = &s.dcps[seqs[i].seq_id];
+        }
     }
     draft(s, jobs);
 
@@ -240,9 +243,8 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
     }
     const bool saved = s.recr_tgt && (any_draft || s.ctx_tgt->has_abort_callback());
     if (saved) {
-        s.cps.resize(jobs.size());
         for (size_t i = 0; i < jobs.size(); i++) {
-            s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[i]);
+            s.recr_tgt->seq_save(jobs[i].io->seq_id, s.cps[jobs[i].io->seq_id]);
         }
     }
     // a stateful target records its conv and recurrence inputs per verified token, from which the
@@ -265,7 +267,7 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
             }
             if (saved) {
                 // an aborted or failed ubatch empties its recurrent states: the saved ones go back
-                restore_target(s, i, job);
+                restore_target(s, job);
             } else if (rc != 1 && rc != 2) {
                 // a failed decode may have written part of the batch
                 llama_spec_rollback(s.ctx_tgt, job.io->seq_id, (llama_pos) past);
@@ -289,14 +291,14 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
     for (size_t i = 0; rewound && i < jobs.size(); i++) {
         const llama_pos last = (llama_pos) (jobs[i].st->hist.size() + (size_t) n_acc[i]);
         rewound              = (size_t) n_acc[i] == jobs[i].draft.size() ||
-                  s.recr_tgt->seq_can_rewind(jobs[i].io->seq_id, last, &s.cps[i]);
+                  s.recr_tgt->seq_can_rewind(jobs[i].io->seq_id, last, &s.cps[jobs[i].io->seq_id]);
     }
     if (rewound) {
         for (size_t i = 0; i < jobs.size(); i++) {
             const llama_spec_job & job  = jobs[i];
             const llama_pos        last = (llama_pos) (job.st->hist.size() + (size_t) n_acc[i]);
             if ((size_t) n_acc[i] < job.draft.size()) {
-                s.recr_tgt->seq_rewind(job.io->seq_id, last, &s.cps[i]);
+                s.recr_tgt->seq_rewind(job.io->seq_id, last, &s.cps[job.io->seq_id]);
                 llama_spec_rollback(s.ctx_tgt, job.io->seq_id, last + 1);
             }
         }
@@ -305,13 +307,13 @@ int32_t step(llama_spec & s, llama_spec_seq * seqs, int32_t n_seqs) {
         // (id_last and the accepted drafts) decoded again, every sequence in one batch so that the
         // logits rows the step reports all come from that decode
         for (size_t i = 0; i < jobs.size(); i++) {
-            restore_target(s, i, jobs[i]);
+            restore_target(s, jobs[i]);
         }
         const int32_t rc2 = decode_rows(s, jobs, &n_acc);
         if (rc2 != 0) {
             const std::string why = llama_last_error();
             for (size_t i = 0; i < jobs.size(); i++) {
-                restore_target(s, i, jobs[i]);
+                restore_target(s, jobs[i]);
                 jobs[i].st->n_dft = std::min(jobs[i].n_dft_cached, jobs[i].st->hist.size());
                 if (s.ctx_dft) {
                     jobs[i].st->n_dft = llama_spec_draft_trim(s, jobs[i].io->seq_id, jobs[i].st->n_dft, &jobs[i]);
@@ -467,6 +469,15 @@ int32_t llama_spec_seq_begin(llama_spec * spec, llama_seq_id seq_id, const llama
             llama_memory_seq_rm(llama_get_memory(spec->ctx_mtp), seq_id, -1, -1);
             llama_spec_mtp_begin(*spec, st, seq_id);
         }
+        // the memory a verification's logits take, and a stateful target's checkpoints, recordings and
+        // rewinds, taken now rather than in the first steps
+        spec->ctx_tgt->reserve_outputs((uint32_t) spec->params.n_draft_max + 1);
+        if (spec->recr_tgt) {
+            spec->recr_tgt->rewind_reserve(seq_id, (uint32_t) spec->params.n_draft_max + 1, spec->cps[seq_id]);
+        }
+        if (spec->recr_dft) {
+            spec->recr_dft->checkpoint_reserve(spec->dcps[seq_id]);
+        }
         spec->seqs[seq_id] = std::move(st);
         return 0;
     });
@@ -485,6 +496,8 @@ int32_t llama_spec_seq_end(llama_spec * spec, llama_seq_id seq_id) {
             llama_spec_rollback(spec->ctx_mtp, seq_id, 0);
         }
         spec->seqs.erase(seq_id);
+        spec->cps.erase(seq_id);
+        spec->dcps.erase(seq_id);
         return 0;
     });
 }

@@ -275,6 +275,51 @@ TEST_P(SpeculativeStateful, RewindToARecordedRow) {
     EXPECT_FALSE(rs->seq_can_rewind(1, 0, &empty));
 }
 
+// The memory of checkpoints, recordings and rewinds is taken when a sequence begins (a first touch of
+// fresh pages is slow on virtual machines: the first rejection used to cost more than the decode it
+// spares): after rewind_reserve for n rows, a checkpoint, a recorded decode of n tokens and rewinds to
+// any of them allocate nothing more. Before any recording the replay's layers are a bound, after one
+// they are exact; both hold here.
+TEST_P(SpeculativeStateful, ReservedRewindsTakeNoNewMemory) {
+    temp_model ft(micro_file(GetParam(), GGML_TYPE_F16, 0.5f), "spec-st-rr-" + GetParam() + ".gguf");
+    model_ptr  tgt = load(ft.path);
+    ASSERT_NE(tgt, nullptr);
+    ctx_ptr                        ct   = make_ctx(tgt.get());
+    ctx_ptr                        ref  = make_ctx(tgt.get());
+    llama_memory_recurrent *       rs   = ct->recurrent();
+    const std::vector<llama_token> toks = synthetic_prompt(16);
+    ASSERT_NE(rs, nullptr);
+    const uint32_t n_rows = 7;
+
+    llama_memory_recurrent::checkpoint cp;
+    ASSERT_EQ(rs->rewind_reserved(), 0u);
+    for (int round = 0; round < 2; round++) {  // the bound, then the layers the first round described
+        SCOPED_TRACE(round == 0 ? "before any recording" : "after one");
+        const llama_pos p0 = round == 0 ? 0 : 8;
+        ASSERT_TRUE(decode(ct.get(), {toks[(size_t) p0]}, p0));
+        rs->rewind_reserve(0, n_rows, cp);
+        const size_t    held = rs->rewind_reserved();
+        const uint8_t * data = cp.data.data();
+        EXPECT_GT(held, 0u);
+        rs->seq_save(0, cp);
+        EXPECT_EQ(cp.data.data(), data) << "the checkpoint's memory moved";
+        ct->set_rs_rows(true);
+        ASSERT_TRUE(decode(ct.get(), {toks.begin() + p0 + 1, toks.begin() + p0 + 1 + n_rows}, p0 + 1));
+        ct->set_rs_rows(false);
+        ASSERT_TRUE(rs->seq_can_rewind(0, p0 + 3, &cp));
+        rs->seq_rewind(0, p0 + 3, &cp);
+        EXPECT_EQ(rs->rewind_reserved(), held) << "the recording or the rewind took memory";
+        ASSERT_TRUE(llama_memory_seq_rm(llama_get_memory(ct.get()), 0, p0 + 4, -1));
+        if (round == 0) {
+            // the rewound state is that of 4 tokens decoded (the reserve changes no result)
+            ASSERT_TRUE(decode(ref.get(), {toks.begin(), toks.begin() + 4}, 0));
+            EXPECT_LT(state_err(recurrent_state(ct.get(), 0), recurrent_state(ref.get(), 0)), 1e-4);
+            // positions 4 .. 7 as the reference, so that round 1 starts at 8 on both
+            ASSERT_TRUE(decode(ct.get(), {toks.begin() + 4, toks.begin() + 8}, 4));
+        }
+    }
+}
+
 // A step whose drafts are rejected: the state after the kept tokens comes from the verification (conv
 // windows, replayed recurrences); no token is decoded twice. The recurrent state after each step
 // equals that of a context that decoded only the kept tokens.
