@@ -267,6 +267,15 @@ llm_graph_params llama_context::graph_params(const llama_ubatch & ub, const llam
     p.embd_proj  = model.dense_2 != nullptr && (cparams.embeddings || model.is_encoder());
     p.rs_rows    = rs_rows;
     p.hidden_all = hidden_all();
+    if (rs && ub.n_seqs > 0) {
+        // sequence j's first token is j * n_seq_tokens in the equal split; its slot is its id
+        const llama_seq_id s0 = ub.seq_id[0][0];
+        bool               in = s0 >= 0;
+        for (uint32_t j = 1; in && j < ub.n_seqs; j++) {
+            in = ub.seq_id[j * ub.n_seq_tokens][0] == s0 + (llama_seq_id) j;
+        }
+        p.rs_slot0 = in ? s0 : -1;
+    }
     return p;
 }
 

@@ -223,6 +223,12 @@ ggml_tensor * llm_graph_context::build_inp_rs() {
 }
 
 ggml_tensor * llm_graph_context::build_rs_read(ggml_tensor * states) const {
+    if (params.rs_slot0 >= 0) {
+        // consecutive slots: their rows as they are (the write after the recurrence depends on what
+        // reads them, so it cannot overtake the read)
+        return ggml_view_2d(ctx0, states, states->ne[0], params.n_seqs, states->nb[1],
+                            (size_t) params.rs_slot0 * states->nb[1]);
+    }
     return ggml_get_rows(ctx0, states, res.inp.rs_ids);
 }
 

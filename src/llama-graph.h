@@ -42,11 +42,15 @@ struct llm_graph_params {
     // gathered after the final norm, before the LM head. Honoured by the graphs of architectures with an
     // MTP graph (llm_arch_ops::build_mtp_graph); build_output does the gathering.
     bool hidden_all = false;
+    // recurrent models: the first state slot when the ubatch's sequences hold consecutive slots (always
+    // so for one sequence): the graph then reads the states in place, a view of those rows, instead of
+    // gathering them (a copy of every state per token: 18 MiB at Qwen3.5-0.8B); -1: gathered by rs_ids
+    int32_t rs_slot0 = -1;
 
     bool operator==(const llm_graph_params & o) const {
         return n_tokens == o.n_tokens && n_outputs == o.n_outputs && n_kv == o.n_kv && n_kv_swa == o.n_kv_swa &&
                embd_input == o.embd_input && causal == o.causal && flash_attn == o.flash_attn && n_seqs == o.n_seqs &&
-               embd_proj == o.embd_proj && rs_rows == o.rs_rows && hidden_all == o.hidden_all;
+               embd_proj == o.embd_proj && rs_rows == o.rs_rows && hidden_all == o.hidden_all && rs_slot0 == o.rs_slot0;
     }
 };
 

@@ -143,6 +143,8 @@ TEST_P(HybridTest, BatchChunksAndTokensGiveTheSameLogits) {
     EXPECT_GT(dep, 0.05);
 }
 
+// Sequences in consecutive slots (0, 1) have their states read in place, others (2, 0) gathered by slot
+// id (llm_graph_params::rs_slot0): both give each sequence's logits alone.
 TEST_P(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     const std::vector<llama_token> a = synthetic_prompt(12);
     std::vector<llama_token>       b = synthetic_prompt(20);
@@ -150,29 +152,38 @@ TEST_P(HybridTest, TwoSequencesInOneBatchEqualEachAlone) {
     ctx_ptr                  ca = make_ctx(), cb = make_ctx();
     const std::vector<float> ra = decode(ca.get(), a, 0, a.size(), 0);
     const std::vector<float> rb = decode(cb.get(), b, 0, b.size(), 1);
-    for (bool interleave : {false, true}) {
-        SCOPED_TRACE(interleave ? "interleaved" : "runs");
-        ctx_ptr     c = make_ctx();
-        owned_batch batch(24);
-        for (size_t i = 0; i < a.size(); i++) {
-            batch.add(a[i], (llama_pos) i, {0});
-            if (interleave) {
-                batch.add(b[i], (llama_pos) i, {1});
+    std::vector<llama_token> a1 = a;  // a and one token more, decoded alone
+    a1.push_back(b[0]);
+    ctx_ptr                  c1 = make_ctx();
+    const std::vector<float> r1 = rows(decode(c1.get(), a1, 0, a1.size(), 0), a.size(), a1.size());
+    for (const std::pair<llama_seq_id, llama_seq_id> & ids : {std::make_pair(0, 1), std::make_pair(2, 0)}) {
+        for (bool interleave : {false, true}) {
+            SCOPED_TRACE(std::string(interleave ? "interleaved" : "runs") + ", sequences " + std::to_string(ids.first) +
+                         " and " + std::to_string(ids.second));
+            ctx_ptr     c = make_ctx(3);
+            owned_batch batch(24);
+            for (size_t i = 0; i < a.size(); i++) {
+                batch.add(a[i], (llama_pos) i, {ids.first});
+                if (interleave) {
+                    batch.add(b[i], (llama_pos) i, {ids.second});
+                }
             }
+            for (size_t i = 0; !interleave && i < b.size(); i++) {
+                batch.add(b[i], (llama_pos) i, {ids.second});
+            }
+            ASSERT_EQ(llama_decode(c.get(), batch.b), 0) << llama_last_error();
+            std::vector<float> ga, gb;
+            for (int i = 0; i < batch.b.n_tokens; i++) {
+                const float * r = llama_get_logits_ith(c.get(), i);
+                ASSERT_NE(r, nullptr);
+                std::vector<float> & dst = batch.b.seq_id[i][0] == ids.first ? ga : gb;
+                dst.insert(dst.end(), r, r + n_vocab);
+            }
+            EXPECT_LT(worst(ga, ra), k_tight);
+            EXPECT_LT(worst(gb, rb), k_tight);
+            // a next token of the first alone (one sequence: read in place)
+            EXPECT_LT(worst(decode(c.get(), a1, a.size(), a1.size(), ids.first), r1), k_tight);
         }
-        for (size_t i = 0; !interleave && i < b.size(); i++) {
-            batch.add(b[i], (llama_pos) i, {1});
-        }
-        ASSERT_EQ(llama_decode(c.get(), batch.b), 0) << llama_last_error();
-        std::vector<float> ga, gb;
-        for (int i = 0; i < batch.b.n_tokens; i++) {
-            const float * r = llama_get_logits_ith(c.get(), i);
-            ASSERT_NE(r, nullptr);
-            std::vector<float> & dst = batch.b.seq_id[i][0] == 0 ? ga : gb;
-            dst.insert(dst.end(), r, r + n_vocab);
-        }
-        EXPECT_LT(worst(ga, ra), k_tight);
-        EXPECT_LT(worst(gb, rb), k_tight);
     }
 }
 
